@@ -1,0 +1,67 @@
+import { BetonEncodeError, BetonFormatError } from '../format/errors.js';
+import { BUILD_HELP, buildCommand } from './build-command.js';
+import { DUMP_HELP, dumpCommand } from './dump-command.js';
+import { INSPECT_HELP, inspectCommand } from './inspect-command.js';
+import { UsageError } from './usage-error.js';
+
+const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<number> }> = {
+  build: { help: BUILD_HELP, run: buildCommand },
+  inspect: { help: INSPECT_HELP, run: inspectCommand },
+  dump: { help: DUMP_HELP, run: dumpCommand },
+};
+
+const HELP = `beton — FFCV-compatible .beton datasets
+
+Usage: beton <command> [options]   (beton <command> --help for details)
+
+Commands:
+  build     build a .beton file from an image folder or a build config
+  inspect   summarise a .beton file (ours or FFCV's)
+  dump      print every sample in the canonical JSON encoding
+
+Exit codes: 0 ok, 1 failure, 2 bad usage.`;
+
+/** Runs the CLI; returns the exit code (0 ok, 1 failure, 2 bad usage). */
+export async function main(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  if (!cmd || cmd === '--help' || cmd === '-h' || cmd === 'help') {
+    process.stdout.write(HELP + '\n');
+    return cmd ? 0 : 2;
+  }
+  const c = COMMANDS[cmd];
+  if (!c) {
+    process.stderr.write(`beton: unknown command "${cmd}"\n\n${HELP}\n`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(c.help + '\n');
+    return 0;
+  }
+  try {
+    return await c.run(rest);
+  } catch (e) {
+    return report(e, cmd, c.help);
+  }
+}
+
+function report(e: unknown, cmd: string, help: string): number {
+  const err = e as Error & { code?: string };
+  if (e instanceof UsageError || err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' || err.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+    process.stderr.write(`beton ${cmd}: ${err.message}\n\n${help}\n`);
+    return 2;
+  }
+  if (e instanceof BetonFormatError) {
+    process.stderr.write(`beton ${cmd}: error [${e.code}]: ${e.message}\n  Check that the file is a complete .beton file (FFCV format version 2); rebuild it if it was cut short.\n`);
+    return 1;
+  }
+  if (e instanceof BetonEncodeError) {
+    process.stderr.write(`beton ${cmd}: error [${e.code}]: ${e.message}\n  No output file was written.\n`);
+    return 1;
+  }
+  if (err.code === 'ENOENT' || err.code === 'EACCES' || err.code === 'EISDIR') {
+    process.stderr.write(`beton ${cmd}: error [${err.code}]: ${err.message}\n`);
+    return 1;
+  }
+  process.stderr.write(`beton ${cmd}: error: ${err.stack ?? String(e)}\n`);
+  return 1;
+}

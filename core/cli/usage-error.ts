@@ -1,0 +1,4 @@
+/** Bad command-line usage: exit code 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}

@@ -1,0 +1,33 @@
+/** Tightly packed 8-bit RGB pixels, row-major, channels interleaved. */
+export interface RGBPixels {
+  data: Uint8Array;
+  width: number;
+  height: number;
+}
+
+/** What an RGBImageField accepts: pixels, a file path, or an encoded image file's bytes. */
+export type ImageInput = RGBPixels | string | { path: string } | { file: Uint8Array; name?: string };
+
+/**
+ * Image work a field needs but must not implement itself (it is pure): the node layer
+ * provides it with sharp (source decoding) and the native addon (resize, JPEG).
+ */
+export interface ImageCodec {
+  load(input: ImageInput, baseDir?: string): Promise<RGBPixels>;
+  /** Area-averaging shrink, as OpenCV's INTER_AREA. */
+  resizeArea(src: RGBPixels, width: number, height: number): RGBPixels;
+  /** Baseline 4:2:0 JFIF at the given quality (OpenCV's imencode defaults). */
+  encodeJpeg(src: RGBPixels, quality: number): Uint8Array;
+  /** Decodes to RGB exactly as FFCV does (libjpeg-turbo, fast integer IDCT). */
+  decodeJpeg(bytes: Uint8Array): RGBPixels;
+}
+
+export function isRGBPixels(v: unknown): v is RGBPixels {
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    (v as RGBPixels).data instanceof Uint8Array &&
+    Number.isInteger((v as RGBPixels).width) &&
+    Number.isInteger((v as RGBPixels).height)
+  );
+}

@@ -1,0 +1,34 @@
+import { BetonEncodeError } from '../format/errors.js';
+import { describeValue, Field, type EncodedValue, type FieldSpec } from './field.js';
+
+const I64_MIN = -(2n ** 63n);
+const I64_MAX = 2n ** 63n - 1n;
+
+/** IntField (type 1): a signed 64-bit value in the metadata record. Decodes to bigint. */
+export class IntField extends Field<bigint> {
+  readonly typeId = 1;
+  readonly type = 'int';
+  readonly ffcvClass = 'IntField';
+  readonly metadata = { size: 8, align: 8 };
+  readonly pointerOffset = null;
+
+  toSpec(): FieldSpec {
+    return { type: this.type };
+  }
+
+  encode(value: unknown): EncodedValue {
+    let b: bigint;
+    if (typeof value === 'bigint') b = value;
+    else if (typeof value === 'number' && Number.isInteger(value)) b = BigInt(value);
+    else if (typeof value === 'boolean') b = value ? 1n : 0n;
+    else throw new BetonEncodeError('BAD_VALUE', `IntField expects an integer, got ${describeValue(value)}`);
+    if (b < I64_MIN || b > I64_MAX) throw new BetonEncodeError('BAD_VALUE', `IntField value ${b} does not fit in int64`);
+    const meta = new Uint8Array(8);
+    new DataView(meta.buffer).setBigInt64(0, b, true);
+    return { meta, heap: null };
+  }
+
+  decode(meta: DataView): bigint {
+    return meta.getBigInt64(0, true);
+  }
+}

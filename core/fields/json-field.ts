@@ -1,0 +1,55 @@
+import { BetonEncodeError } from '../format/errors.js';
+import { BYTES_METADATA, bytesMeta } from './bytes-field.js';
+import { Field, type EncodedValue, type FieldSpec } from './field.js';
+import { parsePythonJson, pythonJsonDumps } from './python-json.js';
+
+/** The decoded JSON value plus the exact stored text. */
+export interface JsonValue {
+  value: unknown;
+  text: string;
+}
+
+/**
+ * JSONField (type 5): `json.dumps(value) + "\0"` as ASCII bytes on the heap, the NUL
+ * counted in the stored size. Same metadata as BytesField.
+ */
+export class JSONField extends Field<unknown> {
+  readonly typeId = 5;
+  readonly type = 'json';
+  readonly ffcvClass = 'JSONField';
+  readonly metadata = BYTES_METADATA;
+  readonly pointerOffset = 0;
+
+  toSpec(): FieldSpec {
+    return { type: this.type };
+  }
+
+  encode(value: unknown): EncodedValue {
+    let text: string;
+    try {
+      text = pythonJsonDumps(value);
+    } catch (e) {
+      throw new BetonEncodeError('BAD_VALUE', `JSONField cannot serialise the value: ${(e as Error).message}`);
+    }
+    // ensure_ascii makes the text pure ASCII, so one char = one byte.
+    const heap = new Uint8Array(text.length + 1);
+    for (let i = 0; i < text.length; i++) heap[i] = text.charCodeAt(i);
+    return { meta: bytesMeta(heap.byteLength), heap };
+  }
+
+  override heapSize(meta: DataView): number {
+    return Number(meta.getBigUint64(8, true));
+  }
+
+  /** Everything before the first NUL, parsed as Python's json.loads would. */
+  decode(_meta: DataView, heap: Uint8Array | null): unknown {
+    return parsePythonJson(JSONField.text(heap));
+  }
+
+  static text(heap: Uint8Array | null): string {
+    if (!heap) return '';
+    let end = heap.indexOf(0);
+    if (end < 0) end = heap.byteLength;
+    return new TextDecoder().decode(heap.subarray(0, end));
+  }
+}

@@ -1,0 +1,159 @@
+import { FIELD_ARGS_SIZE } from '../format/constants.js';
+import { parseDType, typedArrayNameFor, typedView, writeElement, type DType, type NumericTypedArray } from '../format/dtype.js';
+import { BetonEncodeError, BetonFormatError } from '../format/errors.js';
+import { describeValue, Field, type EncodedValue, type FieldSpec } from './field.js';
+import { pythonJsonDumps } from './python-json.js';
+
+/** An n-d array as stored: raw element bytes in C order, in the dtype's byte order. */
+export interface NDArray {
+  dtype: string;
+  shape: number[];
+  bytes: Uint8Array;
+}
+
+const MAX_RANK = 32;
+const SHAPE_BYTES = MAX_RANK * 8;
+
+/** A typed-array view of an NDArray's elements where JS has a matching type, else null. */
+export function ndarrayTypedView(a: NDArray): NumericTypedArray | null {
+  return typedView(parseDType(a.dtype), a.bytes);
+}
+
+/**
+ * NDArrayField (type 4): a fixed dtype and shape; each sample's elements go to the heap,
+ * the metadata is the u64 pointer. Arguments: shape as 32 × <u8, then the length and
+ * text of Python's json.dumps(dtype.descr).
+ */
+export class NDArrayField extends Field<NDArray> {
+  readonly typeId: number = 4;
+  readonly type: string = 'ndarray';
+  readonly ffcvClass: string = 'NDArrayField';
+  readonly metadata = { size: 8, align: 8 };
+  readonly pointerOffset = 0;
+  readonly dtype: DType;
+  readonly shape: readonly number[];
+  /** Bytes per sample. */
+  readonly elementSize: number;
+  readonly count: number;
+
+  constructor(opts: { dtype: string; shape: readonly number[] }) {
+    super();
+    this.dtype = parseDType(opts.dtype);
+    const shape = [...opts.shape];
+    if (shape.length === 0 || shape.length > MAX_RANK) {
+      throw new BetonEncodeError('BAD_SCHEMA', `NDArrayField shape must have rank 1..${MAX_RANK} (FFCV cannot read back rank 0), got [${shape.join(', ')}]`);
+    }
+    for (const d of shape) {
+      if (!Number.isSafeInteger(d) || d <= 0) {
+        throw new BetonEncodeError('BAD_SCHEMA', `NDArrayField shape dimensions must be positive integers (FFCV drops zero dims), got [${shape.join(', ')}]`);
+      }
+    }
+    this.shape = shape;
+    this.count = shape.reduce((a, b) => a * b, 1);
+    this.elementSize = this.count * this.dtype.itemsize;
+  }
+
+  toSpec(): FieldSpec {
+    return { type: this.type, dtype: this.dtype.str, shape: [...this.shape] };
+  }
+
+  override encodeArguments(): Uint8Array {
+    const out = new Uint8Array(FIELD_ARGS_SIZE);
+    const v = new DataView(out.buffer);
+    this.shape.forEach((d, i) => v.setBigUint64(i * 8, BigInt(d), true));
+    const text = pythonJsonDumps([['', this.dtype.str]]);
+    v.setBigUint64(SHAPE_BYTES, BigInt(text.length), true);
+    for (let i = 0; i < text.length; i++) out[SHAPE_BYTES + 8 + i] = text.charCodeAt(i);
+    return out;
+  }
+
+  /** Rebuilds the field from a descriptor's 1024-byte arguments (what FFCV's reader does). */
+  static parseArguments(args: Uint8Array, where: string): { dtype: string; shape: number[] } {
+    const v = new DataView(args.buffer, args.byteOffset, args.byteLength);
+    const shape: number[] = [];
+    for (let i = 0; i < MAX_RANK; i++) shape.push(Number(v.getBigUint64(i * 8, true)));
+    while (shape.length && shape[shape.length - 1] === 0) shape.pop();
+    const len = Number(v.getBigUint64(SHAPE_BYTES, true));
+    const bad = (why: string): never => {
+      throw new BetonFormatError('BAD_FIELD', `${where}: NDArray arguments are corrupt (${why})`);
+    };
+    if (len <= 0 || SHAPE_BYTES + 8 + len > args.byteLength) bad(`dtype text length ${len}`);
+    let descr: unknown;
+    try {
+      descr = JSON.parse(new TextDecoder().decode(args.subarray(SHAPE_BYTES + 8, SHAPE_BYTES + 8 + len)));
+    } catch {
+      bad('dtype text is not JSON');
+    }
+    if (!Array.isArray(descr) || descr.length !== 1 || !Array.isArray(descr[0]) || typeof descr[0][1] !== 'string') {
+      bad('structured or malformed dtype description');
+    }
+    if (shape.length === 0 || shape.some((d) => d === 0)) bad(`shape [${shape.join(', ')}]`);
+    const typestr = (descr as [[string, string]])[0][1];
+    try {
+      parseDType(typestr);
+    } catch {
+      bad(`unsupported dtype ${typestr}`);
+    }
+    return { dtype: typestr, shape };
+  }
+
+  encode(value: unknown): EncodedValue {
+    const bytes = this.toBytes(value);
+    if (bytes.byteLength !== this.elementSize) {
+      throw new BetonEncodeError(
+        'BAD_VALUE',
+        `NDArrayField(${this.dtype.str}, [${this.shape.join(', ')}]) expects ${this.elementSize} bytes (${this.count} elements), got ${bytes.byteLength} bytes`,
+      );
+    }
+    return { meta: new Uint8Array(8), heap: bytes };
+  }
+
+  private toBytes(value: unknown): Uint8Array {
+    if (value && typeof value === 'object' && 'bytes' in value && (value as NDArray).bytes instanceof Uint8Array) {
+      const a = value as NDArray;
+      if (a.dtype !== undefined && parseDType(a.dtype).str !== this.dtype.str) {
+        throw new BetonEncodeError('BAD_VALUE', `NDArrayField expects dtype ${this.dtype.str}, got ${a.dtype}`);
+      }
+      return a.bytes;
+    }
+    if (ArrayBuffer.isView(value)) {
+      const name = value.constructor.name;
+      if (name === typedArrayNameFor(this.dtype) || value instanceof Uint8Array) {
+        return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+      }
+      if (value instanceof DataView) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+      return this.fromNumbers(Array.from(value as unknown as ArrayLike<number | bigint>));
+    }
+    if (Array.isArray(value)) return this.fromNumbers(value.flat(MAX_RANK) as unknown[]);
+    throw new BetonEncodeError('BAD_VALUE', `NDArrayField expects a typed array, a (nested) number array or {dtype, shape, bytes}; got ${describeValue(value)}`);
+  }
+
+  private fromNumbers(values: unknown[]): Uint8Array {
+    if (values.length !== this.count) {
+      throw new BetonEncodeError('BAD_VALUE', `NDArrayField expects ${this.count} elements for shape [${this.shape.join(', ')}], got ${values.length}`);
+    }
+    const out = new Uint8Array(this.elementSize);
+    values.forEach((x, i) => {
+      if (typeof x !== 'number' && typeof x !== 'bigint' && typeof x !== 'boolean') {
+        throw new BetonEncodeError('BAD_VALUE', `NDArrayField element ${i} is ${describeValue(x)}, not a number`);
+      }
+      writeElement(this.dtype, out, i, x);
+    });
+    return out;
+  }
+
+  override heapSize(): number {
+    return this.elementSize;
+  }
+
+  decode(_meta: DataView, heap: Uint8Array | null): NDArray {
+    return { dtype: this.dtype.str, shape: [...this.shape], bytes: heap ? heap.slice() : new Uint8Array(this.elementSize) };
+  }
+}
+
+/** TorchTensorField (type 6): stored exactly like NDArrayField (numpy dtype of the tensor). */
+export class TorchTensorField extends NDArrayField {
+  override readonly typeId = 6;
+  override readonly type = 'torch_tensor';
+  override readonly ffcvClass = 'TorchTensorField';
+}

@@ -1,0 +1,185 @@
+import { BetonEncodeError, BetonFormatError } from '../format/errors.js';
+import { Field, type DecodeContext, type EncodeContext, type EncodedValue, type FieldSpec } from './field.js';
+import { isRGBPixels, type RGBPixels } from './image-codec.js';
+
+export type WriteMode = 'raw' | 'jpg' | 'smart' | 'proportion';
+export const WRITE_MODES: readonly WriteMode[] = ['raw', 'jpg', 'smart', 'proportion'];
+
+export interface RGBImageFieldOptions {
+  writeMode?: WriteMode;
+  /** Cap on the longer side; larger images are shrunk with area averaging. */
+  maxResolution?: number | null;
+  /** 'smart': store as JPEG when h·w·3 (raw bytes) exceeds this; null = always raw. */
+  smartThreshold?: number | null;
+  jpegQuality?: number;
+  /** 'proportion': probability of storing a sample as JPEG. */
+  compressProbability?: number;
+}
+
+/** A decoded image sample. `data` is RGB, h·w·3 bytes. */
+export interface DecodedImage extends RGBPixels {
+  mode: 'raw' | 'jpg';
+  /** The bytes as stored in the file (JPEG file or raw pixels). */
+  stored: Uint8Array;
+}
+
+export const IMAGE_MODE_JPG = 0;
+export const IMAGE_MODE_RAW = 1;
+const MAX_DIM = 65535;
+
+/** New size for a max-resolution cap, truncating as FFCV does (float64 ratio × side). */
+export function cappedSize(width: number, height: number, maxResolution: number | null | undefined): [number, number] {
+  if (!maxResolution) return [width, height];
+  const ratio = maxResolution / Math.max(width, height);
+  if (ratio >= 1) return [width, height];
+  return [Math.trunc(ratio * width), Math.trunc(ratio * height)];
+}
+
+/**
+ * RGBImageField (type 2). Metadata is a packed 13-byte struct {mode u1, width <u2,
+ * height <u2, data_ptr <u8}; the heap holds a JPEG file (mode 0) or raw RGB (mode 1).
+ * None of the writer options are stored in the file (all-zero arguments), as in FFCV.
+ */
+export class RGBImageField extends Field<DecodedImage> {
+  readonly typeId = 2;
+  readonly type = 'rgb_image';
+  readonly ffcvClass = 'RGBImageField';
+  readonly metadata = { size: 13, align: 1 };
+  readonly pointerOffset = 5;
+  readonly writeMode: WriteMode;
+  readonly maxResolution: number | null;
+  readonly smartThreshold: number | null;
+  readonly jpegQuality: number;
+  readonly compressProbability: number;
+
+  constructor(opts: RGBImageFieldOptions = {}) {
+    super();
+    this.writeMode = opts.writeMode ?? 'raw';
+    this.maxResolution = opts.maxResolution ?? null;
+    this.smartThreshold = opts.smartThreshold ?? null;
+    this.jpegQuality = Math.trunc(opts.jpegQuality ?? 90);
+    this.compressProbability = opts.compressProbability ?? 0.5;
+    if (!WRITE_MODES.includes(this.writeMode)) {
+      throw new BetonEncodeError('BAD_SCHEMA', `RGBImageField writeMode must be one of ${WRITE_MODES.join(', ')}, got "${String(this.writeMode)}"`);
+    }
+    if (this.maxResolution !== null && (!Number.isInteger(this.maxResolution) || this.maxResolution < 1)) {
+      throw new BetonEncodeError('BAD_SCHEMA', `RGBImageField maxResolution must be a positive integer, got ${this.maxResolution}`);
+    }
+    if (!(this.jpegQuality >= 1 && this.jpegQuality <= 100)) {
+      throw new BetonEncodeError('BAD_SCHEMA', `RGBImageField jpegQuality must be 1..100, got ${opts.jpegQuality}`);
+    }
+    if (!(this.compressProbability >= 0 && this.compressProbability <= 1)) {
+      throw new BetonEncodeError('BAD_SCHEMA', `RGBImageField compressProbability must be in [0, 1], got ${this.compressProbability}`);
+    }
+  }
+
+  toSpec(): FieldSpec {
+    return {
+      type: this.type,
+      writeMode: this.writeMode,
+      maxResolution: this.maxResolution,
+      smartThreshold: this.smartThreshold,
+      jpegQuality: this.jpegQuality,
+      compressProbability: this.compressProbability,
+    };
+  }
+
+  async encode(value: unknown, ctx: EncodeContext): Promise<EncodedValue> {
+    if (isStoredImage(value)) return storedImage(value);
+    let px: RGBPixels;
+    if (isRGBPixels(value)) px = value;
+    else if (ctx.codec) px = await ctx.codec.load(value as Parameters<NonNullable<EncodeContext['codec']>['load']>[0], ctx.baseDir);
+    else throw new BetonEncodeError('BAD_VALUE', 'RGBImageField needs RGB pixels {data, width, height} (no image codec available to read files)');
+    checkPixels(px);
+    const [w, h] = cappedSize(px.width, px.height, this.maxResolution);
+    if (w !== px.width || h !== px.height) {
+      if (w < 1 || h < 1) {
+        throw new BetonEncodeError('BAD_VALUE', `image ${px.width}x${px.height} would shrink to ${w}x${h} under maxResolution ${this.maxResolution}; raise maxResolution`);
+      }
+      px = need(ctx).resizeArea(px, w, h);
+    }
+    if (px.width > MAX_DIM || px.height > MAX_DIM) {
+      throw new BetonEncodeError('BAD_VALUE', `image ${px.width}x${px.height} exceeds the format's 65535-pixel limit per side; set maxResolution`);
+    }
+    const jpg = this.chooseJpeg(px, ctx);
+    const heap = jpg ? need(ctx).encodeJpeg(px, this.jpegQuality) : px.data;
+    const meta = new Uint8Array(13);
+    const v = new DataView(meta.buffer);
+    v.setUint8(0, jpg ? IMAGE_MODE_JPG : IMAGE_MODE_RAW);
+    v.setUint16(1, px.width, true);
+    v.setUint16(3, px.height, true);
+    return { meta, heap };
+  }
+
+  private chooseJpeg(px: RGBPixels, ctx: EncodeContext): boolean {
+    switch (this.writeMode) {
+      case 'raw':
+        return false;
+      case 'jpg':
+        return true;
+      case 'smart':
+        // FFCV compares the raw byte count (h·w·3), not the area, with the threshold.
+        return this.smartThreshold !== null && px.width * px.height * 3 > this.smartThreshold;
+      case 'proportion':
+        return ctx.random() < this.compressProbability;
+    }
+  }
+
+  override heapSize(meta: DataView): number | null {
+    if (meta.getUint8(0) !== IMAGE_MODE_RAW) return null;
+    return meta.getUint16(1, true) * meta.getUint16(3, true) * 3;
+  }
+
+  decode(meta: DataView, heap: Uint8Array | null, ctx: DecodeContext): DecodedImage {
+    const mode = meta.getUint8(0);
+    const width = meta.getUint16(1, true);
+    const height = meta.getUint16(3, true);
+    const stored = heap ?? new Uint8Array(0);
+    if (mode === IMAGE_MODE_RAW) return { mode: 'raw', width, height, data: stored.slice(), stored };
+    if (mode !== IMAGE_MODE_JPG) throw new BetonFormatError('CORRUPT_DATA', `image mode ${mode} is neither 0 (jpg) nor 1 (raw)`);
+    if (!ctx.codec) throw new BetonFormatError('CORRUPT_DATA', 'decoding a JPEG sample needs the image codec');
+    const px = ctx.codec.decodeJpeg(stored);
+    if (px.width !== width || px.height !== height) {
+      throw new BetonFormatError('CORRUPT_DATA', `JPEG is ${px.width}x${px.height} but the metadata says ${width}x${height}`);
+    }
+    return { mode: 'jpg', width, height, data: px.data, stored };
+  }
+}
+
+/**
+ * An image already in stored form (a sample copied from another .beton file): written
+ * as is, without resizing or re-encoding, whatever the write mode.
+ */
+export interface StoredImage {
+  mode: 'raw' | 'jpg';
+  width: number;
+  height: number;
+  stored: Uint8Array;
+}
+
+function isStoredImage(v: unknown): v is StoredImage {
+  return typeof v === 'object' && v !== null && (v as StoredImage).stored instanceof Uint8Array && ((v as StoredImage).mode === 'raw' || (v as StoredImage).mode === 'jpg');
+}
+
+function storedImage(v: StoredImage): EncodedValue {
+  if (v.mode === 'raw' && v.stored.byteLength !== v.width * v.height * 3) {
+    throw new BetonEncodeError('BAD_VALUE', `stored raw image is ${v.stored.byteLength} bytes, expected ${v.width}x${v.height}x3`);
+  }
+  const meta = new Uint8Array(13);
+  const dv = new DataView(meta.buffer);
+  dv.setUint8(0, v.mode === 'jpg' ? IMAGE_MODE_JPG : IMAGE_MODE_RAW);
+  dv.setUint16(1, v.width, true);
+  dv.setUint16(3, v.height, true);
+  return { meta, heap: v.stored };
+}
+
+function need(ctx: EncodeContext): NonNullable<EncodeContext['codec']> {
+  if (!ctx.codec) throw new BetonEncodeError('BAD_OPTIONS', 'image resizing/JPEG encoding needs the image codec (native addon)');
+  return ctx.codec;
+}
+
+function checkPixels(px: RGBPixels): void {
+  if (px.width < 1 || px.height < 1 || px.data.byteLength !== px.width * px.height * 3) {
+    throw new BetonEncodeError('BAD_VALUE', `RGB pixels must be width·height·3 bytes (got ${px.data.byteLength} for ${px.width}x${px.height}); RGB only, no alpha`);
+  }
+}

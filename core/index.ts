@@ -1,0 +1,14 @@
+/**
+ * beton-studio: FFCV-compatible .beton datasets for Node.
+ * The public library API; everything else is internal.
+ */
+export * from './format/errors.js';
+export * from './format/constants.js';
+export { parseDType, type DType } from './format/dtype.js';
+export * from './fields/index.js';
+export { DatasetWriter, type DatasetWriterOptions, type WriteProgress, type WriteReport, type SampleSource } from './writer/dataset-writer.js';
+export type { Sample } from './writer/encode-sample.js';
+export { Reader, type ReaderOptions, type HeapRef, type DecodedSample } from './reader/reader.js';
+export { canonicalSample } from './reader/canonical.js';
+export { summarize, type DatasetSummary, type FieldSummary } from './reader/inspect.js';
+export { ImageFolderSource, IMAGE_EXTENSIONS } from './sources/image-folder.js';

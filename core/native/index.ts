@@ -1,0 +1,377 @@
+/**
+ * The only module that loads the C++ addon (native/build/Release/beton_native.node).
+ *
+ * - `native` is the raw addon, typed and loaded lazily on first use, so that
+ *   importing the library never fails just because the addon is not built.
+ * - The wrapper functions validate arguments in TypeScript and report every
+ *   failure as a {@link NativeError} with a stable `code`.
+ *
+ * The addon uses Node-API, so one build serves every Node >= 20 and Electron
+ * without recompiling.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// ---------------------------------------------------------------------------
+// Types (mirroring native/index.d.ts, which documents the raw addon; they are
+// repeated here so that emitted declarations do not point outside dist/).
+// ---------------------------------------------------------------------------
+
+export type MadviseAdvice = 'willneed' | 'random' | 'sequential' | 'normal';
+
+export type JpegColorSpace = 'YCbCr' | 'Grayscale' | 'CMYK' | 'YCCK' | 'RGB' | 'unknown';
+
+export interface JpegInfo {
+  width: number;
+  height: number;
+  /** Components in the JPEG stream (1 grey, 3 YCbCr/RGB, 4 CMYK/YCCK). */
+  components: number;
+  colorSpace: JpegColorSpace;
+  progressive: boolean;
+}
+
+export interface JpegDecodeResult {
+  width: number;
+  height: number;
+  /** Warnings libjpeg recovered from (it substitutes grey for corrupt data). */
+  warnings: number;
+  /** The first warning's message, present when `warnings > 0`. */
+  warning?: string;
+}
+
+/** The raw addon's exports; see native/index.d.ts for their contracts. */
+export interface NativeAddon {
+  mmapFile(path: string): ArrayBuffer;
+  madvise(buffer: ArrayBuffer, offset: number, length: number, advice: MadviseAdvice): boolean;
+  jpegInfo(src: Uint8Array): JpegInfo;
+  jpegDecodeRGB(src: Uint8Array, dst: Uint8Array, fastDct: boolean, strict?: boolean): JpegDecodeResult;
+  jpegEncodeRGB(rgb: Uint8Array, width: number, height: number, quality: number): Buffer;
+  resizeAreaRGB(
+    src: Uint8Array,
+    srcWidth: number,
+    srcHeight: number,
+    dst: Uint8Array,
+    dstWidth: number,
+    dstHeight: number,
+  ): void;
+  readonly jpegLibrary: string;
+}
+
+// ---------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------
+
+export type NativeErrorCode =
+  /** The addon could not be found or loaded. */
+  | 'NATIVE_LOAD'
+  /** A wrapper rejected an argument before calling C++. */
+  | 'NATIVE_ARGUMENT'
+  /** A buffer is too small for the image it must hold. */
+  | 'NATIVE_BUFFER_SIZE'
+  /** open/stat/mmap/madvise failed. */
+  | 'NATIVE_IO'
+  /** libjpeg rejected the data (corrupt or unsupported JPEG). */
+  | 'NATIVE_JPEG'
+  /** libjpeg recovered from corrupt data and `strict` was requested. */
+  | 'NATIVE_JPEG_WARNING';
+
+const ADDON_ERROR_CODES: ReadonlySet<string> = new Set<NativeErrorCode>([
+  'NATIVE_BUFFER_SIZE',
+  'NATIVE_IO',
+  'NATIVE_JPEG',
+  'NATIVE_JPEG_WARNING',
+]);
+
+export class NativeError extends Error {
+  override readonly name = 'NativeError';
+  readonly code: NativeErrorCode;
+
+  constructor(code: NativeErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** Re-throws an addon failure as a NativeError; anything else unchanged. */
+function rethrow(error: unknown): never {
+  if (error instanceof Error) {
+    const code: unknown = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && ADDON_ERROR_CODES.has(code)) {
+      throw new NativeError(code as NativeErrorCode, error.message, { cause: error });
+    }
+    // The addon re-checks arguments and throws TypeError/RangeError; the
+    // wrappers should have caught those already, but keep one error type.
+    if (error instanceof TypeError || error instanceof RangeError) {
+      throw new NativeError('NATIVE_ARGUMENT', error.message, { cause: error });
+    }
+  }
+  throw error;
+}
+
+function call<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    return rethrow(error);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Loading
+// ---------------------------------------------------------------------------
+
+const PACKAGE_NAME = 'beton-studio';
+const ADDON_PATH_IN_PACKAGE = join('native', 'build', 'Release', 'beton_native.node');
+/** Overrides the addon location, e.g. for Electron's app.asar.unpacked. */
+const ADDON_PATH_ENV = 'BETON_NATIVE_ADDON';
+
+function isOurPackageRoot(dir: string): boolean {
+  const manifest = join(dir, 'package.json');
+  if (!existsSync(manifest)) return false;
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(manifest, 'utf8'));
+    return (
+      typeof parsed === 'object' &&
+      parsed !== null &&
+      (parsed as { name?: unknown }).name === PACKAGE_NAME
+    );
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * This file runs from core/native/ (sources, via tsx/vitest) or from
+ * dist/core/native/ (compiled), so the package root is found by walking up
+ * rather than by a fixed number of '..'.
+ */
+function findPackageRoot(start: string): string {
+  let dir = start;
+  for (;;) {
+    if (isOurPackageRoot(dir)) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) {
+      throw new NativeError(
+        'NATIVE_LOAD',
+        `cannot find the ${PACKAGE_NAME} package root above ${start}`,
+      );
+    }
+    dir = parent;
+  }
+}
+
+/** Absolute path the addon is (or would be) loaded from. */
+export function nativeAddonPath(): string {
+  const override = process.env[ADDON_PATH_ENV];
+  if (override !== undefined && override !== '') return override;
+  const here = dirname(fileURLToPath(import.meta.url));
+  return join(findPackageRoot(here), ADDON_PATH_IN_PACKAGE);
+}
+
+let loaded: NativeAddon | undefined;
+
+/** Loads the addon (once) and returns it; throws NativeError('NATIVE_LOAD'). */
+export function loadNative(): NativeAddon {
+  if (loaded !== undefined) return loaded;
+  const path = nativeAddonPath();
+  const require = createRequire(import.meta.url);
+  try {
+    loaded = require(path) as NativeAddon;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new NativeError(
+      'NATIVE_LOAD',
+      `cannot load the native addon at ${path} (build it with "npm run build:native"): ${reason}`,
+      { cause: error },
+    );
+  }
+  return loaded;
+}
+
+/** True when the addon can be loaded; never throws. */
+export function isNativeAvailable(): boolean {
+  try {
+    loadNative();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The raw addon, loaded on first use. Its functions throw plain Errors
+ * carrying a `code`; prefer the validating wrappers below.
+ */
+export const native: NativeAddon = {
+  mmapFile: (path) => loadNative().mmapFile(path),
+  madvise: (buffer, offset, length, advice) => loadNative().madvise(buffer, offset, length, advice),
+  jpegInfo: (src) => loadNative().jpegInfo(src),
+  jpegDecodeRGB: (src, dst, fastDct, strict) => loadNative().jpegDecodeRGB(src, dst, fastDct, strict),
+  jpegEncodeRGB: (rgb, width, height, quality) => loadNative().jpegEncodeRGB(rgb, width, height, quality),
+  resizeAreaRGB: (src, srcWidth, srcHeight, dst, dstWidth, dstHeight) =>
+    loadNative().resizeAreaRGB(src, srcWidth, srcHeight, dst, dstWidth, dstHeight),
+  get jpegLibrary() {
+    return loadNative().jpegLibrary;
+  },
+};
+
+// ---------------------------------------------------------------------------
+// Validation helpers
+// ---------------------------------------------------------------------------
+
+/** libjpeg's JPEG_MAX_DIMENSION. */
+export const JPEG_MAX_DIMENSION = 65500;
+
+function argumentError(message: string): NativeError {
+  return new NativeError('NATIVE_ARGUMENT', message);
+}
+
+function requireBytes(value: unknown, name: string): Uint8Array {
+  if (!(value instanceof Uint8Array)) throw argumentError(`${name} must be a Uint8Array`);
+  return value;
+}
+
+function requireInteger(value: unknown, name: string, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw argumentError(`${name} must be an integer in [${min}, ${max}], got ${String(value)}`);
+  }
+  return value;
+}
+
+function requireCapacity(buffer: Uint8Array, needed: number, name: string): void {
+  if (buffer.length < needed) {
+    throw new NativeError(
+      'NATIVE_BUFFER_SIZE',
+      `${name} holds ${buffer.length} bytes but ${needed} are needed`,
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Wrappers
+// ---------------------------------------------------------------------------
+
+/** Maps a whole file read-only; see native/index.d.ts. */
+export function mmapFile(path: string): ArrayBuffer {
+  if (typeof path !== 'string' || path === '' || path.includes('\0')) {
+    throw argumentError('path must be a non-empty string without NUL bytes');
+  }
+  return call(() => loadNative().mmapFile(path));
+}
+
+/**
+ * Paging hint for part of a buffer returned by {@link mmapFile}. Returns false
+ * when the buffer is not a mapping (e.g. the Electron copy fallback).
+ */
+export function madvise(
+  buffer: ArrayBuffer,
+  offset: number,
+  length: number,
+  advice: MadviseAdvice,
+): boolean {
+  if (!(buffer instanceof ArrayBuffer)) throw argumentError('buffer must be an ArrayBuffer');
+  requireInteger(offset, 'offset', 0, buffer.byteLength);
+  requireInteger(length, 'length', 0, buffer.byteLength - offset);
+  if (!['willneed', 'random', 'sequential', 'normal'].includes(advice)) {
+    throw argumentError(`unknown advice ${String(advice)}`);
+  }
+  return call(() => loadNative().madvise(buffer, offset, length, advice));
+}
+
+/** Reads a JPEG's header (dimensions, colour space, progressive flag). */
+export function jpegInfo(src: Uint8Array): JpegInfo {
+  requireBytes(src, 'src');
+  return call(() => loadNative().jpegInfo(src));
+}
+
+export interface JpegDecodeOptions {
+  /**
+   * Use libjpeg-turbo's fast integer IDCT, as FFCV does (TJFLAG_FASTDCT).
+   * Default true: decoded pixels then equal FFCV's exactly.
+   */
+  fastDct?: boolean;
+  /** Throw NATIVE_JPEG_WARNING instead of returning recovered (grey-filled) pixels. */
+  strict?: boolean;
+}
+
+export interface DecodedRGB extends JpegDecodeResult {
+  /** Exactly width*height*3 bytes: a view of `dst` when one was given. */
+  data: Uint8Array;
+}
+
+/**
+ * Decodes a JPEG to packed RGB. With `dst`, pixels go there (it must hold at
+ * least width*height*3 bytes, checked before anything is written); without
+ * it, a buffer of the right size is allocated from the header.
+ */
+export function jpegDecodeRGB(
+  src: Uint8Array,
+  dst?: Uint8Array,
+  options: JpegDecodeOptions = {},
+): DecodedRGB {
+  requireBytes(src, 'src');
+  const fastDct = options.fastDct ?? true;
+  const strict = options.strict ?? false;
+  let target: Uint8Array;
+  if (dst === undefined) {
+    const info = jpegInfo(src);
+    target = new Uint8Array(info.width * info.height * 3);
+  } else {
+    // Capacity needs the header, which C++ reads anyway and checks before
+    // writing; a second header parse here would only cost time.
+    target = requireBytes(dst, 'dst');
+  }
+  const result = call(() => loadNative().jpegDecodeRGB(src, target, fastDct, strict));
+  return { ...result, data: target.subarray(0, result.width * result.height * 3) };
+}
+
+/**
+ * Encodes packed RGB as a baseline JPEG exactly like FFCV's writer
+ * (cv2.imencode with IMWRITE_JPEG_QUALITY = quality on libjpeg-turbo).
+ */
+export function jpegEncodeRGB(
+  rgb: Uint8Array,
+  width: number,
+  height: number,
+  quality = 90,
+): Buffer {
+  requireBytes(rgb, 'rgb');
+  requireInteger(width, 'width', 1, JPEG_MAX_DIMENSION);
+  requireInteger(height, 'height', 1, JPEG_MAX_DIMENSION);
+  requireInteger(quality, 'quality', 0, 100);
+  requireCapacity(rgb, width * height * 3, 'rgb');
+  return call(() => loadNative().jpegEncodeRGB(rgb, width, height, quality));
+}
+
+/** Largest side the resize accepts (keeps C++ indices in 32 bits). */
+export const RESIZE_MAX_DIMENSION = 1 << 20;
+
+/**
+ * Shrinks packed RGB like cv2.resize(INTER_AREA), bit-exactly; returns the
+ * dstWidth*dstHeight*3 result (a view of `dst` when given). Note the argument
+ * order differs from the raw addon: `dst` is last so that it can be omitted.
+ */
+export function resizeAreaRGB(
+  src: Uint8Array,
+  srcWidth: number,
+  srcHeight: number,
+  dstWidth: number,
+  dstHeight: number,
+  dst?: Uint8Array,
+): Uint8Array {
+  requireBytes(src, 'src');
+  requireInteger(srcWidth, 'srcWidth', 1, RESIZE_MAX_DIMENSION);
+  requireInteger(srcHeight, 'srcHeight', 1, RESIZE_MAX_DIMENSION);
+  requireInteger(dstWidth, 'dstWidth', 1, srcWidth);
+  requireInteger(dstHeight, 'dstHeight', 1, srcHeight);
+  requireCapacity(src, srcWidth * srcHeight * 3, 'src');
+  const needed = dstWidth * dstHeight * 3;
+  const target = dst === undefined ? new Uint8Array(needed) : requireBytes(dst, 'dst');
+  requireCapacity(target, needed, 'dst');
+  call(() => {
+    loadNative().resizeAreaRGB(src, srcWidth, srcHeight, target, dstWidth, dstHeight);
+  });
+  return target.subarray(0, needed);
+}

@@ -1,0 +1,117 @@
+import { createHash } from 'node:crypto';
+import { openSync, readSync, closeSync } from 'node:fs';
+import { FIELD_DESCRIPTOR_SIZE, HEADER_SIZE } from '../format/constants.js';
+import type { Reader } from './reader.js';
+
+export interface FieldSummary {
+  index: number;
+  name: string;
+  typeId: number;
+  type: string;
+  ffcvClass: string;
+  /** Options the file stores (ndarray dtype/shape); image writer options are not stored. */
+  arguments: Record<string, unknown>;
+  metadataOffset: number;
+  metadataSize: number;
+  heapBytes: number;
+  imageModes?: { raw: number; jpg: number };
+}
+
+export interface Region {
+  name: string;
+  offset: number;
+  size: number;
+  sha256?: string;
+}
+
+export interface DatasetSummary {
+  path: string;
+  fileSize: number;
+  version: number;
+  numSamples: number;
+  pageSize: number;
+  numPages: number;
+  recordSize: number;
+  allocations: number;
+  fields: FieldSummary[];
+  regions: Region[];
+}
+
+/** Everything `beton inspect` prints, computed from metadata and the allocation table only. */
+export function summarize(reader: Reader, opts: { hashRegions?: boolean } = {}): DatasetSummary {
+  const fields: FieldSummary[] = reader.fields.map(({ name, field }, f) => {
+    const spec = field.toSpec();
+    const args: Record<string, unknown> = {};
+    if ('dtype' in spec) args.dtype = spec.dtype;
+    if ('shape' in spec) args.shape = spec.shape;
+    let heapBytes = 0;
+    const modes = field.type === 'rgb_image' ? { raw: 0, jpg: 0 } : undefined;
+    for (let i = 0; i < reader.numSamples; i++) {
+      const ref = reader.heapRef(i, f);
+      if (ref) heapBytes += ref.size;
+      if (modes) {
+        if (reader.fieldMetadata(i, f).getUint8(0) === 0) modes.jpg++;
+        else modes.raw++;
+      }
+    }
+    return {
+      index: f,
+      name,
+      typeId: field.typeId,
+      type: field.type,
+      ffcvClass: field.ffcvClass,
+      arguments: args,
+      metadataOffset: reader.recordLayout.offsets[f]!,
+      metadataSize: field.metadata.size,
+      heapBytes,
+      ...(modes ? { imageModes: modes } : {}),
+    };
+  });
+  return {
+    path: reader.path,
+    fileSize: reader.fileSize,
+    version: reader.header.version,
+    numSamples: reader.numSamples,
+    pageSize: reader.pageSize,
+    numPages: reader.numPages,
+    recordSize: reader.recordLayout.size,
+    allocations: reader.allocations.length,
+    fields,
+    regions: fileRegions(reader, opts.hashRegions ?? false),
+  };
+}
+
+/** The byte regions of the file, as the golden manifests list them. */
+export function fileRegions(reader: Reader, hash: boolean): Region[] {
+  const r = reader.regions;
+  const T = reader.header.allocTablePtr;
+  const list: Region[] = [
+    { name: 'header', offset: 0, size: HEADER_SIZE },
+    { name: 'field_table', offset: HEADER_SIZE, size: FIELD_DESCRIPTOR_SIZE * reader.fields.length },
+    { name: 'metadata', offset: r.metadata.offset, size: r.metadata.size },
+  ];
+  if (reader.numPages > 0) {
+    list.push({ name: 'padding', offset: r.metadataEnd, size: r.dataStart - r.metadataEnd });
+    list.push({ name: 'data_pages', offset: r.dataStart, size: T - r.dataStart });
+  }
+  list.push({ name: 'alloc_table', offset: T, size: reader.fileSize - T });
+  if (hash) {
+    const fd = openSync(reader.path, 'r');
+    try {
+      for (const reg of list) {
+        const h = createHash('sha256');
+        const buf = new Uint8Array(1 << 20);
+        for (let done = 0; done < reg.size; ) {
+          const n = readSync(fd, buf, 0, Math.min(buf.byteLength, reg.size - done), reg.offset + done);
+          if (n <= 0) break;
+          h.update(buf.subarray(0, n));
+          done += n;
+        }
+        reg.sha256 = h.digest('hex');
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+  return list;
+}

@@ -1,0 +1,250 @@
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { decodeAllocation, type Allocation } from '../format/alloc-table.js';
+import { ALLOC_ENTRY_SIZE, FIELD_DESCRIPTOR_SIZE, HEADER_SIZE, MAX_PAGE_SIZE, MIN_READER_PAGE_SIZE } from '../format/constants.js';
+import { decodeDescriptor, descriptorOffset } from '../format/descriptor.js';
+import { BetonFormatError } from '../format/errors.js';
+import { decodeHeader, type Header } from '../format/header.js';
+import { recordLayout, type RecordLayout } from '../format/record-layout.js';
+import { isPowerOfTwo, regions, type Regions } from '../format/regions.js';
+import type { DecodeContext, Field } from '../fields/field.js';
+import { fieldFromDescriptor } from '../fields/registry.js';
+import type { NamedField } from '../fields/schema.js';
+import { AllocIndex } from './alloc-index.js';
+
+export interface ReaderOptions {
+  /** Handlers for custom (type 255) fields, by field name, as FFCV's custom_fields. */
+  customFields?: Record<string, Field>;
+}
+
+/** Where a sample's heap object lives. */
+export interface HeapRef {
+  ptr: number;
+  size: number;
+}
+
+/** A decoded sample: field name → decoded value. */
+export type DecodedSample = Record<string, unknown>;
+
+/**
+ * Random access to a .beton file. `open` validates the header, the field table, the
+ * allocation table and every heap pointer against the file size, so a truncated, foreign
+ * or corrupt file fails there with a named error (never a crash, hang or huge allocation).
+ */
+export class Reader {
+  private fd: number | null;
+  private readonly allocIndex: AllocIndex;
+  private readonly ctx: DecodeContext;
+
+  private constructor(
+    readonly path: string,
+    fd: number,
+    readonly fileSize: number,
+    readonly header: Header,
+    readonly fields: NamedField[],
+    readonly recordLayout: RecordLayout,
+    readonly regions: Regions,
+    /** The whole metadata table (numSamples × record size). */
+    readonly metadata: Uint8Array,
+    readonly allocations: Allocation[],
+    ctx: DecodeContext,
+  ) {
+    this.fd = fd;
+    this.allocIndex = new AllocIndex(allocations);
+    this.ctx = ctx;
+  }
+
+  get numSamples(): number {
+    return this.header.numSamples;
+  }
+
+  get pageSize(): number {
+    return this.header.pageSize;
+  }
+
+  /** Number of data pages (P). */
+  get numPages(): number {
+    const T = this.header.allocTablePtr;
+    return T > this.regions.metadataEnd ? (T - this.regions.dataStart) / this.pageSize : 0;
+  }
+
+  static async open(path: string, options: ReaderOptions = {}): Promise<Reader> {
+    const { decodeJpeg } = await import('../native/jpeg.js');
+    return Reader.openSync(path, options, { codec: { decodeJpeg } });
+  }
+
+  /** Synchronous open; `ctx` supplies JPEG decoding (Reader.open wires the native codec). */
+  static openSync(path: string, options: ReaderOptions = {}, ctx: DecodeContext = {}): Reader {
+    const fd = openSync(path, 'r');
+    try {
+      return Reader.validate(path, fd, options, ctx);
+    } catch (e) {
+      closeSync(fd);
+      throw e;
+    }
+  }
+
+  private static validate(file: string, fd: number, options: ReaderOptions, ctx: DecodeContext): Reader {
+    const size = fstatSync(fd).size;
+    const read = (offset: number, length: number): Uint8Array => {
+      const buf = new Uint8Array(length);
+      const n = readSync(fd, buf, 0, length, offset);
+      if (n !== length) throw new BetonFormatError('TRUNCATED', `${file}: expected ${length} bytes at offset ${offset}, file ends at ${size}`, { file, offset });
+      return buf;
+    };
+    const err = (code: ConstructorParameters<typeof BetonFormatError>[0], msg: string, offset?: number): never => {
+      throw new BetonFormatError(code, `${file}: ${msg}`, { file, ...(offset !== undefined ? { offset } : {}) });
+    };
+
+    const header = decodeHeader(read(0, Math.min(size, HEADER_SIZE)), file);
+    const ps = header.pageSize;
+    if (!isPowerOfTwo(ps) || ps < MIN_READER_PAGE_SIZE || ps > MAX_PAGE_SIZE) {
+      err('BAD_PAGE_SIZE', `page size ${ps} is not a power of two between ${MIN_READER_PAGE_SIZE} and 2^31; the header is corrupt or this is not a .beton file`, 4);
+    }
+    if (header.numFields === 0) err('BAD_HEADER', 'the header declares 0 fields; the file is corrupt', 2);
+    const tableEnd = HEADER_SIZE + FIELD_DESCRIPTOR_SIZE * header.numFields;
+    if (tableEnd > size) {
+      err('TRUNCATED', `the field table of ${header.numFields} fields ends at byte ${tableEnd}, past the end of the file (${size} bytes); the file is truncated`, HEADER_SIZE);
+    }
+    const table = read(HEADER_SIZE, tableEnd - HEADER_SIZE);
+    const fields: NamedField[] = [];
+    const names = new Set<string>();
+    for (let i = 0; i < header.numFields; i++) {
+      const off = descriptorOffset(i) - HEADER_SIZE;
+      const d = decodeDescriptor(table.subarray(off, off + FIELD_DESCRIPTOR_SIZE), i, file);
+      if (names.has(d.name)) err('DUPLICATE_FIELD', `field name "${d.name}" appears twice in the field table`, descriptorOffset(i));
+      names.add(d.name);
+      fields.push({ name: d.name, field: fieldFromDescriptor(d, options.customFields, file) });
+    }
+
+    const layout = recordLayout(fields.map((f) => f.field.metadata));
+    const N = header.numSamples;
+    const T = header.allocTablePtr;
+    const reg = regions(fields.length, N, layout.size, ps);
+    if (T > size) err('TRUNCATED', `the allocation table should start at byte ${T} but the file has only ${size} bytes; the file is truncated`, 16);
+    if (reg.metadataEnd > T) {
+      err(
+        'BAD_HEADER',
+        `num_samples = ${N} implies metadata up to byte ${reg.metadataEnd}, beyond the allocation table at ${T}; num_samples or alloc_table_ptr is wrong`,
+        8,
+      );
+    }
+    if (T !== reg.metadataEnd && (T < reg.dataStart || (T - reg.dataStart) % ps !== 0)) {
+      err('BAD_HEADER', `alloc_table_ptr ${T} is neither the end of the metadata (${reg.metadataEnd}) nor a page boundary after the first page (${reg.dataStart})`, 16);
+    }
+    if ((size - T) % ALLOC_ENTRY_SIZE !== 0) {
+      err('TRUNCATED', `the allocation table (${size - T} bytes from ${T}) is not a whole number of 24-byte entries; the file is truncated or has trailing bytes`, T);
+    }
+    const metadata = read(reg.metadata.offset, reg.metadata.size);
+    const tableBytes = read(T, size - T);
+    const allocations: Allocation[] = [];
+    for (let off = 0; off < tableBytes.byteLength; off += ALLOC_ENTRY_SIZE) {
+      const a = decodeAllocation(tableBytes, off, file);
+      if (a.sampleId >= N) err('BAD_ALLOC_TABLE', `allocation entry ${off / ALLOC_ENTRY_SIZE} names sample ${a.sampleId}, but the file has ${N}`, T + off);
+      if (a.size > 0 && (a.ptr < reg.dataStart || a.ptr + a.size > T)) {
+        err('BAD_ALLOC_TABLE', `allocation entry ${off / ALLOC_ENTRY_SIZE} spans bytes ${a.ptr}..${a.ptr + a.size}, outside the data pages (${reg.dataStart}..${T})`, T + off);
+      }
+      allocations.push(a);
+    }
+    const reader = new Reader(file, fd, size, header, fields, layout, reg, metadata, allocations, ctx);
+    reader.checkPointers();
+    return reader;
+  }
+
+  /** Every heap object of every sample lies inside the data pages and within one page. */
+  private checkPointers(): void {
+    const T = this.header.allocTablePtr;
+    const D0 = this.regions.dataStart;
+    for (let i = 0; i < this.numSamples; i++) {
+      for (let f = 0; f < this.fields.length; f++) {
+        const ref = this.heapRef(i, f);
+        if (!ref || ref.size === 0) continue;
+        const pageOf = (p: number): number => Math.floor(p / this.pageSize);
+        if (ref.ptr < D0 || ref.ptr + ref.size > T || pageOf(ref.ptr) !== pageOf(ref.ptr + ref.size - 1)) {
+          throw new BetonFormatError(
+            'BAD_POINTER',
+            `${this.path}: sample ${i}, field "${this.fields[f]!.name}": object at ${ref.ptr} (${ref.size} bytes) is outside the data pages (${D0}..${T}) or crosses a page; the file is corrupt`,
+            { file: this.path, sample: i, offset: this.regions.metadata.offset + i * this.recordLayout.size + this.recordLayout.offsets[f]! },
+          );
+        }
+      }
+    }
+  }
+
+  private checkIndex(i: number): void {
+    if (!Number.isInteger(i) || i < 0 || i >= this.numSamples) {
+      throw new BetonFormatError('SAMPLE_OUT_OF_RANGE', `${this.path}: sample ${i} does not exist (the file has ${this.numSamples})`, { file: this.path });
+    }
+  }
+
+  /** A view of field `f`'s metadata member for sample `i` (no data-region access). */
+  fieldMetadata(i: number, f: number): DataView {
+    this.checkIndex(i);
+    const off = i * this.recordLayout.size + this.recordLayout.offsets[f]!;
+    return new DataView(this.metadata.buffer, this.metadata.byteOffset + off, this.fields[f]!.field.metadata.size);
+  }
+
+  /** Where field `f` of sample `i` keeps its heap object, or null for metadata-only fields. */
+  heapRef(i: number, f: number): HeapRef | null {
+    const field = this.fields[f]!.field;
+    const meta = this.fieldMetadata(i, f);
+    const ptr = field.heapPointer(meta);
+    if (ptr === null) return null;
+    let size = field.heapSize(meta);
+    if (size === 0) return { ptr, size: 0 };
+    size ??= this.allocIndex.sizeAt(ptr);
+    if (size === null) {
+      throw new BetonFormatError(
+        'BAD_POINTER',
+        `${this.path}: sample ${i}, field "${this.fields[f]!.name}" points at byte ${ptr}, where no allocation starts; the allocation table is missing or corrupt`,
+        { file: this.path, sample: i },
+      );
+    }
+    return { ptr, size };
+  }
+
+  /** The stored bytes of a heap object. */
+  readBytes(ref: HeapRef): Uint8Array {
+    const buf = new Uint8Array(ref.size);
+    if (ref.size === 0) return buf;
+    const n = readSync(this.handle(), buf, 0, ref.size, ref.ptr);
+    if (n !== ref.size) throw new BetonFormatError('TRUNCATED', `${this.path}: short read at ${ref.ptr}`, { file: this.path, offset: ref.ptr });
+    return buf;
+  }
+
+  /** Decodes field `f` (index or name) of sample `i`. */
+  readField(i: number, f: number | string): unknown {
+    const idx = typeof f === 'number' ? f : this.fieldIndex(f);
+    const ref = this.heapRef(i, idx);
+    const heap = ref ? this.readBytes(ref) : null;
+    try {
+      return this.fields[idx]!.field.decode(this.fieldMetadata(i, idx), heap, this.ctx);
+    } catch (e) {
+      const err = e as Error;
+      throw new BetonFormatError('CORRUPT_DATA', `${this.path}: sample ${i}, field "${this.fields[idx]!.name}": ${err.message}`, { file: this.path, sample: i });
+    }
+  }
+
+  /** Decodes every field of sample `i`. */
+  read(i: number): DecodedSample {
+    this.checkIndex(i);
+    const out: DecodedSample = {};
+    this.fields.forEach(({ name }, f) => (out[name] = this.readField(i, f)));
+    return out;
+  }
+
+  fieldIndex(name: string): number {
+    const i = this.fields.findIndex((f) => f.name === name);
+    if (i < 0) throw new BetonFormatError('BAD_FIELD', `${this.path}: no field "${name}" (fields: ${this.fields.map((f) => f.name).join(', ')})`, { file: this.path });
+    return i;
+  }
+
+  private handle(): number {
+    if (this.fd === null) throw new Error(`${this.path}: reader is closed`);
+    return this.fd;
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+}

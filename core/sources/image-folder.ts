@@ -1,0 +1,115 @@
+import { readdirSync, realpathSync, statSync } from 'node:fs';
+import { extname, join, relative } from 'node:path';
+import { BetonEncodeError } from '../format/errors.js';
+import { IntField } from '../fields/int-field.js';
+import { RGBImageField, type RGBImageFieldOptions } from '../fields/rgb-image-field.js';
+import type { NamedField } from '../fields/schema.js';
+
+/** torchvision's IMG_EXTENSIONS, compared case-insensitively as torchvision does. */
+export const IMAGE_EXTENSIONS = ['.jpg', '.jpeg', '.png', '.ppm', '.bmp', '.pgm', '.tif', '.tiff', '.webp'];
+
+export interface ImageFolderItem {
+  path: string;
+  label: number;
+}
+
+// A type alias (not an interface) so it is assignable to the writer's Sample record.
+export type ImageFolderSample = {
+  image: { path: string };
+  label: number;
+};
+
+/**
+ * `root/<class>/<image>`: classes sorted by name get labels 0..K-1 and files are listed as
+ * torchvision's ImageFolder does (walk each class folder, directories in sorted path
+ * order, files sorted), so labels and order match what PyTorch users already have.
+ * Symlinked folders are followed once (a symlink loop is skipped, not followed forever).
+ */
+export class ImageFolderSource implements Iterable<ImageFolderSample> {
+  readonly classes: string[];
+  readonly items: ImageFolderItem[];
+
+  constructor(readonly root: string) {
+    let entries;
+    try {
+      entries = readdirSync(root, { withFileTypes: true });
+    } catch (e) {
+      throw new BetonEncodeError('BAD_OPTIONS', `cannot read image folder ${root}: ${(e as Error).message}`, { source: root });
+    }
+    this.classes = entries
+      .filter((e) => e.isDirectory() || (e.isSymbolicLink() && isDir(join(root, e.name))))
+      .map((e) => e.name)
+      .sort(byCodePoint);
+    if (this.classes.length === 0) {
+      throw new BetonEncodeError('BAD_OPTIONS', `${root} has no class folders; expected root/<class>/<image> (as torchvision's ImageFolder)`, { source: root });
+    }
+    this.items = [];
+    this.classes.forEach((cls, label) => {
+      for (const path of walkImages(join(root, cls))) this.items.push({ path, label });
+    });
+    if (this.items.length === 0) {
+      throw new BetonEncodeError('BAD_OPTIONS', `${root} has no images with extensions ${IMAGE_EXTENSIONS.join(' ')}`, { source: root });
+    }
+  }
+
+  get length(): number {
+    return this.items.length;
+  }
+
+  /** The default schema: `image` (RGBImageField with the given options) and `label` (IntField). */
+  schema(image: RGBImageFieldOptions = {}): NamedField[] {
+    return [
+      { name: 'image', field: new RGBImageField(image) },
+      { name: 'label', field: new IntField() },
+    ];
+  }
+
+  relativePath(item: ImageFolderItem): string {
+    return relative(this.root, item.path);
+  }
+
+  *[Symbol.iterator](): Iterator<ImageFolderSample> {
+    for (const it of this.items) yield { image: { path: it.path }, label: it.label };
+  }
+}
+
+function isDir(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+function walkImages(top: string): string[] {
+  const dirs: Array<{ path: string; files: string[] }> = [];
+  const seen = new Set<string>();
+  const visit = (dir: string): void => {
+    let real: string;
+    try {
+      real = realpathSync(dir);
+    } catch {
+      return;
+    }
+    if (seen.has(real)) return;
+    seen.add(real);
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    const files: string[] = [];
+    for (const e of entries) {
+      const p = join(dir, e.name);
+      if (e.isDirectory() || (e.isSymbolicLink() && isDir(p))) visit(p);
+      else if (IMAGE_EXTENSIONS.includes(extname(e.name).toLowerCase())) files.push(e.name);
+    }
+    dirs.push({ path: dir, files: files.sort(byCodePoint) });
+  };
+  visit(top);
+  dirs.sort((a, b) => byCodePoint(a.path, b.path));
+  return dirs.flatMap((d) => d.files.map((f) => join(d.path, f)));
+}

@@ -1,0 +1,51 @@
+import { BetonEncodeError } from '../format/errors.js';
+import type { EncodedValue } from '../fields/field.js';
+import type { ImageCodec } from '../fields/image-codec.js';
+import type { NamedField } from '../fields/schema.js';
+import { sampleRandom } from './sample-random.js';
+
+/** A sample: values keyed by field name, or a tuple in field order (as FFCV's datasets). */
+export type Sample = Record<string, unknown> | readonly unknown[];
+
+export interface EncodeOptions {
+  codec?: ImageCodec;
+  seed: number;
+  baseDir?: string;
+}
+
+/** Encodes every field of one sample; errors name the sample, the field and the source. */
+export async function encodeSample(fields: readonly NamedField[], sample: Sample, index: number, opts: EncodeOptions): Promise<EncodedValue[]> {
+  const random = sampleRandom(opts.seed, index);
+  const out: EncodedValue[] = [];
+  for (let f = 0; f < fields.length; f++) {
+    const { name, field } = fields[f]!;
+    const value = Array.isArray(sample) ? sample[f] : (sample as Record<string, unknown>)[name];
+    if (value === undefined) {
+      throw new BetonEncodeError('BAD_VALUE', `sample ${index} has no value for field "${name}"`, { sample: index, field: name });
+    }
+    try {
+      out.push(await field.encode(value, { codec: opts.codec, random, sampleIndex: index, baseDir: opts.baseDir }));
+    } catch (e) {
+      const err = e as Error & { code?: string };
+      const src = describeSource(value);
+      throw new BetonEncodeError(
+        err instanceof BetonEncodeError ? err.code : 'BAD_VALUE',
+        `sample ${index}, field "${name}"${src ? ` (${src})` : ''}: ${err.message}`,
+        { sample: index, field: name, ...(src ? { source: src } : {}) },
+      );
+    }
+  }
+  return out;
+}
+
+function describeSource(v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
+  if (v && typeof v === 'object' && 'path' in v && typeof (v as { path: unknown }).path === 'string') return (v as { path: string }).path;
+  if (v && typeof v === 'object' && 'name' in v && typeof (v as { name: unknown }).name === 'string') return (v as { name: string }).name;
+  return undefined;
+}
+
+/** Copies a heap object into its own ArrayBuffer so it can be transferred to another thread. */
+export function ownBuffer(u: Uint8Array): Uint8Array {
+  return u.byteOffset === 0 && u.byteLength === u.buffer.byteLength && u.buffer instanceof ArrayBuffer ? u : u.slice();
+}

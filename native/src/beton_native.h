@@ -1,0 +1,23 @@
+// Entry points of the addon, one per exported JS function. Each is defined in
+// the source file named after its concept and registered in addon.cc.
+#pragma once
+
+#include <napi.h>
+
+namespace beton {
+
+// mmap.cc
+Napi::Value MmapFile(const Napi::CallbackInfo& info);
+Napi::Value Madvise(const Napi::CallbackInfo& info);
+
+// jpeg_decode.cc
+Napi::Value JpegInfo(const Napi::CallbackInfo& info);
+Napi::Value JpegDecodeRGB(const Napi::CallbackInfo& info);
+
+// jpeg_encode.cc
+Napi::Value JpegEncodeRGB(const Napi::CallbackInfo& info);
+
+// resize_area.cc
+Napi::Value ResizeAreaRGB(const Napi::CallbackInfo& info);
+
+}  // namespace beton

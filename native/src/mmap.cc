@@ -1,0 +1,195 @@
+// Read-only memory mapping of whole files, exposed as external ArrayBuffers.
+//
+// A .beton file is read at random sample offsets; mapping it lets the page
+// cache serve those reads without a copy into the JS heap. The mapping lives
+// exactly as long as the ArrayBuffer: V8's finalizer unmaps it.
+//
+// Caveat inherent to MAP_SHARED: if another process truncates the file while
+// it is mapped, touching the vanished pages raises SIGBUS. Datasets are
+// treated as immutable once written, so we accept that rather than paying for
+// a copy.
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "args.h"
+#include "beton_native.h"
+#include "errors.h"
+
+namespace beton {
+namespace {
+
+// Base address -> length of every live mapping created here. madvise() only
+// acts on buffers found in this table, so JS cannot make us advise arbitrary
+// heap memory. Guarded by a mutex because worker threads may load the addon
+// concurrently, and finalizers of different environments can interleave.
+std::mutex g_mappings_mutex;
+std::unordered_map<const void*, size_t> g_mappings;
+
+void RegisterMapping(const void* base, size_t length) {
+  std::lock_guard<std::mutex> lock(g_mappings_mutex);
+  g_mappings[base] = length;
+}
+
+void UnregisterMapping(const void* base) {
+  std::lock_guard<std::mutex> lock(g_mappings_mutex);
+  g_mappings.erase(base);
+}
+
+bool IsLiveMapping(const void* base, size_t length) {
+  std::lock_guard<std::mutex> lock(g_mappings_mutex);
+  auto found = g_mappings.find(base);
+  return found != g_mappings.end() && found->second == length;
+}
+
+void FinalizeMapping(napi_env /*env*/, void* data, void* hint) {
+  // The length travels in the hint pointer to avoid a heap allocation per map.
+  size_t length = reinterpret_cast<size_t>(hint);
+  UnregisterMapping(data);
+  munmap(data, length);
+}
+
+std::string SystemError(const char* what, const std::string& path, int err) {
+  return std::string(what) + " '" + path + "': " + std::strerror(err);
+}
+
+// Closes the descriptor on every exit path, including thrown JS errors.
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  ~FileDescriptor() {
+    if (fd_ >= 0) close(fd_);
+  }
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// Used only where the runtime forbids external buffers (Electron's V8 memory
+// cage): the data has to live inside the JS heap, so read it in with pread,
+// which, unlike memcpy from a mapping, fails cleanly on a concurrently
+// truncated file.
+Napi::Value ReadWholeFile(Napi::Env env, int fd, size_t size,
+                          const std::string& path) {
+  Napi::ArrayBuffer buffer = Napi::ArrayBuffer::New(env, size);
+  uint8_t* out = static_cast<uint8_t*>(buffer.Data());
+  size_t done = 0;
+  while (done < size) {
+    ssize_t got = pread(fd, out + done, size - done, static_cast<off_t>(done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) throw MakeError(env, kErrIo, SystemError("cannot read", path, errno));
+    if (got == 0) {
+      throw MakeError(env, kErrIo, "file '" + path + "' shrank while being read");
+    }
+    done += static_cast<size_t>(got);
+  }
+  return buffer;
+}
+
+}  // namespace
+
+Napi::Value MmapFile(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::string path = RequireString(info, 0, "path");
+  if (path.find('\0') != std::string::npos) {
+    throw Napi::TypeError::New(env, "path must not contain NUL bytes");
+  }
+
+  FileDescriptor fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) throw MakeError(env, kErrIo, SystemError("cannot open", path, errno));
+
+  struct stat st;
+  if (fstat(fd.get(), &st) != 0) {
+    throw MakeError(env, kErrIo, SystemError("cannot stat", path, errno));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    throw MakeError(env, kErrIo, "cannot map '" + path + "': not a regular file");
+  }
+  // mmap rejects zero-length mappings, and there is nothing to share anyway.
+  if (st.st_size == 0) return Napi::ArrayBuffer::New(env, 0);
+
+  size_t size = static_cast<size_t>(st.st_size);
+  void* base = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd.get(), 0);
+  if (base == MAP_FAILED) {
+    throw MakeError(env, kErrIo, SystemError("cannot mmap", path, errno));
+  }
+
+  RegisterMapping(base, size);
+  napi_value result;
+  napi_status status = napi_create_external_arraybuffer(
+      env, base, size, FinalizeMapping, reinterpret_cast<void*>(size), &result);
+  if (status == napi_ok) return Napi::Value(env, result);
+
+  // The finalizer was not attached, so the mapping is still ours to release.
+  UnregisterMapping(base);
+  munmap(base, size);
+  if (status == napi_no_external_buffers_allowed) {
+    return ReadWholeFile(env, fd.get(), size, path);
+  }
+  // A pending exception (e.g. size above V8's ArrayBuffer limit) must not be
+  // masked by a new one; Error::New(env) picks it up.
+  bool pending = false;
+  napi_is_exception_pending(env, &pending);
+  if (pending) throw Napi::Error::New(env);
+  throw MakeError(env, kErrIo, "cannot wrap mapping of '" + path + "' in an ArrayBuffer");
+}
+
+Napi::Value Madvise(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsArrayBuffer()) {
+    throw Napi::TypeError::New(env, "buffer must be an ArrayBuffer returned by mmapFile");
+  }
+  Napi::ArrayBuffer buffer = info[0].As<Napi::ArrayBuffer>();
+  size_t byte_length = buffer.ByteLength();
+  int64_t offset = RequireInteger(info, 1, "offset", 0, INT64_C(1) << 53);
+  int64_t length = RequireInteger(info, 2, "length", 0, INT64_C(1) << 53);
+  std::string advice_name = RequireString(info, 3, "advice");
+
+  int advice;
+  if (advice_name == "willneed") {
+    advice = MADV_WILLNEED;
+  } else if (advice_name == "random") {
+    advice = MADV_RANDOM;
+  } else if (advice_name == "sequential") {
+    advice = MADV_SEQUENTIAL;
+  } else if (advice_name == "normal") {
+    advice = MADV_NORMAL;
+  } else {
+    throw Napi::TypeError::New(
+        env, "advice must be 'willneed', 'random', 'sequential' or 'normal'");
+  }
+  if (static_cast<uint64_t>(offset) + static_cast<uint64_t>(length) > byte_length) {
+    throw Napi::RangeError::New(env, "offset + length exceeds the buffer");
+  }
+
+  // Heap copies (Electron fallback, empty files) are not mappings: advice
+  // would be meaningless there, so report that nothing was done.
+  uint8_t* base = static_cast<uint8_t*>(buffer.Data());
+  if (base == nullptr || length == 0 || !IsLiveMapping(base, byte_length)) {
+    return Napi::Boolean::New(env, false);
+  }
+
+  // madvise wants a page-aligned start; widening the range to whole pages is
+  // harmless since advice is only a hint.
+  uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  uintptr_t start = reinterpret_cast<uintptr_t>(base) + static_cast<uintptr_t>(offset);
+  uintptr_t aligned = start & ~(page - 1);
+  size_t span = static_cast<size_t>(length) + (start - aligned);
+  if (madvise(reinterpret_cast<void*>(aligned), span, advice) != 0) {
+    throw MakeError(env, kErrIo, std::string("madvise failed: ") + std::strerror(errno));
+  }
+  return Napi::Boolean::New(env, true);
+}
+
+}  // namespace beton
