@@ -139,11 +139,17 @@ export class Reader {
     const allocations: Allocation[] = [];
     for (let off = 0; off < tableBytes.byteLength; off += ALLOC_ENTRY_SIZE) {
       const a = decodeAllocation(tableBytes, off, file);
-      if (a.sampleId >= N) err('BAD_ALLOC_TABLE', `allocation entry ${off / ALLOC_ENTRY_SIZE} names sample ${a.sampleId}, but the file has ${N}`, T + off);
+      if (a.sampleId >= N) err('BAD_ALLOC_TABLE', `allocation entry ${off / ALLOC_ENTRY_SIZE} names sample ${a.sampleId}, but the header says num_samples = ${N}; num_samples or the table is corrupt`, T + off);
       if (a.size > 0 && (a.ptr < reg.dataStart || a.ptr + a.size > T)) {
         err('BAD_ALLOC_TABLE', `allocation entry ${off / ALLOC_ENTRY_SIZE} spans bytes ${a.ptr}..${a.ptr + a.size}, outside the data pages (${reg.dataStart}..${T})`, T + off);
       }
       allocations.push(a);
+    }
+    // FFCV allocates exactly one object per heap field per sample (even when empty), so a
+    // shorter table means the file lost its tail at an entry boundary.
+    const heapFields = fields.filter((f) => f.field.pointerOffset !== null && f.field.typeId !== 255).length;
+    if (allocations.length < N * heapFields) {
+      err('TRUNCATED', `the allocation table has ${allocations.length} entries but the samples own ${N * heapFields} heap objects; the file is truncated`, T);
     }
     const reader = new Reader(file, fd, size, header, fields, layout, reg, metadata, allocations, ctx);
     reader.checkPointers();
@@ -192,6 +198,13 @@ export class Reader {
     let size = field.heapSize(meta);
     if (size === 0) return { ptr, size: 0 };
     size ??= this.allocIndex.sizeAt(ptr);
+    if (size === null && this.allocations.length === 0) {
+      throw new BetonFormatError(
+        'TRUNCATED',
+        `${this.path}: sample ${i}, field "${this.fields[f]!.name}" has heap data but the allocation table is empty; the file was cut off where the table starts`,
+        { file: this.path, sample: i },
+      );
+    }
     if (size === null) {
       throw new BetonFormatError(
         'BAD_POINTER',
