@@ -1,22 +1,22 @@
 import type { RGBPixels } from '../fields/image-codec.js';
-import { native } from './index.js';
+import { jpegDecodeRGB, jpegEncodeRGB, resizeAreaRGB } from './index.js';
 
+/** OpenCV INTER_AREA, reproduced exactly (FFCV's max_resolution resize). */
 export function resizeArea(src: RGBPixels, width: number, height: number): RGBPixels {
-  const dst = new Uint8Array(width * height * 3);
-  native.resizeAreaRGB(src.data, src.width, src.height, dst, width, height);
-  return { data: dst, width, height };
+  return { data: resizeAreaRGB(src.data, src.width, src.height, width, height), width, height };
 }
 
+/** Byte-identical to OpenCV's imencode('.jpg') on libjpeg-turbo (baseline, 4:2:0, JFIF). */
 export function encodeJpeg(src: RGBPixels, quality: number): Uint8Array {
-  const b = native.jpegEncodeRGB(src.data, src.width, src.height, quality);
+  const b = jpegEncodeRGB(src.data, src.width, src.height, quality);
   return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 }
 
-/** FFCV's decode: libjpeg-turbo to RGB with the fast integer IDCT. */
+/**
+ * FFCV's decode: libjpeg-turbo to RGB with the fast integer IDCT. Like FFCV, recoverable
+ * corruption (a cut-off scan) yields grey-filled pixels rather than an error.
+ */
 export function decodeJpeg(bytes: Uint8Array): RGBPixels {
-  const info = native.jpegInfo(bytes);
-  const dst = new Uint8Array(info.width * info.height * 3);
-  const { width, height } = native.jpegDecodeRGB(bytes, dst, true);
-  return { data: dst, width, height };
+  const { data, width, height } = jpegDecodeRGB(bytes, undefined, { fastDct: true });
+  return { data, width, height };
 }
-
