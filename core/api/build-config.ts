@@ -6,6 +6,13 @@ import { z } from 'zod';
  */
 const positiveInt = z.number().int().positive();
 
+/**
+ * Source columns feeding a field (tables and image lists); default: the column named like
+ * the field. Several columns make one NDArray in order (e.g. 784 pixel columns → (28, 28));
+ * `*` globs expand in column order ("pixel*").
+ */
+const columns = z.array(z.string().min(1)).min(1).optional();
+
 export const RGBImageFieldConfig = z
   .object({
     name: z.string(),
@@ -15,10 +22,13 @@ export const RGBImageFieldConfig = z
     smartThreshold: positiveInt.nullable().default(null),
     jpegQuality: z.number().int().min(1).max(100).default(90),
     compressProbability: z.number().min(0).max(1).default(0.5),
+    /** Store source JPEGs unchanged when they qualify (8-bit YCbCr/grey, no resize, no EXIF rotation). */
+    passThrough: z.boolean().default(false),
+    columns,
   })
   .strict();
 
-const simple = (t: 'int' | 'float' | 'bytes' | 'json') => z.object({ name: z.string(), type: z.literal(t) }).strict();
+const simple = (t: 'int' | 'float' | 'bytes' | 'json') => z.object({ name: z.string(), type: z.literal(t), columns }).strict();
 
 export const NDArrayFieldConfig = z
   .object({
@@ -26,6 +36,7 @@ export const NDArrayFieldConfig = z
     type: z.enum(['ndarray', 'torch_tensor']),
     dtype: z.string(),
     shape: z.array(positiveInt).min(1).max(32),
+    columns,
   })
   .strict();
 
@@ -39,8 +50,21 @@ export const FieldConfig = z.discriminatedUnion('type', [
 ]);
 export type FieldConfig = z.infer<typeof FieldConfig>;
 
+export const TABLE_FORMATS = ['csv', 'tsv', 'parquet', 'jsonl', 'npy', 'npz'] as const;
+
 export const SourceConfig = z.discriminatedUnion('type', [
   z.object({ type: z.literal('image_folder'), path: z.string().min(1) }).strict(),
+  /** A CSV/TSV/JSONL listing image paths (relative to the list's folder) plus label/attribute columns. */
+  z
+    .object({
+      type: z.literal('image_list'),
+      path: z.string().min(1),
+      imageColumn: z.string().min(1),
+      format: z.enum(['csv', 'tsv', 'jsonl']).optional(),
+    })
+    .strict(),
+  /** Tabular data: columns (or groups of columns) become fields. Streamed, never loaded whole. */
+  z.object({ type: z.literal('table'), path: z.string().min(1), format: z.enum(TABLE_FORMATS).optional() }).strict(),
 ]);
 export type SourceConfig = z.infer<typeof SourceConfig>;
 
@@ -58,6 +82,12 @@ export const BuildConfig = z
     numWorkers: z.number().int().min(0).optional(),
     chunkSize: positiveInt.default(100),
     seed: z.number().int().default(0),
+    /** 'fail' stops at the first bad sample (no output); 'skip' leaves it out and reports it. */
+    onError: z.enum(['fail', 'skip']).default('fail'),
+    /** A contiguous slice [start, end) of the source's samples (Python slice bounds). */
+    range: z.tuple([z.number().int(), z.number().int().nullable()]).optional(),
+    /** Shard k of N: a contiguous slice, so shards built in parallel concatenate in order. */
+    shard: z.object({ index: z.number().int().min(0), count: positiveInt }).strict().refine((s) => s.index < s.count, 'index must be < count').optional(),
   })
   .strict();
 export type BuildConfig = z.infer<typeof BuildConfig>;

@@ -8,6 +8,10 @@ export interface EncodedValue {
   meta: Uint8Array;
   /** The heap object to allocate in a page, or null for metadata-only fields. */
   heap: Uint8Array | null;
+  /** Bytes of the source file this value came from (build report: compression ratio). */
+  sourceBytes?: number;
+  /** The source JPEG was stored unchanged (build report). */
+  passThrough?: boolean;
 }
 
 export interface EncodeContext {

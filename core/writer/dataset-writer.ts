@@ -2,23 +2,26 @@ import { randomBytes } from 'node:crypto';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { encodeAllocation } from '../format/alloc-table.js';
+import { encodeAllocation, type Allocation } from '../format/alloc-table.js';
 import { ALLOC_ENTRY_SIZE, DEFAULT_PAGE_SIZE, FORMAT_VERSION, MAX_PAGE_SIZE, MIN_WRITER_PAGE_SIZE } from '../format/constants.js';
 import { encodeDescriptor } from '../format/descriptor.js';
 import { BetonEncodeError } from '../format/errors.js';
 import { encodeHeader } from '../format/header.js';
-import { recordLayout } from '../format/record-layout.js';
+import { recordLayout, type RecordLayout } from '../format/record-layout.js';
 import { isPowerOfTwo, regions } from '../format/regions.js';
 import type { EncodedValue } from '../fields/field.js';
-import { normalizeSchema, schemaToSpecs, type NamedField, type Schema } from '../fields/schema.js';
+import { normalizeSchema, type NamedField, type Schema } from '../fields/schema.js';
+import { EncodePool } from './encode-pool.js';
 import { encodeSample, type Sample } from './encode-sample.js';
-import type { ChunkJob, ChunkResult, WorkerInit } from './encode-worker.js';
 import { PageAllocator } from './page-allocator.js';
-import { spawnWorker } from './spawn-worker.js';
-import type { Worker } from 'node:worker_threads';
+import { RecordSink } from './record-sink.js';
+import { failureOf, type SampleOutcome, type SkippedSample } from './sample-outcome.js';
 
 export interface WriteProgress {
+  /** Source items handled (written + skipped). */
   done: number;
+  written: number;
+  skipped: number;
   /** Null when the source does not say how many samples it has. */
   total: number | null;
   elapsedMs: number;
@@ -36,6 +39,8 @@ export interface DatasetWriterOptions {
   chunkSize?: number;
   /** Expected number of samples, when the source has no `length`. */
   numSamples?: number;
+  /** 'fail' (default): the first bad sample stops the build, no file is left. 'skip': leave it out, report it. */
+  onError?: 'fail' | 'skip';
   signal?: AbortSignal;
   onProgress?: (p: WriteProgress) => void;
   /** Seed of the per-sample draws ('proportion' write mode). */
@@ -51,6 +56,8 @@ export interface DatasetWriterOptions {
 export interface WriteReport {
   path: string;
   numSamples: number;
+  /** Source items left out under onError 'skip' (empty otherwise). */
+  skipped: SkippedSample[];
   pages: number;
   pageSize: number;
   fileSize: number;
@@ -58,8 +65,10 @@ export interface WriteReport {
   samplesPerSec: number;
   /** Heap bytes per field (metadata-only fields: 0). */
   heapBytes: Record<string, number>;
-  /** Per image field: how many samples were stored raw and as JPEG. */
-  imageModes: Record<string, { raw: number; jpg: number }>;
+  /** Per image field: how many samples were stored raw and as JPEG, and how many JPEGs passed through unchanged. */
+  imageModes: Record<string, { raw: number; jpg: number; passThrough: number }>;
+  /** Bytes of the source files read, when the fields report them (images). */
+  sourceBytes: number;
 }
 
 export type SampleSource = AsyncIterable<Sample> | Iterable<Sample>;
@@ -67,11 +76,11 @@ export type SampleSource = AsyncIterable<Sample> | Iterable<Sample>;
 /**
  * Writes a .beton file. Encoding runs in a pool of worker threads; placement into pages
  * runs here, in sample order, exactly as FFCV's single-worker allocator, so the file is
- * the same whatever `numWorkers` is (and byte-identical to FFCV's for non-JPEG data).
+ * the same whatever `numWorkers` is (and byte-identical to FFCV's for the same inputs).
  * The file is written under a temporary name and renamed only when complete.
  *
- * Memory: one page, a bounded number of chunks in flight, plus the metadata table and
- * allocation table (tens of bytes per sample), as in FFCV.
+ * Memory stays flat whatever the dataset size: one page, a bounded number of chunks in
+ * flight, and buffered writes of the metadata and allocation tables.
  */
 export class DatasetWriter {
   readonly fields: NamedField[];
@@ -93,32 +102,31 @@ export class DatasetWriter {
     }
     const cs = options.chunkSize ?? 100;
     if (!Number.isInteger(cs) || cs < 1) throw new BetonEncodeError('BAD_OPTIONS', `chunkSize must be a positive integer, got ${cs}`);
+    const nw = options.numWorkers;
+    if (nw !== undefined && (!Number.isInteger(nw) || nw < 0)) throw new BetonEncodeError('BAD_OPTIONS', `numWorkers must be a non-negative integer, got ${nw}`);
   }
 
   async write(source: SampleSource): Promise<WriteReport> {
     const t0 = performance.now();
-    const opts = this.options;
     const out = resolve(this.path);
     const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
-    const total = opts.numSamples ?? lengthOf(source);
-    const layout = recordLayout(this.fields.map((f) => f.field.metadata));
+    const capacity = this.options.numSamples ?? lengthOf(source);
     const fh = await open(tmp, 'w+');
+    const job = new WriteJob(this.fields, this.pageSize, capacity, fh, tmp, this.options, t0);
     let ok = false;
-    const job = new WriteJob(this.fields, layout, this.pageSize, total, fh, tmp, opts, t0);
     try {
-      const n = await job.run(source);
-      const report = await job.finish(n);
-      await job.cleanup();
+      await job.run(source);
+      const report = await job.finish();
       await fh.sync();
       await fh.close();
-      opts.signal?.throwIfAborted();
+      this.options.signal?.throwIfAborted();
       await rename(tmp, out);
       ok = true;
       const elapsedMs = performance.now() - t0;
-      return { ...report, path: out, elapsedMs, samplesPerSec: n / (elapsedMs / 1000) };
+      return { ...report, path: out, elapsedMs, samplesPerSec: report.numSamples / (elapsedMs / 1000) };
     } finally {
+      await job.cleanup();
       if (!ok) {
-        await job.cleanup();
         await fh.close().catch(() => undefined);
         await unlink(tmp).catch(() => undefined);
       }
@@ -133,37 +141,63 @@ function lengthOf(source: SampleSource): number | null {
   return null;
 }
 
-/** State of one write: the allocator, metadata table, ordering of worker results. */
+/**
+ * One write. With a known sample count, the data region's start (D0) is known up front:
+ * pages and metadata go straight to their final offsets. With an unknown count, metadata
+ * and pages go to spill files with pointers relative to D0, and are moved (pointers
+ * patched) once the count is known. The allocation table always spills, since it follows
+ * the pages.
+ */
 class WriteJob {
+  private readonly layout: RecordLayout;
   private readonly allocator: PageAllocator;
-  private meta: Uint8Array;
+  private readonly meta: RecordSink;
+  private readonly allocs: RecordSink;
   private readonly heapBytes: number[];
-  private readonly imageModes: Array<{ raw: number; jpg: number } | null>;
+  private readonly imageModes: Array<{ raw: number; jpg: number; passThrough: number } | null>;
+  private readonly spilled = new Map<string, FileHandle>();
   private pageWrites: Promise<unknown> = Promise.resolve();
   private bytesWritten = 0;
-  /** When the sample count is unknown up front, pages go to a spill file and move at the end. */
+  private sourceBytes = 0;
+  private readonly skipped: SkippedSample[] = [];
+  private handled = 0;
+  /** Absolute D0 when the count is known; 0 while pointers are relative (spill mode). */
+  private readonly dataStart: number;
   private readonly spill: boolean;
-  private spillHandle: FileHandle | null = null;
-  private readonly spillPath: string;
-  private dataStart: number;
 
   constructor(
     private readonly fields: NamedField[],
-    private readonly layout: { offsets: number[]; size: number },
     private readonly pageSize: number,
-    private readonly total: number | null,
+    private readonly capacity: number | null,
     private readonly fh: FileHandle,
-    tmpPath: string,
+    private readonly tmpPath: string,
     private readonly opts: DatasetWriterOptions,
     private readonly t0: number,
   ) {
-    this.spillPath = `${tmpPath}.pages`;
-    this.spill = total === null;
-    this.dataStart = total === null ? 0 : regions(fields.length, total, layout.size, pageSize).dataStart;
-    this.meta = new Uint8Array(layout.size * (total ?? 1024));
+    this.layout = recordLayout(fields.map((f) => f.field.metadata));
+    this.spill = capacity === null;
+    // D0 is reserved for `capacity` samples; if some are skipped, the gap is zero padding
+    // (pointers are absolute, so FFCV reads such a file as any other).
+    const reg = regions(fields.length, capacity ?? 0, this.layout.size, pageSize);
+    this.dataStart = this.spill ? 0 : reg.dataStart;
+    this.meta = new RecordSink(this.spill ? () => this.spillFile('meta') : async () => fh, this.spill ? 0 : reg.metadata.offset, this.layout.size);
+    this.allocs = new RecordSink(() => this.spillFile('alloc'), 0, ALLOC_ENTRY_SIZE, 1 << 20);
     this.heapBytes = fields.map(() => 0);
-    this.imageModes = fields.map((f) => (f.field.type === 'rgb_image' ? { raw: 0, jpg: 0 } : null));
-    this.allocator = new PageAllocator(pageSize, (n, bytes) => this.writePage(n, bytes));
+    this.imageModes = fields.map((f) => (f.field.type === 'rgb_image' ? { raw: 0, jpg: 0, passThrough: 0 } : null));
+    this.allocator = new PageAllocator(
+      pageSize,
+      (n, bytes) => this.writePage(n, bytes),
+      (a) => encodeAllocation(a, this.allocs.next(), 0),
+    );
+  }
+
+  private async spillFile(kind: string): Promise<FileHandle> {
+    let h = this.spilled.get(kind);
+    if (!h) {
+      h = await open(`${this.tmpPath}.${kind}`, 'w+');
+      this.spilled.set(kind, h);
+    }
+    return h;
   }
 
   private writePage(pageNumber: number, bytes: Uint8Array): void {
@@ -171,287 +205,211 @@ class WriteJob {
     const pos = pageNumber * this.pageSize;
     this.bytesWritten += copy.byteLength;
     this.pageWrites = this.pageWrites.then(async () => {
-      const h = this.spill ? await this.spillFile() : this.fh;
-      await h.write(copy, 0, copy.byteLength, (this.spill ? 0 : this.dataStart) + pos);
+      const h = this.spill ? await this.spillFile('pages') : this.fh;
+      await h.write(copy, 0, copy.byteLength, this.dataStart + pos);
     });
-    // Surface write errors in finish(), not as an unhandled rejection.
+    // Surfaces in finish(), not as an unhandled rejection.
     this.pageWrites.catch(() => undefined);
   }
 
-  private async spillFile(): Promise<FileHandle> {
-    this.spillHandle ??= await open(this.spillPath, 'w+');
-    return this.spillHandle;
-  }
-
-  /** Removes the spill file, if any (on success and on failure). */
-  async cleanup(): Promise<void> {
-    await this.pageWrites.catch(() => undefined);
-    if (this.spillHandle) {
-      await this.spillHandle.close().catch(() => undefined);
-      this.spillHandle = null;
-      await unlink(this.spillPath).catch(() => undefined);
-    }
-  }
-
-  async run(source: SampleSource): Promise<number> {
+  async run(source: SampleSource): Promise<void> {
     const numWorkers = this.opts.numWorkers ?? availableParallelism();
     const chunkSize = this.opts.chunkSize ?? 100;
     const signal = this.opts.signal;
     signal?.throwIfAborted();
-    let placed = 0;
-    const place = (encoded: EncodedValue[][], start: number): void => {
-      for (let i = 0; i < encoded.length; i++) this.placeSample(start + i, encoded[i]!);
-      placed = start + encoded.length;
-      this.progress(placed);
-    };
     if (numWorkers === 0) {
       const { nodeImageCodec } = await import('../native/image-codec.js');
       const codec = this.fields.some((f) => f.field.type === 'rgb_image') ? nodeImageCodec() : undefined;
       let i = 0;
       for await (const s of source) {
         signal?.throwIfAborted();
-        const enc = await encodeSample(this.fields, s, i, { codec, seed: this.opts.seed ?? 0, baseDir: this.opts.baseDir });
-        this.placeSample(i, enc);
+        let outcome: SampleOutcome;
+        try {
+          outcome = { ok: true, values: await encodeSample(this.fields, s, i, { codec, seed: this.opts.seed ?? 0, baseDir: this.opts.baseDir }) };
+        } catch (e) {
+          outcome = { ok: false, skipped: failureOf(i, e) };
+        }
+        this.place(i, outcome);
         i++;
-        if (i % chunkSize === 0) this.progress(i);
+        if (i % chunkSize === 0) this.progress();
       }
-      placed = i;
-      this.progress(placed);
-      return placed;
+      this.progress();
+      return;
     }
     const pool = new EncodePool(numWorkers, {
-      fields: schemaToSpecs(this.fields),
+      fields: this.fields.map(({ name, field }) => ({ name, spec: field.toSpec() })),
       fieldModules: this.opts.fieldModules ?? [],
       seed: this.opts.seed ?? 0,
       baseDir: this.opts.baseDir,
     });
     try {
-      await pool.run(source, chunkSize, place, signal);
+      await pool.run(source, chunkSize, (outcomes, start) => {
+        outcomes.forEach((o, k) => this.place(start + k, o));
+        this.progress();
+      }, signal);
     } finally {
       await pool.close();
     }
-    return placed;
   }
 
-  private progress(done: number): void {
+  private progress(): void {
     const cb = this.opts.onProgress;
     if (!cb) return;
     const elapsedMs = performance.now() - this.t0;
-    const rate = done / Math.max(elapsedMs / 1000, 1e-9);
+    const rate = this.handled / Math.max(elapsedMs / 1000, 1e-9);
     cb({
-      done,
-      total: this.total,
+      done: this.handled,
+      written: this.meta.count,
+      skipped: this.skipped.length,
+      total: this.capacity,
       elapsedMs,
       samplesPerSec: rate,
-      etaMs: this.total !== null && rate > 0 ? ((this.total - done) / rate) * 1000 : null,
+      etaMs: this.capacity !== null && rate > 0 ? ((this.capacity - this.handled) / rate) * 1000 : null,
       bytesWritten: this.bytesWritten,
     });
   }
 
-  private placeSample(index: number, encoded: EncodedValue[]): void {
-    if (this.total !== null && index >= this.total) {
-      throw new BetonEncodeError('BAD_OPTIONS', `the source yielded more than the ${this.total} samples it announced`);
+  /** Places source item `index` (or records why it was skipped). Called in source order. */
+  private place(index: number, outcome: SampleOutcome): void {
+    this.handled++;
+    if (!outcome.ok) {
+      if (this.opts.onError !== 'skip') {
+        const s = outcome.skipped;
+        throw new BetonEncodeError('BAD_VALUE', s.reason, { sample: index, ...(s.source ? { source: s.source } : {}), ...(s.field ? { field: s.field } : {}) });
+      }
+      this.skipped.push(outcome.skipped);
+      return;
     }
-    const recSize = this.layout.size;
-    if ((index + 1) * recSize > this.meta.byteLength) {
-      const grown = new Uint8Array(this.meta.byteLength * 2);
-      grown.set(this.meta);
-      this.meta = grown;
+    const encoded = outcome.values;
+    const k = this.meta.count;
+    if (this.capacity !== null && k >= this.capacity) {
+      throw new BetonEncodeError('BAD_OPTIONS', `the source yielded more than the ${this.capacity} samples it announced`);
     }
-    const ptrs = this.allocator.placeSample(index, encoded.map((e) => e.heap));
-    const base = index * recSize;
+    const ptrs = this.allocator.placeSample(k, encoded.map((e) => e.heap));
+    const rec = this.meta.next();
+    const view = new DataView(rec.buffer, rec.byteOffset, rec.byteLength);
     for (let f = 0; f < encoded.length; f++) {
       const e = encoded[f]!;
       const field = this.fields[f]!.field;
-      const off = base + this.layout.offsets[f]!;
-      this.meta.set(e.meta, off);
+      const off = this.layout.offsets[f]!;
+      rec.set(e.meta, off);
       const ptr = ptrs[f];
       if (field.pointerOffset !== null && ptr !== null && ptr !== undefined) {
-        // Relative pointers are patched to absolute ones in finish() when spilling.
-        new DataView(this.meta.buffer, off + field.pointerOffset, 8).setBigInt64(0, BigInt(ptr + this.dataStart), true);
+        view.setBigInt64(off + field.pointerOffset, BigInt(ptr + this.dataStart), true);
       }
       if (e.heap) this.heapBytes[f]! += e.heap.byteLength;
+      if (e.sourceBytes) this.sourceBytes += e.sourceBytes;
       const modes = this.imageModes[f];
       if (modes) {
         if (e.meta[0] === 0) modes.jpg++;
         else modes.raw++;
+        if (e.passThrough) modes.passThrough++;
       }
     }
   }
 
-  async finish(n: number): Promise<Omit<WriteReport, 'path' | 'elapsedMs' | 'samplesPerSec'>> {
-    if (this.total !== null && n !== this.total) {
-      throw new BetonEncodeError('BAD_OPTIONS', `the source yielded ${n} samples but announced ${this.total}`);
+  async finish(): Promise<Omit<WriteReport, 'path' | 'elapsedMs' | 'samplesPerSec'>> {
+    const n = this.meta.count;
+    if (this.capacity !== null && this.handled !== this.capacity) {
+      throw new BetonEncodeError('BAD_OPTIONS', `the source yielded ${this.handled} samples but announced ${this.capacity}`);
     }
     this.allocator.finish();
     await this.pageWrites;
-    // Padding before the first page and each page's zero tail are holes the OS fills with zeros.
+    await this.meta.close();
+    await this.allocs.close();
     const F = this.fields.length;
     const reg = regions(F, n, this.layout.size, this.pageSize);
     const pages = this.allocator.pagesUsed;
-    if (this.spill) await this.relocate(reg.dataStart, pages, n);
-    // Header is written last with the real allocation-table pointer, as FFCV does.
-    const allocTablePtr = pages > 0 ? reg.dataStart + pages * this.pageSize : reg.metadataEnd;
-    const descriptors = this.fields.map(({ name, field }) => encodeDescriptor({ typeId: field.typeId, name, arguments: field.encodeArguments() }));
+    const dataStart = this.spill ? reg.dataStart : this.dataStart;
+    if (this.spill) await this.relocate(dataStart, pages, n);
+    // Padding before the first page and each page's zero tail are holes the OS fills with zeros.
+    const allocTablePtr = pages > 0 ? dataStart + pages * this.pageSize : reg.metadataEnd;
     let pos = 24;
-    for (const d of descriptors) {
+    for (const { name, field } of this.fields) {
+      const d = encodeDescriptor({ typeId: field.typeId, name, arguments: field.encodeArguments() });
       await this.fh.write(d, 0, d.byteLength, pos);
       pos += d.byteLength;
     }
-    await this.fh.write(this.meta, 0, n * this.layout.size, reg.metadata.offset);
-    const allocs = this.allocator.allocations;
-    const table = new Uint8Array(allocs.length * ALLOC_ENTRY_SIZE);
-    allocs.forEach((a, i) => encodeAllocation({ ...a, ptr: a.ptr + reg.dataStart }, table, i * ALLOC_ENTRY_SIZE));
     await this.fh.truncate(allocTablePtr);
-    await this.fh.write(table, 0, table.byteLength, allocTablePtr);
+    const tableBytes = await this.copyAllocTable(allocTablePtr, dataStart);
     const header = encodeHeader({ version: FORMAT_VERSION, numFields: F, pageSize: this.pageSize, numSamples: n, allocTablePtr });
     await this.fh.write(header, 0, header.byteLength, 0);
     const heapBytes: Record<string, number> = {};
-    const imageModes: Record<string, { raw: number; jpg: number }> = {};
+    const imageModes: WriteReport['imageModes'] = {};
     this.fields.forEach(({ name }, f) => {
       heapBytes[name] = this.heapBytes[f]!;
       const m = this.imageModes[f];
       if (m) imageModes[name] = m;
     });
-    return { numSamples: n, pages, pageSize: this.pageSize, fileSize: allocTablePtr + table.byteLength, heapBytes, imageModes };
+    return {
+      numSamples: n,
+      skipped: this.skipped,
+      pages,
+      pageSize: this.pageSize,
+      fileSize: allocTablePtr + tableBytes,
+      heapBytes,
+      imageModes,
+      sourceBytes: this.sourceBytes,
+    };
   }
 
-  /** Spill mode: pointers were stored relative to the data region; now D0 is known. */
+  /** Appends the spilled allocation table at T, making pointers absolute. */
+  private async copyAllocTable(T: number, dataStart: number): Promise<number> {
+    const src = this.spilled.get('alloc');
+    const total = this.allocs.count * ALLOC_ENTRY_SIZE;
+    if (!src || total === 0) return 0;
+    const buf = new Uint8Array(ALLOC_ENTRY_SIZE * 43690);
+    for (let done = 0; done < total; ) {
+      const { bytesRead } = await src.read(buf, 0, Math.min(buf.byteLength, total - done), done);
+      const view = new DataView(buf.buffer, 0, bytesRead);
+      for (let o = 0; o < bytesRead; o += ALLOC_ENTRY_SIZE) view.setBigInt64(o + 8, view.getBigInt64(o + 8, true) + BigInt(dataStart), true);
+      await this.fh.write(buf, 0, bytesRead, T + done);
+      done += bytesRead;
+    }
+    return total;
+  }
+
+  /** Spill mode: moves metadata (pointers made absolute) and pages to their final offsets. */
   private async relocate(dataStart: number, pages: number, n: number): Promise<void> {
-    this.dataStart = dataStart;
-    for (let i = 0; i < n; i++) {
-      for (let f = 0; f < this.fields.length; f++) {
-        const field = this.fields[f]!.field;
-        if (field.pointerOffset === null) continue;
-        const off = i * this.layout.size + this.layout.offsets[f]! + field.pointerOffset;
-        const v = new DataView(this.meta.buffer, off, 8);
-        v.setBigInt64(0, v.getBigInt64(0, true) + BigInt(dataStart), true);
+    const R = this.layout.size;
+    const metaSrc = this.spilled.get('meta');
+    const M0 = regions(this.fields.length, n, R, this.pageSize).metadata.offset;
+    if (metaSrc && n > 0) {
+      const per = Math.max(1, Math.floor((4 << 20) / R));
+      const buf = new Uint8Array(per * R);
+      const ptrFields = this.fields.map((f, i) => ({ p: f.field.pointerOffset, off: this.layout.offsets[i]! })).filter((x) => x.p !== null);
+      for (let i = 0; i < n; i += per) {
+        const count = Math.min(per, n - i);
+        await metaSrc.read(buf, 0, count * R, i * R);
+        const view = new DataView(buf.buffer);
+        for (let r = 0; r < count; r++) {
+          for (const { p, off } of ptrFields) {
+            const at = r * R + off + p!;
+            view.setBigInt64(at, view.getBigInt64(at, true) + BigInt(dataStart), true);
+          }
+        }
+        await this.fh.write(buf, 0, count * R, M0 + i * R);
       }
     }
-    if (!this.spillHandle || pages === 0) return;
-    const buf = new Uint8Array(this.pageSize);
-    for (let p = 0; p < pages; p++) {
-      const { bytesRead } = await this.spillHandle.read(buf, 0, this.pageSize, p * this.pageSize);
-      await this.fh.write(buf, 0, bytesRead, dataStart + p * this.pageSize);
+    const pageSrc = this.spilled.get('pages');
+    if (pageSrc && pages > 0) {
+      const buf = new Uint8Array(this.pageSize);
+      for (let p = 0; p < pages; p++) {
+        const { bytesRead } = await pageSrc.read(buf, 0, this.pageSize, p * this.pageSize);
+        await this.fh.write(buf, 0, bytesRead, dataStart + p * this.pageSize);
+      }
     }
   }
-}
 
-/** A fixed pool of encode workers fed chunks in order, with a bounded number in flight. */
-class EncodePool {
-  private readonly workers: Worker[];
-
-  constructor(n: number, init: WorkerInit) {
-    this.workers = Array.from({ length: n }, () => spawnWorker('./encode-worker.js', import.meta.url, init));
-  }
-
-  async run(
-    source: SampleSource,
-    chunkSize: number,
-    place: (encoded: EncodedValue[][], start: number) => void,
-    signal?: AbortSignal,
-  ): Promise<void> {
-    const iterator = (Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : toAsync(source as Iterable<Sample>)) as AsyncIterator<Sample>;
-    const idle = [...this.workers];
-    const starts = new Map<number, number>();
-    const ready = new Map<number, EncodedValue[][]>();
-    let nextChunk = 0;
-    let nextToPlace = 0;
-    let start = 0;
-    let exhausted = false;
-    let failure: Error | null = null;
-
-    return new Promise<void>((resolveRun, rejectRun) => {
-      let settled = false;
-      const fail = (e: Error): void => {
-        if (settled) return;
-        settled = true;
-        failure = e;
-        rejectRun(e);
-      };
-      const onAbort = (): void => fail(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
-      signal?.addEventListener('abort', onAbort, { once: true });
-
-      const maybeDone = (): void => {
-        if (exhausted && idle.length === this.workers.length && ready.size === 0 && !settled) {
-          settled = true;
-          signal?.removeEventListener('abort', onAbort);
-          resolveRun();
-        }
-      };
-
-      // The source iterator is pulled by one dispatch at a time so chunks stay contiguous.
-      let pulling: Promise<void> = Promise.resolve();
-      const dispatch = (w: Worker): Promise<void> => (pulling = pulling.then(() => pull(w)));
-      const pull = async (w: Worker): Promise<void> => {
-        if (exhausted || failure) {
-          idle.push(w);
-          maybeDone();
-          return;
-        }
-        const samples: Sample[] = [];
-        try {
-          while (samples.length < chunkSize) {
-            const r = await iterator.next();
-            if (r.done) {
-              exhausted = true;
-              break;
-            }
-            samples.push(r.value);
-          }
-        } catch (e) {
-          fail(e as Error);
-          return;
-        }
-        if (samples.length === 0) {
-          idle.push(w);
-          maybeDone();
-          return;
-        }
-        const chunk = nextChunk++;
-        starts.set(chunk, start);
-        start += samples.length;
-        const job: ChunkJob = { chunk, start: starts.get(chunk)!, samples };
-        w.postMessage(job);
-      };
-
-      for (const w of this.workers) {
-        w.on('message', (res: ChunkResult) => {
-          if (settled) return;
-          if (!res.ok) {
-            const err = new BetonEncodeError((res.error.code as 'BAD_VALUE') ?? 'BAD_VALUE', res.error.message, res.error);
-            fail(err);
-            return;
-          }
-          ready.set(res.chunk, res.encoded as EncodedValue[][]);
-          try {
-            while (ready.has(nextToPlace)) {
-              place(ready.get(nextToPlace)!, starts.get(nextToPlace)!);
-              ready.delete(nextToPlace);
-              starts.delete(nextToPlace);
-              nextToPlace++;
-            }
-          } catch (e) {
-            fail(e as Error);
-            return;
-          }
-          // Bound memory: a worker gets new work only while few chunks wait for placement.
-          void dispatch(w);
-        });
-        w.on('error', (e) => fail(e));
-        w.on('exit', (code) => {
-          if (code !== 0) fail(new Error(`an encode worker exited with code ${code}`));
-        });
-      }
-      for (const w of idle.splice(0)) void dispatch(w);
-    });
-  }
-
-  async close(): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.terminate()));
+  /** Removes spill files (on success and on failure). */
+  async cleanup(): Promise<void> {
+    await this.pageWrites.catch(() => undefined);
+    for (const [kind, h] of this.spilled) {
+      await h.close().catch(() => undefined);
+      await unlink(`${this.tmpPath}.${kind}`).catch(() => undefined);
+    }
+    this.spilled.clear();
   }
 }
 
-async function* toAsync<T>(it: Iterable<T>): AsyncGenerator<T> {
-  yield* it;
-}
+export type { Allocation, EncodedValue };

@@ -5,26 +5,10 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { schemaFromSpecs } from '../fields/schema.js';
-import type { FieldSpec } from '../fields/field.js';
-import { encodeSample, ownBuffer, type Sample } from './encode-sample.js';
 import { nodeImageCodec } from '../native/image-codec.js';
-
-export interface WorkerInit {
-  fields: Array<{ name: string; spec: FieldSpec }>;
-  fieldModules: string[];
-  seed: number;
-  baseDir?: string;
-}
-
-export interface ChunkJob {
-  chunk: number;
-  start: number;
-  samples: Sample[];
-}
-
-export type ChunkResult =
-  | { chunk: number; ok: true; encoded: Array<Array<{ meta: Uint8Array; heap: Uint8Array | null }>> }
-  | { chunk: number; ok: false; error: { message: string; code?: string; sample?: number; field?: string; source?: string } };
+import type { ChunkJob, ChunkResult, WorkerInit } from './encode-pool.js';
+import { encodeSample, ownBuffer } from './encode-sample.js';
+import { failureOf, type SampleOutcome } from './sample-outcome.js';
 
 const init = workerData as WorkerInit;
 for (const m of init.fieldModules) await import(m);
@@ -36,28 +20,27 @@ parentPort!.on('message', (job: ChunkJob) => {
 });
 
 async function run(job: ChunkJob): Promise<void> {
-  const encoded: Array<Array<{ meta: Uint8Array; heap: Uint8Array | null }>> = [];
-  const transfer: ArrayBuffer[] = [];
   try {
+    const outcomes: SampleOutcome[] = [];
+    const transfer = new Set<ArrayBuffer>();
     for (let i = 0; i < job.samples.length; i++) {
-      const values = await encodeSample(fields, job.samples[i]!, job.start + i, { codec, seed: init.seed, baseDir: init.baseDir });
-      encoded.push(
-        values.map((v) => {
-          const heap = v.heap ? ownBuffer(v.heap) : null;
-          if (heap) transfer.push(heap.buffer as ArrayBuffer);
-          return { meta: v.meta, heap };
-        }),
-      );
+      const index = job.start + i;
+      try {
+        const values = await encodeSample(fields, job.samples[i]!, index, { codec, seed: init.seed, baseDir: init.baseDir });
+        for (const v of values) {
+          if (!v.heap) continue;
+          v.heap = ownBuffer(v.heap);
+          transfer.add(v.heap.buffer as ArrayBuffer);
+        }
+        outcomes.push({ ok: true, values });
+      } catch (e) {
+        outcomes.push({ ok: false, skipped: failureOf(index, e) });
+      }
     }
-    const msg: ChunkResult = { chunk: job.chunk, ok: true, encoded };
-    parentPort!.postMessage(msg, transfer);
+    const msg: ChunkResult = { chunk: job.chunk, ok: true, outcomes };
+    parentPort!.postMessage(msg, [...transfer]);
   } catch (e) {
-    const err = e as Error & { code?: string; details?: Record<string, unknown> };
-    const msg: ChunkResult = {
-      chunk: job.chunk,
-      ok: false,
-      error: { message: err.message, code: err.code, ...(err.details ?? {}) },
-    };
+    const msg: ChunkResult = { chunk: job.chunk, ok: false, error: (e as Error).stack ?? String(e) };
     parentPort!.postMessage(msg);
   }
 }

@@ -20,12 +20,15 @@ export class PageAllocator {
   private pageNumber = -1;
   private fill = 0;
   private hasPage = false;
-  readonly allocations: Allocation[] = [];
+  /** Allocations committed so far (the allocation table's length). */
+  allocationCount = 0;
 
   constructor(
     readonly pageSize: number,
     /** Receives each page, in page order, at full length. Must copy or consume it synchronously. */
     private readonly flushPage: (pageNumber: number, bytes: Uint8Array) => void,
+    /** Receives each committed allocation, in allocation-table order. */
+    private readonly onAllocation: (a: Allocation) => void,
   ) {
     this.page = new Uint8Array(pageSize);
   }
@@ -53,7 +56,7 @@ export class PageAllocator {
 
   private tryPlace(sampleId: number, objects: ReadonlyArray<Uint8Array | null>): Array<number | null> | null {
     const ptrs: Array<number | null> = [];
-    const first = this.allocations.length;
+    const placed: Allocation[] = [];
     for (const obj of objects) {
       if (!obj) {
         ptrs.push(null);
@@ -66,17 +69,17 @@ export class PageAllocator {
       const free = this.hasPage ? this.pageSize - this.fill : 0;
       if (size > free) {
         this.nextPage();
-        if (this.allocations.length > first) {
-          this.allocations.length = first;
-          return null;
-        }
+        // FFCV drops the sample's entries from the old page and encodes it again.
+        if (placed.length > 0) return null;
       }
       const ptr = this.pageNumber * this.pageSize + this.fill;
       if (size > 0) this.page.set(obj, this.fill);
       this.fill += size;
-      this.allocations.push({ sampleId, ptr, size });
+      placed.push({ sampleId, ptr, size });
       ptrs.push(ptr);
     }
+    for (const a of placed) this.onAllocation(a);
+    this.allocationCount += placed.length;
     return ptrs;
   }
 

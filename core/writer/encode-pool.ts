@@ -1,0 +1,127 @@
+import type { Worker } from 'node:worker_threads';
+import type { FieldSpec } from '../fields/field.js';
+import type { Sample } from './encode-sample.js';
+import type { SampleOutcome } from './sample-outcome.js';
+import { spawnWorker } from './spawn-worker.js';
+
+export interface WorkerInit {
+  fields: Array<{ name: string; spec: FieldSpec }>;
+  fieldModules: string[];
+  seed: number;
+  baseDir?: string;
+}
+
+export interface ChunkJob {
+  chunk: number;
+  start: number;
+  samples: Sample[];
+}
+
+export type ChunkResult = { chunk: number; ok: true; outcomes: SampleOutcome[] } | { chunk: number; ok: false; error: string };
+
+/**
+ * A fixed pool of encode workers. Chunks are cut from the source in order, one pull at a
+ * time, and each worker holds at most one chunk, which bounds memory. Results are placed
+ * strictly in chunk order whatever order workers finish in.
+ */
+export class EncodePool {
+  private readonly workers: Worker[];
+
+  constructor(n: number, init: WorkerInit) {
+    this.workers = Array.from({ length: n }, () => spawnWorker('./encode-worker.js', import.meta.url, init));
+  }
+
+  run(
+    source: AsyncIterable<Sample> | Iterable<Sample>,
+    chunkSize: number,
+    place: (outcomes: SampleOutcome[], start: number) => void,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const iterator: AsyncIterator<Sample> | Iterator<Sample> =
+      Symbol.asyncIterator in source ? (source as AsyncIterable<Sample>)[Symbol.asyncIterator]() : (source as Iterable<Sample>)[Symbol.iterator]();
+    const idle: Worker[] = [];
+    const starts = new Map<number, number>();
+    const ready = new Map<number, SampleOutcome[]>();
+    let nextChunk = 0;
+    let nextToPlace = 0;
+    let start = 0;
+    let exhausted = false;
+
+    return new Promise<void>((resolveRun, rejectRun) => {
+      let settled = false;
+      const finish = (e?: Error): void => {
+        if (settled) return;
+        settled = true;
+        signal?.removeEventListener('abort', onAbort);
+        if (e) rejectRun(e);
+        else resolveRun();
+      };
+      const onAbort = (): void => finish(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal?.aborted) return onAbort();
+
+      const maybeDone = (): void => {
+        if (exhausted && idle.length === this.workers.length && ready.size === 0) finish();
+      };
+
+      // One pull at a time, so each chunk holds contiguous samples.
+      let pulling: Promise<void> = Promise.resolve();
+      const dispatch = (w: Worker): void => {
+        pulling = pulling.then(() => pull(w));
+      };
+      const pull = async (w: Worker): Promise<void> => {
+        if (settled) return;
+        const samples: Sample[] = [];
+        try {
+          while (!exhausted && samples.length < chunkSize) {
+            const r = await iterator.next();
+            if (r.done) exhausted = true;
+            else samples.push(r.value);
+          }
+        } catch (e) {
+          finish(e as Error);
+          return;
+        }
+        if (samples.length === 0) {
+          idle.push(w);
+          maybeDone();
+          return;
+        }
+        const chunk = nextChunk++;
+        starts.set(chunk, start);
+        const job: ChunkJob = { chunk, start, samples };
+        start += samples.length;
+        w.postMessage(job);
+      };
+
+      for (const w of this.workers) {
+        w.on('message', (res: ChunkResult) => {
+          if (settled) return;
+          if (!res.ok) return finish(new Error(res.error));
+          ready.set(res.chunk, res.outcomes);
+          try {
+            while (ready.has(nextToPlace)) {
+              place(ready.get(nextToPlace)!, starts.get(nextToPlace)!);
+              ready.delete(nextToPlace);
+              starts.delete(nextToPlace);
+              nextToPlace++;
+            }
+          } catch (e) {
+            return finish(e as Error);
+          }
+          dispatch(w);
+          maybeDone();
+        });
+        w.on('error', (e) => finish(e));
+        w.on('exit', (code) => {
+          if (code !== 0) finish(new Error(`an encode worker exited with code ${code}`));
+        });
+        dispatch(w);
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+}
