@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -67,6 +67,60 @@ describe('beton build (CLI)', () => {
     expect(b.stderr).toContain('zz-broken.jpg');
     expect(existsSync(out)).toBe(false);
     expect(readdirSync(dir).filter((f) => f.includes('.tmp-'))).toEqual([]);
+  });
+});
+
+describe('beton build: sources, slices and policies', () => {
+  it('--schema-only prints an editable config that --config accepts', () => {
+    const b = cli('build', SAMPLE, '--schema-only', '--write-mode', 'jpg');
+    expect(b.status, b.stderr).toBe(0);
+    const cfg = JSON.parse(b.stdout) as { source: { type: string }; fields: Array<{ name: string; type: string; writeMode?: string }> };
+    expect(cfg.source.type).toBe('image_folder');
+    expect(cfg.fields.map((f) => [f.name, f.type])).toEqual([['image', 'rgb_image'], ['label', 'int']]);
+    expect(cfg.fields[0]!.writeMode).toBe('jpg');
+    const file = join(dir, 'schema.json');
+    writeFileSync(file, JSON.stringify({ ...cfg, output: join(dir, 'from-schema.beton') }));
+    const c = cli('build', '--config', file);
+    expect(c.status, c.stderr).toBe(0);
+    expect(c.stdout).toContain('48 samples written, 0 skipped');
+  });
+
+  it('shards k/N are contiguous and concatenate to the whole dataset; --range slices', () => {
+    const labels: string[] = [];
+    for (let k = 0; k < 3; k++) {
+      const out = join(dir, `shard-${k}.beton`);
+      const b = cli('build', SAMPLE, '-o', out, '--shard', `${k}/3`, '--workers', '1');
+      expect(b.status, b.stderr).toBe(0);
+      const d = JSON.parse(cli('dump', out).stdout) as { samples: Array<{ label: string }> };
+      labels.push(...d.samples.map((s) => s.label));
+    }
+    const full = join(dir, 'full.beton');
+    expect(cli('build', SAMPLE, '-o', full, '--workers', '1').status).toBe(0);
+    const all = (JSON.parse(cli('dump', full).stdout) as { samples: Array<{ label: string }> }).samples.map((s) => s.label);
+    expect(labels).toEqual(all);
+    const r = cli('build', SAMPLE, '-o', join(dir, 'range.beton'), '--range', '10:-30', '--json');
+    expect((JSON.parse(r.stdout) as { numSamples: number }).numSamples).toBe(8);
+    expect(cli('build', SAMPLE, '-o', join(dir, 'x.beton'), '--shard', '3/3').status).toBe(2);
+  });
+
+  it("--on-error skip writes the good samples and lists exactly the bad files", () => {
+    const src = join(dir, 'skipsrc');
+    for (const cls of ['a', 'b']) {
+      spawnSync('mkdir', ['-p', join(src, cls)]);
+      spawnSync('cp', [join(SAMPLE, 'circles/circles_00.jpg'), join(src, cls, 'ok1.jpg')]);
+      spawnSync('cp', [join(SAMPLE, 'stripes/stripes_03.png'), join(src, cls, 'ok2.png')]);
+    }
+    writeFileSync(join(src, 'a', 'bad.jpg'), Buffer.from('not an image'));
+    writeFileSync(join(src, 'b', 'empty.png'), Buffer.alloc(0));
+    const out = join(dir, 'skip.beton');
+    const b = cli('build', src, '-o', out, '--on-error', 'skip', '--json');
+    expect(b.status, b.stderr).toBe(0);
+    const report = JSON.parse(b.stdout) as { numSamples: number; skipped: unknown[]; reportPath: string; source: { items: number } };
+    expect(report.numSamples).toBe(4);
+    expect(report.numSamples + report.skipped.length).toBe(report.source.items);
+    const listed = JSON.parse(readFileSync(report.reportPath, 'utf8')) as { skipped: Array<{ path: string; reason: string }> };
+    expect(listed.skipped.map((s) => s.path).sort()).toEqual([join(src, 'a', 'bad.jpg'), join(src, 'b', 'empty.png')]);
+    expect(listed.skipped.every((s) => s.reason.length > 10)).toBe(true);
   });
 });
 

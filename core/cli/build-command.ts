@@ -2,15 +2,28 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseBuildConfig, type BuildConfigInput } from '../api/build-config.js';
-import { buildDataset } from '../writer/build.js';
+import { detectSourceConfig, openSource } from '../sources/open-source.js';
+import { buildDataset, buildFields, type BuildReport } from '../writer/build.js';
+import { parseRangeSpec, parseShard } from '../writer/selection.js';
 import { ProgressBar } from './progress.js';
 import { UsageError } from './usage-error.js';
 
 export const BUILD_HELP = `beton build SOURCE -o OUT.beton [options]
 beton build --config build.json
+beton build SOURCE --schema-only > build.json     (edit, then --config build.json)
 
-Builds a .beton file from an image folder (root/<class>/<image>).
+Builds a .beton file. SOURCE is picked by its path: a folder is an ImageFolder
+(root/<class>/<image>); .csv/.tsv/.parquet/.jsonl/.npy/.npz is a table, or an image list
+when a column holds image paths (--image-column NAME).
   -o, --output FILE            output .beton file
+  --schema-only                print the detected build config (JSON) and exit
+  --image-column NAME          the column of image paths (image lists)
+  --columns A,B,...            keep only these fields of the detected schema
+  --on-error fail|skip         fail: stop at the first bad sample, no output (default);
+                               skip: leave bad samples out, list them in OUT.skipped.json
+  --range a:b                  build only samples a..b-1 (Python slice bounds)
+  --shard k/N                  build shard k (0-based) of N contiguous shards
+  --pass-through               store qualifying source JPEGs unchanged (no re-encode)
   --write-mode MODE            raw | jpg | smart | proportion (default raw)
   --max-resolution N           cap the longer side at N pixels (area resampling)
   --jpeg-quality Q             1..100 (default 90)
@@ -36,6 +49,13 @@ export async function buildCommand(argv: string[]): Promise<number> {
       'page-size': { type: 'string' },
       workers: { type: 'string' },
       json: { type: 'boolean' },
+      'schema-only': { type: 'boolean' },
+      'image-column': { type: 'string' },
+      columns: { type: 'string' },
+      'on-error': { type: 'string' },
+      range: { type: 'string' },
+      shard: { type: 'string' },
+      'pass-through': { type: 'boolean' },
     },
   });
   let raw: Record<string, unknown> = {};
@@ -50,7 +70,7 @@ export async function buildCommand(argv: string[]): Promise<number> {
     baseDir = dirname(file);
   }
   if (positionals.length > 1) throw new UsageError(`expected one SOURCE, got ${positionals.length}`);
-  if (positionals[0]) raw.source = { type: 'image_folder', path: resolve(positionals[0]) };
+  if (positionals[0]) raw.source = await detectSourceConfig(resolve(positionals[0]), { imageColumn: values['image-column'] });
   if (values.output) raw.output = resolve(values.output);
   const num = (flag: string, v: string | undefined): number | undefined => {
     if (v === undefined) return undefined;
@@ -64,14 +84,42 @@ export async function buildCommand(argv: string[]): Promise<number> {
   if (values['jpeg-quality'] !== undefined) image.jpegQuality = num('jpeg-quality', values['jpeg-quality']);
   if (values['smart-threshold'] !== undefined) image.smartThreshold = num('smart-threshold', values['smart-threshold']);
   if (values['compress-probability'] !== undefined) image.compressProbability = num('compress-probability', values['compress-probability']);
+  if (values['pass-through']) image.passThrough = true;
   if (Object.keys(image).length) raw.image = image;
+  if (values['on-error'] !== undefined) raw.onError = values['on-error'];
+  try {
+    if (values.range !== undefined) raw.range = parseRangeSpec(values.range);
+    if (values.shard !== undefined) raw.shard = parseShard(values.shard);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
   if (values['page-size'] !== undefined) raw.pageSize = num('page-size', values['page-size']);
   if (values.workers !== undefined) raw.numWorkers = num('workers', values.workers);
-  if (!raw.source) throw new UsageError('missing SOURCE (an image folder) or --config');
+  if (!raw.source) throw new UsageError('missing SOURCE (an image folder or a table file) or --config');
+  if (values['schema-only'] && !raw.output) raw.output = 'out.beton';
   if (!raw.output) throw new UsageError('missing -o OUT.beton');
 
-  const parsed = parseBuildConfig(raw as BuildConfigInput);
+  let parsed = parseBuildConfig(raw as BuildConfigInput);
   if (!parsed.ok) throw new UsageError(`invalid build config:\n  ${parsed.errors.join('\n  ')}`);
+  if (values['schema-only'] || values.columns) {
+    const cfg = parsed.value;
+    const source = await openSource(cfg.source, baseDir);
+    let fields = await buildFields(cfg, source);
+    if (values.columns) {
+      const keep = values.columns.split(',').map((c) => c.trim()).filter(Boolean);
+      const missing = keep.filter((c) => !fields.some((f) => f.name === c || f.columns?.includes(c)));
+      if (missing.length) throw new UsageError(`--columns: no field or column named ${missing.join(', ')} (have: ${fields.map((f) => f.name).join(', ')})`);
+      fields = fields.filter((f) => keep.includes(f.name) || f.columns?.some((c) => keep.includes(c)));
+    }
+    if (values['schema-only']) {
+      const { image: _image, ...rest } = cfg;
+      process.stdout.write(JSON.stringify({ ...rest, fields }, null, 2) + '\n');
+      return 0;
+    }
+    const again = parseBuildConfig({ ...cfg, image: undefined, fields });
+    if (!again.ok) throw new UsageError(`invalid build config:\n  ${again.errors.join('\n  ')}`);
+    parsed = again;
+  }
   const bar = new ProgressBar('build');
   const ac = new AbortController();
   const onSigint = (): void => ac.abort(new Error('interrupted (Ctrl-C); no output was written'));
@@ -80,19 +128,30 @@ export async function buildCommand(argv: string[]): Promise<number> {
     const report = await buildDataset(parsed.value, {
       baseDir,
       signal: ac.signal,
-      onProgress: (p) => bar.update({ done: p.done, total: p.total, rate: p.samplesPerSec, etaMs: p.etaMs }),
+      onProgress: (p) => bar.update({ done: p.done, total: p.total, rate: p.samplesPerSec, etaMs: p.etaMs, skipped: p.skipped }),
     });
     bar.update({ done: report.numSamples, total: report.numSamples, rate: report.samplesPerSec, etaMs: 0 }, true);
     bar.done();
     if (values.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-    else {
-      const modes = Object.entries(report.imageModes).map(([f, m]) => ` ${f}: ${m.raw} raw / ${m.jpg} jpg`).join(';');
-      process.stdout.write(
-        `wrote ${report.path}: ${report.numSamples} samples, ${report.pages} pages of ${report.pageSize} B, ${report.fileSize} bytes in ${(report.elapsedMs / 1000).toFixed(2)} s (${report.samplesPerSec.toFixed(1)} samples/s)${modes ? ';' + modes : ''}\n`,
-      );
-    }
+    else process.stdout.write(formatReport(report));
     return 0;
   } finally {
     process.off('SIGINT', onSigint);
   }
+}
+
+const size = (b: number): string => (b >= 1 << 20 ? `${(b / (1 << 20)).toFixed(1)} MiB` : b >= 1024 ? `${(b / 1024).toFixed(1)} KiB` : `${b} B`);
+
+/** The human summary of a build (the JSON report carries the same and more). */
+export function formatReport(r: BuildReport): string {
+  const lines = [
+    `wrote ${r.path}`,
+    `  ${r.numSamples} samples written, ${r.skipped.length} skipped (of ${r.source.items} from ${r.source.kind} ${r.source.path})`,
+    `  ${size(r.fileSize)} in ${r.pages} pages of ${size(r.pageSize)}${r.compressionRatio ? `; sources ${r.compressionRatio.toFixed(2)}x the output` : ''}`,
+    `  ${(r.elapsedMs / 1000).toFixed(2)} s, ${r.samplesPerSec.toFixed(1)} samples/s`,
+    `  bytes per field: ${Object.entries(r.heapBytes).map(([f, b]) => `${f} ${size(b)}`).join(', ')}`,
+    ...Object.entries(r.imageModes).map(([f, m]) => `  ${f}: ${m.raw} raw, ${m.jpg} jpg (${m.passThrough} passed through unchanged)`),
+  ];
+  if (r.reportPath) lines.push(`  skipped samples are listed in ${r.reportPath}`);
+  return lines.join('\n') + '\n';
 }

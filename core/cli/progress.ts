@@ -5,6 +5,7 @@ export interface ProgressState {
   total: number | null;
   rate: number;
   etaMs: number | null;
+  skipped?: number;
 }
 
 const fmtTime = (ms: number): string => {
@@ -33,7 +34,7 @@ export class ProgressBar {
     this.last = now;
     const count = s.total !== null ? `${s.done}/${s.total}` : `${s.done}`;
     const rate = `${s.rate.toFixed(1)}/s`;
-    const eta = s.etaMs !== null ? ` ETA ${fmtTime(s.etaMs)}` : '';
+    const eta = (s.etaMs !== null ? ` ETA ${fmtTime(s.etaMs)}` : '') + (s.skipped ? ` (${s.skipped} skipped)` : '');
     if (!this.tty) {
       this.stream.write(`${this.label}: ${count} ${rate}${eta}\n`);
       return;

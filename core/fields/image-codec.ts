@@ -3,6 +3,8 @@ export interface RGBPixels {
   data: Uint8Array;
   width: number;
   height: number;
+  /** Size of the encoded source file the pixels came from, when read from one. */
+  sourceBytes?: number;
 }
 
 /** What an RGBImageField accepts: pixels, a file path, or an encoded image file's bytes. */
@@ -20,6 +22,11 @@ export interface ImageCodec {
   encodeJpeg(src: RGBPixels, quality: number): Uint8Array;
   /** Decodes to RGB exactly as FFCV does (libjpeg-turbo, fast integer IDCT). */
   decodeJpeg(bytes: Uint8Array): RGBPixels;
+  /**
+   * The source file's JPEG bytes when they can be stored unchanged (8-bit YCbCr or grey
+   * JPEG, no EXIF rotation, no resize under maxResolution, complete), else null.
+   */
+  probePassThrough?(input: ImageInput, baseDir: string | undefined, maxResolution: number | null): Promise<{ bytes: Uint8Array; width: number; height: number } | null>;
 }
 
 export function isRGBPixels(v: unknown): v is RGBPixels {

@@ -1,6 +1,6 @@
 import { BetonEncodeError, BetonFormatError } from '../format/errors.js';
 import { Field, type DecodeContext, type EncodeContext, type EncodedValue, type FieldSpec } from './field.js';
-import { isRGBPixels, type RGBPixels } from './image-codec.js';
+import { isRGBPixels, type ImageInput, type RGBPixels } from './image-codec.js';
 
 export type WriteMode = 'raw' | 'jpg' | 'smart' | 'proportion';
 export const WRITE_MODES: readonly WriteMode[] = ['raw', 'jpg', 'smart', 'proportion'];
@@ -14,6 +14,12 @@ export interface RGBImageFieldOptions {
   jpegQuality?: number;
   /** 'proportion': probability of storing a sample as JPEG. */
   compressProbability?: number;
+  /**
+   * Store a source JPEG unchanged, instead of decoding and re-encoding it, whenever the
+   * write mode picks JPEG for it and it qualifies (see ImageCodec.probePassThrough).
+   * Faster and lossless; the bytes still decode in FFCV.
+   */
+  passThrough?: boolean;
 }
 
 /** A decoded image sample. `data` is RGB, h·w·3 bytes. */
@@ -51,6 +57,7 @@ export class RGBImageField extends Field<DecodedImage> {
   readonly smartThreshold: number | null;
   readonly jpegQuality: number;
   readonly compressProbability: number;
+  readonly passThrough: boolean;
 
   constructor(opts: RGBImageFieldOptions = {}) {
     super();
@@ -59,6 +66,7 @@ export class RGBImageField extends Field<DecodedImage> {
     this.smartThreshold = opts.smartThreshold ?? null;
     this.jpegQuality = Math.trunc(opts.jpegQuality ?? 90);
     this.compressProbability = opts.compressProbability ?? 0.5;
+    this.passThrough = opts.passThrough ?? false;
     if (!WRITE_MODES.includes(this.writeMode)) {
       throw new BetonEncodeError('BAD_SCHEMA', `RGBImageField writeMode must be one of ${WRITE_MODES.join(', ')}, got "${String(this.writeMode)}"`);
     }
@@ -81,15 +89,33 @@ export class RGBImageField extends Field<DecodedImage> {
       smartThreshold: this.smartThreshold,
       jpegQuality: this.jpegQuality,
       compressProbability: this.compressProbability,
+      passThrough: this.passThrough,
     };
   }
 
   async encode(value: unknown, ctx: EncodeContext): Promise<EncodedValue> {
     if (isStoredImage(value)) return storedImage(value);
-    let px: RGBPixels;
-    if (isRGBPixels(value)) px = value;
-    else if (ctx.codec) px = await ctx.codec.load(value as Parameters<NonNullable<EncodeContext['codec']>['load']>[0], ctx.baseDir);
-    else throw new BetonEncodeError('BAD_VALUE', 'RGBImageField needs RGB pixels {data, width, height} (no image codec available to read files)');
+    if (this.passThrough && this.writeMode !== 'raw' && !isRGBPixels(value) && ctx.codec?.probePassThrough) {
+      const jpeg = await ctx.codec.probePassThrough(value as ImageInput, ctx.baseDir, this.maxResolution);
+      // The draw happens once either way, so 'proportion' picks the same samples with and without pass-through.
+      if (jpeg && this.chooseJpeg({ width: jpeg.width, height: jpeg.height }, ctx)) {
+        const v = storedImage({ mode: 'jpg', width: jpeg.width, height: jpeg.height, stored: jpeg.bytes });
+        return { ...v, sourceBytes: jpeg.bytes.byteLength, passThrough: true };
+      }
+      if (jpeg) return this.encodePixels(await need(ctx).load(value as ImageInput, ctx.baseDir), ctx, false);
+    }
+    return this.encodePixels(await this.pixelsOf(value, ctx), ctx, true);
+  }
+
+  private async pixelsOf(value: unknown, ctx: EncodeContext): Promise<RGBPixels> {
+    if (isRGBPixels(value)) return value;
+    if (ctx.codec) return ctx.codec.load(value as ImageInput, ctx.baseDir);
+    throw new BetonEncodeError('BAD_VALUE', 'RGBImageField needs RGB pixels {data, width, height} (no image codec available to read files)');
+  }
+
+  /** Resize, choose the mode (unless already chosen: `draw` false means raw), store. */
+  private encodePixels(source: RGBPixels, ctx: EncodeContext, draw: boolean): EncodedValue {
+    let px = source;
     checkPixels(px);
     const [w, h] = cappedSize(px.width, px.height, this.maxResolution);
     if (w !== px.width || h !== px.height) {
@@ -101,17 +127,17 @@ export class RGBImageField extends Field<DecodedImage> {
     if (px.width > MAX_DIM || px.height > MAX_DIM) {
       throw new BetonEncodeError('BAD_VALUE', `image ${px.width}x${px.height} exceeds the format's 65535-pixel limit per side; set maxResolution`);
     }
-    const jpg = this.chooseJpeg(px, ctx);
+    const jpg = draw && this.chooseJpeg(px, ctx);
     const heap = jpg ? need(ctx).encodeJpeg(px, this.jpegQuality) : px.data;
     const meta = new Uint8Array(13);
     const v = new DataView(meta.buffer);
     v.setUint8(0, jpg ? IMAGE_MODE_JPG : IMAGE_MODE_RAW);
     v.setUint16(1, px.width, true);
     v.setUint16(3, px.height, true);
-    return { meta, heap };
+    return { meta, heap, ...(source.sourceBytes ? { sourceBytes: source.sourceBytes } : {}) };
   }
 
-  private chooseJpeg(px: RGBPixels, ctx: EncodeContext): boolean {
+  private chooseJpeg(px: { width: number; height: number }, ctx: EncodeContext): boolean {
     switch (this.writeMode) {
       case 'raw':
         return false;

@@ -1,8 +1,10 @@
-import { readFile } from 'node:fs/promises';
+import { constants as fsConstants } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import sharp from 'sharp';
 import { BetonEncodeError } from '../format/errors.js';
 import { isRGBPixels, type ImageCodec, type ImageInput, type RGBPixels } from '../fields/image-codec.js';
+import { jpegInfo } from './index.js';
 import { decodeJpeg, encodeJpeg, resizeArea } from './jpeg.js';
 
 // One libvips thread per call: parallelism comes from our worker pool, and libvips' own
@@ -10,43 +12,669 @@ import { decodeJpeg, encodeJpeg, resizeArea } from './jpeg.js';
 sharp.concurrency(1);
 sharp.cache(false);
 
+/** Largest source image decoded, in pixels (as sharp's limitInputPixels). */
+const MAX_INPUT_PIXELS = 2 ** 28;
+
+/** What to do about a file whose data is damaged. */
+const FIX_DATA = 're-download or remove it, or build with --on-error skip';
+/** What to do about a file in a format we cannot decode. */
+const FIX_FORMAT = 'convert it to JPEG or PNG, or remove it, or build with --on-error skip';
+
+/** A reason a source image cannot be read (becomes "cannot read image <file>: <reason>"). */
+class ImageReadError extends Error {}
+const unreadable = (what: string, fix: string): ImageReadError => new ImageReadError(`${what}; ${fix}`);
+
+// ---------------------------------------------------------------------------
+// Reading the source
+// ---------------------------------------------------------------------------
+
+interface Source {
+  /** The path (resolved against baseDir) or the bytes' name, for messages. */
+  name: string;
+  path?: string;
+  bytes?: Uint8Array;
+}
+
+function sourceOf(input: Exclude<ImageInput, RGBPixels>, baseDir?: string): Source {
+  if (typeof input === 'string' || 'path' in input) {
+    const p = typeof input === 'string' ? input : input.path;
+    const path = baseDir && !isAbsolute(p) ? join(baseDir, p) : p;
+    return { name: path, path };
+  }
+  return { name: input.name ?? '<bytes>', bytes: input.file };
+}
+
+function fsReason(e: unknown): string {
+  const err = e as NodeJS.ErrnoException;
+  switch (err.code) {
+    case 'ENOENT':
+      return 'the file does not exist (moved or deleted since the folder was listed?); restore it, or build with --on-error skip';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied; make it readable (chmod a+r) or remove it, or build with --on-error skip';
+    case 'ELOOP':
+      return 'the path is a symbolic link loop (a link that points back to itself); fix or remove the link, or build with --on-error skip';
+    case 'EISDIR':
+      return 'it is a directory, not an image file';
+    default:
+      return err.message;
+  }
+}
+
 /**
- * Reads any image sharp can (JPEG, PNG, WebP, TIFF, GIF first frame, …) into 8-bit RGB.
- * EXIF orientation is applied, so pixels are what users see. Alpha is dropped, as PIL's
- * convert('RGB') does (torchvision's loader), so labels and pixels match PyTorch's.
+ * Opens a file for reading without blocking on FIFOs (O_NONBLOCK) and refuses anything
+ * that is not a regular file: reading a FIFO or a device named x.jpg would hang or never end.
+ */
+async function openRegular(path: string): Promise<{ fh: FileHandle; size: number }> {
+  const fh = await open(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+  try {
+    const st = await fh.stat();
+    if (!st.isFile()) {
+      const kind = st.isDirectory() ? 'a directory' : st.isFIFO() ? 'a named pipe (FIFO)' : st.isSocket() ? 'a socket' : 'a device';
+      throw new ImageReadError(`it is ${kind}, not a regular file; remove it from the image folder, or build with --on-error skip`);
+    }
+    return { fh, size: st.size };
+  } catch (e) {
+    await fh.close();
+    throw e;
+  }
+}
+
+async function readRange(fh: FileHandle, into: Uint8Array, position: number): Promise<void> {
+  let done = 0;
+  while (done < into.length) {
+    const { bytesRead } = await fh.read(into, done, into.length - done, position + done);
+    if (bytesRead === 0) throw new ImageReadError(`the file shrank while it was read; ${FIX_DATA}`);
+    done += bytesRead;
+  }
+}
+
+async function readWhole(path: string): Promise<Buffer> {
+  const { fh, size } = await openRegular(path);
+  try {
+    const buf = Buffer.allocUnsafeSlow(size);
+    await readRange(fh, buf, 0);
+    return buf;
+  } finally {
+    await fh.close();
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Format sniffing and explanations
+// ---------------------------------------------------------------------------
+
+type Format = 'jpeg' | 'png' | 'gif' | 'webp' | 'tiff' | 'bmp' | 'pnm' | 'heif' | 'other';
+
+const ascii = (b: Uint8Array, from: number, to: number): string => String.fromCharCode(...b.subarray(from, to));
+
+function sniff(b: Uint8Array): Format {
+  if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'jpeg';
+  if (b.length >= 8 && ascii(b, 0, 8) === '\x89PNG\r\n\x1a\n') return 'png';
+  if (b.length >= 6 && /^GIF8[79]a$/.test(ascii(b, 0, 6))) return 'gif';
+  if (b.length >= 12 && ascii(b, 0, 4) === 'RIFF' && ascii(b, 8, 12) === 'WEBP') return 'webp';
+  if (b.length >= 4 && (ascii(b, 0, 4) === 'II*\0' || ascii(b, 0, 4) === 'MM\0*')) return 'tiff';
+  if (b.length >= 2 && b[0] === 0x42 && b[1] === 0x4d) return 'bmp';
+  if (b.length >= 3 && b[0] === 0x50 && b[1]! >= 0x31 && b[1]! <= 0x36 && /\s/.test(String.fromCharCode(b[2]!))) return 'pnm';
+  if (b.length >= 12 && ascii(b, 4, 8) === 'ftyp') return 'heif';
+  return 'other';
+}
+
+/** Why bytes that no decoder recognised are not an image, in words. */
+function notAnImage(b: Uint8Array): string {
+  const head = Buffer.from(b.subarray(0, 512)).toString('utf8');
+  const start = head.replace(/^\uFEFF/, '').trimStart().toLowerCase();
+  if (start.startsWith('<!doctype html') || start.startsWith('<html') || start.startsWith('<head')) {
+    return 'the file is an HTML page, not an image (an error page saved by a failed download?)';
+  }
+  const kinds: Array<[string, string]> = [
+    ['%PDF', 'a PDF document'],
+    ['PK\x03\x04', 'a ZIP archive'],
+    ['\x1f\x8b', 'a gzip archive'],
+    ['8BPS', 'a Photoshop (PSD) file'],
+    ['\xff\x0a', 'a JPEG XL image'],
+    ['\0\0\0\x0cJXL ', 'a JPEG XL image'],
+    ['\0\0\x01\0', 'a Windows icon (ICO)'],
+  ];
+  const bin = ascii(b, 0, Math.min(b.length, 12));
+  for (const [magic, what] of kinds) if (bin.startsWith(magic)) return `the file is ${what}, not an image we can read`;
+  const text = b.subarray(0, 512).every((c) => c === 9 || c === 10 || c === 13 || (c >= 32 && c !== 127));
+  if (text) {
+    const quote = head.replace(/\s+/g, ' ').trim().slice(0, 40);
+    return `the file is not an image: it holds text ("${quote}${head.length > 40 ? '…' : ''}")`;
+  }
+  const hex = Buffer.from(b.subarray(0, 8)).toString('hex').replace(/(..)/g, '$1 ').trim();
+  return `the file is not an image in a format we can read (it starts with bytes ${hex}; readable: JPEG, PNG, WebP, TIFF, GIF, AVIF, BMP, PPM/PGM)`;
+}
+
+/** libvips' messages, without prefixes and repeats. */
+function libMessage(e: unknown): string {
+  const lines = (e instanceof Error ? e.message : String(e))
+    .split('\n')
+    .map((l) => l.replace(/^Input (buffer|file) has corrupt header: /, '').replace(/^(VipsJpeg|vipspng|VipsForeignLoad\w*|gifload|webp2vips|tiff2vips|heifload): /, '').trim())
+    .filter((l) => l !== '');
+  return [...new Set(lines)].join('; ');
+}
+
+const pngIsComplete = (b: Uint8Array): boolean => b.length >= 12 && ascii(b, b.length - 8, b.length - 4) === 'IEND';
+
+/** Turns a decoder failure into what is wrong and what to do. */
+async function explain(e: unknown, buf: Buffer, format: Format): Promise<ImageReadError> {
+  if (e instanceof ImageReadError) return e;
+  const msg = libMessage(e);
+  if (/unsupported image format/i.test(msg)) {
+    if (format === 'heif') return unreadable('HEIC/HEIF images are not supported (only AVIF)', FIX_FORMAT);
+    return unreadable(notAnImage(buf), format === 'other' ? 'remove it, or build with --on-error skip' : FIX_FORMAT);
+  }
+  if (/exceeds pixel limit/i.test(msg)) {
+    const m = await sharp(buf).metadata().catch(() => null);
+    const size = m?.width && m.height ? `${m.width}x${m.height} = ${(m.width * m.height / 1e6).toFixed(0)} megapixels` : 'too many pixels';
+    return unreadable(`the image is too large (${size}; the limit is ${(MAX_INPUT_PIXELS / 1e6).toFixed(0)} megapixels)`, 'shrink it first, or build with --on-error skip');
+  }
+  if (format === 'jpeg') {
+    if (/data precision (\d+)/i.test(msg)) {
+      const bits = /data precision (\d+)/i.exec(msg)![1];
+      return unreadable(`it is a ${bits}-bit JPEG; only 8-bit JPEGs can be decoded (libjpeg-turbo)`, 'convert it to an 8-bit JPEG or PNG, or remove it, or build with --on-error skip');
+    }
+    if (/Unsupported JPEG process/i.test(msg)) return unreadable(`it is a lossless or hierarchical JPEG, which libjpeg-turbo cannot decode (${msg})`, FIX_FORMAT);
+    if (/premature end of JPEG (image|file)/i.test(msg)) return unreadable('the file is truncated (the JPEG data ends before the image is complete)', FIX_DATA);
+    if (/premature end of data segment/i.test(msg)) return unreadable('the file is truncated or corrupt (the JPEG image data stops before the image is complete: "premature end of data segment")', FIX_DATA);
+    return unreadable(`the JPEG data is corrupt (${msg})`, FIX_DATA);
+  }
+  if (format === 'png') {
+    if (!pngIsComplete(buf)) return unreadable('the file is truncated (the PNG data ends before its IEND chunk)', FIX_DATA);
+    return unreadable(`the PNG data is corrupt (${msg})`, FIX_DATA);
+  }
+  const kind = { gif: 'GIF', webp: 'WebP', tiff: 'TIFF', heif: 'AVIF', bmp: 'BMP', pnm: 'PNM', other: 'image' }[format];
+  if (/truncat|premature|end of (file|stream|data)|not enough data|short read|eof/i.test(msg)) return unreadable(`the file is truncated (the ${kind} data ends before the image is complete: ${msg})`, FIX_DATA);
+  return unreadable(`the ${kind} data is corrupt (${msg})`, FIX_DATA);
+}
+
+// ---------------------------------------------------------------------------
+// Decoding
+// ---------------------------------------------------------------------------
+
+async function sharpRGB(buf: Buffer, failOn: 'warning' | 'error'): Promise<RGBPixels> {
+  const { data, info } = await sharp(buf, { failOn, limitInputPixels: MAX_INPUT_PIXELS })
+    .rotate() // EXIF orientation
+    .removeAlpha()
+    .toColourspace('srgb')
+    .raw({ depth: 'uchar' })
+    .toBuffer({ resolveWithObject: true });
+  if (info.channels !== 3) throw new ImageReadError(`decoded to ${info.channels} channels, expected 3`);
+  return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+}
+
+/** libjpeg warnings that mean pixels are missing (it would fill them with grey). */
+const JPEG_DAMAGE = /premature end|Huffman|arithmetic code|instead of RST|data precision|Unsupported JPEG process/i;
+const EOI = Buffer.from([0xff, 0xd9]);
+const endsWithEoi = (b: Uint8Array): boolean => b.length >= 2 && b[b.length - 2] === 0xff && b[b.length - 1] === 0xd9;
+
+/**
+ * JPEG: libjpeg reports a cut-off scan as a warning and fills the rest with grey, so
+ * warnings fail the decode. Harmless ones (stray bytes before a marker, odd JFIF
+ * versions, …) retry without that check; a file lacking only its final EOI marker is
+ * retried with one appended (a complete scan then decodes cleanly, a cut one does not).
+ */
+async function decodeJpegSource(buf: Buffer): Promise<RGBPixels> {
+  try {
+    return await sharpRGB(buf, 'warning');
+  } catch (e) {
+    const msg = libMessage(e);
+    if (/premature end of JPEG (image|file)/i.test(msg) && !endsWithEoi(buf)) {
+      try {
+        return await sharpRGB(Buffer.concat([buf, EOI]), 'warning');
+      } catch {
+        throw e;
+      }
+    }
+    if (JPEG_DAMAGE.test(msg) || /unsupported image format|exceeds pixel limit/i.test(msg)) throw e;
+    return await sharpRGB(buf, 'error');
+  }
+}
+
+async function decodeBuffer(buf: Buffer): Promise<RGBPixels> {
+  if (buf.byteLength === 0) throw unreadable('the file is empty (0 bytes)', FIX_DATA);
+  const format = sniff(buf);
+  try {
+    switch (format) {
+      case 'jpeg':
+        return await decodeJpegSource(buf);
+      case 'bmp':
+        return decodeBmp(buf);
+      case 'pnm':
+        return decodePnm(buf);
+      default:
+        return await sharpRGB(buf, 'error');
+    }
+  } catch (e) {
+    throw await explain(e, buf, format);
+  }
+}
+
+/**
+ * Reads any image sharp can (JPEG, PNG, WebP, TIFF, GIF first frame, AVIF) or BMP/PPM/PGM
+ * into 8-bit RGB. EXIF orientation is applied, so pixels are what users see. Alpha is
+ * dropped, as PIL's convert('RGB') does (torchvision's loader): RGB values are kept, not
+ * composited. 16-bit samples keep their high byte (v >> 8). CMYK/YCCK and ICC-tagged
+ * images are converted to sRGB with their profile. Truncated or corrupt files fail with
+ * a message naming the file, the problem and the fix. See docs/images.md.
  */
 export async function loadRGB(input: ImageInput, baseDir?: string): Promise<RGBPixels> {
   if (isRGBPixels(input)) return input;
-  let src: Buffer | string;
-  let name: string;
-  if (typeof input === 'string' || 'path' in input) {
-    const p = typeof input === 'string' ? input : input.path;
-    name = baseDir && !isAbsolute(p) ? join(baseDir, p) : p;
-    src = name;
-  } else {
-    src = Buffer.from(input.file.buffer, input.file.byteOffset, input.file.byteLength);
-    name = input.name ?? '<bytes>';
-  }
+  const src = sourceOf(input, baseDir);
   try {
-    if (typeof src === 'string') src = await readFile(src);
-    if (src.byteLength === 0) throw new Error('the file is empty (0 bytes)');
-    const { data, info } = await sharp(src, { failOn: 'error', limitInputPixels: 2 ** 28 })
-      .rotate()
-      .removeAlpha()
-      .toColourspace('srgb')
-      .raw({ depth: 'uchar' })
-      .toBuffer({ resolveWithObject: true });
-    if (info.channels !== 3) throw new Error(`decoded to ${info.channels} channels, expected 3`);
-    return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+    const buf = src.bytes ? Buffer.from(src.bytes.buffer, src.bytes.byteOffset, src.bytes.byteLength) : await readWhole(src.path!);
+    return await decodeBuffer(buf);
   } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    const why = err.code === 'ENOENT' ? 'file not found' : err.code === 'EACCES' ? 'permission denied' : err.message;
-    throw new BetonEncodeError('BAD_VALUE', `cannot read image ${name}: ${why}`, { source: name });
+    const why = e instanceof ImageReadError ? e.message : fsReason(e);
+    throw new BetonEncodeError('BAD_VALUE', `cannot read image ${src.name}: ${why}`, { source: src.name });
+  }
+}
+
+// ---------------------------------------------------------------------------
+// BMP and PNM (torchvision's ImageFolder lists .bmp/.ppm/.pgm; libvips has no loader)
+// ---------------------------------------------------------------------------
+
+function checkSize(width: number, height: number, kind: string): void {
+  if (!(width >= 1 && height >= 1)) throw new ImageReadError(`the ${kind} header is corrupt (size ${width}x${height}); ${FIX_DATA}`);
+  if (width * height > MAX_INPUT_PIXELS) {
+    throw unreadable(`the image is too large (${width}x${height}; the limit is ${(MAX_INPUT_PIXELS / 1e6).toFixed(0)} megapixels)`, 'shrink it first, or build with --on-error skip');
+  }
+}
+
+const truncatedAs = (kind: string): ImageReadError => unreadable(`the file is truncated (the ${kind} data ends before the image is complete)`, FIX_DATA);
+
+/** Scales a bit-field value of `bits` bits to 0..255. */
+const scaleTo8 = (v: number, max: number): number => (max === 255 ? v : Math.round((v * 255) / max));
+
+/** Windows BMP: 1/4/8-bit palette (also RLE4/RLE8), 16/32-bit bit fields, 24/32-bit BGR. */
+export function decodeBmp(b: Uint8Array): RGBPixels {
+  if (b.length < 26) throw truncatedAs('BMP');
+  const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  const dataOff = v.getUint32(10, true);
+  const hs = v.getUint32(14, true);
+  let width: number, height: number, bpp: number, comp: number, colours: number, palEntry: number;
+  if (hs === 12) {
+    width = v.getUint16(18, true);
+    height = v.getInt16(20, true);
+    bpp = v.getUint16(24, true);
+    comp = 0;
+    colours = 0;
+    palEntry = 3;
+  } else if (hs >= 40 && hs <= 124) {
+    if (b.length < 14 + 40) throw truncatedAs('BMP');
+    width = v.getInt32(18, true);
+    height = v.getInt32(22, true);
+    bpp = v.getUint16(28, true);
+    comp = v.getUint32(30, true);
+    colours = v.getUint32(46, true);
+    palEntry = 4;
+  } else {
+    throw unreadable(`the BMP header is of an unknown kind (${hs} bytes)`, FIX_FORMAT);
+  }
+  const topDown = height < 0;
+  height = Math.abs(height);
+  checkSize(width, height, 'BMP');
+  if (comp === 4 || comp === 5) throw unreadable(`the BMP holds an embedded ${comp === 4 ? 'JPEG' : 'PNG'}, which is not supported`, FIX_FORMAT);
+  const rle = comp === 1 || comp === 2;
+  const fields = comp === 3 || comp === 6;
+  if (!(comp === 0 || (comp === 1 && bpp === 8) || (comp === 2 && bpp === 4) || (fields && (bpp === 16 || bpp === 32)))) {
+    throw unreadable(`the BMP uses compression ${comp} with ${bpp} bits per pixel, which is not supported`, FIX_FORMAT);
+  }
+  if (![1, 4, 8, 16, 24, 32].includes(bpp)) throw unreadable(`the BMP has ${bpp} bits per pixel, which is not supported`, FIX_FORMAT);
+  let masks = bpp === 16 ? [0x7c00, 0x03e0, 0x001f] : [0xff0000, 0xff00, 0xff];
+  let palOff = 14 + hs;
+  if (fields) {
+    const at = 54; // right after a 40-byte header, or inside a V2+ header: the same offset
+    if (b.length < at + 12) throw truncatedAs('BMP');
+    masks = [v.getUint32(at, true), v.getUint32(at + 4, true), v.getUint32(at + 8, true)];
+    if (hs === 40) palOff += comp === 6 ? 16 : 12;
+  }
+  const palette: number[] = [];
+  if (bpp <= 8) {
+    const n = colours > 0 && colours <= 1 << bpp ? colours : 1 << bpp;
+    for (let i = 0; i < n; i++) {
+      const at = palOff + i * palEntry;
+      if (at + 3 > b.length || at + 3 > dataOff) break;
+      palette.push(b[at + 2]!, b[at + 1]!, b[at]!);
+    }
+  }
+  const out = new Uint8Array(width * height * 3);
+  const putIndex = (x: number, row: number, idx: number): void => {
+    const o = (row * width + x) * 3;
+    if (idx * 3 + 2 < palette.length) {
+      out[o] = palette[idx * 3]!;
+      out[o + 1] = palette[idx * 3 + 1]!;
+      out[o + 2] = palette[idx * 3 + 2]!;
+    }
+  };
+  if (rle) {
+    // RLE bitmaps are bottom-up; pixels the stream skips keep palette entry 0's colour.
+    for (let i = 0; i < width * height; i++) putIndex(i % width, Math.floor(i / width), 0);
+    let p = dataOff;
+    let x = 0;
+    let y = height - 1;
+    const need = (n: number): void => {
+      if (p + n > b.length) throw truncatedAs('BMP');
+    };
+    const put = (idx: number): void => {
+      if (x < width && y >= 0) putIndex(x, y, idx);
+      x++;
+    };
+    for (;;) {
+      need(2);
+      const n = b[p]!;
+      const c = b[p + 1]!;
+      p += 2;
+      if (n > 0) {
+        for (let i = 0; i < n; i++) put(bpp === 8 ? c : i % 2 === 0 ? c >> 4 : c & 15);
+      } else if (c === 0) {
+        x = 0;
+        y--;
+      } else if (c === 1) {
+        break;
+      } else if (c === 2) {
+        need(2);
+        x += b[p]!;
+        y -= b[p + 1]!;
+        p += 2;
+      } else {
+        const bytes = bpp === 8 ? c : Math.ceil(c / 2);
+        need(bytes);
+        for (let i = 0; i < c; i++) put(bpp === 8 ? b[p + i]! : i % 2 === 0 ? b[p + (i >> 1)]! >> 4 : b[p + (i >> 1)]! & 15);
+        p += bytes + (bytes % 2);
+      }
+      if (y < 0) break;
+    }
+    return { data: out, width, height };
+  }
+  const stride = Math.floor((bpp * width + 31) / 32) * 4;
+  if (dataOff + stride * (height - 1) + Math.ceil((bpp * width) / 8) > b.length) throw truncatedAs('BMP');
+  const shifts = masks.map((m) => (m === 0 ? 0 : 31 - Math.clz32(m & -m)));
+  const maxes = masks.map((m, i) => (m >>> shifts[i]!) >>> 0);
+  for (let y = 0; y < height; y++) {
+    const row = dataOff + (topDown ? y : height - 1 - y) * stride;
+    for (let x = 0; x < width; x++) {
+      const o = (y * width + x) * 3;
+      if (bpp <= 8) {
+        const bit = x * bpp;
+        putIndex(x, y, (b[row + (bit >> 3)]! >> (8 - bpp - (bit & 7))) & ((1 << bpp) - 1));
+      } else if (bpp === 24) {
+        const at = row + x * 3;
+        out[o] = b[at + 2]!;
+        out[o + 1] = b[at + 1]!;
+        out[o + 2] = b[at]!;
+      } else {
+        const px = bpp === 16 ? v.getUint16(row + x * 2, true) : v.getUint32(row + x * 4, true);
+        for (let c = 0; c < 3; c++) out[o + c] = maxes[c] ? scaleTo8(((px & masks[c]!) >>> shifts[c]!) >>> 0, maxes[c]!) : 0;
+      }
+    }
+  }
+  return { data: out, width, height };
+}
+
+/** Netpbm P1–P6 (PBM/PGM/PPM, ASCII or binary, maxval up to 65535). */
+export function decodePnm(b: Uint8Array): RGBPixels {
+  const kind = b[1]! - 0x30;
+  let p = 2;
+  const isSpace = (c: number): boolean => c === 32 || (c >= 9 && c <= 13);
+  const skip = (): void => {
+    for (;;) {
+      while (p < b.length && isSpace(b[p]!)) p++;
+      if (b[p] !== 0x23) return; // '#'
+      while (p < b.length && b[p] !== 10 && b[p] !== 13) p++;
+    }
+  };
+  const int = (): number => {
+    skip();
+    const s = p;
+    while (p < b.length && b[p]! >= 0x30 && b[p]! <= 0x39) p++;
+    if (s === p) throw p >= b.length ? truncatedAs('PNM') : unreadable('the PNM header is corrupt', FIX_DATA);
+    return Number(ascii(b, s, p));
+  };
+  const width = int();
+  const height = int();
+  const bitmap = kind === 1 || kind === 4;
+  const maxval = bitmap ? 1 : int();
+  checkSize(width, height, 'PNM');
+  if (!(maxval >= 1 && maxval <= 65535)) throw unreadable(`the PNM maxval ${maxval} is outside 1..65535`, FIX_DATA);
+  const ch = kind === 3 || kind === 6 ? 3 : 1;
+  const n = width * height * ch;
+  const samples = new Uint16Array(n);
+  if (kind <= 3) {
+    for (let i = 0; i < n; i++) {
+      if (kind === 1) {
+        skip();
+        if (p >= b.length) throw truncatedAs('PBM');
+        samples[i] = b[p++] === 0x31 ? 1 : 0;
+      } else samples[i] = int();
+    }
+  } else {
+    p++; // the single whitespace after the header
+    if (kind === 4) {
+      const stride = Math.ceil(width / 8);
+      if (p + stride * height > b.length) throw truncatedAs('PBM');
+      for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) samples[y * width + x] = (b[p + y * stride + (x >> 3)]! >> (7 - (x & 7))) & 1;
+    } else {
+      const wide = maxval > 255;
+      if (p + n * (wide ? 2 : 1) > b.length) throw truncatedAs(kind === 5 ? 'PGM' : 'PPM');
+      for (let i = 0; i < n; i++) samples[i] = wide ? (b[p + 2 * i]! << 8) | b[p + 2 * i + 1]! : b[p + i]!;
+    }
+  }
+  const to8 = (s: number): number => (bitmap ? (s ? 0 : 255) : maxval === 65535 ? s >> 8 : scaleTo8(Math.min(s, maxval), maxval));
+  const out = new Uint8Array(width * height * 3);
+  for (let i = 0; i < width * height; i++) {
+    for (let c = 0; c < 3; c++) out[i * 3 + c] = to8(samples[ch === 3 ? i * 3 + c : i]!);
+  }
+  return { data: out, width, height };
+}
+
+// ---------------------------------------------------------------------------
+// JPEG pass-through
+// ---------------------------------------------------------------------------
+
+/** What the markers before a JPEG's first scan say (no decoding). */
+export interface JpegHeader {
+  /** Start-of-frame marker (0xc0 baseline, 0xc1 extended, 0xc2 progressive, …). */
+  sof: number;
+  precision: number;
+  width: number;
+  height: number;
+  components: number;
+  /** EXIF orientation from the Exif APP1 segment(s): 1 when none; null when unparseable. */
+  orientations: Array<number | null>;
+  /** The embedded ICC profile (chunks joined), or null. */
+  icc: Uint8Array | null;
+  /** A Multi-Picture Format (MPO) index: more images follow the first. */
+  mpf: boolean;
+}
+
+/**
+ * Walks a JPEG's marker segments up to its first SOS. Returns 'short' when the bytes end
+ * before that (read more), null when they are not a well-formed JPEG header.
+ */
+export function parseJpegHeader(b: Uint8Array): JpegHeader | 'short' | null {
+  if (b.length < 4 || b[0] !== 0xff || b[1] !== 0xd8) return null;
+  const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  let frame: Pick<JpegHeader, 'sof' | 'precision' | 'width' | 'height' | 'components'> | null = null;
+  const orientations: Array<number | null> = [];
+  const iccChunks: Array<{ seq: number; data: Uint8Array }> = [];
+  let mpf = false;
+  let p = 2;
+  for (;;) {
+    if (p + 2 > b.length) return 'short';
+    if (b[p] !== 0xff) return null;
+    const m = b[p + 1]!;
+    if (m === 0xff) {
+      p++; // fill byte
+      continue;
+    }
+    if (m === 0x01 || (m >= 0xd0 && m <= 0xd7)) {
+      p += 2;
+      continue;
+    }
+    if (m === 0xd8 || m === 0xd9) return null; // SOI/EOI before any scan
+    if (p + 4 > b.length) return 'short';
+    const len = v.getUint16(p + 2);
+    if (len < 2) return null;
+    if (m === 0xda) {
+      if (!frame) return null;
+      return { ...frame, orientations, icc: joinIcc(iccChunks), mpf };
+    }
+    const end = p + 2 + len;
+    if (end > b.length) return 'short';
+    const body = b.subarray(p + 4, end);
+    if (m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m !== 0xc8 && m !== 0xcc) {
+      if (frame || body.length < 6) return null;
+      frame = { sof: m, precision: body[0]!, height: (body[1]! << 8) | body[2]!, width: (body[3]! << 8) | body[4]!, components: body[5]! };
+    } else if (m === 0xe1 && body.length >= 6 && ascii(body, 0, 6) === 'Exif\0\0') {
+      orientations.push(exifOrientation(body.subarray(6)));
+    } else if (m === 0xe2 && body.length >= 14 && ascii(body, 0, 12) === 'ICC_PROFILE\0') {
+      iccChunks.push({ seq: body[12]!, data: body.subarray(14) });
+    } else if (m === 0xe2 && body.length >= 4 && ascii(body, 0, 4) === 'MPF\0') {
+      mpf = true;
+    }
+    p = end;
+  }
+}
+
+function joinIcc(chunks: Array<{ seq: number; data: Uint8Array }>): Uint8Array | null {
+  if (chunks.length === 0) return null;
+  return Buffer.concat(chunks.sort((a, b) => a.seq - b.seq).map((c) => c.data));
+}
+
+/**
+ * EXIF orientation (tag 0x0112 in IFD0) from a TIFF structure (an Exif APP1 segment after
+ * its "Exif\0\0"): the value, 1 when the tag is absent, null when the data is malformed.
+ */
+export function exifOrientation(tiff: Uint8Array): number | null {
+  if (tiff.length < 8) return null;
+  const order = ascii(tiff, 0, 2);
+  if (order !== 'II' && order !== 'MM') return null;
+  const le = order === 'II';
+  const v = new DataView(tiff.buffer, tiff.byteOffset, tiff.byteLength);
+  if (v.getUint16(2, le) !== 42) return null;
+  const ifd = v.getUint32(4, le);
+  if (ifd < 8 || ifd + 2 > tiff.length) return null;
+  const n = v.getUint16(ifd, le);
+  for (let i = 0; i < n; i++) {
+    const e = ifd + 2 + i * 12;
+    if (e + 12 > tiff.length) return null;
+    if (v.getUint16(e, le) !== 0x0112) continue;
+    const type = v.getUint16(e + 2, le);
+    if (type === 3 || type === 8) return v.getUint16(e + 8, le); // SHORT (SSHORT)
+    if (type === 4 || type === 9) return v.getUint32(e + 8, le); // LONG, seen in the wild
+    return null;
+  }
+  return 1;
+}
+
+/** An ICC profile's description ('desc' tag, v2 text or v4 'mluc'), or null. */
+export function iccDescription(icc: Uint8Array): string | null {
+  if (icc.length < 132) return null;
+  const v = new DataView(icc.buffer, icc.byteOffset, icc.byteLength);
+  const count = v.getUint32(128);
+  for (let i = 0; i < count && 132 + i * 12 + 12 <= icc.length; i++) {
+    const t = 132 + i * 12;
+    if (ascii(icc, t, t + 4) !== 'desc') continue;
+    const off = v.getUint32(t + 4);
+    const size = v.getUint32(t + 8);
+    if (off + Math.min(size, 16) > icc.length || off + 12 > icc.length) return null;
+    const type = ascii(icc, off, off + 4);
+    if (type === 'desc') {
+      const n = v.getUint32(off + 8);
+      if (off + 12 + n > icc.length) return null;
+      return ascii(icc, off + 12, off + 12 + n).replace(/\0+$/, '');
+    }
+    if (type === 'mluc' && off + 28 <= icc.length) {
+      const len = v.getUint32(off + 20);
+      const at = off + v.getUint32(off + 24);
+      if (at + len > icc.length) return null;
+      return Buffer.from(icc.subarray(at, at + len)).swap16().toString('utf16le');
+    }
+    return null;
+  }
+  return null;
+}
+
+/** Why a JPEG header cannot be stored unchanged, or null when it can. */
+function passThroughBlocker(h: JpegHeader, maxResolution: number | null): string | null {
+  if (h.sof !== 0xc0 && h.sof !== 0xc1 && h.sof !== 0xc2) return `SOF 0x${h.sof.toString(16)} (not baseline/progressive Huffman)`;
+  if (h.precision !== 8) return `${h.precision}-bit samples`;
+  if (h.components !== 1 && h.components !== 3) return `${h.components} components`;
+  if (h.width < 1 || h.height < 1) return 'no size in the frame header';
+  if (h.orientations.some((o) => o !== 1)) return 'EXIF orientation';
+  if (h.icc && !/sRGB/i.test(iccDescription(h.icc) ?? '')) return 'a non-sRGB ICC profile';
+  if (h.mpf) return 'a multi-picture (MPO) file';
+  if (maxResolution && Math.max(h.width, h.height) > maxResolution) return 'needs a resize';
+  return null;
+}
+
+/** Header bytes read first; larger headers (big EXIF thumbnails, ICC profiles) read the whole file. */
+const HEAD_BYTES = 64 * 1024;
+
+/**
+ * The source file's bytes when they can be stored in the dataset unchanged (a JPEG
+ * FFCV decodes to what loadRGB would give, needing no resize), else null; the caller
+ * then decodes and re-encodes. Conditions: a file path or file bytes (not pixels);
+ * a baseline/extended/progressive Huffman JPEG with 8-bit samples whose colour space
+ * (as libjpeg decides it) is YCbCr or Grayscale; EXIF orientation 1 or none; no ICC
+ * profile other than sRGB (loadRGB would convert the colours); not an MPO; max(w,h) <=
+ * maxResolution (when set); the file ends with an EOI marker. Reads only the header
+ * (and, when eligible, the file); never decodes pixels, never throws: any problem
+ * gives null and the normal path reports it.
+ *
+ * Not detected: a file cut inside its scan and then re-terminated with an EOI marker.
+ */
+export async function probePassThrough(
+  input: ImageInput,
+  baseDir: string | undefined,
+  maxResolution: number | null,
+): Promise<{ bytes: Uint8Array; width: number; height: number } | null> {
+  if (isRGBPixels(input)) return null;
+  const src = sourceOf(input, baseDir);
+  try {
+    let bytes: Uint8Array;
+    let header: JpegHeader | 'short' | null;
+    if (src.bytes) {
+      bytes = src.bytes;
+      header = parseJpegHeader(bytes);
+    } else {
+      const { fh, size } = await openRegular(src.path!);
+      try {
+        const head = new Uint8Array(Math.min(size, HEAD_BYTES));
+        await readRange(fh, head, 0);
+        header = parseJpegHeader(head);
+        if (header === null || (header !== 'short' && passThroughBlocker(header, maxResolution) !== null)) return null;
+        if (header === 'short' && size <= head.length) return null;
+        if (size < 4) return null;
+        const tail = new Uint8Array(2);
+        await readRange(fh, tail, size - 2);
+        if (!endsWithEoi(tail)) return null;
+        bytes = new Uint8Array(size);
+        bytes.set(head, 0);
+        await readRange(fh, bytes.subarray(head.length), head.length);
+      } finally {
+        await fh.close();
+      }
+      if (header === 'short') header = parseJpegHeader(bytes);
+    }
+    if (header === null || header === 'short' || passThroughBlocker(header, maxResolution) !== null) return null;
+    if (!endsWithEoi(bytes)) return null;
+    // libjpeg's own reading of the header (as FFCV's decoder will see it): colour space
+    // from JFIF/Adobe markers and component ids, and a header it accepts at all.
+    const info = jpegInfo(bytes);
+    if (info.colorSpace !== 'YCbCr' && info.colorSpace !== 'Grayscale') return null;
+    if (info.width !== header.width || info.height !== header.height) return null;
+    return { bytes, width: info.width, height: info.height };
+  } catch {
+    return null;
   }
 }
 
 let codec: ImageCodec | null = null;
 export function nodeImageCodec(): ImageCodec {
-  codec ??= { load: loadRGB, resizeArea, encodeJpeg, decodeJpeg };
+  codec ??= { load: loadRGB, resizeArea, encodeJpeg, decodeJpeg, probePassThrough };
   return codec;
 }

@@ -1,9 +1,12 @@
-import { dirname, resolve } from 'node:path';
-import type { BuildConfig } from '../api/build-config.js';
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { BuildConfig, FieldConfig } from '../api/build-config.js';
 import { fieldFromSpec } from '../fields/registry.js';
 import type { NamedField } from '../fields/schema.js';
-import { ImageFolderSource } from '../sources/image-folder.js';
+import { openSource } from '../sources/open-source.js';
+import type { DatasetSource } from '../sources/source.js';
 import { DatasetWriter, type WriteProgress, type WriteReport } from './dataset-writer.js';
+import { selectSlice } from './selection.js';
 
 export interface BuildOptions {
   signal?: AbortSignal;
@@ -12,23 +15,63 @@ export interface BuildOptions {
   baseDir?: string;
 }
 
-/** Runs a validated build config: source → schema → DatasetWriter. */
-export async function buildDataset(config: BuildConfig, opts: BuildOptions = {}): Promise<WriteReport> {
+/** The build report: what the CLI prints, the app shows and the runs database stores. */
+export interface BuildReport extends WriteReport {
+  source: { kind: string; path: string; items: number };
+  /** Source bytes ÷ output file bytes, when the source size is known. */
+  compressionRatio: number | null;
+  /** JPEGs stored unchanged, over all image fields. */
+  passThrough: number;
+  /** The skipped-samples report written next to the output ('skip' policy), if any. */
+  reportPath: string | null;
+}
+
+/** The fields a build writes: the config's, or the source's detected schema with the config's image options. */
+export async function buildFields(config: BuildConfig, source: DatasetSource): Promise<FieldConfig[]> {
+  if (config.fields) return config.fields;
+  const detected = await source.detectSchema();
+  return detected.map((f) => (f.type === 'rgb_image' && config.image ? ({ ...f, ...config.image } as FieldConfig) : f));
+}
+
+export function toNamedFields(fields: readonly FieldConfig[]): NamedField[] {
+  return fields.map((f) => {
+    const { name, columns: _columns, ...spec } = f;
+    return { name, field: fieldFromSpec(spec) };
+  });
+}
+
+/** Runs a validated build config: source → schema → slice → DatasetWriter → report. */
+export async function buildDataset(config: BuildConfig, opts: BuildOptions = {}): Promise<BuildReport> {
   const base = opts.baseDir ?? process.cwd();
-  const sourcePath = resolve(base, config.source.path);
-  const source = new ImageFolderSource(sourcePath);
-  const fields: NamedField[] = config.fields
-    ? config.fields.map(({ name, ...spec }) => ({ name, field: fieldFromSpec(spec) }))
-    : source.schema(config.image ?? {});
+  const source = await openSource({ ...config.source, path: resolve(base, config.source.path) }, base);
+  const fieldConfigs = await buildFields(config, source);
+  const slice = selectSlice(source.length, config.range, config.shard);
   const output = resolve(base, config.output);
-  const writer = new DatasetWriter(output, fields, {
+  const writer = new DatasetWriter(output, toNamedFields(fieldConfigs), {
     pageSize: config.pageSize,
     numWorkers: config.numWorkers,
     chunkSize: config.chunkSize,
     seed: config.seed,
-    baseDir: dirname(output),
+    onError: config.onError,
+    baseDir: source.baseDir,
     signal: opts.signal,
     onProgress: opts.onProgress,
+    ...(slice.end !== null ? { numSamples: slice.end - slice.start } : {}),
   });
-  return writer.write(source);
+  const report = await writer.write(source.samples(fieldConfigs, { start: slice.start, end: slice.end ?? Number.POSITIVE_INFINITY }));
+  const items = report.numSamples + report.skipped.length;
+  let reportPath: string | null = null;
+  if (report.skipped.length > 0) {
+    reportPath = `${output}.skipped.json`;
+    const doc = { output, source: source.path, written: report.numSamples, skipped: report.skipped.map(({ index, source: s, field, reason }) => ({ index, path: s ?? null, field: field ?? null, reason })) };
+    await writeFile(reportPath, JSON.stringify(doc, null, 2) + '\n');
+  }
+  const srcBytes = report.sourceBytes || (slice.start === 0 && slice.end === source.length ? (source.sourceBytes?.() ?? 0) : 0);
+  return {
+    ...report,
+    source: { kind: source.kind, path: source.path, items },
+    compressionRatio: srcBytes > 0 ? srcBytes / report.fileSize : null,
+    passThrough: Object.values(report.imageModes).reduce((s, m) => s + m.passThrough, 0),
+    reportPath,
+  };
 }

@@ -1,0 +1,80 @@
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { SourceConfig } from '../api/build-config.js';
+import { BetonEncodeError } from '../format/errors.js';
+import { ImageFolderDatasetSource } from './image-folder-source.js';
+import { openImageListSource } from './image-list-source.js';
+import { looksLikeImageColumn } from './infer-schema.js';
+import { openTableReader, resolveTableFormat, tableFormatOf } from './open-table.js';
+import type { DatasetSource } from './source.js';
+import { TableSource, type TableSourceOptions } from './table-source.js';
+
+/** Rows looked at to decide whether a table is an image list. */
+const DETECT_ROWS = 200;
+
+export interface OpenSourceOptions {
+  /** String columns of detected schemas become json (default) or bytes fields. */
+  strings?: TableSourceOptions['strings'];
+}
+
+/**
+ * Opens the source a build config names; relative paths resolve from `baseDir` (the
+ * config file's folder). Tables take their format from `format` or the extension.
+ */
+export async function openSource(config: SourceConfig, baseDir: string, opts: OpenSourceOptions = {}): Promise<DatasetSource> {
+  const path = resolve(baseDir, config.path);
+  await mustExist(path, config.type === 'image_folder' ? 'folder' : 'file');
+  const infer: TableSourceOptions = opts.strings ? { strings: opts.strings } : {};
+  switch (config.type) {
+    case 'image_folder':
+      return ImageFolderDatasetSource.open(path);
+    case 'image_list':
+      return openImageListSource(path, config.imageColumn, config.format, infer);
+    case 'table':
+      return new TableSource(await openTableReader(path, config.format), infer);
+  }
+}
+
+/**
+ * The source config for a path given on the command line: a folder is an ImageFolder; a
+ * table file is an image list when `imageColumn` is given or a CSV/TSV/JSONL column holds
+ * image paths (the first such column), else a table.
+ */
+export async function detectSourceConfig(path: string, opts: { imageColumn?: string } = {}): Promise<SourceConfig> {
+  const kind = await mustExist(path, 'either');
+  if (kind === 'folder') {
+    if (opts.imageColumn) throw new BetonEncodeError('BAD_OPTIONS', `${path} is a folder; --image-column applies to CSV/TSV/JSONL image lists`, { source: path });
+    return { type: 'image_folder', path };
+  }
+  const format = resolveTableFormat(path);
+  const listable = format === 'csv' || format === 'tsv' || format === 'jsonl';
+  if (opts.imageColumn) {
+    if (!listable) throw new BetonEncodeError('BAD_OPTIONS', `${path}: --image-column needs a CSV, TSV or JSONL image list, not ${format}`, { source: path });
+    return { type: 'image_list', path, imageColumn: opts.imageColumn, format };
+  }
+  if (listable) {
+    const reader = await openTableReader(path, format);
+    const rows = await reader.sample(DETECT_ROWS);
+    const col = reader.columns.find((_, i) => looksLikeImageColumn(rows.map((r) => r[i])));
+    if (col !== undefined) return { type: 'image_list', path, imageColumn: col, format };
+  }
+  return { type: 'table', path, format };
+}
+
+export { tableFormatOf };
+
+async function mustExist(path: string, want: 'file' | 'folder' | 'either'): Promise<'file' | 'folder'> {
+  let st;
+  try {
+    st = await stat(path);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    const why = err.code === 'ENOENT' ? 'no such file or folder' : err.message;
+    throw new BetonEncodeError('BAD_OPTIONS', `cannot open source ${path}: ${why}`, { source: path });
+  }
+  const kind = st.isDirectory() ? 'folder' : 'file';
+  if (want !== 'either' && kind !== want) {
+    throw new BetonEncodeError('BAD_OPTIONS', `source ${path} is a ${kind}; ${want === 'folder' ? 'an image_folder source is a folder' : 'a table or image list is a file'}`, { source: path });
+  }
+  return kind;
+}
