@@ -12,3 +12,9 @@ export { Reader, type ReaderOptions, type HeapRef, type DecodedSample } from './
 export { canonicalSample } from './reader/canonical.js';
 export { summarize, type DatasetSummary, type FieldSummary } from './reader/inspect.js';
 export { ImageFolderSource, IMAGE_EXTENSIONS } from './sources/image-folder.js';
+export { openSource, detectSourceConfig } from './sources/open-source.js';
+export { ImageFolderDatasetSource } from './sources/image-folder-source.js';
+export type { DatasetSource } from './sources/source.js';
+export { buildDataset, type BuildReport, type BuildOptions } from './writer/build.js';
+export { parseBuildConfig, BuildConfig, type BuildConfigInput, type FieldConfig, type SourceConfig } from './api/build-config.js';
+export { skipMarker } from './writer/encode-sample.js';

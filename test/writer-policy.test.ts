@@ -26,7 +26,7 @@ describe('onError policy', () => {
 
   it.each([0, 2])("'fail' names the first bad source and leaves no file (%i workers)", async (numWorkers) => {
     const out = join(dir, `fail-${numWorkers}.beton`);
-    await expect(new DatasetWriter(out, schema, { numWorkers }).write(samples)).rejects.toThrow(/missing-1\.png.*file not found/);
+    await expect(new DatasetWriter(out, schema, { numWorkers }).write(samples)).rejects.toThrow(/missing-1\.png.*does not exist/);
     expect(existsSync(out)).toBe(false);
     expect(readdirSync(dir).filter((f) => f.includes('.tmp-'))).toEqual([]);
   });
@@ -43,6 +43,25 @@ describe('onError policy', () => {
     const r = await Reader.open(out);
     expect([0, 1, 2].map((i) => r.read(i).k)).toEqual([0n, 2n, 4n]);
     r.close();
+  });
+});
+
+describe('source-level errors follow the policy', () => {
+  it('a bad CSV cell fails the build with the row, or is skipped and reported', async () => {
+    const { writeFileSync } = await import('node:fs');
+    const { buildDataset } = await import('../core/writer/build.js');
+    const { parseBuildConfig } = await import('../core/api/build-config.js');
+    const csv = join(dir, 't.csv');
+    writeFileSync(csv, 'a,b\n1,0.5\n2,1.5\nthree,2.5\n4,3.5\n');
+    const fields = [{ name: 'a', type: 'int' }, { name: 'b', type: 'float' }];
+    const cfg = (onError: string): ReturnType<typeof parseBuildConfig> => parseBuildConfig({ source: { type: 'table', path: csv }, output: join(dir, `csv-${onError}.beton`), fields, onError, numWorkers: 0 });
+    const fail = cfg('fail');
+    const skip = cfg('skip');
+    if (!fail.ok || !skip.ok) throw new Error('config');
+    await expect(buildDataset(fail.value)).rejects.toThrow(/t\.csv: row 2 \(line 4\)/);
+    const report = await buildDataset(skip.value);
+    expect(report.numSamples).toBe(3);
+    expect(report.skipped.map((s) => s.source)).toEqual([`${csv} row 2`]);
   });
 });
 

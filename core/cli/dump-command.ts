@@ -31,13 +31,19 @@ export async function dumpCommand(argv: string[]): Promise<number> {
     const [a, b] = values.range ? parseRange(values.range, reader.numSamples) : [0, reader.numSamples];
     const s = summarize(reader);
     const out = process.stdout;
+    // `beton dump f | head` closes the pipe early: stop quietly instead of crashing.
+    let closed = false;
+    out.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') closed = true;
+      else throw e;
+    });
     const head = {
       header: { version: s.version, num_fields: s.fields.length, page_size: s.pageSize, num_samples: s.numSamples, alloc_table_ptr: reader.header.allocTablePtr },
       fields: s.fields.map((f) => ({ name: f.name, type_id: f.typeId, type: f.ffcvClass, arguments: f.arguments })),
     };
     const headText = JSON.stringify(head);
     out.write(headText.slice(0, -1) + ',"samples":[');
-    for (let i = a; i < b; i++) {
+    for (let i = a; i < b && !closed; i++) {
       // Streamed so a large file does not build one huge string.
       const ok = out.write((i > a ? ',\n' : '\n') + JSON.stringify(canonicalSample(reader, i)));
       if (!ok) await new Promise((r) => out.once('drain', r));

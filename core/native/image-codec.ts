@@ -114,8 +114,8 @@ function sniff(b: Uint8Array): Format {
   if (b.length >= 6 && /^GIF8[79]a$/.test(ascii(b, 0, 6))) return 'gif';
   if (b.length >= 12 && ascii(b, 0, 4) === 'RIFF' && ascii(b, 8, 12) === 'WEBP') return 'webp';
   if (b.length >= 4 && (ascii(b, 0, 4) === 'II*\0' || ascii(b, 0, 4) === 'MM\0*')) return 'tiff';
-  if (b.length >= 2 && b[0] === 0x42 && b[1] === 0x4d) return 'bmp';
-  if (b.length >= 3 && b[0] === 0x50 && b[1]! >= 0x31 && b[1]! <= 0x36 && /\s/.test(String.fromCharCode(b[2]!))) return 'pnm';
+  if (b.length >= 18 && b[0] === 0x42 && b[1] === 0x4d && [12, 40, 52, 56, 64, 108, 124].includes(b[14]! | (b[15]! << 8)) && b[16] === 0 && b[17] === 0) return 'bmp';
+  if (b.length >= 4 && b[0] === 0x50 && b[1]! >= 0x31 && b[1]! <= 0x36 && /^\s+[#0-9]/.test(ascii(b, 2, Math.min(b.length, 64)))) return 'pnm';
   if (b.length >= 12 && ascii(b, 4, 8) === 'ftyp') return 'heif';
   return 'other';
 }
@@ -152,18 +152,40 @@ function libMessage(e: unknown): string {
   const lines = (e instanceof Error ? e.message : String(e))
     .split('\n')
     .map((l) => l.replace(/^Input (buffer|file) has corrupt header: /, '').replace(/^(VipsJpeg|vipspng|VipsForeignLoad\w*|gifload|webp2vips|tiff2vips|heifload): /, '').trim())
-    .filter((l) => l !== '');
-  return [...new Set(lines)].join('; ');
+    .filter((l) => l !== '' && !/^source: bad seek/.test(l));
+  const text = [...new Set(lines)].join('; ');
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 }
 
-const pngIsComplete = (b: Uint8Array): boolean => b.length >= 12 && ascii(b, b.length - 8, b.length - 4) === 'IEND';
+/** Whether a file's own structure shows it was cut short (cheap checks, no decoding). */
+function cutShort(b: Uint8Array, format: Format): boolean {
+  const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  switch (format) {
+    case 'png':
+      return !(b.length >= 12 && ascii(b, b.length - 8, b.length - 4) === 'IEND');
+    case 'gif':
+      return b[b.length - 1] !== 0x3b; // trailer
+    case 'webp':
+      return b.length < 12 || v.getUint32(4, true) + 8 > b.length;
+    case 'tiff': {
+      if (b.length < 8) return true;
+      const ifd = v.getUint32(4, b[0] === 0x49);
+      return ifd + 2 > b.length;
+    }
+    default:
+      return false;
+  }
+}
 
 /** Turns a decoder failure into what is wrong and what to do. */
 async function explain(e: unknown, buf: Buffer, format: Format): Promise<ImageReadError> {
   if (e instanceof ImageReadError) return e;
   const msg = libMessage(e);
+  const kind = { jpeg: 'JPEG', png: 'PNG', gif: 'GIF', webp: 'WebP', tiff: 'TIFF', heif: 'AVIF', bmp: 'BMP', pnm: 'PNM', other: 'image' }[format];
+  if (format !== 'jpeg' && cutShort(buf, format)) return unreadable(`the file is truncated (the ${kind} data ends before the image is complete)`, FIX_DATA);
   if (/unsupported image format/i.test(msg)) {
     if (format === 'heif') return unreadable('HEIC/HEIF images are not supported (only AVIF)', FIX_FORMAT);
+    if (format !== 'other') return unreadable(`the ${kind} data is corrupt or uses a variant that cannot be decoded`, FIX_DATA);
     return unreadable(notAnImage(buf), format === 'other' ? 'remove it, or build with --on-error skip' : FIX_FORMAT);
   }
   if (/exceeds pixel limit/i.test(msg)) {
@@ -181,12 +203,7 @@ async function explain(e: unknown, buf: Buffer, format: Format): Promise<ImageRe
     if (/premature end of data segment/i.test(msg)) return unreadable('the file is truncated or corrupt (the JPEG image data stops before the image is complete: "premature end of data segment")', FIX_DATA);
     return unreadable(`the JPEG data is corrupt (${msg})`, FIX_DATA);
   }
-  if (format === 'png') {
-    if (!pngIsComplete(buf)) return unreadable('the file is truncated (the PNG data ends before its IEND chunk)', FIX_DATA);
-    return unreadable(`the PNG data is corrupt (${msg})`, FIX_DATA);
-  }
-  const kind = { gif: 'GIF', webp: 'WebP', tiff: 'TIFF', heif: 'AVIF', bmp: 'BMP', pnm: 'PNM', other: 'image' }[format];
-  if (/truncat|premature|end of (file|stream|data)|not enough data|short read|eof/i.test(msg)) return unreadable(`the file is truncated (the ${kind} data ends before the image is complete: ${msg})`, FIX_DATA);
+  if (/truncat|premature|unexpected end|end of (file|stream|data)|not enough data|short read|\beof\b/i.test(msg)) return unreadable(`the file is truncated (the ${kind} data ends before the image is complete: ${msg})`, FIX_DATA);
   return unreadable(`the ${kind} data is corrupt (${msg})`, FIX_DATA);
 }
 

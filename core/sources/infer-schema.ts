@@ -1,8 +1,6 @@
-import { extname } from 'node:path';
 import { RGBImageFieldConfig, type FieldConfig } from '../api/build-config.js';
 import { PyFloat } from '../fields/python-json.js';
 import { uniqueFieldNames } from './field-names.js';
-import { IMAGE_EXTENSIONS } from './image-folder.js';
 import type { ColumnType, LeafHint } from './table-reader.js';
 import { isImageBytes, isNAText, isNDArrayValue, parseBoolText, parseFloatText, parseIntText } from './value-coercion.js';
 
@@ -14,10 +12,8 @@ const MIN_GROUP = 8;
 export interface InferOptions {
   /** String columns become `json` (default: the string is stored as a JSON string) or `bytes` (UTF-8). */
   strings?: 'json' | 'bytes';
-  /** Columns that hold image paths, whatever their values look like (an image list's image column). */
+  /** Columns that hold image paths (an image list's image column, and others found by image-columns.ts). */
   imageColumns?: readonly string[];
-  /** Also make an image field of any other string column whose values all look like image paths. */
-  detectImages?: boolean;
   /** Field name for the first of `imageColumns` (image lists use "image"). */
   imageFieldName?: string;
 }
@@ -50,10 +46,8 @@ export function inferSchema(input: InferInput, opts: InferOptions = {}): FieldCo
     const declared = input.declared?.[i];
     if (declared) return declared;
     const values = rows.map((r) => r[i]);
-    const t = inferColumnType(values, { textual: input.textual, hint: input.hints?.[i] });
     if (imageCols.has(c)) return { kind: 'image' };
-    if (t.kind === 'string' && opts.detectImages && looksLikeImageColumn(values)) return { kind: 'image' };
-    return t;
+    return inferColumnType(values, { textual: input.textual, hint: input.hints?.[i] });
   });
 
   interface Proposal {
@@ -203,22 +197,6 @@ function numericShape(v: unknown): { shape: number[]; leaves: Set<Leaf> } | null
   };
   const shape: number[] = [];
   return walk(v, 0, shape) ? { shape, leaves } : null;
-}
-
-/** A path-like string ending in one of torchvision's image extensions. */
-export function looksLikeImagePath(v: unknown): boolean {
-  return typeof v === 'string' && v.length > 0 && !v.includes('\n') && IMAGE_EXTENSIONS.includes(extname(v).toLowerCase());
-}
-
-/** Every non-missing sampled value is an image path (and there is at least one). */
-export function looksLikeImageColumn(values: readonly unknown[]): boolean {
-  let any = false;
-  for (const v of values) {
-    if (v === undefined || v === null || v === '') continue;
-    if (!looksLikeImagePath(v)) return false;
-    any = true;
-  }
-  return any;
 }
 
 /**

@@ -1,10 +1,10 @@
 import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { SourceConfig } from '../api/build-config.js';
 import { BetonEncodeError } from '../format/errors.js';
 import { ImageFolderDatasetSource } from './image-folder-source.js';
 import { openImageListSource } from './image-list-source.js';
-import { looksLikeImageColumn } from './infer-schema.js';
+import { findImageColumns } from './image-columns.js';
 import { openTableReader, resolveTableFormat, tableFormatOf } from './open-table.js';
 import type { DatasetSource } from './source.js';
 import { TableSource, type TableSourceOptions } from './table-source.js';
@@ -55,7 +55,7 @@ export async function detectSourceConfig(path: string, opts: { imageColumn?: str
   if (listable) {
     const reader = await openTableReader(path, format);
     const rows = await reader.sample(DETECT_ROWS);
-    const col = reader.columns.find((_, i) => looksLikeImageColumn(rows.map((r) => r[i])));
+    const [col] = findImageColumns(reader.columns, rows, dirname(path));
     if (col !== undefined) return { type: 'image_list', path, imageColumn: col, format };
   }
   return { type: 'table', path, format };

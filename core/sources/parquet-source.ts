@@ -1,7 +1,7 @@
 import * as zlib from 'node:zlib';
 import { asyncBufferFromFile, parquetMetadataAsync, parquetRead, parquetSchema, type AsyncBuffer, type Compressors, type FileMetaData, type RowGroup, type SchemaTree } from 'hyparquet';
 import { BetonEncodeError } from '../format/errors.js';
-import type { LeafHint, RowRange, TableReader, TableRow } from './table-reader.js';
+import type { ColumnType, LeafHint, RowRange, TableReader, TableRow } from './table-reader.js';
 import { TableSource, type TableSourceOptions } from './table-source.js';
 
 /**
@@ -10,6 +10,8 @@ import { TableSource, type TableSourceOptions } from './table-source.js';
  * re-read the whole column chunk, so the group is read at once.
  */
 const SLICE_ROWS = 4096;
+/** Rows sampled for the columns whose type the schema does not settle. */
+const SAMPLE_ROWS = 256;
 
 /**
  * Parquet via hyparquet: one row group (or slice of one) is decoded at a time and only
@@ -22,6 +24,7 @@ export class ParquetTable implements TableReader {
   readonly textual = false;
   readonly columns: readonly string[];
   readonly hints: ReadonlyArray<LeafHint | undefined>;
+  readonly declared: ReadonlyArray<ColumnType | undefined>;
   readonly length: number;
 
   private constructor(
@@ -32,6 +35,7 @@ export class ParquetTable implements TableReader {
     const tree = parquetSchema(metadata);
     this.columns = tree.children.map((c) => c.element.name);
     this.hints = tree.children.map(leafHint);
+    this.declared = tree.children.map((c) => declaredType(c, metadata));
     this.length = Number(metadata.num_rows);
   }
 
@@ -45,10 +49,11 @@ export class ParquetTable implements TableReader {
     }
   }
 
-  async sample(n: number): Promise<unknown[][]> {
+  /** Only columns the schema leaves open (lists, structs, nullable ints), and few rows: values may be images. */
+  async sample(n: number, columns?: readonly number[]): Promise<unknown[][]> {
     const out: unknown[][] = [];
-    const all = this.columns.map((_, i) => i);
-    for await (const r of this.rows({ start: 0, end: n }, all)) out.push([...r.values]);
+    const cols = columns ?? this.columns.map((_, i) => i);
+    for await (const r of this.rows({ start: 0, end: Math.min(n, SAMPLE_ROWS) }, cols)) out.push([...r.values]);
     return out;
   }
 
@@ -109,6 +114,31 @@ export class ParquetTable implements TableReader {
 function hasOffsetIndex(group: RowGroup, names: readonly string[]): boolean {
   const used = group.columns.filter((c) => names.includes(c.meta_data?.path_in_schema[0] ?? ''));
   return used.length > 0 && used.every((c) => c.offset_index_offset !== undefined);
+}
+
+/**
+ * The field type a flat column's schema settles without looking at values: numbers,
+ * strings, raw bytes. Integer and byte columns only when the statistics show no nulls
+ * (a gap has no int form); nested, dated and decimal columns are left to sampling.
+ */
+function declaredType(t: SchemaTree, metadata: FileMetaData): ColumnType | undefined {
+  if (t.children.length > 0) return undefined;
+  const el = t.element;
+  const ct = el.converted_type;
+  const lt = el.logical_type?.type;
+  const noNulls = (): boolean =>
+    el.repetition_type === 'REQUIRED' ||
+    metadata.row_groups.every((g) => g.columns.some((c) => c.meta_data?.path_in_schema.length === 1 && c.meta_data.path_in_schema[0] === el.name && c.meta_data.statistics?.null_count === 0n));
+  if (el.type === 'FLOAT' || el.type === 'DOUBLE') return ct === undefined && lt === undefined ? { kind: 'float' } : undefined;
+  if (el.type === 'INT32' || el.type === 'INT64' || el.type === 'BOOLEAN') {
+    const plainInt = (ct === undefined || /^U?INT_/.test(ct)) && (lt === undefined || lt === 'INTEGER');
+    return plainInt && noNulls() ? { kind: 'int' } : undefined;
+  }
+  if (el.type === 'BYTE_ARRAY') {
+    if (ct === 'UTF8' || lt === 'STRING') return { kind: 'string' };
+    if (ct === undefined && lt === undefined && noNulls()) return { kind: 'bytes' };
+  }
+  return undefined;
 }
 
 /** The number kind of a column's leaves (looking through LIST wrappers), when declared. */

@@ -50,10 +50,11 @@ export interface TableReader {
   /** Per column: the declared leaf number kind (Parquet), or undefined. */
   readonly hints?: ReadonlyArray<LeafHint | undefined>;
   /**
-   * The first `n` rows for schema inference. May carry richer values than rows() (JSONL
-   * marks float literals such as `1.0` with PyFloat) so int and float are told apart.
+   * The first `n` rows for schema inference (at most; columnar readers may take fewer, and
+   * only the listed `columns`). May carry richer values than rows() (JSONL marks float
+   * literals such as `1.0` with PyFloat) so int and float are told apart.
    */
-  sample(n: number): Promise<unknown[][]>;
+  sample(n: number, columns?: readonly number[]): Promise<unknown[][]>;
   /**
    * Rows [range.start, range.end) in file order. `needed` lists the column indexes the
    * caller reads; columnar formats read only those (others may be left undefined).

@@ -1,7 +1,8 @@
 import { dirname } from 'node:path';
 import type { FieldConfig } from '../api/build-config.js';
-import type { Sample } from '../writer/encode-sample.js';
+import { skipMarker, type Sample } from '../writer/encode-sample.js';
 import { compileMapper } from './column-mapping.js';
+import { findImageColumns } from './image-columns.js';
 import { INFER_ROWS, inferSchema, type InferOptions } from './infer-schema.js';
 import type { DatasetSource } from './source.js';
 import { clampRange, type TableReader } from './table-reader.js';
@@ -11,6 +12,8 @@ export interface TableSourceOptions extends InferOptions {
   kind?: string;
   /** Where relative image paths resolve from (default: the file's folder). */
   baseDir?: string;
+  /** Also make image fields of other columns that hold image paths (image lists). */
+  detectImages?: boolean;
 }
 
 /**
@@ -41,9 +44,12 @@ export class TableSource implements DatasetSource {
 
   async detectSchema(): Promise<FieldConfig[]> {
     const r = this.reader;
-    const needsSample = r.columns.some((_, i) => !r.declared?.[i]);
-    const rows = needsSample ? await r.sample(INFER_ROWS) : [];
-    return inferSchema({ columns: r.columns, rows, textual: r.textual, declared: r.declared, hints: r.hints }, this.opts);
+    const undeclared = r.columns.flatMap((_, i) => (r.declared?.[i] ? [] : [i]));
+    const rows = undeclared.length > 0 ? await r.sample(INFER_ROWS, undeclared) : [];
+    const found = this.opts.detectImages ? findImageColumns(r.columns, rows, this.baseDir) : [];
+    const given = this.opts.imageColumns ?? [];
+    const imageColumns = [...given, ...found.filter((c) => !given.includes(c))];
+    return inferSchema({ columns: r.columns, rows, textual: r.textual, declared: r.declared, hints: r.hints }, { ...this.opts, imageColumns });
   }
 
   samples(fields: readonly FieldConfig[], range?: { start: number; end: number }): AsyncIterable<Sample> {
@@ -51,11 +57,20 @@ export class TableSource implements DatasetSource {
     const mapper = compileMapper(fields, this.reader.columns, { path: this.path, baseDir: this.baseDir });
     const r = clampRange(range, this.length);
     const reader = this.reader;
+    const path = this.path;
     // `length` lets DatasetWriter size the file up front when the slice is known.
     return {
       ...(Number.isFinite(r.end) ? { length: r.end - r.start } : {}),
       async *[Symbol.asyncIterator]() {
-        for await (const row of reader.rows(r, mapper.needed)) yield mapper.map(row);
+        for await (const row of reader.rows(r, mapper.needed)) {
+          // A bad cell becomes a skip marker: the writer's onError policy decides (fail or skip).
+          try {
+            yield mapper.map(row);
+          } catch (e) {
+            const err = e as Error & { details?: { field?: string } };
+            yield skipMarker(err.message, `${path} row ${row.index}`, err.details?.field);
+          }
+        }
       },
     };
   }

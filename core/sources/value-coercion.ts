@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
-import { parseDType, readElement, writeElement, type DType } from '../format/dtype.js';
+import { parseDType, readElement, typedView, writeElement, type DType, type NumericTypedArray } from '../format/dtype.js';
 import type { ImageInput } from '../fields/image-codec.js';
 import type { NDArray } from '../fields/ndarray-field.js';
 import { PyFloat } from '../fields/python-json.js';
@@ -39,6 +39,19 @@ export function parseFloatText(s: string): number | null {
   if (l === 'inf' || l === '+inf' || l === 'infinity' || l === '+infinity') return Infinity;
   if (l === '-inf' || l === '-infinity') return -Infinity;
   return null;
+}
+
+const NUMBER_TEXT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+const INT_TEXT = /^[+-]?\d+$/;
+
+/** Any numeric text (integers beyond 2^53 as exact bigints), or null. The hot path of CSV arrays. */
+export function parseNumberText(s: string): number | bigint | null {
+  const t = s.length > 0 && (s.charCodeAt(0) <= 32 || s.charCodeAt(s.length - 1) <= 32) ? s.trim() : s;
+  if (NUMBER_TEXT.test(t)) {
+    const n = Number(t);
+    return Number.isInteger(n) && !Number.isSafeInteger(n) && INT_TEXT.test(t) ? BigInt(t) : n;
+  }
+  return parseFloatText(t);
 }
 
 /** pandas' boolean spellings. */
@@ -100,8 +113,17 @@ export function toFloat(v: unknown): number {
   throw new ValueProblem(`expected a number, got ${describe(v)}`);
 }
 
+/**
+ * A Uint8Array with its own buffer. Parquet readers hand out views into a whole decoded
+ * page; cloned to an encoder thread, a view would drag that page along.
+ */
+export function ownBytes(u: Uint8Array): Uint8Array {
+  return u.byteOffset === 0 && u.byteLength === u.buffer.byteLength ? u : u.slice();
+}
+
 export function toBytes(v: unknown): Uint8Array | string {
-  if (v instanceof Uint8Array || typeof v === 'string') return v;
+  if (v instanceof Uint8Array) return ownBytes(v);
+  if (typeof v === 'string') return v;
   if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return String(v);
   if (v instanceof Date) return v.toISOString();
   if (isMissing(v)) throw new ValueProblem('the value is missing');
@@ -138,8 +160,8 @@ function nestedList(a: NDArray): unknown {
 /** What an RGBImageField accepts: a path (relative ones resolved from `baseDir`) or encoded bytes. */
 export function toImage(v: unknown, baseDir: string): ImageInput {
   if (typeof v === 'string' && v.trim() !== '') return { path: isAbsolute(v) ? v : resolve(baseDir, v) };
-  if (v instanceof Uint8Array) return { file: v };
-  if (isImageBytes(v)) return typeof v.path === 'string' ? { file: v.bytes, name: v.path } : { file: v.bytes };
+  if (v instanceof Uint8Array) return { file: ownBytes(v) };
+  if (isImageBytes(v)) return typeof v.path === 'string' ? { file: ownBytes(v.bytes), name: v.path } : { file: ownBytes(v.bytes) };
   if (typeof v === 'object' && v !== null && typeof (v as { path?: unknown }).path === 'string') {
     const p = (v as { path: string }).path;
     return { path: isAbsolute(p) ? p : resolve(baseDir, p) };
@@ -156,23 +178,53 @@ function intRange(d: DType): [bigint, bigint] {
 
 /**
  * Element collector for one NDArray value: appends scalars, arrays (any nesting), typed
- * arrays, NDArrays and numeric text, converting to the field's dtype as it goes.
+ * arrays, NDArrays and numeric text, converting to the field's dtype as it goes. Plain
+ * numbers go straight into a typed-array view (784 CSV cells a row make this the hot path);
+ * everything else through dtype.ts's writeElement.
  */
 export class ElementWriter {
   readonly bytes: Uint8Array;
   count = 0;
   private readonly range: [bigint, bigint] | null;
+  /** The same range as numbers, for integer dtypes up to 4 bytes. */
+  private readonly small: [number, number] | null;
+  private readonly fast: NumericTypedArray | null;
 
   constructor(
     private readonly dtype: DType,
     readonly capacity: number,
   ) {
     this.bytes = new Uint8Array(capacity * dtype.itemsize);
-    this.range = dtype.kind === 'i' || dtype.kind === 'u' ? intRange(dtype) : null;
+    const isInt = dtype.kind === 'i' || dtype.kind === 'u';
+    this.range = isInt ? intRange(dtype) : null;
+    this.small = this.range && dtype.itemsize <= 4 ? [Number(this.range[0]), Number(this.range[1])] : null;
+    const view = typedView(dtype, this.bytes);
+    // BigInt64 views take bigints only; numbers for 8-byte ints go the generic way.
+    this.fast = view && !(isInt && dtype.itemsize === 8) ? view : null;
   }
 
   /** Appends every element of `v`; throws ValueProblem naming the bad element. */
   add(v: unknown): void {
+    if (typeof v === 'number') return this.push(v);
+    if (typeof v === 'string') {
+      const x = parseNumberText(v);
+      if (x !== null) return this.push(x);
+      const t = v.trim();
+      // A CSV cell may hold a whole JSON list ("[1, 2, 3]").
+      if (t.startsWith('[')) {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(t);
+        } catch {
+          throw new ValueProblem(`${describe(v)} is not a number or a JSON list`);
+        }
+        this.add(parsed);
+        return;
+      }
+      const b = parseBoolText(t);
+      if (b !== null) return this.push(b);
+      throw new ValueProblem(`element ${this.count} is ${describe(v)}, not a number`);
+    }
     if (isNDArrayValue(v)) {
       const src = parseDType(v.dtype);
       const n = v.bytes.byteLength / src.itemsize;
@@ -195,29 +247,8 @@ export class ElementWriter {
       for (let i = 0; i < arr.length; i++) this.push(arr[i]!);
       return;
     }
-    if (typeof v === 'string') {
-      const t = v.trim();
-      // A CSV cell may hold a whole JSON list ("[1, 2, 3]").
-      if (t.startsWith('[')) {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(t);
-        } catch {
-          throw new ValueProblem(`${describe(v)} is not a number or a JSON list`);
-        }
-        this.add(parsed);
-        return;
-      }
-      const i = parseIntText(t);
-      if (i !== null) return this.push(i);
-      const f = parseFloatText(t);
-      if (f !== null) return this.push(f);
-      const b = parseBoolText(t);
-      if (b !== null) return this.push(b);
-      throw new ValueProblem(`element ${this.count} is ${describe(v)}, not a number`);
-    }
     if (v instanceof PyFloat) return this.push(v.value);
-    if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return this.push(v);
+    if (typeof v === 'bigint' || typeof v === 'boolean') return this.push(v);
     if (isMissing(v)) throw new ValueProblem(`element ${this.count} is missing`);
     throw new ValueProblem(`element ${this.count} is ${describe(v)}, not a number`);
   }
@@ -227,7 +258,15 @@ export class ElementWriter {
   }
 
   private push(x: number | bigint | boolean): void {
-    this.reserve(1);
+    if (this.count >= this.capacity) this.reserve(1);
+    if (typeof x === 'number' && this.fast) {
+      if (this.small) {
+        if (!Number.isInteger(x)) throw new ValueProblem(`element ${this.count} is ${x}, not an integer (dtype ${this.dtype.str})`);
+        if (x < this.small[0] || x > this.small[1]) throw new ValueProblem(`element ${this.count} is ${x}, outside the range of dtype ${this.dtype.str} (${this.small[0]}..${this.small[1]})`);
+      }
+      this.fast[this.count++] = x;
+      return;
+    }
     if (this.range) {
       const isInt = typeof x === 'bigint' || typeof x === 'boolean' || Number.isInteger(x);
       if (!isInt) throw new ValueProblem(`element ${this.count} is ${x}, not an integer (dtype ${this.dtype.str})`);

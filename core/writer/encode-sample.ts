@@ -7,6 +7,25 @@ import { sampleRandom } from './sample-random.js';
 /** A sample: values keyed by field name, or a tuple in field order (as FFCV's datasets). */
 export type Sample = Record<string, unknown> | readonly unknown[];
 
+/**
+ * A source item the source itself could not turn into a sample (a malformed row, a bad
+ * cell). Sources yield it instead of throwing, so the writer's onError policy decides:
+ * 'fail' stops with the reason, 'skip' leaves the item out and reports it. Plain data
+ * (string key), so it crosses to worker threads intact.
+ */
+// A type alias so it is assignable to Sample's record type.
+export type SkipMarker = {
+  __betonSkip: { reason: string; source?: string; field?: string };
+};
+
+export function skipMarker(reason: string, source?: string, field?: string): SkipMarker {
+  return { __betonSkip: { reason, ...(source ? { source } : {}), ...(field ? { field } : {}) } };
+}
+
+function isSkipMarker(s: Sample): s is Sample & SkipMarker {
+  return !Array.isArray(s) && typeof (s as Partial<SkipMarker>).__betonSkip === 'object';
+}
+
 export interface EncodeOptions {
   codec?: ImageCodec;
   seed: number;
@@ -15,6 +34,10 @@ export interface EncodeOptions {
 
 /** Encodes every field of one sample; errors name the sample, the field and the source. */
 export async function encodeSample(fields: readonly NamedField[], sample: Sample, index: number, opts: EncodeOptions): Promise<EncodedValue[]> {
+  if (isSkipMarker(sample)) {
+    const { reason, source, field } = sample.__betonSkip;
+    throw new BetonEncodeError('BAD_VALUE', reason, { sample: index, ...(source ? { source } : {}), ...(field ? { field } : {}) });
+  }
   const random = sampleRandom(opts.seed, index);
   const out: EncodedValue[] = [];
   for (let f = 0; f < fields.length; f++) {
