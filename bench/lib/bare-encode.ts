@@ -1,0 +1,82 @@
+import { cappedSize, type WriteMode } from '../../core/index.js';
+import { loadRGB } from '../../core/native/image-codec.js';
+import { encodeJpeg, resizeArea } from '../../core/native/jpeg.js';
+
+export interface EncodeSettings {
+  mode: WriteMode;
+  maxResolution: number;
+  jpegQuality: number;
+  /** Bytes (h·w·3 after resizing) above which 'smart' stores JPEG. */
+  smartThreshold: number;
+}
+
+export interface BareEncodeResult {
+  images: number;
+  elapsedMs: number;
+  imagesPerSec: number;
+  /** Mean milliseconds per image of each step (decode includes reading the file). */
+  msPerImage: { decode: number; resize: number; encode: number };
+  mix: { raw: number; jpg: number };
+}
+
+/**
+ * The work RGBImageField.encode does per image, done inline on one thread with no writer
+ * around it: read + sharp decode, INTER_AREA resize to the cap, and the JPEG encode where
+ * the mode stores JPEG. Its images/s is the most one encode worker can deliver, so the
+ * writer's samples/s divided by it shows what the pool, messaging and page writing cost.
+ * It mirrors the field's steps rather than calling field.encode so that each step can be
+ * timed on its own; keep the two in step if the field changes.
+ */
+export async function bareEncode(paths: readonly string[], s: EncodeSettings): Promise<BareEncodeResult> {
+  let decodeMs = 0;
+  let resizeMs = 0;
+  let encodeMs = 0;
+  const mix = { raw: 0, jpg: 0 };
+  // Keeps the encoded bytes observable so the JIT cannot treat the encode as dead code.
+  let sink = 0;
+  const t0 = performance.now();
+  for (const path of paths) {
+    const a = performance.now();
+    let px = await loadRGB(path);
+    const b = performance.now();
+    const [w, h] = cappedSize(px.width, px.height, s.maxResolution);
+    if (w !== px.width || h !== px.height) px = resizeArea(px, w, h);
+    const c = performance.now();
+    if (storesJpeg(s, w, h)) {
+      sink += encodeJpeg(px, s.jpegQuality).byteLength;
+      mix.jpg++;
+    } else {
+      sink += px.data.byteLength;
+      mix.raw++;
+    }
+    const d = performance.now();
+    decodeMs += b - a;
+    resizeMs += c - b;
+    encodeMs += d - c;
+  }
+  const elapsedMs = performance.now() - t0;
+  if (sink < 0) throw new Error('unreachable');
+  const n = paths.length;
+  return {
+    images: n,
+    elapsedMs,
+    imagesPerSec: n / (elapsedMs / 1000),
+    msPerImage: { decode: decodeMs / n, resize: resizeMs / n, encode: encodeMs / n },
+    mix,
+  };
+}
+
+/** The field's choice for the modes benchmarked here ('proportion' is random; not timed). */
+export function storesJpeg(s: EncodeSettings, width: number, height: number): boolean {
+  switch (s.mode) {
+    case 'raw':
+      return false;
+    case 'jpg':
+      return true;
+    case 'smart':
+      // As FFCV: the raw byte count after resizing, compared with the threshold.
+      return width * height * 3 > s.smartThreshold;
+    case 'proportion':
+      throw new Error("bare encode does not model 'proportion' (its choice is a random draw)");
+  }
+}
