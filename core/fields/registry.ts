@@ -101,6 +101,7 @@ registerFieldType({
       smartThreshold: num(s, 'smartThreshold'),
       jpegQuality: num(s, 'jpegQuality') ?? undefined,
       compressProbability: num(s, 'compressProbability') ?? undefined,
+      passThrough: s.passThrough === true,
     }),
 });
 registerFieldType({ type: 'bytes', typeId: 3, fromSpec: () => new BytesField() });
