@@ -1,0 +1,96 @@
+/**
+ * Loader worker: decodes and augments its share of each batch straight into the shared
+ * batch slot. Messages carry batch and slot numbers only; sample ids come from the shared
+ * epoch order, bytes from the memory-mapped file or the shared page pool.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { fieldFromSpec } from '../fields/registry.js';
+import type { Field } from '../fields/field.js';
+import { byteSize, elementCount, viewOf, type ElementType, type OutputArray } from '../pipeline/dtypes.js';
+import { planStages } from '../pipeline/plan.js';
+import { rngFor } from '../pipeline/rng.js';
+import type { SampleStage } from '../pipeline/stage.js';
+import { Reader } from '../reader/reader.js';
+import { createDecoder, type Decoder } from './decoders.js';
+import { heapAccess, type HeapAccess } from './heap-access.js';
+import type { WorkerInit, WorkerReply, WorkerRequest } from './protocol.js';
+
+const init = workerData as WorkerInit;
+for (const m of init.fieldModules) await import(m);
+const custom: Record<string, Field> = {};
+for (const { name, spec } of init.customFields) custom[name] = fieldFromSpec(spec);
+const reader = Reader.openSync(init.path, { customFields: custom });
+const heap: HeapAccess = heapAccess(init.memory, init.path, reader.pageSize);
+
+interface Runner {
+  field: number;
+  decoder: Decoder;
+  stages: SampleStage[];
+  /** scratch[k] holds the input of stage k (scratch[0] = decoder output). */
+  scratch: OutputArray[];
+  ring: SharedArrayBuffer;
+  rowBytes: number;
+  rowLength: number;
+  dtype: ElementType;
+}
+
+const runners: Runner[] = init.outputs.map((o) => {
+  const field = reader.fields[o.field]!.field;
+  const decoder = createDecoder(o.decoder, field, o.stats);
+  const plan = planStages(decoder.output, o.ops);
+  // One scratch buffer per intermediate tensor; the last stage writes into the slot.
+  const specs = [decoder.output, ...plan.stages.map((s) => s.output)];
+  const scratch = specs.map((s) => viewOf(s.dtype, new ArrayBuffer(byteSize(s)), 0, elementCount(s)));
+  return { field: o.field, decoder, stages: plan.stages, scratch, ring: o.ring, rowBytes: byteSize(plan.sampleOutput), rowLength: elementCount(plan.sampleOutput), dtype: plan.sampleOutput.dtype };
+});
+
+let order: Uint32Array<ArrayBufferLike> = new Uint32Array(0);
+
+function runSample(r: Runner, sampleId: number, epoch: number, row: OutputArray, outputIndex: number): void {
+  const meta = reader.fieldMetadata(sampleId, r.field);
+  const ref = reader.heapRef(sampleId, r.field);
+  const bytes = ref ? heap.bytes(ref.ptr, ref.size) : null;
+  const n = r.stages.length;
+  // Decode straight into the slot when no stage follows (or only in-place ones).
+  const lastCopy = r.stages.findLastIndex((s) => !s.inPlace);
+  let cur: OutputArray = lastCopy < 0 ? row : r.scratch[0]!;
+  r.decoder.decode(meta, bytes, cur, rngFor(init.seed, epoch, sampleId, outputIndex * 64));
+  for (let k = 0; k < n; k++) {
+    const st = r.stages[k]!;
+    const ctx = { sampleId, epoch, rng: rngFor(init.seed, epoch, sampleId, outputIndex * 64 + k + 1) };
+    if (st.inPlace) st.run(cur, cur, ctx);
+    else {
+      const next = k === lastCopy ? row : r.scratch[k + 1]!;
+      st.run(cur, next, ctx);
+      cur = next;
+    }
+  }
+}
+
+parentPort!.on('message', (msg: WorkerRequest) => {
+  if (msg.type === 'epoch') {
+    order = new Uint32Array(msg.order);
+    return;
+  }
+  const t0 = performance.now();
+  const base = msg.batch * init.batchSize;
+  let sample = -1;
+  try {
+    for (let k = msg.from; k < msg.to; k++) {
+      sample = order[base + k]!;
+      runners.forEach((r, oi) => {
+        const slotRows = init.batchSize * r.rowBytes;
+        const row = viewOf(r.dtype, r.ring, msg.slot * slotRows + k * r.rowBytes, r.rowLength);
+        runSample(r, sample, msg.epoch, row, oi);
+      });
+    }
+    const reply: WorkerReply = { type: 'done', batch: msg.batch, count: msg.to - msg.from, busyMs: performance.now() - t0 };
+    parentPort!.postMessage(reply);
+  } catch (e) {
+    const err = e as Error & { code?: string };
+    const reply: WorkerReply = { type: 'error', batch: msg.batch, sample, code: err.code ?? 'DECODE_FAILED', message: err.message };
+    parentPort!.postMessage(reply);
+  }
+});
+
+parentPort!.postMessage({ type: 'ready' } satisfies WorkerReply);

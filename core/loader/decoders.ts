@@ -1,0 +1,115 @@
+import type { Field } from '../fields/field.js';
+import { IMAGE_MODE_JPG, IMAGE_MODE_RAW } from '../fields/rgb-image-field.js';
+import type { NDArrayField } from '../fields/ndarray-field.js';
+import { jpegDecodeRGB, jpegInfo } from '../native/index.js';
+import { centerCrop, randomResizedCrop } from '../pipeline/crop.js';
+import { elementTypeOf, type OutputArray, type TensorSpec } from '../pipeline/dtypes.js';
+import type { Rng } from '../pipeline/rng.js';
+import type { DecoderSpec } from '../pipeline/spec.js';
+import { PipelineError } from '../pipeline/stage.js';
+import { cropResizeRGB } from './resize.js';
+
+/** Whole-file facts decoders plan with (as FFCV: the whole file, not just `indices`). */
+export interface FieldStats {
+  minWidth: number;
+  maxWidth: number;
+  minHeight: number;
+  maxHeight: number;
+  maxBytes: number;
+}
+
+export interface Decoder {
+  readonly output: TensorSpec;
+  /** Decodes one sample straight into `dst` (one row of a batch slot or a scratch buffer). */
+  decode(meta: DataView, heap: Uint8Array | null, dst: OutputArray, rng: Rng): void;
+}
+
+/** FFCV's default decoder per field type. */
+export function defaultDecoder(field: Field): DecoderSpec {
+  switch (field.type) {
+    case 'int': return { decoder: 'int' };
+    case 'float': return { decoder: 'float' };
+    case 'ndarray':
+    case 'torch_tensor': return { decoder: 'ndarray' };
+    case 'bytes':
+    case 'json': return { decoder: 'bytes' };
+    case 'rgb_image': return { decoder: 'simple_rgb' };
+    default: throw new PipelineError('BAD_PIPELINE', `no default decoder for field type "${field.type}"; give one in the pipeline`);
+  }
+}
+
+const needs = (spec: DecoderSpec, field: Field, types: string[]): void => {
+  if (!types.includes(field.type)) throw new PipelineError('BAD_PIPELINE', `decoder ${spec.decoder} cannot read a ${field.ffcvClass}`);
+};
+
+export function createDecoder(spec: DecoderSpec, field: Field, stats: FieldStats): Decoder {
+  switch (spec.decoder) {
+    case 'int':
+      needs(spec, field, ['int']);
+      return { output: { shape: [1], dtype: 'int64' }, decode: (m, _h, d) => ((d as BigInt64Array)[0] = m.getBigInt64(0, true)) };
+    case 'float':
+      needs(spec, field, ['float']);
+      return { output: { shape: [1], dtype: 'float64' }, decode: (m, _h, d) => ((d as Float64Array)[0] = m.getFloat64(0, true)) };
+    case 'ndarray': {
+      needs(spec, field, ['ndarray', 'torch_tensor']);
+      const f = field as NDArrayField;
+      const dtype = elementTypeOf(f.dtype.str);
+      if (!dtype) throw new PipelineError('UNSUPPORTED_INPUT', `the loader cannot hold dtype ${f.dtype.str} (complex or big-endian); read it with Reader instead`);
+      return {
+        output: { shape: [...f.shape], dtype },
+        decode: (_m, heap, d) => new Uint8Array(d.buffer, d.byteOffset, d.byteLength).set(heap!),
+      };
+    }
+    case 'bytes':
+      needs(spec, field, ['bytes', 'json']);
+      // Rows are max-size wide; the tail past a sample's length is zeroed (FFCV leaves stale bytes).
+      return {
+        output: { shape: [Math.max(1, stats.maxBytes)], dtype: 'uint8' },
+        decode: (_m, heap, d) => {
+          const row = d as Uint8Array;
+          const n = heap ? heap.byteLength : 0;
+          if (heap) row.set(heap);
+          row.fill(0, n);
+        },
+      };
+    case 'simple_rgb': {
+      needs(spec, field, ['rgb_image']);
+      if (stats.minWidth !== stats.maxWidth || stats.minHeight !== stats.maxHeight) {
+        throw new PipelineError(
+          'UNSUPPORTED_INPUT',
+          `SimpleRGBImageDecoder needs images of one size, but they range from ${stats.minWidth}x${stats.minHeight} to ${stats.maxWidth}x${stats.maxHeight}; use RandomResizedCropRGBImageDecoder or CenterCropRGBImageDecoder`,
+        );
+      }
+      return {
+        output: { shape: [stats.maxHeight, stats.maxWidth, 3], dtype: 'uint8' },
+        decode: (m, heap, d) => {
+          if (m.getUint8(0) === IMAGE_MODE_RAW) (d as Uint8Array).set(heap!);
+          else jpegDecodeRGB(heap!, d as Uint8Array, { fastDct: true });
+        },
+      };
+    }
+    case 'random_resized_crop':
+    case 'center_crop': {
+      needs(spec, field, ['rgb_image']);
+      const [outH, outW] = spec.size;
+      const scratch = { buf: new Uint8Array(0) };
+      let full = new Uint8Array(stats.maxWidth * stats.maxHeight * 3);
+      return {
+        output: { shape: [outH, outW, 3], dtype: 'uint8' },
+        decode: (m, heap, d, rng) => {
+          const w = m.getUint16(1, true);
+          const h = m.getUint16(3, true);
+          const crop = spec.decoder === 'center_crop' ? centerCrop(h, w, spec.ratio) : randomResizedCrop(h, w, spec.scale, spec.ratio, rng);
+          let px: Uint8Array;
+          if (m.getUint8(0) === IMAGE_MODE_JPG) {
+            const info = jpegInfo(heap!);
+            if (full.byteLength < info.width * info.height * 3) full = new Uint8Array(info.width * info.height * 3);
+            px = full.subarray(0, w * h * 3);
+            jpegDecodeRGB(heap!, px, { fastDct: true });
+          } else px = heap!;
+          cropResizeRGB(px, w, crop, d as Uint8Array, outW, outH, scratch);
+        },
+      };
+    }
+  }
+}

@@ -1,0 +1,479 @@
+import { open as openFile, type FileHandle } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import type { Worker } from 'node:worker_threads';
+import type { Field } from '../fields/field.js';
+import { IMAGE_MODE_RAW } from '../fields/rgb-image-field.js';
+import type { BatchStage } from '../pipeline/batch-ops.js';
+import { byteSize, elementCount, viewOf, type OutputArray, type TensorSpec } from '../pipeline/dtypes.js';
+import { planStages } from '../pipeline/plan.js';
+import { isDecoder, type DecoderSpec, type OpSpec, type PipelineStep } from '../pipeline/spec.js';
+import { Reader } from '../reader/reader.js';
+import { spawnWorker } from '../writer/spawn-worker.js';
+import { Batch, type BatchOutput } from './batch.js';
+import { createDecoder, defaultDecoder, type FieldStats } from './decoders.js';
+import { LoaderError } from './errors.js';
+import { createOrder, resolveSeed, type OrderFactory, type OrderName, type TraversalOrder } from './orders/index.js';
+import { PageCache } from './page-cache.js';
+import type { MemoryPlan, OutputPlan, WorkerInit, WorkerReply, WorkerRequest } from './protocol.js';
+
+export type PipelineConfig = readonly PipelineStep[] | { source: string; steps: readonly PipelineStep[] } | null;
+
+export interface LoaderOptions {
+  batchSize: number;
+  /** Decode threads; default = cores. */
+  numWorkers?: number;
+  order?: OrderName | OrderFactory;
+  /** Ordering and augmentation seed; default 0 (distributed) or random. */
+  seed?: number;
+  /** Sample ids to visit (default all). */
+  indices?: ArrayLike<number>;
+  /** Drop the last partial batch (default true, as FFCV). */
+  dropLast?: boolean;
+  /** Batches decoded ahead of the consumer (default 3); the ring has batchesAhead + 1 slots. */
+  batchesAhead?: number;
+  /** true (default): memory-map the file, the OS caches pages. false: the loader's own bounded page cache. */
+  osCache?: boolean;
+  /** Size of the process cache's page pool (osCache false); default 1 GiB, at least one batch's pages. */
+  processCacheBytes?: number;
+  distributed?: { rank: number; worldSize: number };
+  /** Per output: steps (a decoder first, else the field's default), null to disable a field, or {source, steps} for an extra output. */
+  pipelines?: Record<string, PipelineConfig>;
+  customFields?: Record<string, Field>;
+  fieldModules?: string[];
+  signal?: AbortSignal;
+}
+
+/** Where an iteration stands, for mid-epoch resume (FFCV has none). */
+export interface LoaderState {
+  /** The epoch to run next (or the one being run). */
+  epoch: number;
+  /** The first batch of that epoch still to be consumed. */
+  batch: number;
+  seed: number;
+}
+
+export interface LoaderStats {
+  batches: number;
+  /** Time the consumer waited for each batch (ms). */
+  waitMs: number[];
+  /** Summed busy time of the workers (ms). */
+  workerBusyMs: number;
+  /** Process cache: pages read from disk. */
+  pagesRead: number;
+}
+
+interface Output {
+  plan: OutputPlan;
+  spec: TensorSpec;
+  batchStages: BatchStage[];
+  /** Buffers of batch-op results, one per slot (main thread only). */
+  batchBuffers: OutputArray[];
+}
+
+const int = (v: unknown, name: string, min: number): number => {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw new LoaderError('BAD_OPTIONS', `${name} must be an integer >= ${min}, got ${String(v)}`);
+  return v;
+};
+
+/**
+ * FFCV's loader in TypeScript. Worker threads decode and augment samples straight into
+ * shared-memory batch slots (a ring of batchesAhead + 1); only batch and slot numbers
+ * cross postMessage. `for await (const batch of loader)` runs one epoch.
+ */
+export class Loader {
+  readonly batchSize: number;
+  readonly length: number;
+  readonly outputNames: string[];
+  private nextEpoch = 0;
+  private startBatch = 0;
+  private current: { epoch: number; held: number } | null = null;
+  private closed = false;
+  private failure: Error | null = null;
+  private readonly slotsCount: number;
+  private readonly statsData: LoaderStats = { batches: 0, waitMs: [], workerBusyMs: 0, pagesRead: 0 };
+  private onReply: ((w: number, r: WorkerReply) => void) | null = null;
+
+  private constructor(
+    readonly path: string,
+    readonly reader: Reader,
+    private readonly opts: Required<Pick<LoaderOptions, 'dropLast' | 'batchesAhead' | 'osCache'>> & LoaderOptions,
+    readonly seed: number,
+    private readonly order: TraversalOrder,
+    private readonly perEpoch: number,
+    private readonly outputs: Output[],
+    private readonly workers: Worker[],
+    private readonly cache: PageCache | null,
+    private readonly pagesOfSample: ((id: number) => number[]) | null,
+    private readonly fh: FileHandle | null,
+  ) {
+    this.batchSize = opts.batchSize;
+    this.length = opts.dropLast ? Math.floor(perEpoch / opts.batchSize) : Math.ceil(perEpoch / opts.batchSize);
+    this.outputNames = outputs.map((o) => o.plan.name);
+    this.slotsCount = opts.batchesAhead + 1;
+    workers.forEach((w, i) => {
+      w.on('message', (r: WorkerReply) => this.onReply?.(i, r));
+      w.on('error', (e) => this.fail(new LoaderError('WORKER_FAILED', `a loader worker failed: ${e.message}`)));
+      w.on('exit', (code) => {
+        if (!this.closed && code !== 0) this.fail(new LoaderError('WORKER_FAILED', `a loader worker exited with code ${code}`));
+      });
+    });
+  }
+
+  static async open(path: string, options: LoaderOptions): Promise<Loader> {
+    const batchSize = int(options.batchSize, 'batchSize', 1);
+    const numWorkers = int(options.numWorkers ?? availableParallelism(), 'numWorkers', 1);
+    const batchesAhead = int(options.batchesAhead ?? 3, 'batchesAhead', 1);
+    const osCache = options.osCache ?? true;
+    const dropLast = options.dropLast ?? true;
+    const reader = await Reader.open(path, { customFields: options.customFields });
+    let workers: Worker[] = [];
+    let fh: FileHandle | null = null;
+    try {
+      const N = reader.numSamples;
+      const indices = options.indices ? Uint32Array.from(options.indices) : Uint32Array.from({ length: N }, (_, i) => i);
+      for (const id of indices) if (id >= N) throw new LoaderError('BAD_OPTIONS', `indices contains ${id}, but ${path} has ${N} samples`);
+      const orderName = options.order ?? 'sequential';
+      const seed = options.seed ?? resolveSeed(undefined, { distributed: Boolean(options.distributed), random: Math.random });
+      const outputs = planOutputs(reader, options.pipelines ?? {}, batchSize, batchesAhead + 1);
+      const usedFields = [...new Set(outputs.map((o) => o.plan.field))];
+      const pageSize = reader.pageSize;
+      const pagesOf = (id: number): number[] => {
+        const pages = new Set<number>();
+        for (const f of usedFields) {
+          const ref = reader.heapRef(id, f);
+          if (ref && ref.size > 0) pages.add(Math.floor(ref.ptr / pageSize));
+        }
+        return [...pages];
+      };
+      const order = createOrder(orderName, {
+        indices,
+        seed,
+        batchSize,
+        ...(options.distributed ? { distributed: options.distributed } : {}),
+        pagesOfSample: (id) => {
+          const pages = new Set<number>();
+          for (let f = 0; f < reader.fields.length; f++) {
+            const ref = reader.heapRef(id, f);
+            if (ref && ref.size > 0) pages.add(Math.floor(ref.ptr / pageSize));
+          }
+          return [...pages];
+        },
+      });
+      const perEpoch = order.sampleOrder(0).length;
+      let cache: PageCache | null = null;
+      let memory: MemoryPlan = { kind: 'os' };
+      if (!osCache) {
+        fh = await openFile(path, 'r');
+        const numPages = Math.ceil(reader.header.allocTablePtr / pageSize);
+        const maxPerSample = Math.max(1, usedFields.length);
+        const minSlots = Math.min(numPages, batchSize * maxPerSample + 1);
+        const want = Math.ceil((options.processCacheBytes ?? 2 ** 30) / pageSize);
+        const slots = Math.max(1, Math.min(numPages, Math.max(minSlots, want)));
+        cache = new PageCache(fh, pageSize, numPages, slots);
+        memory = { kind: 'process', pool: cache.pool, pageToSlot: cache.pageToSlot };
+      }
+      const init: WorkerInit = {
+        path,
+        customFields: Object.entries(options.customFields ?? {}).map(([name, f]) => ({ name, spec: f.toSpec() })),
+        fieldModules: options.fieldModules ?? [],
+        outputs: outputs.map((o) => o.plan),
+        batchSize,
+        seed,
+        memory,
+      };
+      workers = Array.from({ length: numWorkers }, () => spawnWorker('./decode-worker.js', import.meta.url, init));
+      await Promise.all(
+        workers.map(
+          (w) =>
+            new Promise<void>((resolve, reject) => {
+              const onMsg = (r: WorkerReply): void => {
+                if (r.type === 'ready') {
+                  w.off('message', onMsg);
+                  w.off('error', reject);
+                  resolve();
+                }
+              };
+              w.on('message', onMsg);
+              w.once('error', reject);
+              w.once('exit', (code) => reject(new LoaderError('WORKER_FAILED', `a loader worker exited during start-up (code ${code})`)));
+            }),
+        ),
+      );
+      for (const w of workers) w.removeAllListeners('exit');
+      return new Loader(path, reader, { ...options, dropLast, batchesAhead, osCache }, seed, order, perEpoch, outputs, workers, cache, osCache ? null : pagesOf, fh);
+    } catch (e) {
+      await Promise.all(workers.map((w) => w.terminate()));
+      await fh?.close();
+      reader.close();
+      throw e;
+    }
+  }
+
+  /** The next epoch number an iteration will run. */
+  get epoch(): number {
+    return this.current ? this.current.epoch : this.nextEpoch;
+  }
+
+  state(): LoaderState {
+    if (this.current) return { epoch: this.current.epoch, batch: this.current.held + 1, seed: this.seed };
+    return { epoch: this.nextEpoch, batch: this.startBatch, seed: this.seed };
+  }
+
+  /** Continue from a saved state: the next iteration yields exactly the remaining batches. */
+  resume(state: LoaderState): void {
+    if (state.seed !== this.seed) throw new LoaderError('BAD_OPTIONS', `state was saved with seed ${state.seed}, this loader uses ${this.seed}; open the loader with that seed`);
+    if (this.current) throw new LoaderError('BAD_OPTIONS', 'resume() while an epoch is being iterated; finish or break out of it first');
+    this.nextEpoch = int(state.epoch, 'state.epoch', 0);
+    this.startBatch = Math.min(int(state.batch, 'state.batch', 0), this.length);
+  }
+
+  stats(): LoaderStats {
+    return { ...this.statsData, waitMs: [...this.statsData.waitMs], pagesRead: this.cache?.pagesRead ?? 0 };
+  }
+
+  private fail(e: Error): void {
+    if (!this.failure) this.failure = e;
+    void this.close();
+    this.onReply?.(-1, { type: 'error', batch: -1, sample: -1, code: 'WORKER_FAILED', message: e.message });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all(this.workers.map((w) => w.terminate()));
+    await this.fh?.close();
+    this.reader.close();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<Batch> {
+    return this.runEpoch();
+  }
+
+  private async *runEpoch(): AsyncGenerator<Batch> {
+    if (this.closed) throw this.failure ?? new LoaderError('CLOSED', 'the loader is closed');
+    if (this.current) throw new LoaderError('BAD_OPTIONS', 'an epoch is already being iterated; one iteration at a time per loader');
+    const epoch = this.nextEpoch;
+    const start = this.startBatch;
+    this.nextEpoch = epoch + 1;
+    this.startBatch = 0;
+    const bs = this.batchSize;
+    const full = this.order.sampleOrder(epoch);
+    const total = Math.min(full.length, this.length * bs);
+    const orderBuf = new SharedArrayBuffer(Math.max(4, total * 4));
+    const order = new Uint32Array(orderBuf);
+    order.set(full.subarray(0, total));
+    for (const w of this.workers) w.postMessage({ type: 'epoch', epoch, order: orderBuf } satisfies WorkerRequest);
+
+    const S = this.slotsCount;
+    const sizeOf = (b: number): number => Math.min(bs, total - b * bs);
+    const remaining = new Map<number, number>();
+    const pinned = new Map<number, number[]>();
+    const ready = new Set<number>();
+    let releasedUpTo = start;
+    let nextDispatch = start;
+    let wake: (() => void) | null = null;
+    let error: Error | null = null;
+    const notify = (): void => {
+      const w = wake;
+      wake = null;
+      w?.();
+    };
+
+    this.onReply = (_w, r) => {
+      if (r.type === 'done') {
+        this.statsData.workerBusyMs += r.busyMs;
+        const left = (remaining.get(r.batch) ?? 1) - 1;
+        remaining.set(r.batch, left);
+        if (left === 0) {
+          remaining.delete(r.batch);
+          const pages = pinned.get(r.batch);
+          if (pages) {
+            this.cache!.release(pages);
+            pinned.delete(r.batch);
+          }
+          ready.add(r.batch);
+          notify();
+        }
+      } else if (r.type === 'error') {
+        const field = this.outputs.find((o) => o.plan.name)?.plan.name;
+        error ??=
+          r.sample >= 0
+            ? new LoaderError('CORRUPT_SAMPLE', `${this.path}: sample ${r.sample} could not be decoded (${r.message}); the file is corrupt there — rebuild it, or exclude the sample with indices`, { sample: r.sample, batch: r.batch, ...(field ? { field } : {}) })
+            : (this.failure ?? new LoaderError('WORKER_FAILED', r.message));
+        notify();
+      }
+    };
+
+    // Dispatch batches while ring slots are free; with the process cache, their pages first.
+    let pumping = false;
+    const pump = async (): Promise<void> => {
+      if (pumping) return;
+      pumping = true;
+      try {
+        while (!error && nextDispatch < this.length && nextDispatch < releasedUpTo + S) {
+          const b = nextDispatch++;
+          const n = sizeOf(b);
+          if (this.cache && this.pagesOfSample) {
+            const pages = new Set<number>();
+            for (let k = 0; k < n; k++) for (const p of this.pagesOfSample(order[b * bs + k]!)) pages.add(p);
+            const list = [...pages];
+            await this.cache.acquire(list);
+            if (error) {
+              // The iteration ended while the pages were loading: dispatch nothing more.
+              this.cache.release(list);
+              return;
+            }
+            pinned.set(b, list);
+          }
+          const parts = Math.min(this.workers.length, n);
+          remaining.set(b, parts);
+          for (let p = 0; p < parts; p++) {
+            const from = Math.floor((p * n) / parts);
+            const to = Math.floor(((p + 1) * n) / parts);
+            this.workers[(b + p) % this.workers.length]!.postMessage({ type: 'job', epoch, batch: b, slot: b % S, from, to } satisfies WorkerRequest);
+          }
+        }
+      } catch (e) {
+        error ??= e as Error;
+        notify();
+      } finally {
+        pumping = false;
+      }
+    };
+
+    this.current = { epoch, held: start - 1 };
+    try {
+      for (let b = start; b < this.length; b++) {
+        releasedUpTo = b;
+        this.current.held = b - 1;
+        void pump();
+        const t0 = performance.now();
+        while (!ready.has(b) && !error) {
+          await new Promise<void>((r) => {
+            const onAbort = (): void => r();
+            wake = () => {
+              this.opts.signal?.removeEventListener('abort', onAbort);
+              r();
+            };
+            this.opts.signal?.addEventListener('abort', onAbort, { once: true });
+          });
+          this.opts.signal?.throwIfAborted();
+          void pump();
+        }
+        if (error) throw error;
+        ready.delete(b);
+        this.statsData.waitMs.push(performance.now() - t0);
+        this.statsData.batches++;
+        this.current.held = b;
+        yield this.makeBatch(epoch, b, order.subarray(b * bs, b * bs + sizeOf(b)));
+      }
+    } catch (e) {
+      if ((e as LoaderError).code === 'CORRUPT_SAMPLE' || (e as LoaderError).code === 'WORKER_FAILED') await this.close();
+      throw e;
+    } finally {
+      // Broke out mid-epoch: remember where, for state()/resume().
+      if (this.current && this.current.held + 1 < this.length) {
+        this.nextEpoch = epoch;
+        this.startBatch = this.current.held + 1;
+      }
+      this.current = null;
+      // Stop dispatching, and let in-flight jobs drain before the next epoch reuses the slots.
+      error ??= new LoaderError('CLOSED', 'iteration ended');
+      while (remaining.size > 0 && !this.closed) await new Promise<void>((r) => ((wake = r), setTimeout(r, 50)));
+      this.onReply = null;
+      for (const pages of pinned.values()) this.cache?.release(pages);
+    }
+  }
+
+  private makeBatch(epoch: number, b: number, ids: Uint32Array): Batch {
+    const n = ids.length;
+    const S = this.slotsCount;
+    const slot = b % S;
+    const outputs: Record<string, BatchOutput> = {};
+    for (const o of this.outputs) {
+      const row = elementCount(o.plan.sampleOutput);
+      const rowBytes = byteSize(o.plan.sampleOutput);
+      let data = viewOf(o.plan.sampleOutput.dtype, o.plan.ring, slot * this.batchSize * rowBytes, n * row);
+      for (const [k, st] of o.batchStages.entries()) {
+        const dst = o.batchBuffers[k * S + slot]!;
+        const out = dst.subarray(0, n * elementCount(st.output)) as OutputArray;
+        st.run(data, out, n, { seed: this.seed, epoch, batchIndex: b });
+        data = out;
+      }
+      outputs[o.plan.name] = { data, shape: [n, ...o.spec.shape], dtype: o.spec.dtype };
+    }
+    return new Batch(epoch, b, ids.slice(), outputs);
+  }
+}
+
+/** Resolves `pipelines` into outputs (file fields in order, then extra outputs) with their plans and rings. */
+function planOutputs(reader: Reader, pipelines: Record<string, PipelineConfig>, batchSize: number, slots: number): Output[] {
+  const out: Output[] = [];
+  const names = reader.fields.map((f) => f.name);
+  const entries: Array<[string, number, readonly PipelineStep[]]> = [];
+  reader.fields.forEach(({ name }, f) => {
+    const p = pipelines[name];
+    if (p === null) return;
+    entries.push([name, f, p === undefined ? [] : Array.isArray(p) ? p : (p as { steps: readonly PipelineStep[] }).steps]);
+  });
+  for (const [name, p] of Object.entries(pipelines)) {
+    if (names.includes(name) || p === null) continue;
+    if (Array.isArray(p) || !p || typeof (p as { source?: unknown }).source !== 'string') {
+      throw new LoaderError('BAD_PIPELINE', `pipeline "${name}" is not a field of the file; give it as { source: <field>, steps: [...] } (fields: ${names.join(', ')})`);
+    }
+    const src = (p as { source: string; steps: readonly PipelineStep[] }).source;
+    const f = names.indexOf(src);
+    if (f < 0) throw new LoaderError('BAD_PIPELINE', `pipeline "${name}": source "${src}" is not a field (fields: ${names.join(', ')})`);
+    entries.push([name, f, (p as { steps: readonly PipelineStep[] }).steps]);
+  }
+  if (entries.length === 0) throw new LoaderError('BAD_PIPELINE', 'every output is disabled; enable at least one field');
+  for (const [name, f, steps] of entries) {
+    const field = reader.fields[f]!.field;
+    const first = steps[0];
+    const decoder: DecoderSpec = first && isDecoder(first) ? first : defaultDecoder(field);
+    const ops = (first && isDecoder(first) ? steps.slice(1) : steps) as OpSpec[];
+    if (ops.some((s) => isDecoder(s as PipelineStep))) throw new LoaderError('BAD_PIPELINE', `pipeline "${name}": a decoder may only come first`);
+    const stats = fieldStats(reader, f);
+    let plan;
+    try {
+      const dec = createDecoder(decoder, field, stats);
+      plan = planStages(dec.output, ops);
+    } catch (e) {
+      throw new LoaderError('BAD_PIPELINE', `pipeline "${name}": ${(e as Error).message}`, { field: name });
+    }
+    const ring = new SharedArrayBuffer(Math.max(8, slots * batchSize * byteSize(plan.sampleOutput)));
+    const batchBuffers: OutputArray[] = [];
+    for (const st of plan.batchStages) {
+      for (let s = 0; s < slots; s++) batchBuffers.push(viewOf(st.output.dtype, new ArrayBuffer(batchSize * byteSize(st.output)), 0, batchSize * elementCount(st.output)));
+    }
+    out.push({
+      plan: { name, field: f, decoder, ops, stats, sampleOutput: plan.sampleOutput, ring },
+      spec: plan.output,
+      batchStages: plan.batchStages,
+      batchBuffers,
+    });
+  }
+  return out;
+}
+
+/** Whole-file sizes a decoder plans with (FFCV plans with the whole file, not `indices`). */
+function fieldStats(reader: Reader, f: number): FieldStats {
+  const field = reader.fields[f]!.field;
+  const s: FieldStats = { minWidth: Infinity, maxWidth: 0, minHeight: Infinity, maxHeight: 0, maxBytes: 0 };
+  for (let i = 0; i < reader.numSamples; i++) {
+    const meta = reader.fieldMetadata(i, f);
+    if (field.type === 'rgb_image') {
+      const w = meta.getUint16(1, true);
+      const h = meta.getUint16(3, true);
+      s.minWidth = Math.min(s.minWidth, w);
+      s.maxWidth = Math.max(s.maxWidth, w);
+      s.minHeight = Math.min(s.minHeight, h);
+      s.maxHeight = Math.max(s.maxHeight, h);
+      void IMAGE_MODE_RAW;
+    } else if (field.type === 'bytes' || field.type === 'json') {
+      s.maxBytes = Math.max(s.maxBytes, reader.heapRef(i, f)?.size ?? 0);
+    }
+  }
+  if (s.minWidth === Infinity) s.minWidth = s.minHeight = 0;
+  return s;
+}

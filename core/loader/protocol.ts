@@ -1,0 +1,44 @@
+import type { FieldSpec } from '../fields/field.js';
+import type { TensorSpec } from '../pipeline/dtypes.js';
+import type { DecoderSpec, OpSpec } from '../pipeline/spec.js';
+import type { FieldStats } from './decoders.js';
+
+/** One loader output as workers see it. */
+export interface OutputPlan {
+  name: string;
+  /** Index of the source field in the file. */
+  field: number;
+  decoder: DecoderSpec;
+  ops: OpSpec[];
+  stats: FieldStats;
+  /** What a worker writes per sample into the slot (before batch ops). */
+  sampleOutput: TensorSpec;
+  /** The ring for this output: slots × batchSize rows of sampleOutput. */
+  ring: SharedArrayBuffer;
+}
+
+export type MemoryPlan =
+  | { kind: 'os' }
+  /** Process cache: page slots in `pool`; `pageToSlot[page]` is the slot holding a page, or -1. */
+  | { kind: 'process'; pool: SharedArrayBuffer; pageToSlot: SharedArrayBuffer };
+
+export interface WorkerInit {
+  path: string;
+  customFields: Array<{ name: string; spec: FieldSpec }>;
+  fieldModules: string[];
+  outputs: OutputPlan[];
+  batchSize: number;
+  seed: number;
+  memory: MemoryPlan;
+}
+
+/** Main → worker. Only numbers cross: pixels live in shared memory. */
+export type WorkerRequest =
+  | { type: 'epoch'; epoch: number; order: SharedArrayBuffer }
+  | { type: 'job'; epoch: number; batch: number; slot: number; from: number; to: number };
+
+/** Worker → main. */
+export type WorkerReply =
+  | { type: 'ready' }
+  | { type: 'done'; batch: number; count: number; busyMs: number }
+  | { type: 'error'; batch: number; sample: number; code: string; message: string };

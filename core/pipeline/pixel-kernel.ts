@@ -1,0 +1,107 @@
+import { toFloat16Bits, type ElementType, type OutputArray, type TensorSpec } from './dtypes.js';
+import type { OpSpec } from './spec.js';
+import { PipelineError, requireImage, type SampleStage, type StageContext } from './stage.js';
+
+/** Ops a fused pixel pass can absorb: a coordinate flip, per-channel value maps, a layout and a cast. */
+export type PixelOp = Extract<OpSpec, { op: 'random_horizontal_flip' | 'random_brightness' | 'normalize' | 'to_chw' | 'convert' }>;
+
+export const isPixelOp = (o: OpSpec): o is PixelOp =>
+  o.op === 'random_horizontal_flip' || o.op === 'random_brightness' || o.op === 'normalize' || o.op === 'to_chw' || o.op === 'convert';
+
+const INT_RANGE: Partial<Record<ElementType, [number, number]>> = {
+  uint8: [0, 255], int8: [-128, 127], uint16: [0, 65535], int16: [-32768, 32767], uint32: [0, 4294967295], int32: [-2147483648, 2147483647],
+};
+
+/**
+ * Consecutive per-pixel ops fused into one pass ("compiled"): because every value map
+ * takes a uint8 input, the whole chain folds into a 256-entry lookup table per channel,
+ * built per sample (random factors differ per sample); the flip is a coordinate change
+ * and ToCHW an output index. The pass reads each input pixel once and writes each output
+ * value once, whatever the number of ops.
+ */
+export class FusedPixelStage implements SampleStage {
+  readonly name: string;
+  readonly output: TensorSpec;
+  readonly inPlace = false;
+  private readonly H: number;
+  private readonly W: number;
+  private readonly C: number;
+  private readonly chw: boolean;
+  private readonly lut: Float64Array;
+
+  constructor(
+    readonly input: TensorSpec,
+    private readonly ops: readonly PixelOp[],
+  ) {
+    [this.H, this.W, this.C] = requireImage(ops.map((o) => o.op).join('+'), input);
+    this.name = `fused(${ops.map((o) => o.op).join('+')})`;
+    let dtype: ElementType = 'uint8';
+    let chw = false;
+    for (const o of ops) {
+      if (o.op === 'normalize') {
+        if (o.mean.length !== this.C || o.std.length !== this.C) throw new PipelineError('BAD_PIPELINE', `NormalizeImage needs ${this.C} means and stds`);
+        if (dtype !== 'uint8') throw new PipelineError('BAD_PIPELINE', 'NormalizeImage must come before Convert');
+        dtype = o.dtype;
+      } else if (o.op === 'random_brightness' && dtype !== 'uint8') {
+        throw new PipelineError('BAD_PIPELINE', 'RandomBrightness works on uint8 pixels; put it before NormalizeImage/Convert');
+      } else if (o.op === 'convert') {
+        if (o.dtype === 'int64' || o.dtype === 'uint64') throw new PipelineError('BAD_PIPELINE', 'Convert to 64-bit integers is not supported for images');
+        dtype = o.dtype;
+      } else if (o.op === 'to_chw') chw = true;
+    }
+    this.chw = chw;
+    this.output = { shape: chw ? [this.C, this.H, this.W] : [this.H, this.W, this.C], dtype };
+    this.lut = new Float64Array(this.C * 256);
+  }
+
+  run(src: OutputArray, dst: OutputArray, ctx: StageContext): void {
+    const { H, W, C, lut } = this;
+    let flip = false;
+    // LUT over uint8 values, per channel, through the chain of value maps.
+    for (let c = 0; c < C; c++) for (let v = 0; v < 256; v++) lut[c * 256 + v] = v;
+    let dtype: ElementType = 'uint8';
+    for (const o of this.ops) {
+      switch (o.op) {
+        case 'random_horizontal_flip':
+          if (ctx.rng.next() < o.p) flip = !flip;
+          break;
+        case 'random_brightness': {
+          const apply = ctx.rng.next() < o.p;
+          const r = ctx.rng.uniform(Math.max(0, 1 - o.magnitude), 1 + o.magnitude);
+          if (apply) for (let i = 0; i < lut.length; i++) lut[i] = Math.trunc(Math.min(255, Math.max(0, r * lut[i]!)));
+          break;
+        }
+        case 'normalize':
+          for (let c = 0; c < C; c++) for (let v = 0; v < 256; v++) lut[c * 256 + v] = (lut[c * 256 + v]! - o.mean[c]!) / o.std[c]!;
+          dtype = o.dtype;
+          break;
+        case 'convert': {
+          const range = INT_RANGE[o.dtype];
+          if (range) for (let i = 0; i < lut.length; i++) lut[i] = Math.min(range[1], Math.max(range[0], Math.trunc(lut[i]!)));
+          dtype = o.dtype;
+          break;
+        }
+        case 'to_chw':
+          break;
+      }
+    }
+    if (dtype === 'float16') for (let i = 0; i < lut.length; i++) lut[i] = toFloat16Bits(lut[i]!);
+    else if (dtype === 'float32') for (let i = 0; i < lut.length; i++) lut[i] = Math.fround(lut[i]!);
+    const s = src as Uint8Array;
+    const d = dst as Exclude<OutputArray, BigInt64Array | BigUint64Array>;
+    const plane = H * W;
+    for (let y = 0; y < H; y++) {
+      const row = y * W;
+      for (let x = 0; x < W; x++) {
+        const si = (row + (flip ? W - 1 - x : x)) * C;
+        if (this.chw) {
+          const di = row + x;
+          for (let c = 0; c < C; c++) d[c * plane + di] = lut[c * 256 + s[si + c]!]!;
+        } else {
+          const di = (row + x) * C;
+          for (let c = 0; c < C; c++) d[di + c] = lut[c * 256 + s[si + c]!]!;
+        }
+      }
+    }
+  }
+}

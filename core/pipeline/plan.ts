@@ -1,0 +1,83 @@
+import { ImageMixupStage, LabelMixupStage, type BatchStage } from './batch-ops.js';
+import type { TensorSpec } from './dtypes.js';
+import { FusedPixelStage, isPixelOp, type PixelOp } from './pixel-kernel.js';
+import { BlendStage, ConvertStage, CustomStage, CutoutStage, ReplaceLabelStage, TranslateStage, TransposeStage } from './sample-ops.js';
+import type { OpSpec } from './spec.js';
+import { PipelineError, type SampleStage } from './stage.js';
+
+export interface StagePlan {
+  stages: SampleStage[];
+  /** What workers write into the batch slot, per sample. */
+  sampleOutput: TensorSpec;
+  batchStages: BatchStage[];
+  /** What the consumer gets, per sample. */
+  output: TensorSpec;
+}
+
+const isImage = (s: TensorSpec): boolean => s.dtype === 'uint8' && s.shape.length === 3;
+
+/**
+ * Turns the ops after a decoder into stages, each declaring its output. Runs of per-pixel
+ * ops on uint8 images become one fused pass; mixing ops run per batch and must come last.
+ */
+export function planStages(decoded: TensorSpec, ops: readonly OpSpec[]): StagePlan {
+  const stages: SampleStage[] = [];
+  const batchStages: BatchStage[] = [];
+  let spec = decoded;
+  let i = 0;
+  while (i < ops.length) {
+    const o = ops[i]!;
+    if (batchStages.length > 0 && o.op !== 'image_mixup' && o.op !== 'label_mixup') {
+      throw new PipelineError('BAD_PIPELINE', `${o.op} comes after a mixup op; per-sample ops must come before ImageMixup/LabelMixup`);
+    }
+    if (isPixelOp(o) && isImage(spec)) {
+      const run: PixelOp[] = [];
+      while (i < ops.length && isPixelOp(ops[i]!)) run.push(ops[i++] as PixelOp);
+      const st = new FusedPixelStage(spec, run);
+      stages.push(st);
+      spec = st.output;
+      continue;
+    }
+    let st: SampleStage | null = null;
+    switch (o.op) {
+      case 'random_horizontal_flip':
+      case 'random_brightness':
+      case 'normalize':
+        throw new PipelineError('UNSUPPORTED_INPUT', `${o.op} works on uint8 images (H, W, C); it got ${spec.dtype} [${spec.shape.join(', ')}]`);
+      case 'to_chw':
+        st = new TransposeStage(spec);
+        break;
+      case 'convert':
+        st = new ConvertStage(spec, o);
+        break;
+      case 'random_translate':
+        st = new TranslateStage(spec, o);
+        break;
+      case 'cutout':
+        st = new CutoutStage(spec, o);
+        break;
+      case 'random_contrast':
+      case 'random_saturation':
+        st = new BlendStage(spec, o);
+        break;
+      case 'replace_label':
+        st = new ReplaceLabelStage(spec, o);
+        break;
+      case 'custom':
+        st = new CustomStage(spec, o);
+        break;
+      case 'image_mixup':
+        batchStages.push(new ImageMixupStage(batchStages.at(-1)?.output ?? spec, o));
+        break;
+      case 'label_mixup':
+        batchStages.push(new LabelMixupStage(batchStages.at(-1)?.output ?? spec, o));
+        break;
+    }
+    if (st) {
+      stages.push(st);
+      spec = st.output;
+    }
+    i++;
+  }
+  return { stages, sampleOutput: spec, batchStages, output: batchStages.at(-1)?.output ?? spec };
+}

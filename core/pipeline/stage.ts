@@ -1,0 +1,38 @@
+import type { OutputArray, TensorSpec } from './dtypes.js';
+import type { Rng } from './rng.js';
+
+export interface StageContext {
+  sampleId: number;
+  epoch: number;
+  /** This stage's own random stream for this sample. */
+  rng: Rng;
+}
+
+/**
+ * One per-sample step after decoding. Stages declare their output up front, so the
+ * loader sizes every buffer once. An in-place stage rewrites `src` and ignores `dst`.
+ */
+export interface SampleStage {
+  readonly name: string;
+  readonly input: TensorSpec;
+  readonly output: TensorSpec;
+  readonly inPlace: boolean;
+  run(src: OutputArray, dst: OutputArray, ctx: StageContext): void;
+}
+
+export class PipelineError extends Error {
+  override readonly name = 'PipelineError';
+  constructor(
+    readonly code: 'BAD_PIPELINE' | 'UNSUPPORTED_INPUT',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function requireImage(op: string, s: TensorSpec): [number, number, number] {
+  if (s.dtype !== 'uint8' || s.shape.length !== 3) {
+    throw new PipelineError('UNSUPPORTED_INPUT', `${op} works on uint8 images (H, W, C) before NormalizeImage/ToCHW; it got ${s.dtype} [${s.shape.join(', ')}]. Move it earlier in the pipeline`);
+  }
+  return [s.shape[0]!, s.shape[1]!, s.shape[2]!];
+}
