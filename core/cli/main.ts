@@ -1,4 +1,5 @@
 import { BetonEncodeError, BetonFormatError } from '../format/errors.js';
+import { BENCH_LOADER_HELP, benchLoaderCommand } from './bench-loader-command.js';
 import { BUILD_HELP, buildCommand } from './build-command.js';
 import { DUMP_HELP, dumpCommand } from './dump-command.js';
 import { INSPECT_HELP, inspectCommand } from './inspect-command.js';
@@ -8,6 +9,7 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
   build: { help: BUILD_HELP, run: buildCommand },
   inspect: { help: INSPECT_HELP, run: inspectCommand },
   dump: { help: DUMP_HELP, run: dumpCommand },
+  'bench-loader': { help: BENCH_LOADER_HELP, run: benchLoaderCommand },
 };
 
 const HELP = `beton — FFCV-compatible .beton datasets
@@ -18,6 +20,7 @@ Commands:
   build     build a .beton file from an image folder or a build config
   inspect   summarise a .beton file (ours or FFCV's)
   dump      print every sample in the canonical JSON encoding
+  bench-loader  measure the loader's images/s on a file
 
 Exit codes: 0 ok, 1 failure, 2 bad usage.`;
 

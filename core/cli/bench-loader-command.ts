@@ -1,0 +1,60 @@
+import { parseArgs } from 'node:util';
+import { benchLoader } from '../profile/bench-loader.js';
+import type { OrderName } from '../loader/orders/index.js';
+import { UsageError } from './usage-error.js';
+
+export const BENCH_LOADER_HELP = `beton bench-loader FILE [--workers N] [--batch-size B]
+      [--order sequential|random|quasi_random] [--no-os-cache]
+      [--decoder simple|rrc:SIZE|center:SIZE] [--flip] [--epochs E] [--json]
+
+Loads FILE for E epochs (default 3) with decoder (default rrc:160), optional flip, then
+ToCHW (uint8), and prints images/s and batches/s per epoch; the first epoch (warm-up)
+is reported apart. --json prints one JSON object with "epochs" and "median_img_per_s".`;
+
+export async function benchLoaderCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      workers: { type: 'string' },
+      'batch-size': { type: 'string' },
+      order: { type: 'string' },
+      'no-os-cache': { type: 'boolean' },
+      decoder: { type: 'string' },
+      flip: { type: 'boolean' },
+      epochs: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+  });
+  if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
+  const num = (flag: string, v: string | undefined): number | undefined => {
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${flag} expects a positive integer, got "${v}"`);
+    return n;
+  };
+  const order = values.order as OrderName | undefined;
+  if (order && !['sequential', 'random', 'quasi_random'].includes(order)) throw new UsageError(`--order expects sequential, random or quasi_random, got "${order}"`);
+  if (values.decoder && !/^(simple|rrc:\d+|center:\d+)$/.test(values.decoder)) throw new UsageError(`--decoder expects simple, rrc:SIZE or center:SIZE, got "${values.decoder}"`);
+  const json = values.json ?? false;
+  const res = await benchLoader(positionals[0]!, {
+    numWorkers: num('workers', values.workers),
+    batchSize: num('batch-size', values['batch-size']),
+    order,
+    osCache: !values['no-os-cache'],
+    decoder: values.decoder,
+    flip: values.flip ?? false,
+    epochs: num('epochs', values.epochs),
+    onEpoch: json ? undefined : (e) => process.stderr.write(`  epoch ${e.epoch}: ${e.imagesPerSec.toFixed(0)} img/s, ${e.batchesPerSec.toFixed(2)} batches/s, ${e.seconds.toFixed(2)} s, median wait ${e.waitMsMedian.toFixed(1)} ms${e.epoch === 0 ? ' (warm-up)' : ''}\n`),
+  });
+  if (json) {
+    process.stdout.write(JSON.stringify({ ...res, epochs: res.epochs.map((e) => e.imagesPerSec), epoch_details: res.epochs }) + '\n');
+    return 0;
+  }
+  const c = res.config;
+  process.stdout.write(
+    `${res.file}: ${c.decoder}${c.flip ? ' + flip' : ''} + ToCHW, batch ${c.batchSize}, ${c.order}, ${c.osCache ? 'os cache' : 'process cache'}, ${c.numWorkers} workers\n` +
+      `  start ${res.startSeconds.toFixed(2)} s; warm-up ${res.warmup.imagesPerSec.toFixed(0)} img/s; median ${res.median_img_per_s.toFixed(0)} img/s over ${res.epochs.length} epochs\n`,
+  );
+  return 0;
+}
