@@ -2,6 +2,7 @@ import { BetonEncodeError, BetonFormatError } from '../format/errors.js';
 import { BENCH_LOADER_HELP, benchLoaderCommand } from './bench-loader-command.js';
 import { BUILD_HELP, buildCommand } from './build-command.js';
 import { DUMP_HELP, dumpCommand } from './dump-command.js';
+import { EXPORT_HELP, exportCommand } from './export-command.js';
 import { INSPECT_HELP, inspectCommand } from './inspect-command.js';
 import { UsageError } from './usage-error.js';
 
@@ -10,6 +11,7 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
   inspect: { help: INSPECT_HELP, run: inspectCommand },
   dump: { help: DUMP_HELP, run: dumpCommand },
   'bench-loader': { help: BENCH_LOADER_HELP, run: benchLoaderCommand },
+  export: { help: EXPORT_HELP, run: exportCommand },
 };
 
 const HELP = `beton — FFCV-compatible .beton datasets
@@ -21,6 +23,7 @@ Commands:
   inspect   summarise a .beton file (ours or FFCV's)
   dump      print every sample in the canonical JSON encoding
   bench-loader  measure the loader's images/s on a file
+  export    Python FFCV code (or JSON) for a build or loader config
 
 Exit codes: 0 ok, 1 failure, 2 bad usage.`;
 

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+
+/**
+ * The loader configuration: what the profiler sweeps, the app edits and the exporter
+ * turns into Python FFCV code. Pipelines are lists of steps in the same plain-data form
+ * the loader takes (core/pipeline/spec.ts). Pure (no I/O).
+ */
+const elementType = z.enum(['uint8', 'int8', 'uint16', 'int16', 'uint32', 'int32', 'float16', 'float32', 'float64', 'int64', 'uint64']);
+const pair = z.tuple([z.number().positive(), z.number().positive()]);
+const rgb = z.tuple([z.number().int().min(0).max(255), z.number().int().min(0).max(255), z.number().int().min(0).max(255)]);
+
+export const DecoderConfig = z.discriminatedUnion('decoder', [
+  z.object({ decoder: z.literal('simple_rgb') }).strict(),
+  z.object({ decoder: z.literal('int') }).strict(),
+  z.object({ decoder: z.literal('float') }).strict(),
+  z.object({ decoder: z.literal('ndarray') }).strict(),
+  z.object({ decoder: z.literal('bytes') }).strict(),
+  z.object({ decoder: z.literal('random_resized_crop'), size: pair, scale: pair.default([0.08, 1]), ratio: pair.default([3 / 4, 4 / 3]) }).strict(),
+  z.object({ decoder: z.literal('center_crop'), size: pair, ratio: z.number().positive().max(1).default(224 / 256) }).strict(),
+]);
+
+const ops = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('random_horizontal_flip'), p: z.number().min(0).max(1).default(0.5) }).strict(),
+  z.object({ op: z.literal('random_translate'), padding: z.number().int().min(0), fill: rgb.default([0, 0, 0]) }).strict(),
+  z.object({ op: z.literal('cutout'), size: z.number().int().positive(), fill: rgb.default([0, 0, 0]) }).strict(),
+  z.object({ op: z.literal('random_brightness'), magnitude: z.number().min(0), p: z.number().min(0).max(1).default(0.5) }).strict(),
+  z.object({ op: z.literal('random_contrast'), magnitude: z.number().min(0), p: z.number().min(0).max(1).default(0.5) }).strict(),
+  z.object({ op: z.literal('random_saturation'), magnitude: z.number().min(0), p: z.number().min(0).max(1).default(0.5) }).strict(),
+  z.object({ op: z.literal('normalize'), mean: z.array(z.number()).length(3), std: z.array(z.number().positive()).length(3), dtype: z.enum(['float16', 'float32', 'float64']).default('float32') }).strict(),
+  z.object({ op: z.literal('to_chw') }).strict(),
+  z.object({ op: z.literal('convert'), dtype: elementType }).strict(),
+  z.object({ op: z.literal('replace_label'), indices: z.array(z.number().int().min(0)), label: z.number().int() }).strict(),
+  z.object({ op: z.literal('image_mixup'), alpha: z.number().positive(), sameLambda: z.boolean().default(true) }).strict(),
+  z.object({ op: z.literal('label_mixup'), alpha: z.number().positive(), sameLambda: z.boolean().default(true) }).strict(),
+]);
+export const OpConfig = ops;
+
+/** A pipeline: an optional decoder first, then ops. */
+export const PipelineConfigSchema = z.array(z.union([DecoderConfig, ops]));
+
+export const LoaderConfig = z
+  .object({
+    file: z.string().min(1),
+    batchSize: z.number().int().positive(),
+    numWorkers: z.number().int().positive().optional(),
+    order: z.enum(['sequential', 'random', 'quasi_random']).default('random'),
+    seed: z.number().int().min(0).default(0),
+    dropLast: z.boolean().default(true),
+    batchesAhead: z.number().int().positive().default(3),
+    osCache: z.boolean().default(true),
+    distributed: z.object({ rank: z.number().int().min(0), worldSize: z.number().int().positive() }).strict().optional(),
+    /** Output name → steps, or null to disable a field. */
+    pipelines: z.record(z.string(), PipelineConfigSchema.nullable()).default({}),
+  })
+  .strict();
+export type LoaderConfig = z.infer<typeof LoaderConfig>;
+export type LoaderConfigInput = z.input<typeof LoaderConfig>;
+
+export function parseLoaderConfig(input: unknown): { ok: true; value: LoaderConfig } | { ok: false; errors: string[] } {
+  const r = LoaderConfig.safeParse(input);
+  if (r.success) return { ok: true, value: r.data };
+  return { ok: false, errors: r.error.issues.map((i) => `${i.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') || '(root)'}: ${i.message}`) };
+}
