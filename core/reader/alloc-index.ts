@@ -1,6 +1,30 @@
 import type { Allocation } from '../format/alloc-table.js';
 
 /**
+ * The allocation table held as three typed columns (not one object per entry: a 5M-row
+ * file would spend ~280 MB of heap on objects).
+ */
+export class AllocationTable implements Iterable<Allocation> {
+  constructor(
+    readonly sampleIds: Float64Array,
+    readonly ptrs: Float64Array,
+    readonly sizes: Float64Array,
+  ) {}
+
+  get length(): number {
+    return this.ptrs.length;
+  }
+
+  get(i: number): Allocation {
+    return { sampleId: this.sampleIds[i]!, ptr: this.ptrs[i]!, size: this.sizes[i]! };
+  }
+
+  *[Symbol.iterator](): Iterator<Allocation> {
+    for (let i = 0; i < this.length; i++) yield this.get(i);
+  }
+}
+
+/**
  * ptr → size lookup over the allocation table. FFCV binary-searches a sorted copy and may
  * return either entry for a duplicated pointer (a zero-size object shares its pointer
  * with the next one); we keep the largest size, which is the real object.
@@ -9,18 +33,24 @@ export class AllocIndex {
   private readonly ptrs: Float64Array;
   private readonly sizes: Float64Array;
 
-  constructor(entries: readonly Allocation[]) {
-    const order = entries.map((_, i) => i).sort((a, b) => entries[a]!.ptr - entries[b]!.ptr || entries[b]!.size - entries[a]!.size);
-    const ptrs: number[] = [];
-    const sizes: number[] = [];
-    for (const i of order) {
-      const e = entries[i]!;
-      if (ptrs.length && ptrs[ptrs.length - 1] === e.ptr) continue;
-      ptrs.push(e.ptr);
-      sizes.push(e.size);
+  constructor(t: AllocationTable) {
+    const n = t.length;
+    const order = new Uint32Array(n);
+    for (let i = 0; i < n; i++) order[i] = i;
+    order.sort((a, b) => t.ptrs[a]! - t.ptrs[b]! || t.sizes[b]! - t.sizes[a]!);
+    const ptrs = new Float64Array(n);
+    const sizes = new Float64Array(n);
+    let k = 0;
+    for (let j = 0; j < n; j++) {
+      const i = order[j]!;
+      const p = t.ptrs[i]!;
+      if (k > 0 && ptrs[k - 1] === p) continue;
+      ptrs[k] = p;
+      sizes[k] = t.sizes[i]!;
+      k++;
     }
-    this.ptrs = Float64Array.from(ptrs);
-    this.sizes = Float64Array.from(sizes);
+    this.ptrs = ptrs.subarray(0, k);
+    this.sizes = sizes.subarray(0, k);
   }
 
   get size(): number {

@@ -1,5 +1,4 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { decodeAllocation, type Allocation } from '../format/alloc-table.js';
 import { ALLOC_ENTRY_SIZE, FIELD_DESCRIPTOR_SIZE, HEADER_SIZE, MAX_PAGE_SIZE, MIN_READER_PAGE_SIZE } from '../format/constants.js';
 import { decodeDescriptor, descriptorOffset } from '../format/descriptor.js';
 import { BetonFormatError } from '../format/errors.js';
@@ -9,7 +8,8 @@ import { isPowerOfTwo, regions, type Regions } from '../format/regions.js';
 import type { DecodeContext, Field } from '../fields/field.js';
 import { fieldFromDescriptor } from '../fields/registry.js';
 import type { NamedField } from '../fields/schema.js';
-import { AllocIndex } from './alloc-index.js';
+import { AllocIndex, AllocationTable } from './alloc-index.js';
+import { readU64 } from '../format/u64.js';
 
 export interface ReaderOptions {
   /** Handlers for custom (type 255) fields, by field name, as FFCV's custom_fields. */
@@ -45,7 +45,7 @@ export class Reader {
     readonly regions: Regions,
     /** The whole metadata table (numSamples × record size). */
     readonly metadata: Uint8Array,
-    readonly allocations: Allocation[],
+    readonly allocations: AllocationTable,
     ctx: DecodeContext,
   ) {
     this.fd = fd;
@@ -136,14 +136,21 @@ export class Reader {
     }
     const metadata = read(reg.metadata.offset, reg.metadata.size);
     const tableBytes = read(T, size - T);
-    const allocations: Allocation[] = [];
-    for (let off = 0; off < tableBytes.byteLength; off += ALLOC_ENTRY_SIZE) {
-      const a = decodeAllocation(tableBytes, off, file);
-      if (a.sampleId >= N) err('BAD_ALLOC_TABLE', `allocation entry ${off / ALLOC_ENTRY_SIZE} names sample ${a.sampleId}, but the header says num_samples = ${N}; num_samples or the table is corrupt`, T + off);
-      if (a.size > 0 && (a.ptr < reg.dataStart || a.ptr + a.size > T)) {
-        err('BAD_ALLOC_TABLE', `allocation entry ${off / ALLOC_ENTRY_SIZE} spans bytes ${a.ptr}..${a.ptr + a.size}, outside the data pages (${reg.dataStart}..${T})`, T + off);
+    const count = tableBytes.byteLength / ALLOC_ENTRY_SIZE;
+    const view = new DataView(tableBytes.buffer, tableBytes.byteOffset, tableBytes.byteLength);
+    const allocations = new AllocationTable(new Float64Array(count), new Float64Array(count), new Float64Array(count));
+    for (let k = 0; k < count; k++) {
+      const off = k * ALLOC_ENTRY_SIZE;
+      const sampleId = readU64(view, off, file);
+      const ptr = readU64(view, off + 8, file);
+      const asize = readU64(view, off + 16, file);
+      if (sampleId >= N) err('BAD_ALLOC_TABLE', `allocation entry ${k} names sample ${sampleId}, but the header says num_samples = ${N}; num_samples or the table is corrupt`, T + off);
+      if (asize > 0 && (ptr < reg.dataStart || ptr + asize > T)) {
+        err('BAD_ALLOC_TABLE', `allocation entry ${k} spans bytes ${ptr}..${ptr + asize}, outside the data pages (${reg.dataStart}..${T})`, T + off);
       }
-      allocations.push(a);
+      allocations.sampleIds[k] = sampleId;
+      allocations.ptrs[k] = ptr;
+      allocations.sizes[k] = asize;
     }
     // FFCV allocates exactly one object per heap field per sample (even when empty), so a
     // shorter table means the file lost its tail at an entry boundary.

@@ -1,0 +1,129 @@
+import { parseArgs } from 'node:util';
+import type { OrderName } from '../loader/orders/index.js';
+import { runExec } from '../profile/exec-mode.js';
+import { machineInfo } from '../profile/machine.js';
+import { profile } from '../profile/sweep.js';
+import type { ProfileRun } from '../profile/types.js';
+import { UsageError } from './usage-error.js';
+
+export const PROFILE_HELP = `beton profile FILE [--workers 1,2] [--batch-sizes 64,256] [--orders random,quasi_random]
+              [--os-cache on,off] [--decoder rrc:160] [--no-flip] [--seconds S] [--db PATH] [--json] [--no-gpu]
+beton profile --exec "python train.py …" [--regex REGEX] [--db PATH] [--json]
+
+Sweeps the loader over a grid (default workers 1, 2, 4 … cores; batch 256; random; os cache)
+for S seconds per point (default 3) after a warm-up, sampling CPU per core, memory, disk
+reads, page-cache residency and GPU (nvidia-smi) every 250 ms, then prints a verdict:
+input-, decode-, disk- or GPU-bound, with the evidence and the knob to turn next. The run
+is stored in the runs database (see beton runs). --json prints the stored run.
+--exec runs your own training command instead and reads its throughput from JSON lines
+it prints ({"step": 10, "images": 2560}) or from --regex with a named group (?<images>…)
+or (?<ips>…); see docs/profiler.md.`;
+
+function list(v: string | undefined, flag: string): string[] | undefined {
+  if (v === undefined) return undefined;
+  const items = v.split(',').map((s) => s.trim());
+  if (items.some((s) => s === '')) throw new UsageError(`--${flag}: empty item in "${v}"`);
+  return items;
+}
+
+function ints(v: string | undefined, flag: string): number[] | undefined {
+  return list(v, flag)?.map((s) => {
+    const n = Number(s);
+    if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${flag} expects positive integers, got "${s}"`);
+    return n;
+  });
+}
+
+export async function profileCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      workers: { type: 'string' },
+      'batch-sizes': { type: 'string' },
+      orders: { type: 'string' },
+      'os-cache': { type: 'string' },
+      decoder: { type: 'string' },
+      'no-flip': { type: 'boolean' },
+      seconds: { type: 'string' },
+      db: { type: 'string' },
+      json: { type: 'boolean' },
+      'no-gpu': { type: 'boolean' },
+      exec: { type: 'string' },
+      regex: { type: 'string' },
+    },
+  });
+  const ac = new AbortController();
+  const onSigint = (): void => ac.abort();
+  process.once('SIGINT', onSigint);
+  const log = (s: string): void => {
+    if (!values.json) process.stderr.write(s);
+  };
+  try {
+    let run: ProfileRun;
+    if (values.exec) {
+      const machine = await machineInfo();
+      const startedAt = new Date().toISOString();
+      const res = await runExec({ command: values.exec, throughputRegex: values.regex ?? null, signal: ac.signal, gpu: !values['no-gpu'], onGpuUnavailable: (r) => log(`(${r})\n`) });
+      run = {
+        kind: 'exec',
+        startedAt,
+        finishedAt: new Date().toISOString(),
+        status: res.cancelled ? 'cancelled' : res.exitCode === 0 ? 'ok' : 'failed',
+        plan: { command: values.exec, throughputRegex: values.regex ?? null, file: positionals[0] ?? null },
+        machine,
+        dataset: null,
+        points: [],
+        samples: res.samples,
+        verdict: null,
+      };
+      log(`command exited with ${res.exitCode ?? res.signal}; ${res.imagesTotal} images in ${res.seconds.toFixed(1)} s (${(res.imagesTotal / Math.max(res.seconds, 1e-9)).toFixed(1)} img/s)\n`);
+    } else {
+      if (positionals.length !== 1) throw new UsageError('expected exactly one FILE (or --exec COMMAND)');
+      const orders = list(values.orders, 'orders') as OrderName[] | undefined;
+      for (const o of orders ?? []) if (!['sequential', 'random', 'quasi_random'].includes(o)) throw new UsageError(`--orders: unknown order "${o}"`);
+      const cache = list(values['os-cache'], 'os-cache')?.map((s) => {
+        if (s !== 'on' && s !== 'off') throw new UsageError(`--os-cache expects on and/or off, got "${s}"`);
+        return s === 'on';
+      });
+      const seconds = values.seconds === undefined ? undefined : Number(values.seconds);
+      if (seconds !== undefined && !(seconds > 0)) throw new UsageError(`--seconds expects a positive number, got "${values.seconds}"`);
+      if (values.decoder && !/^(simple|rrc:\d+|center:\d+)$/.test(values.decoder)) throw new UsageError(`--decoder expects simple, rrc:SIZE or center:SIZE`);
+      run = await profile(
+        {
+          file: positionals[0]!,
+          workers: ints(values.workers, 'workers'),
+          batchSizes: ints(values['batch-sizes'], 'batch-sizes'),
+          orders,
+          osCache: cache,
+          decoder: values.decoder,
+          flip: !values['no-flip'],
+          secondsPerPoint: seconds,
+        },
+        {
+          signal: ac.signal,
+          gpu: !values['no-gpu'],
+          onPoint: (p, done, total) =>
+            log(`  [${done}/${total}] workers ${p.config.workers}, batch ${p.config.batchSize}, ${p.config.order}, ${p.config.osCache ? 'os cache' : 'process cache'}: ${p.imagesPerSec.toFixed(0)} img/s, wait p50 ${p.waitP50Ms.toFixed(1)} ms / p95 ${p.waitP95Ms.toFixed(1)} ms\n`),
+        },
+      );
+    }
+    const { RunsDb } = await import('../runs/runs-db.js');
+    const db = RunsDb.open(values.db);
+    let id: number;
+    try {
+      id = db.saveRun(run);
+    } finally {
+      db.close();
+    }
+    if (values.json) {
+      process.stdout.write(JSON.stringify({ ...run, id, samples: run.samples.length }) + '\n');
+    } else if (run.verdict) {
+      const v = run.verdict;
+      process.stdout.write(`\nrun ${id}: ${v.kind.toUpperCase()} — ${v.summary}\n${v.evidence.map((e) => `  • ${e}`).join('\n')}\n${v.advice.length ? `next:\n${v.advice.map((a) => `  → ${a}`).join('\n')}\n` : ''}(beton runs show ${id}; beton runs plot ${id} -o run.svg)\n`);
+    } else process.stdout.write(`run ${id} saved (${run.status})\n`);
+    return run.status === 'failed' ? 1 : 0;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}

@@ -1,0 +1,292 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { ExecPlan, PointConfig, ProfilePlan } from '../profile/types.js';
+import { RunsDbError } from '../runs/errors.js';
+import { defaultDbPath } from '../runs/location.js';
+import { plotCompare, plotRun } from '../runs/plot.js';
+import type { BuildRecord, RunComparison, RunsDb, RunSummary, StoredRun } from '../runs/runs-db.js';
+import { UsageError } from './usage-error.js';
+
+export const RUNS_HELP = `beton runs list [--limit N]            profile runs, newest first
+beton runs show ID                     one run: machine, dataset, plan, points, verdict
+beton runs compare A B                 images/s of A and B per matching grid point, B÷A
+beton runs plot ID [B] -o chart.svg    SVG charts of a run (of A vs B with two ids); -o - for stdout
+beton runs rm ID                       delete a run with its points and samples
+beton runs builds [--limit N]          recorded builds, newest first
+  common options: [--db PATH] [--json]
+
+The runs database (SQLite, docs/runs-db.md) holds every profile run and build recorded by
+beton profile and the app. Default: $BETON_DB, else the per-user data folder
+(~/.local/share/beton-studio/runs.sqlite on Linux). --json prints machine-readable output.
+A run that does not exist exits 1.`;
+
+const SUBCOMMANDS = ['list', 'show', 'compare', 'plot', 'rm', 'builds'] as const;
+type Sub = (typeof SUBCOMMANDS)[number];
+const ARITY: Record<Sub, readonly number[]> = { list: [0], builds: [0], show: [1], rm: [1], compare: [2], plot: [1, 2] };
+
+function parseId(s: string): number {
+  const n = Number(s);
+  if (!/^\d+$/.test(s) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`a run ID is a positive integer, got "${s}"`);
+  return n;
+}
+
+function parseLimit(s: string | undefined): number | undefined {
+  if (s === undefined) return undefined;
+  const n = Number(s);
+  if (!/^\d+$/.test(s) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`--limit expects a positive integer, got "${s}"`);
+  return n;
+}
+
+class NotFound extends Error {}
+
+export async function runsCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      db: { type: 'string' },
+      json: { type: 'boolean' },
+      limit: { type: 'string' },
+      output: { type: 'string', short: 'o' },
+    },
+  });
+  const [sub, ...args] = positionals;
+  if (!sub) throw new UsageError(`expected a subcommand: ${SUBCOMMANDS.join(', ')}`);
+  if (!(SUBCOMMANDS as readonly string[]).includes(sub)) throw new UsageError(`unknown subcommand "${sub}"; expected ${SUBCOMMANDS.join(', ')}`);
+  const cmd = sub as Sub;
+  if (!ARITY[cmd].includes(args.length)) {
+    const want = ARITY[cmd].map((n) => (n === 0 ? 'no' : String(n))).join(' or ');
+    throw new UsageError(`runs ${cmd} takes ${want} run ID${ARITY[cmd].includes(1) && !ARITY[cmd].includes(2) ? '' : 's'}, got ${args.length}`);
+  }
+  const ids = args.map(parseId);
+  const limit = parseLimit(values.limit);
+  if (values.limit !== undefined && cmd !== 'list' && cmd !== 'builds') throw new UsageError('--limit applies to list and builds');
+  if (values.output !== undefined && cmd !== 'plot') throw new UsageError('-o/--output applies to plot');
+  if (cmd === 'plot' && !values.output) throw new UsageError('runs plot needs -o FILE.svg (or -o - for stdout)');
+  if (values.db === '') throw new UsageError('--db expects a path');
+  const path = values.db ?? defaultDbPath();
+  const json = values.json ?? false;
+  const out = (s: string): void => void process.stdout.write(s.endsWith('\n') ? s : s + '\n');
+
+  // Reading commands do not create a database that is not there.
+  if (!existsSync(path)) {
+    if (cmd === 'list' || cmd === 'builds') {
+      out(json ? '[]' : `No ${cmd === 'list' ? 'runs' : 'builds'} yet (no database at ${path}).`);
+      return 0;
+    }
+    process.stderr.write(`beton runs: run ${ids.join(' / ')} not found: there is no runs database at ${path} (pass --db PATH, or set BETON_DB)\n`);
+    return 1;
+  }
+
+  // Loaded here, not at the top: the other commands must not need the SQLite addon.
+  const { RunsDb: Db, sqliteErrorCode } = await import('../runs/runs-db.js');
+  const fail = (e: unknown): number => dbError(e, path, sqliteErrorCode(e));
+  let db: RunsDb;
+  try {
+    db = Db.open(path);
+  } catch (e) {
+    return fail(e);
+  }
+  try {
+    const get = (id: number): StoredRun => {
+      const run = db.getRun(id);
+      if (!run) throw new NotFound(`run ${id} not found in ${path}`);
+      return run;
+    };
+    switch (cmd) {
+      case 'list': {
+        const runs = db.listRuns({ limit });
+        out(json ? JSON.stringify(runs, null, 2) : runs.length ? formatList(runs) : `No runs in ${path}.`);
+        return 0;
+      }
+      case 'builds': {
+        const builds = db.listBuilds({ limit });
+        out(json ? JSON.stringify(builds, null, 2) : builds.length ? formatBuilds(builds) : `No builds in ${path}.`);
+        return 0;
+      }
+      case 'show': {
+        const run = get(ids[0]!);
+        out(json ? JSON.stringify(run, null, 2) : formatRun(run));
+        return 0;
+      }
+      case 'compare': {
+        const c = db.compare(ids[0]!, ids[1]!);
+        out(json ? JSON.stringify(c, null, 2) : formatCompare(c));
+        return 0;
+      }
+      case 'rm': {
+        const deleted = db.deleteRun(ids[0]!);
+        if (!deleted) throw new NotFound(`run ${ids[0]} not found in ${path}`);
+        out(json ? JSON.stringify({ deleted: true, id: ids[0] }) : `Deleted run ${ids[0]}.`);
+        return 0;
+      }
+      case 'plot': {
+        const svg = ids.length === 2 ? plotCompare(get(ids[0]!), get(ids[1]!)) : plotRun(get(ids[0]!));
+        const file = values.output!;
+        if (file === '-') {
+          process.stdout.write(svg);
+          return 0;
+        }
+        writeFileSync(file, svg);
+        out(json ? JSON.stringify({ file, bytes: Buffer.byteLength(svg) }) : `Wrote ${file} (${Buffer.byteLength(svg)} bytes).`);
+        return 0;
+      }
+    }
+  } catch (e) {
+    return fail(e);
+  } finally {
+    db.close();
+  }
+}
+
+function dbError(e: unknown, path: string, sqliteCode: string | null): number {
+  if (e instanceof NotFound || (e instanceof RunsDbError && e.code === 'NOT_FOUND')) {
+    process.stderr.write(`beton runs: ${e.message} (beton runs list shows the runs)\n`);
+    return 1;
+  }
+  if (e instanceof RunsDbError) {
+    process.stderr.write(`beton runs: error [${e.code}]: ${e.message}\n`);
+    return 1;
+  }
+  if (sqliteCode !== null) {
+    process.stderr.write(`beton runs: error [${sqliteCode}]: ${(e as Error).message} (${path})\n`);
+    return 1;
+  }
+  throw e;
+}
+
+// ---------- human output ----------
+
+const mib = (b: number): string =>
+  b >= 1 << 30 ? `${(b / (1 << 30)).toFixed(2)} GiB` : b >= 1 << 20 ? `${(b / (1 << 20)).toFixed(1)} MiB` : b >= 1024 ? `${(b / 1024).toFixed(1)} KiB` : `${b} B`;
+const rate = (n: number | null): string => (n === null ? '-' : n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(1));
+const when = (iso: string): string => iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, '');
+const cache = (c: PointConfig): string => (c.osCache ? 'os' : 'process');
+
+/** Left-aligned text columns, right-aligned numbers (columns listed in `right`). */
+function table(head: string[], rows: string[][], right: ReadonlySet<number> = new Set()): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]): string =>
+    r
+      .map((c, i) => (right.has(i) ? c.padStart(widths[i]!) : i === r.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(head), ...rows.map(line)].join('\n');
+}
+
+function formatList(runs: RunSummary[]): string {
+  return table(
+    ['ID', 'STARTED', 'KIND', 'STATUS', 'POINTS', 'BEST IMG/S', 'VERDICT', 'HOST', 'DATASET'],
+    runs.map((r) => [String(r.id), when(r.startedAt), r.kind, r.status, String(r.points), rate(r.bestImagesPerSec), r.verdictKind ?? '-', r.hostname, r.datasetPath ?? '-']),
+    new Set([0, 4, 5]),
+  );
+}
+
+function formatBuilds(builds: BuildRecord[]): string {
+  return table(
+    ['ID', 'CREATED', 'SAMPLES', 'SIZE', 'SAMPLES/S', 'OUTPUT'],
+    builds.map((b) => [String(b.id), when(b.createdAt), String(b.report.numSamples), mib(b.report.fileSize ?? 0), rate(b.report.samplesPerSec ?? null), b.report.path]),
+    new Set([0, 2, 3, 4]),
+  );
+}
+
+function seconds(a: string, b: string | null): string {
+  if (!b) return '';
+  const s = (Date.parse(b) - Date.parse(a)) / 1000;
+  return Number.isFinite(s) ? ` (${s.toFixed(1)} s)` : '';
+}
+
+function formatPlan(run: StoredRun): string {
+  if (run.kind === 'exec') {
+    const p = run.plan as ExecPlan;
+    return `command ${JSON.stringify(p.command)}${p.throughputRegex ? `, throughput regex ${JSON.stringify(p.throughputRegex)}` : ', JSON-lines throughput'}${p.file ? `, file ${p.file}` : ''}`;
+  }
+  const p = run.plan as ProfilePlan;
+  return (
+    `decoder ${p.decoder}${p.flip ? ' + flip' : ''}, ${p.secondsPerPoint} s per point after ${p.warmupBatches} warm-up batches; ` +
+    `workers ${p.workers.join(',')} × batch ${p.batchSizes.join(',')} × ${p.orders.join(',')} × ${p.osCache.map((c) => (c ? 'os cache' : 'process cache')).join(',')}`
+  );
+}
+
+function formatRun(run: StoredRun): string {
+  const m = run.machine;
+  const gpus = m.gpus.length ? `; GPUs: ${m.gpus.map((g) => `${g.name} (${(g.memoryTotalMiB / 1024).toFixed(0)} GiB)`).join(', ')}` : '; no GPU';
+  const d = run.dataset;
+  const lines = [
+    `Run #${run.id} · ${run.kind} · ${run.status}`,
+    `  started   ${when(run.startedAt)}${run.finishedAt ? `, finished ${when(run.finishedAt)}${seconds(run.startedAt, run.finishedAt)}` : ''}`,
+    `  machine   ${m.hostname}: ${m.cpuModel}, ${m.cores} cores, ${mib(m.ramBytes)} RAM, ${m.os}, node ${m.node}${gpus}`,
+    `  dataset   ${d ? `${d.path}: ${d.numSamples} samples, ${mib(d.sizeBytes)}, fields ${d.schema.map((f) => `${f.name} (${f.type})`).join(', ')}` : '-'}`,
+    `  plan      ${formatPlan(run)}`,
+  ];
+  if (run.points.length) {
+    const best = Math.max(...run.points.map((p) => p.imagesPerSec));
+    lines.push(
+      '',
+      indent(
+        table(
+          ['#', 'WORKERS', 'BATCH', 'ORDER', 'CACHE', 'IMG/S', 'BATCH/S', 'WAIT P50', 'WAIT P95', 'RSS PEAK', 'DISK READ', 'PAGE CACHE', 'GPU'],
+          run.points.map((p) => [
+            String(p.index),
+            String(p.config.workers),
+            String(p.config.batchSize),
+            p.config.order,
+            cache(p.config),
+            rate(p.imagesPerSec) + (p.imagesPerSec === best ? ' *' : '  '),
+            p.batchesPerSec.toFixed(2),
+            `${p.waitP50Ms.toFixed(1)} ms`,
+            `${p.waitP95Ms.toFixed(1)} ms`,
+            mib(p.rssPeakBytes),
+            mib(p.diskReadBytes),
+            p.pageCacheResident === null ? '-' : `${(p.pageCacheResident * 100).toFixed(0)}%`,
+            p.gpuUtilMean === null ? '-' : `${p.gpuUtilMean.toFixed(0)}%`,
+          ]),
+          new Set([0, 1, 2, 5, 6, 7, 8, 9, 10, 11, 12]),
+        ),
+      ),
+      '  (* best)',
+    );
+  } else {
+    lines.push('  points    none');
+  }
+  const last = run.samples[run.samples.length - 1];
+  lines.push(`  samples   ${run.samples.length}${last ? ` over ${(last.t / 1000).toFixed(1)} s` : ''}`);
+  if (run.verdict) {
+    lines.push(`  verdict   ${run.verdict.kind}: ${run.verdict.summary}`);
+    for (const e of run.verdict.evidence) lines.push(`    evidence: ${e}`);
+    for (const a of run.verdict.advice) lines.push(`    advice:   ${a}`);
+  } else {
+    lines.push('  verdict   -');
+  }
+  return lines.join('\n');
+}
+
+const indent = (s: string): string =>
+  s
+    .split('\n')
+    .map((l) => '  ' + l)
+    .join('\n');
+
+function formatCompare(c: RunComparison): string {
+  const head = (label: string, s: RunSummary): string => `  ${label}  run #${s.id}: ${s.kind}, ${s.status}, started ${when(s.startedAt)}, ${s.hostname}, ${s.datasetPath ?? '-'}`;
+  const lines = [head('A', c.a), head('B', c.b), `  same machine: ${c.sameMachine ? 'yes' : 'no'}, same dataset: ${c.sameDataset ? 'yes' : 'no'}`, ''];
+  if (c.rows.length) {
+    lines.push(
+      indent(
+        table(
+          ['WORKERS', 'BATCH', 'ORDER', 'CACHE', 'A IMG/S', 'B IMG/S', 'B/A'],
+          c.rows.map((r) => [String(r.config.workers), String(r.config.batchSize), r.config.order, cache(r.config), rate(r.a.imagesPerSec), rate(r.b.imagesPerSec), r.ratio === null ? '-' : `×${r.ratio.toFixed(2)}`]),
+          new Set([0, 1, 4, 5, 6]),
+        ),
+      ),
+    );
+  } else {
+    lines.push('  no grid point in common');
+  }
+  const cfg = (p: PointConfig): string => `${p.workers}w/b${p.batchSize}/${p.order}/${cache(p)}`;
+  if (c.onlyInA.length) lines.push(`  only in A: ${c.onlyInA.map(cfg).join(', ')}`);
+  if (c.onlyInB.length) lines.push(`  only in B: ${c.onlyInB.map(cfg).join(', ')}`);
+  lines.push(`  verdict A: ${c.verdicts.a ? `${c.verdicts.a.kind}: ${c.verdicts.a.summary}` : '-'}`);
+  lines.push(`  verdict B: ${c.verdicts.b ? `${c.verdicts.b.kind}: ${c.verdicts.b.summary}` : '-'}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,168 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { ExecError, ThroughputMeter, compileThroughputRegex, parseJsonLine, parseRegexLine } from './exec-protocol.js';
+import { LineSplitter } from './line-splitter.js';
+import { startTelemetry, type Telemetry } from './telemetry.js';
+import type { TelemetrySample } from './types.js';
+
+export { ExecError } from './exec-protocol.js';
+
+export interface ExecOptions {
+  /** Run by the shell (`/bin/sh -c` on Linux), in its own process group. */
+  command: string;
+  /** Instead of JSON lines: a regex with a named group `images` (cumulative) or `ips` (images/s). */
+  throughputRegex?: string | RegExp | null;
+  onSample?: (s: TelemetrySample) => void;
+  /** Every output line of the command, for a UI log. */
+  onLine?: (line: string, stream: 'stdout' | 'stderr') => void;
+  onGpuUnavailable?: (reason: string) => void;
+  /** Aborting kills the command's whole process group (SIGTERM, then SIGKILL after killGraceMs). */
+  signal?: AbortSignal;
+  intervalMs?: number;
+  /** Sample GPUs with nvidia-smi (default true). */
+  gpu?: boolean;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Where the command's output is passed through (default: ours); null swallows it. */
+  stdout?: NodeJS.WritableStream | null;
+  stderr?: NodeJS.WritableStream | null;
+  killGraceMs?: number;
+}
+
+export interface ExecResult {
+  /** The command's exit code; null when a signal ended it. */
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  cancelled: boolean;
+  samples: TelemetrySample[];
+  /** Images the command reported (0 when it reported none). */
+  imagesTotal: number;
+  /** Wall time from start to exit. */
+  seconds: number;
+  gpuUnavailable: string | null;
+}
+
+const isWindows = process.platform === 'win32';
+
+/** Whether any process is left in the command's group (signal 0 only checks). */
+function groupAlive(child: ChildProcess): boolean {
+  if (isWindows || child.pid == null) return false;
+  try {
+    process.kill(-child.pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Signals the whole group (the shell and everything it started); the group may be gone already. */
+function killGroup(child: ChildProcess, sig: NodeJS.Signals): void {
+  // No pid: it never started, and kill() on such a child signals a garbage pid (see gpu-sampler).
+  if (child.pid == null) return;
+  try {
+    if (!isWindows) process.kill(-child.pid, sig);
+    else child.kill(sig);
+  } catch {
+    // ESRCH: nothing left to kill
+  }
+}
+
+/**
+ * `beton profile --exec`: runs the user's training command, passes its output through, reads
+ * its throughput reports (docs/profiler.md) and samples CPU, its process tree's memory and
+ * storage reads, and the GPUs every `intervalMs` (250 ms) while it runs.
+ */
+export async function runExec(o: ExecOptions): Promise<ExecResult> {
+  const regex = o.throughputRegex == null || o.throughputRegex === '' ? null : compileThroughputRegex(o.throughputRegex);
+  if (o.signal?.aborted) return { exitCode: null, signal: null, cancelled: true, samples: [], imagesTotal: 0, seconds: 0, gpuUnavailable: null };
+
+  const meter = new ThroughputMeter();
+  const t0 = performance.now();
+  const since = (): number => performance.now() - t0;
+  // Python block-buffers a piped stdout: its reports would arrive in bursts of kilobytes.
+  const env = { PYTHONUNBUFFERED: '1', ...(o.env ?? process.env) };
+  const child = spawn(o.command, { shell: true, detached: !isWindows, stdio: ['ignore', 'pipe', 'pipe'], cwd: o.cwd, env, windowsHide: true });
+
+  const spawned = new Promise<void>((resolve, reject) => {
+    child.once('spawn', () => resolve());
+    child.once('error', (e) => reject(new ExecError('SPAWN_FAILED', `could not start "${o.command}"${o.cwd ? ` in ${o.cwd}` : ''}: ${e.message}`)));
+  });
+  // Later 'error' events (a failed kill on Windows) must not become uncaught exceptions.
+  child.on('error', () => undefined);
+  const closed = new Promise<{ code: number | null; sig: NodeJS.Signals | null; at: number }>((resolve) => {
+    let exited: { code: number | null; sig: NodeJS.Signals | null; at: number } | null = null;
+    child.once('exit', (code, sig) => {
+      exited = { code, sig, at: since() };
+      // A background process the command left behind can hold the pipes open: don't wait for it.
+      setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        resolve(exited!);
+      }, 2000).unref();
+    });
+    child.once('close', (code, sig) => resolve(exited ?? { code, sig, at: since() }));
+  });
+
+  const pipe = (from: NodeJS.ReadableStream | null, to: NodeJS.WritableStream | null, stream: 'stdout' | 'stderr'): void => {
+    if (!from) return;
+    const splitter = new LineSplitter((line) => {
+      o.onLine?.(line, stream);
+      const e = regex ? parseRegexLine(line, regex) : parseJsonLine(line);
+      if (e) meter.record(e, since());
+    });
+    from.setEncoding('utf8');
+    from.on('data', (chunk: string) => {
+      to?.write(chunk);
+      splitter.push(chunk);
+    });
+    from.on('end', () => splitter.end());
+  };
+  pipe(child.stdout, o.stdout === undefined ? process.stdout : o.stdout, 'stdout');
+  pipe(child.stderr, o.stderr === undefined ? process.stderr : o.stderr, 'stderr');
+
+  try {
+    await spawned;
+  } catch (e) {
+    await closed.catch(() => undefined);
+    throw e;
+  }
+
+  let cancelled = false;
+  let killTimer: NodeJS.Timeout | null = null;
+  const onAbort = (): void => {
+    cancelled = true;
+    killGroup(child, 'SIGTERM');
+    killTimer = setTimeout(() => killGroup(child, 'SIGKILL'), o.killGraceMs ?? 5000);
+    killTimer.unref();
+  };
+  o.signal?.addEventListener('abort', onAbort, { once: true });
+  if (o.signal?.aborted) onAbort(); // aborted while the shell was starting
+
+  let telemetry: Telemetry | null = null;
+  try {
+    telemetry = await startTelemetry({
+      intervalMs: o.intervalMs ?? 250,
+      pid: child.pid,
+      gpu: o.gpu ?? true,
+      onSample: o.onSample,
+      onGpuUnavailable: o.onGpuUnavailable,
+      throughput: () => meter.window(since()),
+    });
+    const end = await closed;
+    return {
+      exitCode: end.code,
+      signal: end.sig,
+      cancelled,
+      samples: await telemetry.stop(),
+      imagesTotal: meter.imagesTotal,
+      seconds: end.at / 1000,
+      gpuUnavailable: telemetry.gpuUnavailable,
+    };
+  } finally {
+    o.signal?.removeEventListener('abort', onAbort);
+    // The SIGKILL stays armed (unref'd) only while the group still has members — the shell may
+    // be gone while something it started ignores SIGTERM. An empty group's id is free for
+    // the kernel to reuse, so a late kill could hit a stranger: disarm it.
+    if (killTimer && !groupAlive(child)) clearTimeout(killTimer);
+    await telemetry?.stop();
+  }
+}

@@ -1,0 +1,109 @@
+import * as f from './verdict-format.js';
+import { THRESHOLDS } from './verdict-thresholds.js';
+import type { DatasetInfo, MachineInfo, PointConfig, PointResult } from './types.js';
+
+/**
+ * What the sweep's grid says about each knob, measured rather than guessed: FFCV's tuning
+ * advice ("more workers", "larger batches", "os_cache when it fits in RAM, quasi-random
+ * when it does not") only where the points back it. Pure.
+ */
+
+/** The best point and the next-lower value of one knob, everything else equal. */
+export interface Step {
+  lower: PointResult;
+  best: PointResult;
+  /** best / lower − 1 */
+  gain: number;
+  /** No point with a higher value of the knob was measured (so the trend may go on). */
+  bestIsMax: boolean;
+}
+
+type Knob = 'workers' | 'batchSize';
+
+const same = (a: PointConfig, b: PointConfig, except: keyof PointConfig): boolean =>
+  (Object.keys(a) as Array<keyof PointConfig>).every((k) => k === except || a[k] === b[k]);
+
+export function stepDown(points: readonly PointResult[], best: PointResult, knob: Knob): Step | null {
+  const row = points.filter((p) => p.images > 0 && same(p.config, best.config, knob));
+  const lower = row.filter((p) => p.config[knob] < best.config[knob]).sort((a, b) => b.config[knob] - a.config[knob])[0];
+  if (!lower || lower.imagesPerSec <= 0) return null;
+  return { lower, best, gain: best.imagesPerSec / lower.imagesPerSec - 1, bestIsMax: !row.some((p) => p.config[knob] > best.config[knob]) };
+}
+
+/** Best throughput for each value of a knob (over all other settings). */
+function bestBy<K extends 'osCache' | 'order'>(points: readonly PointResult[], knob: K): Map<PointConfig[K], PointResult> {
+  const m = new Map<PointConfig[K], PointResult>();
+  for (const p of points) {
+    const cur = m.get(p.config[knob]);
+    if (p.images > 0 && (!cur || p.imagesPerSec > cur.imagesPerSec)) m.set(p.config[knob], p);
+  }
+  return m;
+}
+
+export function moreWorkers(points: readonly PointResult[], best: PointResult, machine: MachineInfo): string | null {
+  const s = stepDown(points, best, 'workers');
+  const w = best.config.workers;
+  if (s && s.bestIsMax && s.gain >= THRESHOLDS.scalingGain) {
+    const next = Math.max(w + 1, Math.min(2 * w, machine.cores));
+    const room = w < machine.cores ? `try ${next} (the machine has ${machine.cores} logical cores)` : `the machine has only ${machine.cores} logical cores: a bigger machine would help`;
+    return `More workers: ${s.lower.config.workers} → ${w} workers raised throughput ${f.ips(s.lower.imagesPerSec)} → ${f.ips(best.imagesPerSec)} (+${f.pct(s.gain)}); ${room}.`;
+  }
+  if (!s && w < machine.cores) return `More workers: only ${w} workers for ${machine.cores} logical cores; sweep workers up to ${machine.cores}.`;
+  return null;
+}
+
+export function largerBatch(points: readonly PointResult[], best: PointResult): string | null {
+  const s = stepDown(points, best, 'batchSize');
+  if (!s || !s.bestIsMax || s.gain < THRESHOLDS.scalingGain) return null;
+  return `Larger batches: batch ${s.lower.config.batchSize} → ${best.config.batchSize} raised throughput ${f.ips(s.lower.imagesPerSec)} → ${f.ips(best.imagesPerSec)} (+${f.pct(s.gain)}); try ${2 * best.config.batchSize} if the model's memory allows (per-batch overheads are then shared by more images).`;
+}
+
+/** Does the dataset fit in memory, as far as we know? */
+export function fitsInRam(dataset: DatasetInfo | null, machine: MachineInfo): boolean | null {
+  if (!dataset || machine.ramBytes <= 0) return null;
+  return dataset.sizeBytes <= THRESHOLDS.ramFit * machine.ramBytes;
+}
+
+/**
+ * osCache and order advice. `measuredOnly`: just what the grid compared — when storage is not
+ * the problem, advice from the file's size alone would be beside the point.
+ */
+export function cacheAdvice(points: readonly PointResult[], dataset: DatasetInfo | null, machine: MachineInfo, measuredOnly = false): string[] {
+  const out: string[] = [];
+  const byCache = bestBy(points, 'osCache');
+  const on = byCache.get(true);
+  const off = byCache.get(false);
+  const fits = fitsInRam(dataset, machine);
+  const size = dataset ? `the ${f.bytes(dataset.sizeBytes)} file` : 'the file';
+  if (on && off) {
+    const better = on.imagesPerSec >= off.imagesPerSec ? on : off;
+    const worse = better === on ? off : on;
+    out.push(`osCache ${better.config.osCache ? 'on' : 'off'}: ${f.ips(better.imagesPerSec)} against ${f.ips(worse.imagesPerSec)} with it ${worse.config.osCache ? 'on' : 'off'} (best of each).`);
+  } else if (fits === true && !measuredOnly) {
+    out.push(`osCache on: ${size} fits in ${f.bytes(machine.ramBytes)} of RAM, so after the first epoch every read is served from the page cache.`);
+  }
+  if (fits === false && !measuredOnly) {
+    const byOrder = bestBy(points, 'order');
+    const q = byOrder.get('quasi_random');
+    const r = byOrder.get('random');
+    const measured = q && r ? ` (measured: ${f.ips(q.imagesPerSec)} quasi_random against ${f.ips(r.imagesPerSec)} random)` : '';
+    out.push(`order quasi_random with osCache off: ${size} is larger than ${f.pct(THRESHOLDS.ramFit)} of the ${f.bytes(machine.ramBytes)} RAM, so random order keeps missing the page cache; quasi_random reads whole pages in runs${measured}.`);
+  }
+  return out;
+}
+
+export function decodeAdvice(best: PointResult | null, machine: MachineInfo): string[] {
+  const out: string[] = [];
+  if (best && best.config.workers < machine.cores) out.push(`Use every core: ${best.config.workers} workers on ${machine.cores} logical cores.`);
+  out.push('Store images raw: rebuild with --write-mode raw (or smart with a higher --smart-threshold, or proportion with a lower --compress-probability); raw images skip JPEG decoding at the cost of disk and RAM.');
+  out.push('Lower --max-resolution at build time: decoding and resizing cost grows with the stored pixels, and most pipelines crop far smaller.');
+  out.push('If the file was built with --pass-through, its JPEGs are the full-size sources: rebuild with --max-resolution (re-encoding) to store smaller ones.');
+  return out;
+}
+
+export function diskAdvice(points: readonly PointResult[], dataset: DatasetInfo | null, machine: MachineInfo): string[] {
+  const out = cacheAdvice(points, dataset, machine);
+  out.push('Smaller files read faster: store JPEG (--write-mode jpg or smart, a lower --jpeg-quality, a lower --max-resolution) to trade CPU for bytes.');
+  out.push('Put the file on faster storage (a local NVMe copy instead of a network or spinning disk).');
+  return out;
+}

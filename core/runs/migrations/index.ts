@@ -1,0 +1,13 @@
+/**
+ * The runs database's migrations, in order. Migration N (1-based) brings the schema from
+ * `PRAGMA user_version` N-1 to N. Append new ones; never edit, reorder or remove a released one.
+ */
+import * as m001 from './001-initial.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [m001].map((m, i) => ({ version: i + 1, name: m.name, sql: m.sql }));

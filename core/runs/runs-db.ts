@@ -1,0 +1,571 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { BuildReport } from '../writer/build.js';
+import type {
+  DatasetInfo,
+  MachineInfo,
+  PointConfig,
+  PointResult,
+  ProfileRun,
+  TelemetrySample,
+  Verdict,
+  VerdictKind,
+} from '../profile/types.js';
+import { RunsDbError } from './errors.js';
+import { defaultDbPath } from './location.js';
+import { MIGRATIONS } from './migrations/index.js';
+import {
+  BuildSchema,
+  check,
+  checkId,
+  DatasetSchema,
+  ExecPlanSchema,
+  FinishSchema,
+  ListOptionsSchema,
+  MachineSchema,
+  PointSchema,
+  RunSchema,
+  RunStartSchema,
+  SampleSchema,
+  SweepPlanSchema,
+  toJson,
+} from './validate.js';
+
+/** A run's status in the database: 'running' until finishRun() (or for ever, if the profiler died). */
+export type RunStatus = ProfileRun['status'] | 'running';
+
+/** A run as stored: a ProfileRun with its id, whose status may still be 'running'. */
+export interface StoredRun extends Omit<ProfileRun, 'id' | 'status'> {
+  id: number;
+  status: RunStatus;
+}
+
+/** What startRun() records: the run before it has results. */
+export type RunStart = Pick<ProfileRun, 'kind' | 'startedAt' | 'plan' | 'machine' | 'dataset'>;
+
+/** One line of listRuns(). */
+export interface RunSummary {
+  id: number;
+  kind: ProfileRun['kind'];
+  startedAt: string;
+  finishedAt: string | null;
+  status: RunStatus;
+  /** The dataset's path, or the exec plan's file; null when the run names none. */
+  datasetPath: string | null;
+  hostname: string;
+  points: number;
+  /** The best images/s over the run's points; null without points (exec runs). */
+  bestImagesPerSec: number | null;
+  verdictKind: VerdictKind | null;
+}
+
+export interface BuildRecord {
+  id: number;
+  datasetId: number | null;
+  datasetPath: string | null;
+  config: Record<string, unknown>;
+  report: BuildReport;
+  createdAt: string;
+}
+
+export interface CompareRow {
+  config: PointConfig;
+  a: { index: number; imagesPerSec: number };
+  b: { index: number; imagesPerSec: number };
+  /** b ÷ a images/s (null when a measured 0). Above 1: B is faster. */
+  ratio: number | null;
+}
+
+export interface RunComparison {
+  a: RunSummary;
+  b: RunSummary;
+  /** Points whose config (workers, batch size, order, cache) both runs measured, in A's order. */
+  rows: CompareRow[];
+  onlyInA: PointConfig[];
+  onlyInB: PointConfig[];
+  verdicts: { a: Verdict | null; b: Verdict | null };
+  sameMachine: boolean;
+  sameDataset: boolean;
+}
+
+export interface OpenOptions {
+  /** How long a write waits for another connection's write to finish (default 5000 ms). */
+  busyTimeoutMs?: number;
+}
+
+/** The schema version this code writes (PRAGMA user_version after migrating). */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+export { defaultDbPath };
+
+type Db = Database.Database;
+
+interface RunRow {
+  id: number;
+  kind: ProfileRun['kind'];
+  plan: string;
+  status: RunStatus;
+  verdict: string | null;
+  started_at: string;
+  finished_at: string | null;
+  machine_id: number;
+  dataset_id: number | null;
+  hostname: string;
+  cpu_model: string;
+  cores: number;
+  ram_bytes: number;
+  m_gpus: string;
+  os: string;
+  node: string;
+  d_path: string | null;
+  d_size: number | null;
+  d_sha: string | null;
+  d_samples: number | null;
+  d_schema: string | null;
+}
+
+interface SummaryRow {
+  id: number;
+  kind: ProfileRun['kind'];
+  started_at: string;
+  finished_at: string | null;
+  status: RunStatus;
+  verdict_kind: VerdictKind | null;
+  dataset_path: string | null;
+  hostname: string;
+  n_points: number;
+  best: number | null;
+}
+
+interface SampleRow {
+  t: number;
+  point: number | null;
+  images_per_sec: number | null;
+  rss: number;
+  disk_read: number;
+  cpu: string;
+  gpus: string;
+}
+
+interface BuildRow {
+  id: number;
+  dataset_id: number | null;
+  dataset_path: string | null;
+  config: string;
+  report: string;
+  created_at: string;
+}
+
+const RUN_SELECT = `
+SELECT r.id, r.kind, r.plan, r.status, r.verdict, r.started_at, r.finished_at, r.machine_id, r.dataset_id,
+       m.hostname, m.cpu_model, m.cores, m.ram_bytes, m.gpus AS m_gpus, m.os, m.node,
+       d.path AS d_path, d.size_bytes AS d_size, d.header_sha256 AS d_sha, d.num_samples AS d_samples, d.schema AS d_schema
+FROM profile_runs r JOIN machines m ON m.id = r.machine_id LEFT JOIN datasets d ON d.id = r.dataset_id`;
+
+const SUMMARY_SELECT = `
+SELECT r.id, r.kind, r.started_at, r.finished_at, r.status, r.verdict_kind,
+       COALESCE(d.path, json_extract(r.plan, '$.file')) AS dataset_path, m.hostname,
+       (SELECT COUNT(*) FROM points p WHERE p.run_id = r.id) AS n_points,
+       (SELECT MAX(p.images_per_sec) FROM points p WHERE p.run_id = r.id) AS best
+FROM profile_runs r JOIN machines m ON m.id = r.machine_id LEFT JOIN datasets d ON d.id = r.dataset_id`;
+
+function parseJson<T>(text: string, what: string): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch (e) {
+    throw new RunsDbError('CORRUPT', `stored ${what} is not valid JSON (${(e as Error).message}); the database file was edited or damaged`);
+  }
+}
+
+const configKey = (c: PointConfig): string => `${c.workers}|${c.batchSize}|${c.order}|${c.osCache ? 1 : 0}`;
+
+function isSqliteError(e: unknown, code: string): boolean {
+  return e instanceof Database.SqliteError && e.code === code;
+}
+
+/** An error raised by SQLite itself (not a database, disk full, busy past the timeout...), with its SQLITE_* code. */
+export function sqliteErrorCode(e: unknown): string | null {
+  return e instanceof Database.SqliteError ? e.code : null;
+}
+
+/**
+ * Applies the migrations the file lacks, in order, in one IMMEDIATE transaction (so two
+ * processes opening a fresh file at once do not both migrate: the second waits, then sees
+ * the new user_version and has nothing to do).
+ */
+function migrate(db: Db): void {
+  const version = (): number => Number(db.pragma('user_version', { simple: true }));
+  const tooNew = (v: number): RunsDbError =>
+    new RunsDbError('NEWER_SCHEMA', `${db.name} has schema version ${v}, newer than this beton-studio understands (${SCHEMA_VERSION}); update beton-studio`);
+  const v0 = version();
+  if (v0 > SCHEMA_VERSION) throw tooNew(v0);
+  if (v0 === SCHEMA_VERSION) return;
+  db.transaction(() => {
+    const v = version();
+    if (v > SCHEMA_VERSION) throw tooNew(v);
+    for (const m of MIGRATIONS) {
+      if (m.version <= v) continue;
+      db.exec(m.sql);
+      db.pragma(`user_version = ${m.version}`);
+    }
+  }).immediate();
+}
+
+/**
+ * The runs database: machines, datasets, builds, profile runs with their points and
+ * telemetry samples, in one SQLite file (better-sqlite3, WAL mode). Safe to share between
+ * processes — the app and the CLI may have it open at once: writers queue for up to
+ * `busyTimeoutMs` instead of failing. Every method is synchronous. Schema: docs/runs-db.md.
+ */
+export class RunsDb {
+  private readonly db: Db;
+  readonly path: string;
+
+  private constructor(db: Db, path: string) {
+    this.db = db;
+    this.path = path;
+  }
+
+  /** Opens (creating the file and its folder if needed) and migrates the database. Default path: defaultDbPath(). */
+  static open(path?: string, opts: OpenOptions = {}): RunsDb {
+    if (path !== undefined && (typeof path !== 'string' || path.length === 0)) throw new RunsDbError('INVALID_INPUT', 'database path must be a non-empty string');
+    const busy = opts.busyTimeoutMs ?? 5000;
+    if (!Number.isInteger(busy) || busy < 0) throw new RunsDbError('INVALID_INPUT', `busyTimeoutMs must be a non-negative integer, got ${String(busy)}`);
+    const file = path ?? defaultDbPath();
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    const db = new Database(file, { timeout: busy });
+    try {
+      db.pragma(`busy_timeout = ${busy}`);
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.pragma('foreign_keys = ON');
+      migrate(db);
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+    return new RunsDb(db, file);
+  }
+
+  /** PRAGMA user_version: the number of migrations applied. */
+  get schemaVersion(): number {
+    return Number(this.db.pragma('user_version', { simple: true }));
+  }
+
+  /** PRAGMA journal_mode ('wal' for files, 'memory' for ':memory:'). */
+  get journalMode(): string {
+    return String(this.db.pragma('journal_mode', { simple: true }));
+  }
+
+  /** PRAGMA integrity_check: 'ok', or the problems found, one a line. */
+  integrityCheck(): string {
+    const rows = this.db.pragma('integrity_check') as Array<{ integrity_check: string }>;
+    return rows.map((r) => r.integrity_check).join('\n');
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  /** Runs `fn` in a write transaction taken at once (BEGIN IMMEDIATE): no deadlocks between writers. */
+  private write<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  private requireRun(runId: number): void {
+    if (!this.db.prepare('SELECT 1 FROM profile_runs WHERE id = ?').get(runId)) throw new RunsDbError('NOT_FOUND', `run ${runId} not found in ${this.path}`);
+  }
+
+  /** Records a machine (deduplicated: the same description gives the same id). */
+  recordMachine(m: MachineInfo): number {
+    const v = check(MachineSchema, m, 'machine');
+    const gpus = toJson(v.gpus, 'machine.gpus');
+    const fingerprint = createHash('sha256').update(JSON.stringify([v.hostname, v.cpuModel, v.cores, v.ramBytes, v.os, v.node, gpus])).digest('hex');
+    const row = this.db
+      .prepare<unknown[], { id: number }>(
+        `INSERT INTO machines (fingerprint, hostname, cpu_model, cores, ram_bytes, gpus, os, node, first_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (fingerprint) DO UPDATE SET hostname = excluded.hostname RETURNING id`,
+      )
+      .get(fingerprint, v.hostname, v.cpuModel, v.cores, v.ramBytes, gpus, v.os, v.node, new Date().toISOString());
+    return row!.id;
+  }
+
+  /** Records a dataset (deduplicated by path + header sha256; size, count and schema are refreshed). */
+  recordDataset(d: DatasetInfo): number {
+    const v = check(DatasetSchema, d, 'dataset');
+    const now = new Date().toISOString();
+    const row = this.db
+      .prepare<unknown[], { id: number }>(
+        `INSERT INTO datasets (path, header_sha256, size_bytes, num_samples, schema, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (path, header_sha256) DO UPDATE SET size_bytes = excluded.size_bytes, num_samples = excluded.num_samples,
+           schema = excluded.schema, last_seen = excluded.last_seen RETURNING id`,
+      )
+      .get(v.path, v.headerSha256, v.sizeBytes, v.numSamples, toJson(v.schema, 'dataset.schema'), now, now);
+    return row!.id;
+  }
+
+  /** Records a finished build: its config (as given to buildDataset) and report. */
+  recordBuild(datasetId: number | null, config: object, report: BuildReport): number {
+    const v = check(BuildSchema, { datasetId, config, report }, 'build');
+    return this.write(() => {
+      if (v.datasetId !== null && !this.db.prepare('SELECT 1 FROM datasets WHERE id = ?').get(v.datasetId)) {
+        throw new RunsDbError('NOT_FOUND', `dataset ${v.datasetId} not found in ${this.path}`);
+      }
+      const r = this.db
+        .prepare('INSERT INTO builds (dataset_id, config, report, created_at) VALUES (?, ?, ?, ?)')
+        .run(v.datasetId, toJson(config, 'build config'), toJson(report, 'build report'), new Date().toISOString());
+      return Number(r.lastInsertRowid);
+    });
+  }
+
+  /** Builds, newest first. */
+  listBuilds(opts: { limit?: number } = {}): BuildRecord[] {
+    const { limit } = check(ListOptionsSchema, opts, 'listBuilds options');
+    const rows = this.db
+      .prepare<unknown[], BuildRow>(
+        `SELECT b.id, b.dataset_id, d.path AS dataset_path, b.config, b.report, b.created_at
+         FROM builds b LEFT JOIN datasets d ON d.id = b.dataset_id ORDER BY b.created_at DESC, b.id DESC LIMIT ?`,
+      )
+      .all(limit ?? -1);
+    return rows.map((r) => ({
+      id: r.id,
+      datasetId: r.dataset_id,
+      datasetPath: r.dataset_path,
+      config: parseJson<Record<string, unknown>>(r.config, `config of build ${r.id}`),
+      report: parseJson<BuildReport>(r.report, `report of build ${r.id}`),
+      createdAt: r.created_at,
+    }));
+  }
+
+  /** Records the start of a run (status 'running'); returns its id for addPoint/addSamples/finishRun. */
+  startRun(run: RunStart): number {
+    return this.insertRun(run, { status: 'running', verdict: null, finishedAt: null });
+  }
+
+  private insertRun(run: RunStart, end: { status: RunStatus; verdict: Verdict | null; finishedAt: string | null }): number {
+    const v = check(RunStartSchema, run, 'run');
+    const plan = check(v.kind === 'sweep' ? SweepPlanSchema : ExecPlanSchema, v.plan, `${v.kind} plan`);
+    return this.write(() => {
+      const machineId = this.recordMachine(v.machine);
+      const datasetId = v.dataset ? this.recordDataset(v.dataset) : null;
+      const r = this.db
+        .prepare(
+          `INSERT INTO profile_runs (kind, plan, machine_id, dataset_id, status, verdict, verdict_kind, started_at, finished_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(v.kind, toJson(plan, 'plan'), machineId, datasetId, end.status, end.verdict ? toJson(end.verdict, 'verdict') : null, end.verdict?.kind ?? null, v.startedAt, end.finishedAt);
+      return Number(r.lastInsertRowid);
+    });
+  }
+
+  /** Adds one measured grid point to a run. Point indexes are unique within a run. */
+  addPoint(runId: number, p: PointResult): void {
+    checkId(runId, 'run id');
+    const v = check(PointSchema, p, 'point');
+    this.write(() => {
+      this.requireRun(runId);
+      this.insertPoint(runId, v);
+    });
+  }
+
+  private insertPoint(runId: number, v: PointResult): void {
+    try {
+      this.db
+        .prepare(
+          `INSERT INTO points (run_id, idx, config, images_per_sec, batches_per_sec, wait_p50_ms, wait_p95_ms, rss_peak, disk_read_bytes,
+             page_cache_resident, gpu_util_mean, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(runId, v.index, toJson(v.config, 'point config'), v.imagesPerSec, v.batchesPerSec, v.waitP50Ms, v.waitP95Ms, v.rssPeakBytes, v.diskReadBytes, v.pageCacheResident, v.gpuUtilMean, toJson(v, 'point'));
+    } catch (e) {
+      if (isSqliteError(e, 'SQLITE_CONSTRAINT_UNIQUE')) throw new RunsDbError('INVALID_INPUT', `run ${runId} already has a point with index ${v.index}`);
+      throw e;
+    }
+  }
+
+  /** Appends telemetry samples to a run, all in one transaction. Returns how many were added. */
+  addSamples(runId: number, samples: readonly TelemetrySample[]): number {
+    checkId(runId, 'run id');
+    if (!Array.isArray(samples)) throw new RunsDbError('INVALID_INPUT', 'samples must be an array');
+    const vs = samples.map((s, i) => check(SampleSchema, s, `sample ${i}`));
+    return this.write(() => {
+      this.requireRun(runId);
+      this.insertSamples(runId, vs);
+      return vs.length;
+    });
+  }
+
+  private insertSamples(runId: number, vs: readonly TelemetrySample[]): void {
+    const stmt = this.db.prepare('INSERT INTO samples (run_id, t, point, images_per_sec, rss, disk_read, cpu, gpus) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    for (const s of vs) stmt.run(runId, s.t, s.point, s.imagesPerSec, s.rssBytes, s.diskReadBytes, toJson(s.cpuPerCore, 'sample cpu'), toJson(s.gpus, 'sample gpus'));
+  }
+
+  /** Marks a run finished with its final status and verdict. */
+  finishRun(runId: number, status: ProfileRun['status'], verdict: Verdict | null, finishedAt: string = new Date().toISOString()): void {
+    checkId(runId, 'run id');
+    const v = check(FinishSchema, { status, verdict, finishedAt }, 'finishRun arguments');
+    const r = this.db
+      .prepare('UPDATE profile_runs SET status = ?, verdict = ?, verdict_kind = ?, finished_at = ? WHERE id = ?')
+      .run(v.status, v.verdict ? toJson(v.verdict, 'verdict') : null, v.verdict?.kind ?? null, v.finishedAt, runId);
+    if (r.changes === 0) throw new RunsDbError('NOT_FOUND', `run ${runId} not found in ${this.path}`);
+  }
+
+  /** Stores a complete run (machine, dataset, points, samples, verdict) in one transaction; returns its id. `run.id` is ignored. */
+  saveRun(run: ProfileRun): number {
+    const v = check(RunSchema, run, 'run');
+    return this.write(() => {
+      const id = this.insertRun(v, { status: v.status, verdict: v.verdict, finishedAt: v.finishedAt });
+      for (const p of v.points) this.insertPoint(id, p);
+      this.insertSamples(id, v.samples);
+      return id;
+    });
+  }
+
+  /** Runs, newest first (by startedAt), with their best images/s and verdict. */
+  listRuns(opts: { limit?: number } = {}): RunSummary[] {
+    const { limit } = check(ListOptionsSchema, opts, 'listRuns options');
+    return this.db
+      .prepare<unknown[], SummaryRow>(`${SUMMARY_SELECT} ORDER BY r.started_at DESC, r.id DESC LIMIT ?`)
+      .all(limit ?? -1)
+      .map(toSummary);
+  }
+
+  /** One run's summary, or null. */
+  getSummary(id: number): RunSummary | null {
+    checkId(id, 'run id');
+    const row = this.db.prepare<unknown[], SummaryRow>(`${SUMMARY_SELECT} WHERE r.id = ?`).get(id);
+    return row ? toSummary(row) : null;
+  }
+
+  /** A whole run, reassembled (points by index, samples in insertion order), or null if there is none with this id. */
+  getRun(id: number): StoredRun | null {
+    checkId(id, 'run id');
+    return this.db.transaction(() => {
+      const r = this.db.prepare<unknown[], RunRow>(`${RUN_SELECT} WHERE r.id = ?`).get(id);
+      if (!r) return null;
+      const machine: MachineInfo = {
+        hostname: r.hostname,
+        cpuModel: r.cpu_model,
+        cores: r.cores,
+        ramBytes: r.ram_bytes,
+        os: r.os,
+        node: r.node,
+        gpus: parseJson<MachineInfo['gpus']>(r.m_gpus, `gpus of machine ${r.machine_id}`),
+      };
+      const dataset: DatasetInfo | null =
+        r.dataset_id === null
+          ? null
+          : {
+              path: r.d_path!,
+              sizeBytes: r.d_size!,
+              headerSha256: r.d_sha!,
+              numSamples: r.d_samples!,
+              schema: parseJson<DatasetInfo['schema']>(r.d_schema!, `schema of dataset ${r.dataset_id}`),
+            };
+      const samples = this.db
+        .prepare<unknown[], SampleRow>('SELECT t, point, images_per_sec, rss, disk_read, cpu, gpus FROM samples WHERE run_id = ? ORDER BY id')
+        .all(id)
+        .map(
+          (s): TelemetrySample => ({
+            t: s.t,
+            point: s.point,
+            imagesPerSec: s.images_per_sec,
+            cpuPerCore: parseJson<number[]>(s.cpu, `cpu of a sample of run ${id}`),
+            rssBytes: s.rss,
+            diskReadBytes: s.disk_read,
+            gpus: parseJson<TelemetrySample['gpus']>(s.gpus, `gpus of a sample of run ${id}`),
+          }),
+        );
+      return {
+        id: r.id,
+        kind: r.kind,
+        startedAt: r.started_at,
+        finishedAt: r.finished_at,
+        status: r.status,
+        plan: parseJson<ProfileRun['plan']>(r.plan, `plan of run ${id}`),
+        machine,
+        dataset,
+        points: this.points(id),
+        samples,
+        verdict: r.verdict === null ? null : parseJson<Verdict>(r.verdict, `verdict of run ${id}`),
+      };
+    })();
+  }
+
+  private points(runId: number): PointResult[] {
+    return this.db
+      .prepare<unknown[], { result: string }>('SELECT result FROM points WHERE run_id = ? ORDER BY idx')
+      .all(runId)
+      .map((p) => parseJson<PointResult>(p.result, `a point of run ${runId}`));
+  }
+
+  /** Deletes a run with its points and samples; false if there was none. */
+  deleteRun(id: number): boolean {
+    checkId(id, 'run id');
+    return this.write(() => this.db.prepare('DELETE FROM profile_runs WHERE id = ?').run(id).changes > 0);
+  }
+
+  /** Compares two runs point by point (matching workers, batch size, order and cache). Throws NOT_FOUND if either is missing. */
+  compare(a: number, b: number): RunComparison {
+    checkId(a, 'run id A');
+    checkId(b, 'run id B');
+    return this.db.transaction(() => {
+      const [sa, sb] = [this.getSummary(a), this.getSummary(b)];
+      const missing = [sa ? null : a, sb ? null : b].filter((x) => x !== null);
+      if (!sa || !sb) throw new RunsDbError('NOT_FOUND', `run${missing.length > 1 ? 's' : ''} ${missing.join(' and ')} not found in ${this.path}`);
+      const meta = this.db.prepare<unknown[], { machine_id: number; dataset_id: number | null; verdict: string | null }>('SELECT machine_id, dataset_id, verdict FROM profile_runs WHERE id = ?');
+      const [ma, mb] = [meta.get(a)!, meta.get(b)!];
+      const pa = this.points(a);
+      const pb = this.points(b);
+      const byKey = new Map<string, PointResult>();
+      for (const p of pb) if (!byKey.has(configKey(p.config))) byKey.set(configKey(p.config), p);
+      const rows: CompareRow[] = [];
+      const onlyInA: PointConfig[] = [];
+      const seenA = new Set<string>();
+      for (const p of pa) {
+        const k = configKey(p.config);
+        if (seenA.has(k)) continue;
+        seenA.add(k);
+        const q = byKey.get(k);
+        if (!q) {
+          onlyInA.push(p.config);
+          continue;
+        }
+        rows.push({
+          config: p.config,
+          a: { index: p.index, imagesPerSec: p.imagesPerSec },
+          b: { index: q.index, imagesPerSec: q.imagesPerSec },
+          ratio: p.imagesPerSec > 0 ? q.imagesPerSec / p.imagesPerSec : null,
+        });
+      }
+      const onlyInB = [...byKey.entries()].filter(([k]) => !seenA.has(k)).map(([, p]) => p.config);
+      const verdict = (s: string | null, id: number): Verdict | null => (s === null ? null : parseJson<Verdict>(s, `verdict of run ${id}`));
+      return {
+        a: sa,
+        b: sb,
+        rows,
+        onlyInA,
+        onlyInB,
+        verdicts: { a: verdict(ma.verdict, a), b: verdict(mb.verdict, b) },
+        sameMachine: ma.machine_id === mb.machine_id,
+        sameDataset: ma.dataset_id !== null && ma.dataset_id === mb.dataset_id,
+      };
+    })();
+  }
+}
+
+function toSummary(r: SummaryRow): RunSummary {
+  return {
+    id: r.id,
+    kind: r.kind,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
+    status: r.status,
+    datasetPath: r.dataset_path,
+    hostname: r.hostname,
+    points: r.n_points,
+    bestImagesPerSec: r.best,
+    verdictKind: r.verdict_kind,
+  };
+}
