@@ -33,6 +33,25 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', pure] },
   },
   {
+    // The renderer (dom layer): a sandboxed page. No Node modules, no Electron, and from core
+    // only `import type` of the contract (core/api); everything else goes through lib/api.ts.
+    files: ['renderer/**/*.ts', 'renderer/**/*.tsx'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: nodeBuiltins, message: 'renderer: no Node modules here; ask the host through the contract (renderer/src/lib/api.ts)' },
+            { group: ['electron', 'sharp', 'better-sqlite3', 'zod', 'beton-studio'], message: 'renderer: a sandboxed page; it reaches the app only through the contract' },
+            { group: ['**/core/**', '!**/core/api', '!**/core/api/**'], message: 'renderer: from core only the contract (core/api), and only its types' },
+            { group: ['**/core/api', '**/core/api/**'], allowTypeImports: true, message: 'renderer: use `import type` from core/api (its schemas and zod stay on the host side)' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
   },

@@ -24,3 +24,9 @@ export { LoaderError, type LoaderErrorCode } from './loader/errors.js';
 export * from './pipeline/spec.js';
 export type { ElementType, TensorSpec, OutputArray } from './pipeline/dtypes.js';
 export type { OrderName, OrderFactory, OrderContext, TraversalOrder } from './loader/orders/index.js';
+// The app: its contract (core/api) and the one service implementation both hosts use
+// (Electron main over IPC, `beton serve` over HTTP + server-sent events).
+export { IPC, METHODS, EVENT_NAMES, isMethod, parseRequest, type ApiError, type ApiEvent, type Envelope, type Method, type Params, type Results, type EventName, type Events } from './api/contract.js';
+export { BetonService, type ServiceOptions } from './services/beton-service.js';
+export { startHttpServer, CSP, type HttpServerOptions } from './services/http-server.js';
+export * from './runs/index.js';

@@ -4,6 +4,9 @@ import { BUILD_HELP, buildCommand } from './build-command.js';
 import { DUMP_HELP, dumpCommand } from './dump-command.js';
 import { EXPORT_HELP, exportCommand } from './export-command.js';
 import { INSPECT_HELP, inspectCommand } from './inspect-command.js';
+import { RUNS_HELP, runsCommand } from './runs-command.js';
+import { SERVE_HELP, serveCommand } from './serve-command.js';
+import { PROFILE_HELP, profileCommand } from './profile-command.js';
 import { UsageError } from './usage-error.js';
 
 const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<number> }> = {
@@ -11,7 +14,10 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
   inspect: { help: INSPECT_HELP, run: inspectCommand },
   dump: { help: DUMP_HELP, run: dumpCommand },
   'bench-loader': { help: BENCH_LOADER_HELP, run: benchLoaderCommand },
+  runs: { help: RUNS_HELP, run: runsCommand },
   export: { help: EXPORT_HELP, run: exportCommand },
+  serve: { help: SERVE_HELP, run: serveCommand },
+  profile: { help: PROFILE_HELP, run: profileCommand },
 };
 
 const HELP = `beton — FFCV-compatible .beton datasets
@@ -23,7 +29,10 @@ Commands:
   inspect   summarise a .beton file (ours or FFCV's)
   dump      print every sample in the canonical JSON encoding
   bench-loader  measure the loader's images/s on a file
+  runs      list, show, compare, plot and delete recorded profile runs
   export    Python FFCV code (or JSON) for a build or loader config
+  serve     serve the app to a browser (GPU boxes without a display)
+  profile   find the bottleneck: loader sweep or your training command, with a verdict
 
 Exit codes: 0 ok, 1 failure, 2 bad usage.`;
 

@@ -1,0 +1,212 @@
+import { z } from 'zod';
+import { BuildConfig } from './build-config.js';
+import { LoaderConfig } from './loader-config.js';
+
+/**
+ * The app's service contract: every request, response and event that crosses from the
+ * renderer to Electron main (IPC) or to `beton serve` (HTTP + server-sent events). Both
+ * hosts validate params with these schemas (`parseRequest`); the renderer imports only
+ * types from here. Long jobs return a job id at once, stream `jobs:progress` (≤ 10/s)
+ * and `jobs:sample`, and always end with one `jobs:finished`.
+ */
+
+// ---------- shared shapes (types only; hosts produce them) ----------
+
+export interface ApiError {
+  code: string;
+  message: string;
+}
+export type Envelope<T> = { ok: true; value: T } | { ok: false; error: ApiError };
+
+export interface EnvInfo {
+  version: string;
+  node: string;
+  platform: string;
+  cores: number;
+  ramBytes: number;
+  gpus: Array<{ index: number; name: string; memoryTotalMiB: number }>;
+  /** Which JPEG decode path the loader uses ('turbojpeg-npm' | 'libjpeg-system' | 'sharp'). */
+  decodePath: string;
+  dbPath: string;
+  /** Folders the browser may open (beton serve); empty in Electron (native dialogs). */
+  roots: string[];
+  host: 'electron' | 'server';
+}
+
+export interface FsEntry {
+  name: string;
+  path: string;
+  kind: 'dir' | 'file';
+  size: number;
+  /** What the app can do with it. */
+  role: 'beton' | 'table' | 'image' | 'video' | 'other' | 'dir';
+}
+export interface FsListing {
+  path: string;
+  parent: string | null;
+  entries: FsEntry[];
+}
+
+export interface DetectedSource {
+  source: z.infer<typeof BuildConfig>['source'];
+  fields: NonNullable<z.infer<typeof BuildConfig>['fields']>;
+  length: number | null;
+}
+
+export interface InspectResult {
+  path: string;
+  fileSize: number;
+  version: number;
+  numSamples: number;
+  pageSize: number;
+  numPages: number;
+  recordSize: number;
+  fields: Array<{ name: string; type: string; ffcvClass: string; typeId: number; arguments: Record<string, unknown>; heapBytes: number; imageModes?: { raw: number; jpg: number } }>;
+  regions: Array<{ name: string; offset: number; size: number }>;
+  /** Which samples live on which page: [page, first sample, last sample, bytes used]. */
+  pageMap: Array<[number, number, number, number]>;
+}
+
+export type PreviewValue =
+  | { kind: 'image'; mime: 'image/png' | 'image/jpeg'; base64: string; width: number; height: number; mode: 'raw' | 'jpg' }
+  | { kind: 'frames'; mime: 'image/jpeg'; base64: string[]; width: number; height: number }
+  | { kind: 'text'; text: string };
+
+export interface PreviewResult {
+  path: string;
+  start: number;
+  numSamples: number;
+  samples: Array<{ index: number; fields: Record<string, PreviewValue> }>;
+}
+
+export interface RunSummary {
+  id: number;
+  kind: 'sweep' | 'exec';
+  startedAt: string;
+  finishedAt: string | null;
+  status: 'running' | 'ok' | 'cancelled' | 'failed';
+  /** The dataset's path (or the exec plan's file). */
+  datasetPath: string | null;
+  hostname: string;
+  points: number;
+  bestImagesPerSec: number | null;
+  verdictKind: string | null;
+}
+
+export type JobKind = 'build' | 'profile';
+
+// ---------- requests ----------
+
+const path = z.string().min(1).max(4096);
+
+const ProfilePlanInput = z
+  .object({
+    file: path,
+    workers: z.array(z.number().int().positive()).min(1).max(16).optional(),
+    batchSizes: z.array(z.number().int().positive().max(4096)).min(1).max(8).default([256]),
+    orders: z.array(z.enum(['sequential', 'random', 'quasi_random'])).min(1).default(['random']),
+    osCache: z.array(z.boolean()).min(1).default([true]),
+    decoder: z.string().regex(/^(simple|rrc:\d+|center:\d+)$/).default('rrc:160'),
+    flip: z.boolean().default(true),
+    secondsPerPoint: z.number().positive().max(600).default(3),
+    warmupBatches: z.number().int().min(0).default(2),
+  })
+  .strict();
+
+const ExecPlanInput = z.object({ command: z.string().min(1).max(8192), throughputRegex: z.string().max(1000).nullable().default(null), file: path.nullable().default(null) }).strict();
+
+export const Requests = {
+  'env.info': z.object({}).strict(),
+  'fs.browse': z.object({ path: path.optional() }).strict(),
+  'sources.detect': z.object({ path, imageColumn: z.string().max(256).optional() }).strict(),
+  'datasets.inspect': z.object({ path }).strict(),
+  'datasets.preview': z.object({ path, start: z.number().int().min(0).default(0), count: z.number().int().min(1).max(64).default(24), thumb: z.number().int().min(16).max(512).default(96) }).strict(),
+  'builds.start': z.object({ config: BuildConfig }).strict(),
+  'builds.cancel': z.object({ jobId: z.string().min(1).max(64) }).strict(),
+  'profiles.start': z.union([z.object({ plan: ProfilePlanInput }).strict(), z.object({ exec: ExecPlanInput }).strict()]),
+  'profiles.cancel': z.object({ jobId: z.string().min(1).max(64) }).strict(),
+  'runs.list': z.object({ limit: z.number().int().positive().max(1000).default(200) }).strict(),
+  'runs.get': z.object({ id: z.number().int().positive() }).strict(),
+  'runs.compare': z.object({ a: z.number().int().positive(), b: z.number().int().positive() }).strict(),
+  'runs.delete': z.object({ id: z.number().int().positive() }).strict(),
+  'export.generate': z
+    .object({ build: BuildConfig.optional(), loader: LoaderConfig.optional(), format: z.enum(['python', 'json']).default('python') })
+    .strict()
+    .refine((v) => v.build || v.loader, 'give a build or a loader config'),
+} as const;
+
+export type Method = keyof typeof Requests;
+export type Params<M extends Method> = z.input<(typeof Requests)[M]>;
+export type ParsedParams<M extends Method> = z.output<(typeof Requests)[M]>;
+
+/** What each method returns (the hosts implement these). */
+export interface Results {
+  'env.info': EnvInfo;
+  'fs.browse': FsListing;
+  'sources.detect': DetectedSource;
+  'datasets.inspect': InspectResult;
+  'datasets.preview': PreviewResult;
+  'builds.start': { jobId: string };
+  'builds.cancel': { cancelled: boolean };
+  'profiles.start': { jobId: string };
+  'profiles.cancel': { cancelled: boolean };
+  'runs.list': RunSummary[];
+  'runs.get': unknown;
+  'runs.compare': unknown;
+  'runs.delete': { deleted: boolean };
+  'export.generate': { text: string; language: 'python' | 'json' };
+}
+
+export const METHODS = Object.keys(Requests) as Method[];
+
+export function isMethod(m: unknown): m is Method {
+  return typeof m === 'string' && Object.prototype.hasOwnProperty.call(Requests, m);
+}
+
+/** Validates an untrusted request; errors name the bad key. */
+export function parseRequest(method: unknown, params: unknown): { ok: true; method: Method; params: ParsedParams<Method> } | { ok: false; error: ApiError } {
+  if (!isMethod(method)) return { ok: false, error: { code: 'UNKNOWN_METHOD', message: `unknown method ${String(method).slice(0, 80)}` } };
+  const r = Requests[method].safeParse(params ?? {});
+  if (!r.success) {
+    const msg = r.error.issues.map((i) => `${i.path.map(String).join('.') || '(params)'}: ${i.message}`).join('; ');
+    return { ok: false, error: { code: 'BAD_REQUEST', message: `${method}: ${msg}` } };
+  }
+  return { ok: true, method, params: r.data as ParsedParams<Method> };
+}
+
+// ---------- events ----------
+
+export interface ProgressEvent {
+  jobId: string;
+  kind: JobKind;
+  done: number;
+  total: number | null;
+  rate: number;
+  etaMs: number | null;
+  message?: string;
+}
+export interface SampleEvent {
+  jobId: string;
+  /** A TelemetrySample (core/profile/types.ts) plus the point's config, for live charts. */
+  sample: unknown;
+}
+export interface FinishedEvent {
+  jobId: string;
+  kind: JobKind;
+  status: 'ok' | 'cancelled' | 'failed';
+  message?: string;
+  /** Build report / profile run summary (id, verdict). */
+  result?: unknown;
+}
+export interface Events {
+  'jobs:progress': ProgressEvent;
+  'jobs:sample': SampleEvent;
+  'jobs:finished': FinishedEvent;
+  'runs:changed': Record<string, never>;
+}
+export type EventName = keyof Events;
+export const EVENT_NAMES: EventName[] = ['jobs:progress', 'jobs:sample', 'jobs:finished', 'runs:changed'];
+export type ApiEvent = { [K in EventName]: { event: K; data: Events[K] } }[EventName];
+
+/** The only IPC channels (preload exposes exactly these). */
+export const IPC = { invoke: 'beton:api', event: 'beton:event' } as const;

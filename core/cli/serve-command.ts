@@ -1,0 +1,46 @@
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { BetonService } from '../services/beton-service.js';
+import { startHttpServer } from '../services/http-server.js';
+import { UsageError } from './usage-error.js';
+
+export const SERVE_HELP = `beton serve [FOLDER ...] [--port N] [--host 127.0.0.1] [--db PATH]
+
+Serves the Beton Studio app to a browser, for GPU machines without a display. Prints a URL
+with a random token; every API request needs it. The browser may open files only inside
+the FOLDERs given (default: the current directory). Binds to loopback by default: reach
+it from your laptop with an SSH tunnel (ssh -L PORT:127.0.0.1:PORT host).`;
+
+/** The package root, from dist/core/cli or core/cli. */
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'renderer'))) return dir;
+    dir = dirname(dir);
+  }
+  return process.cwd();
+}
+
+export async function serveCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { port: { type: 'string' }, host: { type: 'string' }, db: { type: 'string' } } });
+  const port = values.port === undefined ? 5780 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port expects 0..65535, got "${values.port}"`);
+  const roots = (positionals.length ? positionals : [process.cwd()]).map((p) => resolve(p));
+  for (const r of roots) if (!existsSync(r)) throw new UsageError(`${r} does not exist`);
+  const host = values.host ?? '127.0.0.1';
+  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') {
+    process.stderr.write(`warning: binding to ${host} exposes the app beyond this machine; the token is the only protection\n`);
+  }
+  const service = new BetonService({ roots, dbPath: values.db, host: 'server' });
+  const { url, close } = await startHttpServer({ service, host, port, staticDir: join(packageRoot(), 'renderer', 'dist') });
+  process.stdout.write(`Beton Studio is serving ${roots.join(', ')}\n  open ${url}\n  (Ctrl-C to stop)\n`);
+  await new Promise<void>((r) => {
+    process.once('SIGINT', r);
+    process.once('SIGTERM', r);
+  });
+  service.close();
+  await close();
+  return 0;
+}

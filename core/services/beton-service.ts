@@ -1,0 +1,186 @@
+import { availableParallelism, totalmem } from 'node:os';
+import { dirname } from 'node:path';
+import type { ApiEvent, EnvInfo, Envelope, Method, ParsedParams, Results } from '../api/contract.js';
+import { parseRequest } from '../api/contract.js';
+import { parseBuildConfig } from '../api/build-config.js';
+import { BetonEncodeError, BetonFormatError } from '../format/errors.js';
+import { buildToPython, loaderToPython } from '../export/python.js';
+import { decodePath } from '../native/turbo.js';
+import { gpuInventory } from '../profile/gpu-sampler.js';
+import { runExec } from '../profile/exec-mode.js';
+import { machineInfo } from '../profile/machine.js';
+import { profile } from '../profile/sweep.js';
+import { defaultDbPath, RunsDb } from '../runs/runs-db.js';
+import { openSource } from '../sources/open-source.js';
+import { buildDataset, buildFields } from '../writer/build.js';
+import { detectSourceConfig } from '../sources/open-source.js';
+import { inspectDataset, previewDataset } from './dataset-views.js';
+import { FsAccess } from './fs-access.js';
+import { JobManager } from './jobs.js';
+import { ServiceError } from './service-error.js';
+
+export interface ServiceOptions {
+  /** Folders clients may open (beton serve); null: any local path (Electron). */
+  roots: string[] | null;
+  dbPath?: string;
+  host: 'electron' | 'server';
+  version?: string;
+}
+
+type Handler<M extends Method> = (p: ParsedParams<M>) => Promise<Results[M]>;
+
+/**
+ * The core services behind the app, one implementation for both hosts: Electron main
+ * wires it to IPC, `beton serve` to HTTP. Every call is validated against the contract
+ * and answers with an envelope; errors carry a stable code and a message for people.
+ */
+export class BetonService {
+  private readonly fs: FsAccess;
+  private readonly jobs: JobManager;
+  private readonly listeners = new Set<(e: ApiEvent) => void>();
+  private db: RunsDb | null = null;
+
+  constructor(private readonly opts: ServiceOptions) {
+    this.fs = new FsAccess(opts.roots);
+    this.jobs = new JobManager((e) => this.emit(e));
+  }
+
+  on(listener: (e: ApiEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(e: ApiEvent): void {
+    for (const l of this.listeners) l(e);
+  }
+
+  private runs(): RunsDb {
+    this.db ??= RunsDb.open(this.opts.dbPath);
+    return this.db;
+  }
+
+  async call(method: unknown, params: unknown): Promise<Envelope<unknown>> {
+    const req = parseRequest(method, params);
+    if (!req.ok) return { ok: false, error: req.error };
+    try {
+      const h = this.handlers[req.method] as Handler<Method>;
+      return { ok: true, value: await h(req.params) };
+    } catch (e) {
+      const err = e as Error & { code?: string };
+      const code = e instanceof ServiceError || e instanceof BetonFormatError || e instanceof BetonEncodeError ? err.code! : 'FAILED';
+      return { ok: false, error: { code, message: err.message } };
+    }
+  }
+
+  close(): void {
+    this.jobs.cancelAll();
+    this.db?.close();
+    this.db = null;
+  }
+
+  private readonly handlers: { [M in Method]: Handler<M> } = {
+    'env.info': async (): Promise<EnvInfo> => {
+      const gpus = await gpuInventory().catch(() => []);
+      return {
+        version: this.opts.version ?? '0.0.0',
+        node: process.version,
+        platform: `${process.platform}-${process.arch}`,
+        cores: availableParallelism(),
+        ramBytes: totalmem(),
+        gpus,
+        decodePath: decodePath(),
+        dbPath: this.opts.dbPath ?? defaultDbPath(),
+        roots: this.fs.roots,
+        host: this.opts.host,
+      };
+    },
+    'fs.browse': async (p) => this.fs.browse(p.path),
+    'sources.detect': async (p) => {
+      const path = this.fs.check(p.path);
+      const source = await detectSourceConfig(path, { imageColumn: p.imageColumn });
+      const src = await openSource(source, dirname(path));
+      const fields = await src.detectSchema();
+      return { source, fields, length: src.length };
+    },
+    'datasets.inspect': async (p) => inspectDataset(this.fs.check(p.path)),
+    'datasets.preview': async (p) => previewDataset(this.fs.check(p.path), p.start, p.count, p.thumb),
+    'builds.start': async (p) => {
+      const config = { ...p.config, source: { ...p.config.source, path: this.fs.check(p.config.source.path) }, output: this.fs.check(p.config.output, { mustExist: false }) };
+      const jobId = this.jobs.start('build', async ({ signal, progress }) => {
+        const report = await buildDataset(config, { signal, onProgress: (x) => progress({ done: x.done, total: x.total, rate: x.samplesPerSec, etaMs: x.etaMs }) });
+        try {
+          const db = this.runs();
+          const { datasetInfo } = await import('../profile/sweep.js');
+          db.recordBuild(db.recordDataset(datasetInfo(report.path)), config, report);
+          this.emit({ event: 'runs:changed', data: {} });
+        } catch {
+          // The dataset is written; a database problem must not turn the build into a failure.
+        }
+        return report;
+      });
+      return { jobId };
+    },
+    'builds.cancel': async (p) => ({ cancelled: this.jobs.cancel(p.jobId) }),
+    'profiles.start': async (p) => {
+      const jobId = this.jobs.start('profile', async ({ signal, progress, sample }) => {
+        if ('plan' in p) {
+          const file = this.fs.check(p.plan.file);
+          const run = await profile(
+            { ...p.plan, file },
+            {
+              signal,
+              onSample: (s) => sample(s),
+              onPoint: (_pt, done, total) => progress({ done, total, rate: 0, etaMs: null, message: `point ${done} of ${total}` }),
+            },
+          );
+          const id = this.runs().saveRun(run);
+          this.emit({ event: 'runs:changed', data: {} });
+          return { runId: id, verdict: run.verdict, points: run.points };
+        }
+        const machine = await machineInfo();
+        const startedAt = new Date().toISOString();
+        const res = await runExec({ command: p.exec.command, throughputRegex: p.exec.throughputRegex, signal, onSample: (s) => sample(s) });
+        const id = this.runs().saveRun({
+          kind: 'exec',
+          startedAt,
+          finishedAt: new Date().toISOString(),
+          status: res.cancelled ? 'cancelled' : res.exitCode === 0 ? 'ok' : 'failed',
+          plan: { command: p.exec.command, throughputRegex: p.exec.throughputRegex, file: p.exec.file },
+          machine,
+          dataset: null,
+          points: [],
+          samples: res.samples,
+          verdict: null,
+        });
+        this.emit({ event: 'runs:changed', data: {} });
+        return { runId: id, exitCode: res.exitCode, imagesTotal: res.imagesTotal, seconds: res.seconds };
+      });
+      return { jobId };
+    },
+    'profiles.cancel': async (p) => ({ cancelled: this.jobs.cancel(p.jobId) }),
+    'runs.list': async (p) => this.runs().listRuns({ limit: p.limit }),
+    'runs.get': async (p) => {
+      const run = this.runs().getRun(p.id);
+      if (!run) throw new ServiceError('NOT_FOUND', `no run ${p.id}`);
+      return run;
+    },
+    'runs.compare': async (p) => this.runs().compare(p.a, p.b),
+    'runs.delete': async (p) => {
+      const deleted = this.runs().deleteRun(p.id);
+      if (deleted) this.emit({ event: 'runs:changed', data: {} });
+      return { deleted };
+    },
+    'export.generate': async (p) => {
+      if (p.format === 'json') return { text: JSON.stringify({ ...(p.build ? { build: p.build } : {}), ...(p.loader ? { loader: p.loader } : {}) }, null, 2), language: 'json' };
+      const parts: string[] = [];
+      if (p.build) {
+        const checked = parseBuildConfig(p.build);
+        if (!checked.ok) throw new ServiceError('BAD_REQUEST', checked.errors.join('; '));
+        const fields = checked.value.fields ?? (await buildFields(checked.value, await openSource({ ...checked.value.source, path: this.fs.check(checked.value.source.path) }, process.cwd())));
+        parts.push(buildToPython(checked.value, fields));
+      }
+      if (p.loader) parts.push(loaderToPython(p.loader));
+      return { text: parts.join('\n\n'), language: 'python' };
+    },
+  };
+}

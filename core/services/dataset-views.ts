@@ -1,0 +1,87 @@
+import sharp from 'sharp';
+import type { InspectResult, PreviewResult, PreviewValue } from '../api/contract.js';
+import type { NDArray } from '../fields/ndarray-field.js';
+import { floatRepr } from '../fields/python-json.js';
+import type { DecodedImage } from '../fields/rgb-image-field.js';
+import { ndarrayValues } from '../reader/canonical.js';
+import { summarize } from '../reader/inspect.js';
+import { Reader } from '../reader/reader.js';
+
+/** Header, fields, regions and the page map of a .beton file (metadata and allocation table only). */
+export async function inspectDataset(path: string): Promise<InspectResult> {
+  const reader = await Reader.open(path);
+  try {
+    const s = summarize(reader);
+    const pages = new Map<number, [number, number, number]>();
+    for (const a of reader.allocations) {
+      if (a.size === 0) continue;
+      const p = Math.floor(a.ptr / reader.pageSize);
+      const cur = pages.get(p);
+      if (cur) pages.set(p, [Math.min(cur[0], a.sampleId), Math.max(cur[1], a.sampleId), cur[2] + a.size]);
+      else pages.set(p, [a.sampleId, a.sampleId, a.size]);
+    }
+    return {
+      path: s.path,
+      fileSize: s.fileSize,
+      version: s.version,
+      numSamples: s.numSamples,
+      pageSize: s.pageSize,
+      numPages: s.numPages,
+      recordSize: s.recordSize,
+      fields: s.fields.map((f) => ({ name: f.name, type: f.type, ffcvClass: f.ffcvClass, typeId: f.typeId, arguments: f.arguments, heapBytes: f.heapBytes, ...(f.imageModes ? { imageModes: f.imageModes } : {}) })),
+      regions: s.regions.map(({ name, offset, size }) => ({ name, offset, size })),
+      pageMap: [...pages.entries()].sort((a, b) => a[0] - b[0]).map(([p, [lo, hi, used]]) => [p, lo, hi, used]),
+    };
+  } finally {
+    reader.close();
+  }
+}
+
+async function thumbnail(im: DecodedImage, size: number): Promise<PreviewValue> {
+  const png = await sharp(Buffer.from(im.data.buffer, im.data.byteOffset, im.data.byteLength), { raw: { width: im.width, height: im.height, channels: 3 } })
+    .resize(size, size, { fit: 'inside', withoutEnlargement: true })
+    .png({ compressionLevel: 6 })
+    .toBuffer();
+  return { kind: 'image', mime: 'image/png', base64: png.toString('base64'), width: im.width, height: im.height, mode: im.mode };
+}
+
+function text(type: string, v: unknown): string {
+  switch (type) {
+    case 'int': return String(v);
+    case 'float': return floatRepr(v as number);
+    case 'bytes': {
+      const b = v as Uint8Array;
+      return `${b.byteLength} bytes ${Buffer.from(b.subarray(0, 16)).toString('hex')}${b.byteLength > 16 ? '…' : ''}`;
+    }
+    case 'ndarray':
+    case 'torch_tensor': {
+      const a = v as NDArray;
+      const vals = JSON.stringify(ndarrayValues(a));
+      return `${a.dtype} [${a.shape.join(', ')}] ${vals.length > 120 ? vals.slice(0, 120) + '…' : vals}`;
+    }
+    default: {
+      const t = JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x));
+      return t === undefined ? String(v) : t.length > 200 ? t.slice(0, 200) + '…' : t;
+    }
+  }
+}
+
+/** Decoded samples [start, start+count) as small PNG thumbnails and short texts (nothing heavy crosses to the UI). */
+export async function previewDataset(path: string, start: number, count: number, thumb: number): Promise<PreviewResult> {
+  const reader = await Reader.open(path);
+  try {
+    const end = Math.min(reader.numSamples, start + count);
+    const samples: PreviewResult['samples'] = [];
+    for (let i = start; i < end; i++) {
+      const fields: Record<string, PreviewValue> = {};
+      for (const { name, field } of reader.fields) {
+        const v = reader.readField(i, name);
+        fields[name] = field.type === 'rgb_image' ? await thumbnail(v as DecodedImage, thumb) : { kind: 'text', text: text(field.type, v) };
+      }
+      samples.push({ index: i, fields });
+    }
+    return { path: reader.path, start, numSamples: reader.numSamples, samples };
+  } finally {
+    reader.close();
+  }
+}

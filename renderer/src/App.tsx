@@ -1,0 +1,209 @@
+import { Component, useEffect, useState, type ErrorInfo, type ReactNode } from 'react';
+import { getTransport, subscribe, type ConnectionState } from './lib/api.js';
+import { formatBytes } from './lib/format.js';
+import { BuildScreen } from './screens/BuildScreen.js';
+import { DatasetScreen } from './screens/DatasetScreen.js';
+import { ExportScreen } from './screens/ExportScreen.js';
+import { ProfileScreen } from './screens/ProfileScreen.js';
+import { RunsScreen } from './screens/RunsScreen.js';
+import { SourcesScreen } from './screens/SourcesScreen.js';
+import { useBuildsStore } from './stores/builds.js';
+import { useDatasetsStore } from './stores/datasets.js';
+import { useEnvStore } from './stores/env.js';
+import { useExportStore } from './stores/export.js';
+import { useProfilesStore } from './stores/profiles.js';
+import { SCREENS, screenFromHash, useUiStore, type Screen, type Theme } from './stores/ui.js';
+import { wireEvents } from './stores/wire.js';
+
+const VIEWS: Record<Screen, () => ReactNode> = {
+  sources: SourcesScreen,
+  build: BuildScreen,
+  dataset: DatasetScreen,
+  profile: ProfileScreen,
+  runs: RunsScreen,
+  export: ExportScreen,
+};
+
+export function App() {
+  const screen = useUiStore((u) => u.screen);
+  const setScreen = useUiStore((u) => u.setScreen);
+  const unauthorized = useUiStore((u) => u.unauthorized);
+  const loadEnv = useEnvStore((e) => e.load);
+  const [conn, setConn] = useState<ConnectionState>('connecting');
+
+  useEffect(() => {
+    void loadEnv();
+    const off = wireEvents(subscribe);
+    const t = getTransport();
+    const offConn = t.onConnection ? t.onConnection(setConn) : (setConn('open'), () => undefined);
+    return () => {
+      off();
+      offConn();
+    };
+  }, [loadEnv]);
+
+  // The screen lives in the URL hash (#/build), so reload and back/forward keep it.
+  useEffect(() => {
+    const fromHash = screenFromHash(location.hash);
+    if (fromHash) setScreen(fromHash);
+    const on = (): void => {
+      const s = screenFromHash(location.hash);
+      if (s) setScreen(s);
+    };
+    window.addEventListener('hashchange', on);
+    return () => window.removeEventListener('hashchange', on);
+  }, [setScreen]);
+  useEffect(() => {
+    if (screenFromHash(location.hash) !== screen) history.replaceState(null, '', `#/${screen}`);
+    document.title = `${SCREENS.find((s) => s.id === screen)?.label ?? ''} · Beton Studio`;
+  }, [screen]);
+
+  // Alt+1…6 switch screens.
+  useEffect(() => {
+    const on = (e: KeyboardEvent): void => {
+      if (!e.altKey || e.ctrlKey || e.metaKey) return;
+      const i = Number(e.key) - 1;
+      const s = SCREENS[i];
+      if (s) {
+        e.preventDefault();
+        setScreen(s.id);
+      }
+    };
+    window.addEventListener('keydown', on);
+    return () => window.removeEventListener('keydown', on);
+  }, [setScreen]);
+
+  // A finished build becomes the default dataset of the other screens (where none is chosen).
+  useEffect(
+    () =>
+      useBuildsStore.subscribe((s, prev) => {
+        for (const id of s.order) {
+          const j = s.jobs[id];
+          if (!j?.report || prev.jobs[id]?.report) continue;
+          const path = j.report.path;
+          if (!useDatasetsStore.getState().path) useDatasetsStore.getState().setPath(path);
+          if (!useProfilesStore.getState().form.file) useProfilesStore.getState().setForm({ file: path });
+          if (!useExportStore.getState().form.file) useExportStore.getState().setForm({ file: path });
+        }
+      }),
+    [],
+  );
+
+  if (unauthorized) return <AuthRequired />;
+  const View = VIEWS[screen];
+  return (
+    <div className="app">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <Sidebar screen={screen} conn={conn} />
+      <main id="main" className="main" tabIndex={-1}>
+        <ErrorBoundary key={screen}>
+          <View />
+        </ErrorBoundary>
+      </main>
+    </div>
+  );
+}
+
+function Sidebar({ screen, conn }: { screen: Screen; conn: ConnectionState }) {
+  const setScreen = useUiStore((u) => u.setScreen);
+  const theme = useUiStore((u) => u.theme);
+  const setTheme = useUiStore((u) => u.setTheme);
+  const env = useEnvStore();
+  const running = useBuildsStore((s) => Object.values(s.jobs).some((j) => j.status === 'running'));
+  const profiling = useProfilesStore((s) => s.job?.status === 'running');
+  return (
+    <aside className="sidebar">
+      <div className="brand">
+        <span className="brand-mark" aria-hidden="true">
+          B
+        </span>
+        <span>Beton Studio</span>
+      </div>
+      <nav aria-label="Screens">
+        <ul className="nav">
+          {SCREENS.map((s, i) => (
+            <li key={s.id}>
+              <button type="button" className={`nav-item ${s.id === screen ? 'is-active' : ''}`} aria-current={s.id === screen ? 'page' : undefined} onClick={() => setScreen(s.id)} data-testid={`nav-${s.id}`} title={`${s.hint} (Alt+${i + 1})`}>
+                <span>{s.label}</span>
+                {(s.id === 'build' && running) || (s.id === 'profile' && profiling) ? <span className="pulse" aria-label="running" /> : null}
+              </button>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <div className="sidebar-foot">
+        <label className="theme-pick">
+          <span>Theme</span>
+          <select value={theme} onChange={(e) => setTheme(e.target.value as Theme)} data-testid="theme-select">
+            <option value="system">System</option>
+            <option value="light">Light</option>
+            <option value="dark">Dark</option>
+          </select>
+        </label>
+        <div className={`conn conn-${conn}`} data-testid="connection" data-state={conn}>
+          <span className="dot" aria-hidden="true" /> {conn === 'open' ? 'Live' : conn === 'connecting' ? 'Connecting…' : 'Offline'}
+        </div>
+        {env.info ? (
+          <dl className="env" data-testid="env-info">
+            <dt>Host</dt>
+            <dd>
+              {env.info.host === 'server' ? 'beton serve' : 'desktop'} · v{env.info.version}
+            </dd>
+            <dt>Machine</dt>
+            <dd>
+              {env.info.cores} cores · {formatBytes(env.info.ramBytes)}
+            </dd>
+            <dt>GPU</dt>
+            <dd>{env.info.gpus.length ? env.info.gpus.map((g) => g.name).join(', ') : 'none'}</dd>
+            <dt>JPEG</dt>
+            <dd>{env.info.decodePath}</dd>
+          </dl>
+        ) : env.error ? (
+          <div className="env-error" role="alert">
+            {env.error.message}
+          </div>
+        ) : null}
+      </div>
+    </aside>
+  );
+}
+
+function AuthRequired() {
+  return (
+    <main className="auth" data-testid="auth-required">
+      <div className="card auth-card">
+        <h1>Access token needed</h1>
+        <p>This server only answers requests that carry its token. Open the full URL that <code>beton serve</code> printed when it started — it ends in <code>?token=…</code>.</p>
+        <p className="muted">The token is kept for this tab only and removed from the address bar.</p>
+      </div>
+    </main>
+  );
+}
+
+class ErrorBoundary extends Component<{ children: ReactNode }, { error: Error | null }> {
+  override state = { error: null as Error | null };
+  static getDerivedStateFromError(error: Error): { error: Error } {
+    return { error };
+  }
+  override componentDidCatch(error: Error, info: ErrorInfo): void {
+    console.error('screen crashed', error, info.componentStack);
+  }
+  override render(): ReactNode {
+    if (this.state.error) {
+      return (
+        <div className="banner banner-error" role="alert" data-testid="screen-crash">
+          <div className="banner-text">
+            <strong>This screen hit a bug</strong>
+            <div className="banner-message">{this.state.error.message}</div>
+          </div>
+          <button type="button" className="btn btn-small" onClick={() => this.setState({ error: null })}>
+            Reload the screen
+          </button>
+        </div>
+      );
+    }
+    return this.props.children;
+  }
+}

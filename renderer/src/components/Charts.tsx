@@ -1,0 +1,111 @@
+import { useEffect, useMemo, useState, type ReactNode } from 'react';
+import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { formatCompact } from '../lib/format.js';
+import { useUiStore } from '../stores/ui.js';
+
+export interface ChartColors {
+  text: string;
+  grid: string;
+  surface: string;
+  series: string[];
+}
+
+const FALLBACK: ChartColors = { text: '#667', grid: '#ddd', surface: '#fff', series: ['#3b5bdb', '#e8590c', '#2b8a3e', '#ae3ec9', '#1098ad', '#c92a2a'] };
+
+function readColors(): ChartColors {
+  if (typeof document === 'undefined' || typeof getComputedStyle !== 'function') return FALLBACK;
+  const cs = getComputedStyle(document.documentElement);
+  const v = (n: string, d: string): string => cs.getPropertyValue(n).trim() || d;
+  return {
+    text: v('--text-muted', FALLBACK.text),
+    grid: v('--chart-grid', FALLBACK.grid),
+    surface: v('--surface', FALLBACK.surface),
+    series: FALLBACK.series.map((d, i) => v(`--series-${i + 1}`, d)),
+  };
+}
+
+/** Chart colours from the theme's CSS variables, refreshed when the theme or the OS scheme changes. */
+export function useChartColors(): ChartColors {
+  const theme = useUiStore((s) => s.theme);
+  const [osDark, setOsDark] = useState(() => typeof matchMedia === 'function' && matchMedia('(prefers-color-scheme: dark)').matches);
+  useEffect(() => {
+    if (typeof matchMedia !== 'function') return;
+    const mq = matchMedia('(prefers-color-scheme: dark)');
+    const on = (e: MediaQueryListEvent): void => setOsDark(e.matches);
+    mq.addEventListener?.('change', on);
+    return () => mq.removeEventListener?.('change', on);
+  }, []);
+  return useMemo(readColors, [theme, osDark]);
+}
+
+export function ChartCard({ title, subtitle, testId, count, children, empty }: { title: string; subtitle?: ReactNode; testId: string; count: number; children: ReactNode; empty: ReactNode }) {
+  return (
+    <section className="card chart-card" data-testid={testId} data-count={count} aria-label={title}>
+      <header className="card-head">
+        <h3>{title}</h3>
+        {subtitle ? <span className="card-sub">{subtitle}</span> : null}
+      </header>
+      {count > 0 ? <div className="chart-box">{children}</div> : <div className="chart-empty">{empty}</div>}
+    </section>
+  );
+}
+
+// Keys are checked against Row by the props' types; recharts' own generic key type cannot see that.
+const key = (k: string): never => k as never;
+
+const axis = (c: ChartColors) => ({ stroke: c.grid, tick: { fill: c.text, fontSize: 11 }, tickLine: false });
+const tooltipStyle = (c: ChartColors) => ({ contentStyle: { background: c.surface, border: `1px solid ${c.grid}`, borderRadius: 6, fontSize: 12 }, labelStyle: { color: c.text } });
+
+/** A line chart over rows; `lines` name the numeric keys to draw. */
+export function Lines<Row extends object>({
+  rows,
+  x,
+  lines,
+  xLabel,
+  yFormat = formatCompact,
+  xFormat,
+  height = 220,
+  dots = false,
+  yDomain,
+}: {
+  rows: Row[];
+  x: keyof Row & string;
+  lines: Array<{ key: string; name?: string }>;
+  xLabel?: string;
+  yFormat?: (v: number) => string;
+  xFormat?: (v: number) => string;
+  height?: number;
+  dots?: boolean;
+  yDomain?: [number, number];
+}) {
+  const c = useChartColors();
+  return (
+    <ResponsiveContainer width="100%" height={height}>
+      <LineChart data={rows} margin={{ top: 8, right: 16, bottom: xLabel ? 16 : 4, left: 0 }}>
+        <CartesianGrid stroke={c.grid} strokeDasharray="3 3" vertical={false} />
+        <XAxis dataKey={key(x)} type="number" domain={['dataMin', 'dataMax']} {...axis(c)} tickFormatter={xFormat} label={xLabel ? { value: xLabel, position: 'insideBottom', offset: -8, fill: c.text, fontSize: 11 } : undefined} allowDecimals={false} />
+        <YAxis {...axis(c)} tickFormatter={(v: number) => yFormat(v)} width={48} domain={yDomain ?? [0, 'auto']} />
+        <Tooltip {...tooltipStyle(c)} formatter={(v) => (typeof v === 'number' ? yFormat(v) : String(v))} />
+        {lines.length > 1 ? <Legend wrapperStyle={{ fontSize: 12, color: c.text }} /> : null}
+        {lines.map((l, i) => (
+          <Line key={l.key} type="monotone" dataKey={l.key} name={l.name ?? l.key} stroke={c.series[i % c.series.length]} strokeWidth={2} dot={dots ? { r: 3 } : false} isAnimationActive={false} connectNulls />
+        ))}
+      </LineChart>
+    </ResponsiveContainer>
+  );
+}
+
+export function Bars<Row extends object>({ rows, x, y, height = 200, yFormat = formatCompact, yDomain }: { rows: Row[]; x: keyof Row & string; y: keyof Row & string; height?: number; yFormat?: (v: number) => string; yDomain?: [number, number] }) {
+  const c = useChartColors();
+  return (
+    <ResponsiveContainer width="100%" height={height}>
+      <BarChart data={rows} margin={{ top: 8, right: 16, bottom: 4, left: 0 }}>
+        <CartesianGrid stroke={c.grid} strokeDasharray="3 3" vertical={false} />
+        <XAxis dataKey={key(x)} {...axis(c)} />
+        <YAxis {...axis(c)} tickFormatter={(v: number) => yFormat(v)} width={48} domain={yDomain ?? [0, 'auto']} />
+        <Tooltip {...tooltipStyle(c)} formatter={(v) => (typeof v === 'number' ? yFormat(v) : String(v))} />
+        <Bar dataKey={key(y)} fill={c.series[0]} isAnimationActive={false} radius={[3, 3, 0, 0]} />
+      </BarChart>
+    </ResponsiveContainer>
+  );
+}

@@ -1,0 +1,60 @@
+import type { ReactNode } from 'react';
+import type { ApiError } from '../lib/api.js';
+
+/** A designed empty state: what is missing and what to do about it. */
+export function EmptyState({ title, children, action, testId }: { title: string; children?: ReactNode; action?: ReactNode; testId?: string }) {
+  return (
+    <div className="empty" data-testid={testId ?? 'empty-state'}>
+      <div className="empty-mark" aria-hidden="true" />
+      <h3>{title}</h3>
+      {children ? <div className="empty-body">{children}</div> : null}
+      {action ? <div className="empty-action">{action}</div> : null}
+    </div>
+  );
+}
+
+const HINTS: Record<string, string> = {
+  FORBIDDEN: 'This server may open only the folders it was started with.',
+  NOT_FOUND: 'Check the path; it may have moved or been deleted.',
+  UNAUTHORIZED: 'Open the URL that `beton serve` printed: it carries the access token.',
+  NETWORK: 'The server may have stopped; start it again and reload.',
+};
+
+/** An error with its code, the host's message, a hint when we know one, and an optional retry. */
+export function ErrorBanner({ error, onRetry, title, testId }: { error: ApiError | { code: string; message: string }; onRetry?: () => void; title?: string; testId?: string }) {
+  const hint = HINTS[error.code];
+  return (
+    <div className="banner banner-error" role="alert" data-testid={testId ?? 'error'} data-code={error.code}>
+      <div className="banner-text">
+        <strong>{title ?? 'Something went wrong'}</strong> <code className="code-chip">{error.code}</code>
+        <div className="banner-message">{error.message}</div>
+        {hint ? <div className="banner-hint">{hint}</div> : null}
+      </div>
+      {onRetry ? (
+        <button type="button" className="btn btn-small" onClick={onRetry}>
+          Try again
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+export function Loading({ label = 'Loading…', testId }: { label?: string; testId?: string }) {
+  return (
+    <div className="loading" role="status" aria-live="polite" data-testid={testId ?? 'loading'}>
+      <span className="spinner" aria-hidden="true" />
+      <span>{label}</span>
+    </div>
+  );
+}
+
+/** Placeholder blocks while something loads (keeps the layout from jumping). */
+export function Skeleton({ rows = 3, height = 14 }: { rows?: number; height?: number }) {
+  return (
+    <div className="skeleton-group" aria-hidden="true">
+      {Array.from({ length: rows }, (_, i) => (
+        <div key={i} className="skeleton" style={{ height, width: `${90 - i * 12}%` }} />
+      ))}
+    </div>
+  );
+}

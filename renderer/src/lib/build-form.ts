@@ -1,0 +1,186 @@
+/**
+ * The Sources screen's editable schema: detected source → form (strings while typing) →
+ * validated BuildConfig input with messages keyed by the input they belong to.
+ */
+import type { DetectedSource } from '../../../core/api/contract.js';
+import type { BuildConfigInput, FieldConfig } from '../../../core/api/build-config.js';
+import { suggestOutput } from './format.js';
+
+export type FieldType = FieldConfig['type'];
+export type WriteMode = 'raw' | 'jpg' | 'smart' | 'proportion';
+export const FIELD_TYPES: FieldType[] = ['rgb_image', 'int', 'float', 'bytes', 'json', 'ndarray', 'torch_tensor'];
+export const WRITE_MODES: WriteMode[] = ['raw', 'jpg', 'smart', 'proportion'];
+export const DTYPES = ['uint8', 'int8', 'uint16', 'int16', 'uint32', 'int32', 'int64', 'uint64', 'float16', 'float32', 'float64'];
+
+export interface FieldForm {
+  name: string;
+  type: FieldType;
+  writeMode: WriteMode;
+  maxResolution: string;
+  smartThreshold: string;
+  jpegQuality: string;
+  compressProbability: string;
+  passThrough: boolean;
+  dtype: string;
+  shape: string;
+  columns: string[] | undefined;
+}
+
+export interface BuildForm {
+  source: DetectedSource['source'];
+  length: number | null;
+  fields: FieldForm[];
+  output: string;
+  /** Page size in MiB (FFCV: a power of two, at least 2 MiB). */
+  pageSizeMiB: string;
+  /** '' = one per core. */
+  workers: string;
+  onError: 'fail' | 'skip';
+}
+
+export function fieldToForm(f: FieldConfig): FieldForm {
+  const base: FieldForm = {
+    name: f.name,
+    type: f.type,
+    writeMode: 'raw',
+    maxResolution: '',
+    smartThreshold: '',
+    jpegQuality: '90',
+    compressProbability: '0.5',
+    passThrough: false,
+    dtype: 'float32',
+    shape: '1',
+    columns: f.columns,
+  };
+  if (f.type === 'rgb_image') {
+    return {
+      ...base,
+      writeMode: f.writeMode,
+      maxResolution: f.maxResolution === null || f.maxResolution === undefined ? '' : String(f.maxResolution),
+      smartThreshold: f.smartThreshold === null || f.smartThreshold === undefined ? '' : String(f.smartThreshold),
+      jpegQuality: String(f.jpegQuality ?? 90),
+      compressProbability: String(f.compressProbability ?? 0.5),
+      passThrough: f.passThrough ?? false,
+    };
+  }
+  if (f.type === 'ndarray' || f.type === 'torch_tensor') return { ...base, dtype: f.dtype, shape: f.shape.join(', ') };
+  return base;
+}
+
+export function formFromDetected(d: DetectedSource): BuildForm {
+  return {
+    source: d.source,
+    length: d.length,
+    fields: d.fields.map(fieldToForm),
+    output: suggestOutput(d.source.path),
+    pageSizeMiB: '8',
+    workers: '',
+    onError: 'fail',
+  };
+}
+
+/** Messages keyed by input: 'output', 'pageSize', 'workers', 'fields.0.name', 'fields.1.jpegQuality', … */
+export type FormErrors = Record<string, string>;
+
+const intIn = (s: string, lo: number, hi = Number.MAX_SAFE_INTEGER): number | null => {
+  if (!/^\s*-?\d+\s*$/.test(s)) return null;
+  const n = Number(s);
+  return n >= lo && n <= hi ? n : null;
+};
+
+/** Errors block the build; warnings only inform (the build would run, perhaps not as meant). */
+export function validateBuildForm(form: BuildForm): { errors: FormErrors; warnings: FormErrors; config: BuildConfigInput | null } {
+  const errors: FormErrors = {};
+  const warnings: FormErrors = {};
+  const out = form.output.trim();
+  if (!out) errors.output = 'Give the output file.';
+  else if (!/\.beton$/i.test(out)) errors.output = 'The output should end in .beton.';
+  else if (out.replace(/[\\/]+$/, '') === form.source.path.replace(/[\\/]+$/, '')) errors.output = 'The output cannot be the source itself.';
+
+  const mib = Number(form.pageSizeMiB);
+  const pageSize = Math.round(mib * 1024 * 1024);
+  if (!form.pageSizeMiB.trim() || !Number.isFinite(mib)) errors.pageSize = 'Give the page size in MiB.';
+  else if (mib < 2) errors.pageSize = 'FFCV needs pages of at least 2 MiB.';
+  else if (!Number.isInteger(Math.log2(pageSize))) errors.pageSize = 'The page size must be a power of two (2, 4, 8, 16… MiB).';
+
+  let numWorkers: number | undefined;
+  if (form.workers.trim()) {
+    const w = intIn(form.workers, 0, 256);
+    if (w === null) errors.workers = 'Workers: a whole number from 0 (encode on one thread) to 256, or empty for one per core.';
+    else numWorkers = w;
+  }
+
+  const names = new Set<string>();
+  const fields: FieldConfig[] = [];
+  form.fields.forEach((f, i) => {
+    const k = (key: string): string => `fields.${i}.${key}`;
+    const name = f.name.trim();
+    if (!name) errors[k('name')] = 'A field needs a name.';
+    else if (names.has(name)) errors[k('name')] = `Two fields are called "${name}".`;
+    names.add(name);
+    const columns = f.columns ? { columns: f.columns } : {};
+    switch (f.type) {
+      case 'rgb_image': {
+        let maxResolution: number | null = null;
+        if (f.maxResolution.trim()) {
+          maxResolution = intIn(f.maxResolution, 1, 65535);
+          if (maxResolution === null) errors[k('maxResolution')] = 'Max resolution: a whole number of pixels (1–65535), or empty for none.';
+        }
+        let smartThreshold: number | null = null;
+        if (f.smartThreshold.trim()) {
+          smartThreshold = intIn(f.smartThreshold, 1);
+          if (smartThreshold === null) errors[k('smartThreshold')] = 'Smart threshold: a positive number of bytes, or empty.';
+        }
+        const q = intIn(f.jpegQuality, 1, 100);
+        if (q === null) errors[k('jpegQuality')] = 'JPEG quality: 1 to 100.';
+        const p = Number(f.compressProbability);
+        if (!f.compressProbability.trim() || !Number.isFinite(p) || p < 0 || p > 1) errors[k('compressProbability')] = 'Compress probability: 0 to 1.';
+        if (f.passThrough && f.writeMode === 'raw') warnings[k('passThrough')] = 'Pass-through has no effect in raw mode: it keeps source JPEGs only where a JPEG would be written.';
+        if (f.smartThreshold.trim() && f.writeMode !== 'smart') warnings[k('smartThreshold')] = 'The smart threshold is used only in smart mode.';
+        fields.push({
+          name,
+          type: 'rgb_image',
+          writeMode: f.writeMode,
+          maxResolution,
+          smartThreshold,
+          jpegQuality: q ?? 90,
+          compressProbability: Number.isFinite(p) ? p : 0.5,
+          passThrough: f.passThrough,
+          ...columns,
+        });
+        break;
+      }
+      case 'ndarray':
+      case 'torch_tensor': {
+        const shape = f.shape.split(/[,x×\s]+/).filter(Boolean).map(Number);
+        if (!shape.length || shape.some((n) => !Number.isInteger(n) || n <= 0)) errors[k('shape')] = 'Shape: positive whole numbers separated by commas, e.g. 28, 28.';
+        if (!DTYPES.includes(f.dtype)) errors[k('dtype')] = `Unknown dtype ${f.dtype}.`;
+        fields.push({ name, type: f.type, dtype: f.dtype, shape, ...columns });
+        break;
+      }
+      default:
+        fields.push({ name, type: f.type, ...columns });
+    }
+  });
+  if (!form.fields.length) errors.fields = 'A dataset needs at least one field.';
+
+  if (form.length === 0) warnings.source = 'The source has no samples: the dataset would be empty.';
+  if (Object.keys(errors).length) return { errors, warnings, config: null };
+  return {
+    errors,
+    warnings,
+    config: {
+      source: form.source,
+      output: out,
+      fields,
+      pageSize,
+      ...(numWorkers !== undefined ? { numWorkers } : {}),
+      onError: form.onError,
+    },
+  };
+}
+
+/** A field changed to another type keeps its name and columns, with that type's defaults. */
+export function changeFieldType(f: FieldForm, type: FieldType): FieldForm {
+  return { ...f, type };
+}

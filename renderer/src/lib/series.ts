@@ -1,0 +1,108 @@
+/** Chart data from job events and runs: pure functions, bounded in size. */
+import type { PointConfig, PointResult, TelemetrySample } from './types.js';
+
+/**
+ * Appends to a bounded series: a point is added at most every `minIntervalMs` (unless
+ * `force`, e.g. the final one), and past `max` points every other older point is dropped,
+ * so a long job keeps its whole shape in constant memory.
+ */
+export function appendBounded<T>(series: readonly T[], item: T, o: { now: number; lastAt: number; minIntervalMs: number; max: number; force?: boolean }): { series: T[]; lastAt: number; added: boolean } {
+  if (!o.force && series.length > 0 && o.now - o.lastAt < o.minIntervalMs) return { series: series as T[], lastAt: o.lastAt, added: false };
+  let next = [...series, item];
+  if (next.length > o.max) next = decimate(next);
+  return { series: next, lastAt: o.now, added: true };
+}
+
+/** Every other item, always keeping the first and the last. */
+export function decimate<T>(xs: readonly T[]): T[] {
+  if (xs.length <= 2) return [...xs];
+  const out: T[] = [];
+  for (let i = 0; i < xs.length - 1; i += 2) out.push(xs[i]!);
+  out.push(xs[xs.length - 1]!);
+  return out;
+}
+
+/** Live per-point throughput: the mean of the non-null images/s samples taken during each point. */
+export function livePointRates(samples: readonly TelemetrySample[]): Map<number, number> {
+  const acc = new Map<number, { sum: number; n: number }>();
+  for (const s of samples) {
+    if (s.point === null || s.imagesPerSec === null) continue;
+    const a = acc.get(s.point) ?? { sum: 0, n: 0 };
+    a.sum += s.imagesPerSec;
+    a.n++;
+    acc.set(s.point, a);
+  }
+  return new Map([...acc].map(([k, v]) => [k, v.sum / v.n]));
+}
+
+export interface SeriesPoint {
+  workers: number;
+  [series: string]: number;
+}
+
+/** Key of a point's non-worker settings: one line per key in "images/s vs workers". */
+export function seriesKey(c: PointConfig): string {
+  return `bs ${c.batchSize} · ${c.order.replace('_', '-')}${c.osCache ? '' : ' · process cache'}`;
+}
+
+/**
+ * "images/s vs workers" rows for recharts: one row per worker count, one column per series.
+ * Final points when there are any, else live rates mapped onto the grid.
+ */
+export function workersChart(points: readonly PointResult[], grid: readonly PointConfig[], live: Map<number, number>): { rows: SeriesPoint[]; series: string[] } {
+  const cells: Array<{ config: PointConfig; ips: number }> = points.length
+    ? points.map((p) => ({ config: p.config, ips: p.imagesPerSec }))
+    : [...live].flatMap(([i, ips]) => (grid[i] ? [{ config: grid[i]!, ips }] : []));
+  const series: string[] = [];
+  const byWorkers = new Map<number, SeriesPoint>();
+  for (const c of cells) {
+    const key = seriesKey(c.config);
+    if (!series.includes(key)) series.push(key);
+    const row = byWorkers.get(c.config.workers) ?? { workers: c.config.workers };
+    row[key] = Math.max(row[key] ?? 0, c.ips);
+    byWorkers.set(c.config.workers, row);
+  }
+  return { rows: [...byWorkers.values()].sort((a, b) => a.workers - b.workers), series };
+}
+
+/** Overlay of runs: best images/s per worker count, one column per run ("run 3"). */
+export function overlayChart(runs: ReadonlyArray<{ id: number; points: readonly PointResult[] }>): { rows: SeriesPoint[]; series: string[] } {
+  const byWorkers = new Map<number, SeriesPoint>();
+  const series = runs.map((r) => `run ${r.id}`);
+  runs.forEach((r, i) => {
+    for (const p of r.points) {
+      const row = byWorkers.get(p.config.workers) ?? { workers: p.config.workers };
+      row[series[i]!] = Math.max(row[series[i]!] ?? 0, p.imagesPerSec);
+      byWorkers.set(p.config.workers, row);
+    }
+  });
+  return { rows: [...byWorkers.values()].sort((a, b) => a.workers - b.workers), series };
+}
+
+/** Timeline rows: seconds, images/s, mean CPU %, and one column per GPU's utilisation. */
+export function timelineRows(samples: readonly TelemetrySample[]): Array<{ t: number; ips: number | null; cpu: number; [gpu: string]: number | null }> {
+  return samples.map((s) => {
+    const row: { t: number; ips: number | null; cpu: number; [gpu: string]: number | null } = {
+      t: Math.round(s.t / 100) / 10,
+      ips: s.imagesPerSec === null ? null : Math.round(s.imagesPerSec),
+      cpu: s.cpuPerCore.length ? Math.round((s.cpuPerCore.reduce((a, b) => a + b, 0) / s.cpuPerCore.length) * 100) : 0,
+    };
+    for (const g of s.gpus) row[`gpu${g.index}`] = g.utilPercent;
+    return row;
+  });
+}
+
+/** The GPUs seen in samples (indices, sorted). */
+export function gpuIndices(samples: readonly TelemetrySample[]): number[] {
+  const set = new Set<number>();
+  for (const s of samples) for (const g of s.gpus) set.add(g.index);
+  return [...set].sort((a, b) => a - b);
+}
+
+/** Per-core busy % of the latest sample (bars), or the mean over samples when `mean`. */
+export function cpuBars(samples: readonly TelemetrySample[], mean = false): Array<{ core: string; busy: number }> {
+  if (!samples.length) return [];
+  if (!mean) return samples[samples.length - 1]!.cpuPerCore.map((b, i) => ({ core: String(i), busy: Math.round(b * 100) }));
+  const n = Math.max(...samples.map((s) => s.cpuPerCore.length));
+  return Array.from({ length: n }, (_, i) => ({ core: String(i), busy: Math.round((samples.reduce((a, s) => a + (s.cpuPerCore[i] ?? 0), 0) / samples.length) * 100) }));
+}

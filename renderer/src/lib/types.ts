@@ -1,0 +1,230 @@
+/**
+ * View types for results the contract types as `unknown` (build reports, telemetry samples,
+ * profile runs, comparisons). They mirror core's data model (core/profile/types.ts,
+ * core/writer/build.ts, core/runs/runs-db.ts) without importing it — the renderer may only
+ * import types from core/api — and every value is narrowed at runtime before use, so a
+ * host that sends something else shows as an error instead of a crash.
+ */
+import type { RunSummary } from '../../../core/api/contract.js';
+
+export interface GpuReading {
+  index: number;
+  utilPercent: number;
+  memoryUsedMiB: number;
+  powerW: number | null;
+}
+
+export interface TelemetrySample {
+  t: number;
+  point: number | null;
+  imagesPerSec: number | null;
+  cpuPerCore: number[];
+  rssBytes: number;
+  diskReadBytes: number;
+  gpus: GpuReading[];
+}
+
+export type OrderName = 'sequential' | 'random' | 'quasi_random';
+
+export interface PointConfig {
+  workers: number;
+  batchSize: number;
+  order: OrderName;
+  osCache: boolean;
+}
+
+export interface PointResult {
+  index: number;
+  config: PointConfig;
+  images: number;
+  seconds: number;
+  imagesPerSec: number;
+  batchesPerSec: number;
+  waitP50Ms: number;
+  waitP95Ms: number;
+  cpuPerCore: number[];
+  gpuUtilMean: number | null;
+}
+
+export interface Verdict {
+  kind: string;
+  summary: string;
+  evidence: string[];
+  advice: string[];
+}
+
+export interface ProfileRunView {
+  id: number;
+  kind: 'sweep' | 'exec';
+  startedAt: string;
+  finishedAt: string | null;
+  status: RunSummary['status'];
+  machine: { hostname: string; cpuModel: string; cores: number } | null;
+  dataset: { path: string; numSamples: number } | null;
+  points: PointResult[];
+  samples: TelemetrySample[];
+  verdict: Verdict | null;
+}
+
+export interface SkippedSample {
+  index: number;
+  source?: string;
+  field?: string;
+  reason: string;
+}
+
+export interface BuildReport {
+  path: string;
+  numSamples: number;
+  skipped: SkippedSample[];
+  pages: number;
+  pageSize: number;
+  fileSize: number;
+  elapsedMs: number;
+  samplesPerSec: number;
+  heapBytes: Record<string, number>;
+  imageModes: Record<string, { raw: number; jpg: number; passThrough: number }>;
+  sourceBytes: number;
+  source: { kind: string; path: string; items: number } | null;
+  compressionRatio: number | null;
+  passThrough: number;
+  reportPath: string | null;
+}
+
+export type ProfileOutcome =
+  | { kind: 'sweep'; runId: number; verdict: Verdict | null; points: PointResult[] }
+  | { kind: 'exec'; runId: number; exitCode: number | null; imagesTotal: number | null; seconds: number | null };
+
+export interface CompareRow {
+  config: PointConfig;
+  a: { imagesPerSec: number };
+  b: { imagesPerSec: number };
+  ratio: number | null;
+}
+
+export interface RunComparison {
+  rows: CompareRow[];
+  sameMachine: boolean;
+  sameDataset: boolean;
+}
+
+// ---------- narrowing ----------
+
+type Obj = Record<string, unknown>;
+const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
+const num = (x: unknown, d = 0): number => (typeof x === 'number' && Number.isFinite(x) ? x : d);
+const numOrNull = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
+const str = (x: unknown, d = ''): string => (typeof x === 'string' ? x : d);
+const strs = (x: unknown): string[] => (Array.isArray(x) ? x.filter((s): s is string => typeof s === 'string') : []);
+const nums = (x: unknown): number[] => (Array.isArray(x) ? x.map((v) => num(v)) : []);
+const ORDERS: readonly OrderName[] = ['sequential', 'random', 'quasi_random'];
+
+export function asTelemetrySample(x: unknown): TelemetrySample | null {
+  if (!isObj(x) || typeof x.t !== 'number') return null;
+  return {
+    t: x.t,
+    point: numOrNull(x.point),
+    imagesPerSec: numOrNull(x.imagesPerSec),
+    cpuPerCore: nums(x.cpuPerCore),
+    rssBytes: num(x.rssBytes),
+    diskReadBytes: num(x.diskReadBytes),
+    gpus: Array.isArray(x.gpus)
+      ? x.gpus.filter(isObj).map((g) => ({ index: num(g.index), utilPercent: num(g.utilPercent), memoryUsedMiB: num(g.memoryUsedMiB), powerW: numOrNull(g.powerW) }))
+      : [],
+  };
+}
+
+export function asPointConfig(x: unknown): PointConfig | null {
+  if (!isObj(x)) return null;
+  const order = ORDERS.includes(x.order as OrderName) ? (x.order as OrderName) : 'random';
+  return { workers: num(x.workers), batchSize: num(x.batchSize), order, osCache: x.osCache !== false };
+}
+
+export function asPointResult(x: unknown): PointResult | null {
+  if (!isObj(x)) return null;
+  const config = asPointConfig(x.config);
+  if (!config || typeof x.imagesPerSec !== 'number') return null;
+  return {
+    index: num(x.index),
+    config,
+    images: num(x.images),
+    seconds: num(x.seconds),
+    imagesPerSec: x.imagesPerSec,
+    batchesPerSec: num(x.batchesPerSec),
+    waitP50Ms: num(x.waitP50Ms),
+    waitP95Ms: num(x.waitP95Ms),
+    cpuPerCore: nums(x.cpuPerCore),
+    gpuUtilMean: numOrNull(x.gpuUtilMean),
+  };
+}
+
+const points = (x: unknown): PointResult[] => (Array.isArray(x) ? x.map(asPointResult).filter((p): p is PointResult => p !== null) : []);
+
+export function asVerdict(x: unknown): Verdict | null {
+  if (!isObj(x) || typeof x.kind !== 'string') return null;
+  return { kind: x.kind, summary: str(x.summary), evidence: strs(x.evidence), advice: strs(x.advice) };
+}
+
+export function asBuildReport(x: unknown): BuildReport | null {
+  if (!isObj(x) || typeof x.numSamples !== 'number' || typeof x.path !== 'string') return null;
+  const rec = (v: unknown): Record<string, number> => (isObj(v) ? Object.fromEntries(Object.entries(v).map(([k, n]) => [k, num(n)])) : {});
+  const modes: BuildReport['imageModes'] = {};
+  if (isObj(x.imageModes)) for (const [k, m] of Object.entries(x.imageModes)) if (isObj(m)) modes[k] = { raw: num(m.raw), jpg: num(m.jpg), passThrough: num(m.passThrough) };
+  const src = isObj(x.source) ? { kind: str(x.source.kind), path: str(x.source.path), items: num(x.source.items) } : null;
+  return {
+    path: x.path,
+    numSamples: x.numSamples,
+    skipped: Array.isArray(x.skipped)
+      ? x.skipped.filter(isObj).map((s) => ({ index: num(s.index), reason: str(s.reason), ...(typeof s.source === 'string' ? { source: s.source } : {}), ...(typeof s.field === 'string' ? { field: s.field } : {}) }))
+      : [],
+    pages: num(x.pages),
+    pageSize: num(x.pageSize),
+    fileSize: num(x.fileSize),
+    elapsedMs: num(x.elapsedMs),
+    samplesPerSec: num(x.samplesPerSec),
+    heapBytes: rec(x.heapBytes),
+    imageModes: modes,
+    sourceBytes: num(x.sourceBytes),
+    source: src,
+    compressionRatio: numOrNull(x.compressionRatio),
+    passThrough: num(x.passThrough),
+    reportPath: typeof x.reportPath === 'string' ? x.reportPath : null,
+  };
+}
+
+export function asProfileOutcome(x: unknown): ProfileOutcome | null {
+  if (!isObj(x) || typeof x.runId !== 'number') return null;
+  if ('exitCode' in x || 'imagesTotal' in x) return { kind: 'exec', runId: x.runId, exitCode: numOrNull(x.exitCode), imagesTotal: numOrNull(x.imagesTotal), seconds: numOrNull(x.seconds) };
+  return { kind: 'sweep', runId: x.runId, verdict: asVerdict(x.verdict), points: points(x.points) };
+}
+
+export function asProfileRun(x: unknown): ProfileRunView | null {
+  if (!isObj(x) || typeof x.id !== 'number') return null;
+  const status = (['running', 'ok', 'cancelled', 'failed'] as const).find((s) => s === x.status) ?? 'failed';
+  const m = isObj(x.machine) ? { hostname: str(x.machine.hostname), cpuModel: str(x.machine.cpuModel), cores: num(x.machine.cores) } : null;
+  const d = isObj(x.dataset) ? { path: str(x.dataset.path), numSamples: num(x.dataset.numSamples) } : null;
+  return {
+    id: x.id,
+    kind: x.kind === 'exec' ? 'exec' : 'sweep',
+    startedAt: str(x.startedAt),
+    finishedAt: typeof x.finishedAt === 'string' ? x.finishedAt : null,
+    status,
+    machine: m,
+    dataset: d,
+    points: points(x.points),
+    samples: Array.isArray(x.samples) ? x.samples.map(asTelemetrySample).filter((s): s is TelemetrySample => s !== null) : [],
+    verdict: asVerdict(x.verdict),
+  };
+}
+
+export function asComparison(x: unknown): RunComparison | null {
+  if (!isObj(x) || !Array.isArray(x.rows)) return null;
+  const rows: CompareRow[] = [];
+  for (const r of x.rows) {
+    if (!isObj(r)) continue;
+    const config = asPointConfig(r.config);
+    if (!config || !isObj(r.a) || !isObj(r.b)) continue;
+    rows.push({ config, a: { imagesPerSec: num(r.a.imagesPerSec) }, b: { imagesPerSec: num(r.b.imagesPerSec) }, ratio: numOrNull(r.ratio) });
+  }
+  return { rows, sameMachine: x.sameMachine === true, sameDataset: x.sameDataset === true };
+}

@@ -1,0 +1,222 @@
+import { ChartCard, Lines } from '../components/Charts.js';
+import { ProgressBar, Stat } from '../components/Form.js';
+import { EmptyState, ErrorBanner } from '../components/States.js';
+import { formatBytes, formatDuration, formatEta, formatNumber, formatPercent, formatRate, percent, shortenPath } from '../lib/format.js';
+import type { BuildReport } from '../lib/types.js';
+import { useBuildsStore, type BuildJob } from '../stores/builds.js';
+import { useDatasetsStore } from '../stores/datasets.js';
+import { useExportStore } from '../stores/export.js';
+import { useProfilesStore } from '../stores/profiles.js';
+import { useUiStore } from '../stores/ui.js';
+
+const STATUS_LABEL: Record<BuildJob['status'], string> = { running: 'Building', ok: 'Done', cancelled: 'Cancelled', failed: 'Failed' };
+
+export function BuildScreen() {
+  const { jobs, order, currentId, select, cancel } = useBuildsStore();
+  const setScreen = useUiStore((u) => u.setScreen);
+  const job = currentId ? jobs[currentId] : undefined;
+
+  if (!job) {
+    return (
+      <div className="screen" data-testid="screen-build">
+        <header className="screen-head">
+          <h2>Build</h2>
+        </header>
+        <EmptyState
+          title="No build yet"
+          testId="build-empty"
+          action={
+            <button type="button" className="btn btn-primary" onClick={() => setScreen('sources')}>
+              Choose a source
+            </button>
+          }
+        >
+          <p>Builds started from Sources show their progress, live throughput and report here.</p>
+        </EmptyState>
+      </div>
+    );
+  }
+
+  const p = job.progress;
+  const pct = p ? percent(p.done, p.total) : null;
+  const output = job.report?.path ?? job.config?.output ?? null;
+  return (
+    <div className="screen" data-testid="screen-build">
+      <header className="screen-head">
+        <h2>Build</h2>
+        <p>{output ? <code title={output}>{shortenPath(output, 80)}</code> : 'A build started elsewhere'}</p>
+      </header>
+
+      {order.length > 1 ? (
+        <nav className="tabs" aria-label="Builds this session">
+          {order.map((id, i) => (
+            <button key={id} type="button" className={`tab ${id === currentId ? 'is-active' : ''}`} aria-current={id === currentId ? 'true' : undefined} onClick={() => select(id)}>
+              Build {order.length - i} · {STATUS_LABEL[jobs[id]!.status]}
+            </button>
+          ))}
+        </nav>
+      ) : null}
+
+      <section className="card" data-testid="build-status" data-status={job.status}>
+        <div className="progress-head">
+          <span className={`status status-${job.status}`}>{STATUS_LABEL[job.status]}</span>
+          <span className="progress-percent" data-testid="build-percent">
+            {pct === null ? (job.status === 'running' ? 'starting…' : '') : formatPercent(pct)}
+          </span>
+        </div>
+        <ProgressBar value={job.status === 'running' && !p ? null : (pct ?? 0)} label="Build progress" testId="build-progress" />
+        <div className="stats">
+          <Stat label="Samples" value={p ? `${formatNumber(p.done)}${p.total !== null ? ` / ${formatNumber(p.total)}` : ''}` : '—'} testId="build-done" />
+          <Stat label="Rate" value={p ? formatRate(p.rate) : '—'} testId="build-rate" />
+          <Stat label="Time left" value={job.status === 'running' ? formatEta(p?.etaMs ?? null) : '—'} testId="build-eta" />
+          <Stat label="Elapsed" value={formatDuration((job.finishedAt ?? Date.now()) - job.startedAt)} />
+        </div>
+        {job.status === 'running' ? (
+          <div className="actions">
+            <button type="button" className="btn btn-danger" data-testid="cancel-build" onClick={() => void cancel(job.id)} disabled={job.cancelling}>
+              {job.cancelling ? 'Cancelling…' : 'Cancel build'}
+            </button>
+            <span className="muted">Cancelling leaves no partial file.</span>
+          </div>
+        ) : null}
+        {job.status === 'failed' || job.status === 'cancelled' ? (
+          <ErrorBanner error={{ code: job.status.toUpperCase(), message: job.message ?? job.status }} title={job.status === 'failed' ? 'The build failed' : 'The build was cancelled'} testId="build-error" />
+        ) : null}
+      </section>
+
+      <ChartCard title="Throughput" subtitle="samples/s over time" testId="throughput-chart" count={job.history.length} empty="The chart starts with the first progress report.">
+        <Lines rows={job.history} x="t" lines={[{ key: 'rate', name: 'samples/s' }]} xLabel="seconds" xFormat={(v) => `${Math.round(v)}`} />
+      </ChartCard>
+
+      {job.report ? <Report report={job.report} job={job} /> : null}
+    </div>
+  );
+}
+
+function Report({ report: r, job }: { report: BuildReport; job: BuildJob }) {
+  const setScreen = useUiStore((u) => u.setScreen);
+  const openDataset = useDatasetsStore((d) => d.open);
+  const setProfileForm = useProfilesStore((p) => p.setForm);
+  const setExportForm = useExportStore((e) => e.setForm);
+  const totalHeap = Object.values(r.heapBytes).reduce((a, b) => a + b, 0);
+  const modes = Object.entries(r.imageModes);
+  return (
+    <section className="card" data-testid="build-report">
+      <header className="card-head">
+        <h3>Report</h3>
+        <span className="card-sub">{r.source ? `${r.source.kind} · ${shortenPath(r.source.path, 60)}` : null}</span>
+      </header>
+      <div className="stats">
+        <Stat label="Samples written" value={formatNumber(r.numSamples)} testId="report-samples" />
+        <Stat label="Skipped" value={formatNumber(r.skipped.length)} testId="report-skipped" />
+        <Stat label="File size" value={formatBytes(r.fileSize)} testId="report-size" />
+        <Stat label="Pages" value={`${formatNumber(r.pages)} × ${formatBytes(r.pageSize)}`} />
+        <Stat label="Compression" value={r.compressionRatio === null ? '—' : `${r.compressionRatio.toFixed(2)}×`} testId="report-ratio" />
+        <Stat label="Time" value={formatDuration(r.elapsedMs)} testId="report-time" />
+        <Stat label="Speed" value={formatRate(r.samplesPerSec)} />
+        <Stat label="JPEG pass-through" value={formatNumber(r.passThrough)} />
+      </div>
+
+      <div className="two-col">
+        <div>
+          <h4>Bytes per field</h4>
+          <table className="table compact" data-testid="report-bytes">
+            <tbody>
+              {Object.entries(r.heapBytes).map(([name, bytes]) => (
+                <tr key={name}>
+                  <th scope="row">{name}</th>
+                  <td className="num">{formatBytes(bytes)}</td>
+                  <td className="bar-cell">
+                    <div className="hbar" style={{ width: `${totalHeap && bytes ? Math.max(1, (bytes / totalHeap) * 100) : 0}%` }} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        <div>
+          <h4>Image modes</h4>
+          {modes.length === 0 ? (
+            <p className="muted">No image fields.</p>
+          ) : (
+            <table className="table compact" data-testid="report-modes">
+              <thead>
+                <tr>
+                  <th scope="col">Field</th>
+                  <th scope="col">raw</th>
+                  <th scope="col">JPEG</th>
+                  <th scope="col">passed through</th>
+                </tr>
+              </thead>
+              <tbody>
+                {modes.map(([name, m]) => (
+                  <tr key={name}>
+                    <th scope="row">{name}</th>
+                    <td className="num">{formatNumber(m.raw)}</td>
+                    <td className="num">{formatNumber(m.jpg)}</td>
+                    <td className="num">{formatNumber(m.passThrough)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </div>
+      </div>
+
+      {r.skipped.length ? (
+        <div data-testid="skipped-list">
+          <h4>Skipped samples</h4>
+          {r.reportPath ? (
+            <p className="muted">
+              Also listed in <code>{r.reportPath}</code>.
+            </p>
+          ) : null}
+          <ul className="skipped">
+            {r.skipped.slice(0, 200).map((s) => (
+              <li key={s.index}>
+                <code>{s.source ?? `#${s.index}`}</code>
+                {s.field ? <span className="badge">{s.field}</span> : null} {s.reason}
+              </li>
+            ))}
+            {r.skipped.length > 200 ? <li className="muted">…and {r.skipped.length - 200} more</li> : null}
+          </ul>
+        </div>
+      ) : null}
+
+      <div className="actions">
+        <button
+          type="button"
+          className="btn btn-primary"
+          data-testid="open-in-dataset"
+          onClick={() => {
+            setScreen('dataset');
+            void openDataset(r.path);
+          }}
+        >
+          Open in Dataset
+        </button>
+        <button
+          type="button"
+          className="btn"
+          data-testid="profile-this"
+          onClick={() => {
+            setProfileForm({ file: r.path, mode: 'grid' });
+            setScreen('profile');
+          }}
+        >
+          Profile loading
+        </button>
+        <button
+          type="button"
+          className="btn"
+          onClick={() => {
+            setExportForm({ file: r.path, includeBuild: job.config !== null });
+            setScreen('export');
+          }}
+        >
+          Export code
+        </button>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,237 @@
+import { useState } from 'react';
+import type { InspectResult, PreviewResult, PreviewValue } from '../../../core/api/contract.js';
+import { PathPicker } from '../components/FileBrowser.js';
+import { Stat } from '../components/Form.js';
+import { EmptyState, ErrorBanner, Loading, Skeleton } from '../components/States.js';
+import { formatBytes, formatNumber, shortenPath } from '../lib/format.js';
+import { PREVIEW_COUNT, useDatasetsStore } from '../stores/datasets.js';
+
+export function DatasetScreen() {
+  const d = useDatasetsStore();
+  return (
+    <div className="screen" data-testid="screen-dataset">
+      <header className="screen-head">
+        <h2>Dataset</h2>
+        <p>Open any .beton file (written here or by FFCV): its header, fields, where samples live, and decoded samples.</p>
+      </header>
+      <section className="card">
+        <div className="row-wrap">
+          <div className="grow">
+            <PathPicker label=".beton file" value={d.path} onChange={d.setPath} onPicked={(p) => void d.open(p)} onEnter={() => void d.open()} pick="file" accept={['beton']} testId="dataset-path" placeholder="/data/train.beton" />
+          </div>
+          <div className="align-end">
+            <button type="button" className="btn btn-primary" data-testid="dataset-open" onClick={() => void d.open()} disabled={d.inspecting}>
+              {d.inspecting ? 'Opening…' : 'Open'}
+            </button>
+          </div>
+        </div>
+      </section>
+
+      {d.inspecting ? <Loading label="Reading the header and allocation table…" /> : null}
+      {d.inspectError ? <ErrorBanner error={d.inspectError} title="Cannot open this file" testId="dataset-error" /> : null}
+      {!d.inspect && !d.inspecting && !d.inspectError ? (
+        <EmptyState title="No dataset open">
+          <p>Type the path of a .beton file or browse to one. Only the metadata is read to show the layout; samples are decoded a page of {PREVIEW_COUNT} at a time.</p>
+        </EmptyState>
+      ) : null}
+      {d.inspect ? <Inspect info={d.inspect} /> : null}
+      {d.inspect ? <Samples /> : null}
+    </div>
+  );
+}
+
+function Inspect({ info }: { info: InspectResult }) {
+  const goTo = useDatasetsStore((s) => s.goTo);
+  const start = useDatasetsStore((s) => s.start);
+  const totalHeap = info.fields.reduce((a, f) => a + f.heapBytes, 0);
+  const end = start + PREVIEW_COUNT - 1;
+  const maxPages = 2048;
+  return (
+    <>
+      <section className="card" data-testid="dataset-header">
+        <header className="card-head">
+          <h3>Header</h3>
+          <span className="card-sub">
+            <code title={info.path}>{shortenPath(info.path, 70)}</code>
+          </span>
+        </header>
+        <div className="stats">
+          <Stat label="Samples" value={formatNumber(info.numSamples)} testId="dataset-samples" />
+          <Stat label="Format version" value={info.version} />
+          <Stat label="Page size" value={formatBytes(info.pageSize)} />
+          <Stat label="Pages" value={formatNumber(info.numPages)} />
+          <Stat label="Record size" value={`${info.recordSize} B`} />
+          <Stat label="File size" value={formatBytes(info.fileSize)} />
+        </div>
+      </section>
+
+      <section className="card">
+        <header className="card-head">
+          <h3>Fields</h3>
+        </header>
+        <div className="table-scroll">
+          <table className="table" data-testid="fields-table">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Type</th>
+                <th scope="col">FFCV class</th>
+                <th scope="col">Arguments</th>
+                <th scope="col">Bytes</th>
+                <th scope="col">Image modes</th>
+              </tr>
+            </thead>
+            <tbody>
+              {info.fields.map((f) => (
+                <tr key={f.name}>
+                  <th scope="row">{f.name}</th>
+                  <td>
+                    {f.type} <span className="muted">({f.typeId})</span>
+                  </td>
+                  <td>
+                    <code>{f.ffcvClass}</code>
+                  </td>
+                  <td className="args">
+                    {Object.entries(f.arguments).map(([k, v]) => (
+                      <span key={k} className="arg">
+                        {k}=<code>{JSON.stringify(v)}</code>
+                      </span>
+                    ))}
+                  </td>
+                  <td className="num">
+                    {formatBytes(f.heapBytes)}
+                    <div className="hbar" style={{ width: `${totalHeap && f.heapBytes ? Math.max(1, (f.heapBytes / totalHeap) * 100) : 0}%` }} aria-hidden="true" />
+                  </td>
+                  <td>{f.imageModes ? `${formatNumber(f.imageModes.raw)} raw · ${formatNumber(f.imageModes.jpg)} JPEG` : '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </section>
+
+      <section className="card" aria-label="Page map">
+        <header className="card-head">
+          <h3>Page map</h3>
+          <span className="card-sub">Each cell is a page; darker = fuller. Pick one to see its samples.</span>
+        </header>
+        {info.pageMap.length === 0 ? (
+          <p className="muted">No data pages (every field is stored in the sample records).</p>
+        ) : (
+          <div className="page-map" data-testid="page-map" data-count={info.pageMap.length}>
+            {info.pageMap.slice(0, maxPages).map(([page, lo, hi, used]) => {
+              const fill = info.pageSize ? used / info.pageSize : 0;
+              const current = lo <= end && hi >= start;
+              return (
+                <button
+                  key={page}
+                  type="button"
+                  className={`page-cell ${current ? 'is-current' : ''}`}
+                  style={{ ['--fill' as string]: String(Math.min(1, Math.max(0.08, fill))) }}
+                  title={`Page ${page}: samples ${lo}–${hi}, ${formatBytes(used)} of ${formatBytes(info.pageSize)} used`}
+                  aria-label={`Page ${page}, samples ${lo} to ${hi}, ${Math.round(fill * 100)}% used`}
+                  onClick={() => void goTo(lo)}
+                  data-testid="page-cell"
+                />
+              );
+            })}
+            {info.pageMap.length > maxPages ? <span className="muted">…{formatNumber(info.pageMap.length - maxPages)} more pages</span> : null}
+          </div>
+        )}
+        <details className="regions">
+          <summary>File regions</summary>
+          <table className="table compact">
+            <tbody>
+              {info.regions.map((r) => (
+                <tr key={r.name}>
+                  <th scope="row">{r.name}</th>
+                  <td className="num">@{formatNumber(r.offset)}</td>
+                  <td className="num">{formatBytes(r.size)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </details>
+      </section>
+    </>
+  );
+}
+
+function Samples() {
+  const d = useDatasetsStore();
+  const n = d.inspect?.numSamples ?? 0;
+  const [jump, setJump] = useState('');
+  const last = Math.min(n, d.start + PREVIEW_COUNT) - 1;
+  return (
+    <section className="card" aria-label="Samples">
+      <header className="card-head">
+        <h3>Samples</h3>
+        <span className="card-sub" data-testid="preview-range">
+          {n ? `${formatNumber(d.start)}–${formatNumber(last)} of ${formatNumber(n)}` : 'empty dataset'}
+        </span>
+      </header>
+      <div className="pager">
+        <button type="button" className="btn btn-small" data-testid="page-prev" disabled={d.start === 0 || d.previewLoading} onClick={() => void d.goTo(d.start - PREVIEW_COUNT)}>
+          ← Previous
+        </button>
+        <button type="button" className="btn btn-small" data-testid="page-next" disabled={d.start + PREVIEW_COUNT >= n || d.previewLoading} onClick={() => void d.goTo(d.start + PREVIEW_COUNT)}>
+          Next →
+        </button>
+        <form
+          className="jump"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const i = Number(jump);
+            if (Number.isInteger(i) && i >= 0) void d.goTo(i);
+          }}
+        >
+          <label>
+            Go to sample <input className="input-small" inputMode="numeric" value={jump} onChange={(e) => setJump(e.target.value)} aria-label="Sample index" />
+          </label>
+          <button type="submit" className="btn btn-small">
+            Go
+          </button>
+        </form>
+      </div>
+      {d.previewError ? <ErrorBanner error={d.previewError} title="Cannot decode these samples" onRetry={() => void d.goTo(d.start)} /> : null}
+      {d.previewLoading && !d.preview ? <Skeleton rows={4} height={64} /> : null}
+      {d.preview ? <Thumbs preview={d.preview} loading={d.previewLoading} /> : null}
+    </section>
+  );
+}
+
+function Thumbs({ preview, loading }: { preview: PreviewResult; loading: boolean }) {
+  if (!preview.samples.length) return <EmptyState title="No samples here" />;
+  return (
+    <div className={`thumb-grid ${loading ? 'is-loading' : ''}`} data-testid="thumb-grid" aria-busy={loading}>
+      {preview.samples.map((s) => {
+        const entries = Object.entries(s.fields);
+        const image = entries.find(([, v]) => v.kind === 'image' || v.kind === 'frames');
+        const rest = entries.filter(([k]) => k !== image?.[0]);
+        return (
+          <figure key={s.index} className="thumb" data-testid="thumb">
+            {image ? <Media name={image[0]} value={image[1]} index={s.index} /> : <div className="thumb-noimg">#{s.index}</div>}
+            <figcaption>
+              <span className="thumb-index">#{s.index}</span>
+              {rest.map(([k, v]) => (
+                <span key={k} className="thumb-field" title={v.kind === 'text' ? v.text : k}>
+                  <span className="muted">{k}</span> {v.kind === 'text' ? v.text : v.kind}
+                </span>
+              ))}
+            </figcaption>
+          </figure>
+        );
+      })}
+    </div>
+  );
+}
+
+function Media({ name, value, index }: { name: string; value: PreviewValue; index: number }) {
+  if (value.kind === 'image') {
+    return <img src={`data:${value.mime};base64,${value.base64}`} alt={`${name} of sample ${index}, ${value.width}×${value.height} ${value.mode}`} title={`${value.width}×${value.height}, stored ${value.mode}`} />;
+  }
+  if (value.kind === 'frames' && value.base64[0]) {
+    return <img src={`data:${value.mime};base64,${value.base64[0]}`} alt={`${name} of sample ${index}, first of ${value.base64.length} frames`} />;
+  }
+  return null;
+}

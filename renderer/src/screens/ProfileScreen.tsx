@@ -1,0 +1,281 @@
+import { useEffect, useMemo } from 'react';
+import { Bars, ChartCard, Lines } from '../components/Charts.js';
+import { PathPicker } from '../components/FileBrowser.js';
+import { Check, ProgressBar, SelectField, TextField } from '../components/Form.js';
+import { EmptyState, ErrorBanner } from '../components/States.js';
+import { formatCompact, formatNumber, formatPercent, formatRate, percent } from '../lib/format.js';
+import { pointLabel, validateProfileForm, type DecoderKind } from '../lib/profile-form.js';
+import { cpuBars, gpuIndices, livePointRates, timelineRows, workersChart } from '../lib/series.js';
+import type { OrderName, PointResult, Verdict } from '../lib/types.js';
+import { useEnvStore } from '../stores/env.js';
+import { useExportStore } from '../stores/export.js';
+import { useProfilesStore, type ProfileJob } from '../stores/profiles.js';
+import { useRunsStore } from '../stores/runs.js';
+import { useUiStore } from '../stores/ui.js';
+
+const ORDERS: Array<{ value: OrderName; label: string }> = [
+  { value: 'sequential', label: 'sequential' },
+  { value: 'random', label: 'random' },
+  { value: 'quasi_random', label: 'quasi-random' },
+];
+
+const toggle = <T,>(xs: T[], x: T, on: boolean): T[] => (on ? (xs.includes(x) ? xs : [...xs, x]) : xs.filter((y) => y !== x));
+
+export function ProfileScreen() {
+  const p = useProfilesStore();
+  const f = p.form;
+  const cores = useEnvStore((e) => e.info?.cores ?? 1);
+  const checked = useMemo(() => validateProfileForm(f, { cores, numSamples: p.fileSamples && p.fileSamples.path === f.file.trim() ? p.fileSamples.numSamples : null }), [f, cores, p.fileSamples]);
+  const e = checked.errors;
+  const running = p.job?.status === 'running';
+
+  // Learn the file's sample count (to check batch sizes) shortly after it is typed.
+  const checkFile = p.checkFile;
+  useEffect(() => {
+    if (f.mode !== 'grid' || !f.file.trim()) return;
+    const t = setTimeout(() => void checkFile(), 300);
+    return () => clearTimeout(t);
+  }, [f.file, f.mode, checkFile]);
+
+  return (
+    <div className="screen" data-testid="screen-profile">
+      <header className="screen-head">
+        <h2>Profile</h2>
+        <p>Measure how fast a dataset loads across a grid of settings — or sample your own training command — and find the bottleneck.</p>
+      </header>
+
+      <section className="card">
+        <div className="segmented" role="group" aria-label="What to profile">
+          <button type="button" aria-pressed={f.mode === 'grid'} className={f.mode === 'grid' ? 'is-active' : ''} onClick={() => p.setForm({ mode: 'grid' })} data-testid="mode-grid">
+            Loader sweep
+          </button>
+          <button type="button" aria-pressed={f.mode === 'exec'} className={f.mode === 'exec' ? 'is-active' : ''} onClick={() => p.setForm({ mode: 'exec' })} data-testid="mode-exec">
+            Training command
+          </button>
+        </div>
+
+        {f.mode === 'grid' ? (
+          <div className="grid-form">
+            <div className="span-2">
+              <PathPicker label=".beton file" value={f.file} onChange={(file) => p.setForm({ file })} pick="file" accept={['beton']} testId="profile-file" error={e.file} />
+            </div>
+            <TextField label="Workers" value={f.workers} onChange={(workers) => p.setForm({ workers })} error={e.workers} testId="profile-workers" placeholder={`auto: 1, 2, 4 … ${cores}`} hint="Comma-separated worker counts." />
+            <TextField label="Batch sizes" value={f.batchSizes} onChange={(batchSizes) => p.setForm({ batchSizes })} error={e.batchSizes} testId="profile-batch" />
+            <fieldset className="field">
+              <legend>Orders</legend>
+              <div className="checks">
+                {ORDERS.map((o) => (
+                  <Check key={o.value} label={o.label} checked={f.orders.includes(o.value)} onChange={(on) => p.setForm({ orders: toggle(f.orders, o.value, on) })} testId={`order-${o.value}`} />
+                ))}
+              </div>
+              {e.orders ? <div className="field-msg field-error" data-testid="validation-msg">{e.orders}</div> : null}
+            </fieldset>
+            <fieldset className="field">
+              <legend>Cache</legend>
+              <div className="checks">
+                <Check label="OS page cache" checked={f.caches.includes(true)} onChange={(on) => p.setForm({ caches: toggle(f.caches, true, on) })} />
+                <Check label="Process cache" checked={f.caches.includes(false)} onChange={(on) => p.setForm({ caches: toggle(f.caches, false, on) })} />
+              </div>
+              {e.caches ? <div className="field-msg field-error" data-testid="validation-msg">{e.caches}</div> : null}
+            </fieldset>
+            <SelectField<DecoderKind>
+              label="Decoder"
+              value={f.decoder}
+              onChange={(decoder) => p.setForm({ decoder })}
+              options={[
+                { value: 'rrc', label: 'Random resized crop' },
+                { value: 'center', label: 'Center crop' },
+                { value: 'simple', label: 'Simple (full image)' },
+              ]}
+              testId="profile-decoder"
+            />
+            <TextField label="Crop size (px)" value={f.decoderSize} onChange={(decoderSize) => p.setForm({ decoderSize })} error={e.decoderSize} disabled={f.decoder === 'simple'} inputMode="numeric" />
+            <TextField label="Seconds per point" value={f.secondsPerPoint} onChange={(secondsPerPoint) => p.setForm({ secondsPerPoint })} error={e.secondsPerPoint} testId="profile-seconds" inputMode="decimal" />
+            <TextField label="Warm-up batches" value={f.warmupBatches} onChange={(warmupBatches) => p.setForm({ warmupBatches })} error={e.warmupBatches} testId="profile-warmup" inputMode="numeric" />
+            <div className="align-end">
+              <Check label="Random horizontal flip" checked={f.flip} onChange={(flip) => p.setForm({ flip })} />
+            </div>
+          </div>
+        ) : (
+          <div className="grid-form">
+            <TextField className="span-2" label="Training command" value={f.command} onChange={(command) => p.setForm({ command })} error={e.command} testId="profile-command" placeholder="python train.py --epochs 1" spellCheck={false} hint='It should print JSON lines {"step": n, "images": k}, or give a pattern below.' />
+            <TextField className="span-2" label="Throughput pattern (optional)" value={f.throughputRegex} onChange={(throughputRegex) => p.setForm({ throughputRegex })} error={e.throughputRegex} placeholder="images=(?<images>\d+)" spellCheck={false} />
+          </div>
+        )}
+        <div className="actions">
+          {p.startError ? <ErrorBanner error={p.startError} title="The profile did not start" /> : null}
+          {checked.grid.length ? <span className="muted">{checked.grid.length} {checked.grid.length === 1 ? 'point' : 'points'} to measure</span> : null}
+          {running ? (
+            <button type="button" className="btn btn-danger" data-testid="profile-cancel" onClick={() => void p.cancel()} disabled={p.job?.cancelling}>
+              {p.job?.cancelling ? 'Cancelling…' : 'Cancel'}
+            </button>
+          ) : null}
+          <button type="button" className="btn btn-primary btn-large" data-testid="profile-start" disabled={!checked.params || running || p.starting} onClick={() => checked.params && void p.start(checked.params, checked.grid)}>
+            {p.starting ? 'Starting…' : running ? 'Running…' : 'Start profiling'}
+          </button>
+        </div>
+      </section>
+
+      {p.job ? (
+        <Live job={p.job} />
+      ) : (
+        <EmptyState title="No profile running">
+          <p>A sweep runs the loader for a few seconds at each point of the grid and charts images/s, CPU per core and GPU use live; it ends with a verdict and what to try next.</p>
+        </EmptyState>
+      )}
+    </div>
+  );
+}
+
+function Live({ job }: { job: ProfileJob }) {
+  const outcome = job.outcome;
+  const finalPoints: PointResult[] = outcome?.kind === 'sweep' ? outcome.points : [];
+  const live = useMemo(() => livePointRates(job.samples), [job.samples]);
+  const byWorkers = useMemo(() => workersChart(finalPoints, job.grid, live), [finalPoints, job.grid, live]);
+  const timeline = useMemo(() => timelineRows(job.samples), [job.samples]);
+  const gpus = useMemo(() => gpuIndices(job.samples), [job.samples]);
+  const cpu = useMemo(() => cpuBars(job.samples, job.status !== 'running'), [job.samples, job.status]);
+  const pct = job.progress ? percent(job.progress.done, job.progress.total) : null;
+  const latest = job.samples[job.samples.length - 1];
+  return (
+    <>
+      <section className="card" data-testid="profile-status" data-status={job.status}>
+        <div className="progress-head">
+          <span className={`status status-${job.status}`}>{job.status === 'running' ? 'Measuring' : job.status === 'ok' ? 'Done' : job.status === 'cancelled' ? 'Cancelled' : 'Failed'}</span>
+          <span className="muted" data-testid="profile-progress-text">
+            {job.progress?.message ?? (job.mode === 'grid' ? `${job.progress?.done ?? 0} of ${job.grid.length} points` : job.status === 'running' ? 'running your command' : '')}
+          </span>
+          {latest ? <span className="muted">now {formatRate(latest.imagesPerSec, 'img')}</span> : null}
+        </div>
+        <ProgressBar value={job.mode === 'exec' && job.status === 'running' ? null : (pct ?? 0)} label="Profile progress" testId="profile-progress" />
+        {job.status === 'failed' || job.status === 'cancelled' ? <ErrorBanner error={{ code: job.status.toUpperCase(), message: job.message ?? job.status }} title={job.status === 'failed' ? 'The profile failed' : 'Cancelled'} /> : null}
+      </section>
+
+      {outcome?.kind === 'sweep' ? <VerdictCard verdict={outcome.verdict} runId={outcome.runId} points={outcome.points} /> : null}
+      {outcome?.kind === 'exec' ? (
+        <section className="card" data-testid="exec-result">
+          <h3>Command finished</h3>
+          <p>
+            Exit code <code>{outcome.exitCode ?? '—'}</code> · {formatNumber(outcome.imagesTotal)} images in {outcome.seconds?.toFixed(1) ?? '—'} s · saved as run {outcome.runId}
+          </p>
+        </section>
+      ) : null}
+
+      <div className="chart-grid">
+        {job.mode === 'grid' ? (
+          <ChartCard title="Images/s vs workers" subtitle={finalPoints.length ? 'measured points' : 'live estimate'} testId="chart-points" count={byWorkers.rows.length} empty="Points appear as each grid cell is measured.">
+            <Lines rows={byWorkers.rows} x="workers" lines={byWorkers.series.map((k) => ({ key: k }))} xLabel="workers" dots />
+          </ChartCard>
+        ) : null}
+        <ChartCard title="Throughput" subtitle="images/s over time" testId="chart-timeline" count={timeline.filter((r) => r.ips !== null).length} empty="Waiting for the first measurement…">
+          <Lines rows={timeline} x="t" lines={[{ key: 'ips', name: 'images/s' }]} xLabel="seconds" />
+        </ChartCard>
+        <ChartCard title="CPU per core" subtitle={job.status === 'running' ? 'now' : 'mean over the run'} testId="chart-cpu" count={cpu.length} empty="Waiting for CPU readings…">
+          <Bars rows={cpu} x="core" y="busy" yFormat={(v) => `${v}%`} yDomain={[0, 100]} />
+        </ChartCard>
+        <ChartCard title="GPU utilisation" subtitle={gpus.length ? `${gpus.length} GPU${gpus.length > 1 ? 's' : ''}` : undefined} testId="chart-gpu" count={gpus.length ? timeline.length : 0} empty={job.samples.length ? 'No GPU on this machine (nvidia-smi not found): CPU-side loading only.' : 'Waiting for readings…'}>
+          <Lines rows={timeline} x="t" lines={gpus.map((g) => ({ key: `gpu${g}`, name: `GPU ${g}` }))} xLabel="seconds" yFormat={(v) => `${Math.round(v)}%`} yDomain={[0, 100]} />
+        </ChartCard>
+      </div>
+    </>
+  );
+}
+
+const VERDICT_TONE: Record<string, string> = { 'gpu-bound': 'good', balanced: 'good', 'input-bound': 'warn', 'decode-bound': 'warn', 'disk-bound': 'warn', unknown: 'neutral' };
+
+function VerdictCard({ verdict, runId, points }: { verdict: Verdict | null; runId: number; points: PointResult[] }) {
+  const setScreen = useUiStore((u) => u.setScreen);
+  const toggleRun = useRunsStore((r) => r.toggle);
+  const selected = useRunsStore((r) => r.selected);
+  const setExport = useExportStore((s) => s.setForm);
+  const file = useProfilesStore((s) => s.form.file);
+  const best = points.reduce<PointResult | null>((b, p) => (!b || p.imagesPerSec > b.imagesPerSec ? p : b), null);
+  return (
+    <section className="card verdict" data-testid="verdict" data-kind={verdict?.kind ?? 'none'}>
+      <header className="card-head">
+        <h3>Verdict</h3>
+        {verdict ? <span className={`badge badge-${VERDICT_TONE[verdict.kind] ?? 'neutral'}`}>{verdict.kind}</span> : null}
+      </header>
+      {verdict ? (
+        <>
+          <p className="verdict-summary" data-testid="verdict-summary">
+            {verdict.summary}
+          </p>
+          <div className="two-col">
+            <div>
+              <h4>Evidence</h4>
+              <ul data-testid="verdict-evidence">
+                {verdict.evidence.map((x, i) => (
+                  <li key={i}>{x}</li>
+                ))}
+              </ul>
+            </div>
+            <div>
+              <h4>What to try</h4>
+              <ul data-testid="verdict-advice">
+                {verdict.advice.length ? verdict.advice.map((x, i) => <li key={i}>{x}</li>) : <li className="muted">Nothing obvious: this setup is already balanced.</li>}
+              </ul>
+            </div>
+          </div>
+        </>
+      ) : (
+        <p className="muted">No verdict: no point was measured.</p>
+      )}
+      {points.length ? (
+        <div className="table-scroll">
+          <table className="table compact" data-testid="points-table">
+            <thead>
+              <tr>
+                <th scope="col">Point</th>
+                <th scope="col">images/s</th>
+                <th scope="col">batches/s</th>
+                <th scope="col">wait p50 / p95</th>
+                <th scope="col">CPU mean</th>
+                <th scope="col">GPU mean</th>
+              </tr>
+            </thead>
+            <tbody>
+              {points.map((pt) => (
+                <tr key={pt.index} className={pt === best ? 'is-best' : ''}>
+                  <th scope="row">{pointLabel(pt.config)}</th>
+                  <td className="num">{formatCompact(pt.imagesPerSec)}</td>
+                  <td className="num">{pt.batchesPerSec.toFixed(1)}</td>
+                  <td className="num">
+                    {pt.waitP50Ms.toFixed(1)} / {pt.waitP95Ms.toFixed(1)} ms
+                  </td>
+                  <td className="num">{pt.cpuPerCore.length ? formatPercent((pt.cpuPerCore.reduce((a, b) => a + b, 0) / pt.cpuPerCore.length) * 100) : '—'}</td>
+                  <td className="num">{pt.gpuUtilMean === null ? '—' : formatPercent(pt.gpuUtilMean)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      <div className="actions">
+        <button
+          type="button"
+          className="btn"
+          data-testid="view-run"
+          onClick={() => {
+            if (!selected.includes(runId)) toggleRun(runId);
+            setScreen('runs');
+          }}
+        >
+          View run {runId}
+        </button>
+        {best ? (
+          <button
+            type="button"
+            className="btn"
+            onClick={() => {
+              setExport({ file, batchSize: String(best.config.batchSize), numWorkers: String(best.config.workers), order: best.config.order, osCache: best.config.osCache });
+              setScreen('export');
+            }}
+          >
+            Export the best loader
+          </button>
+        ) : null}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,172 @@
+import { useEffect, useMemo } from 'react';
+import { ChartCard, Lines } from '../components/Charts.js';
+import { EmptyState, ErrorBanner, Loading, Skeleton } from '../components/States.js';
+import { formatCompact, formatDateTime, shortenPath } from '../lib/format.js';
+import { pointLabel } from '../lib/profile-form.js';
+import { overlayChart } from '../lib/series.js';
+import type { ProfileRunView } from '../lib/types.js';
+import { MAX_SELECTED, useRunsStore } from '../stores/runs.js';
+import { useUiStore } from '../stores/ui.js';
+
+export function RunsScreen() {
+  const r = useRunsStore();
+  const setScreen = useUiStore((u) => u.setScreen);
+  const load = r.load;
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const chosen = useMemo(() => r.selected.map((id) => r.details[id]?.run).filter((x): x is ProfileRunView => !!x), [r.selected, r.details]);
+  const overlay = useMemo(() => overlayChart(chosen), [chosen]);
+
+  return (
+    <div className="screen" data-testid="screen-runs">
+      <header className="screen-head">
+        <h2>Runs</h2>
+        <p>Every profile is kept in the runs database. Pick up to {MAX_SELECTED} to overlay their throughput.</p>
+      </header>
+
+      {r.error ? <ErrorBanner error={r.error} title="Cannot read the runs" onRetry={() => void r.load()} /> : null}
+      {!r.loaded && r.loading ? <Skeleton rows={4} height={28} /> : null}
+      {r.loaded && !r.error && r.list.length === 0 ? (
+        <EmptyState
+          title="No runs yet"
+          testId="runs-empty"
+          action={
+            <button type="button" className="btn btn-primary" onClick={() => setScreen('profile')}>
+              Profile a dataset
+            </button>
+          }
+        >
+          <p>Runs appear here when a profile finishes, from this app or from `beton profile`.</p>
+        </EmptyState>
+      ) : null}
+
+      {r.list.length ? (
+        <section className="card">
+          <div className="table-scroll">
+            <table className="table runs-table" data-testid="runs-table">
+              <thead>
+                <tr>
+                  <th scope="col">
+                    <span className="sr-only">Overlay</span>
+                  </th>
+                  <th scope="col">Run</th>
+                  <th scope="col">Kind</th>
+                  <th scope="col">Started</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Dataset</th>
+                  <th scope="col">Host</th>
+                  <th scope="col">Points</th>
+                  <th scope="col">Best img/s</th>
+                  <th scope="col">Verdict</th>
+                  <th scope="col">
+                    <span className="sr-only">Delete</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {r.list.map((run) => {
+                  const sel = r.selected.includes(run.id);
+                  return (
+                    <tr key={run.id} data-testid="run-row" data-id={run.id} className={sel ? 'is-selected' : ''}>
+                      <td>
+                        <input type="checkbox" checked={sel} onChange={() => r.toggle(run.id)} aria-label={`Overlay run ${run.id}`} data-testid={`run-select-${run.id}`} />
+                      </td>
+                      <th scope="row">{run.id}</th>
+                      <td>{run.kind}</td>
+                      <td>{formatDateTime(run.startedAt)}</td>
+                      <td>
+                        <span className={`status status-${run.status}`}>{run.status}</span>
+                      </td>
+                      <td title={run.datasetPath ?? ''}>{run.datasetPath ? shortenPath(run.datasetPath, 40) : '—'}</td>
+                      <td>{run.hostname}</td>
+                      <td className="num">{run.points}</td>
+                      <td className="num">{formatCompact(run.bestImagesPerSec)}</td>
+                      <td>{run.verdictKind ? <span className="badge">{run.verdictKind}</span> : '—'}</td>
+                      <td>
+                        {r.confirmDelete === run.id ? (
+                          <span className="confirm" role="group" aria-label={`Delete run ${run.id}?`}>
+                            <button type="button" className="btn btn-small btn-danger" data-testid="confirm-delete" onClick={() => void r.remove(run.id)} disabled={r.deleting === run.id} autoFocus>
+                              {r.deleting === run.id ? 'Deleting…' : 'Delete'}
+                            </button>
+                            <button type="button" className="btn btn-small" onClick={() => r.askDelete(null)}>
+                              Keep
+                            </button>
+                          </span>
+                        ) : (
+                          <button type="button" className="btn btn-small btn-ghost" data-testid={`run-delete-${run.id}`} onClick={() => r.askDelete(run.id)} aria-label={`Delete run ${run.id}`}>
+                            Delete
+                          </button>
+                        )}
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+          {r.deleteError ? <ErrorBanner error={r.deleteError} title="Cannot delete the run" /> : null}
+        </section>
+      ) : null}
+
+      {r.selected.length ? (
+        <>
+          {r.selected.some((id) => r.details[id]?.loading) ? <Loading label="Loading the selected runs…" /> : null}
+          {r.selected.map((id) => (r.details[id]?.error ? <ErrorBanner key={id} error={r.details[id]!.error!} title={`Cannot load run ${id}`} /> : null))}
+          <ChartCard title="Images/s vs workers" subtitle={`best per worker count · ${r.selected.map((id) => `run ${id}`).join(' vs ')}`} testId="overlay-chart" count={overlay.rows.length} empty="The selected runs have no measured points (command runs are timelines only).">
+            <Lines rows={overlay.rows} x="workers" lines={overlay.series.map((k) => ({ key: k }))} xLabel="workers" dots />
+          </ChartCard>
+          {chosen.map((run) =>
+            run.verdict ? (
+              <section key={run.id} className="card">
+                <header className="card-head">
+                  <h3>Run {run.id}</h3>
+                  <span className="badge">{run.verdict.kind}</span>
+                </header>
+                <p>{run.verdict.summary}</p>
+              </section>
+            ) : null,
+          )}
+          {r.comparison?.data ? (
+            <section className="card" data-testid="compare-table">
+              <header className="card-head">
+                <h3>
+                  Run {r.comparison.a} vs run {r.comparison.b}
+                </h3>
+                <span className="card-sub">
+                  {r.comparison.data.sameMachine ? 'same machine' : 'different machines'} · {r.comparison.data.sameDataset ? 'same dataset' : 'different datasets'}
+                </span>
+              </header>
+              {r.comparison.data.rows.length ? (
+                <table className="table compact">
+                  <thead>
+                    <tr>
+                      <th scope="col">Point</th>
+                      <th scope="col">Run {r.comparison.a}</th>
+                      <th scope="col">Run {r.comparison.b}</th>
+                      <th scope="col">Ratio</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {r.comparison.data.rows.map((row, i) => (
+                      <tr key={i}>
+                        <th scope="row">{pointLabel(row.config)}</th>
+                        <td className="num">{formatCompact(row.a.imagesPerSec)}</td>
+                        <td className="num">{formatCompact(row.b.imagesPerSec)}</td>
+                        <td className={`num ${row.ratio !== null && row.ratio > 1.05 ? 'good' : row.ratio !== null && row.ratio < 0.95 ? 'bad' : ''}`}>{row.ratio === null ? '—' : `${row.ratio.toFixed(2)}×`}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              ) : (
+                <p className="muted">The two runs measured no common grid point.</p>
+              )}
+            </section>
+          ) : null}
+          {r.comparison?.error ? <ErrorBanner error={r.comparison.error} title="Cannot compare" /> : null}
+        </>
+      ) : null}
+    </div>
+  );
+}

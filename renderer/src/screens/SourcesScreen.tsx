@@ -1,0 +1,221 @@
+import { useMemo } from 'react';
+import { Check, FieldMessage, SelectField, TextField } from '../components/Form.js';
+import { PathPicker } from '../components/FileBrowser.js';
+import { EmptyState, ErrorBanner, Loading } from '../components/States.js';
+import { DTYPES, FIELD_TYPES, validateBuildForm, WRITE_MODES, type FieldForm, type FieldType, type WriteMode } from '../lib/build-form.js';
+import { formatNumber } from '../lib/format.js';
+import { useBuildsStore } from '../stores/builds.js';
+import { useEnvStore } from '../stores/env.js';
+import { useSourcesStore } from '../stores/sources.js';
+import { useUiStore } from '../stores/ui.js';
+
+const SOURCE_LABEL: Record<string, string> = { image_folder: 'Image folder', image_list: 'Image list', table: 'Table' };
+const TYPE_LABEL: Record<FieldType, string> = { rgb_image: 'RGB image', int: 'int', float: 'float', bytes: 'bytes', json: 'JSON', ndarray: 'ndarray', torch_tensor: 'torch tensor' };
+
+export function SourcesScreen() {
+  const s = useSourcesStore();
+  const cores = useEnvStore((e) => e.info?.cores ?? null);
+  const builds = useBuildsStore();
+  const setScreen = useUiStore((u) => u.setScreen);
+  const checked = useMemo(() => (s.form ? validateBuildForm(s.form) : null), [s.form]);
+  const errors = checked?.errors ?? {};
+  const warnings = checked?.warnings ?? {};
+  const errorCount = Object.keys(errors).length;
+
+  const startBuild = async (): Promise<void> => {
+    if (!checked?.config) return;
+    const id = await builds.start(checked.config);
+    if (id) setScreen('build');
+  };
+
+  return (
+    <div className="screen" data-testid="screen-sources">
+      <header className="screen-head">
+        <h2>Sources</h2>
+        <p>Pick a folder of images (one sub-folder per class) or a table (CSV, TSV, Parquet, JSON lines, .npy/.npz), check the detected schema, and build a .beton.</p>
+      </header>
+
+      <section className="card">
+        <div className="row-wrap">
+          <div className="grow">
+            <PathPicker
+              label="Source folder or file"
+              value={s.path}
+              onChange={s.setPath}
+              onPicked={(p) => void s.detect(p)}
+              onEnter={() => void s.detect()}
+              pick="any"
+              accept={['table']}
+              testId="source-path"
+              placeholder="/data/train or /data/labels.csv"
+            />
+          </div>
+          <div className="narrow">
+            <TextField label="Image column (lists)" value={s.imageColumn} onChange={s.setImageColumn} placeholder="auto" hint="Only for tables of image paths." />
+          </div>
+          <div className="align-end">
+            <button type="button" className="btn btn-primary" data-testid="detect-button" onClick={() => void s.detect()} disabled={s.detecting}>
+              {s.detecting ? 'Detecting…' : 'Detect schema'}
+            </button>
+          </div>
+        </div>
+      </section>
+
+      {s.detecting ? <Loading label="Reading the source and detecting its schema…" /> : null}
+      {s.error ? <ErrorBanner error={s.error} title="Cannot read this source" onRetry={() => void s.detect()} /> : null}
+
+      {!s.form && !s.detecting && !s.error ? (
+        <EmptyState title="No source chosen yet">
+          <p>Type a path or use Browse… to choose a folder or a file. Folders are read as <em>ImageFolder</em> (labels from sub-folder names, as torchvision); tables become one field per column.</p>
+        </EmptyState>
+      ) : null}
+
+      {s.form ? (
+        <>
+          <section className="card" data-testid="schema-card">
+            <header className="card-head">
+              <h3>Schema</h3>
+              <span className="card-sub">
+                <span className="badge">{SOURCE_LABEL[s.form.source.type] ?? s.form.source.type}</span>{' '}
+                <span data-testid="source-length">{s.form.length === null ? 'length unknown' : `${formatNumber(s.form.length)} samples`}</span>
+              </span>
+            </header>
+            <FieldMessage id="source-warning" warning={warnings.source} />
+            <div className="table-scroll">
+              <table className="table schema-table" data-testid="schema-table">
+                <thead>
+                  <tr>
+                    <th scope="col">Field</th>
+                    <th scope="col">Type</th>
+                    <th scope="col">Write mode</th>
+                    <th scope="col">Max resolution</th>
+                    <th scope="col">JPEG quality</th>
+                    <th scope="col">Compress p.</th>
+                    <th scope="col">Smart threshold</th>
+                    <th scope="col">Pass-through</th>
+                    <th scope="col">
+                      <span className="sr-only">Remove</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {s.form.fields.map((f, i) => (
+                    <FieldRow key={i} index={i} field={f} errors={errors} warnings={warnings} onChange={(patch) => s.updateField(i, patch)} onRemove={s.form!.fields.length > 1 ? () => s.removeField(i) : undefined} />
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <FieldMessage id="fields-error" error={errors.fields} />
+          </section>
+
+          <section className="card">
+            <header className="card-head">
+              <h3>Output</h3>
+            </header>
+            <div className="grid-form">
+              <TextField className="span-2" label="Output file" value={s.form.output} onChange={(output) => s.updateForm({ output })} error={errors.output} testId="output-input" spellCheck={false} />
+              <TextField label="Page size (MiB)" value={s.form.pageSizeMiB} onChange={(pageSizeMiB) => s.updateForm({ pageSizeMiB })} error={errors.pageSize} testId="pagesize-input" inputMode="decimal" hint="A power of two; FFCV's default is 8." />
+              <TextField label="Workers" value={s.form.workers} onChange={(workers) => s.updateForm({ workers })} error={errors.workers} testId="workers-input" inputMode="numeric" placeholder={cores ? `auto (${cores})` : 'auto'} hint="Encoder threads; the output is the same whatever the count." />
+              <SelectField
+                label="Bad samples"
+                value={s.form.onError}
+                onChange={(onError) => s.updateForm({ onError })}
+                options={[
+                  { value: 'fail', label: 'Stop the build' },
+                  { value: 'skip', label: 'Skip and list them' },
+                ]}
+                testId="onerror-select"
+              />
+            </div>
+          </section>
+
+          <div className="actions">
+            {builds.startError ? <ErrorBanner error={builds.startError} title="The build did not start" /> : null}
+            <span className="muted" data-testid="form-status">
+              {errorCount ? `${errorCount} ${errorCount === 1 ? 'problem' : 'problems'} to fix before building` : 'Ready to build'}
+            </span>
+            <button type="button" className="btn btn-primary btn-large" data-testid="build-button" disabled={!checked?.config || builds.starting} onClick={() => void startBuild()}>
+              {builds.starting ? 'Starting…' : 'Build dataset'}
+            </button>
+          </div>
+        </>
+      ) : null}
+    </div>
+  );
+}
+
+function FieldRow({ index, field: f, errors, warnings, onChange, onRemove }: { index: number; field: FieldForm; errors: Record<string, string>; warnings: Record<string, string>; onChange(p: Partial<FieldForm>): void; onRemove: (() => void) | undefined }) {
+  const k = (key: string): string => `fields.${index}.${key}`;
+  const cell = (key: keyof FieldForm, label: string, props: { inputMode?: 'numeric' | 'decimal'; placeholder?: string } = {}) => (
+    <td>
+      <input aria-label={`${f.name || `field ${index + 1}`} ${label}`} className="input-small" value={String(f[key] ?? '')} onChange={(e) => onChange({ [key]: e.target.value } as Partial<FieldForm>)} aria-invalid={errors[k(key)] ? true : undefined} data-testid={`field-${index}-${key}`} {...props} />
+      <FieldMessage id={`f${index}-${key}`} error={errors[k(key)]} warning={warnings[k(key)]} />
+    </td>
+  );
+  const isImage = f.type === 'rgb_image';
+  const isArray = f.type === 'ndarray' || f.type === 'torch_tensor';
+  return (
+    <tr data-testid={`field-row-${f.name}`}>
+      <td>
+        <input aria-label={`Field ${index + 1} name`} className="input-small" value={f.name} onChange={(e) => onChange({ name: e.target.value })} aria-invalid={errors[k('name')] ? true : undefined} />
+        <FieldMessage id={`f${index}-name`} error={errors[k('name')]} />
+        {f.columns ? <div className="field-hint">from {f.columns.join(', ')}</div> : null}
+      </td>
+      <td>
+        <select aria-label={`${f.name} type`} value={f.type} onChange={(e) => onChange({ type: e.target.value as FieldType })} data-testid={`field-${index}-type`}>
+          {FIELD_TYPES.map((t) => (
+            <option key={t} value={t}>
+              {TYPE_LABEL[t]}
+            </option>
+          ))}
+        </select>
+      </td>
+      {isImage ? (
+        <>
+          <td>
+            <select aria-label={`${f.name} write mode`} value={f.writeMode} onChange={(e) => onChange({ writeMode: e.target.value as WriteMode })} data-testid={`field-${index}-writeMode`}>
+              {WRITE_MODES.map((m) => (
+                <option key={m} value={m}>
+                  {m}
+                </option>
+              ))}
+            </select>
+          </td>
+          {cell('maxResolution', 'max resolution', { inputMode: 'numeric', placeholder: 'none' })}
+          {cell('jpegQuality', 'JPEG quality', { inputMode: 'numeric' })}
+          {cell('compressProbability', 'compress probability', { inputMode: 'decimal' })}
+          {cell('smartThreshold', 'smart threshold', { inputMode: 'numeric', placeholder: 'default' })}
+          <td>
+            <Check label={<span className="sr-only">{f.name} pass-through</span>} checked={f.passThrough} onChange={(passThrough) => onChange({ passThrough })} testId={`field-${index}-passThrough`} />
+            <FieldMessage id={`f${index}-pt`} warning={warnings[k('passThrough')]} />
+          </td>
+        </>
+      ) : isArray ? (
+        <td colSpan={6}>
+          <div className="inline-fields">
+            <select aria-label={`${f.name} dtype`} value={f.dtype} onChange={(e) => onChange({ dtype: e.target.value })}>
+              {DTYPES.map((d) => (
+                <option key={d} value={d}>
+                  {d}
+                </option>
+              ))}
+            </select>
+            <input aria-label={`${f.name} shape`} className="input-small" value={f.shape} onChange={(e) => onChange({ shape: e.target.value })} aria-invalid={errors[k('shape')] ? true : undefined} placeholder="shape, e.g. 28, 28" />
+          </div>
+          <FieldMessage id={`f${index}-shape`} error={errors[k('shape')] ?? errors[k('dtype')]} />
+        </td>
+      ) : (
+        <td colSpan={6} className="muted">
+          No options for {TYPE_LABEL[f.type]} fields.
+        </td>
+      )}
+      <td>
+        {onRemove ? (
+          <button type="button" className="btn btn-small btn-ghost" onClick={onRemove} aria-label={`Remove field ${f.name}`}>
+            ✕
+          </button>
+        ) : null}
+      </td>
+    </tr>
+  );
+}

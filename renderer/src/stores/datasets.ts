@@ -1,0 +1,83 @@
+import { create } from 'zustand';
+import type { InspectResult, PreviewResult } from '../../../core/api/contract.js';
+import { ApiError, call, toApiError } from '../lib/api.js';
+
+export const PREVIEW_COUNT = 24;
+export const THUMB_SIZE = 112;
+
+interface DatasetsState {
+  /** The path input. */
+  path: string;
+  /** The file shown (after a successful inspect). */
+  openPath: string | null;
+  inspecting: boolean;
+  inspect: InspectResult | null;
+  inspectError: ApiError | null;
+  start: number;
+  previewLoading: boolean;
+  preview: PreviewResult | null;
+  previewError: ApiError | null;
+  setPath(p: string): void;
+  open(path?: string): Promise<void>;
+  goTo(start: number): Promise<void>;
+  close(): void;
+}
+
+let inspectSeq = 0;
+let previewSeq = 0;
+
+export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
+  path: '',
+  openPath: null,
+  inspecting: false,
+  inspect: null,
+  inspectError: null,
+  start: 0,
+  previewLoading: false,
+  preview: null,
+  previewError: null,
+  setPath: (path) => set({ path }),
+  open: async (p) => {
+    const path = (p ?? get().path).trim();
+    if (!path) {
+      set({ inspectError: new ApiError('BAD_REQUEST', 'Give the path of a .beton file.') });
+      return;
+    }
+    const my = ++inspectSeq;
+    previewSeq++;
+    set({ path, inspecting: true, inspectError: null, inspect: null, openPath: null, preview: null, previewError: null, start: 0 });
+    try {
+      const inspect = await call('datasets.inspect', { path });
+      if (my !== inspectSeq) return;
+      set({ inspect, openPath: inspect.path, inspecting: false });
+      await get().goTo(0);
+    } catch (e) {
+      if (my !== inspectSeq) return;
+      set({ inspectError: toApiError(e), inspecting: false });
+    }
+  },
+  goTo: async (start) => {
+    const { openPath, inspect } = get();
+    if (!openPath || !inspect) return;
+    const s = Math.max(0, Math.min(start, Math.max(0, inspect.numSamples - 1)));
+    const my = ++previewSeq;
+    set({ start: s, previewLoading: true, previewError: null });
+    if (inspect.numSamples === 0) {
+      set({ previewLoading: false, preview: { path: openPath, start: 0, numSamples: 0, samples: [] } });
+      return;
+    }
+    try {
+      const preview = await call('datasets.preview', { path: openPath, start: s, count: PREVIEW_COUNT, thumb: THUMB_SIZE });
+      if (my !== previewSeq) return;
+      set({ preview, previewLoading: false });
+    } catch (e) {
+      if (my !== previewSeq) return;
+      set({ previewError: toApiError(e), previewLoading: false });
+    }
+  },
+  close: () => {
+    inspectSeq++;
+    previewSeq++;
+    set({ openPath: null, inspect: null, preview: null, inspectError: null, previewError: null, inspecting: false, previewLoading: false, start: 0 });
+  },
+}));

@@ -1,0 +1,65 @@
+import { create } from 'zustand';
+
+export type Screen = 'sources' | 'build' | 'dataset' | 'profile' | 'runs' | 'export';
+export type Theme = 'system' | 'light' | 'dark';
+
+export const SCREENS: Array<{ id: Screen; label: string; hint: string }> = [
+  { id: 'sources', label: 'Sources', hint: 'Pick data, edit the schema, build' },
+  { id: 'build', label: 'Build', hint: 'Progress and report' },
+  { id: 'dataset', label: 'Dataset', hint: 'Open and browse a .beton' },
+  { id: 'profile', label: 'Profile', hint: 'Find the loading bottleneck' },
+  { id: 'runs', label: 'Runs', hint: 'History and comparison' },
+  { id: 'export', label: 'Export', hint: 'Python FFCV code and JSON' },
+];
+
+const THEME_KEY = 'beton.theme';
+
+function readTheme(): Theme {
+  try {
+    const t = globalThis.localStorage?.getItem(THEME_KEY);
+    return t === 'light' || t === 'dark' ? t : 'system';
+  } catch {
+    return 'system';
+  }
+}
+
+/** Sets the theme on <html> (CSS variables follow); 'system' leaves it to prefers-color-scheme. */
+export function applyTheme(theme: Theme): void {
+  if (typeof document === 'undefined') return;
+  const el = document.documentElement;
+  if (theme === 'system') delete el.dataset.theme;
+  else el.dataset.theme = theme;
+}
+
+export function screenFromHash(hash: string): Screen | null {
+  const id = hash.replace(/^#\/?/, '');
+  return SCREENS.some((s) => s.id === id) ? (id as Screen) : null;
+}
+
+interface UiState {
+  screen: Screen;
+  theme: Theme;
+  /** Server token missing or wrong: the whole app shows how to get in. */
+  unauthorized: boolean;
+  setScreen(s: Screen): void;
+  setTheme(t: Theme): void;
+  setUnauthorized(v: boolean): void;
+}
+
+export const useUiStore = create<UiState>()((set) => ({
+  screen: 'sources',
+  theme: readTheme(),
+  unauthorized: false,
+  setScreen: (screen) => set({ screen }),
+  setTheme: (theme) => {
+    try {
+      if (theme === 'system') globalThis.localStorage?.removeItem(THEME_KEY);
+      else globalThis.localStorage?.setItem(THEME_KEY, theme);
+    } catch {
+      // Not persisted; still applied.
+    }
+    applyTheme(theme);
+    set({ theme });
+  },
+  setUnauthorized: (unauthorized) => set({ unauthorized }),
+}));

@@ -1,0 +1,258 @@
+/**
+ * End to end: `beton serve` on a temp folder holding a small image folder, driven in
+ * headless Chromium (Debian's /usr/bin/chromium through playwright-core). Builds a dataset
+ * through the UI, opens it, profiles it, finds the run, exports code; checks the token and
+ * the folder confinement; saves a screenshot of each screen under test-output/screenshots/.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const CHROMIUM = process.env.BETON_CHROMIUM ?? '/usr/bin/chromium';
+const SHOTS = join(ROOT, 'test-output', 'screenshots');
+const HAVE_CHROMIUM = existsSync(CHROMIUM);
+
+if (!HAVE_CHROMIUM) {
+  console.warn(`[e2e] SKIPPED: no Chromium at ${CHROMIUM}. Install it with \`apt-get install -y chromium\` (CI's .ci/run does), or set BETON_CHROMIUM.`);
+}
+
+/** Newest modification time under `p` (files only). */
+function newest(p: string): number {
+  const st = statSync(p);
+  if (!st.isDirectory()) return st.mtimeMs;
+  return readdirSync(p).reduce((m, n) => Math.max(m, newest(join(p, n))), 0);
+}
+
+/** The CLI and the renderer must be built; `npm test` builds the CLI, the renderer is built here when stale. */
+function ensureBuilt(): void {
+  if (!existsSync(join(ROOT, 'dist/core/cli/serve-command.js'))) {
+    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+  }
+  const index = join(ROOT, 'renderer/dist/index.html');
+  const sources = Math.max(newest(join(ROOT, 'renderer/src')), newest(join(ROOT, 'renderer/index.html')), newest(join(ROOT, 'renderer/public')), newest(join(ROOT, 'vite.config.ts')));
+  if (!existsSync(index) || statSync(index).mtimeMs < sources) {
+    execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
+  }
+}
+
+/** Starts `beton serve DIR --port 0` and resolves with the URL it prints. */
+function startServer(dir: string, env: NodeJS.ProcessEnv): Promise<{ proc: ChildProcess; url: string }> {
+  return new Promise((ok, fail) => {
+    const proc = spawn(process.execPath, [join(ROOT, 'bin/beton.js'), 'serve', dir, '--port', '0'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => fail(new Error(`beton serve printed no URL in 30 s:\n${out}\n${err}`)), 30_000);
+    proc.stdout!.on('data', (b: Buffer) => {
+      out += b.toString();
+      const m = /open (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        ok({ proc, url: m[1]! });
+      }
+    });
+    proc.stderr!.on('data', (b: Buffer) => (err += b.toString()));
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`beton serve exited with ${code}:\n${out}\n${err}`));
+    });
+  });
+}
+
+describe.skipIf(!HAVE_CHROMIUM)('the app, end to end (beton serve + headless Chromium)', () => {
+  let tmp: string;
+  let server: ChildProcess | null = null;
+  let url: string;
+  let origin: string;
+  let token: string;
+  let browser: Browser | null = null;
+  let page: Page;
+  const problems: string[] = [];
+
+  const shot = async (name: string): Promise<void> => {
+    await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  };
+  const api = (method: string, params: unknown, headers: Record<string, string> = { 'X-Beton-Token': token }): Promise<Response> =>
+    fetch(`${origin}/api/${method}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(params) });
+
+  beforeAll(async () => {
+    ensureBuilt();
+    tmp = mkdtempSync(join(tmpdir(), 'beton-e2e-'));
+    cpSync(join(ROOT, 'assets/sample-images'), join(tmp, 'images'), { recursive: true });
+    mkdirSync(SHOTS, { recursive: true });
+    ({ proc: server, url } = await startServer(tmp, { ...process.env, BETON_DB: join(tmp, 'runs.sqlite') }));
+    const u = new URL(url);
+    origin = u.origin;
+    token = u.searchParams.get('token')!;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, reducedMotion: 'reduce', colorScheme: 'light', acceptDownloads: true });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+    page = await context.newPage();
+    page.setDefaultTimeout(60_000);
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    page.on('console', (m) => {
+      // The FORBIDDEN check below makes the browser log its 403; anything else is a problem.
+      if (m.type() === 'error' && !(m.text().includes('status of 403') && m.location().url.includes('/api/'))) problems.push(`console: ${m.text()} (${m.location().url})`);
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (server && server.exitCode === null) {
+      const exited = new Promise((r) => server!.once('exit', r));
+      server.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+      if (server.exitCode === null) server.kill('SIGKILL');
+    }
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('answers 401 to API requests without the right token, before any routing', async () => {
+    const attempts: Array<Record<string, string>> = [{}, { 'X-Beton-Token': 'wrong' }, { Authorization: 'Bearer nope' }];
+    for (const headers of attempts) {
+      const r = await api('env.info', {}, headers);
+      expect(r.status).toBe(401);
+      expect(await r.json()).toMatchObject({ ok: false, error: { code: 'UNAUTHORIZED' } });
+    }
+    expect((await fetch(`${origin}/api/events`)).status).toBe(401);
+    expect((await api('no.such.method', {}, {})).status).toBe(401);
+    expect((await api('env.info', {}, { Authorization: `Bearer ${token}` })).status).toBe(200);
+  });
+
+  it('refuses paths outside the served folder (FORBIDDEN)', async () => {
+    for (const [method, params] of [
+      ['fs.browse', { path: '/etc' }],
+      ['datasets.inspect', { path: '/etc/passwd' }],
+      ['fs.browse', { path: join(tmp, '..') }],
+      ['sources.detect', { path: join(tmp, 'images', '..', '..') }],
+    ] as const) {
+      const r = await api(method, params);
+      expect(r.status, `${method} ${JSON.stringify(params)}`).toBe(403);
+      expect(await r.json()).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
+    }
+  });
+
+  it('opens with the token, drops it from the address bar, and serves the page under a strict CSP', async () => {
+    const res = await page.goto(url);
+    expect(res?.headers()['content-security-policy']).toContain("script-src 'self'");
+    await page.getByTestId('env-info').waitFor();
+    expect(page.url()).not.toContain('token');
+    await page.locator('[data-testid=connection][data-state=open]').waitFor(); // the event stream is live
+    // In the UI too, a path outside the folder is refused with its code.
+    await page.getByTestId('nav-dataset').click();
+    await page.getByTestId('dataset-path').fill('/etc/passwd');
+    await page.getByTestId('dataset-open').click();
+    expect(await page.getByTestId('dataset-error').getAttribute('data-code')).toBe('FORBIDDEN');
+    await page.getByTestId('dataset-path').fill('');
+  });
+
+  it('builds a dataset through the UI: progress reaches 100% and the report shows', async () => {
+    await page.getByTestId('nav-sources').click();
+    await page.getByTestId('source-path-browse').click();
+    await page.locator('[data-testid=browser-choose-dir][data-name=images]').click();
+    await page.getByTestId('schema-table').waitFor();
+    expect(await page.getByTestId('source-length').textContent()).toBe('48 samples');
+    expect(await page.getByTestId('output-input').inputValue()).toBe(join(tmp, 'images.beton'));
+    await page.getByTestId('workers-input').fill('1');
+    await shot('sources');
+    await page.getByTestId('build-button').click();
+    await page.getByTestId('build-report').waitFor();
+    expect(await page.getByTestId('build-progress').getAttribute('aria-valuenow')).toBe('100');
+    expect(await page.getByTestId('build-percent').textContent()).toBe('100%');
+    expect(await page.getByTestId('report-samples').textContent()).toBe('48');
+    expect(await page.getByTestId('report-skipped').textContent()).toBe('0');
+    expect(Number(await page.getByTestId('throughput-chart').getAttribute('data-count'))).toBeGreaterThan(0);
+    await shot('build');
+  });
+
+  it('opens the dataset: header, page map and decoded thumbnails with paging', async () => {
+    await page.getByTestId('open-in-dataset').click();
+    await page.locator('[data-testid=thumb] img').first().waitFor();
+    expect(await page.getByTestId('dataset-samples').textContent()).toBe('48');
+    expect(Number(await page.getByTestId('page-map').getAttribute('data-count'))).toBeGreaterThan(0);
+    expect(await page.getByTestId('thumb').count()).toBe(24);
+    expect(await page.locator('[data-testid=thumb] img').first().evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0);
+    expect(await page.getByTestId('fields-table').textContent()).toContain('RGBImageField');
+    await shot('dataset');
+    await page.getByTestId('page-next').click();
+    await page.getByText('24–47 of 48').waitFor();
+    await page.locator('[data-testid=thumb-grid][aria-busy=false]').waitFor();
+    expect(await page.locator('[data-testid=thumb] .thumb-index').first().textContent()).toBe('#24');
+    expect(await page.getByTestId('thumb').count()).toBe(24);
+  });
+
+  it('profiles the dataset: live charts fill and a verdict arrives', async () => {
+    await page.getByTestId('nav-profile').click();
+    expect(await page.getByTestId('profile-file').inputValue()).toBe(join(tmp, 'images.beton'));
+    await page.getByTestId('profile-workers').fill('1');
+    await page.getByTestId('profile-batch').fill('8');
+    await page.getByTestId('profile-seconds').fill('1');
+    await page.getByTestId('profile-warmup').fill('1');
+    await page.getByTestId('profile-start').click();
+    await page.getByTestId('verdict').waitFor({ timeout: 90_000 });
+    expect((await page.getByTestId('verdict-summary').textContent())!.length).toBeGreaterThan(10);
+    expect(await page.getByTestId('verdict-evidence').locator('li').count()).toBeGreaterThan(0);
+    expect(Number(await page.getByTestId('chart-timeline').getAttribute('data-count'))).toBeGreaterThan(0);
+    expect(Number(await page.getByTestId('chart-points').getAttribute('data-count'))).toBe(1);
+    expect(Number(await page.getByTestId('chart-cpu').getAttribute('data-count'))).toBeGreaterThan(0);
+    expect(await page.getByTestId('chart-timeline').locator('.recharts-line-curve').count()).toBeGreaterThan(0);
+    expect(await page.getByTestId('chart-points').locator('.recharts-line-dots circle, .recharts-dot').count()).toBeGreaterThan(0);
+    expect(await page.getByTestId('profile-progress').getAttribute('aria-valuenow')).toBe('100');
+    await shot('profile');
+  });
+
+  it('lists the run in Runs and overlays it', async () => {
+    await page.getByTestId('view-run').click();
+    await page.getByTestId('run-row').first().waitFor();
+    expect(await page.getByTestId('run-row').count()).toBe(1);
+    const id = await page.getByTestId('run-row').first().getAttribute('data-id');
+    expect(await page.getByTestId(`run-select-${id}`).isChecked()).toBe(true);
+    await page.locator('[data-testid=overlay-chart][data-count="1"]').waitFor();
+    await shot('runs');
+  });
+
+  it('exports Python with Loader( and JSON; copies and saves', async () => {
+    await page.getByTestId('nav-export').click();
+    expect(await page.getByTestId('export-file').inputValue()).toBe(join(tmp, 'images.beton'));
+    await page.getByTestId('export-generate').click();
+    await page.getByTestId('code-block').waitFor();
+    const python = await page.getByTestId('code-block').textContent();
+    expect(python).toContain('Loader(');
+    expect(python).toContain(join(tmp, 'images.beton'));
+    expect(await page.getByTestId('code-block').locator('.tok-keyword').count()).toBeGreaterThan(0);
+    await shot('export');
+    await page.getByTestId('format-json').click();
+    await page.getByTestId('export-generate').click();
+    await page.locator('[data-testid=code-block].lang-json').waitFor();
+    expect(await page.getByTestId('code-block').textContent()).toContain('"batchSize"');
+    await page.getByTestId('copy-button').click();
+    expect(await page.getByTestId('export-notice').textContent()).toBe('Copied to the clipboard.');
+    expect(await page.evaluate('navigator.clipboard.readText()')).toContain('"batchSize"');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('save-button').click()]);
+    expect(download.suggestedFilename()).toBe('images_loader.json');
+    // The dark theme, for the record.
+    await page.getByTestId('theme-select').selectOption('dark');
+    expect(await page.locator('html').getAttribute('data-theme')).toBe('dark');
+    await shot('export-dark');
+  });
+
+  it('deletes the run after confirmation', async () => {
+    await page.getByTestId('theme-select').selectOption('system');
+    await page.getByTestId('nav-runs').click();
+    const id = await page.getByTestId('run-row').first().getAttribute('data-id');
+    await page.getByTestId(`run-delete-${id}`).click();
+    await page.getByTestId('confirm-delete').click();
+    await page.getByTestId('runs-empty').waitFor();
+  });
+
+  it('logged no page errors or console errors (CSP violations included)', () => {
+    expect(problems).toEqual([]);
+  });
+});

@@ -1,0 +1,194 @@
+// @vitest-environment happy-dom
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ProgressEvent } from '../../core/api/contract.js';
+import { setTransport } from '../../renderer/src/lib/api.js';
+import { HISTORY_INTERVAL_MS, HISTORY_MAX, lastOkBuild, useBuildsStore } from '../../renderer/src/stores/builds.js';
+import { useDatasetsStore } from '../../renderer/src/stores/datasets.js';
+import { useProfilesStore } from '../../renderer/src/stores/profiles.js';
+import { MAX_SELECTED, toggleSelection, useRunsStore } from '../../renderer/src/stores/runs.js';
+import { useSourcesStore } from '../../renderer/src/stores/sources.js';
+import { routeEvent } from '../../renderer/src/stores/wire.js';
+import { failWith, fakeTransport, resetStores, tick } from './helpers.js';
+
+beforeEach(resetStores);
+afterEach(() => setTransport(null));
+
+const progress = (jobId: string, done: number, total: number | null = 100): ProgressEvent => ({ jobId, kind: 'build', done, total, rate: done * 10, etaMs: 1000 });
+const config = { source: { type: 'image_folder' as const, path: '/d/images' }, output: '/d/images.beton' };
+
+describe('builds store', () => {
+  it('starts a build, tracks progress, throttles the chart history, and takes the report at the end', async () => {
+    fakeTransport({ 'builds.start': () => ({ jobId: 'j1' }) });
+    const s = useBuildsStore.getState();
+    expect(await s.start(config)).toBe('j1');
+    expect(useBuildsStore.getState().currentId).toBe('j1');
+    const t0 = useBuildsStore.getState().jobs.j1!.startedAt;
+    // 10 events 50 ms apart: every one updates the progress, about one in five joins the history.
+    for (let i = 1; i <= 10; i++) useBuildsStore.getState().onProgress(progress('j1', i * 5), t0 + i * 50);
+    const job = useBuildsStore.getState().jobs.j1!;
+    expect(job.progress).toMatchObject({ done: 50, total: 100 });
+    // First point at once, then one per HISTORY_INTERVAL_MS (250 ms): at 50, 300 ms.
+    expect(job.history.map((h) => h.done)).toEqual([5, 30]);
+    // The last progress (done === total) always lands in the history.
+    useBuildsStore.getState().onProgress(progress('j1', 100), t0 + 510);
+    expect(useBuildsStore.getState().jobs.j1!.history.at(-1)).toMatchObject({ done: 100 });
+    useBuildsStore.getState().onFinished({ jobId: 'j1', kind: 'build', status: 'ok', result: { path: '/d/images.beton', numSamples: 48, skipped: [], pages: 1, pageSize: 8388608, fileSize: 1, elapsedMs: 600, samplesPerSec: 80, heapBytes: { image: 10 }, imageModes: {}, sourceBytes: 0, source: { kind: 'image_folder', path: '/d/images', items: 48 }, compressionRatio: null, passThrough: 0, reportPath: null } }, t0 + 700);
+    const done = useBuildsStore.getState().jobs.j1!;
+    expect(done.status).toBe('ok');
+    expect(done.report?.numSamples).toBe(48);
+    expect(done.progress).toMatchObject({ done: 48, total: 48, etaMs: 0 });
+    expect(lastOkBuild(useBuildsStore.getState())?.id).toBe('j1');
+  });
+
+  it('keeps the history bounded on a long build', () => {
+    const s = useBuildsStore.getState();
+    for (let i = 0; i < 2000; i++) s.onProgress(progress('long', i, 5000), 1_000_000 + i * HISTORY_INTERVAL_MS);
+    const job = useBuildsStore.getState().jobs.long!;
+    expect(job.history.length).toBeLessThanOrEqual(HISTORY_MAX);
+    expect(job.history.at(-1)!.done).toBe(1999);
+    expect(job.history[0]!.done).toBe(0);
+  });
+
+  it('accepts events that arrive before builds.start answers', async () => {
+    let release!: () => void;
+    fakeTransport({ 'builds.start': () => new Promise((r) => (release = () => r({ jobId: 'early' }))) });
+    const started = useBuildsStore.getState().start(config);
+    await tick();
+    useBuildsStore.getState().onProgress(progress('early', 10));
+    release();
+    await started;
+    const job = useBuildsStore.getState().jobs.early!;
+    expect(job.config).toEqual(config);
+    expect(job.progress?.done).toBe(10);
+  });
+
+  it('reports a refused start and a failed build', async () => {
+    fakeTransport({ 'builds.start': () => failWith('FORBIDDEN', '/etc is outside') });
+    expect(await useBuildsStore.getState().start(config)).toBeNull();
+    expect(useBuildsStore.getState().startError).toMatchObject({ code: 'FORBIDDEN' });
+    useBuildsStore.getState().onFinished({ jobId: 'x', kind: 'build', status: 'failed', message: 'image 3 is broken' });
+    expect(useBuildsStore.getState().jobs.x).toMatchObject({ status: 'failed', message: 'image 3 is broken', report: null });
+  });
+
+  it('ignores profile events', () => {
+    useBuildsStore.getState().onProgress({ ...progress('p', 1), kind: 'profile' });
+    expect(useBuildsStore.getState().jobs).toEqual({});
+  });
+});
+
+describe('runs store', () => {
+  it('selects at most two runs, dropping the earliest', () => {
+    expect(MAX_SELECTED).toBe(2);
+    expect(toggleSelection([], 1)).toEqual([1]);
+    expect(toggleSelection([1], 2)).toEqual([1, 2]);
+    expect(toggleSelection([1, 2], 3)).toEqual([2, 3]);
+    expect(toggleSelection([2, 3], 2)).toEqual([3]);
+  });
+
+  it('loads the list, loads details of selected runs, compares two, and deletes', async () => {
+    const runs = [1, 2, 3].map((id) => ({ id, kind: 'sweep' as const, startedAt: '2026-01-01T00:00:00Z', finishedAt: null, status: 'ok' as const, datasetPath: '/d.beton', hostname: 'h', points: 1, bestImagesPerSec: 100 * id, verdictKind: 'balanced' }));
+    let list = runs;
+    const t = fakeTransport({
+      'runs.list': () => list,
+      'runs.get': (p) => ({ ...runs.find((r) => r.id === p.id), machine: { hostname: 'h', cpuModel: 'c', cores: 2 }, dataset: null, samples: [], verdict: null, points: [{ index: 0, config: { workers: 1, batchSize: 8, order: 'random', osCache: true }, imagesPerSec: 100 * Number(p.id) }] }),
+      'runs.compare': (p) => ({ rows: [{ config: { workers: 1, batchSize: 8, order: 'random', osCache: true }, a: { imagesPerSec: 100 * Number(p.a) }, b: { imagesPerSec: 100 * Number(p.b) }, ratio: Number(p.b) / Number(p.a) }], sameMachine: true, sameDataset: true }),
+      'runs.delete': (p) => {
+        list = list.filter((r) => r.id !== p.id);
+        return { deleted: true };
+      },
+    });
+    const s = useRunsStore.getState();
+    await s.load();
+    expect(useRunsStore.getState().list).toHaveLength(3);
+    s.toggle(1);
+    s.toggle(3);
+    await tick(10);
+    let st = useRunsStore.getState();
+    expect(st.selected).toEqual([1, 3]);
+    expect(st.details[1]?.run?.points[0]?.imagesPerSec).toBe(100);
+    expect(st.details[3]?.run?.points[0]?.imagesPerSec).toBe(300);
+    expect(st.comparison?.data?.rows[0]?.ratio).toBe(3);
+    s.toggle(2); // a third one: run 1 leaves
+    await tick(10);
+    expect(useRunsStore.getState().selected).toEqual([3, 2]);
+    s.askDelete(3);
+    expect(useRunsStore.getState().confirmDelete).toBe(3);
+    await useRunsStore.getState().remove(3);
+    st = useRunsStore.getState();
+    expect(st.selected).toEqual([2]);
+    expect(st.list.map((r) => r.id)).toEqual([1, 2]);
+    expect(st.confirmDelete).toBeNull();
+    expect(t.calls.filter((c) => c.method === 'runs.delete')).toEqual([{ method: 'runs.delete', params: { id: 3 } }]);
+  });
+
+  it('shows a list error and recovers on runs:changed', async () => {
+    let fail = true;
+    fakeTransport({ 'runs.list': () => (fail ? failWith('FAILED', 'database is locked') : []) });
+    await useRunsStore.getState().load();
+    expect(useRunsStore.getState().error).toMatchObject({ code: 'FAILED', message: 'database is locked' });
+    fail = false;
+    routeEvent({ event: 'runs:changed', data: {} });
+    await tick(10);
+    expect(useRunsStore.getState().error).toBeNull();
+  });
+});
+
+describe('profiles store', () => {
+  it('collects live samples, buffers events that beat the start answer, and takes the verdict', async () => {
+    let release!: () => void;
+    fakeTransport({ 'profiles.start': () => new Promise((r) => (release = () => r({ jobId: 'p1' }))) });
+    const started = useProfilesStore.getState().start({ plan: { file: '/d.beton', workers: [1], batchSizes: [8], secondsPerPoint: 1 } }, [{ workers: 1, batchSize: 8, order: 'random', osCache: true }]);
+    await tick();
+    const sample = (t: number) => ({ t, point: 0, imagesPerSec: 100 + t, cpuPerCore: [0.5, 0.7], rssBytes: 1, diskReadBytes: 0, gpus: [] });
+    routeEvent({ event: 'jobs:sample', data: { jobId: 'p1', sample: sample(250) } });
+    routeEvent({ event: 'jobs:sample', data: { jobId: 'other', sample: sample(1) } });
+    release();
+    await started;
+    expect(useProfilesStore.getState().job?.samples.map((s) => s.t)).toEqual([250]);
+    routeEvent({ event: 'jobs:sample', data: { jobId: 'p1', sample: sample(500) } });
+    routeEvent({ event: 'jobs:sample', data: { jobId: 'p1', sample: { garbage: true } } });
+    routeEvent({ event: 'jobs:progress', data: { jobId: 'p1', kind: 'profile', done: 1, total: 1, rate: 0, etaMs: null, message: 'point 1 of 1' } });
+    expect(useProfilesStore.getState().job?.samples).toHaveLength(2);
+    expect(useProfilesStore.getState().job?.progress?.message).toBe('point 1 of 1');
+    routeEvent({ event: 'jobs:finished', data: { jobId: 'p1', kind: 'profile', status: 'ok', result: { runId: 7, verdict: { kind: 'decode-bound', summary: 'Decode-bound.', evidence: ['e1'], advice: ['a1'] }, points: [] } } });
+    const job = useProfilesStore.getState().job!;
+    expect(job.status).toBe('ok');
+    expect(job.outcome).toMatchObject({ kind: 'sweep', runId: 7, verdict: { kind: 'decode-bound', evidence: ['e1'] } });
+  });
+
+  it('keeps one running profile at a time', async () => {
+    fakeTransport({ 'profiles.start': () => ({ jobId: 'a' }) });
+    const params = { plan: { file: '/d.beton' } };
+    expect(await useProfilesStore.getState().start(params, [])).toBe('a');
+    expect(await useProfilesStore.getState().start(params, [])).toBeNull();
+  });
+});
+
+describe('sources and datasets stores', () => {
+  it('detects a source into an editable form, and reports errors with their code', async () => {
+    fakeTransport({
+      'sources.detect': (p) => (p.path === '/etc' ? failWith('FORBIDDEN', '/etc is outside the folders') : { source: { type: 'image_folder', path: p.path }, fields: [{ name: 'label', type: 'int' }], length: 3 }),
+    });
+    await useSourcesStore.getState().detect('/d/images');
+    expect(useSourcesStore.getState().form?.output).toBe('/d/images.beton');
+    useSourcesStore.getState().updateField(0, { name: 'y' });
+    expect(useSourcesStore.getState().form?.fields[0]?.name).toBe('y');
+    await useSourcesStore.getState().detect('/etc');
+    expect(useSourcesStore.getState().error?.code).toBe('FORBIDDEN');
+    expect(useSourcesStore.getState().form).toBeNull();
+  });
+
+  it('opens a dataset, previews its first page and pages on', async () => {
+    const t = fakeTransport({
+      'datasets.inspect': (p) => ({ path: p.path, fileSize: 1, version: 2, numSamples: 50, pageSize: 8388608, numPages: 1, recordSize: 24, fields: [], regions: [], pageMap: [[0, 0, 49, 100]] }),
+      'datasets.preview': (p) => ({ path: p.path, start: p.start, numSamples: 50, samples: [{ index: p.start, fields: { label: { kind: 'text', text: '1' } } }] }),
+    });
+    await useDatasetsStore.getState().open('/d.beton');
+    expect(useDatasetsStore.getState().preview?.start).toBe(0);
+    await useDatasetsStore.getState().goTo(24);
+    expect(useDatasetsStore.getState().preview?.start).toBe(24);
+    await useDatasetsStore.getState().goTo(500);
+    expect(useDatasetsStore.getState().start).toBe(49);
+    expect(t.calls.filter((c) => c.method === 'datasets.preview').map((c) => (c.params as { start: number }).start)).toEqual([0, 24, 49]);
+  });
+});
