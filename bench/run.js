@@ -17,7 +17,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const BENCHMARKS = {
   writer: {
     module: 'writer.js',
-    summary: 'DatasetWriter samples/s for raw/jpg/smart at numWorkers 1 and 2, vs the bare encode step',
+    summary: 'DatasetWriter samples/s for raw/jpg/smart at numWorkers 1 and 2 vs the bare encode step; JPEG pass-through off vs on',
+  },
+  'csv-memory': {
+    module: 'csv-memory.js',
+    summary: 'buildDataset of a generated 5M-row CSV: rows/s, and RSS/heap sampled every 100 ms (flat vs 500k rows)',
   },
   generate: {
     module: 'generate-imagenet-like.js',

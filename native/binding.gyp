@@ -1,6 +1,36 @@
 {
+  "target_defaults": {
+    "include_dirs": [
+      "<!(node -p \"require('node-addon-api').include_dir\")"
+    ],
+    "defines": [
+      "NAPI_VERSION=8",
+      "NAPI_CPP_EXCEPTIONS",
+      "NODE_ADDON_API_DISABLE_DEPRECATED"
+    ],
+    "cflags!": ["-fno-exceptions"],
+    "cflags_cc!": ["-fno-exceptions", "-std=gnu++17", "-std=gnu++20"],
+    "cflags_cc": [
+      "-std=c++17",
+      "-O3",
+      "-fexceptions",
+      "-Wall",
+      "-Wextra",
+      # resize_core must round exactly like OpenCV's SSE build: no fused
+      # multiply-add contraction (matters on aarch64, where GCC fuses by default).
+      "-ffp-contract=off"
+    ],
+    "xcode_settings": {
+      "GCC_ENABLE_CPP_EXCEPTIONS": "YES",
+      "CLANG_CXX_LANGUAGE_STANDARD": "c++17",
+      "MACOSX_DEPLOYMENT_TARGET": "11.0",
+      "OTHER_CPLUSPLUSFLAGS": ["-O3", "-ffp-contract=off"]
+    }
+  },
   "targets": [
     {
+      # mmap, the writer's JPEG encode/decode (system libjpeg-turbo, the
+      # library FFCV's fixtures were made with) and the exact area resize.
       "target_name": "beton_native",
       "sources": [
         "src/addon.cc",
@@ -8,35 +38,22 @@
         "src/jpeg_error.cc",
         "src/jpeg_decode.cc",
         "src/jpeg_encode.cc",
-        "src/resize_area.cc"
+        "src/resize_area.cc",
+        "src/resize_core.cc"
       ],
-      "include_dirs": [
-        "<!(node -p \"require('node-addon-api').include_dir\")"
+      "libraries": ["-ljpeg"]
+    },
+    {
+      # The loader's decode path: libturbojpeg from the @julusian/jpeg-turbo
+      # npm package, dlopen'ed at run time (no JPEG library linked).
+      "target_name": "beton_turbo",
+      "sources": [
+        "src/turbo_addon.cc",
+        "src/turbo_library.cc",
+        "src/turbo_decode.cc",
+        "src/resize_core.cc"
       ],
-      "defines": [
-        "NAPI_VERSION=8",
-        "NAPI_CPP_EXCEPTIONS",
-        "NODE_ADDON_API_DISABLE_DEPRECATED"
-      ],
-      "cflags!": ["-fno-exceptions"],
-      "cflags_cc!": ["-fno-exceptions", "-std=gnu++17", "-std=gnu++20"],
-      "cflags_cc": [
-        "-std=c++17",
-        "-O3",
-        "-fexceptions",
-        "-Wall",
-        "-Wextra",
-        # resize_area must round exactly like OpenCV's SSE build: no fused
-        # multiply-add contraction (matters on aarch64, where GCC fuses by default).
-        "-ffp-contract=off"
-      ],
-      "libraries": ["-ljpeg"],
-      "xcode_settings": {
-        "GCC_ENABLE_CPP_EXCEPTIONS": "YES",
-        "CLANG_CXX_LANGUAGE_STANDARD": "c++17",
-        "MACOSX_DEPLOYMENT_TARGET": "11.0",
-        "OTHER_CPLUSPLUSFLAGS": ["-O3", "-ffp-contract=off"]
-      }
+      "libraries": ["-ldl"]
     }
   ]
 }

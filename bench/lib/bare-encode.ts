@@ -1,10 +1,11 @@
 import { cappedSize, type WriteMode } from '../../core/index.js';
-import { loadRGB } from '../../core/native/image-codec.js';
+import { loadRGB, probePassThrough } from '../../core/native/image-codec.js';
 import { encodeJpeg, resizeArea } from '../../core/native/jpeg.js';
 
 export interface EncodeSettings {
   mode: WriteMode;
-  maxResolution: number;
+  /** Longer-side cap; null = store at source size (no resize step). */
+  maxResolution: number | null;
   jpegQuality: number;
   /** Bytes (h·w·3 after resizing) above which 'smart' stores JPEG. */
   smartThreshold: number;
@@ -79,4 +80,35 @@ export function storesJpeg(s: EncodeSettings, width: number, height: number): bo
     case 'proportion':
       throw new Error("bare encode does not model 'proportion' (its choice is a random draw)");
   }
+}
+
+export interface BareProbeResult {
+  images: number;
+  elapsedMs: number;
+  imagesPerSec: number;
+  /** Sources the probe accepted (stored unchanged by a pass-through writer). */
+  passed: number;
+}
+
+/**
+ * What RGBImageField does per image with passThrough on, where the source qualifies:
+ * probePassThrough (read the file, walk the markers, libjpeg header, one strict fast-DCT
+ * decode), inline on one thread, no writer. The ceiling of one encode worker in that mode.
+ * A source the probe refuses would also be decoded and re-encoded by the field; that
+ * work is not done here (the benchmark checks that every source qualifies).
+ */
+export async function bareProbe(paths: readonly string[], maxResolution: number | null): Promise<BareProbeResult> {
+  let passed = 0;
+  let sink = 0;
+  const t0 = performance.now();
+  for (const path of paths) {
+    const r = await probePassThrough(path, undefined, maxResolution);
+    if (r) {
+      passed++;
+      sink += r.bytes.byteLength;
+    }
+  }
+  const elapsedMs = performance.now() - t0;
+  if (sink < 0) throw new Error('unreachable');
+  return { images: paths.length, elapsedMs, imagesPerSec: paths.length / (elapsedMs / 1000), passed };
 }

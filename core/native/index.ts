@@ -1,5 +1,8 @@
 /**
- * The only module that loads the C++ addon (native/build/Release/beton_native.node).
+ * The only module that loads the C++ addons: native/build/Release/beton_native.node
+ * (mmap, the writer's JPEG codec on the system libjpeg-turbo, area resize) and
+ * native/build/Release/beton_turbo.node (the loader's decoders on a
+ * libturbojpeg loaded at run time; see core/native/turbo.ts).
  *
  * - `native` is the raw addon, typed and loaded lazily on first use, so that
  *   importing the library never fails just because the addon is not built.
@@ -78,6 +81,7 @@ export type NativeErrorCode =
   | 'NATIVE_JPEG_WARNING';
 
 const ADDON_ERROR_CODES: ReadonlySet<string> = new Set<NativeErrorCode>([
+  'NATIVE_LOAD',
   'NATIVE_BUFFER_SIZE',
   'NATIVE_IO',
   'NATIVE_JPEG',
@@ -372,6 +376,189 @@ export function resizeAreaRGB(
   requireCapacity(target, needed, 'dst');
   call(() => {
     loadNative().resizeAreaRGB(src, srcWidth, srcHeight, target, dstWidth, dstHeight);
+  });
+  return target.subarray(0, needed);
+}
+
+// ---------------------------------------------------------------------------
+// The TurboJPEG addon (native/build/Release/beton_turbo.node)
+// ---------------------------------------------------------------------------
+//
+// A second addon, built from the same native/ directory, that links no JPEG
+// library: it dlopen()s the libturbojpeg that core/native/turbo.ts finds in
+// the @julusian/jpeg-turbo npm package. Its types mirror native/turbo.d.ts.
+
+/** What `turboLoad` reports about the library it loaded. */
+export interface TurboLibraryInfo {
+  /** libjpeg-turbo version from the library's banner, e.g. "3.1.2" ("unknown" if absent). */
+  version: string;
+  /** Build date from the banner, e.g. "20250916" (may be empty). */
+  build: string;
+  /** TurboJPEG API generation in use: 3 (cropping region), or 2 for 2.x libraries. */
+  api: 2 | 3;
+  hasTurboJpeg3: boolean;
+  /** The file the TurboJPEG symbols were resolved from (dladdr). */
+  path: string;
+  /** The path given to turboLoad (the first successful one in this process). */
+  requestedPath: string;
+  /** Supported downscaling factors, smallest first, e.g. ["1/8", "1/4", ..., "1/1"]. */
+  scalingFactors: string[];
+}
+
+export interface TurboHeader {
+  width: number;
+  height: number;
+  /** TJSAMP: 0 4:4:4, 1 4:2:2, 2 4:2:0, 3 grey, 4 4:4:0, 5 4:1:1, 6 4:4:1, -1 unknown. */
+  subsamp: number;
+  colorSpace: 'RGB' | 'YCbCr' | 'Grayscale' | 'CMYK' | 'YCCK' | 'unknown';
+}
+
+/** The raw beton_turbo addon; see native/turbo.d.ts for the contracts. */
+export interface TurboAddon {
+  turboLoad(libPath: string): TurboLibraryInfo;
+  turboLoaded(): TurboLibraryInfo | null;
+  turboUseApi(api: 2 | 3): boolean;
+  turboHeader(src: Uint8Array): TurboHeader;
+  turboDecodeFull(
+    src: Uint8Array,
+    dst: Uint8Array,
+    fastDct: boolean,
+    strict: boolean,
+  ): { width: number; height: number; warnings: number };
+  turboDecodeCropResize(
+    src: Uint8Array,
+    dst: Uint8Array,
+    x: number,
+    y: number,
+    w: number,
+    h: number,
+    outW: number,
+    outH: number,
+    fastDct: boolean,
+    scaling: boolean,
+    strict: boolean,
+  ): number;
+  turboChooseScale(cropW: number, cropH: number, outW: number, outH: number): number;
+  cropResizeRGB(
+    src: Uint8Array,
+    srcWidth: number,
+    srcHeight: number,
+    x: number,
+    y: number,
+    w: number,
+    h: number,
+    dst: Uint8Array,
+    outW: number,
+    outH: number,
+  ): void;
+}
+
+/** Overrides the TurboJPEG addon location (defaults to beside beton_native.node). */
+const TURBO_ADDON_PATH_ENV = 'BETON_TURBO_ADDON';
+
+/** Absolute path the TurboJPEG addon is (or would be) loaded from. */
+export function turboAddonPath(): string {
+  const override = process.env[TURBO_ADDON_PATH_ENV];
+  if (override !== undefined && override !== '') return override;
+  return join(dirname(nativeAddonPath()), 'beton_turbo.node');
+}
+
+let loadedTurbo: TurboAddon | undefined;
+
+/**
+ * Loads the TurboJPEG addon (once per thread) and returns it; throws
+ * NativeError('NATIVE_LOAD'). Loading the addon does not load libturbojpeg:
+ * core/native/turbo.ts does that with `turboLoad`.
+ */
+export function loadTurboAddon(): TurboAddon {
+  if (loadedTurbo !== undefined) return loadedTurbo;
+  const path = turboAddonPath();
+  const require = createRequire(import.meta.url);
+  try {
+    loadedTurbo = require(path) as TurboAddon;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new NativeError(
+      'NATIVE_LOAD',
+      `cannot load the TurboJPEG addon at ${path} (build it with "npm run build:native"): ${reason}`,
+      { cause: error },
+    );
+  }
+  return loadedTurbo;
+}
+
+/** Calls into the TurboJPEG addon, mapping its failures to NativeError. */
+export function callTurbo<T>(fn: (addon: TurboAddon) => T): T {
+  const addon = loadTurboAddon();
+  return call(() => fn(addon));
+}
+
+/** A rectangle in pixel coordinates: left column, top row, width, height. */
+export interface CropRect {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+/** Checks that `crop` is a non-empty integer rectangle inside width x height (when given). */
+export function requireCrop(crop: unknown, width?: number, height?: number): CropRect {
+  if (typeof crop !== 'object' || crop === null) throw argumentError('crop must be {x, y, w, h}');
+  const { x, y, w, h } = crop as Record<string, unknown>;
+  const maxX = width === undefined ? RESIZE_MAX_DIMENSION : width - 1;
+  const maxY = height === undefined ? RESIZE_MAX_DIMENSION : height - 1;
+  const rect: CropRect = {
+    x: requireInteger(x, 'crop.x', 0, maxX),
+    y: requireInteger(y, 'crop.y', 0, maxY),
+    w: 0,
+    h: 0,
+  };
+  rect.w = requireInteger(w, 'crop.w', 1, (width ?? RESIZE_MAX_DIMENSION + 1) - rect.x);
+  rect.h = requireInteger(h, 'crop.h', 1, (height ?? RESIZE_MAX_DIMENSION + 1) - rect.y);
+  return rect;
+}
+
+/**
+ * cv2.resize(src[y:y+h, x:x+w], (outWidth, outHeight), interpolation=INTER_AREA)
+ * for packed RGB stored without compression (FFCV's raw image mode): reads
+ * the crop in place, no copy. Bit-exact with OpenCV when shrinking (and
+ * for same size, a copy); when enlarging, OpenCV's bilinear "area mode" with
+ * its fixed-point weights, rounded like its SIMD kernel (it may differ from
+ * OpenCV by one level on a few pixels; constant images stay exact).
+ * Returns the outWidth*outHeight*3 result (a view of `dst` when given).
+ */
+export function cropResizeRGB(
+  src: Uint8Array,
+  srcWidth: number,
+  srcHeight: number,
+  crop: CropRect,
+  outWidth: number,
+  outHeight: number,
+  dst?: Uint8Array,
+): Uint8Array {
+  requireBytes(src, 'src');
+  requireInteger(srcWidth, 'srcWidth', 1, RESIZE_MAX_DIMENSION);
+  requireInteger(srcHeight, 'srcHeight', 1, RESIZE_MAX_DIMENSION);
+  const rect = requireCrop(crop, srcWidth, srcHeight);
+  requireInteger(outWidth, 'outWidth', 1, RESIZE_MAX_DIMENSION);
+  requireInteger(outHeight, 'outHeight', 1, RESIZE_MAX_DIMENSION);
+  requireCapacity(src, srcWidth * srcHeight * 3, 'src');
+  const needed = outWidth * outHeight * 3;
+  const target = dst === undefined ? new Uint8Array(needed) : requireBytes(dst, 'dst');
+  requireCapacity(target, needed, 'dst');
+  callTurbo((addon) => {
+    addon.cropResizeRGB(
+      src,
+      srcWidth,
+      srcHeight,
+      rect.x,
+      rect.y,
+      rect.w,
+      rect.h,
+      target,
+      outWidth,
+      outHeight,
+    );
   });
   return target.subarray(0, needed);
 }

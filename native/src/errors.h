@@ -15,6 +15,7 @@ inline constexpr const char* kErrIo = "NATIVE_IO";            // open/fstat/mmap
 inline constexpr const char* kErrJpeg = "NATIVE_JPEG";        // libjpeg rejected the data
 inline constexpr const char* kErrJpegWarning = "NATIVE_JPEG_WARNING";  // strict mode
 inline constexpr const char* kErrBufferSize = "NATIVE_BUFFER_SIZE";    // dst too small etc.
+inline constexpr const char* kErrLoad = "NATIVE_LOAD";  // libturbojpeg missing or not loaded
 
 inline Napi::Error MakeError(Napi::Env env, const char* code,
                              const std::string& message) {

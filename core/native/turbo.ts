@@ -1,0 +1,387 @@
+/**
+ * The loader's JPEG decode path: libjpeg-turbo's TurboJPEG API, from the
+ * `@julusian/jpeg-turbo` npm package (which ships `libturbojpeg.so.0` for
+ * Linux in its tarball), loaded at run time by the beton_turbo addon.
+ *
+ * - {@link decodePath} says which path is active: `'turbojpeg-npm'`, or
+ *   `'sharp'` when no libjpeg-turbo could be loaded (no prebuilt library for
+ *   this platform, the addon not built, ...); {@link turboStatus} says why.
+ * - {@link decodeCropResize} is the hot path: decode only the crop, at the
+ *   smallest DCT scale that still covers the output, then area-resize into
+ *   `dst`, synchronously on the calling thread. {@link decodeFull} decodes
+ *   whole images (SimpleRGBImageDecoder).
+ * - {@link decodeCropResizeSharp} / {@link decodeFullSharp} are the fallback.
+ *
+ * Module state is per thread: each worker_thread that imports this module
+ * loads the addon and calls dlopen on the library once (dlopen is reference
+ * counted, so that is cheap and safe); each thread then decodes with its own
+ * TurboJPEG handle.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+import type SharpModule from 'sharp';
+
+import {
+  type CropRect,
+  type DecodedRGB,
+  type TurboHeader,
+  type TurboLibraryInfo,
+  NativeError,
+  RESIZE_MAX_DIMENSION,
+  callTurbo,
+  loadTurboAddon,
+  requireCrop,
+} from './index.js';
+
+export type { CropRect, TurboHeader, TurboLibraryInfo } from './index.js';
+
+export type DecodePath = 'turbojpeg-npm' | 'sharp';
+
+/** The npm package whose tarball ships libturbojpeg. */
+export const TURBOJPEG_PACKAGE = '@julusian/jpeg-turbo';
+
+/**
+ * Environment override: a path to a libturbojpeg to load instead of the
+ * package's, or `off` to force the sharp fallback.
+ */
+export const TURBOJPEG_LIB_ENV = 'BETON_TURBOJPEG_LIB';
+
+export type TurboStatus =
+  | {
+      path: 'turbojpeg-npm';
+      library: TurboLibraryInfo;
+      /** Version of the npm package the library came from (absent with the env override). */
+      packageVersion?: string;
+    }
+  | {
+      path: 'sharp';
+      /** Why libjpeg-turbo is not in use. */
+      reason: string;
+    };
+
+// ---------------------------------------------------------------------------
+// Finding and loading the library
+// ---------------------------------------------------------------------------
+
+function isMusl(): boolean {
+  if (process.platform !== 'linux') return false;
+  const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
+  return report?.header?.glibcVersionRuntime === undefined;
+}
+
+/** File name of the shared library inside the package, per platform. */
+function libraryFileName(): string | undefined {
+  // The package ships a shared libturbojpeg for Linux only; on macOS and
+  // Windows its prebuilds link libjpeg-turbo statically into its own addon.
+  return process.platform === 'linux' ? 'libturbojpeg.so.0' : undefined;
+}
+
+/**
+ * Where the npm package's libturbojpeg is on this platform. Throws
+ * NativeError('NATIVE_LOAD') saying why when there is none.
+ */
+export function findTurboJpegLibrary(): { libPath: string; packageVersion?: string } {
+  const override = process.env[TURBOJPEG_LIB_ENV];
+  if (override !== undefined && override !== '') {
+    if (override === 'off') {
+      throw new NativeError('NATIVE_LOAD', `libturbojpeg disabled by ${TURBOJPEG_LIB_ENV}=off`);
+    }
+    return { libPath: override };
+  }
+  const require = createRequire(import.meta.url);
+  let manifestPath: string;
+  try {
+    manifestPath = require.resolve(`${TURBOJPEG_PACKAGE}/package.json`);
+  } catch (error) {
+    throw new NativeError(
+      'NATIVE_LOAD',
+      `the ${TURBOJPEG_PACKAGE} package is not installed`,
+      { cause: error },
+    );
+  }
+  const packageDir = dirname(manifestPath);
+  const packageVersion = (JSON.parse(readFileSync(manifestPath, 'utf8')) as { version?: string })
+    .version;
+  const fileName = libraryFileName();
+  const platformDir = `jpeg-turbo-${process.platform}-${process.arch}${isMusl() ? '-musl' : ''}`;
+  if (fileName === undefined) {
+    throw new NativeError(
+      'NATIVE_LOAD',
+      `${TURBOJPEG_PACKAGE} ships no shared libturbojpeg for ${process.platform}`,
+    );
+  }
+  const libPath = join(packageDir, 'prebuilds', platformDir, fileName);
+  if (!existsSync(libPath)) {
+    throw new NativeError(
+      'NATIVE_LOAD',
+      `${TURBOJPEG_PACKAGE}${packageVersion === undefined ? '' : `@${packageVersion}`} ` +
+        `has no ${fileName} for ${platformDir} (looked for ${libPath})`,
+    );
+  }
+  return packageVersion === undefined ? { libPath } : { libPath, packageVersion };
+}
+
+let status: TurboStatus | undefined;
+
+/**
+ * Loads libturbojpeg on first call (in this thread) and reports the active
+ * decode path; never throws.
+ */
+export function turboStatus(): TurboStatus {
+  if (status !== undefined) return status;
+  try {
+    const { libPath, packageVersion } = findTurboJpegLibrary();
+    const addon = loadTurboAddon();
+    const library = callTurbo(() => addon.turboLoad(libPath));
+    status =
+      packageVersion === undefined
+        ? { path: 'turbojpeg-npm', library }
+        : { path: 'turbojpeg-npm', library, packageVersion };
+  } catch (error) {
+    status = { path: 'sharp', reason: error instanceof Error ? error.message : String(error) };
+  }
+  return status;
+}
+
+/** The active JPEG decode path (loads libturbojpeg on first call). */
+export function decodePath(): DecodePath {
+  return turboStatus().path;
+}
+
+/** One line for logs, e.g. "libjpeg-turbo 3.1.2 (TurboJPEG 3) from @julusian/jpeg-turbo@2.3.0: /…/libturbojpeg.so.0". */
+export function describeDecodePath(): string {
+  const s = turboStatus();
+  if (s.path === 'sharp') return `sharp fallback (much slower than libjpeg-turbo): ${s.reason}`;
+  const from = s.packageVersion === undefined ? '' : ` from ${TURBOJPEG_PACKAGE}@${s.packageVersion}`;
+  return `libjpeg-turbo ${s.library.version} (TurboJPEG ${s.library.api})${from}: ${s.library.path}`;
+}
+
+/** Throws NativeError('NATIVE_LOAD') with the reason when the TurboJPEG path is not active. */
+function requireTurbo(): void {
+  const s = turboStatus();
+  if (s.path !== 'turbojpeg-npm') {
+    throw new NativeError('NATIVE_LOAD', `libjpeg-turbo is not available: ${s.reason}`);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// TurboJPEG wrappers
+// ---------------------------------------------------------------------------
+
+/** Largest JPEG side. */
+const JPEG_SIDE_MAX = 65535;
+
+function argumentError(message: string): NativeError {
+  return new NativeError('NATIVE_ARGUMENT', message);
+}
+
+function requireBytes(value: unknown, name: string): Uint8Array {
+  if (!(value instanceof Uint8Array)) throw argumentError(`${name} must be a Uint8Array`);
+  return value;
+}
+
+function requireSide(value: unknown, name: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > JPEG_SIDE_MAX) {
+    throw argumentError(`${name} must be an integer in [1, ${JPEG_SIDE_MAX}], got ${String(value)}`);
+  }
+  return value;
+}
+
+export interface TurboDecodeOptions {
+  /**
+   * TurboJPEG's fast integer IDCT (TJFLAG_FASTDCT), as FFCV decodes. Default
+   * true; at full scale the pixels then equal FFCV's (and jpegDecodeRGB's).
+   */
+  fastDct?: boolean;
+  /** Throw NATIVE_JPEG_WARNING for corrupt data instead of decoding it grey-filled like FFCV. */
+  strict?: boolean;
+}
+
+export interface DecodeCropResizeOptions extends TurboDecodeOptions {
+  /**
+   * Decode at a reduced DCT scale where one still covers the output (see
+   * {@link chooseScale}). Default true; false decodes at full scale, and the
+   * output then equals full decode + crop + cv2.resize(INTER_AREA) exactly.
+   */
+  scaling?: boolean;
+}
+
+/** Reads a JPEG header through TurboJPEG. */
+export function turboHeader(src: Uint8Array): TurboHeader {
+  requireBytes(src, 'src');
+  requireTurbo();
+  return callTurbo((addon) => addon.turboHeader(src));
+}
+
+/**
+ * The DCT scaling factor decodeCropResize picks for a crop of cropW x cropH
+ * and an output of outW x outH: the smallest s in {1/8, 1/4, 1/2, 1} with
+ * cropW*s >= outW and cropH*s >= outH; 1 when even s = 1 does not cover the
+ * output (enlargement). libjpeg-turbo also offers 3/8, 5/8, 3/4 and 7/8, but
+ * those IDCTs are plain C: measured, 5/8-7/8 decode 1.3-2.2x slower than full
+ * scale and 3/8 no faster than 1/2, so they are never chosen.
+ */
+export function chooseScale(cropW: number, cropH: number, outW: number, outH: number): number {
+  requireSide(cropW, 'cropW');
+  requireSide(cropH, 'cropH');
+  requireSide(outW, 'outW');
+  requireSide(outH, 'outH');
+  requireTurbo();
+  return callTurbo((addon) => addon.turboChooseScale(cropW, cropH, outW, outH));
+}
+
+/**
+ * The loader's hot path: decodes `crop` (full-resolution pixel coordinates)
+ * of the JPEG `src` and resizes it into `dst` as outW x outH packed RGB
+ * (tightly packed, outW*outH*3 bytes), synchronously on this thread.
+ *
+ * The JPEG is decoded at the smallest DCT scaling factor s (see
+ * {@link chooseScale}) and only over the crop: TurboJPEG's cropping region,
+ * widened left to the scaled iMCU boundary (plus one column of margin on
+ * either side so edge upsampling cannot differ). The crop, rounded to scaled
+ * pixels, is then area-resized (cv2.INTER_AREA semantics) into `dst`. With
+ * s = 1 (`scaling: false`, or no smaller s covers the output) the result is
+ * exactly full decode + crop + cv2.resize(INTER_AREA), i.e. FFCV's pixels
+ * with fastDct; with s < 1 it differs slightly (DCT-domain downscaling).
+ *
+ * Returns s. Throws NativeError: NATIVE_LOAD when the TurboJPEG path is not
+ * active (use {@link decodeCropResizeSharp}), NATIVE_JPEG for undecodable
+ * data, NATIVE_ARGUMENT for a crop outside the image, NATIVE_BUFFER_SIZE.
+ */
+export function decodeCropResize(
+  src: Uint8Array,
+  dst: Uint8Array,
+  crop: CropRect,
+  outW: number,
+  outH: number,
+  options: DecodeCropResizeOptions = {},
+): number {
+  requireBytes(src, 'src');
+  requireBytes(dst, 'dst');
+  const rect = requireCrop(crop);
+  requireSide(outW, 'outW');
+  requireSide(outH, 'outH');
+  if (rect.x + rect.w > JPEG_SIDE_MAX || rect.y + rect.h > JPEG_SIDE_MAX) {
+    throw argumentError('crop lies outside any JPEG');
+  }
+  const needed = outW * outH * 3;
+  if (dst.length < needed) {
+    throw new NativeError('NATIVE_BUFFER_SIZE', `dst holds ${dst.length} bytes but ${needed} are needed`);
+  }
+  requireTurbo();
+  const fastDct = options.fastDct ?? true;
+  const scaling = options.scaling ?? true;
+  const strict = options.strict ?? false;
+  return callTurbo((addon) =>
+    addon.turboDecodeCropResize(src, dst, rect.x, rect.y, rect.w, rect.h, outW, outH, fastDct, scaling, strict),
+  );
+}
+
+/**
+ * Decodes a whole JPEG to packed RGB at full scale through TurboJPEG (for
+ * SimpleRGBImageDecoder). With `dst`, pixels go there (checked before
+ * anything is written); without it, a buffer is allocated from the header.
+ */
+export function decodeFull(
+  src: Uint8Array,
+  dst?: Uint8Array,
+  options: TurboDecodeOptions = {},
+): DecodedRGB {
+  requireBytes(src, 'src');
+  requireTurbo();
+  let target: Uint8Array;
+  if (dst === undefined) {
+    const header = turboHeader(src);
+    target = new Uint8Array(header.width * header.height * 3);
+  } else {
+    target = requireBytes(dst, 'dst');
+  }
+  const fastDct = options.fastDct ?? true;
+  const strict = options.strict ?? false;
+  const result = callTurbo((addon) => addon.turboDecodeFull(src, target, fastDct, strict));
+  return { ...result, data: target.subarray(0, result.width * result.height * 3) };
+}
+
+// ---------------------------------------------------------------------------
+// sharp fallback
+// ---------------------------------------------------------------------------
+
+type Sharp = typeof SharpModule;
+
+let sharpModule: Promise<Sharp> | undefined;
+
+/** sharp is imported only when the fallback is used (it is a heavy native module). */
+async function loadSharp(): Promise<Sharp> {
+  sharpModule ??= import('sharp').then((m) => m.default);
+  return sharpModule;
+}
+
+/**
+ * Fallback for {@link decodeCropResize} when libjpeg-turbo cannot be loaded:
+ * `sharp(jpeg).extract(crop).resize(outW, outH, { kernel: 'linear', fit: 'fill' }).raw()`.
+ *
+ * MUCH slower than the TurboJPEG path (asynchronous, through libvips and the
+ * libuv thread pool, full-image decode, several copies: expect a fraction of
+ * the throughput), and its pixels differ a little: libvips decodes with
+ * mozjpeg's accurate IDCT and has no area kernel (linear is the closest
+ * match). Use it only so that datasets still load without libjpeg-turbo.
+ */
+export async function decodeCropResizeSharp(
+  src: Uint8Array,
+  dst: Uint8Array,
+  crop: CropRect,
+  outW: number,
+  outH: number,
+): Promise<void> {
+  requireBytes(src, 'src');
+  requireBytes(dst, 'dst');
+  const rect = requireCrop(crop);
+  requireSide(outW, 'outW');
+  requireSide(outH, 'outH');
+  const needed = outW * outH * 3;
+  if (dst.length < needed) {
+    throw new NativeError('NATIVE_BUFFER_SIZE', `dst holds ${dst.length} bytes but ${needed} are needed`);
+  }
+  const sharp = await loadSharp();
+  let data: Buffer;
+  try {
+    data = await sharp(src, { failOn: 'none' })
+      .extract({ left: rect.x, top: rect.y, width: rect.w, height: rect.h })
+      .resize(outW, outH, { kernel: 'linear', fit: 'fill', fastShrinkOnLoad: true })
+      .toColourspace('srgb')
+      .removeAlpha()
+      .raw()
+      .toBuffer();
+  } catch (error) {
+    throw new NativeError('NATIVE_JPEG', `sharp could not decode the JPEG: ${String(error)}`, {
+      cause: error,
+    });
+  }
+  if (data.length !== needed) {
+    throw new NativeError('NATIVE_JPEG', `sharp returned ${data.length} bytes, expected ${needed}`);
+  }
+  dst.set(data);
+}
+
+/** Fallback for {@link decodeFull}: sharp's decode to packed RGB (much slower; accurate IDCT). */
+export async function decodeFullSharp(src: Uint8Array): Promise<{ data: Uint8Array; width: number; height: number }> {
+  requireBytes(src, 'src');
+  const sharp = await loadSharp();
+  try {
+    const { data, info } = await sharp(src, { failOn: 'none' })
+      .toColourspace('srgb')
+      .removeAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    if (info.width > RESIZE_MAX_DIMENSION || info.height > RESIZE_MAX_DIMENSION) {
+      throw new Error('image too large');
+    }
+    return { data: new Uint8Array(data.buffer, data.byteOffset, data.length), width: info.width, height: info.height };
+  } catch (error) {
+    throw new NativeError('NATIVE_JPEG', `sharp could not decode the JPEG: ${String(error)}`, {
+      cause: error,
+    });
+  }
+}
