@@ -1,13 +1,19 @@
 import type { Field } from '../fields/field.js';
 import { IMAGE_MODE_JPG, IMAGE_MODE_RAW } from '../fields/rgb-image-field.js';
 import type { NDArrayField } from '../fields/ndarray-field.js';
-import { jpegDecodeRGB, jpegInfo } from '../native/index.js';
+import { cropResizeRGB as nativeCropResize, jpegDecodeRGB, jpegInfo } from '../native/index.js';
+import { decodeCropResize, decodeFull, decodePath } from '../native/turbo.js';
 import { centerCrop, randomResizedCrop } from '../pipeline/crop.js';
 import { elementTypeOf, type OutputArray, type TensorSpec } from '../pipeline/dtypes.js';
 import type { Rng } from '../pipeline/rng.js';
 import type { DecoderSpec } from '../pipeline/spec.js';
 import { PipelineError } from '../pipeline/stage.js';
 import { cropResizeRGB } from './resize.js';
+
+/** The hot path: libjpeg-turbo from npm (DCT scaling + crop) when it loads, else the system libjpeg. */
+// Decodes are strict: a JPEG that libjpeg can only half-read (a warning) is a corrupt
+// sample, reported by name, not grey pixels (FFCV ignores the warning).
+const TURBO = decodePath() === 'turbojpeg-npm';
 
 /** Whole-file facts decoders plan with (as FFCV: the whole file, not just `indices`). */
 export interface FieldStats {
@@ -84,6 +90,7 @@ export function createDecoder(spec: DecoderSpec, field: Field, stats: FieldStats
         output: { shape: [stats.maxHeight, stats.maxWidth, 3], dtype: 'uint8' },
         decode: (m, heap, d) => {
           if (m.getUint8(0) === IMAGE_MODE_RAW) (d as Uint8Array).set(heap!);
+          else if (TURBO) decodeFull(heap!, d as Uint8Array, { fastDct: true, strict: true });
           else jpegDecodeRGB(heap!, d as Uint8Array, { fastDct: true });
         },
       };
@@ -100,6 +107,10 @@ export function createDecoder(spec: DecoderSpec, field: Field, stats: FieldStats
           const w = m.getUint16(1, true);
           const h = m.getUint16(3, true);
           const crop = spec.decoder === 'center_crop' ? centerCrop(h, w, spec.ratio) : randomResizedCrop(h, w, spec.scale, spec.ratio, rng);
+          const rect = { x: crop.x, y: crop.y, w: crop.w, h: crop.h };
+          // Decode only the crop, at the smallest DCT scale that still covers the output.
+          if (m.getUint8(0) === IMAGE_MODE_JPG && TURBO) return void decodeCropResize(heap!, d as Uint8Array, rect, outW, outH, { fastDct: true, strict: true });
+          if (m.getUint8(0) === IMAGE_MODE_RAW) return void nativeCropResize(heap!, w, h, rect, outW, outH, d as Uint8Array);
           let px: Uint8Array;
           if (m.getUint8(0) === IMAGE_MODE_JPG) {
             const info = jpegInfo(heap!);
