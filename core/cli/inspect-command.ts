@@ -3,7 +3,8 @@ import { Reader } from '../reader/reader.js';
 import { summarize } from '../reader/inspect.js';
 import { UsageError } from './usage-error.js';
 
-export const INSPECT_HELP = `beton inspect FILE [--json]
+export const INSPECT_HELP = `beton inspect FILE [--json] [--hash]
+beton inspect --env [--json]      (the JPEG decode path, native addons, CPU and GPUs)
 
 Prints version, sample count, page size, fields with their arguments, pages used, bytes
 per field and the raw/jpg mix of image fields. Reads only metadata and the allocation table.`;
@@ -11,7 +12,8 @@ per field and the raw/jpg mix of image fields. Reads only metadata and the alloc
 const mib = (b: number): string => (b >= 1 << 20 ? `${(b / (1 << 20)).toFixed(2)} MiB` : b >= 1024 ? `${(b / 1024).toFixed(1)} KiB` : `${b} B`);
 
 export async function inspectCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, hash: { type: 'boolean' } } });
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, hash: { type: 'boolean' }, env: { type: 'boolean' } } });
+  if (values.env) return envReport(values.json ?? false);
   if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
   const reader = await Reader.open(positionals[0]!);
   try {
@@ -38,4 +40,25 @@ export async function inspectCommand(argv: string[]): Promise<number> {
   } finally {
     reader.close();
   }
+}
+
+/** Which decode path the loader uses and why, the native addons, the machine. */
+async function envReport(json: boolean): Promise<number> {
+  const { describeDecodePath, decodePath, turboStatus } = await import('../native/turbo.js');
+  const { native } = await import('../native/index.js');
+  const { machineInfo } = await import('../profile/machine.js');
+  const m = await machineInfo();
+  const env = { decodePath: decodePath(), decode: describeDecodePath(), turbo: turboStatus(), writerJpeg: native.jpegLibrary, node: process.version, machine: m };
+  if (json) process.stdout.write(JSON.stringify(env, null, 2) + '\n');
+  else {
+    process.stdout.write(
+      [
+        `loader JPEG decode: ${env.decode}`,
+        `writer JPEG codec:  ${env.writerJpeg}`,
+        `node ${env.node} on ${m.os}; ${m.cpuModel}, ${m.cores} logical cores, ${(m.ramBytes / 2 ** 30).toFixed(1)} GiB RAM`,
+        `GPUs: ${m.gpus.length ? m.gpus.map((g) => `#${g.index} ${g.name} (${g.memoryTotalMiB} MiB)`).join(', ') : 'none found (nvidia-smi)'}`,
+      ].join('\n') + '\n',
+    );
+  }
+  return 0;
 }

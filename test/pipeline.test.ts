@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { ImageMixupStage } from '../core/pipeline/batch-ops.js';
+import { centerCrop, randomResizedCrop, roundHalfEven } from '../core/pipeline/crop.js';
+import { toFloat16Bits } from '../core/pipeline/dtypes.js';
+import { planStages } from '../core/pipeline/plan.js';
+import type { Rng } from '../core/pipeline/rng.js';
+import { rngFor } from '../core/pipeline/rng.js';
+import { Convert, NormalizeImage, RandomBrightness, RandomContrast, RandomSaturation, ToCHW } from '../core/pipeline/spec.js';
+
+/** An rng that returns the given values in turn (to hand-compute results). */
+const fixed = (...xs: number[]): Rng => {
+  let i = 0;
+  const next = (): number => xs[i++ % xs.length]!;
+  return { next, uniform: (a, b) => a + (b - a) * next(), int: (n) => Math.floor(next() * n) };
+};
+const img = (px: number[][]): Uint8Array => Uint8Array.from(px.flat());
+const ctx = (rng: Rng) => ({ sampleId: 0, epoch: 0, rng });
+
+describe('pipeline ops, hand-computed', () => {
+  it('brightness: factor r = U(1−m, 1+m), truncating, clipped', () => {
+    const { stages } = planStages({ shape: [1, 2, 3], dtype: 'uint8' }, [RandomBrightness(0.5, 1)]);
+    const out = new Uint8Array(6);
+    // draws: apply (0 < 1), factor 0.5 + 1.0 × 0.8 = 1.3
+    stages[0]!.run(img([[10, 100, 200], [0, 1, 255]]), out, ctx(fixed(0, 0.8)));
+    expect(Array.from(out)).toEqual([13, 130, 255, 0, 1, 255]);
+  });
+
+  it('contrast blends with the mean grey; saturation with each pixel’s grey', () => {
+    const src = img([[100, 50, 0], [200, 150, 100]]);
+    const c = planStages({ shape: [1, 2, 3], dtype: 'uint8' }, [RandomContrast(1, 1)]).stages[0]!;
+    const a = src.slice();
+    c.run(a, a, ctx(fixed(0, 0.25))); // r = 0 + 2 × 0.25 = 0.5
+    // grey = trunc(0.2989R + 0.587G + 0.114B): 59, 159 → mean 109
+    expect(Array.from(a)).toEqual([104, 79, 54, 154, 129, 104]);
+    const s = planStages({ shape: [1, 2, 3], dtype: 'uint8' }, [RandomSaturation(1, 1)]).stages[0]!;
+    const b = src.slice();
+    s.run(b, b, ctx(fixed(0, 0.25)));
+    expect(Array.from(b)).toEqual([79, 54, 29, 179, 154, 129]);
+  });
+
+  it('normalize to float16 bits and Convert after normalize; fused into one stage', () => {
+    const plan = planStages({ shape: [1, 1, 3], dtype: 'uint8' }, [NormalizeImage([0, 10, 20], [1, 2, 4], 'float16'), ToCHW()]);
+    expect(plan.stages).toHaveLength(1);
+    expect(plan.output).toEqual({ shape: [3, 1, 1], dtype: 'float16' });
+    const out = new Uint16Array(3);
+    plan.stages[0]!.run(img([[1, 20, 40]]), out, ctx(rngFor(0, 0, 0)));
+    expect(Array.from(out)).toEqual([toFloat16Bits(1), toFloat16Bits(5), toFloat16Bits(5)]);
+    const conv = planStages({ shape: [1, 1, 3], dtype: 'uint8' }, [NormalizeImage([0, 0, 0], [2, 2, 2]), Convert('int16')]);
+    const o2 = new Int16Array(3);
+    conv.stages[0]!.run(img([[3, 5, 255]]), o2, ctx(rngFor(0, 0, 0)));
+    expect(Array.from(o2)).toEqual([1, 2, 127]);
+  });
+
+  it('image mixup mixes each sample with the previous one (wrapping)', () => {
+    const st = new ImageMixupStage({ shape: [2], dtype: 'float32' }, { op: 'image_mixup', alpha: 1, sameLambda: true });
+    const src = Float32Array.from([0, 0, 10, 10, 20, 20]);
+    const dst = new Float32Array(6);
+    st.run(src, dst, 3, { seed: 1, epoch: 0, batchIndex: 0 });
+    const lam = (dst[2]! - 0) / 10; // row 1 = λ·10 + (1−λ)·0
+    expect(lam).toBeGreaterThan(0);
+    expect(lam).toBeLessThan(1);
+    expect(dst[0]).toBeCloseTo(lam * 0 + (1 - lam) * 20, 4);
+    expect(dst[4]).toBeCloseTo(lam * 20 + (1 - lam) * 10, 4);
+  });
+
+  it('crop parameters: centre crop of 300×500 at 224/256, RRC fallback, round half to even', () => {
+    expect(centerCrop(300, 500, 224 / 256)).toEqual({ y: 19, x: 119, h: 262, w: 262 });
+    expect([roundHalfEven(2.5), roundHalfEven(3.5), roundHalfEven(-2.5), roundHalfEven(2.4)]).toEqual([2, 4, -2, 2]);
+    // Draws that never fit (scale 1 with an extreme ratio) → the clamped centre crop.
+    expect(randomResizedCrop(100, 400, [1, 1], [3 / 4, 4 / 3], fixed(0.99))).toEqual({ y: 0, x: 133, h: 100, w: 133 });
+    const c = randomResizedCrop(300, 400, [0.08, 1], [3 / 4, 4 / 3], rngFor(3, 0, 7));
+    expect(c.y + c.h).toBeLessThanOrEqual(300);
+    expect(c.x + c.w).toBeLessThanOrEqual(400);
+  });
+
+  it('ops on the wrong input are rejected with a message', () => {
+    expect(() => planStages({ shape: [1], dtype: 'int64' }, [RandomBrightness(0.2)])).toThrow(/uint8 images/);
+    expect(() => planStages({ shape: [2, 2, 3], dtype: 'uint8' }, [{ op: 'image_mixup', alpha: 1, sameLambda: true }, RandomBrightness(0.2)])).toThrow(/mixup/);
+  });
+});
