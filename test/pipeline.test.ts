@@ -51,6 +51,24 @@ describe('pipeline ops, hand-computed', () => {
     expect(Array.from(o2)).toEqual([1, 2, 127]);
   });
 
+  it.each([[true, true], [true, false], [false, true], [false, false]])('flip %s / ToCHW %s without a value map equals the definition', (flip, chw) => {
+    const H = 3;
+    const W = 4;
+    const src = Uint8Array.from({ length: H * W * 3 }, (_, i) => (i * 7) % 256);
+    const ops = [{ op: 'random_horizontal_flip' as const, p: flip ? 1 : 0 }, ...(chw ? [ToCHW()] : [])];
+    const { stages } = planStages({ shape: [H, W, 3], dtype: 'uint8' }, ops);
+    const out = new Uint8Array(H * W * 3);
+    stages[0]!.run(src, out, ctx(fixed(0.5)));
+    const want = new Uint8Array(H * W * 3);
+    for (let y = 0; y < H; y++)
+      for (let x = 0; x < W; x++)
+        for (let c = 0; c < 3; c++) {
+          const v = src[(y * W + (flip ? W - 1 - x : x)) * 3 + c]!;
+          want[chw ? (c * H + y) * W + x : (y * W + x) * 3 + c] = v;
+        }
+    expect(out).toEqual(want);
+  });
+
   it('image mixup mixes each sample with the previous one (wrapping)', () => {
     const st = new ImageMixupStage({ shape: [2], dtype: 'float32' }, { op: 'image_mixup', alpha: 1, sameLambda: true });
     const src = Float32Array.from([0, 0, 10, 10, 20, 20]);

@@ -89,6 +89,54 @@ export class FusedPixelStage implements SampleStage {
     else if (dtype === 'float32') for (let i = 0; i < lut.length; i++) lut[i] = Math.fround(lut[i]!);
     const s = src as Uint8Array;
     const d = dst as Exclude<OutputArray, BigInt64Array | BigUint64Array>;
+    let identity = dtype === 'uint8';
+    for (let i = 0; identity && i < lut.length; i++) identity = lut[i] === (i & 255);
+    if (identity) this.copyPixels(s, d as Uint8Array, flip);
+    else this.mapPixels(s, d, flip);
+  }
+
+  /** Flip/ToCHW without a value map (the common augmentation pipeline): no table lookups. */
+  private copyPixels(s: Uint8Array, d: Uint8Array, flip: boolean): void {
+    const { H, W, C } = this;
+    if (!this.chw) {
+      if (!flip) return void d.set(s);
+      for (let y = 0; y < H; y++) {
+        const row = y * W * C;
+        for (let x = 0; x < W; x++) {
+          const si = row + (W - 1 - x) * C;
+          const di = row + x * C;
+          for (let c = 0; c < C; c++) d[di + c] = s[si + c]!;
+        }
+      }
+      return;
+    }
+    const plane = H * W;
+    if (C === 3) {
+      const g = plane;
+      const b = 2 * plane;
+      for (let y = 0; y < H; y++) {
+        const row = y * W;
+        for (let x = 0; x < W; x++) {
+          const si = (row + (flip ? W - 1 - x : x)) * 3;
+          const di = row + x;
+          d[di] = s[si]!;
+          d[g + di] = s[si + 1]!;
+          d[b + di] = s[si + 2]!;
+        }
+      }
+      return;
+    }
+    for (let y = 0; y < H; y++) {
+      const row = y * W;
+      for (let x = 0; x < W; x++) {
+        const si = (row + (flip ? W - 1 - x : x)) * C;
+        for (let c = 0; c < C; c++) d[c * plane + row + x] = s[si + c]!;
+      }
+    }
+  }
+
+  private mapPixels(s: Uint8Array, d: Exclude<OutputArray, BigInt64Array | BigUint64Array>, flip: boolean): void {
+    const { H, W, C, lut } = this;
     const plane = H * W;
     for (let y = 0; y < H; y++) {
       const row = y * W;
