@@ -19,9 +19,17 @@ const BENCHMARKS = {
     module: 'writer.js',
     summary: 'DatasetWriter samples/s for raw/jpg/smart at numWorkers 1 and 2 vs the bare encode step; JPEG pass-through off vs on',
   },
+  loader: {
+    module: 'loader.js',
+    summary: 'Loader img/s (RRC 160 + flip + CHW) over batch x order x osCache x workers vs the bare native decode (limit) and a naive sharp loader',
+  },
   'csv-memory': {
     module: 'csv-memory.js',
     summary: 'buildDataset of a generated 5M-row CSV: rows/s, and RSS/heap sampled every 100 ms (flat vs 500k rows)',
+  },
+  video: {
+    module: 'video.js',
+    summary: 'video clips: .beton (VideoClipField, per-frame JPEG) vs ffmpeg decoding per clip — loader start, epoch time, storage, as ratios',
   },
   generate: {
     module: 'generate-imagenet-like.js',

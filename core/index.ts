@@ -15,6 +15,12 @@ export { ImageFolderSource, IMAGE_EXTENSIONS } from './sources/image-folder.js';
 export { openSource, detectSourceConfig } from './sources/open-source.js';
 export { ImageFolderDatasetSource } from './sources/image-folder-source.js';
 export type { DatasetSource } from './sources/source.js';
+// Video: a clip field (custom, type 255), ffmpeg-backed sources, clip decoders (docs/video.md).
+export * from './fields/video-clip-field.js';
+export { VideoDatasetSource, VIDEO_COLUMNS, type VideoSourceOptions, type VideoClip } from './sources/video-source.js';
+export { listVideoFolder, readVideoList, looksLikeVideoFolder, VIDEO_EXTENSIONS, type VideoItem, type VideoListing } from './sources/video-folder.js';
+export { findFfmpeg, ffmpegAvailable, probeVideo, type FfmpegTools, type VideoInfo } from './sources/video-ffmpeg.js';
+export { clipGeometry, clipFieldStats, type ClipStats } from './loader/clip-decoders.js';
 export { buildDataset, type BuildReport, type BuildOptions } from './writer/build.js';
 export { parseBuildConfig, BuildConfig, type BuildConfigInput, type FieldConfig, type SourceConfig } from './api/build-config.js';
 export { skipMarker } from './writer/encode-sample.js';

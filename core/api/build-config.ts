@@ -40,8 +40,23 @@ export const NDArrayFieldConfig = z
   })
   .strict();
 
+/** A clip of frames per sample (video sources): a custom field (type 255), see docs/video.md. */
+export const VideoClipFieldConfig = z
+  .object({
+    name: z.string(),
+    type: z.literal('video_clip'),
+    writeMode: z.enum(['jpg', 'raw']).default('jpg'),
+    jpegQuality: z.number().int().min(1).max(100).default(90),
+    maxResolution: positiveInt.nullable().default(null),
+    /** Frames per clip when every clip has the same number (checked when writing); null = any. */
+    frames: positiveInt.max(65535).nullable().default(null),
+    columns,
+  })
+  .strict();
+
 export const FieldConfig = z.discriminatedUnion('type', [
   RGBImageFieldConfig,
+  VideoClipFieldConfig,
   simple('int'),
   simple('float'),
   simple('bytes'),
@@ -49,6 +64,18 @@ export const FieldConfig = z.discriminatedUnion('type', [
   NDArrayFieldConfig,
 ]);
 export type FieldConfig = z.infer<typeof FieldConfig>;
+
+/** How a video source cuts videos into clips. */
+const videoClipping = {
+  /** Frames per clip (T). */
+  clipLength: positiveInt.max(65535),
+  /** Frames between the starts of consecutive clips; default clipLength (back to back). */
+  stride: positiveInt.optional(),
+  /** Resample every video to this frame rate first (ffmpeg's fps filter); null = each video's own. */
+  fps: z.number().positive().nullable().default(null),
+  /** The ffmpeg executable (default: ffmpeg on PATH); ffprobe is looked up beside it. */
+  ffmpeg: z.string().min(1).optional(),
+};
 
 export const TABLE_FORMATS = ['csv', 'tsv', 'parquet', 'jsonl', 'npy', 'npz'] as const;
 
@@ -65,6 +92,10 @@ export const SourceConfig = z.discriminatedUnion('type', [
     .strict(),
   /** Tabular data: columns (or groups of columns) become fields. Streamed, never loaded whole. */
   z.object({ type: z.literal('table'), path: z.string().min(1), format: z.enum(TABLE_FORMATS).optional() }).strict(),
+  /** Videos in root/<class>/<video> (labels as ImageFolder), decoded with ffmpeg into clips (docs/video.md). */
+  z.object({ type: z.literal('video_folder'), path: z.string().min(1), ...videoClipping }).strict(),
+  /** A CSV/JSONL list of videos: path,label[,start,end] (seconds); paths relative to the list's folder. */
+  z.object({ type: z.literal('video_list'), path: z.string().min(1), format: z.enum(['csv', 'jsonl']).optional(), ...videoClipping }).strict(),
 ]);
 export type SourceConfig = z.infer<typeof SourceConfig>;
 

@@ -118,7 +118,16 @@ const ExecPlanInput = z.object({ command: z.string().min(1).max(8192), throughpu
 export const Requests = {
   'env.info': z.object({}).strict(),
   'fs.browse': z.object({ path: path.optional() }).strict(),
-  'sources.detect': z.object({ path, imageColumn: z.string().max(256).optional() }).strict(),
+  'sources.detect': z
+    .object({
+      path,
+      imageColumn: z.string().max(256).optional(),
+      /** Video folders: frames per clip (default 16), frames between clip starts, target fps. */
+      clipLength: z.number().int().positive().max(65535).optional(),
+      stride: z.number().int().positive().optional(),
+      fps: z.number().positive().nullable().optional(),
+    })
+    .strict(),
   'datasets.inspect': z.object({ path }).strict(),
   'datasets.preview': z.object({ path, start: z.number().int().min(0).default(0), count: z.number().int().min(1).max(64).default(24), thumb: z.number().int().min(16).max(512).default(96) }).strict(),
   'builds.start': z.object({ config: BuildConfig }).strict(),

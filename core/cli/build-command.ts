@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseBuildConfig, type BuildConfigInput } from '../api/build-config.js';
 import { detectSourceConfig, openSource } from '../sources/open-source.js';
+import { looksLikeVideoFolder } from '../sources/video-folder.js';
 import { buildDataset, buildFields, type BuildReport } from '../writer/build.js';
 import { parseRangeSpec, parseShard } from '../writer/selection.js';
 import { ProgressBar } from './progress.js';
@@ -14,7 +15,9 @@ beton build SOURCE --schema-only > build.json     (edit, then --config build.jso
 
 Builds a .beton file. SOURCE is picked by its path: a folder is an ImageFolder
 (root/<class>/<image>); .csv/.tsv/.parquet/.jsonl/.npy/.npz is a table, or an image list
-when a column holds image paths (--image-column NAME).
+when a column holds image paths (--image-column NAME). With --clip-length, a folder of
+videos (root/<class>/<video>, as UCF101) or a CSV/JSONL video list (path,label[,start,end])
+is decoded with ffmpeg into clips (docs/video.md).
   -o, --output FILE            output .beton file
   --schema-only                print the detected build config (JSON) and exit
   --image-column NAME          the column of image paths (image lists)
@@ -31,6 +34,11 @@ when a column holds image paths (--image-column NAME).
   --compress-probability P     proportion mode: JPEG with probability P (default 0.5)
   --page-size BYTES            power of two >= 2 MiB (default 8 MiB)
   --workers N                  encoder threads (default: cores)
+  --clip-length T              videos: frames per clip (a sample: clip, label, video_id, start_frame)
+  --stride S                   videos: frames between clip starts (default T)
+  --fps F                      videos: resample to F frames/s first (default: each video's rate)
+  --ffmpeg PATH                videos: the ffmpeg executable (default: ffmpeg on PATH)
+                               (--write-mode jpg|raw, --max-resolution, --jpeg-quality apply to the clip frames)
   --config FILE                a build config (docs/build-config.md); flags override it
   --json                       print the build report as JSON`;
 
@@ -56,6 +64,10 @@ export async function buildCommand(argv: string[]): Promise<number> {
       range: { type: 'string' },
       shard: { type: 'string' },
       'pass-through': { type: 'boolean' },
+      'clip-length': { type: 'string' },
+      stride: { type: 'string' },
+      fps: { type: 'string' },
+      ffmpeg: { type: 'string' },
     },
   });
   let raw: Record<string, unknown> = {};
@@ -70,22 +82,41 @@ export async function buildCommand(argv: string[]): Promise<number> {
     baseDir = dirname(file);
   }
   if (positionals.length > 1) throw new UsageError(`expected one SOURCE, got ${positionals.length}`);
-  if (positionals[0]) raw.source = await detectSourceConfig(resolve(positionals[0]), { imageColumn: values['image-column'] });
-  if (values.output) raw.output = resolve(values.output);
   const num = (flag: string, v: string | undefined): number | undefined => {
     if (v === undefined) return undefined;
     const n = Number(v);
     if (!Number.isFinite(n)) throw new UsageError(`--${flag} expects a number, got "${v}"`);
     return n;
   };
-  const image: Record<string, unknown> = { ...((raw.image as Record<string, unknown>) ?? {}) };
+  const clipping: Record<string, unknown> = {};
+  if (values['clip-length'] !== undefined) clipping.clipLength = num('clip-length', values['clip-length']);
+  if (values.stride !== undefined) clipping.stride = num('stride', values.stride);
+  if (values.fps !== undefined) clipping.fps = num('fps', values.fps);
+  if (values.ffmpeg !== undefined) clipping.ffmpeg = values.ffmpeg;
+  if (positionals[0]) raw.source = await sourceFor(resolve(positionals[0]), clipping, values['image-column']);
+  else if (Object.keys(clipping).length) {
+    const src = raw.source as { type?: string } | undefined;
+    if (src?.type !== 'video_folder' && src?.type !== 'video_list') throw new UsageError('--clip-length/--stride/--fps/--ffmpeg apply to a video SOURCE (a folder of videos or a video list)');
+    raw.source = { ...src, ...clipping };
+  }
+  const video = (raw.source as { type?: string } | undefined)?.type?.startsWith('video_') === true;
+  if (values.output) raw.output = resolve(values.output);
+  const image: Record<string, unknown> = video ? {} : { ...((raw.image as Record<string, unknown>) ?? {}) };
   if (values['write-mode'] !== undefined) image.writeMode = values['write-mode'];
   if (values['max-resolution'] !== undefined) image.maxResolution = num('max-resolution', values['max-resolution']);
   if (values['jpeg-quality'] !== undefined) image.jpegQuality = num('jpeg-quality', values['jpeg-quality']);
   if (values['smart-threshold'] !== undefined) image.smartThreshold = num('smart-threshold', values['smart-threshold']);
   if (values['compress-probability'] !== undefined) image.compressProbability = num('compress-probability', values['compress-probability']);
   if (values['pass-through']) image.passThrough = true;
-  if (Object.keys(image).length) raw.image = image;
+  // Videos: the image options apply to the clip frames (the video_clip field), not to an image field.
+  const clipOptions: Record<string, unknown> = {};
+  if (video) {
+    for (const k of ['writeMode', 'maxResolution', 'jpegQuality'] as const) if (image[k] !== undefined) clipOptions[k] = image[k];
+    const other = Object.keys(image).filter((k) => !(k in clipOptions));
+    if (other.length) throw new UsageError(`--${other.map((k) => k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())).join(', --')} do not apply to video clips (only --write-mode jpg|raw, --max-resolution, --jpeg-quality)`);
+    // A clip is many frames: small chunks keep the frames in flight to the encoders bounded.
+    raw.chunkSize ??= 8;
+  } else if (Object.keys(image).length) raw.image = image;
   if (values['on-error'] !== undefined) raw.onError = values['on-error'];
   try {
     if (values.range !== undefined) raw.range = parseRangeSpec(values.range);
@@ -101,10 +132,11 @@ export async function buildCommand(argv: string[]): Promise<number> {
 
   let parsed = parseBuildConfig(raw as BuildConfigInput);
   if (!parsed.ok) throw new UsageError(`invalid build config:\n  ${parsed.errors.join('\n  ')}`);
-  if (values['schema-only'] || values.columns) {
+  if (values['schema-only'] || values.columns || Object.keys(clipOptions).length) {
     const cfg = parsed.value;
     const source = await openSource(cfg.source, baseDir);
     let fields = await buildFields(cfg, source);
+    if (Object.keys(clipOptions).length) fields = fields.map((f) => (f.type === 'video_clip' ? { ...f, ...clipOptions } : f)) as typeof fields;
     if (values.columns) {
       const keep = values.columns.split(',').map((c) => c.trim()).filter(Boolean);
       const missing = keep.filter((c) => !fields.some((f) => f.name === c || f.columns?.includes(c)));
@@ -138,6 +170,31 @@ export async function buildCommand(argv: string[]): Promise<number> {
   } finally {
     process.off('SIGINT', onSigint);
   }
+}
+
+/**
+ * The source config for a SOURCE path: with --clip-length a folder of videos or a video
+ * list; a folder that holds videos without it is refused with a hint; else as detectSourceConfig.
+ */
+async function sourceFor(path: string, clipping: Record<string, unknown>, imageColumn: string | undefined): Promise<Record<string, unknown>> {
+  let folder = false;
+  try {
+    folder = statSync(path).isDirectory();
+  } catch {
+    // detectSourceConfig reports a missing source
+  }
+  if (clipping.clipLength === undefined) {
+    if (Object.keys(clipping).length) throw new UsageError('--stride/--fps/--ffmpeg need --clip-length T (frames per clip)');
+    if (folder && looksLikeVideoFolder(path)) {
+      throw new UsageError(`${path} holds videos (root/<class>/<video>); give --clip-length T (frames per clip), optionally --stride S and --fps F`);
+    }
+    return { ...(await detectSourceConfig(path, { imageColumn })) };
+  }
+  if (imageColumn) throw new UsageError('--image-column applies to image lists, not to videos');
+  if (folder) return { type: 'video_folder', path, ...clipping };
+  const format = /\.jsonl$|\.ndjson$/i.test(path) ? 'jsonl' : /\.csv$/i.test(path) ? 'csv' : null;
+  if (!format) throw new UsageError(`${path}: a video SOURCE is a folder (root/<class>/<video>) or a .csv/.jsonl list of videos`);
+  return { type: 'video_list', path, format, ...clipping };
 }
 
 const size = (b: number): string => (b >= 1 << 20 ? `${(b / (1 << 20)).toFixed(1)} MiB` : b >= 1024 ? `${(b / 1024).toFixed(1)} KiB` : `${b} B`);

@@ -63,7 +63,16 @@ export async function exportCommand(argv: string[]): Promise<number> {
   if (loaderInput) {
     const r = parseLoaderConfig(loaderInput);
     if (!r.ok) throw new UsageError(`invalid loader config:\n  ${r.errors.join('\n  ')}`);
-    parts.push(loaderToPython(r.value));
+    // Video clip fields are custom (type 255): the Python side needs their Field class.
+    let videoFields: string[] = [];
+    try {
+      const rd = await Reader.open(r.value.file);
+      videoFields = rd.fields.filter((f) => f.field.type === 'video_clip').map((f) => f.name);
+      rd.close();
+    } catch {
+      // The file may not exist where the config is exported; then no custom fields are known.
+    }
+    parts.push(loaderToPython(r.value, { videoFields }));
     docs.loader = r.value;
   }
   if (parts.length === 0) throw new UsageError('nothing to export: give --build, --loader or a .beton FILE');

@@ -1,5 +1,6 @@
 import type { BuildConfig, FieldConfig } from '../api/build-config.js';
 import type { LoaderConfig } from '../api/loader-config.js';
+import { customFieldsPy, VIDEO_CLIP_PYTHON, videoFieldPy, videoSourcePy } from './python-video.js';
 
 /**
  * Runnable Python FFCV code from our configs: the DatasetWriter call for a build config
@@ -33,6 +34,7 @@ function fieldPy(f: FieldConfig): string {
     case 'json': return 'JSONField()';
     case 'ndarray': return `NDArrayField(dtype=np.dtype(${py(f.dtype)}), shape=${py(f.shape)})`;
     case 'torch_tensor': return `TorchTensorField(dtype=torch.from_numpy(np.zeros(0, dtype=np.dtype(${py(f.dtype)}))).dtype, shape=${py(f.shape)})`;
+    case 'video_clip': return videoFieldPy(f);
   }
 }
 
@@ -46,8 +48,11 @@ export function buildToPython(config: BuildConfig, fields: readonly FieldConfig[
     'from ffcv.fields import RGBImageField, IntField, FloatField, BytesField, JSONField, NDArrayField, TorchTensorField',
     '',
   ];
+  if (fields.some((f) => f.type === 'video_clip')) lines.push(VIDEO_CLIP_PYTHON, '');
   const src = config.source;
-  if (src.type === 'image_folder') {
+  if (src.type === 'video_folder' || src.type === 'video_list') {
+    lines.push(...videoSourcePy(src, fields.map((f) => f.name)));
+  } else if (src.type === 'image_folder') {
     lines.push('from torchvision.datasets import ImageFolder', `dataset = ImageFolder(${py(src.path)})`);
     if (fields.some((f) => f.type === 'rgb_image' && f.passThrough)) lines.push('# Note: JPEG pass-through is a Beton Studio option; FFCV always re-encodes.');
   } else {
@@ -109,8 +114,13 @@ function stepPy(s: Step, notes: string[]): string[] {
   }
 }
 
-/** Python that loads the file with FFCV's Loader, with the same order, caching and pipelines. */
-export function loaderToPython(config: LoaderConfig): string {
+/**
+ * Python that loads the file with FFCV's Loader, with the same order, caching and pipelines.
+ * `videoFields`: the file's video_clip fields (custom, type 255); the code then defines
+ * VideoClipField/VideoClipDecoder and passes them through `custom_fields`.
+ */
+export function loaderToPython(config: LoaderConfig, opts: { videoFields?: readonly string[] } = {}): string {
+  const videoFields = opts.videoFields ?? [];
   const notes: string[] = [];
   const order = { sequential: 'SEQUENTIAL', random: 'RANDOM', quasi_random: 'QUASI_RANDOM' }[config.order];
   let orderPy = `OrderOption.${order}`;
@@ -120,6 +130,11 @@ export function loaderToPython(config: LoaderConfig): string {
   }
   const pipes: string[] = [];
   for (const [name, steps] of Object.entries(config.pipelines)) {
+    if (videoFields.includes(name) && steps !== null) {
+      if (steps.length > 0) notes.push(`the "${name}" pipeline's steps are for images; the clip is decoded with VideoClipDecoder instead`);
+      pipes.push(`        ${py(name)}: [VideoClipDecoder(), ToTensor()],`);
+      continue;
+    }
     if (steps === null) {
       pipes.push(`        ${py(name)}: None,`);
       continue;
@@ -144,6 +159,7 @@ export function loaderToPython(config: LoaderConfig): string {
     '                             Convert, Squeeze, ReplaceLabel, ImageMixup, LabelMixup, RandomBrightness, RandomContrast,',
     '                             RandomSaturation)',
     '',
+    ...(videoFields.length ? [VIDEO_CLIP_PYTHON, ''] : []),
     ...notes.map((n) => `# Note: ${n}.`),
     'loader = Loader(',
     `    ${py(config.file)},`,
@@ -155,6 +171,7 @@ export function loaderToPython(config: LoaderConfig): string {
     `    drop_last=${py(config.dropLast)},`,
     `    batches_ahead=${config.batchesAhead},`,
     `    distributed=${py(Boolean(config.distributed))},`,
+    ...(videoFields.length ? [`    custom_fields=${customFieldsPy(videoFields)},`] : []),
     '    pipelines={',
     ...pipes,
     '    },',

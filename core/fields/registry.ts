@@ -8,6 +8,7 @@ import { IntField } from './int-field.js';
 import { JSONField } from './json-field.js';
 import { NDArrayField, TorchTensorField } from './ndarray-field.js';
 import { RGBImageField, type RGBImageFieldOptions } from './rgb-image-field.js';
+import { VideoClipField, type VideoClipFieldOptions } from './video-clip-field.js';
 
 export const CUSTOM_TYPE_ID = 255;
 /** Marks descriptor arguments written by Beton Studio's custom fields: "BTSF" + u16 length + JSON spec. */
@@ -117,4 +118,16 @@ registerFieldType({
   typeId: 6,
   fromSpec: (s) => new TorchTensorField({ dtype: String(s.dtype), shape: s.shape as number[] }),
   fromArguments: (a, where) => new TorchTensorField(NDArrayField.parseArguments(a, where)),
+});
+// Custom (type 255): a clip of frames per sample; options travel in our argument blob.
+registerFieldType({
+  type: 'video_clip',
+  typeId: CUSTOM_TYPE_ID,
+  fromSpec: (s) =>
+    new VideoClipField({
+      writeMode: s.writeMode as VideoClipFieldOptions['writeMode'],
+      jpegQuality: num(s, 'jpegQuality') ?? undefined,
+      maxResolution: num(s, 'maxResolution'),
+      frames: num(s, 'frames'),
+    }),
 });

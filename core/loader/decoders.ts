@@ -8,6 +8,7 @@ import { elementTypeOf, type OutputArray, type TensorSpec } from '../pipeline/dt
 import type { Rng } from '../pipeline/rng.js';
 import type { DecoderSpec } from '../pipeline/spec.js';
 import { PipelineError } from '../pipeline/stage.js';
+import { createClipDecoder, type ClipStats } from './clip-decoders.js';
 import { cropResizeRGB } from './resize.js';
 
 /** The hot path: libjpeg-turbo from npm (DCT scaling + crop) when it loads, else the system libjpeg. */
@@ -22,6 +23,8 @@ export interface FieldStats {
   minHeight: number;
   maxHeight: number;
   maxBytes: number;
+  /** video_clip fields: clip lengths and frame sizes (clipFieldStats). */
+  clip?: ClipStats;
 }
 
 export interface Decoder {
@@ -40,6 +43,7 @@ export function defaultDecoder(field: Field): DecoderSpec {
     case 'bytes':
     case 'json': return { decoder: 'bytes' };
     case 'rgb_image': return { decoder: 'simple_rgb' };
+    case 'video_clip': return { decoder: 'clip_simple' };
     default: throw new PipelineError('BAD_PIPELINE', `no default decoder for field type "${field.type}"; give one in the pipeline`);
   }
 }
@@ -50,6 +54,9 @@ const needs = (spec: DecoderSpec, field: Field, types: string[]): void => {
 
 export function createDecoder(spec: DecoderSpec, field: Field, stats: FieldStats): Decoder {
   switch (spec.decoder) {
+    case 'clip_simple':
+    case 'clip_random_resized_crop':
+      return createClipDecoder(spec, field, stats);
     case 'int':
       needs(spec, field, ['int']);
       return { output: { shape: [1], dtype: 'int64' }, decode: (m, _h, d) => ((d as BigInt64Array)[0] = m.getBigInt64(0, true)) };

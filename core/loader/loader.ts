@@ -10,6 +10,7 @@ import { isDecoder, type DecoderSpec, type OpSpec, type PipelineStep } from '../
 import { Reader } from '../reader/reader.js';
 import { spawnWorker } from '../writer/spawn-worker.js';
 import { Batch, type BatchOutput } from './batch.js';
+import { clipFieldStats } from './clip-decoders.js';
 import { createDecoder, defaultDecoder, type FieldStats } from './decoders.js';
 import { LoaderError } from './errors.js';
 import { createOrder, resolveSeed, type OrderFactory, type OrderName, type TraversalOrder } from './orders/index.js';
@@ -475,5 +476,6 @@ function fieldStats(reader: Reader, f: number): FieldStats {
     }
   }
   if (s.minWidth === Infinity) s.minWidth = s.minHeight = 0;
+  if (field.type === 'video_clip') s.clip = clipFieldStats(reader, f);
   return s;
 }

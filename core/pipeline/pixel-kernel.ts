@@ -55,7 +55,7 @@ export class FusedPixelStage implements SampleStage {
   }
 
   run(src: OutputArray, dst: OutputArray, ctx: StageContext): void {
-    const { H, W, C, lut } = this;
+    const { C, lut } = this;
     let flip = false;
     // LUT over uint8 values, per channel, through the chain of value maps.
     for (let c = 0; c < C; c++) for (let v = 0; v < 256; v++) lut[c * 256 + v] = v;

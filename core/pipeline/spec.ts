@@ -5,7 +5,29 @@ import type { ElementType, TensorSpec } from './dtypes.js';
  * followed by operations. Factory functions carry FFCV's names so configs read like
  * FFCV code. Per-sample augmentation randomness comes from (seed, epoch, sample id).
  */
+/** Temporal sub-sampling of a clip: every k-th stored frame, or a random window of `length` consecutive frames. */
+export type ClipTemporal = { mode: 'every'; k: number } | { mode: 'random_window'; length: number };
+
+/**
+ * Clip decoders (video_clip fields) write (T, H, W, 3) uint8. `frames`: the stored clip
+ * length to plan for (default: the longest clip of the file); T follows from it and
+ * `temporal`. `flip`: probability of mirroring the whole clip. One draw per clip for the
+ * window, the crop and the flip, so every frame of a clip gets the same ones.
+ */
+export type ClipDecoderSpec =
+  | { decoder: 'clip_simple'; frames?: number; size?: readonly [number, number]; temporal?: ClipTemporal; flip?: number }
+  | {
+      decoder: 'clip_random_resized_crop';
+      size: readonly [number, number];
+      scale: readonly [number, number];
+      ratio: readonly [number, number];
+      frames?: number;
+      temporal?: ClipTemporal;
+      flip?: number;
+    };
+
 export type DecoderSpec =
+  | ClipDecoderSpec
   | { decoder: 'simple_rgb' }
   | { decoder: 'random_resized_crop'; size: readonly [number, number]; scale: readonly [number, number]; ratio: readonly [number, number] }
   | { decoder: 'center_crop'; size: readonly [number, number]; ratio: number }
@@ -54,6 +76,31 @@ export const IntDecoder = (): DecoderSpec => ({ decoder: 'int' });
 export const FloatDecoder = (): DecoderSpec => ({ decoder: 'float' });
 export const NDArrayDecoder = (): DecoderSpec => ({ decoder: 'ndarray' });
 export const BytesDecoder = (): DecoderSpec => ({ decoder: 'bytes' });
+
+export interface ClipDecoderOptions {
+  /** Stored frames per clip to plan for (default: the longest clip in the file). */
+  frames?: number;
+  temporal?: ClipTemporal;
+  /** Probability of mirroring the whole clip left-right (default 0). */
+  flip?: number;
+}
+/** Whole clips, (T, H, W, 3); every clip's frames must have one size (`size` [H, W], default: the file's). */
+export const ClipSimpleDecoder = (opts: ClipDecoderOptions & { size?: number | readonly [number, number] } = {}): DecoderSpec => {
+  const { size, ...rest } = opts;
+  return { decoder: 'clip_simple', ...rest, ...(size !== undefined ? { size: pair(size) } : {}) };
+};
+/** RandomResizedCrop with one crop per clip (the same for every frame), then (T, size, size, 3). */
+export const ClipRandomResizedCropDecoder = (size: number | readonly [number, number], opts: ClipDecoderOptions & { scale?: readonly [number, number]; ratio?: readonly [number, number] } = {}): DecoderSpec => ({
+  decoder: 'clip_random_resized_crop',
+  ...opts,
+  size: pair(size),
+  scale: opts.scale ?? [0.08, 1],
+  ratio: opts.ratio ?? [3 / 4, 4 / 3],
+});
+/** Every k-th stored frame of a clip. */
+export const EveryKthFrame = (k: number): ClipTemporal => ({ mode: 'every', k });
+/** A random window of `length` consecutive frames of a clip (one draw per clip and epoch). */
+export const RandomFrameWindow = (length: number): ClipTemporal => ({ mode: 'random_window', length });
 
 export const RandomHorizontalFlip = (p = 0.5): OpSpec => ({ op: 'random_horizontal_flip', p });
 export const RandomTranslate = (padding: number, fill: readonly [number, number, number] = [0, 0, 0]): OpSpec => ({ op: 'random_translate', padding, fill });

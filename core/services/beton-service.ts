@@ -97,7 +97,7 @@ export class BetonService {
     'fs.browse': async (p) => this.fs.browse(p.path),
     'sources.detect': async (p) => {
       const path = this.fs.check(p.path);
-      const source = await detectSourceConfig(path, { imageColumn: p.imageColumn });
+      const source = await detectSourceConfig(path, { imageColumn: p.imageColumn, clipLength: p.clipLength ?? 16, stride: p.stride, fps: p.fps ?? null });
       const src = await openSource(source, dirname(path));
       const fields = await src.detectSchema();
       return { source, fields, length: src.length };

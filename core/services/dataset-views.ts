@@ -3,6 +3,7 @@ import type { InspectResult, PreviewResult, PreviewValue } from '../api/contract
 import type { NDArray } from '../fields/ndarray-field.js';
 import { floatRepr } from '../fields/python-json.js';
 import type { DecodedImage } from '../fields/rgb-image-field.js';
+import type { DecodedClip } from '../fields/video-clip-field.js';
 import { ndarrayValues } from '../reader/canonical.js';
 import { summarize } from '../reader/inspect.js';
 import { Reader } from '../reader/reader.js';
@@ -66,6 +67,23 @@ function text(type: string, v: unknown): string {
   }
 }
 
+/** A clip as a filmstrip: up to 8 evenly spaced frames as small JPEGs. */
+async function filmstrip(clip: DecodedClip, size: number): Promise<PreviewValue> {
+  const frameBytes = clip.width * clip.height * 3;
+  const picks = Math.min(8, clip.count);
+  const base64: string[] = [];
+  for (let k = 0; k < picks; k++) {
+    const f = Math.floor((k * clip.count) / picks);
+    const px = clip.data.subarray(f * frameBytes, (f + 1) * frameBytes);
+    const jpg = await sharp(Buffer.from(px.buffer, px.byteOffset, px.byteLength), { raw: { width: clip.width, height: clip.height, channels: 3 } })
+      .resize(size, size, { fit: 'inside', withoutEnlargement: true })
+      .jpeg({ quality: 80 })
+      .toBuffer();
+    base64.push(jpg.toString('base64'));
+  }
+  return { kind: 'frames', mime: 'image/jpeg', base64, width: clip.width, height: clip.height };
+}
+
 /** Decoded samples [start, start+count) as small PNG thumbnails and short texts (nothing heavy crosses to the UI). */
 export async function previewDataset(path: string, start: number, count: number, thumb: number): Promise<PreviewResult> {
   const reader = await Reader.open(path);
@@ -76,7 +94,12 @@ export async function previewDataset(path: string, start: number, count: number,
       const fields: Record<string, PreviewValue> = {};
       for (const { name, field } of reader.fields) {
         const v = reader.readField(i, name);
-        fields[name] = field.type === 'rgb_image' ? await thumbnail(v as DecodedImage, thumb) : { kind: 'text', text: text(field.type, v) };
+        fields[name] =
+          field.type === 'rgb_image'
+            ? await thumbnail(v as DecodedImage, thumb)
+            : field.type === 'video_clip'
+              ? await filmstrip(v as DecodedClip, Math.max(32, Math.round(thumb / 2)))
+              : { kind: 'text', text: text(field.type, v) };
       }
       samples.push({ index: i, fields });
     }

@@ -95,6 +95,8 @@ export function compileMapper(fields: readonly FieldConfig[], columns: readonly 
           convert: (row) => Object.fromEntries(cols.map((c) => [columns[c]!, at(c, row, toJson)])),
         };
       }
+      case 'video_clip':
+        throw schemaError(where, f, 'a video_clip field takes its frames from a video source (video_folder or video_list), not from a table column');
       case 'ndarray':
       case 'torch_tensor': {
         let dtype;

@@ -8,6 +8,8 @@ import { findImageColumns } from './image-columns.js';
 import { openTableReader, resolveTableFormat, tableFormatOf } from './open-table.js';
 import type { DatasetSource } from './source.js';
 import { TableSource, type TableSourceOptions } from './table-source.js';
+import { looksLikeVideoFolder } from './video-folder.js';
+import { VideoDatasetSource, type VideoSourceOptions } from './video-source.js';
 
 /** Rows looked at to decide whether a table is an image list. */
 const DETECT_ROWS = 200;
@@ -23,7 +25,7 @@ export interface OpenSourceOptions {
  */
 export async function openSource(config: SourceConfig, baseDir: string, opts: OpenSourceOptions = {}): Promise<DatasetSource> {
   const path = resolve(baseDir, config.path);
-  await mustExist(path, config.type === 'image_folder' ? 'folder' : 'file');
+  await mustExist(path, config.type === 'image_folder' || config.type === 'video_folder' ? 'folder' : 'file');
   const infer: TableSourceOptions = opts.strings ? { strings: opts.strings } : {};
   switch (config.type) {
     case 'image_folder':
@@ -32,7 +34,15 @@ export async function openSource(config: SourceConfig, baseDir: string, opts: Op
       return openImageListSource(path, config.imageColumn, config.format, infer);
     case 'table':
       return new TableSource(await openTableReader(path, config.format), infer);
+    case 'video_folder':
+      return VideoDatasetSource.openFolder(path, videoOptions(config));
+    case 'video_list':
+      return VideoDatasetSource.openList(path, { ...videoOptions(config), ...(config.format ? { format: config.format } : {}) });
   }
+}
+
+function videoOptions(c: Extract<SourceConfig, { type: 'video_folder' | 'video_list' }>): VideoSourceOptions {
+  return { clipLength: c.clipLength, ...(c.stride ? { stride: c.stride } : {}), fps: c.fps, ...(c.ffmpeg ? { ffmpeg: c.ffmpeg } : {}) };
 }
 
 /**
@@ -40,9 +50,15 @@ export async function openSource(config: SourceConfig, baseDir: string, opts: Op
  * table file is an image list when `imageColumn` is given or a CSV/TSV/JSONL column holds
  * image paths (the first such column), else a table.
  */
-export async function detectSourceConfig(path: string, opts: { imageColumn?: string } = {}): Promise<SourceConfig> {
+export async function detectSourceConfig(path: string, opts: { imageColumn?: string; clipLength?: number; stride?: number; fps?: number | null } = {}): Promise<SourceConfig> {
   const kind = await mustExist(path, 'either');
   if (kind === 'folder') {
+    if (looksLikeVideoFolder(path) && opts.clipLength) {
+      return { type: 'video_folder', path, clipLength: opts.clipLength, ...(opts.stride ? { stride: opts.stride } : {}), fps: opts.fps ?? null };
+    }
+    if (looksLikeVideoFolder(path)) {
+      throw new BetonEncodeError('BAD_OPTIONS', `${path} holds videos (root/<class>/<video>); a video source needs a clip length: { "type": "video_folder", "path": …, "clipLength": T } (CLI: --clip-length T)`, { source: path });
+    }
     if (opts.imageColumn) throw new BetonEncodeError('BAD_OPTIONS', `${path} is a folder; --image-column applies to CSV/TSV/JSONL image lists`, { source: path });
     return { type: 'image_folder', path };
   }

@@ -158,6 +158,13 @@ export function validateBuildForm(form: BuildForm): { errors: FormErrors; warnin
         fields.push({ name, type: f.type, dtype: f.dtype, shape, ...columns });
         break;
       }
+      case 'video_clip': {
+        // Clip fields come from video sources (docs/video.md); the form keeps their JPEG options.
+        const q = intIn(f.jpegQuality, 1, 100);
+        const maxResolution = f.maxResolution.trim() ? intIn(f.maxResolution, 1, 65535) : null;
+        fields.push({ name, type: 'video_clip', writeMode: f.writeMode === 'raw' ? 'raw' : 'jpg', jpegQuality: q ?? 90, maxResolution, frames: null, ...columns });
+        break;
+      }
       default:
         fields.push({ name, type: f.type, ...columns });
     }

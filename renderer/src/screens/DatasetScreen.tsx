@@ -231,7 +231,14 @@ function Media({ name, value, index }: { name: string; value: PreviewValue; inde
     return <img src={`data:${value.mime};base64,${value.base64}`} alt={`${name} of sample ${index}, ${value.width}×${value.height} ${value.mode}`} title={`${value.width}×${value.height}, stored ${value.mode}`} />;
   }
   if (value.kind === 'frames' && value.base64[0]) {
-    return <img src={`data:${value.mime};base64,${value.base64[0]}`} alt={`${name} of sample ${index}, first of ${value.base64.length} frames`} />;
+    // A clip as a filmstrip: evenly spaced frames side by side.
+    return (
+      <div className="filmstrip" data-testid="filmstrip" title={`${value.base64.length} of the clip's frames, ${value.width}×${value.height}`}>
+        {value.base64.map((b, k) => (
+          <img key={k} src={`data:${value.mime};base64,${b}`} alt={`${name} of sample ${index}, frame ${k + 1} of ${value.base64.length} shown`} />
+        ))}
+      </div>
+    );
   }
   return null;
 }

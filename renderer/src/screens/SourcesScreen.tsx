@@ -10,7 +10,7 @@ import { useSourcesStore } from '../stores/sources.js';
 import { useUiStore } from '../stores/ui.js';
 
 const SOURCE_LABEL: Record<string, string> = { image_folder: 'Image folder', image_list: 'Image list', table: 'Table' };
-const TYPE_LABEL: Record<FieldType, string> = { rgb_image: 'RGB image', int: 'int', float: 'float', bytes: 'bytes', json: 'JSON', ndarray: 'ndarray', torch_tensor: 'torch tensor' };
+const TYPE_LABEL: Record<FieldType, string> = { rgb_image: 'RGB image', int: 'int', float: 'float', bytes: 'bytes', json: 'JSON', ndarray: 'ndarray', torch_tensor: 'torch tensor', video_clip: 'video clip' };
 
 export function SourcesScreen() {
   const s = useSourcesStore();

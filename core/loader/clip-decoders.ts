@@ -1,0 +1,187 @@
+import type { Field } from '../fields/field.js';
+import { CLIP_MODE_JPG, CLIP_MODE_RAW, clipFrameRanges, readClipHeader, VideoClipField } from '../fields/video-clip-field.js';
+import { cropResizeRGB as nativeCropResize, jpegDecodeRGB } from '../native/index.js';
+import { decodeCropResize, decodeFull, decodePath } from '../native/turbo.js';
+import { randomResizedCrop, type Crop } from '../pipeline/crop.js';
+import type { Rng } from '../pipeline/rng.js';
+import type { ClipDecoderSpec, ClipTemporal } from '../pipeline/spec.js';
+import { PipelineError } from '../pipeline/stage.js';
+import type { Reader } from '../reader/reader.js';
+import type { Decoder, FieldStats } from './decoders.js';
+import { cropResizeRGB } from './resize.js';
+
+const TURBO = decodePath() === 'turbojpeg-npm';
+
+/** Whole-file facts about a video_clip field (the loader plans the batch slot with them). */
+export interface ClipStats {
+  minFrames: number;
+  maxFrames: number;
+  minWidth: number;
+  maxWidth: number;
+  minHeight: number;
+  maxHeight: number;
+}
+
+/** Scans the metadata of field `f` (no heap reads): clip lengths and frame sizes. */
+export function clipFieldStats(reader: Reader, f: number): ClipStats {
+  const s: ClipStats = { minFrames: Infinity, maxFrames: 0, minWidth: Infinity, maxWidth: 0, minHeight: Infinity, maxHeight: 0 };
+  for (let i = 0; i < reader.numSamples; i++) {
+    const h = readClipHeader(reader.fieldMetadata(i, f));
+    s.minFrames = Math.min(s.minFrames, h.count);
+    s.maxFrames = Math.max(s.maxFrames, h.count);
+    s.minWidth = Math.min(s.minWidth, h.width);
+    s.maxWidth = Math.max(s.maxWidth, h.width);
+    s.minHeight = Math.min(s.minHeight, h.height);
+    s.maxHeight = Math.max(s.maxHeight, h.height);
+  }
+  if (s.maxFrames === 0) s.minFrames = s.minWidth = s.minHeight = 0;
+  return s;
+}
+
+/** Output frames T for a stored clip length and a temporal sub-sampling. */
+export function outputFrames(stored: number, temporal: ClipTemporal | undefined): number {
+  if (!temporal) return stored;
+  if (temporal.mode === 'every') return Math.ceil(stored / temporal.k);
+  return temporal.length;
+}
+
+/**
+ * The stored frame each output frame comes from. Clips shorter than needed repeat their
+ * last frame. A random window takes one draw per clip.
+ */
+export function pickFrames(stored: number, T: number, temporal: ClipTemporal | undefined, rng: Rng): number[] {
+  let start = 0;
+  let step = 1;
+  if (temporal?.mode === 'every') step = temporal.k;
+  else if (temporal?.mode === 'random_window' && stored > temporal.length) start = rng.int(stored - temporal.length + 1);
+  return Array.from({ length: T }, (_, t) => Math.min(start + t * step, stored - 1));
+}
+
+/** Mirrors every frame of a (T, H, W, 3) clip left-right, in place. */
+export function flipClip(d: Uint8Array, T: number, H: number, W: number): void {
+  for (let row = 0; row < T * H; row++) {
+    const base = row * W * 3;
+    for (let a = 0, b = W - 1; a < b; a++, b--) {
+      const i = base + a * 3;
+      const j = base + b * 3;
+      for (let c = 0; c < 3; c++) {
+        const t = d[i + c]!;
+        d[i + c] = d[j + c]!;
+        d[j + c] = t;
+      }
+    }
+  }
+}
+
+function checkOptions(spec: ClipDecoderSpec, storedFrames: number): void {
+  const t = spec.temporal;
+  if (t?.mode === 'every' && !(Number.isInteger(t.k) && t.k >= 1)) throw new PipelineError('BAD_PIPELINE', `${spec.decoder}: temporal every k needs an integer k >= 1, got ${t.k}`);
+  if (t?.mode === 'random_window' && !(Number.isInteger(t.length) && t.length >= 1)) throw new PipelineError('BAD_PIPELINE', `${spec.decoder}: a random window needs an integer length >= 1, got ${t.length}`);
+  if (t && t.mode !== 'every' && t.mode !== 'random_window') throw new PipelineError('BAD_PIPELINE', `${spec.decoder}: temporal mode must be "every" or "random_window"`);
+  const p = spec.flip ?? 0;
+  if (!(p >= 0 && p <= 1)) throw new PipelineError('BAD_PIPELINE', `${spec.decoder}: flip is a probability in [0, 1], got ${p}`);
+  if (!(Number.isInteger(storedFrames) && storedFrames >= 1)) {
+    throw new PipelineError('BAD_PIPELINE', `${spec.decoder}: the clip length to plan for is unknown (the file has no clips, or the loader gave no clip statistics); give frames: T`);
+  }
+}
+
+/** Decoders for video_clip fields: (T, H, W, 3) uint8 into the batch slot. */
+export function createClipDecoder(spec: ClipDecoderSpec, field: Field, stats: FieldStats): Decoder {
+  if (field.type !== 'video_clip') throw new PipelineError('BAD_PIPELINE', `decoder ${spec.decoder} cannot read a ${field.ffcvClass}`);
+  const cs = stats.clip;
+  const declared = field instanceof VideoClipField ? (field.frames ?? undefined) : undefined;
+  const stored = spec.frames ?? cs?.maxFrames ?? declared ?? 0;
+  checkOptions(spec, stored);
+  const T = outputFrames(stored, spec.temporal);
+  const flipP = spec.flip ?? 0;
+
+  if (spec.decoder === 'clip_simple') {
+    let size = spec.size;
+    if (!size && cs) {
+      if (cs.minWidth !== cs.maxWidth || cs.minHeight !== cs.maxHeight) {
+        throw new PipelineError(
+          'UNSUPPORTED_INPUT',
+          `ClipSimpleDecoder needs frames of one size, but they range from ${cs.minWidth}x${cs.minHeight} to ${cs.maxWidth}x${cs.maxHeight}; use ClipRandomResizedCropDecoder`,
+        );
+      }
+      size = [cs.maxHeight, cs.maxWidth];
+    }
+    if (!size) throw new PipelineError('BAD_PIPELINE', 'ClipSimpleDecoder: the frame size is unknown (no clip statistics from the loader); give size: [H, W]');
+    const [H, W] = size;
+    const fb = H * W * 3;
+    return {
+      output: { shape: [T, H, W, 3], dtype: 'uint8' },
+      decode: (meta, heap, d, rng) => {
+        const h = readClipHeader(meta);
+        if (h.width !== W || h.height !== H) throw new Error(`clip frames are ${h.width}x${h.height}, the decoder was planned for ${W}x${H}; use ClipRandomResizedCropDecoder for clips of several sizes`);
+        const picks = pickFrames(h.count, T, spec.temporal, rng);
+        const flip = flipP > 0 && rng.next() < flipP;
+        const out = d as Uint8Array;
+        const ranges = clipFrameRanges(heap!, h.count);
+        for (let t = 0; t < T; t++) {
+          const dst = out.subarray(t * fb, (t + 1) * fb);
+          if (t > 0 && picks[t] === picks[t - 1]) {
+            out.copyWithin(t * fb, (t - 1) * fb, t * fb);
+            continue;
+          }
+          const [a, b] = ranges[picks[t]!]!;
+          const src = heap!.subarray(a, b);
+          if (h.mode === CLIP_MODE_RAW) dst.set(src);
+          else if (h.mode !== CLIP_MODE_JPG) throw new Error(`clip mode ${h.mode} is neither 0 (jpg) nor 1 (raw)`);
+          else if (TURBO) decodeFull(src, dst, { fastDct: true });
+          else jpegDecodeRGB(src, dst, { fastDct: true });
+        }
+        if (flip) flipClip(out, T, H, W);
+      },
+    };
+  }
+
+  const [outH, outW] = spec.size;
+  const fb = outH * outW * 3;
+  const scratch = { buf: new Uint8Array(0) };
+  let full = new Uint8Array(0);
+  return {
+    output: { shape: [T, outH, outW, 3], dtype: 'uint8' },
+    decode: (meta, heap, d, rng) => {
+      const h = readClipHeader(meta);
+      const picks = pickFrames(h.count, T, spec.temporal, rng);
+      const crop: Crop = randomResizedCrop(h.height, h.width, spec.scale, spec.ratio, rng);
+      const flip = flipP > 0 && rng.next() < flipP;
+      const rect = { x: crop.x, y: crop.y, w: crop.w, h: crop.h };
+      const out = d as Uint8Array;
+      const ranges = clipFrameRanges(heap!, h.count);
+      for (let t = 0; t < T; t++) {
+        const dst = out.subarray(t * fb, (t + 1) * fb);
+        if (t > 0 && picks[t] === picks[t - 1]) {
+          out.copyWithin(t * fb, (t - 1) * fb, t * fb);
+          continue;
+        }
+        const [a, b] = ranges[picks[t]!]!;
+        const src = heap!.subarray(a, b);
+        if (h.mode === CLIP_MODE_RAW) {
+          nativeCropResize(src, h.width, h.height, rect, outW, outH, dst);
+        } else if (h.mode !== CLIP_MODE_JPG) {
+          throw new Error(`clip mode ${h.mode} is neither 0 (jpg) nor 1 (raw)`);
+        } else if (TURBO) {
+          decodeCropResize(src, dst, rect, outW, outH, { fastDct: true });
+        } else {
+          const n = h.width * h.height * 3;
+          if (full.byteLength < n) full = new Uint8Array(n);
+          const px = full.subarray(0, n);
+          jpegDecodeRGB(src, px, { fastDct: true });
+          cropResizeRGB(px, h.width, crop, dst, outW, outH, scratch);
+        }
+      }
+      if (flip) flipClip(out, T, outH, outW);
+    },
+  };
+}
+
+export function isClipDecoder(spec: { decoder: string }): spec is ClipDecoderSpec {
+  return spec.decoder === 'clip_simple' || spec.decoder === 'clip_random_resized_crop';
+}
+
+/** The clip geometry recorded in a file, for giving ClipSimpleDecoder explicit `frames`/`size`. */
+export function clipGeometry(reader: Reader, fieldName: string): ClipStats {
+  return clipFieldStats(reader, reader.fieldIndex(fieldName));
+}
