@@ -45,6 +45,7 @@ const runners: Runner[] = init.outputs.map((o) => {
 });
 
 let order: Uint32Array<ArrayBufferLike> = new Uint32Array(0);
+const claims = new Int32Array(init.claims);
 
 function runSample(r: Runner, sampleId: number, epoch: number, row: OutputArray, outputIndex: number): void {
   const meta = reader.fieldMetadata(sampleId, r.field);
@@ -75,8 +76,12 @@ parentPort!.on('message', (msg: WorkerRequest) => {
   const t0 = performance.now();
   const base = msg.batch * init.batchSize;
   let sample = -1;
+  let count = 0;
   try {
-    for (let k = msg.from; k < msg.to; k++) {
+    // Claim rows until the batch is done: workers that run faster take more rows, so an
+    // uneven split (one core slower than the other) does not leave a worker idle.
+    for (let k = Atomics.add(claims, msg.slot, 1); k < msg.size; k = Atomics.add(claims, msg.slot, 1)) {
+      count++;
       sample = order[base + k]!;
       runners.forEach((r, oi) => {
         const slotRows = init.batchSize * r.rowBytes;
@@ -84,7 +89,7 @@ parentPort!.on('message', (msg: WorkerRequest) => {
         runSample(r, sample, msg.epoch, row, oi);
       });
     }
-    const reply: WorkerReply = { type: 'done', batch: msg.batch, count: msg.to - msg.from, busyMs: performance.now() - t0 };
+    const reply: WorkerReply = { type: 'done', batch: msg.batch, count, busyMs: performance.now() - t0 };
     parentPort!.postMessage(reply);
   } catch (e) {
     const err = e as Error & { code?: string };

@@ -106,6 +106,7 @@ export class Loader {
     private readonly cache: PageCache | null,
     private readonly pagesOfSample: ((id: number) => number[]) | null,
     private readonly fh: FileHandle | null,
+    private readonly claims: Int32Array,
   ) {
     this.batchSize = opts.batchSize;
     this.length = opts.dropLast ? Math.floor(perEpoch / opts.batchSize) : Math.ceil(perEpoch / opts.batchSize);
@@ -173,7 +174,9 @@ export class Loader {
         cache = new PageCache(fh, pageSize, numPages, slots);
         memory = { kind: 'process', pool: cache.pool, pageToSlot: cache.pageToSlot };
       }
+      const claims = new SharedArrayBuffer(4 * (batchesAhead + 1));
       const init: WorkerInit = {
+        claims,
         path,
         customFields: Object.entries(options.customFields ?? {}).map(([name, f]) => ({ name, spec: f.toSpec() })),
         fieldModules: options.fieldModules ?? [],
@@ -201,7 +204,7 @@ export class Loader {
         ),
       );
       for (const w of workers) w.removeAllListeners('exit');
-      return new Loader(path, reader, { ...options, dropLast, batchesAhead, osCache }, seed, order, perEpoch, outputs, workers, cache, osCache ? null : pagesOf, fh);
+      return new Loader(path, reader, { ...options, dropLast, batchesAhead, osCache }, seed, order, perEpoch, outputs, workers, cache, osCache ? null : pagesOf, fh, new Int32Array(claims));
     } catch (e) {
       await Promise.all(workers.map((w) => w.terminate()));
       await fh?.close();
@@ -326,12 +329,14 @@ export class Loader {
             }
             pinned.set(b, list);
           }
+          // Every worker works on the batch, claiming rows from the slot's counter; the
+          // batch is done when all of them have answered. The slot's last user has finished
+          // (its batch was released), so the counter can be reset.
           const parts = Math.min(this.workers.length, n);
           remaining.set(b, parts);
+          Atomics.store(this.claims, b % S, 0);
           for (let p = 0; p < parts; p++) {
-            const from = Math.floor((p * n) / parts);
-            const to = Math.floor(((p + 1) * n) / parts);
-            this.workers[(b + p) % this.workers.length]!.postMessage({ type: 'job', epoch, batch: b, slot: b % S, from, to } satisfies WorkerRequest);
+            this.workers[(b + p) % this.workers.length]!.postMessage({ type: 'job', epoch, batch: b, slot: b % S, size: n } satisfies WorkerRequest);
           }
         }
       } catch (e) {

@@ -30,12 +30,15 @@ export interface WorkerInit {
   batchSize: number;
   seed: number;
   memory: MemoryPlan;
+  /** One Int32 row counter per ring slot: workers claim rows with Atomics.add, so a faster worker takes more. */
+  claims: SharedArrayBuffer;
 }
 
 /** Main → worker. Only numbers cross: pixels live in shared memory. */
 export type WorkerRequest =
   | { type: 'epoch'; epoch: number; order: SharedArrayBuffer }
-  | { type: 'job'; epoch: number; batch: number; slot: number; from: number; to: number };
+  /** Decode rows of batch `batch` into `slot`: rows are claimed one by one from the slot's shared counter until `size`. */
+  | { type: 'job'; epoch: number; batch: number; slot: number; size: number };
 
 /** Worker → main. */
 export type WorkerReply =
