@@ -1,6 +1,7 @@
-import { readdirSync, realpathSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
 import { BetonEncodeError } from '../format/errors.js';
+import { byCodePoint, isDir, walkFiles } from './folder-walk.js';
 import { IntField } from '../fields/int-field.js';
 import { RGBImageField, type RGBImageFieldOptions } from '../fields/rgb-image-field.js';
 import type { NamedField } from '../fields/schema.js';
@@ -45,7 +46,7 @@ export class ImageFolderSource implements Iterable<ImageFolderSample> {
     }
     this.items = [];
     this.classes.forEach((cls, label) => {
-      for (const path of walkImages(join(root, cls))) this.items.push({ path, label });
+      for (const path of walkFiles(join(root, cls), (n) => IMAGE_EXTENSIONS.includes(extname(n).toLowerCase()))) this.items.push({ path, label });
     });
     if (this.items.length === 0) {
       throw new BetonEncodeError('BAD_OPTIONS', `${root} has no images with extensions ${IMAGE_EXTENSIONS.join(' ')}`, { source: root });
@@ -71,45 +72,4 @@ export class ImageFolderSource implements Iterable<ImageFolderSample> {
   *[Symbol.iterator](): Iterator<ImageFolderSample> {
     for (const it of this.items) yield { image: { path: it.path }, label: it.label };
   }
-}
-
-function isDir(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
-function walkImages(top: string): string[] {
-  const dirs: Array<{ path: string; files: string[] }> = [];
-  const seen = new Set<string>();
-  const visit = (dir: string): void => {
-    let real: string;
-    try {
-      real = realpathSync(dir);
-    } catch {
-      return;
-    }
-    if (seen.has(real)) return;
-    seen.add(real);
-    let entries;
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    const files: string[] = [];
-    for (const e of entries) {
-      const p = join(dir, e.name);
-      if (e.isDirectory() || (e.isSymbolicLink() && isDir(p))) visit(p);
-      else if (IMAGE_EXTENSIONS.includes(extname(e.name).toLowerCase())) files.push(e.name);
-    }
-    dirs.push({ path: dir, files: files.sort(byCodePoint) });
-  };
-  visit(top);
-  dirs.sort((a, b) => byCodePoint(a.path, b.path));
-  return dirs.flatMap((d) => d.files.map((f) => join(d.path, f)));
 }

@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { BetonEncodeError } from '../format/errors.js';
+import { byCodePoint, isDir, walkFiles } from './folder-walk.js';
 import { IMAGE_EXTENSIONS } from './image-folder.js';
 
 /** Container extensions taken as videos (compared case-insensitively). */
@@ -23,48 +24,6 @@ export interface VideoListing {
   /** Class names by label (folders, or the list's string labels); null for integer labels. */
   classes: string[] | null;
   items: VideoItem[];
-}
-
-const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
-function isDir(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-/** Video files under `top`, in torchvision's order (folders in sorted path order, files sorted); symlinked folders once. */
-function walkVideos(top: string): string[] {
-  const dirs: Array<{ path: string; files: string[] }> = [];
-  const seen = new Set<string>();
-  const visit = (dir: string): void => {
-    let real: string;
-    try {
-      real = realpathSync(dir);
-    } catch {
-      return;
-    }
-    if (seen.has(real)) return;
-    seen.add(real);
-    let entries;
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    const files: string[] = [];
-    for (const e of entries) {
-      const p = join(dir, e.name);
-      if (e.isDirectory() || (e.isSymbolicLink() && isDir(p))) visit(p);
-      else if (isVideoFile(e.name)) files.push(e.name);
-    }
-    dirs.push({ path: dir, files: files.sort(byCodePoint) });
-  };
-  visit(top);
-  dirs.sort((a, b) => byCodePoint(a.path, b.path));
-  return dirs.flatMap((d) => d.files.map((f) => join(d.path, f)));
 }
 
 function classFolders(root: string): string[] {
@@ -89,7 +48,7 @@ export function listVideoFolder(root: string): VideoListing {
   if (classes.length === 0) throw new BetonEncodeError('BAD_OPTIONS', `${root} has no class folders; expected root/<class>/<video> (as UCF101)`, { source: root });
   const items: VideoItem[] = [];
   classes.forEach((cls, label) => {
-    for (const path of walkVideos(join(root, cls))) items.push({ path, label });
+    for (const path of walkFiles(join(root, cls), isVideoFile)) items.push({ path, label });
   });
   if (items.length === 0) throw new BetonEncodeError('BAD_OPTIONS', `${root} has no videos with extensions ${VIDEO_EXTENSIONS.join(' ')}`, { source: root });
   return { classes, items };
