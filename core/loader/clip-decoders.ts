@@ -8,7 +8,6 @@ import type { ClipDecoderSpec, ClipTemporal } from '../pipeline/spec.js';
 import { PipelineError } from '../pipeline/stage.js';
 import type { Reader } from '../reader/reader.js';
 import type { Decoder, FieldStats } from './decoders.js';
-import { cropResizeRGB } from './resize.js';
 
 const TURBO = decodePath() === 'turbojpeg-npm';
 
@@ -138,7 +137,6 @@ export function createClipDecoder(spec: ClipDecoderSpec, field: Field, stats: Fi
 
   const [outH, outW] = spec.size;
   const fb = outH * outW * 3;
-  const scratch = { buf: new Uint8Array(0) };
   let full = new Uint8Array(0);
   return {
     output: { shape: [T, outH, outW, 3], dtype: 'uint8' },
@@ -163,13 +161,13 @@ export function createClipDecoder(spec: ClipDecoderSpec, field: Field, stats: Fi
         } else if (h.mode !== CLIP_MODE_JPG) {
           throw new Error(`clip mode ${h.mode} is neither 0 (jpg) nor 1 (raw)`);
         } else if (TURBO) {
-          decodeCropResize(src, dst, rect, outW, outH, { fastDct: true });
+          decodeCropResize(src, dst, rect, outW, outH, { fastDct: true, strict: true });
         } else {
           const n = h.width * h.height * 3;
           if (full.byteLength < n) full = new Uint8Array(n);
           const px = full.subarray(0, n);
-          jpegDecodeRGB(src, px, { fastDct: true });
-          cropResizeRGB(px, h.width, crop, dst, outW, outH, scratch);
+          jpegDecodeRGB(src, px, { fastDct: true, strict: true });
+          nativeCropResize(px, h.width, h.height, rect, outW, outH, dst);
         }
       }
       if (flip) flipClip(out, T, outH, outW);

@@ -139,27 +139,23 @@ export class Loader {
       const outputs = planOutputs(reader, options.pipelines ?? {}, batchSize, batchesAhead + 1);
       const usedFields = [...new Set(outputs.map((o) => o.plan.field))];
       const pageSize = reader.pageSize;
-      const pagesOf = (id: number): number[] => {
+      // File-absolute pages holding a sample's heap objects: for the process cache, of the
+      // fields the pipelines read; for page-aware orders, of every field.
+      const pagesOfFields = (fields: readonly number[]) => (id: number): number[] => {
         const pages = new Set<number>();
-        for (const f of usedFields) {
+        for (const f of fields) {
           const ref = reader.heapRef(id, f);
           if (ref && ref.size > 0) pages.add(Math.floor(ref.ptr / pageSize));
         }
         return [...pages];
       };
+      const pagesOf = pagesOfFields(usedFields);
       const order = createOrder(orderName, {
         indices,
         seed,
         batchSize,
         ...(options.distributed ? { distributed: options.distributed } : {}),
-        pagesOfSample: (id) => {
-          const pages = new Set<number>();
-          for (let f = 0; f < reader.fields.length; f++) {
-            const ref = reader.heapRef(id, f);
-            if (ref && ref.size > 0) pages.add(Math.floor(ref.ptr / pageSize));
-          }
-          return [...pages];
-        },
+        pagesOfSample: pagesOfFields(reader.fields.map((_, f) => f)),
       });
       const perEpoch = order.sampleOrder(0).length;
       let cache: PageCache | null = null;

@@ -178,20 +178,18 @@ let loaded: NativeAddon | undefined;
 
 /** Loads the addon (once) and returns it; throws NativeError('NATIVE_LOAD'). */
 export function loadNative(): NativeAddon {
-  if (loaded !== undefined) return loaded;
-  const path = nativeAddonPath();
-  const require = createRequire(import.meta.url);
+  loaded ??= requireAddon<NativeAddon>(nativeAddonPath(), 'the native addon');
+  return loaded;
+}
+
+/** `require`s a .node file; a failure becomes NativeError('NATIVE_LOAD') saying how to build it. */
+function requireAddon<T>(path: string, what: string): T {
   try {
-    loaded = require(path) as NativeAddon;
+    return createRequire(import.meta.url)(path) as T;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new NativeError(
-      'NATIVE_LOAD',
-      `cannot load the native addon at ${path} (build it with "npm run build:native"): ${reason}`,
-      { cause: error },
-    );
+    throw new NativeError('NATIVE_LOAD', `cannot load ${what} at ${path} (build it with "npm run build:native"): ${reason}`, { cause: error });
   }
-  return loaded;
 }
 
 /** True when the addon can be loaded; never throws. */
@@ -471,19 +469,7 @@ let loadedTurbo: TurboAddon | undefined;
  * core/native/turbo.ts does that with `turboLoad`.
  */
 export function loadTurboAddon(): TurboAddon {
-  if (loadedTurbo !== undefined) return loadedTurbo;
-  const path = turboAddonPath();
-  const require = createRequire(import.meta.url);
-  try {
-    loadedTurbo = require(path) as TurboAddon;
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new NativeError(
-      'NATIVE_LOAD',
-      `cannot load the TurboJPEG addon at ${path} (build it with "npm run build:native"): ${reason}`,
-      { cause: error },
-    );
-  }
+  loadedTurbo ??= requireAddon<TurboAddon>(turboAddonPath(), 'the TurboJPEG addon');
   return loadedTurbo;
 }
 
