@@ -124,6 +124,19 @@ describe('beton build: sources, slices and policies', () => {
   });
 });
 
+describe('beton inspect --env', () => {
+  it('names the JPEG decode path the loader will use', () => {
+    const r = cli('inspect', '--env', '--json');
+    expect(r.status, r.stderr).toBe(0);
+    const env = JSON.parse(r.stdout) as { decodePath: string; decode: string; writerJpeg: string };
+    expect(['turbojpeg-npm', 'sharp']).toContain(env.decodePath);
+    expect(env.decode.length).toBeGreaterThan(5);
+    expect(env.writerJpeg).toMatch(/libjpeg/);
+    const off = spawnSync(process.execPath, [CLI, 'inspect', '--env', '--json'], { encoding: 'utf8', env: { ...process.env, BETON_TURBOJPEG_LIB: 'off' } });
+    expect((JSON.parse(off.stdout) as { decodePath: string }).decodePath).toBe('sharp');
+  });
+});
+
 describe('package entry', () => {
   it("import { Reader } from 'beton-studio' works from the checkout", () => {
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', "import { Reader, DatasetWriter, RGBImageField } from 'beton-studio'; console.log(typeof Reader.open, typeof DatasetWriter, typeof RGBImageField)"], {
