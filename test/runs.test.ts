@@ -311,6 +311,42 @@ process.stdout.write(JSON.stringify({ tag, ms: Date.now() - t0 }) + '\\n');
 `;
 
 describe('RunsDb: concurrent writers', () => {
+  it('four processes opening one fresh file at the same instant all succeed (WAL switch retried while busy)', async () => {
+    const script = join(dir, 'opener-child.mts');
+    writeFileSync(
+      script,
+      `import { RunsDb } from ${JSON.stringify(pathToFileURL(join(ROOT, 'core/runs/runs-db.ts')).href)};
+const [file, at] = process.argv.slice(2);
+while (Date.now() < Number(at)) {}
+const db = RunsDb.open(file);
+process.stdout.write(db.journalMode + ' ' + db.schemaVersion);
+db.close();
+`,
+    );
+    // Three rounds: without the retry, about 1 open in 20 failed with SQLITE_BUSY here.
+    for (let round = 0; round < 3; round++) {
+      const path = freshPath();
+      const at = Date.now() + 2500; // every child is started and spinning by then
+      const results = await Promise.all(
+        [0, 1, 2, 3].map(
+          () =>
+            new Promise<{ code: number | null; out: string; err: string }>((res) => {
+              const child = spawn(process.execPath, ['--import', 'tsx', script, path, String(at)], { cwd: ROOT });
+              let out = '';
+              let err = '';
+              child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+              child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+              child.on('close', (code) => res({ code, out, err }));
+            }),
+        ),
+      );
+      for (const r of results) {
+        expect(r.code, r.err).toBe(0);
+        expect(r.out).toBe(`wal ${SCHEMA_VERSION}`);
+      }
+    }
+  });
+
   it('two processes each saving 200 runs into one fresh file at once: no errors, 400 runs, integrity ok', async () => {
     const script = join(dir, 'writer-child.mts');
     writeFileSync(script, CHILD);

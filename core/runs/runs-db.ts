@@ -191,6 +191,25 @@ export function sqliteErrorCode(e: unknown): string | null {
 }
 
 /**
+ * Runs `fn`, retrying for up to `timeoutMs` while SQLite answers SQLITE_BUSY for a lock it
+ * does not wait on by itself (journal-mode switches, WAL recovery). Sleeps synchronously:
+ * every RunsDb method is synchronous, and this only happens while opening.
+ */
+function retryWhileBusy<T>(timeoutMs: number, fn: () => T): T {
+  const deadline = Date.now() + timeoutMs;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return fn();
+    } catch (e) {
+      const code = sqliteErrorCode(e);
+      if (code === null || !code.startsWith('SQLITE_BUSY') || Date.now() >= deadline) throw e;
+      Atomics.wait(pause, 0, 0, Math.min(5 * 2 ** Math.min(attempt, 5), 100));
+    }
+  }
+}
+
+/**
  * Applies the migrations the file lacks, in order, in one IMMEDIATE transaction (so two
  * processes opening a fresh file at once do not both migrate: the second waits, then sees
  * the new user_version and has nothing to do).
@@ -238,10 +257,15 @@ export class RunsDb {
     const db = new Database(file, { timeout: busy });
     try {
       db.pragma(`busy_timeout = ${busy}`);
-      db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       db.pragma('foreign_keys = ON');
-      migrate(db);
+      retryWhileBusy(busy, () => {
+        // Switching to WAL needs an exclusive lock and SQLite does not call the busy handler
+        // for it, so two processes opening a fresh file at once could fail here: retry.
+        // WAL is persistent, so once any process has set it, later opens only read it.
+        if (db.pragma('journal_mode', { simple: true }) !== 'wal' && file !== ':memory:') db.pragma('journal_mode = WAL');
+      });
+      retryWhileBusy(busy, () => migrate(db));
     } catch (e) {
       db.close();
       throw e;
