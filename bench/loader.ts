@@ -552,7 +552,7 @@ function yardsticks(cfg: Config, views: View[], rec: Records): string[] {
       `limit ${mode}: decode+crop+flip/CHW, 1 thread`,
       fmt(all.limit.get(mode)!),
       cellText(quiet.limit.get(mode) ?? null, 0),
-      `decode only ${fmt(med((x) => x.decodeOnlyPerSec))}/s; µs/img: crop params ${med((x) => x.us.params).toFixed(1)}, decode+resize ${med((x) => x.us.decode).toFixed(0)}, JS flip+CHW ${med((x) => x.us.copy).toFixed(0)}${cfg.strict ? '; strict' : ''}`,
+      `decode only ${fmt(med((x) => x.decodeOnlyPerSec))}/s; µs/img: crop params ${med((x) => x.us.params).toFixed(1)}, decode+resize ${med((x) => x.us.decode).toFixed(0)}, native flip+CHW ${med((x) => x.us.copy).toFixed(0)}${cfg.strict ? '; strict' : ''}`,
     ]);
     const probes = rec.probes.get(mode)!;
     if (probes.length) {

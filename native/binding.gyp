@@ -39,7 +39,8 @@
         "src/jpeg_decode.cc",
         "src/jpeg_encode.cc",
         "src/resize_area.cc",
-        "src/resize_core.cc"
+        "src/resize_core.cc",
+        "src/pixel_map.cc"
       ],
       "libraries": ["-ljpeg"]
     },

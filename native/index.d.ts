@@ -89,5 +89,24 @@ export function resizeAreaRGB(
   dstHeight: number,
 ): void;
 
+/**
+ * The loader's fused pixel pass over packed HWC uint8 pixels (height x width x
+ * channels): optional horizontal mirror, optional per-channel table, HWC or
+ * CHW output. `lut` holds channels*256 entries of `elemBytes` bytes each,
+ * already in the output's element type (null: identity, uint8 out, elemBytes 1).
+ * `dst` receives height*width*channels entries; it must not overlap `src`.
+ */
+export function mapPixels(
+  src: Uint8Array,
+  dst: Uint8Array,
+  lut: Uint8Array | null,
+  height: number,
+  width: number,
+  channels: number,
+  elemBytes: number,
+  flip: boolean,
+  chw: boolean,
+): void;
+
 /** The libjpeg(-turbo) version the addon was compiled against, e.g. "libjpeg-turbo 2.1.5". */
 export const jpegLibrary: string;

@@ -157,7 +157,7 @@ describe('loader', () => {
     const raw: typeof RawAddon = loadNative();
     const typed: NativeAddon = raw;
     expect(Object.keys(typed).sort()).toEqual(
-      ['jpegDecodeRGB', 'jpegEncodeRGB', 'jpegInfo', 'jpegLibrary', 'madvise', 'mmapFile', 'resizeAreaRGB'],
+      ['jpegDecodeRGB', 'jpegEncodeRGB', 'jpegInfo', 'jpegLibrary', 'madvise', 'mapPixels', 'mmapFile', 'resizeAreaRGB'],
     );
     expect(native.jpegLibrary).toMatch(/^libjpeg/);
   });

@@ -6,8 +6,9 @@
  *   each pass draws the same RandomResizedCrop parameters as the loader (randomResizedCrop
  *   with rngFor(seed, epoch, id, 0), the flip from stream 1), decodes with
  *   decodeCropResize(jpeg, dst, rect, S, S, {fastDct, strict}) (raw images of a 'smart' file:
- *   the native cropResizeRGB, as the decoder does) and does a flip + HWC→CHW copy in tight
- *   JS. No workers, no messages, no per-sample allocation beyond the rng.
+ *   the native cropResizeRGB, as the decoder does) and the flip + HWC→CHW copy with the
+ *   addon's mapPixels (the kernel the loader's fused stage runs). No workers, no messages,
+ *   no per-sample allocation beyond the rng.
  *
  * - measureBreakdown: what one loader worker does per sample (decode-worker.ts runSample,
  *   for the image and the label output), rebuilt here from the same core pieces and timed
@@ -20,7 +21,7 @@ import { Reader } from '../../core/index.js';
 import { createDecoder, type FieldStats } from '../../core/loader/decoders.js';
 import { heapAccess } from '../../core/loader/heap-access.js';
 import { IMAGE_MODE_RAW } from '../../core/fields/rgb-image-field.js';
-import { cropResizeRGB } from '../../core/native/index.js';
+import { cropResizeRGB, mapPixels } from '../../core/native/index.js';
 import { decodeCropResize } from '../../core/native/turbo.js';
 import { randomResizedCrop } from '../../core/pipeline/crop.js';
 import { byteSize, elementCount, viewOf, type OutputArray } from '../../core/pipeline/dtypes.js';
@@ -63,35 +64,16 @@ export function preloadImages(path: string): StoredImage[] {
   }
 }
 
-/** Flip + HWC→CHW for packed RGB, the branch hoisted out of the pixel loop: the best plain JS does. */
+/** Flip + HWC→CHW of packed RGB with the native kernel the loader uses. */
 export function flipToChw(src: Uint8Array, dst: Uint8Array, H: number, W: number, flip: boolean): void {
-  const P = H * W;
-  const P2 = 2 * P;
-  if (!flip) {
-    for (let i = 0, si = 0; i < P; i++, si += 3) {
-      dst[i] = src[si]!;
-      dst[P + i] = src[si + 1]!;
-      dst[P2 + i] = src[si + 2]!;
-    }
-    return;
-  }
-  for (let y = 0; y < H; y++) {
-    const row = y * W;
-    let si = (row + W - 1) * 3;
-    for (let x = 0; x < W; x++, si -= 3) {
-      const di = row + x;
-      dst[di] = src[si]!;
-      dst[P + di] = src[si + 1]!;
-      dst[P2 + di] = src[si + 2]!;
-    }
-  }
+  mapPixels(src, dst, null, { height: H, width: W, channels: 3, elemBytes: 1, flip, chw: true });
 }
 
 export interface LimitResult {
   images: number;
   /** decode + crop + flip/CHW copy, per thread: the limit. */
   imagesPerSec: number;
-  /** Without the JS copy: what a native flip/CHW (written by the resize) would allow. */
+  /** decode + crop alone (without the flip/CHW copy). */
   decodeOnlyPerSec: number;
   /** Mean µs per image of each step. */
   us: { params: number; decode: number; copy: number; total: number };
@@ -225,7 +207,7 @@ export function measureBreakdown(path: string, images: readonly StoredImage[], o
     const fImage = reader.fieldIndex('image');
     const fLabel = reader.fieldIndex('label');
     const imgDecoder = createDecoder(pipes.image[0] as DecoderSpec, reader.fields[fImage]!.field, imageStats(reader, fImage));
-    const imgPlan = planStages(imgDecoder.output, pipes.image.slice(1) as OpSpec[]);
+    const imgPlan = planStages(imgDecoder.output, pipes.image.slice(1) as OpSpec[], mapPixels);
     const lblDecoder = createDecoder(pipes.label[0]!, reader.fields[fLabel]!.field, imageStats(reader, fLabel));
     const lblPlan = planStages(lblDecoder.output, []);
     const stage = imgPlan.stages[0];

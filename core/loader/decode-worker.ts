@@ -11,6 +11,7 @@ import { planStages } from '../pipeline/plan.js';
 import { rngFor } from '../pipeline/rng.js';
 import type { SampleStage } from '../pipeline/stage.js';
 import { Reader } from '../reader/reader.js';
+import { isNativeAvailable, mapPixels } from '../native/index.js';
 import { createDecoder, type Decoder } from './decoders.js';
 import { heapAccess, type HeapAccess } from './heap-access.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './protocol.js';
@@ -34,10 +35,14 @@ interface Runner {
   dtype: ElementType;
 }
 
+// The fused pixel pass runs in C++ when the addon loads; BETON_PIXEL_KERNEL=js forces the
+// JS pass (same bytes; for A/B benchmarks and for debugging).
+const pixelKernel = process.env.BETON_PIXEL_KERNEL !== 'js' && isNativeAvailable() ? mapPixels : undefined;
+
 const runners: Runner[] = init.outputs.map((o) => {
   const field = reader.fields[o.field]!.field;
   const decoder = createDecoder(o.decoder, field, o.stats);
-  const plan = planStages(decoder.output, o.ops);
+  const plan = planStages(decoder.output, o.ops, pixelKernel);
   // One scratch buffer per intermediate tensor; the last stage writes into the slot.
   const specs = [decoder.output, ...plan.stages.map((s) => s.output)];
   const scratch = specs.map((s) => viewOf(s.dtype, new ArrayBuffer(byteSize(s)), 0, elementCount(s)));

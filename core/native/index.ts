@@ -16,6 +16,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { PixelMapOptions } from '../pipeline/pixel-kernel.js';
 
 // ---------------------------------------------------------------------------
 // Types (mirroring native/index.d.ts, which documents the raw addon; they are
@@ -59,6 +60,7 @@ export interface NativeAddon {
     dstWidth: number,
     dstHeight: number,
   ): void;
+  mapPixels(src: Uint8Array, dst: Uint8Array, lut: Uint8Array | null, height: number, width: number, channels: number, elemBytes: number, flip: boolean, chw: boolean): void;
   readonly jpegLibrary: string;
 }
 
@@ -214,6 +216,8 @@ export const native: NativeAddon = {
   jpegEncodeRGB: (rgb, width, height, quality) => loadNative().jpegEncodeRGB(rgb, width, height, quality),
   resizeAreaRGB: (src, srcWidth, srcHeight, dst, dstWidth, dstHeight) =>
     loadNative().resizeAreaRGB(src, srcWidth, srcHeight, dst, dstWidth, dstHeight),
+  mapPixels: (src, dst, lut, height, width, channels, elemBytes, flip, chw) =>
+    loadNative().mapPixels(src, dst, lut, height, width, channels, elemBytes, flip, chw),
   get jpegLibrary() {
     return loadNative().jpegLibrary;
   },
@@ -376,6 +380,16 @@ export function resizeAreaRGB(
     loadNative().resizeAreaRGB(src, srcWidth, srcHeight, target, dstWidth, dstHeight);
   });
   return target.subarray(0, needed);
+}
+
+/**
+ * The fused per-pixel pass in C++ (mirror, per-channel table, HWC→CHW), writing
+ * height*width*channels elements into `dst` (bytes of the output typed array).
+ * The hot path of every image pipeline (a PixelMapKernel the loader hands to its fused
+ * stages): arguments are re-checked by the addon.
+ */
+export function mapPixels(src: Uint8Array, dst: Uint8Array, lut: Uint8Array | null, o: PixelMapOptions): void {
+  call(() => loadNative().mapPixels(src, dst, lut, o.height, o.width, o.channels, o.elemBytes, o.flip, o.chw));
 }
 
 // ---------------------------------------------------------------------------

@@ -1,9 +1,28 @@
-import { toFloat16Bits, type ElementType, type OutputArray, type TensorSpec } from './dtypes.js';
+import { ELEMENT_BYTES, toFloat16Bits, viewOf, type ElementType, type OutputArray, type TensorSpec } from './dtypes.js';
 import type { OpSpec } from './spec.js';
 import { PipelineError, requireImage, type SampleStage, type StageContext } from './stage.js';
 
 /** Ops a fused pixel pass can absorb: a coordinate flip, per-channel value maps, a layout and a cast. */
 export type PixelOp = Extract<OpSpec, { op: 'random_horizontal_flip' | 'random_brightness' | 'normalize' | 'to_chw' | 'convert' }>;
+
+/** Shape and options of one fused pass (the arguments of the native mapPixels). */
+export interface PixelMapOptions {
+  height: number;
+  width: number;
+  channels: number;
+  /** Bytes per output element (1, 2, 4 or 8); 1 without a table. */
+  elemBytes: number;
+  flip: boolean;
+  chw: boolean;
+}
+
+/**
+ * A compiled fused pass over packed HWC uint8 pixels: `lut` (channels × 256 entries already
+ * in the output dtype, as bytes; null = identity, uint8 out) maps values, then a mirror and
+ * an HWC/CHW write into `dst` (the output's bytes). The loader injects the addon's C++
+ * kernel (core/native mapPixels); this layer stays free of I/O and falls back to JS.
+ */
+export type PixelMapKernel = (src: Uint8Array, dst: Uint8Array, lut: Uint8Array | null, o: PixelMapOptions) => void;
 
 export const isPixelOp = (o: OpSpec): o is PixelOp =>
   o.op === 'random_horizontal_flip' || o.op === 'random_brightness' || o.op === 'normalize' || o.op === 'to_chw' || o.op === 'convert';
@@ -17,7 +36,9 @@ const INT_RANGE: Partial<Record<ElementType, [number, number]>> = {
  * takes a uint8 input, the whole chain folds into a 256-entry lookup table per channel,
  * built per sample (random factors differ per sample); the flip is a coordinate change
  * and ToCHW an output index. The pass reads each input pixel once and writes each output
- * value once, whatever the number of ops.
+ * value once, whatever the number of ops. The pass itself runs in the injected kernel (the
+ * loader passes the addon's C++ one: in JS it took about a third of a worker's time per
+ * image) or in JS; both produce identical bytes (the table is built here, in the output dtype).
  */
 export class FusedPixelStage implements SampleStage {
   readonly name: string;
@@ -28,10 +49,14 @@ export class FusedPixelStage implements SampleStage {
   private readonly C: number;
   private readonly chw: boolean;
   private readonly lut: Float64Array;
+  /** The table in the output dtype, and its bytes (what the native kernel reads). */
+  private readonly lutOut: Exclude<OutputArray, BigInt64Array | BigUint64Array>;
+  private readonly lutBytes: Uint8Array;
 
   constructor(
     readonly input: TensorSpec,
     private readonly ops: readonly PixelOp[],
+    private readonly kernel?: PixelMapKernel,
   ) {
     [this.H, this.W, this.C] = requireImage(ops.map((o) => o.op).join('+'), input);
     this.name = `fused(${ops.map((o) => o.op).join('+')})`;
@@ -52,6 +77,9 @@ export class FusedPixelStage implements SampleStage {
     this.chw = chw;
     this.output = { shape: chw ? [this.C, this.H, this.W] : [this.H, this.W, this.C], dtype };
     this.lut = new Float64Array(this.C * 256);
+    const bytes = new ArrayBuffer(this.C * 256 * ELEMENT_BYTES[dtype]);
+    this.lutOut = viewOf(dtype, bytes, 0, this.C * 256) as Exclude<OutputArray, BigInt64Array | BigUint64Array>;
+    this.lutBytes = new Uint8Array(bytes);
   }
 
   run(src: OutputArray, dst: OutputArray, ctx: StageContext): void {
@@ -91,7 +119,12 @@ export class FusedPixelStage implements SampleStage {
     const d = dst as Exclude<OutputArray, BigInt64Array | BigUint64Array>;
     let identity = dtype === 'uint8';
     for (let i = 0; identity && i < lut.length; i++) identity = lut[i] === (i & 255);
-    if (identity) this.copyPixels(s, d as Uint8Array, flip);
+    if (this.kernel) {
+      const { H, W, C, chw } = this;
+      const out = new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
+      if (!identity) this.lutOut.set(lut);
+      this.kernel(s, out, identity ? null : this.lutBytes, { height: H, width: W, channels: C, elemBytes: d.BYTES_PER_ELEMENT, flip, chw });
+    } else if (identity) this.copyPixels(s, d as Uint8Array, flip);
     else this.mapPixels(s, d, flip);
   }
 

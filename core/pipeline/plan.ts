@@ -1,6 +1,6 @@
 import { ImageMixupStage, LabelMixupStage, type BatchStage } from './batch-ops.js';
 import type { TensorSpec } from './dtypes.js';
-import { FusedPixelStage, isPixelOp, type PixelOp } from './pixel-kernel.js';
+import { FusedPixelStage, isPixelOp, type PixelMapKernel, type PixelOp } from './pixel-kernel.js';
 import { BlendStage, ConvertStage, CustomStage, CutoutStage, ReplaceLabelStage, TranslateStage, TransposeStage } from './sample-ops.js';
 import type { OpSpec } from './spec.js';
 import { PipelineError, type SampleStage } from './stage.js';
@@ -18,9 +18,10 @@ const isImage = (s: TensorSpec): boolean => s.dtype === 'uint8' && s.shape.lengt
 
 /**
  * Turns the ops after a decoder into stages, each declaring its output. Runs of per-pixel
- * ops on uint8 images become one fused pass; mixing ops run per batch and must come last.
+ * ops on uint8 images become one fused pass (run by `pixelKernel` when given: the loader
+ * passes the native one); mixing ops run per batch and must come last.
  */
-export function planStages(decoded: TensorSpec, ops: readonly OpSpec[]): StagePlan {
+export function planStages(decoded: TensorSpec, ops: readonly OpSpec[], pixelKernel?: PixelMapKernel): StagePlan {
   const stages: SampleStage[] = [];
   const batchStages: BatchStage[] = [];
   let spec = decoded;
@@ -33,7 +34,7 @@ export function planStages(decoded: TensorSpec, ops: readonly OpSpec[]): StagePl
     if (isPixelOp(o) && isImage(spec)) {
       const run: PixelOp[] = [];
       while (i < ops.length && isPixelOp(ops[i]!)) run.push(ops[i++] as PixelOp);
-      const st = new FusedPixelStage(spec, run);
+      const st = new FusedPixelStage(spec, run, pixelKernel);
       stages.push(st);
       spec = st.output;
       continue;

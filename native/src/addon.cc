@@ -23,6 +23,7 @@ Napi::Object InitBetonNative(Napi::Env env, Napi::Object exports) {
   exports.Set("jpegDecodeRGB", Napi::Function::New(env, JpegDecodeRGB, "jpegDecodeRGB"));
   exports.Set("jpegEncodeRGB", Napi::Function::New(env, JpegEncodeRGB, "jpegEncodeRGB"));
   exports.Set("resizeAreaRGB", Napi::Function::New(env, ResizeAreaRGB, "resizeAreaRGB"));
+  exports.Set("mapPixels", Napi::Function::New(env, MapPixelsU8, "mapPixels"));
   // The libjpeg-turbo headers compiled against; exact pixel/byte equality
   // with FFCV depends on it, so it is worth showing in diagnostics.
 #ifdef LIBJPEG_TURBO_VERSION

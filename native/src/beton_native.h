@@ -20,4 +20,7 @@ Napi::Value JpegEncodeRGB(const Napi::CallbackInfo& info);
 // resize_area.cc
 Napi::Value ResizeAreaRGB(const Napi::CallbackInfo& info);
 
+// pixel_map.cc
+Napi::Value MapPixelsU8(const Napi::CallbackInfo& info);
+
 }  // namespace beton
