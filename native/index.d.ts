@@ -47,6 +47,13 @@ export function madvise(
   advice: MadviseAdvice,
 ): boolean;
 
+/**
+ * How much of the file the OS page cache holds now (mincore(2) over a fresh
+ * mapping, which faults nothing in). residentBytes counts whole pages,
+ * clamped to the size.
+ */
+export function pageCacheResidency(path: string): { residentBytes: number; sizeBytes: number };
+
 /** Parses the JPEG header only. */
 export function jpegInfo(src: Uint8Array): JpegInfo;
 

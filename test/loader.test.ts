@@ -156,6 +156,69 @@ describe('loader: decoding and order', () => {
   });
 });
 
+describe('loader: filter', () => {
+  it('keeps the samples whose row satisfies the condition, by sample id, with indices and distributed ranks', async () => {
+    // Labels equal sample ids here. The pass applies the output's pipeline: the condition sees
+    // the label after a custom op (as FFCV's test filters values its pipeline doubled).
+    const doubled = Custom('double', (src, dst) => {
+      (dst as unknown as BigInt64Array)[0] = (src as unknown as BigInt64Array)[0]! * 2n;
+    });
+    const indices = Array.from({ length: 300 }, (_, k) => 599 - 2 * k); // odd ids, descending: ids ≠ positions
+    const base = await Loader.open(fixed, { batchSize: 8, numWorkers: 1, order: 'random', seed: 5, indices, pipelines: { image: null, label: [IntDecoder(), doubled] } });
+    const seen: number[] = [];
+    const filtered = await base.filter('label', (row, id) => {
+      seen.push(id);
+      return Number((row as BigInt64Array)[0]) % 3 === 0;
+    });
+    try {
+      expect(seen).toEqual(indices); // one sequential pass over the indices, every batch kept
+      const want = indices.filter((id) => (2 * id) % 3 === 0);
+      expect(filtered.length).toBe(Math.floor(want.length / 8)); // drop_last kept (the default)
+      expect(filtered.seed).toBe(base.seed);
+      const got: number[] = [];
+      for await (const b of filtered) {
+        expect(b.size).toBe(8);
+        const labels = b.get('label').data as BigInt64Array;
+        b.sampleIds.forEach((id, j) => {
+          expect(Number(labels[j])).toBe(2 * id);
+          got.push(id);
+        });
+      }
+      expect(new Set(got).size).toBe(got.length);
+      for (const id of got) expect(want).toContain(id);
+      expect(got.length).toBe(filtered.length * 8);
+    } finally {
+      await filtered.close();
+      await base.close();
+    }
+
+    // Distributed: each rank filters the whole set, then the kept ids are split between ranks.
+    const ranks: number[][] = [];
+    for (let rank = 0; rank < 2; rank++) {
+      const l = await Loader.open(fixed, { batchSize: 5, dropLast: false, numWorkers: 1, order: 'random', seed: 2, distributed: { rank, worldSize: 2 }, pipelines: { image: null } });
+      const f = await l.filter('label', (row) => (row as BigInt64Array)[0]! < 100n);
+      const ids: number[] = [];
+      for await (const b of f) ids.push(...b.sampleIds);
+      ranks.push(ids);
+      await f.close();
+      await l.close();
+    }
+    expect(ranks[0]!.length).toBe(50);
+    expect(ranks[1]!.length).toBe(50);
+    expect(new Set(ranks.flat())).toEqual(new Set(Array.from({ length: 100 }, (_, i) => i)));
+  });
+
+  it('names a missing output and an empty result', async () => {
+    const l = await Loader.open(fixed, { batchSize: 8, numWorkers: 1, pipelines: { image: null } });
+    try {
+      await expect(l.filter('nope', () => true)).rejects.toThrow(/no output "nope"/);
+      await expect(l.filter('label', () => false)).rejects.toThrow(/no sample .* satisfies/);
+    } finally {
+      await l.close();
+    }
+  });
+});
+
 describe('loader: decoders and transforms against hand-computed results', () => {
   it('int, float, ndarray, bytes and json decoders', async () => {
     const [b] = await collect(scalars, { batchSize: 30, numWorkers: 1 });

@@ -19,6 +19,7 @@ import {
   madvise,
   mmapFile,
   native,
+  pageCacheResidentFraction,
   resizeAreaRGB,
 } from '../core/native/index.js';
 
@@ -157,7 +158,7 @@ describe('loader', () => {
     const raw: typeof RawAddon = loadNative();
     const typed: NativeAddon = raw;
     expect(Object.keys(typed).sort()).toEqual(
-      ['jpegDecodeRGB', 'jpegEncodeRGB', 'jpegInfo', 'jpegLibrary', 'madvise', 'mapPixels', 'mmapFile', 'resizeAreaRGB'],
+      ['jpegDecodeRGB', 'jpegEncodeRGB', 'jpegInfo', 'jpegLibrary', 'madvise', 'mapPixels', 'mmapFile', 'pageCacheResidency', 'resizeAreaRGB'],
     );
     expect(native.jpegLibrary).toMatch(/^libjpeg/);
   });
@@ -190,6 +191,21 @@ describe('mmapFile', () => {
   it('reports missing files and directories as NativeError NATIVE_IO', () => {
     expectNativeError(() => mmapFile(join(FIXTURES, 'does-not-exist.beton')), 'NATIVE_IO');
     expectNativeError(() => mmapFile(FIXTURES), 'NATIVE_IO');
+  });
+
+  it('tells page-cache residency by mincore: a file just read is resident; errors are NATIVE_IO', () => {
+    const path = join(FIXTURES, 'images_jpg.beton');
+    readFileSync(path);
+    expect(pageCacheResidentFraction(path)).toBeGreaterThan(0.99);
+    const dir = mkdtempSync(join(tmpdir(), 'beton-native-'));
+    try {
+      writeFileSync(join(dir, 'empty.bin'), '');
+      expect(pageCacheResidentFraction(join(dir, 'empty.bin'))).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expectNativeError(() => pageCacheResidentFraction(join(FIXTURES, 'does-not-exist.beton')), 'NATIVE_IO');
+    expectNativeError(() => pageCacheResidentFraction(FIXTURES), 'NATIVE_IO');
   });
 
   it('ignores advice on buffers it did not map', () => {

@@ -209,6 +209,42 @@ export class Loader {
     }
   }
 
+  /**
+   * FFCV's Loader.filter: a new loader over the samples whose `output` row satisfies
+   * `condition`. The rows come from a temporary pass with only that output enabled (its
+   * pipeline as configured here, or the field's default), sequential order, every batch
+   * kept; the new loader has this one's options (seed included) with `indices` = the
+   * sample ids kept, in the order they were visited. Unlike FFCV, which collects positions
+   * in the sequential order, these are real sample ids, so `indices` and distributed
+   * loaders filter correctly: the pass covers every rank's samples, and the new loader
+   * partitions the kept ids between ranks as usual. This loader stays open.
+   */
+  async filter(output: string, condition: (row: OutputArray, sampleId: number) => boolean): Promise<Loader> {
+    if (!this.outputNames.includes(output)) throw new LoaderError('BAD_OPTIONS', `filter: no output "${output}" (outputs: ${this.outputNames.join(', ')})`);
+    if (typeof condition !== 'function') throw new LoaderError('BAD_OPTIONS', 'filter: condition must be a function (row, sampleId) => boolean');
+    const { distributed: _distributed, signal, pipelines = {}, ...rest } = this.opts;
+    // Only `output` stays enabled: other file fields off, other extra outputs left out.
+    const only: Record<string, PipelineConfig> = {};
+    for (const f of this.reader.fields) if (f.name !== output) only[f.name] = null;
+    if (pipelines[output] !== undefined) only[output] = pipelines[output]!;
+    const indices = this.opts.indices ?? Array.from({ length: this.reader.numSamples }, (_, i) => i);
+    const pass = await Loader.open(this.path, { ...rest, indices, order: 'sequential', dropLast: false, seed: this.seed, pipelines: only, ...(signal ? { signal } : {}) });
+    const kept: number[] = [];
+    try {
+      for await (const batch of pass) {
+        const o = batch.get(output);
+        const per = o.data.length / batch.size;
+        batch.sampleIds.forEach((id, j) => {
+          if (condition(o.data.subarray(j * per, (j + 1) * per) as OutputArray, id)) kept.push(id);
+        });
+      }
+    } finally {
+      await pass.close();
+    }
+    if (kept.length === 0) throw new LoaderError('BAD_OPTIONS', `filter: no sample of ${this.path} satisfies the condition on "${output}"`);
+    return Loader.open(this.path, { ...this.opts, seed: this.seed, indices: kept });
+  }
+
   /** The next epoch number an iteration will run. */
   get epoch(): number {
     return this.current ? this.current.epoch : this.nextEpoch;

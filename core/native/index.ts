@@ -49,6 +49,7 @@ export interface JpegDecodeResult {
 export interface NativeAddon {
   mmapFile(path: string): ArrayBuffer;
   madvise(buffer: ArrayBuffer, offset: number, length: number, advice: MadviseAdvice): boolean;
+  pageCacheResidency(path: string): { residentBytes: number; sizeBytes: number };
   jpegInfo(src: Uint8Array): JpegInfo;
   jpegDecodeRGB(src: Uint8Array, dst: Uint8Array, fastDct: boolean, strict?: boolean): JpegDecodeResult;
   jpegEncodeRGB(rgb: Uint8Array, width: number, height: number, quality: number): Buffer;
@@ -211,6 +212,7 @@ export function isNativeAvailable(): boolean {
 export const native: NativeAddon = {
   mmapFile: (path) => loadNative().mmapFile(path),
   madvise: (buffer, offset, length, advice) => loadNative().madvise(buffer, offset, length, advice),
+  pageCacheResidency: (path) => loadNative().pageCacheResidency(path),
   jpegInfo: (src) => loadNative().jpegInfo(src),
   jpegDecodeRGB: (src, dst, fastDct, strict) => loadNative().jpegDecodeRGB(src, dst, fastDct, strict),
   jpegEncodeRGB: (rgb, width, height, quality) => loadNative().jpegEncodeRGB(rgb, width, height, quality),
@@ -284,6 +286,18 @@ export function madvise(
     throw argumentError(`unknown advice ${String(advice)}`);
   }
   return call(() => loadNative().madvise(buffer, offset, length, advice));
+}
+
+/**
+ * Fraction (0..1) of `path`'s bytes held in the OS page cache now, by mincore(2); an empty
+ * file counts as fully resident. Throws NativeError NATIVE_IO for a missing or odd file.
+ */
+export function pageCacheResidentFraction(path: string): number {
+  if (typeof path !== 'string' || path === '' || path.includes('\0')) {
+    throw argumentError('path must be a non-empty string without NUL bytes');
+  }
+  const r = call(() => loadNative().pageCacheResidency(path));
+  return r.sizeBytes === 0 ? 1 : Math.min(1, r.residentBytes / r.sizeBytes);
 }
 
 /** Reads a JPEG's header (dimensions, colour space, progressive flag). */

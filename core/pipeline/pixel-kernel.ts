@@ -52,6 +52,8 @@ export class FusedPixelStage implements SampleStage {
   /** The table in the output dtype, and its bytes (what the native kernel reads). */
   private readonly lutOut: Exclude<OutputArray, BigInt64Array | BigUint64Array>;
   private readonly lutBytes: Uint8Array;
+  /** Only flips and ToCHW: the values pass through unchanged. */
+  private readonly layoutOnly: boolean;
 
   constructor(
     readonly input: TensorSpec,
@@ -77,6 +79,7 @@ export class FusedPixelStage implements SampleStage {
     this.chw = chw;
     this.output = { shape: chw ? [this.C, this.H, this.W] : [this.H, this.W, this.C], dtype };
     this.lut = new Float64Array(this.C * 256);
+    this.layoutOnly = ops.every((o) => o.op === 'random_horizontal_flip' || o.op === 'to_chw');
     const bytes = new ArrayBuffer(this.C * 256 * ELEMENT_BYTES[dtype]);
     this.lutOut = viewOf(dtype, bytes, 0, this.C * 256) as Exclude<OutputArray, BigInt64Array | BigUint64Array>;
     this.lutBytes = new Uint8Array(bytes);
@@ -85,6 +88,14 @@ export class FusedPixelStage implements SampleStage {
   run(src: OutputArray, dst: OutputArray, ctx: StageContext): void {
     const { C, lut } = this;
     let flip = false;
+    if (this.layoutOnly) {
+      // Flip and ToCHW only (the usual training pipeline): no table to build or check.
+      for (const o of this.ops) if (o.op === 'random_horizontal_flip' && ctx.rng.next() < o.p) flip = !flip;
+      const d = dst as Uint8Array;
+      if (this.kernel) this.kernel(src as Uint8Array, new Uint8Array(d.buffer, d.byteOffset, d.byteLength), null, { height: this.H, width: this.W, channels: C, elemBytes: 1, flip, chw: this.chw });
+      else this.copyPixels(src as Uint8Array, d, flip);
+      return;
+    }
     // LUT over uint8 values, per channel, through the chain of value maps.
     for (let c = 0; c < C; c++) for (let v = 0; v < 256; v++) lut[c * 256 + v] = v;
     let dtype: ElementType = 'uint8';

@@ -25,7 +25,7 @@ export interface TelemetryOptions {
 export interface Telemetry {
   /** Push hook for the sweep: the current throughput and grid point, stamped on later samples. */
   setThroughput(imagesPerSec: number | null, point: number | null): void;
-  /** Page-cache residency of `file` now; null without `file` or `fincore`. One process spawn: call per point. */
+  /** Page-cache residency of `file` now (mincore in the addon, else fincore); null without `file`. Call per point. */
   pageCacheResidency(): Promise<number | null>;
   /** Why there are no GPU readings, once known (null while nvidia-smi is fine, or with gpu: false). */
   readonly gpuUnavailable: string | null;

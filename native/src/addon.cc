@@ -19,6 +19,7 @@ Napi::Object InitBetonNative(Napi::Env env, Napi::Object exports) {
   using namespace beton;
   exports.Set("mmapFile", Napi::Function::New(env, MmapFile, "mmapFile"));
   exports.Set("madvise", Napi::Function::New(env, Madvise, "madvise"));
+  exports.Set("pageCacheResidency", Napi::Function::New(env, PageCacheResidency, "pageCacheResidency"));
   exports.Set("jpegInfo", Napi::Function::New(env, JpegInfo, "jpegInfo"));
   exports.Set("jpegDecodeRGB", Napi::Function::New(env, JpegDecodeRGB, "jpegDecodeRGB"));
   exports.Set("jpegEncodeRGB", Napi::Function::New(env, JpegEncodeRGB, "jpegEncodeRGB"));

@@ -9,6 +9,7 @@ namespace beton {
 // mmap.cc
 Napi::Value MmapFile(const Napi::CallbackInfo& info);
 Napi::Value Madvise(const Napi::CallbackInfo& info);
+Napi::Value PageCacheResidency(const Napi::CallbackInfo& info);
 
 // jpeg_decode.cc
 Napi::Value JpegInfo(const Napi::CallbackInfo& info);

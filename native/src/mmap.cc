@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
@@ -97,18 +98,19 @@ Napi::Value ReadWholeFile(Napi::Env env, int fd, size_t size,
   return buffer;
 }
 
-}  // namespace
-
-Napi::Value MmapFile(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  std::string path = RequireString(info, 0, "path");
+// The path argument at `index`: a string without NUL bytes.
+std::string RequirePath(const Napi::CallbackInfo& info, size_t index) {
+  std::string path = RequireString(info, index, "path");
   if (path.find('\0') != std::string::npos) {
-    throw Napi::TypeError::New(env, "path must not contain NUL bytes");
+    throw Napi::TypeError::New(info.Env(), "path must not contain NUL bytes");
   }
+  return path;
+}
 
-  FileDescriptor fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+// Opens `path` read-only into `fd` and returns its size; anything but a
+// regular file is an error (a directory or FIFO cannot be mapped).
+size_t OpenRegularFile(Napi::Env env, const std::string& path, FileDescriptor& fd) {
   if (fd.get() < 0) throw MakeError(env, kErrIo, SystemError("cannot open", path, errno));
-
   struct stat st;
   if (fstat(fd.get(), &st) != 0) {
     throw MakeError(env, kErrIo, SystemError("cannot stat", path, errno));
@@ -116,10 +118,19 @@ Napi::Value MmapFile(const Napi::CallbackInfo& info) {
   if (!S_ISREG(st.st_mode)) {
     throw MakeError(env, kErrIo, "cannot map '" + path + "': not a regular file");
   }
-  // mmap rejects zero-length mappings, and there is nothing to share anyway.
-  if (st.st_size == 0) return Napi::ArrayBuffer::New(env, 0);
+  return static_cast<size_t>(st.st_size);
+}
 
-  size_t size = static_cast<size_t>(st.st_size);
+}  // namespace
+
+Napi::Value MmapFile(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::string path = RequirePath(info, 0);
+  FileDescriptor fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  size_t size = OpenRegularFile(env, path, fd);
+  // mmap rejects zero-length mappings, and there is nothing to share anyway.
+  if (size == 0) return Napi::ArrayBuffer::New(env, 0);
+
   void* base = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd.get(), 0);
   if (base == MAP_FAILED) {
     throw MakeError(env, kErrIo, SystemError("cannot mmap", path, errno));
@@ -190,6 +201,51 @@ Napi::Value Madvise(const Napi::CallbackInfo& info) {
     throw MakeError(env, kErrIo, std::string("madvise failed: ") + std::strerror(errno));
   }
   return Napi::Boolean::New(env, true);
+}
+
+// pageCacheResidency(path) -> { residentBytes, sizeBytes }: how much of the
+// file the OS page cache holds now, by mincore(2) over a fresh mapping (the
+// mapping alone faults nothing in). The profiler calls this once per point.
+Napi::Value PageCacheResidency(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::string path = RequirePath(info, 0);
+  FileDescriptor fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  size_t size = OpenRegularFile(env, path, fd);
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("sizeBytes", Napi::Number::New(env, static_cast<double>(size)));
+  if (size == 0) {
+    result.Set("residentBytes", Napi::Number::New(env, 0));
+    return result;
+  }
+  void* base = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd.get(), 0);
+  if (base == MAP_FAILED) throw MakeError(env, kErrIo, SystemError("cannot mmap", path, errno));
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t pages = (size + page - 1) / page;
+  // In chunks, so a huge file needs no huge vector (one byte per page).
+  constexpr size_t kChunkPages = size_t{1} << 16;
+#ifdef __APPLE__
+  std::string vec(kChunkPages, '\0');
+  char* bits = vec.data();
+#else
+  std::basic_string<unsigned char> vec(kChunkPages, 0);
+  unsigned char* bits = vec.data();
+#endif
+  size_t resident = 0;
+  for (size_t first = 0; first < pages; first += kChunkPages) {
+    size_t n = std::min(kChunkPages, pages - first);
+    uint8_t* at = static_cast<uint8_t*>(base) + first * page;
+    size_t len = std::min(n * page, size - first * page);
+    if (mincore(at, len, bits) != 0) {
+      int err = errno;
+      munmap(base, size);
+      throw MakeError(env, kErrIo, SystemError("mincore failed on", path, err));
+    }
+    for (size_t k = 0; k < n; k++) resident += bits[k] & 1;
+  }
+  munmap(base, size);
+  // Whole pages: the last partial page counts whole, so clamp to the size.
+  result.Set("residentBytes", Napi::Number::New(env, static_cast<double>(std::min(resident * page, size))));
+  return result;
 }
 
 }  // namespace beton
