@@ -1,24 +1,27 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseBuildConfig } from '../core/api/build-config.js';
 import { parseLoaderConfig } from '../core/api/loader-config.js';
 import { buildToPython, loaderToPython } from '../core/export/python.js';
+import { checkPython } from './helpers/python-check.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-export-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The generated code must at least be valid Python (python3 is on every machine we run on). */
-function pythonParses(code: string): string {
-  const f = join(dir, `c${Math.random().toString(36).slice(2)}.py`);
-  writeFileSync(f, code);
-  const r = spawnSync('python3', ['-c', 'import ast,sys; ast.parse(open(sys.argv[1]).read())', f], { encoding: 'utf8' });
-  return r.status === 0 ? 'ok' : r.stderr;
-}
+/** Compiles (py_compile) and imports only FFCV's public names. */
+const pythonParses = (code: string): string | null => checkPython(code);
 
 describe('Python FFCV export', () => {
+  it('the Python check itself rejects code that does not compile and non-public FFCV names', () => {
+    expect(checkPython('from ffcv.loader import Loader\nLoader("x", batch_size=1)\n')).toBe('ok');
+    expect(checkPython('def f():\n  pass\nreturn 1\n')).toMatch(/return/);
+    expect(checkPython('from ffcv.loader.loader import Loader\n')).toMatch(/not public FFCV names: ffcv.loader.loader.Loader/);
+    expect(checkPython('from ffcv.transforms import Frobnicate\n')).toMatch(/Frobnicate/);
+  });
+
   it('a build config becomes a DatasetWriter call with the same options', () => {
     const r = parseBuildConfig({ source: { type: 'image_folder', path: '/data/train' }, output: '/data/train.beton', image: { writeMode: 'smart', smartThreshold: 100000, maxResolution: 256 }, numWorkers: 8 });
     if (!r.ok) throw new Error(r.errors.join());
