@@ -18,6 +18,8 @@
 
 #include "resize_core.h"
 
+#include "hot_loops.h"
+
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -51,7 +53,7 @@ inline uint8_t SaturateToByte(float value) {
 
 // --- integer scale factors ("resizeAreaFast_") -----------------------------
 
-void ResizeAreaFast(const uint8_t* src, size_t src_step, int src_w, int src_h,
+BETON_HOT void ResizeAreaFast(const uint8_t* src, size_t src_step, int src_w, int src_h,
                     uint8_t* dst, int dst_w, int dst_h, int scale_x, int scale_y) {
   const int area = scale_x * scale_y;
   const float scale = 1.f / static_cast<float>(area);
@@ -188,7 +190,7 @@ std::vector<AreaWeight> ComputeAreaWeights(int src_size, int dst_size, int chann
 // non-negative products, and a padded tap adds s*0 == +0, which changes
 // nothing.
 template <int kTaps>
-void AreaRowFixed(const float* in, const int* first, const float* weights, int dst_w,
+BETON_HOT void AreaRowFixed(const float* in, const int* first, const float* weights, int dst_w,
                   float* out) {
 #if defined(__SSE2__)
   // One pixel per 4-lane vector (R, G, B and a don't-care lane): the same
@@ -222,7 +224,7 @@ void AreaRowFixed(const float* in, const int* first, const float* weights, int d
   }
 }
 
-void AreaRow(const float* in, const int* first, const float* weights, int taps, int dst_w,
+BETON_HOT void AreaRow(const float* in, const int* first, const float* weights, int taps, int dst_w,
              float* out) {
   switch (taps) {
     case 1: AreaRowFixed<1>(in, first, weights, dst_w, out); return;
@@ -250,7 +252,7 @@ void AreaRow(const float* in, const int* first, const float* weights, int taps, 
 }
 
 // saturate_cast<uchar>(cvRound(v)) for a row of floats.
-void StoreRow(const float* sum, int n, uint8_t* out) {
+BETON_HOT void StoreRow(const float* sum, int n, uint8_t* out) {
   int i = 0;
 #if defined(__SSE2__)
   // cvtps2dq rounds half to even under the default MXCSR, like cvRound;
@@ -268,7 +270,7 @@ void StoreRow(const float* sum, int n, uint8_t* out) {
 // Resamples with per-axis weight tables (AreaWeight lists ordered by
 // destination, then source index): OpenCV's ResizeArea_Invoker with
 // WT = float, same order of operations.
-void ResizeAreaTables(const uint8_t* src, size_t src_step, int src_w,
+BETON_HOT void ResizeAreaTables(const uint8_t* src, size_t src_step, int src_w,
                       const std::vector<AreaWeight>& x_weights,
                       const std::vector<AreaWeight>& y_weights, uint8_t* dst, int dst_w,
                       int dst_h) {
@@ -423,7 +425,7 @@ std::vector<LinearTap> ComputeLinearTaps(int src_size, int dst_size, double scal
   return taps;
 }
 
-void ResizeLinearAreaMode(const uint8_t* src, size_t src_step, int src_w, int src_h,
+BETON_HOT void ResizeLinearAreaMode(const uint8_t* src, size_t src_step, int src_w, int src_h,
                           uint8_t* dst, int dst_w, int dst_h, double scale_x,
                           double inv_scale_x, double scale_y, double inv_scale_y) {
   // Horizontal taps: past `x_limit` OpenCV copies the (clamped) pixel at full
