@@ -231,29 +231,6 @@ async function sharpRGB(buf: Buffer, failOn: 'warning' | 'error'): Promise<RGBPi
   return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
 }
 
-/**
- * The common JPEG (8-bit YCbCr or grey, no EXIF rotation, no ICC profile but sRGB, not an
- * MPO) decoded by the addon's libjpeg-turbo in one synchronous call: the accurate IDCT with
- * fancy upsampling, as sharp/libvips and PIL decode it, so the pixels are the same (tested
- * against sharp), at a fraction of sharp's per-call cost. Anything else, and any warning
- * or error, returns null: sharp then decodes it, converting colours and reporting damage.
- */
-export function nativeJpegRGB(buf: Uint8Array): RGBPixels | null {
-  if (process.env.BETON_SOURCE_DECODER === 'sharp') return null;
-  try {
-    const h = parseJpegHeader(buf);
-    if (h === null || h === 'short' || passThroughBlocker(h, null) !== null) return null;
-    const info = jpegInfo(buf);
-    if (info.colorSpace !== 'YCbCr' && info.colorSpace !== 'Grayscale') return null;
-    if (info.width * info.height > MAX_INPUT_PIXELS) return null;
-    const data = new Uint8Array(info.width * info.height * 3);
-    jpegDecodeRGB(buf, data, { fastDct: false, strict: true });
-    return { data, width: info.width, height: info.height };
-  } catch {
-    return null;
-  }
-}
-
 /** libjpeg warnings that mean pixels are missing (it would fill them with grey). */
 const JPEG_DAMAGE = /premature end|Huffman|arithmetic code|instead of RST|data precision|Unsupported JPEG process/i;
 const EOI = Buffer.from([0xff, 0xd9]);
@@ -266,8 +243,6 @@ const endsWithEoi = (b: Uint8Array): boolean => b.length >= 2 && b[b.length - 2]
  * retried with one appended (a complete scan then decodes cleanly, a cut one does not).
  */
 async function decodeJpegSource(buf: Buffer): Promise<RGBPixels> {
-  const fast = nativeJpegRGB(buf);
-  if (fast) return fast;
   try {
     return await sharpRGB(buf, 'warning');
   } catch (e) {
