@@ -248,6 +248,12 @@ function requireInteger(value: unknown, name: string, min: number, max: number):
   return value;
 }
 
+function requirePath(value: unknown): void {
+  if (typeof value !== 'string' || value === '' || value.includes('\0')) {
+    throw argumentError('path must be a non-empty string without NUL bytes');
+  }
+}
+
 function requireCapacity(buffer: Uint8Array, needed: number, name: string): void {
   if (buffer.length < needed) {
     throw new NativeError(
@@ -263,9 +269,7 @@ function requireCapacity(buffer: Uint8Array, needed: number, name: string): void
 
 /** Maps a whole file read-only; see native/index.d.ts. */
 export function mmapFile(path: string): ArrayBuffer {
-  if (typeof path !== 'string' || path === '' || path.includes('\0')) {
-    throw argumentError('path must be a non-empty string without NUL bytes');
-  }
+  requirePath(path);
   return call(() => loadNative().mmapFile(path));
 }
 
@@ -293,9 +297,7 @@ export function madvise(
  * file counts as fully resident. Throws NativeError NATIVE_IO for a missing or odd file.
  */
 export function pageCacheResidentFraction(path: string): number {
-  if (typeof path !== 'string' || path === '' || path.includes('\0')) {
-    throw argumentError('path must be a non-empty string without NUL bytes');
-  }
+  requirePath(path);
   const r = call(() => loadNative().pageCacheResidency(path));
   return r.sizeBytes === 0 ? 1 : Math.min(1, r.residentBytes / r.sizeBytes);
 }

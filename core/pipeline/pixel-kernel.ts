@@ -86,17 +86,33 @@ export class FusedPixelStage implements SampleStage {
   }
 
   run(src: OutputArray, dst: OutputArray, ctx: StageContext): void {
+    // Flip and ToCHW only (the usual training pipeline): no table to build or check.
+    const { flip, identity } = this.layoutOnly ? { flip: this.drawFlips(ctx), identity: true } : this.buildTable(ctx);
+    const s = src as Uint8Array;
+    const d = dst as Exclude<OutputArray, BigInt64Array | BigUint64Array>;
+    if (this.kernel) {
+      const { H, W, C, chw } = this;
+      if (!identity) this.lutOut.set(this.lut);
+      const out = new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
+      this.kernel(s, out, identity ? null : this.lutBytes, { height: H, width: W, channels: C, elemBytes: d.BYTES_PER_ELEMENT, flip, chw });
+    } else if (identity) this.copyPixels(s, d as Uint8Array, flip);
+    else this.mapPixels(s, d, flip);
+  }
+
+  private drawFlips(ctx: StageContext): boolean {
+    let flip = false;
+    for (const o of this.ops) if (o.op === 'random_horizontal_flip' && ctx.rng.next() < o.p) flip = !flip;
+    return flip;
+  }
+
+  /**
+   * Builds this sample's table (values in the output dtype, per channel) through the chain
+   * of value maps, drawing each op's randomness in op order. `identity`: uint8 values
+   * come through unchanged (e.g. brightness drawn but not applied).
+   */
+  private buildTable(ctx: StageContext): { flip: boolean; identity: boolean } {
     const { C, lut } = this;
     let flip = false;
-    if (this.layoutOnly) {
-      // Flip and ToCHW only (the usual training pipeline): no table to build or check.
-      for (const o of this.ops) if (o.op === 'random_horizontal_flip' && ctx.rng.next() < o.p) flip = !flip;
-      const d = dst as Uint8Array;
-      if (this.kernel) this.kernel(src as Uint8Array, new Uint8Array(d.buffer, d.byteOffset, d.byteLength), null, { height: this.H, width: this.W, channels: C, elemBytes: 1, flip, chw: this.chw });
-      else this.copyPixels(src as Uint8Array, d, flip);
-      return;
-    }
-    // LUT over uint8 values, per channel, through the chain of value maps.
     for (let c = 0; c < C; c++) for (let v = 0; v < 256; v++) lut[c * 256 + v] = v;
     let dtype: ElementType = 'uint8';
     for (const o of this.ops) {
@@ -126,17 +142,9 @@ export class FusedPixelStage implements SampleStage {
     }
     if (dtype === 'float16') for (let i = 0; i < lut.length; i++) lut[i] = toFloat16Bits(lut[i]!);
     else if (dtype === 'float32') for (let i = 0; i < lut.length; i++) lut[i] = Math.fround(lut[i]!);
-    const s = src as Uint8Array;
-    const d = dst as Exclude<OutputArray, BigInt64Array | BigUint64Array>;
     let identity = dtype === 'uint8';
     for (let i = 0; identity && i < lut.length; i++) identity = lut[i] === (i & 255);
-    if (this.kernel) {
-      const { H, W, C, chw } = this;
-      const out = new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
-      if (!identity) this.lutOut.set(lut);
-      this.kernel(s, out, identity ? null : this.lutBytes, { height: H, width: W, channels: C, elemBytes: d.BYTES_PER_ELEMENT, flip, chw });
-    } else if (identity) this.copyPixels(s, d as Uint8Array, flip);
-    else this.mapPixels(s, d, flip);
+    return { flip, identity };
   }
 
   /** Flip/ToCHW without a value map (the common augmentation pipeline): no table lookups. */

@@ -20,6 +20,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "args.h"
 #include "beton_native.h"
@@ -223,11 +224,10 @@ Napi::Value PageCacheResidency(const Napi::CallbackInfo& info) {
   const size_t pages = (size + page - 1) / page;
   // In chunks, so a huge file needs no huge vector (one byte per page).
   constexpr size_t kChunkPages = size_t{1} << 16;
+  std::vector<unsigned char> vec(kChunkPages);
 #ifdef __APPLE__
-  std::string vec(kChunkPages, '\0');
-  char* bits = vec.data();
+  char* bits = reinterpret_cast<char*>(vec.data());  // macOS declares the vector as char*
 #else
-  std::basic_string<unsigned char> vec(kChunkPages, 0);
   unsigned char* bits = vec.data();
 #endif
   size_t resident = 0;

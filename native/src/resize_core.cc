@@ -182,6 +182,27 @@ std::vector<AreaWeight> ComputeAreaWeights(int src_size, int dst_size, int chann
   return table;
 }
 
+// The horizontal pass below in plain C++, `taps` source pixels per output
+// pixel (a compile-time constant when inlined into AreaRowFixed).
+inline void AreaRowScalar(const float* in, const int* first, const float* weights, int taps,
+                          int dst_w, float* out) {
+  for (int d = 0; d < dst_w; d++) {
+    const float* p = in + static_cast<size_t>(first[d]) * 3;
+    const float* w = weights + static_cast<size_t>(d) * taps;
+    float a0 = p[0] * w[0];
+    float a1 = p[1] * w[0];
+    float a2 = p[2] * w[0];
+    for (int k = 1; k < taps; k++) {
+      a0 = a0 + p[3 * k] * w[k];
+      a1 = a1 + p[3 * k + 1] * w[k];
+      a2 = a2 + p[3 * k + 2] * w[k];
+    }
+    out[3 * d] = a0;
+    out[3 * d + 1] = a1;
+    out[3 * d + 2] = a2;
+  }
+}
+
 // Horizontal pass of ResizeAreaGeneral for one source row already converted
 // to floats (`in`, zero-padded by kMaxTaps pixels): each output pixel d sums
 // kTaps consecutive source pixels from first[d] with weights
@@ -207,21 +228,7 @@ BETON_HOT void AreaRowFixed(const float* in, const int* first, const float* weig
   }
   return;
 #endif
-  for (int d = 0; d < dst_w; d++) {
-    const float* p = in + static_cast<size_t>(first[d]) * 3;
-    const float* w = weights + static_cast<size_t>(d) * kTaps;
-    float a0 = p[0] * w[0];
-    float a1 = p[1] * w[0];
-    float a2 = p[2] * w[0];
-    for (int k = 1; k < kTaps; k++) {
-      a0 = a0 + p[3 * k] * w[k];
-      a1 = a1 + p[3 * k + 1] * w[k];
-      a2 = a2 + p[3 * k + 2] * w[k];
-    }
-    out[3 * d] = a0;
-    out[3 * d + 1] = a1;
-    out[3 * d + 2] = a2;
-  }
+  AreaRowScalar(in, first, weights, kTaps, dst_w, out);
 }
 
 BETON_HOT void AreaRow(const float* in, const int* first, const float* weights, int taps, int dst_w,
@@ -232,22 +239,7 @@ BETON_HOT void AreaRow(const float* in, const int* first, const float* weights, 
     case 3: AreaRowFixed<3>(in, first, weights, dst_w, out); return;
     case 4: AreaRowFixed<4>(in, first, weights, dst_w, out); return;
     case 5: AreaRowFixed<5>(in, first, weights, dst_w, out); return;
-    default: break;
-  }
-  for (int d = 0; d < dst_w; d++) {
-    const float* p = in + static_cast<size_t>(first[d]) * 3;
-    const float* w = weights + static_cast<size_t>(d) * taps;
-    float a0 = p[0] * w[0];
-    float a1 = p[1] * w[0];
-    float a2 = p[2] * w[0];
-    for (int k = 1; k < taps; k++) {
-      a0 = a0 + p[3 * k] * w[k];
-      a1 = a1 + p[3 * k + 1] * w[k];
-      a2 = a2 + p[3 * k + 2] * w[k];
-    }
-    out[3 * d] = a0;
-    out[3 * d + 1] = a1;
-    out[3 * d + 2] = a2;
+    default: AreaRowScalar(in, first, weights, taps, dst_w, out); return;
   }
 }
 
