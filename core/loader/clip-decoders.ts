@@ -1,15 +1,12 @@
 import type { Field } from '../fields/field.js';
 import { CLIP_MODE_JPG, CLIP_MODE_RAW, clipFrameRanges, readClipHeader, VideoClipField } from '../fields/video-clip-field.js';
-import { cropResizeRGB as nativeCropResize, jpegDecodeRGB } from '../native/index.js';
-import { decodeCropResize, decodeFull, decodePath } from '../native/turbo.js';
 import { randomResizedCrop, type Crop } from '../pipeline/crop.js';
 import type { Rng } from '../pipeline/rng.js';
 import type { ClipDecoderSpec, ClipTemporal } from '../pipeline/spec.js';
 import { PipelineError } from '../pipeline/stage.js';
 import type { Reader } from '../reader/reader.js';
 import type { Decoder, FieldStats } from './decoders.js';
-
-const TURBO = decodePath() === 'turbojpeg-npm';
+import { CropResizer, decodeJpegInto } from './image-decode.js';
 
 /** Whole-file facts about a video_clip field (the loader plans the batch slot with them). */
 export interface ClipStats {
@@ -72,6 +69,25 @@ export function flipClip(d: Uint8Array, T: number, H: number, W: number): void {
   }
 }
 
+/**
+ * Fills the T output frames of `out` (`frameBytes` each) from the stored frames `picks`
+ * names; a frame picked twice in a row is copied rather than decoded again.
+ */
+function fillFrames(out: Uint8Array, frameBytes: number, picks: readonly number[], heap: Uint8Array, count: number, decodeFrame: (stored: Uint8Array, dst: Uint8Array) => void): void {
+  const ranges = clipFrameRanges(heap, count);
+  picks.forEach((pick, t) => {
+    if (t > 0 && pick === picks[t - 1]) return void out.copyWithin(t * frameBytes, (t - 1) * frameBytes, t * frameBytes);
+    const [a, b] = ranges[pick]!;
+    decodeFrame(heap.subarray(a, b), out.subarray(t * frameBytes, (t + 1) * frameBytes));
+  });
+}
+
+/** The stored frame mode, raw (true) or JPEG (false); anything else is a corrupt clip. */
+function isRawMode(mode: number): boolean {
+  if (mode !== CLIP_MODE_RAW && mode !== CLIP_MODE_JPG) throw new Error(`clip mode ${mode} is neither 0 (jpg) nor 1 (raw)`);
+  return mode === CLIP_MODE_RAW;
+}
+
 function checkOptions(spec: ClipDecoderSpec, storedFrames: number): void {
   const t = spec.temporal;
   if (t?.mode === 'every' && !(Number.isInteger(t.k) && t.k >= 1)) throw new PipelineError('BAD_PIPELINE', `${spec.decoder}: temporal every k needs an integer k >= 1, got ${t.k}`);
@@ -116,20 +132,8 @@ export function createClipDecoder(spec: ClipDecoderSpec, field: Field, stats: Fi
         const picks = pickFrames(h.count, T, spec.temporal, rng);
         const flip = flipP > 0 && rng.next() < flipP;
         const out = d as Uint8Array;
-        const ranges = clipFrameRanges(heap!, h.count);
-        for (let t = 0; t < T; t++) {
-          const dst = out.subarray(t * fb, (t + 1) * fb);
-          if (t > 0 && picks[t] === picks[t - 1]) {
-            out.copyWithin(t * fb, (t - 1) * fb, t * fb);
-            continue;
-          }
-          const [a, b] = ranges[picks[t]!]!;
-          const src = heap!.subarray(a, b);
-          if (h.mode === CLIP_MODE_RAW) dst.set(src);
-          else if (h.mode !== CLIP_MODE_JPG) throw new Error(`clip mode ${h.mode} is neither 0 (jpg) nor 1 (raw)`);
-          else if (TURBO) decodeFull(src, dst, { fastDct: true });
-          else jpegDecodeRGB(src, dst, { fastDct: true });
-        }
+        const raw = isRawMode(h.mode);
+        fillFrames(out, fb, picks, heap!, h.count, (src, dst) => (raw ? dst.set(src) : decodeJpegInto(src, dst)));
         if (flip) flipClip(out, T, H, W);
       },
     };
@@ -137,7 +141,7 @@ export function createClipDecoder(spec: ClipDecoderSpec, field: Field, stats: Fi
 
   const [outH, outW] = spec.size;
   const fb = outH * outW * 3;
-  let full = new Uint8Array(0);
+  const resizer = new CropResizer();
   return {
     output: { shape: [T, outH, outW, 3], dtype: 'uint8' },
     decode: (meta, heap, d, rng) => {
@@ -147,29 +151,8 @@ export function createClipDecoder(spec: ClipDecoderSpec, field: Field, stats: Fi
       const flip = flipP > 0 && rng.next() < flipP;
       const rect = { x: crop.x, y: crop.y, w: crop.w, h: crop.h };
       const out = d as Uint8Array;
-      const ranges = clipFrameRanges(heap!, h.count);
-      for (let t = 0; t < T; t++) {
-        const dst = out.subarray(t * fb, (t + 1) * fb);
-        if (t > 0 && picks[t] === picks[t - 1]) {
-          out.copyWithin(t * fb, (t - 1) * fb, t * fb);
-          continue;
-        }
-        const [a, b] = ranges[picks[t]!]!;
-        const src = heap!.subarray(a, b);
-        if (h.mode === CLIP_MODE_RAW) {
-          nativeCropResize(src, h.width, h.height, rect, outW, outH, dst);
-        } else if (h.mode !== CLIP_MODE_JPG) {
-          throw new Error(`clip mode ${h.mode} is neither 0 (jpg) nor 1 (raw)`);
-        } else if (TURBO) {
-          decodeCropResize(src, dst, rect, outW, outH, { fastDct: true, strict: true });
-        } else {
-          const n = h.width * h.height * 3;
-          if (full.byteLength < n) full = new Uint8Array(n);
-          const px = full.subarray(0, n);
-          jpegDecodeRGB(src, px, { fastDct: true, strict: true });
-          nativeCropResize(px, h.width, h.height, rect, outW, outH, dst);
-        }
-      }
+      const raw = isRawMode(h.mode);
+      fillFrames(out, fb, picks, heap!, h.count, (src, dst) => resizer.run(raw, src, h.width, h.height, rect, outW, outH, dst));
       if (flip) flipClip(out, T, outH, outW);
     },
   };

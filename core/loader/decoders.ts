@@ -1,19 +1,13 @@
 import type { Field } from '../fields/field.js';
 import { IMAGE_MODE_RAW } from '../fields/rgb-image-field.js';
 import type { NDArrayField } from '../fields/ndarray-field.js';
-import { cropResizeRGB as nativeCropResize, jpegDecodeRGB } from '../native/index.js';
-import { decodeCropResize, decodeFull, decodePath } from '../native/turbo.js';
 import { centerCrop, randomResizedCrop } from '../pipeline/crop.js';
 import { elementTypeOf, type OutputArray, type TensorSpec } from '../pipeline/dtypes.js';
 import type { Rng } from '../pipeline/rng.js';
 import type { DecoderSpec } from '../pipeline/spec.js';
 import { PipelineError } from '../pipeline/stage.js';
 import { createClipDecoder, type ClipStats } from './clip-decoders.js';
-
-/** The hot path: libjpeg-turbo from npm (DCT scaling + crop) when it loads, else the system libjpeg. */
-// Decodes are strict: a JPEG that libjpeg can only half-read (a warning) is a corrupt
-// sample, reported by name, not grey pixels (FFCV ignores the warning).
-const TURBO = decodePath() === 'turbojpeg-npm';
+import { CropResizer, decodeJpegInto } from './image-decode.js';
 
 /** Whole-file facts decoders plan with (as FFCV: the whole file, not just `indices`). */
 export interface FieldStats {
@@ -96,8 +90,7 @@ export function createDecoder(spec: DecoderSpec, field: Field, stats: FieldStats
         output: { shape: [stats.maxHeight, stats.maxWidth, 3], dtype: 'uint8' },
         decode: (m, heap, d) => {
           if (m.getUint8(0) === IMAGE_MODE_RAW) (d as Uint8Array).set(heap!);
-          else if (TURBO) decodeFull(heap!, d as Uint8Array, { fastDct: true, strict: true });
-          else jpegDecodeRGB(heap!, d as Uint8Array, { fastDct: true, strict: true });
+          else decodeJpegInto(heap!, d as Uint8Array);
         },
       };
     }
@@ -105,24 +98,14 @@ export function createDecoder(spec: DecoderSpec, field: Field, stats: FieldStats
     case 'center_crop': {
       needs(spec, field, ['rgb_image']);
       const [outH, outW] = spec.size;
-      let full = new Uint8Array(0);
+      const resizer = new CropResizer();
       return {
         output: { shape: [outH, outW, 3], dtype: 'uint8' },
         decode: (m, heap, d, rng) => {
           const w = m.getUint16(1, true);
           const h = m.getUint16(3, true);
           const crop = spec.decoder === 'center_crop' ? centerCrop(h, w, spec.ratio) : randomResizedCrop(h, w, spec.scale, spec.ratio, rng);
-          const rect = { x: crop.x, y: crop.y, w: crop.w, h: crop.h };
-          const dst = d as Uint8Array;
-          if (m.getUint8(0) === IMAGE_MODE_RAW) return void nativeCropResize(heap!, w, h, rect, outW, outH, dst);
-          // Decode only the crop, at the smallest DCT scale that still covers the output.
-          if (TURBO) return void decodeCropResize(heap!, dst, rect, outW, outH, { fastDct: true, strict: true });
-          // System libjpeg: decode the whole image, then crop and resize natively.
-          const n = w * h * 3;
-          if (full.byteLength < n) full = new Uint8Array(n);
-          const px = full.subarray(0, n);
-          jpegDecodeRGB(heap!, px, { fastDct: true, strict: true });
-          nativeCropResize(px, w, h, rect, outW, outH, dst);
+          resizer.run(m.getUint8(0) === IMAGE_MODE_RAW, heap!, w, h, { x: crop.x, y: crop.y, w: crop.w, h: crop.h }, outW, outH, d as Uint8Array);
         },
       };
     }
