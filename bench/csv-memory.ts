@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { COUNT_LIMIT_BYTES } from '../core/sources/count-records.js';
 import { progressPrinter } from './generate-imagenet-like.js';
 import type { ChildMessage, ChildResult, ChildSpec } from './lib/csv-memory-child.js';
-import { UsageError, isEntryPoint, listSetting, nonNegativeInt, positiveInt, runAsScript, type BenchMain } from './lib/cli.js';
+import { UsageError, benchMain, isEntryPoint, listSetting, nonNegativeInt, positiveInt, runAsScript, type BenchMain } from './lib/cli.js';
 import { ensureCsvTable, type CsvTableFile } from './lib/csv-table.js';
 import { benchScratchDir } from './lib/repo.js';
 import { max, median, round } from './lib/stats.js';
@@ -96,24 +96,7 @@ function parseConfig(argv: string[]): Config | 'help' {
   };
 }
 
-export const main: BenchMain = async (argv) => {
-  let cfg: Config | 'help';
-  try {
-    cfg = parseConfig(argv);
-  } catch (e) {
-    const code: unknown = (e as { code?: unknown }).code;
-    if (e instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))) {
-      console.error(`csv-memory: ${(e as Error).message}\n${HELP}`);
-      return 2;
-    }
-    throw e;
-  }
-  if (cfg === 'help') {
-    console.log(HELP);
-    return 0;
-  }
-  return runBenchmark(cfg);
-};
+export const main: BenchMain = benchMain('csv-memory', HELP, parseConfig, runBenchmark);
 
 interface Run {
   table: CsvTableFile;

@@ -21,7 +21,7 @@ import { ImageFolderSource, Loader } from '../core/index.js';
 import type { OrderName } from '../core/loader/orders/index.js';
 import { describeDecodePath, decodePath } from '../core/native/turbo.js';
 import { DEFAULT_COUNT, DEFAULT_SEED, describe, ensureImageNetLike, progressPrinter, type ImageNetLike } from './generate-imagenet-like.js';
-import { UsageError, intSetting, isEntryPoint, listSetting, nonNegativeInt, positiveInt, runAsScript, type BenchMain } from './lib/cli.js';
+import { UsageError, benchMain, intSetting, isEntryPoint, listSetting, nonNegativeInt, positiveInt, runAsScript, type BenchMain } from './lib/cli.js';
 import { withCpu } from './lib/cpu.js';
 import { LOADER_MODES, MAX_RESOLUTION, SMART_THRESHOLD, ensureLoaderDataset, type LoaderDataset, type LoaderMode } from './lib/loader-data.js';
 import {
@@ -182,25 +182,7 @@ function parseConfig(argv: string[]): Config | 'help' {
   return cfg;
 }
 
-export const main: BenchMain = async (argv) => {
-  let cfg: Config | 'help';
-  try {
-    cfg = parseConfig(argv);
-  } catch (e) {
-    const code: unknown = (e as { code?: unknown }).code;
-    if (e instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))) {
-      console.error(`loader: ${(e as Error).message}\n${HELP}`);
-      return 2;
-    }
-    throw e;
-  }
-  if (cfg === 'help') {
-    console.log(HELP);
-    return 0;
-  }
-  await runBenchmark(cfg);
-  return 0;
-};
+export const main: BenchMain = benchMain('loader', HELP, parseConfig, runBenchmark);
 
 /** CPU the rest of the machine took during each timed segment. */
 class ForeignLoad {

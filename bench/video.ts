@@ -18,7 +18,7 @@ import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildDataset, ClipSimpleDecoder, ffmpegAvailable, IntDecoder, Loader, parseBuildConfig, Reader, VideoDatasetSource, type DecodedClip } from '../core/index.js';
-import { UsageError, intSetting, isEntryPoint, runAsScript, type BenchMain } from './lib/cli.js';
+import { benchMain, intSetting, isEntryPoint, runAsScript, type BenchMain } from './lib/cli.js';
 import { median, round } from './lib/stats.js';
 import { benchScratchDir } from './lib/repo.js';
 import { renderTable } from './lib/table.js';
@@ -176,21 +176,9 @@ function shuffle<T>(xs: T[], seed: number): T[] {
   return xs;
 }
 
-export const main: BenchMain = async (argv) => {
-  let cfg: Config | null;
-  try {
-    cfg = parse(argv);
-  } catch (e) {
-    if (e instanceof UsageError || (e as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
-      console.error((e as Error).message);
-      return 2;
-    }
-    throw e;
-  }
-  if (!cfg) {
-    console.log(HELP);
-    return 0;
-  }
+export const main: BenchMain = benchMain('video', HELP, (argv) => parse(argv) ?? 'help', runBenchmark);
+
+async function runBenchmark(cfg: Config): Promise<number> {
   if (!ffmpegAvailable()) {
     console.error('the video benchmark needs ffmpeg and ffprobe (apt-get install ffmpeg)');
     return 1;
@@ -303,6 +291,6 @@ export const main: BenchMain = async (argv) => {
   console.log(JSON.stringify(result));
   if (cfg.jsonFile) writeFileSync(cfg.jsonFile, JSON.stringify(result, null, 2) + '\n');
   return 0;
-};
+}
 
 if (isEntryPoint(import.meta.url)) runAsScript(main);

@@ -22,7 +22,7 @@ import { native } from '../core/native/index.js';
 import { DEFAULT_SEED, describe, ensureImageNetLike, progressPrinter, type ImageNetLike } from './generate-imagenet-like.js';
 import { bareEncode, bareProbe, type BareEncodeResult, type EncodeSettings } from './lib/bare-encode.js';
 import { withCpu } from './lib/cpu.js';
-import { UsageError, intSetting, isEntryPoint, listSetting, nonNegativeInt, positiveInt, runAsScript, type BenchMain } from './lib/cli.js';
+import { UsageError, benchMain, intSetting, isEntryPoint, listSetting, nonNegativeInt, positiveInt, runAsScript, type BenchMain } from './lib/cli.js';
 import { benchScratchDir } from './lib/repo.js';
 import { max, median, min, round } from './lib/stats.js';
 import { renderTable } from './lib/table.js';
@@ -132,26 +132,7 @@ function parseConfig(argv: string[]): Config | 'help' {
   };
 }
 
-export const main: BenchMain = async (argv) => {
-  let cfg: Config | 'help';
-  try {
-    cfg = parseConfig(argv);
-  } catch (e) {
-    // parseArgs throws TypeErrors with ERR_PARSE_ARGS_* codes for unknown/malformed flags.
-    const code: unknown = (e as { code?: unknown }).code;
-    if (e instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))) {
-      console.error(`writer: ${(e as Error).message}\n${HELP}`);
-      return 2;
-    }
-    throw e;
-  }
-  if (cfg === 'help') {
-    console.log(HELP);
-    return 0;
-  }
-  await runBenchmark(cfg);
-  return 0;
-};
+export const main: BenchMain = benchMain('writer', HELP, parseConfig, runBenchmark);
 
 async function runBenchmark(cfg: Config): Promise<void> {
   const tStart = performance.now();

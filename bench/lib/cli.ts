@@ -13,6 +13,32 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+/**
+ * A benchmark's `main` from its parts: `parse` the arguments ('help' for --help), then
+ * `run`. Bad input — a UsageError, or parseArgs' ERR_PARSE_ARGS_* errors for unknown or
+ * malformed flags — prints the message and the help and exits 2.
+ */
+export function benchMain<C>(name: string, help: string, parse: (argv: string[]) => C | 'help', run: (cfg: C) => Promise<number | void>): BenchMain {
+  return async (argv) => {
+    let cfg: C | 'help';
+    try {
+      cfg = parse(argv);
+    } catch (e) {
+      const code: unknown = (e as { code?: unknown }).code;
+      if (e instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))) {
+        console.error(`${name}: ${(e as Error).message}\n${help}`);
+        return 2;
+      }
+      throw e;
+    }
+    if (cfg === 'help') {
+      console.log(help);
+      return 0;
+    }
+    return (await run(cfg)) ?? 0;
+  };
+}
+
 /** Parses a positive integer option; `from` names its origin in the error message. */
 export function positiveInt(value: string, from: string): number {
   const n = Number(value);

@@ -18,7 +18,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { Reader } from '../../core/index.js';
-import { createDecoder, type FieldStats } from '../../core/loader/decoders.js';
+import { createDecoder, fieldStats } from '../../core/loader/decoders.js';
 import { heapAccess } from '../../core/loader/heap-access.js';
 import { IMAGE_MODE_RAW } from '../../core/fields/rgb-image-field.js';
 import { cropResizeRGB, mapPixels } from '../../core/native/index.js';
@@ -88,31 +88,43 @@ export interface LimitOptions {
   strict: boolean;
 }
 
-export function measureLimit(images: readonly StoredImage[], o: LimitOptions): LimitResult {
+/** Time spent in each step of the limit, summed over samples (ms). */
+interface LimitTimes {
+  params: number;
+  decode: number;
+  copy: number;
+}
+
+/**
+ * The limit's per-sample work on one stored image, adding each step's time to `t`: the
+ * loader's crop and flip draws, the native crop+resize (into `dst`) and flip/CHW (into `out`).
+ */
+function limitStep(im: StoredImage, epoch: number, o: Pick<LimitOptions, 'size' | 'seed' | 'strict'>, dst: Uint8Array, out: Uint8Array, t: LimitTimes): void {
   const S = o.size;
-  const dst = new Uint8Array(S * S * 3);
-  const out = new Uint8Array(S * S * 3);
-  const decodeOptions = { fastDct: true, strict: o.strict };
-  let params = 0;
-  let decode = 0;
-  let copy = 0;
+  const a = performance.now();
+  const crop = randomResizedCrop(im.height, im.width, SCALE, RATIO, rngFor(o.seed, epoch, im.id, 0));
+  const flip = rngFor(o.seed, epoch, im.id, 1).next() < 0.5;
+  const rect = { x: crop.x, y: crop.y, w: crop.w, h: crop.h };
+  const b = performance.now();
+  if (im.raw) cropResizeRGB(im.bytes, im.width, im.height, rect, S, S, dst);
+  else decodeCropResize(im.bytes, dst, rect, S, S, { fastDct: true, strict: o.strict });
+  const c = performance.now();
+  flipToChw(dst, out, S, S, flip);
+  const d = performance.now();
+  t.params += b - a;
+  t.decode += c - b;
+  t.copy += d - c;
+}
+
+export function measureLimit(images: readonly StoredImage[], o: LimitOptions): LimitResult {
+  const dst = new Uint8Array(o.size * o.size * 3);
+  const out = new Uint8Array(o.size * o.size * 3);
+  const t: LimitTimes = { params: 0, decode: 0, copy: 0 };
   let n = 0;
   const t0 = performance.now();
   for (const epoch of o.epochs) {
     for (const im of images) {
-      const a = performance.now();
-      const crop = randomResizedCrop(im.height, im.width, SCALE, RATIO, rngFor(o.seed, epoch, im.id, 0));
-      const flip = rngFor(o.seed, epoch, im.id, 1).next() < 0.5;
-      const rect = { x: crop.x, y: crop.y, w: crop.w, h: crop.h };
-      const b = performance.now();
-      if (im.raw) cropResizeRGB(im.bytes, im.width, im.height, rect, S, S, dst);
-      else decodeCropResize(im.bytes, dst, rect, S, S, decodeOptions);
-      const c = performance.now();
-      flipToChw(dst, out, S, S, flip);
-      const d = performance.now();
-      params += b - a;
-      decode += c - b;
-      copy += d - c;
+      limitStep(im, epoch, o, dst, out, t);
       n++;
     }
   }
@@ -120,8 +132,8 @@ export function measureLimit(images: readonly StoredImage[], o: LimitOptions): L
   return {
     images: n,
     imagesPerSec: (n / total) * 1000,
-    decodeOnlyPerSec: (n / decode) * 1000,
-    us: { params: (params / n) * 1000, decode: (decode / n) * 1000, copy: (copy / n) * 1000, total: (total / n) * 1000 },
+    decodeOnlyPerSec: (n / t.decode) * 1000,
+    us: { params: (t.params / n) * 1000, decode: (t.decode / n) * 1000, copy: (t.copy / n) * 1000, total: (total / n) * 1000 },
   };
 }
 
@@ -206,9 +218,9 @@ export function measureBreakdown(path: string, images: readonly StoredImage[], o
     const pipes = loaderPipelines(o.size);
     const fImage = reader.fieldIndex('image');
     const fLabel = reader.fieldIndex('label');
-    const imgDecoder = createDecoder(pipes.image[0] as DecoderSpec, reader.fields[fImage]!.field, imageStats(reader, fImage));
+    const imgDecoder = createDecoder(pipes.image[0] as DecoderSpec, reader.fields[fImage]!.field, fieldStats(reader, fImage));
     const imgPlan = planStages(imgDecoder.output, pipes.image.slice(1) as OpSpec[], mapPixels);
-    const lblDecoder = createDecoder(pipes.label[0]!, reader.fields[fLabel]!.field, imageStats(reader, fLabel));
+    const lblDecoder = createDecoder(pipes.label[0]!, reader.fields[fLabel]!.field, fieldStats(reader, fLabel));
     const lblPlan = planStages(lblDecoder.output, []);
     const stage = imgPlan.stages[0];
     if (imgPlan.stages.length !== 1 || !stage) throw new Error(`expected one fused stage, got ${imgPlan.stages.map((s) => s.name).join(', ')}`);
@@ -217,28 +229,11 @@ export function measureBreakdown(path: string, images: readonly StoredImage[], o
     const lblRow = byteSize(lblPlan.sampleOutput);
     const imgRing = new SharedArrayBuffer(o.batchSize * imgRow);
     const lblRing = new SharedArrayBuffer(o.batchSize * lblRow);
-    const S = o.size;
-    const limDst = new Uint8Array(S * S * 3);
-    const limOut = new Uint8Array(S * S * 3);
-    const limOptions = { fastDct: true, strict: o.strict };
+    const limDst = new Uint8Array(o.size * o.size * 3);
+    const limOut = new Uint8Array(o.size * o.size * 3);
     const t = { metadata: 0, heapRef: 0, rng: 0, decode: 0, pixelStage: 0, label: 0, rowViews: 0 };
-    const lim = { params: 0, decode: 0, copy: 0 };
+    const lim: LimitTimes = { params: 0, decode: 0, copy: 0 };
     let n = 0;
-    const limitStep = (im: StoredImage, epoch: number): void => {
-      const a = performance.now();
-      const crop = randomResizedCrop(im.height, im.width, SCALE, RATIO, rngFor(o.seed, epoch, im.id, 0));
-      const flip = rngFor(o.seed, epoch, im.id, 1).next() < 0.5;
-      const rect = { x: crop.x, y: crop.y, w: crop.w, h: crop.h };
-      const b = performance.now();
-      if (im.raw) cropResizeRGB(im.bytes, im.width, im.height, rect, S, S, limDst);
-      else decodeCropResize(im.bytes, limDst, rect, S, S, limOptions);
-      const c = performance.now();
-      flipToChw(limDst, limOut, S, S, flip);
-      const d = performance.now();
-      lim.params += b - a;
-      lim.decode += c - b;
-      lim.copy += d - c;
-    };
     const loaderStep = (id: number, epoch: number): void => {
       const k = id % o.batchSize;
       const a = performance.now();
@@ -273,11 +268,11 @@ export function measureBreakdown(path: string, images: readonly StoredImage[], o
     for (const epoch of o.epochs) {
       for (const im of images) {
         if ((im.id + epoch) % 2 === 0) {
-          limitStep(im, epoch);
+          limitStep(im, epoch, o, limDst, limOut, lim);
           loaderStep(im.id, epoch);
         } else {
           loaderStep(im.id, epoch);
-          limitStep(im, epoch);
+          limitStep(im, epoch, o, limDst, limOut, lim);
         }
         n++;
       }
@@ -296,18 +291,3 @@ export function measureBreakdown(path: string, images: readonly StoredImage[], o
   }
 }
 
-/** The loader's FieldStats for field `f` (whole-file image sizes; used by the decoders to plan). */
-function imageStats(reader: Reader, f: number): FieldStats {
-  const s: FieldStats = { minWidth: Infinity, maxWidth: 0, minHeight: Infinity, maxHeight: 0, maxBytes: 0 };
-  if (reader.fields[f]!.field.type !== 'rgb_image') return { minWidth: 0, maxWidth: 0, minHeight: 0, maxHeight: 0, maxBytes: 0 };
-  for (let i = 0; i < reader.numSamples; i++) {
-    const meta = reader.fieldMetadata(i, f);
-    const w = meta.getUint16(1, true);
-    const h = meta.getUint16(3, true);
-    s.minWidth = Math.min(s.minWidth, w);
-    s.maxWidth = Math.max(s.maxWidth, w);
-    s.minHeight = Math.min(s.minHeight, h);
-    s.maxHeight = Math.max(s.maxHeight, h);
-  }
-  return s;
-}

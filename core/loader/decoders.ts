@@ -5,8 +5,9 @@ import { centerCrop, randomResizedCrop } from '../pipeline/crop.js';
 import { elementTypeOf, type OutputArray, type TensorSpec } from '../pipeline/dtypes.js';
 import type { Rng } from '../pipeline/rng.js';
 import type { DecoderSpec } from '../pipeline/spec.js';
+import type { Reader } from '../reader/reader.js';
 import { PipelineError } from '../pipeline/stage.js';
-import { createClipDecoder, type ClipStats } from './clip-decoders.js';
+import { clipFieldStats, createClipDecoder, type ClipStats } from './clip-decoders.js';
 import { CropResizer, decodeJpegInto } from './image-decode.js';
 
 /** Whole-file facts decoders plan with (as FFCV: the whole file, not just `indices`). */
@@ -18,6 +19,28 @@ export interface FieldStats {
   maxBytes: number;
   /** video_clip fields: clip lengths and frame sizes (clipFieldStats). */
   clip?: ClipStats;
+}
+
+/** Whole-file sizes a decoder plans with (FFCV plans with the whole file, not `indices`). */
+export function fieldStats(reader: Reader, f: number): FieldStats {
+  const field = reader.fields[f]!.field;
+  const s: FieldStats = { minWidth: Infinity, maxWidth: 0, minHeight: Infinity, maxHeight: 0, maxBytes: 0 };
+  for (let i = 0; i < reader.numSamples; i++) {
+    const meta = reader.fieldMetadata(i, f);
+    if (field.type === 'rgb_image') {
+      const w = meta.getUint16(1, true);
+      const h = meta.getUint16(3, true);
+      s.minWidth = Math.min(s.minWidth, w);
+      s.maxWidth = Math.max(s.maxWidth, w);
+      s.minHeight = Math.min(s.minHeight, h);
+      s.maxHeight = Math.max(s.maxHeight, h);
+    } else if (field.type === 'bytes' || field.type === 'json') {
+      s.maxBytes = Math.max(s.maxBytes, reader.heapRef(i, f)?.size ?? 0);
+    }
+  }
+  if (s.minWidth === Infinity) s.minWidth = s.minHeight = 0;
+  if (field.type === 'video_clip') s.clip = clipFieldStats(reader, f);
+  return s;
 }
 
 export interface Decoder {

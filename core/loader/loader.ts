@@ -2,7 +2,6 @@ import { open as openFile, type FileHandle } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import type { Field } from '../fields/field.js';
-import { IMAGE_MODE_RAW } from '../fields/rgb-image-field.js';
 import type { BatchStage } from '../pipeline/batch-ops.js';
 import { byteSize, elementCount, viewOf, type OutputArray, type TensorSpec } from '../pipeline/dtypes.js';
 import { planStages } from '../pipeline/plan.js';
@@ -10,8 +9,7 @@ import { isDecoder, type DecoderSpec, type OpSpec, type PipelineStep } from '../
 import { Reader } from '../reader/reader.js';
 import { spawnWorker } from '../writer/spawn-worker.js';
 import { Batch, type BatchOutput } from './batch.js';
-import { clipFieldStats } from './clip-decoders.js';
-import { createDecoder, defaultDecoder, type FieldStats } from './decoders.js';
+import { createDecoder, defaultDecoder, fieldStats } from './decoders.js';
 import { LoaderError } from './errors.js';
 import { createOrder, resolveSeed, type OrderFactory, type OrderName, type TraversalOrder } from './orders/index.js';
 import { PageCache } from './page-cache.js';
@@ -492,27 +490,4 @@ function planOutputs(reader: Reader, pipelines: Record<string, PipelineConfig>, 
     });
   }
   return out;
-}
-
-/** Whole-file sizes a decoder plans with (FFCV plans with the whole file, not `indices`). */
-function fieldStats(reader: Reader, f: number): FieldStats {
-  const field = reader.fields[f]!.field;
-  const s: FieldStats = { minWidth: Infinity, maxWidth: 0, minHeight: Infinity, maxHeight: 0, maxBytes: 0 };
-  for (let i = 0; i < reader.numSamples; i++) {
-    const meta = reader.fieldMetadata(i, f);
-    if (field.type === 'rgb_image') {
-      const w = meta.getUint16(1, true);
-      const h = meta.getUint16(3, true);
-      s.minWidth = Math.min(s.minWidth, w);
-      s.maxWidth = Math.max(s.maxWidth, w);
-      s.minHeight = Math.min(s.minHeight, h);
-      s.maxHeight = Math.max(s.maxHeight, h);
-      void IMAGE_MODE_RAW;
-    } else if (field.type === 'bytes' || field.type === 'json') {
-      s.maxBytes = Math.max(s.maxBytes, reader.heapRef(i, f)?.size ?? 0);
-    }
-  }
-  if (s.minWidth === Infinity) s.minWidth = s.minHeight = 0;
-  if (field.type === 'video_clip') s.clip = clipFieldStats(reader, f);
-  return s;
 }
