@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BuildConfig } from './build-config.js';
 import { LoaderConfig } from './loader-config.js';
+import { ORDER_NAMES } from './profile-model.js';
 
 /**
  * The app's service contract: every request, response and event that crosses from the
@@ -104,7 +105,7 @@ const ProfilePlanInput = z
     file: path,
     workers: z.array(z.number().int().positive()).min(1).max(16).optional(),
     batchSizes: z.array(z.number().int().positive().max(4096)).min(1).max(8).default([256]),
-    orders: z.array(z.enum(['sequential', 'random', 'quasi_random'])).min(1).default(['random']),
+    orders: z.array(z.enum(ORDER_NAMES)).min(1).default(['random']),
     osCache: z.array(z.boolean()).min(1).default([true]),
     decoder: z.string().regex(/^(simple|rrc:\d+|center:\d+)$/).default('rrc:160'),
     flip: z.boolean().default(true),
@@ -196,7 +197,7 @@ export interface ProgressEvent {
 }
 export interface SampleEvent {
   jobId: string;
-  /** A TelemetrySample (core/profile/types.ts) plus the point's config, for live charts. */
+  /** A TelemetrySample (core/api/profile-model.ts) plus the point's config, for live charts. */
   sample: unknown;
 }
 export interface FinishedEvent {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ORDER_NAMES } from './profile-model.js';
 
 /**
  * The loader configuration: what the profiler sweeps, the app edits and the exporter
@@ -43,7 +44,7 @@ export const LoaderConfig = z
     file: z.string().min(1),
     batchSize: z.number().int().positive(),
     numWorkers: z.number().int().positive().optional(),
-    order: z.enum(['sequential', 'random', 'quasi_random']).default('random'),
+    order: z.enum(ORDER_NAMES).default('random'),
     seed: z.number().int().min(0).default(0),
     dropLast: z.boolean().default(true),
     batchesAhead: z.number().int().positive().default(3),

@@ -1,11 +1,12 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { BuildConfig, FieldConfig } from '../api/build-config.js';
+import type { BuildReport } from '../api/build-report.js';
 import { fieldFromSpec } from '../fields/registry.js';
 import type { NamedField } from '../fields/schema.js';
 import { openSource } from '../sources/open-source.js';
 import type { DatasetSource } from '../sources/source.js';
-import { DatasetWriter, type WriteProgress, type WriteReport } from './dataset-writer.js';
+import { DatasetWriter, type WriteProgress } from './dataset-writer.js';
 import { selectSlice } from './selection.js';
 
 export interface BuildOptions {
@@ -15,16 +16,7 @@ export interface BuildOptions {
   baseDir?: string;
 }
 
-/** The build report: what the CLI prints, the app shows and the runs database stores. */
-export interface BuildReport extends WriteReport {
-  source: { kind: string; path: string; items: number };
-  /** Source bytes ÷ output file bytes, when the source size is known. */
-  compressionRatio: number | null;
-  /** JPEGs stored unchanged, over all image fields. */
-  passThrough: number;
-  /** The skipped-samples report written next to the output ('skip' policy), if any. */
-  reportPath: string | null;
-}
+export type { BuildReport };
 
 /** The fields a build writes: the config's, or the source's detected schema with the config's image options. */
 export async function buildFields(config: BuildConfig, source: DatasetSource): Promise<FieldConfig[]> {

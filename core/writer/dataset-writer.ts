@@ -16,6 +16,7 @@ import { encodeSample, type Sample } from './encode-sample.js';
 import { PageAllocator } from './page-allocator.js';
 import { RecordSink } from './record-sink.js';
 import { failureOf, type SampleOutcome, type SkippedSample } from './sample-outcome.js';
+import type { WriteReport } from '../api/build-report.js';
 
 export interface WriteProgress {
   /** Source items handled (written + skipped). */
@@ -53,23 +54,7 @@ export interface DatasetWriterOptions {
   fieldModules?: string[];
 }
 
-export interface WriteReport {
-  path: string;
-  numSamples: number;
-  /** Source items left out under onError 'skip' (empty otherwise). */
-  skipped: SkippedSample[];
-  pages: number;
-  pageSize: number;
-  fileSize: number;
-  elapsedMs: number;
-  samplesPerSec: number;
-  /** Heap bytes per field (metadata-only fields: 0). */
-  heapBytes: Record<string, number>;
-  /** Per image field: how many samples were stored raw and as JPEG, and how many JPEGs passed through unchanged. */
-  imageModes: Record<string, { raw: number; jpg: number; passThrough: number }>;
-  /** Bytes of the source files read, when the fields report them (images). */
-  sourceBytes: number;
-}
+export type { WriteReport };
 
 export type SampleSource = AsyncIterable<Sample> | Iterable<Sample>;
 

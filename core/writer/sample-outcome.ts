@@ -1,14 +1,7 @@
+import type { SkippedSample } from '../api/build-report.js';
 import type { EncodedValue } from '../fields/field.js';
 
-/** Why a source item was left out of the dataset ('skip' policy). */
-export interface SkippedSample {
-  /** Position in the source (after range/shard selection). */
-  index: number;
-  /** The file or row it came from, when known. */
-  source?: string;
-  field?: string;
-  reason: string;
-}
+export type { SkippedSample };
 
 /** What encoding one source item produced: its fields, or why it failed. */
 export type SampleOutcome = { ok: true; values: EncodedValue[] } | { ok: false; skipped: SkippedSample };

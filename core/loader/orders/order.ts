@@ -9,6 +9,7 @@ import { OrderError } from './errors.js';
 import { QuasiRandomOrder } from './quasi-random.js';
 import { RandomOrder } from './random.js';
 import { SequentialOrder } from './sequential.js';
+import { ORDER_NAMES, type OrderName } from '../../api/profile-model.js';
 
 export interface DistributedOptions {
   /** This process's rank, 0 ≤ rank < worldSize. */
@@ -42,9 +43,7 @@ export interface TraversalOrder {
   sampleOrder(epoch: number): Uint32Array;
 }
 
-export type OrderName = 'sequential' | 'random' | 'quasi_random';
-
-export const ORDER_NAMES: readonly OrderName[] = ['sequential', 'random', 'quasi_random'];
+export { ORDER_NAMES, type OrderName };
 
 export type OrderFactory = (ctx: OrderContext) => TraversalOrder;
 

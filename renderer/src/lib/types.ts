@@ -1,57 +1,31 @@
 /**
  * View types for results the contract types as `unknown` (build reports, telemetry samples,
- * profile runs, comparisons). They mirror core's data model (core/profile/types.ts,
- * core/writer/build.ts, core/runs/runs-db.ts) without importing it — the renderer may only
- * import types from core/api — and every value is narrowed at runtime before use, so a
- * host that sends something else shows as an error instead of a crash.
+ * profile runs, comparisons). The profiler's data model comes from the contract
+ * (core/api/profile-model.ts, build-report.ts; types only); the views keep the fields the screens use. Every
+ * value is narrowed at runtime before use, so a host that sends something else shows as an
+ * error instead of a crash.
  */
+import type { BuildReport as ModelBuildReport } from '../../../core/api/build-report.js';
 import type { RunSummary } from '../../../core/api/contract.js';
+import type {
+  GpuReading,
+  OrderName,
+  PointConfig,
+  PointResult as ModelPointResult,
+  TelemetrySample,
+  Verdict as ModelVerdict,
+} from '../../../core/api/profile-model.js';
 
-export interface GpuReading {
-  index: number;
-  utilPercent: number;
-  memoryUsedMiB: number;
-  powerW: number | null;
-}
+export type { GpuReading, OrderName, PointConfig, TelemetrySample };
 
-export interface TelemetrySample {
-  t: number;
-  point: number | null;
-  imagesPerSec: number | null;
-  cpuPerCore: number[];
-  rssBytes: number;
-  diskReadBytes: number;
-  gpus: GpuReading[];
-}
+/** A grid point's result, as the Profile and Runs screens show it. */
+export type PointResult = Pick<
+  ModelPointResult,
+  'index' | 'config' | 'images' | 'seconds' | 'imagesPerSec' | 'batchesPerSec' | 'waitP50Ms' | 'waitP95Ms' | 'cpuPerCore' | 'gpuUtilMean'
+>;
 
-export type OrderName = 'sequential' | 'random' | 'quasi_random';
-
-export interface PointConfig {
-  workers: number;
-  batchSize: number;
-  order: OrderName;
-  osCache: boolean;
-}
-
-export interface PointResult {
-  index: number;
-  config: PointConfig;
-  images: number;
-  seconds: number;
-  imagesPerSec: number;
-  batchesPerSec: number;
-  waitP50Ms: number;
-  waitP95Ms: number;
-  cpuPerCore: number[];
-  gpuUtilMean: number | null;
-}
-
-export interface Verdict {
-  kind: string;
-  summary: string;
-  evidence: string[];
-  advice: string[];
-}
+/** A verdict; its kind is shown as text, so a kind this renderer does not know still displays. */
+export type Verdict = Omit<ModelVerdict, 'kind'> & { kind: string };
 
 export interface ProfileRunView {
   id: number;
@@ -66,30 +40,8 @@ export interface ProfileRunView {
   verdict: Verdict | null;
 }
 
-export interface SkippedSample {
-  index: number;
-  source?: string;
-  field?: string;
-  reason: string;
-}
-
-export interface BuildReport {
-  path: string;
-  numSamples: number;
-  skipped: SkippedSample[];
-  pages: number;
-  pageSize: number;
-  fileSize: number;
-  elapsedMs: number;
-  samplesPerSec: number;
-  heapBytes: Record<string, number>;
-  imageModes: Record<string, { raw: number; jpg: number; passThrough: number }>;
-  sourceBytes: number;
-  source: { kind: string; path: string; items: number } | null;
-  compressionRatio: number | null;
-  passThrough: number;
-  reportPath: string | null;
-}
+/** A build report; `source` is null when the host did not say (older hosts). */
+export type BuildReport = Omit<ModelBuildReport, 'source'> & { source: ModelBuildReport['source'] | null };
 
 export type ProfileOutcome =
   | { kind: 'sweep'; runId: number; verdict: Verdict | null; points: PointResult[] }
@@ -117,7 +69,8 @@ const numOrNull = (x: unknown): number | null => (typeof x === 'number' && Numbe
 const str = (x: unknown, d = ''): string => (typeof x === 'string' ? x : d);
 const strs = (x: unknown): string[] => (Array.isArray(x) ? x.filter((s): s is string => typeof s === 'string') : []);
 const nums = (x: unknown): number[] => (Array.isArray(x) ? x.map((v) => num(v)) : []);
-const ORDERS: readonly OrderName[] = ['sequential', 'random', 'quasi_random'];
+// The contract's ORDER_NAMES, repeated: the renderer may import only types from core/api.
+const ORDERS = ['sequential', 'random', 'quasi_random'] as const satisfies readonly OrderName[];
 
 export function asTelemetrySample(x: unknown): TelemetrySample | null {
   if (!isObj(x) || typeof x.t !== 'number') return null;

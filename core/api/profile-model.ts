@@ -1,0 +1,135 @@
+/** Traversal orders, as the loader, the profiler and the app name them. */
+export const ORDER_NAMES = ['sequential', 'random', 'quasi_random'] as const;
+export type OrderName = (typeof ORDER_NAMES)[number];
+
+/**
+ * The profiler's data model: what a sweep measures, what the runs database stores and
+ * what the app charts. Plain JSON-able data, part of the contract so that the renderer
+ * (which may import only types from core/api) shares these definitions.
+ */
+export interface GpuInfo {
+  index: number;
+  name: string;
+  memoryTotalMiB: number;
+}
+
+export interface MachineInfo {
+  hostname: string;
+  cpuModel: string;
+  cores: number;
+  ramBytes: number;
+  os: string;
+  node: string;
+  gpus: GpuInfo[];
+}
+
+export interface DatasetInfo {
+  path: string;
+  sizeBytes: number;
+  /** sha256 of the header + field table: identifies the dataset's layout, cheaply. */
+  headerSha256: string;
+  numSamples: number;
+  /** Fields as `{ name, type, typeId }`. */
+  schema: Array<{ name: string; type: string; typeId: number }>;
+}
+
+/** One grid cell of a sweep. */
+export interface PointConfig {
+  workers: number;
+  batchSize: number;
+  order: OrderName;
+  osCache: boolean;
+}
+
+export interface ProfilePlan {
+  file: string;
+  workers: number[];
+  batchSizes: number[];
+  orders: OrderName[];
+  osCache: boolean[];
+  /** 'simple' | 'rrc:SIZE' | 'center:SIZE' */
+  decoder: string;
+  flip: boolean;
+  /** Measured seconds per point, after the warm-up. */
+  secondsPerPoint: number;
+  warmupBatches: number;
+}
+
+/** GPU readings at one instant. */
+export interface GpuReading {
+  index: number;
+  utilPercent: number;
+  memoryUsedMiB: number;
+  powerW: number | null;
+}
+
+/** One telemetry sample (about every 250 ms), for live charts and the timeline. */
+export interface TelemetrySample {
+  /** ms since the run started */
+  t: number;
+  /** Grid point being measured, or null between points / in exec mode. */
+  point: number | null;
+  /** Throughput over the last interval (images/s), when something is loading. */
+  imagesPerSec: number | null;
+  /** Busy fraction 0..1 of each logical CPU over the last interval. */
+  cpuPerCore: number[];
+  rssBytes: number;
+  /** Bytes this process (and children) read from storage over the last interval. */
+  diskReadBytes: number;
+  gpus: GpuReading[];
+}
+
+export interface PointResult {
+  index: number;
+  config: PointConfig;
+  images: number;
+  seconds: number;
+  imagesPerSec: number;
+  batchesPerSec: number;
+  /** Time the consumer waited for a batch: median and 95th percentile (ms). */
+  waitP50Ms: number;
+  waitP95Ms: number;
+  /** Mean time to produce one batch across workers (ms of worker busy time per batch). */
+  workerBusyMsPerBatch: number;
+  /** Mean busy fraction per logical CPU during the point. */
+  cpuPerCore: number[];
+  rssPeakBytes: number;
+  diskReadBytes: number;
+  /** Fraction of the file resident in the OS page cache at the end of the point (null if unknown). */
+  pageCacheResident: number | null;
+  gpuUtilMean: number | null;
+}
+
+export type VerdictKind = 'input-bound' | 'decode-bound' | 'disk-bound' | 'gpu-bound' | 'balanced' | 'unknown';
+
+export interface Verdict {
+  kind: VerdictKind;
+  /** One sentence for people. */
+  summary: string;
+  /** The measurements behind it, in words with numbers. */
+  evidence: string[];
+  /** Knobs to turn next, most promising first. */
+  advice: string[];
+}
+
+export interface ProfileRun {
+  id?: number;
+  kind: 'sweep' | 'exec';
+  startedAt: string;
+  finishedAt: string | null;
+  status: 'ok' | 'cancelled' | 'failed';
+  plan: ProfilePlan | ExecPlan;
+  machine: MachineInfo;
+  dataset: DatasetInfo | null;
+  points: PointResult[];
+  samples: TelemetrySample[];
+  verdict: Verdict | null;
+}
+
+/** `beton profile --exec`: the user's own training command, sampled from outside. */
+export interface ExecPlan {
+  command: string;
+  /** Throughput from JSON lines `{"step": n, "images": k}` (default) or a regex with a named group `images`. */
+  throughputRegex: string | null;
+  file: string | null;
+}
