@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BuildConfig } from './build-config.js';
 import { LoaderConfig } from './loader-config.js';
 import { ORDER_NAMES } from './profile-model.js';
+import type { DatasetSummary, FieldSummary, Region } from './dataset-summary.js';
 
 /**
  * The app's service contract: every request, response and event that crosses from the
@@ -54,16 +55,10 @@ export interface DetectedSource {
   length: number | null;
 }
 
-export interface InspectResult {
-  path: string;
-  fileSize: number;
-  version: number;
-  numSamples: number;
-  pageSize: number;
-  numPages: number;
-  recordSize: number;
-  fields: Array<{ name: string; type: string; ffcvClass: string; typeId: number; arguments: Record<string, unknown>; heapBytes: number; imageModes?: { raw: number; jpg: number } }>;
-  regions: Array<{ name: string; offset: number; size: number }>;
+/** The app's view of a dataset summary: without record offsets and hashes, with a page map. */
+export interface InspectResult extends Omit<DatasetSummary, 'allocations' | 'fields' | 'regions'> {
+  fields: Array<Omit<FieldSummary, 'index' | 'metadataOffset' | 'metadataSize'>>;
+  regions: Array<Omit<Region, 'sha256'>>;
   /** Which samples live on which page: [page, first sample, last sample, bytes used]. */
   pageMap: Array<[number, number, number, number]>;
 }

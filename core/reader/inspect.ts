@@ -1,41 +1,10 @@
 import { createHash } from 'node:crypto';
 import { openSync, readSync, closeSync } from 'node:fs';
 import { FIELD_DESCRIPTOR_SIZE, HEADER_SIZE } from '../format/constants.js';
+import type { DatasetSummary, FieldSummary, Region } from '../api/dataset-summary.js';
 import type { Reader } from './reader.js';
 
-export interface FieldSummary {
-  index: number;
-  name: string;
-  typeId: number;
-  type: string;
-  ffcvClass: string;
-  /** Options the file stores (ndarray dtype/shape); image writer options are not stored. */
-  arguments: Record<string, unknown>;
-  metadataOffset: number;
-  metadataSize: number;
-  heapBytes: number;
-  imageModes?: { raw: number; jpg: number };
-}
-
-export interface Region {
-  name: string;
-  offset: number;
-  size: number;
-  sha256?: string;
-}
-
-export interface DatasetSummary {
-  path: string;
-  fileSize: number;
-  version: number;
-  numSamples: number;
-  pageSize: number;
-  numPages: number;
-  recordSize: number;
-  allocations: number;
-  fields: FieldSummary[];
-  regions: Region[];
-}
+export type { DatasetSummary, FieldSummary, Region };
 
 /** Everything `beton inspect` prints, computed from metadata and the allocation table only. */
 export function summarize(reader: Reader, opts: { hashRegions?: boolean } = {}): DatasetSummary {
