@@ -8,6 +8,12 @@ import './styles.css';
 // Transport first: it takes the token out of the address bar before anything else runs.
 setTransport(pickTransport(window));
 applyTheme(useUiStore.getState().theme);
+// Following the OS: re-resolve 'system' when its colour scheme changes.
+if (typeof matchMedia === 'function') {
+  matchMedia('(prefers-color-scheme: dark)').addEventListener?.('change', () => {
+    if (useUiStore.getState().theme === 'system') applyTheme('system');
+  });
+}
 
 const root = document.getElementById('root');
 if (root) {

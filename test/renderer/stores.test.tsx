@@ -7,6 +7,7 @@ import { useDatasetsStore } from '../../renderer/src/stores/datasets.js';
 import { useProfilesStore } from '../../renderer/src/stores/profiles.js';
 import { MAX_SELECTED, toggleSelection, useRunsStore } from '../../renderer/src/stores/runs.js';
 import { useSourcesStore } from '../../renderer/src/stores/sources.js';
+import { applyTheme, useUiStore } from '../../renderer/src/stores/ui.js';
 import { routeEvent } from '../../renderer/src/stores/wire.js';
 import { failWith, fakeTransport, resetStores, tick } from './helpers.js';
 
@@ -190,5 +191,34 @@ describe('sources and datasets stores', () => {
     await useDatasetsStore.getState().goTo(500);
     expect(useDatasetsStore.getState().start).toBe(49);
     expect(t.calls.filter((c) => c.method === 'datasets.preview').map((c) => (c.params as { start: number }).start)).toEqual([0, 24, 49]);
+  });
+});
+
+describe('ui store: theme', () => {
+  const realMatchMedia = globalThis.matchMedia;
+  afterEach(() => {
+    globalThis.matchMedia = realMatchMedia;
+    useUiStore.getState().setTheme('system');
+  });
+  const osPrefers = (dark: boolean): void => {
+    globalThis.matchMedia = ((q: string) => ({ matches: dark && q.includes('dark'), media: q, addEventListener: () => {}, removeEventListener: () => {} })) as unknown as typeof matchMedia;
+  };
+
+  it('"system" resolves to the OS scheme, so the stylesheet needs each palette once', () => {
+    osPrefers(true);
+    useUiStore.getState().setTheme('system');
+    expect(document.documentElement.dataset.theme).toBe('dark');
+    osPrefers(false);
+    applyTheme('system');
+    expect(document.documentElement.dataset.theme).toBe('light');
+  });
+
+  it('an explicit choice wins over the OS and is kept', () => {
+    osPrefers(true);
+    useUiStore.getState().setTheme('light');
+    expect(document.documentElement.dataset.theme).toBe('light');
+    expect(localStorage.getItem('beton.theme')).toBe('light');
+    useUiStore.getState().setTheme('dark');
+    expect(document.documentElement.dataset.theme).toBe('dark');
   });
 });

@@ -23,12 +23,19 @@ function readTheme(): Theme {
   }
 }
 
-/** Sets the theme on <html> (CSS variables follow); 'system' leaves it to prefers-color-scheme. */
+/** The light or dark scheme the OS asks for. */
+export function systemScheme(): 'light' | 'dark' {
+  return typeof matchMedia === 'function' && matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
+}
+
+/**
+ * Sets data-theme on <html> to 'light' or 'dark' (the CSS variables follow), resolving
+ * 'system' from prefers-color-scheme, so the stylesheet holds each palette once. main.tsx
+ * re-applies 'system' when the OS scheme changes.
+ */
 export function applyTheme(theme: Theme): void {
   if (typeof document === 'undefined') return;
-  const el = document.documentElement;
-  if (theme === 'system') delete el.dataset.theme;
-  else el.dataset.theme = theme;
+  document.documentElement.dataset.theme = theme === 'system' ? systemScheme() : theme;
 }
 
 export function screenFromHash(hash: string): Screen | null {
