@@ -27,6 +27,8 @@ interface Runner {
   field: number;
   decoder: Decoder;
   stages: SampleStage[];
+  /** The last stage that writes a new tensor (-1: none, so the decoder writes the slot row). */
+  lastCopy: number;
   /** scratch[k] holds the input of stage k (scratch[0] = decoder output). */
   scratch: OutputArray[];
   ring: SharedArrayBuffer;
@@ -46,7 +48,7 @@ const runners: Runner[] = init.outputs.map((o) => {
   // One scratch buffer per intermediate tensor; the last stage writes into the slot.
   const specs = [decoder.output, ...plan.stages.map((s) => s.output)];
   const scratch = specs.map((s) => viewOf(s.dtype, new ArrayBuffer(byteSize(s)), 0, elementCount(s)));
-  return { field: o.field, decoder, stages: plan.stages, scratch, ring: o.ring, rowBytes: byteSize(plan.sampleOutput), rowLength: elementCount(plan.sampleOutput), dtype: plan.sampleOutput.dtype };
+  return { field: o.field, decoder, stages: plan.stages, lastCopy: plan.stages.findLastIndex((s) => !s.inPlace), scratch, ring: o.ring, rowBytes: byteSize(plan.sampleOutput), rowLength: elementCount(plan.sampleOutput), dtype: plan.sampleOutput.dtype };
 });
 
 let order: Uint32Array<ArrayBufferLike> = new Uint32Array(0);
@@ -58,7 +60,7 @@ function runSample(r: Runner, sampleId: number, epoch: number, row: OutputArray,
   const bytes = ref ? heap.bytes(ref.ptr, ref.size) : null;
   const n = r.stages.length;
   // Decode straight into the slot when no stage follows (or only in-place ones).
-  const lastCopy = r.stages.findLastIndex((s) => !s.inPlace);
+  const lastCopy = r.lastCopy;
   let cur: OutputArray = lastCopy < 0 ? row : r.scratch[0]!;
   r.decoder.decode(meta, bytes, cur, rngFor(init.seed, epoch, sampleId, outputIndex * 64));
   for (let k = 0; k < n; k++) {
