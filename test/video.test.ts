@@ -332,6 +332,46 @@ describe.skipIf(!HAVE_FFMPEG)('video clips: ffmpeg source → VideoClipField →
     }
   });
 
+  it('a JPEG frame cut short inside its scan is a corrupt sample, not grey pixels (clip decoders decode strictly)', async () => {
+    const out = join(dir, 'cut-frame.beton');
+    const W = 48;
+    const H = 32;
+    const frames = new Uint8Array(3 * W * H * 3);
+    for (let i = 0; i < frames.length; i++) frames[i] = (i * 7 + (i >> 5) * 13) & 255;
+    await new DatasetWriter(out, { clip: new VideoClipField({ writeMode: 'jpg', jpegQuality: 95 }) }, { numWorkers: 0 }).write([{ clip: { frames, width: W, height: H, count: 3 } }, { clip: { frames, width: W, height: H, count: 3 } }]);
+    const reader = await Reader.open(out);
+    const ref = reader.heapRef(1, 0)!;
+    reader.close();
+    // Frame 1 of sample 1: an EOI marker halfway through its entropy-coded data.
+    const bytes = readFileSync(out);
+    const heap = bytes.subarray(ref.ptr, ref.ptr + ref.size);
+    const sos: number[] = [];
+    for (let i = 0; i + 1 < heap.length; i++) if (heap[i] === 0xff && heap[i + 1] === 0xda) sos.push(i);
+    expect(sos.length).toBe(3);
+    const end = heap.indexOf(0xd9, sos[1]!);
+    const mid = sos[1]! + Math.floor((end - sos[1]!) / 2);
+    heap[mid] = 0xff;
+    heap[mid + 1] = 0xd9;
+    writeFileSync(out, bytes);
+    for (const decoder of [ClipSimpleDecoder(), ClipRandomResizedCropDecoder(16)]) {
+      const loader = await Loader.open(out, { batchSize: 1, numWorkers: 1, order: 'sequential', pipelines: { clip: [decoder] } });
+      const seen: number[] = [];
+      const err = await (async () => {
+        try {
+          for await (const b of loader) seen.push(b.sampleIds[0]!);
+        } catch (e) {
+          return e as Error & { code?: string };
+        } finally {
+          await loader.close();
+        }
+        return null;
+      })();
+      expect(seen).toEqual([0]);
+      expect(err?.code, decoder.decoder).toBe('CORRUPT_SAMPLE');
+      expect(err?.message).toContain('sample 1');
+    }
+  });
+
   it('stores clips of varying length; the decoder repeats the last frame of a short clip', async () => {
     const out = join(dir, 'var.beton');
     const clip = (n: number, base: number): { frames: Uint8Array; width: number; height: number; count: number; fps: [number, number] } => {
