@@ -43,6 +43,30 @@ describe('fused pixel pass: the C++ kernel gives the same bytes as the JS one', 
     }
   }
 
+  it('flip/CHW-only stages (no table) flip the same samples as the table path and match a hand-made CHW mirror', () => {
+    const input = { shape: [2, 3, 3], dtype: 'uint8' as const };
+    const src = Uint8Array.from([0, 100, 200, 1, 101, 201, 2, 102, 202, 10, 110, 210, 11, 111, 211, 12, 112, 212]);
+    const mirroredChw = [2, 1, 0, 12, 11, 10, 102, 101, 100, 112, 111, 110, 202, 201, 200, 212, 211, 210];
+    const plainChw = [0, 1, 2, 10, 11, 12, 100, 101, 102, 110, 111, 112, 200, 201, 202, 210, 211, 212];
+    // Brightness with p = 0 draws its numbers after the flip's but changes nothing: the table path.
+    const withTable = [RandomHorizontalFlip(0.5), RandomBrightness(0.5, 0), ToCHW()] as PixelOp[];
+    const layoutOnly = [RandomHorizontalFlip(0.5), ToCHW()] as PixelOp[];
+    let flipped = 0;
+    for (const kernel of [undefined, mapPixels]) {
+      for (let id = 0; id < 40; id++) {
+        const a = new Uint8Array(18);
+        const b = new Uint8Array(18);
+        new FusedPixelStage(input, layoutOnly, kernel).run(src, a, { sampleId: id, epoch: 0, rng: rngFor(1, 0, id, 1) });
+        new FusedPixelStage(input, withTable, kernel).run(src, b, { sampleId: id, epoch: 0, rng: rngFor(1, 0, id, 1) });
+        expect([...a]).toEqual([...b]);
+        expect([mirroredChw, plainChw]).toContainEqual([...a]);
+        if (a[0] === 2) flipped++;
+      }
+    }
+    expect(flipped).toBeGreaterThan(10); // both outcomes occur
+    expect(flipped).toBeLessThan(70);
+  });
+
   it('mirrors and transposes a known 2x3 RGB image', () => {
     // pixels p(y,x) = [10y+x, 100+10y+x, 200+10y+x]
     const src = Uint8Array.from([0, 100, 200, 1, 101, 201, 2, 102, 202, 10, 110, 210, 11, 111, 211, 12, 112, 212]);
