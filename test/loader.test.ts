@@ -213,6 +213,12 @@ describe('loader: filter', () => {
     try {
       await expect(l.filter('nope', () => true)).rejects.toThrow(/no output "nope"/);
       await expect(l.filter('label', () => false)).rejects.toThrow(/no sample .* satisfies/);
+      await expect(l.filter('label', 'x > 1' as unknown as () => boolean)).rejects.toThrow(/condition must be a function/);
+      // A condition that throws: the error comes back and the pass is closed (this loader still works).
+      await expect(l.filter('label', () => { throw new Error('bad condition'); })).rejects.toThrow('bad condition');
+      let batches = 0;
+      for await (const _ of l) batches++;
+      expect(batches).toBe(l.length);
     } finally {
       await l.close();
     }
