@@ -1,5 +1,5 @@
 // Lint: typescript-eslint's recommended rules plus the layer rules of
-// ../shared/design/architecture.md (which folder may import what).
+// docs/architecture.md (which folder may import what).
 import tseslint from 'typescript-eslint';
 
 const nodeBuiltins = ['node:*', 'fs', 'fs/*', 'path', 'os', 'child_process', 'worker_threads', 'crypto', 'url', 'util', 'stream'];

@@ -11,6 +11,7 @@ import { BetonFormatError, type BetonErrorCode } from '../core/format/errors.js'
 import { Reader } from '../core/reader/reader.js';
 import { fileRegions } from '../core/reader/inspect.js';
 import { DatasetWriter } from '../core/writer/dataset-writer.js';
+import { FIXTURES } from './helpers/fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-bad-'));
 const good = join(dir, 'good.beton');
@@ -119,7 +120,7 @@ describe('bad .beton files', () => {
       expect(await codeOf(variant(() => junk))).not.toBe('OK');
     }
     const png = join(dir, 'foreign.beton');
-    copyFileSync(resolve(__dirname, '../../shared/fixtures/ffcv/src_images/index.json'), png);
+    copyFileSync(join(FIXTURES, 'src_images/index.json'), png);
     expect(await codeOf(png)).not.toBe('OK');
   });
 

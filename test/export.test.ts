@@ -7,6 +7,7 @@ import { parseBuildConfig } from '../core/api/build-config.js';
 import { parseLoaderConfig } from '../core/api/loader-config.js';
 import { buildToPython, loaderToPython } from '../core/export/python.js';
 import { checkPython } from './helpers/python-check.js';
+import { fixturePath } from './helpers/fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-export-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -70,7 +71,7 @@ describe('Python FFCV export', () => {
   });
 
   it('beton export FILE prints a runnable loader for a .beton file (CLI)', () => {
-    const fixture = resolve(__dirname, '../../shared/fixtures/ffcv/images_raw.beton');
+    const fixture = fixturePath('images_raw');
     const r = spawnSync(process.execPath, [resolve(__dirname, '../bin/beton.js'), 'export', fixture, '--decoder', 'center:128', '--batch-size', '32'], { encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
     expect(pythonParses(r.stdout)).toBe('ok');

@@ -7,7 +7,7 @@ import { UsageError } from './usage-error.js';
 export const DUMP_HELP = `beton dump FILE [--range a:b]
 
 Prints one canonical JSON document {header, fields, samples}; samples use the encoding
-of the golden manifests (shared/fixtures/ffcv/README.md), so two implementations can be
+of the golden manifests (test/fixtures/ffcv/README.md), so two implementations can be
 compared with a diff.`;
 
 /** Parses "a:b", "a:" or ":b" against n samples (Python slice semantics, no step). */

@@ -2,8 +2,8 @@ import { readFileSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** Golden FFCV fixtures live in ../shared beside the checkout (CI has it there too). */
-export const FIXTURES = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/fixtures/ffcv');
+/** Golden files written by the real FFCV (copied into the repo: a clone with nothing beside it must test). */
+export const FIXTURES = resolve(dirname(fileURLToPath(import.meta.url)), '../fixtures/ffcv');
 
 export interface Manifest {
   fixture: string;
