@@ -117,6 +117,19 @@ export class Loader {
         if (!this.closed && code !== 0) this.fail(new LoaderError('WORKER_FAILED', `a loader worker exited with code ${code}`));
       });
     });
+    this.holdProcess(false);
+  }
+
+  /**
+   * Idle workers must not keep Node alive: a script that iterates a loader and does nothing
+   * else exits after its last batch, as with FFCV or PyTorch's DataLoader, without close().
+   * The threads stay (no start-up cost next epoch); only their hold on the event loop goes.
+   */
+  private holdProcess(hold: boolean): void {
+    for (const w of this.workers) {
+      if (hold) w.ref();
+      else w.unref();
+    }
   }
 
   static async open(path: string, options: LoaderOptions): Promise<Loader> {
@@ -378,6 +391,7 @@ export class Loader {
     };
 
     this.current = { epoch, held: start - 1 };
+    this.holdProcess(true);
     try {
       for (let b = start; b < this.length; b++) {
         releasedUpTo = b;
@@ -418,6 +432,7 @@ export class Loader {
       while (remaining.size > 0 && !this.closed) await new Promise<void>((r) => ((wake = r), setTimeout(r, 50)));
       this.onReply = null;
       for (const pages of pinned.values()) this.cache?.release(pages);
+      this.holdProcess(false);
     }
   }
 
