@@ -22,6 +22,7 @@ export { listVideoFolder, readVideoList, looksLikeVideoFolder, VIDEO_EXTENSIONS,
 export { findFfmpeg, ffmpegAvailable, probeVideo, type FfmpegTools, type VideoInfo } from './sources/video-ffmpeg.js';
 export { clipGeometry, clipFieldStats, type ClipStats } from './loader/clip-decoders.js';
 export { buildDataset, type BuildReport, type BuildOptions } from './writer/build.js';
+export { mergeDatasets, type MergeOptions, type MergeProgress, type MergeReport } from './writer/merge.js';
 export { parseBuildConfig, BuildConfig, type BuildConfigInput, type FieldConfig, type SourceConfig } from './api/build-config.js';
 export { skipMarker } from './writer/encode-sample.js';
 export { Loader, type LoaderOptions, type LoaderState, type LoaderStats, type PipelineConfig } from './loader/loader.js';

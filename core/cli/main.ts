@@ -4,6 +4,7 @@ import { BUILD_HELP, buildCommand } from './build-command.js';
 import { DUMP_HELP, dumpCommand } from './dump-command.js';
 import { EXPORT_HELP, exportCommand } from './export-command.js';
 import { INSPECT_HELP, inspectCommand } from './inspect-command.js';
+import { MERGE_HELP, mergeCommand } from './merge-command.js';
 import { RUNS_HELP, runsCommand } from './runs-command.js';
 import { SERVE_HELP, serveCommand } from './serve-command.js';
 import { PROFILE_HELP, profileCommand } from './profile-command.js';
@@ -13,6 +14,7 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
   build: { help: BUILD_HELP, run: buildCommand },
   inspect: { help: INSPECT_HELP, run: inspectCommand },
   dump: { help: DUMP_HELP, run: dumpCommand },
+  merge: { help: MERGE_HELP, run: mergeCommand },
   'bench-loader': { help: BENCH_LOADER_HELP, run: benchLoaderCommand },
   runs: { help: RUNS_HELP, run: runsCommand },
   export: { help: EXPORT_HELP, run: exportCommand },
@@ -28,6 +30,7 @@ Commands:
   build     build a .beton file from an image folder or a build config
   inspect   summarise a .beton file (ours or FFCV's)
   dump      print every sample in the canonical JSON encoding
+  merge     concatenate .beton files with the same fields (e.g. build shards)
   bench-loader  measure the loader's images/s on a file
   runs      list, show, compare, plot and delete recorded profile runs
   export    Python FFCV code (or JSON) for a build or loader config

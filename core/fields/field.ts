@@ -70,6 +70,15 @@ export abstract class Field<TDecoded = unknown> {
 
   abstract decode(meta: DataView, heap: Uint8Array | null, ctx: DecodeContext): TDecoded;
 
+  /**
+   * Byte offsets, inside this field's metadata member, of every u64 holding an absolute
+   * file offset. Tools that move pages without decoding (merge) rebase exactly these, so
+   * a field with more than one heap object overrides this instead of being special-cased.
+   */
+  pointerOffsets(): readonly number[] {
+    return this.pointerOffset === null ? [] : [this.pointerOffset];
+  }
+
   /** The heap pointer stored in this field's metadata member. */
   heapPointer(meta: DataView): number | null {
     if (this.pointerOffset === null) return null;

@@ -44,6 +44,7 @@ export async function buildDataset(config: BuildConfig, opts: BuildOptions = {})
     numWorkers: config.numWorkers,
     chunkSize: config.chunkSize,
     seed: config.seed,
+    sampleIndexBase: slice.start,
     onError: config.onError,
     baseDir: source.baseDir,
     signal: opts.signal,

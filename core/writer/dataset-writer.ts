@@ -46,6 +46,11 @@ export interface DatasetWriterOptions {
   onProgress?: (p: WriteProgress) => void;
   /** Seed of the per-sample draws ('proportion' write mode). */
   seed?: number;
+  /**
+   * Position of the first sample in the whole source (a --range/--shard build): draws are
+   * keyed by (seed, source position), so shards merged in order equal one whole build.
+   */
+  sampleIndexBase?: number;
   /** Where relative image paths resolve from. */
   baseDir?: string;
   /** Accept page sizes below FFCV's writer minimum (FFCV's reader reads them; tests use it). */
@@ -210,7 +215,7 @@ class WriteJob {
         signal?.throwIfAborted();
         let outcome: SampleOutcome;
         try {
-          outcome = { ok: true, values: await encodeSample(this.fields, s, i, { codec, seed: this.opts.seed ?? 0, baseDir: this.opts.baseDir }) };
+          outcome = { ok: true, values: await encodeSample(this.fields, s, i, { codec, seed: this.opts.seed ?? 0, baseDir: this.opts.baseDir, indexBase: this.opts.sampleIndexBase }) };
         } catch (e) {
           outcome = { ok: false, skipped: failureOf(i, e) };
         }
@@ -226,6 +231,7 @@ class WriteJob {
       fieldModules: this.opts.fieldModules ?? [],
       seed: this.opts.seed ?? 0,
       baseDir: this.opts.baseDir,
+      indexBase: this.opts.sampleIndexBase,
     });
     try {
       await pool.run(source, chunkSize, (outcomes, start) => {

@@ -9,6 +9,7 @@ export interface WorkerInit {
   fieldModules: string[];
   seed: number;
   baseDir?: string;
+  indexBase?: number;
 }
 
 export interface ChunkJob {

@@ -30,6 +30,8 @@ export interface EncodeOptions {
   codec?: ImageCodec;
   seed: number;
   baseDir?: string;
+  /** Source position of item 0: per-sample draws key on the source index, so a shard draws what a whole build draws there. */
+  indexBase?: number;
 }
 
 /** Encodes every field of one sample; errors name the sample, the field and the source. */
@@ -38,7 +40,7 @@ export async function encodeSample(fields: readonly NamedField[], sample: Sample
     const { reason, source, field } = sample.__betonSkip;
     throw new BetonEncodeError('BAD_VALUE', reason, { sample: index, ...(source ? { source } : {}), ...(field ? { field } : {}) });
   }
-  const random = sampleRandom(opts.seed, index);
+  const random = sampleRandom(opts.seed, (opts.indexBase ?? 0) + index);
   const out: EncodedValue[] = [];
   for (let f = 0; f < fields.length; f++) {
     const { name, field } = fields[f]!;

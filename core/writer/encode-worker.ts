@@ -26,7 +26,7 @@ async function run(job: ChunkJob): Promise<void> {
     for (let i = 0; i < job.samples.length; i++) {
       const index = job.start + i;
       try {
-        const values = await encodeSample(fields, job.samples[i]!, index, { codec, seed: init.seed, baseDir: init.baseDir });
+        const values = await encodeSample(fields, job.samples[i]!, index, { codec, seed: init.seed, baseDir: init.baseDir, indexBase: init.indexBase });
         for (const v of values) {
           if (!v.heap) continue;
           v.heap = ownBuffer(v.heap);

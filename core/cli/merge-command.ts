@@ -1,0 +1,53 @@
+import { parseArgs } from 'node:util';
+import { mergeDatasets, type MergeReport } from '../writer/merge.js';
+import { ProgressBar } from './progress.js';
+import { UsageError } from './usage-error.js';
+
+export const MERGE_HELP = `beton merge A.beton B.beton ... -o OUT.beton [--force] [--json]
+
+Concatenates .beton files built with the same fields (names, types, arguments) and page
+size into one, samples in argument order — e.g. the shards of \`beton build --shard k/N\`.
+Pages are copied as they are (nothing is decoded or re-encoded); only the pointers in the
+metadata and the allocation table are rebased. OUT is written under a temporary name and
+renamed when complete: a failed or interrupted merge leaves nothing.
+  -o, --output FILE   the merged .beton file
+  --force             replace OUT if it exists (it may also be one of the inputs)
+  --json              print the merge report as JSON`;
+
+const MIB = 1 << 20;
+
+export async function mergeCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { output: { type: 'string', short: 'o' }, force: { type: 'boolean' }, json: { type: 'boolean' } },
+  });
+  if (positionals.length === 0) throw new UsageError('expected the input files: beton merge A.beton B.beton ... -o OUT.beton');
+  if (!values.output) throw new UsageError('missing -o OUT.beton');
+  // Progress in MiB: a merge is bytes moved, not samples encoded.
+  const bar = new ProgressBar('merge (MiB)');
+  const ac = new AbortController();
+  const onSigint = (): void => ac.abort(new Error('interrupted (Ctrl-C); no output was written'));
+  process.once('SIGINT', onSigint);
+  try {
+    const report = await mergeDatasets(positionals, values.output, {
+      overwrite: values.force ?? false,
+      signal: ac.signal,
+      onProgress: (p) => bar.update({ done: Math.round(p.bytesDone / MIB), total: Math.round(p.bytesTotal / MIB), rate: p.bytesPerSec / MIB, etaMs: p.etaMs }),
+    });
+    bar.update({ done: Math.round(report.bytesCopied / MIB), total: Math.round(report.bytesCopied / MIB), rate: report.bytesPerSec / MIB, etaMs: 0 }, true);
+    bar.done();
+    process.stdout.write(values.json ? JSON.stringify(report, null, 2) + '\n' : formatMergeReport(report));
+    return 0;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
+export function formatMergeReport(r: MergeReport): string {
+  return [
+    `wrote ${r.path}`,
+    `  ${r.numSamples} samples from ${r.inputs.length} files, ${r.pages} pages of ${(r.pageSize / MIB).toFixed(1)} MiB, ${(r.fileSize / MIB).toFixed(1)} MiB`,
+    `  ${(r.elapsedMs / 1000).toFixed(2)} s, ${(r.bytesPerSec / 1e9).toFixed(2)} GB/s`,
+  ].join('\n') + '\n';
+}
