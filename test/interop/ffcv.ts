@@ -34,7 +34,10 @@ export function ffcvStatus(): { ok: true; version: string } | { ok: false; reaso
  */
 export function describeFfcv(name: string, body: () => void): void {
   const s = ffcvStatus();
-  if (s.ok) return describe(name, body);
+  if (s.ok) {
+    describe(name, body);
+    return;
+  }
   const msg = `FFCV is not importable by ${PYTHON} (${s.reason}); ${INSTALL_HINT}`;
   if (process.env.CI === 'true') {
     describe(name, () => {
