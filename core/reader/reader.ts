@@ -167,8 +167,11 @@ export class Reader {
   private checkPointers(): void {
     const T = this.header.allocTablePtr;
     const D0 = this.regions.dataStart;
+    // Metadata-only fields (int, float) own no object: a tabular file skips the whole walk.
+    const heapFields = this.fields.flatMap((d, f) => (d.field.pointerOffset === null ? [] : [f]));
+    if (heapFields.length === 0) return;
     for (let i = 0; i < this.numSamples; i++) {
-      for (let f = 0; f < this.fields.length; f++) {
+      for (const f of heapFields) {
         const ref = this.heapRef(i, f);
         if (!ref || ref.size === 0) continue;
         const pageOf = (p: number): number => Math.floor(p / this.pageSize);
@@ -199,6 +202,7 @@ export class Reader {
   /** Where field `f` of sample `i` keeps its heap object, or null for metadata-only fields. */
   heapRef(i: number, f: number): HeapRef | null {
     const field = this.fields[f]!.field;
+    if (field.pointerOffset === null) return null;
     const meta = this.fieldMetadata(i, f);
     const ptr = field.heapPointer(meta);
     if (ptr === null) return null;
