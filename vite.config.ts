@@ -28,6 +28,20 @@ export default defineConfig({
   },
   server: {
     host: '127.0.0.1',
-    proxy: { '/api': { target, changeOrigin: false } },
+    proxy: {
+      '/api': {
+        target,
+        // `beton serve` answers only requests that name it (Host, and Origin on POSTs):
+        // the proxy addresses it as the target, and passes the dev page's own loopback
+        // origin on as the target's. Any other origin goes through as it is (and is refused).
+        changeOrigin: true,
+        configure: (proxy) => {
+          proxy.on('proxyReq', (proxyReq) => {
+            const origin = proxyReq.getHeader('origin');
+            if (typeof origin === 'string' && /^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d+$/.test(origin)) proxyReq.setHeader('origin', new URL(target).origin);
+          });
+        },
+      },
+    },
   },
 });

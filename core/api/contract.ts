@@ -33,6 +33,12 @@ export interface EnvInfo {
   /** Folders the browser may open (beton serve); empty in Electron (native dialogs). */
   roots: string[];
   host: 'electron' | 'server';
+  /**
+   * Whether this host runs commands the client names (profiles.start with `exec`, a build's
+   * own `ffmpeg`): always in Electron, in `beton serve` only with --allow-exec. When false
+   * those calls answer EXEC_DISABLED with a message that says how to turn it on.
+   */
+  allowExec: boolean;
 }
 
 export interface FsEntry {

@@ -6,12 +6,20 @@ import { BetonService } from '../services/beton-service.js';
 import { startHttpServer } from '../services/http-server.js';
 import { UsageError } from './usage-error.js';
 
-export const SERVE_HELP = `beton serve [FOLDER ...] [--port N] [--host 127.0.0.1] [--db PATH]
+export const SERVE_HELP = `beton serve [FOLDER ...] [--port N] [--host 127.0.0.1] [--db PATH] [--allow-exec] [--allow-host NAME[:PORT]]...
 
 Serves the Beton Studio app to a browser, for GPU machines without a display. Prints a URL
 with a random token; every API request needs it. The browser may open files only inside
-the FOLDERs given (default: the current directory). Binds to loopback by default: reach
-it from your laptop with an SSH tunnel (ssh -L PORT:127.0.0.1:PORT host).`;
+the FOLDERs given (default: the current directory), and builds read only files inside
+them (image lists naming files elsewhere are refused row by row). Binds to loopback by
+default: reach it from your laptop with an SSH tunnel (ssh -L PORT:127.0.0.1:PORT host),
+keeping the port the same, since requests must name this server (Host) as printed.
+
+  --allow-exec        let the app profile a training command (Profile → Training command)
+                      and builds use their own ffmpeg: anyone holding the URL can then run
+                      shell commands as you. Off by default.
+  --allow-host NAME   also answer requests addressed to NAME (or NAME:PORT): for --host
+                      beyond loopback, or a tunnel on another local port. Repeatable.`;
 
 /** The package root, from dist/core/cli or core/cli. */
 function packageRoot(): string {
@@ -24,7 +32,11 @@ function packageRoot(): string {
 }
 
 export async function serveCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { port: { type: 'string' }, host: { type: 'string' }, db: { type: 'string' } } });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { port: { type: 'string' }, host: { type: 'string' }, db: { type: 'string' }, 'allow-exec': { type: 'boolean', default: false }, 'allow-host': { type: 'string', multiple: true } },
+  });
   const port = values.port === undefined ? 5780 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port expects 0..65535, got "${values.port}"`);
   const roots = (positionals.length ? positionals : [process.cwd()]).map((p) => resolve(p));
@@ -33,8 +45,12 @@ export async function serveCommand(argv: string[]): Promise<number> {
   if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') {
     process.stderr.write(`warning: binding to ${host} exposes the app beyond this machine; the token is the only protection\n`);
   }
-  const service = new BetonService({ roots, dbPath: values.db, host: 'server' });
-  const { url, close } = await startHttpServer({ service, host, port, staticDir: join(packageRoot(), 'renderer', 'dist') });
+  const allowExec = values['allow-exec'] === true;
+  const allowedHosts = values['allow-host'] ?? [];
+  for (const h of allowedHosts) if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d+)?$/i.test(h)) throw new UsageError(`--allow-host expects NAME or NAME:PORT (IPv6 in brackets), got "${h}"`);
+  if (allowExec) process.stderr.write('warning: --allow-exec: anyone holding the URL can run shell commands as you (Profile → Training command)\n');
+  const service = new BetonService({ roots, dbPath: values.db, host: 'server', allowExec });
+  const { url, close } = await startHttpServer({ service, host, port, allowedHosts, staticDir: join(packageRoot(), 'renderer', 'dist') });
   process.stdout.write(`Beton Studio is serving ${roots.join(', ')}\n  open ${url}\n  (Ctrl-C to stop)\n`);
   await new Promise<void>((r) => {
     process.once('SIGINT', r);

@@ -16,6 +16,7 @@ import { buildDataset, buildFields } from '../writer/build.js';
 import { detectSourceConfig } from '../sources/open-source.js';
 import { inspectDataset, previewDataset } from './dataset-views.js';
 import { FsAccess } from './fs-access.js';
+import type { ReadGuard } from '../sources/read-guard.js';
 import { JobManager } from './jobs.js';
 import { ServiceError } from './service-error.js';
 
@@ -25,7 +26,17 @@ export interface ServiceOptions {
   dbPath?: string;
   host: 'electron' | 'server';
   version?: string;
+  /**
+   * Run commands a client names (profiles.start `exec`, a build config's `ffmpeg`)?
+   * Default: in Electron yes (the user at the keyboard is the client), in `beton serve`
+   * only with --allow-exec (else anyone with the token gets a shell).
+   */
+  allowExec?: boolean;
 }
+
+/** The EXEC_DISABLED answer: what is off, why, and how to turn it on. */
+export const EXEC_DISABLED_MESSAGE =
+  'running commands is off on this server: whoever holds its link could run any shell command as you. Restart it with `beton serve --allow-exec` to turn it on';
 
 type Handler<M extends Method> = (p: ParsedParams<M>) => Promise<Results[M]>;
 
@@ -36,12 +47,17 @@ type Handler<M extends Method> = (p: ParsedParams<M>) => Promise<Results[M]>;
  */
 export class BetonService {
   private readonly fs: FsAccess;
+  /** Confines what sources read on their own (rows of a list, class folders) when fs is confined. */
+  private readonly readGuard: ReadGuard | undefined;
+  private readonly allowExec: boolean;
   private readonly jobs: JobManager;
   private readonly listeners = new Set<(e: ApiEvent) => void>();
   private db: RunsDb | null = null;
 
   constructor(private readonly opts: ServiceOptions) {
     this.fs = new FsAccess(opts.roots);
+    this.readGuard = this.fs.readGuard();
+    this.allowExec = opts.allowExec ?? opts.host === 'electron';
     this.jobs = new JobManager((e) => this.emit(e));
   }
 
@@ -78,6 +94,10 @@ export class BetonService {
     this.db = null;
   }
 
+  private mayExec(): void {
+    if (!this.allowExec) throw new ServiceError('EXEC_DISABLED', EXEC_DISABLED_MESSAGE);
+  }
+
   private readonly handlers: { [M in Method]: Handler<M> } = {
     'env.info': async (): Promise<EnvInfo> => {
       const gpus = await gpuInventory().catch(() => []);
@@ -92,22 +112,27 @@ export class BetonService {
         dbPath: this.opts.dbPath ?? defaultDbPath(),
         roots: this.fs.roots,
         host: this.opts.host,
+        allowExec: this.allowExec,
       };
     },
     'fs.browse': async (p) => this.fs.browse(p.path),
     'sources.detect': async (p) => {
       const path = this.fs.check(p.path);
-      const source = await detectSourceConfig(path, { imageColumn: p.imageColumn, clipLength: p.clipLength ?? 16, stride: p.stride, fps: p.fps ?? null });
-      const src = await openSource(source, dirname(path));
+      const guard = this.readGuard ? { readGuard: this.readGuard } : {};
+      const source = await detectSourceConfig(path, { imageColumn: p.imageColumn, clipLength: p.clipLength ?? 16, stride: p.stride, fps: p.fps ?? null, ...guard });
+      const src = await openSource(source, dirname(path), guard);
       const fields = await src.detectSchema();
       return { source, fields, length: src.length };
     },
     'datasets.inspect': async (p) => inspectDataset(this.fs.check(p.path)),
     'datasets.preview': async (p) => previewDataset(this.fs.check(p.path), p.start, p.count, p.thumb),
     'builds.start': async (p) => {
+      // A video source's own ffmpeg is a program the client names: a command like --exec.
+      if ('ffmpeg' in p.config.source && p.config.source.ffmpeg !== undefined) this.mayExec();
       const config = { ...p.config, source: { ...p.config.source, path: this.fs.check(p.config.source.path) }, output: this.fs.check(p.config.output, { mustExist: false }) };
+      const readGuard = this.readGuard;
       const jobId = this.jobs.start('build', async ({ signal, progress }) => {
-        const report = await buildDataset(config, { signal, onProgress: (x) => progress({ done: x.done, total: x.total, rate: x.samplesPerSec, etaMs: x.etaMs }) });
+        const report = await buildDataset(config, { signal, ...(readGuard ? { readGuard } : {}), onProgress: (x) => progress({ done: x.done, total: x.total, rate: x.samplesPerSec, etaMs: x.etaMs }) });
         try {
           const db = this.runs();
           const { datasetInfo } = await import('../profile/sweep.js');
@@ -122,9 +147,11 @@ export class BetonService {
     },
     'builds.cancel': async (p) => ({ cancelled: this.jobs.cancel(p.jobId) }),
     'profiles.start': async (p) => {
+      // Refused before a job exists, so the client gets the code (403), not a failed job.
+      const file = 'plan' in p ? this.fs.check(p.plan.file) : '';
+      if ('exec' in p) this.mayExec();
       const jobId = this.jobs.start('profile', async ({ signal, progress, sample }) => {
         if ('plan' in p) {
-          const file = this.fs.check(p.plan.file);
           const run = await profile(
             { ...p.plan, file },
             {
@@ -176,7 +203,7 @@ export class BetonService {
       if (p.build) {
         const checked = parseBuildConfig(p.build);
         if (!checked.ok) throw new ServiceError('BAD_REQUEST', checked.errors.join('; '));
-        const fields = checked.value.fields ?? (await buildFields(checked.value, await openSource({ ...checked.value.source, path: this.fs.check(checked.value.source.path) }, process.cwd())));
+        const fields = checked.value.fields ?? (await buildFields(checked.value, await openSource({ ...checked.value.source, path: this.fs.check(checked.value.source.path) }, process.cwd(), this.readGuard ? { readGuard: this.readGuard } : {})));
         parts.push(buildToPython(checked.value, fields));
       }
       if (p.loader) parts.push(loaderToPython(p.loader));

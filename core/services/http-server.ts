@@ -12,6 +12,52 @@ export interface HttpServerOptions {
   /** The built renderer (index.html + assets). */
   staticDir: string;
   token?: string;
+  /**
+   * Host names (NAME or NAME:PORT; IPv6 in brackets) to answer to besides the loopback
+   * names of the bound address: for a bind beyond loopback, or a tunnel on another port.
+   */
+  allowedHosts?: readonly string[];
+}
+
+const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
+
+/**
+ * The `host:port` values a request's Host (and a browser's Origin) may name: the bound
+ * address's loopback names (127.0.0.1 → 127.0.0.1, localhost; ::1 → [::1], localhost;
+ * localhost → all three), plus the bound address itself when it is not loopback (never
+ * the wildcards 0.0.0.0 / ::, which no browser should name), plus `extra`.
+ */
+export function allowedHostPorts(bound: string, port: number, extra: readonly string[] = []): Set<string> {
+  const b = bound.toLowerCase();
+  let names: string[];
+  if (b === '127.0.0.1') names = ['127.0.0.1', 'localhost'];
+  else if (b === '::1' || b === '[::1]') names = ['[::1]', 'localhost'];
+  else if (b === 'localhost') names = LOOPBACK_NAMES;
+  else names = [...LOOPBACK_NAMES, ...(b === '0.0.0.0' || b === '::' ? [] : [b.includes(':') ? `[${b}]` : b])];
+  const set = new Set(names.map((n) => `${n}:${port}`));
+  for (const e of extra) {
+    const x = e.toLowerCase();
+    set.add(/:\d+$/.test(x) && !x.endsWith(']') ? x : `${x}:${port}`);
+  }
+  return set;
+}
+
+/** A Host header as `name:port` (lowercase; port 80 when it names none), or null. */
+function hostPort(host: string | undefined): string | null {
+  if (!host) return null;
+  const h = host.trim().toLowerCase();
+  return /:\d+$/.test(h) && !h.endsWith(']') ? h : `${h}:80`;
+}
+
+/** An Origin header as `name:port` when it is plain http, else null (https, `null`, junk). */
+function originHostPort(origin: string): string | null {
+  try {
+    const u = new URL(origin);
+    if (u.protocol !== 'http:' || u.origin === 'null') return null;
+    return `${u.hostname}:${u.port || '80'}`;
+  } catch {
+    return null;
+  }
 }
 
 /** The CSP of the app's page: own scripts and styles only, data: images (thumbnails), no framing. */
@@ -31,19 +77,29 @@ const MAX_BODY = 1 << 20;
 
 /**
  * `beton serve`: the app's contract over HTTP (POST /api/<method>) and server-sent events
- * (GET /api/events), plus the built renderer. Every /api/ request must carry the token
- * (Authorization: Bearer, X-Beton-Token, or ?token= for EventSource), checked before any
- * routing; binds to loopback unless told otherwise.
+ * (GET /api/events), plus the built renderer. Binds to loopback unless told otherwise.
+ * In order, before any routing:
+ * 1. Host must name this server (allowedHostPorts), for every request: a page of another
+ *    site that rebinds its DNS name to 127.0.0.1 sends its own name and is refused.
+ * 2. Origin, when a request has one (browsers send it on every POST and on cross-origin
+ *    GETs), must be this server's; without one the client is not a browser (curl, scripts)
+ *    and the token alone decides.
+ * 3. The token: Authorization: Bearer or X-Beton-Token; `?token=` only for GET /api/events,
+ *    because EventSource cannot set headers (a query string ends up in logs and history).
  */
 export async function startHttpServer(o: HttpServerOptions): Promise<{ server: Server; url: string; token: string; close: () => Promise<void> }> {
   const token = o.token ?? randomBytes(24).toString('hex');
   const tokenBuf = Buffer.from(token);
   const authorized = (req: IncomingMessage, url: URL): boolean => {
     const auth = req.headers.authorization;
-    const given = (auth?.startsWith('Bearer ') ? auth.slice(7) : undefined) ?? (req.headers['x-beton-token'] as string | undefined) ?? url.searchParams.get('token') ?? '';
+    const header = (auth?.startsWith('Bearer ') ? auth.slice(7) : undefined) ?? (req.headers['x-beton-token'] as string | undefined);
+    const queryAllowed = req.method === 'GET' && url.pathname === '/api/events';
+    const given = header ?? (queryAllowed ? url.searchParams.get('token') : null) ?? '';
     const b = Buffer.from(given);
     return b.length === tokenBuf.length && timingSafeEqual(b, tokenBuf);
   };
+  // Filled in once listening (the port may be 0 until then); no request comes earlier.
+  let allowed = new Set<string>();
   const streams = new Set<ServerResponse>();
   const unsubscribe = o.service.on((e: ApiEvent) => {
     const line = `event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`;
@@ -55,8 +111,21 @@ export async function startHttpServer(o: HttpServerOptions): Promise<{ server: S
     const url = new URL(req.url ?? '/', 'http://localhost');
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Referrer-Policy', 'no-referrer');
+    const host = hostPort(req.headers.host);
+    if (host === null || !allowed.has(host)) {
+      return send(res, 403, { ok: false, error: { code: 'HOST_NOT_ALLOWED', message: `this server answers to ${[...allowed].join(', ')}, not to Host "${String(req.headers.host ?? '').slice(0, 100)}"; open the URL beton serve printed (a tunnel must keep the port, or start beton serve with --allow-host NAME:PORT)` } });
+    }
     if (url.pathname.startsWith('/api/')) {
-      if (!authorized(req, url)) return send(res, 401, { ok: false, error: { code: 'UNAUTHORIZED', message: 'missing or wrong token; open the URL beton serve printed' } });
+      const origin = req.headers.origin;
+      if (origin !== undefined) {
+        const o = originHostPort(origin);
+        if (o === null || !allowed.has(o)) return send(res, 403, { ok: false, error: { code: 'ORIGIN_NOT_ALLOWED', message: `requests from pages of ${origin.slice(0, 100)} are refused; only this server's own page may call it` } });
+      }
+      if (!authorized(req, url)) {
+        const inQuery = url.searchParams.has('token') && req.headers.authorization === undefined && req.headers['x-beton-token'] === undefined;
+        const message = inQuery && url.pathname !== '/api/events' ? 'send the token in the X-Beton-Token header (or Authorization: Bearer); only GET /api/events takes it in the query string' : 'missing or wrong token; open the URL beton serve printed';
+        return send(res, 401, { ok: false, error: { code: 'UNAUTHORIZED', message } });
+      }
       if (url.pathname === '/api/events' && req.method === 'GET') {
         res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
         res.write(': connected\n\n');
@@ -79,7 +148,7 @@ export async function startHttpServer(o: HttpServerOptions): Promise<{ server: S
             return send(res, 400, { ok: false, error: { code: 'BAD_REQUEST', message: 'the body is not JSON' } });
           }
           const env = await o.service.call(method, params);
-          send(res, env.ok ? 200 : env.error.code === 'UNKNOWN_METHOD' ? 404 : env.error.code === 'FORBIDDEN' ? 403 : 400, env);
+          send(res, env.ok ? 200 : statusOf(env.error.code), env);
         })
         .catch((e: Error) => {
           // Answer, then close the connection (the rest of the body is not read).
@@ -96,9 +165,12 @@ export async function startHttpServer(o: HttpServerOptions): Promise<{ server: S
     server.listen(o.port ?? 0, o.host ?? '127.0.0.1', () => r());
   });
   const addr = server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : o.port;
+  const port = typeof addr === 'object' && addr ? addr.port : (o.port ?? 0);
   const host = o.host ?? '127.0.0.1';
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}/?token=${token}`;
+  allowed = allowedHostPorts(host, port, o.allowedHosts);
+  // A wildcard bind is reached on loopback from this machine; print a URL the Host check accepts.
+  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const url = `http://${shown}:${port}/?token=${token}`;
   return {
     server,
     url,
@@ -109,6 +181,13 @@ export async function startHttpServer(o: HttpServerOptions): Promise<{ server: S
       await new Promise<void>((r) => server.close(() => r()));
     },
   };
+}
+
+/** HTTP status of a failed envelope: not found 404, refused 403, anything else the client's fault 400. */
+export function statusOf(code: string): number {
+  if (code === 'NOT_FOUND' || code === 'UNKNOWN_METHOD' || code === 'UNKNOWN_JOB') return 404;
+  if (code === 'FORBIDDEN' || code === 'EXEC_DISABLED') return 403;
+  return 400;
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {

@@ -2,7 +2,7 @@
 export class ServiceError extends Error {
   override readonly name = 'ServiceError';
   constructor(
-    readonly code: 'BAD_REQUEST' | 'NOT_FOUND' | 'FORBIDDEN' | 'UNKNOWN_JOB' | 'FAILED',
+    readonly code: 'BAD_REQUEST' | 'NOT_FOUND' | 'FORBIDDEN' | 'EXEC_DISABLED' | 'UNKNOWN_JOB' | 'FAILED',
     message: string,
   ) {
     super(message);

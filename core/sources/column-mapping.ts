@@ -2,6 +2,7 @@ import type { FieldConfig } from '../api/build-config.js';
 import { parseDType } from '../format/dtype.js';
 import { BetonEncodeError } from '../format/errors.js';
 import type { NDArray } from '../fields/ndarray-field.js';
+import type { ReadGuard } from './read-guard.js';
 import type { TableRow } from './table-reader.js';
 import { ElementWriter, toBytes, toFloat, toImage, toInt, toJson, ValueProblem } from './value-coercion.js';
 
@@ -52,7 +53,18 @@ interface Converter {
 }
 
 /** Compiles the fields against a source's columns once; each row is then a few array lookups. */
-export function compileMapper(fields: readonly FieldConfig[], columns: readonly string[], ctx: { path: string; baseDir: string }): SampleMapper {
+export function compileMapper(fields: readonly FieldConfig[], columns: readonly string[], ctx: { path: string; baseDir: string; readGuard?: ReadGuard }): SampleMapper {
+  const guard = ctx.readGuard;
+  // The image is read later (in a worker) from the path the guard checked and resolved.
+  const image = (v: unknown): unknown => {
+    const img = toImage(v, ctx.baseDir);
+    if (!guard || typeof img !== 'object' || !('path' in img)) return img;
+    try {
+      return { path: guard(img.path) };
+    } catch (e) {
+      throw new ValueProblem((e as Error).message);
+    }
+  };
   const where = ctx.path;
   const converters: Converter[] = fields.map((f) => {
     const cols = resolveColumns(f, columns, where);
@@ -82,7 +94,7 @@ export function compileMapper(fields: readonly FieldConfig[], columns: readonly 
       }
       case 'rgb_image': {
         const c = one();
-        return { name: f.name, cols, convert: (row) => at(c, row, (v) => toImage(v, ctx.baseDir)) };
+        return { name: f.name, cols, convert: (row) => at(c, row, image) };
       }
       case 'json': {
         if (cols.length === 1) {

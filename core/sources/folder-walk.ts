@@ -1,5 +1,6 @@
 import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ReadGuard } from './read-guard.js';
 
 /** Python's string order (code points), which torchvision's sorted() uses. */
 export const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -24,11 +25,14 @@ export function classFolderNames(root: string): string[] {
  * Files under `top` that `accept` takes, in torchvision's ImageFolder order: every folder
  * of the walk in sorted path order, files sorted within it. Symlinked folders are followed
  * once (a symlink loop is skipped, not followed forever); unreadable folders are skipped.
+ * With a `guard` (beton serve), a folder that leads outside the served folders is not
+ * listed: the guard's error ends the walk, so the user learns which link to fix.
  */
-export function walkFiles(top: string, accept: (name: string) => boolean): string[] {
+export function walkFiles(top: string, accept: (name: string) => boolean, guard?: ReadGuard): string[] {
   const dirs: Array<{ path: string; files: string[] }> = [];
   const seen = new Set<string>();
   const visit = (dir: string): void => {
+    if (guard) guard(dir);
     let real: string;
     try {
       real = realpathSync(dir);

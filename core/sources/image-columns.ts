@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { extname, isAbsolute, resolve } from 'node:path';
 import { IMAGE_EXTENSIONS } from './image-folder.js';
+import { refusedBy, type ReadGuard } from './read-guard.js';
 
 /** A path-like string ending in one of torchvision's image extensions. */
 export function looksLikeImagePath(v: unknown): boolean {
@@ -21,13 +22,16 @@ export function looksLikeImageColumn(values: readonly unknown[]): boolean {
 /**
  * Columns of image paths: every sampled value ends in an image extension and the first
  * one exists (relative to `baseDir`). The existence check keeps a caption such as
- * "a photo of cat.jpg" from being taken for a file.
+ * "a photo of cat.jpg" from being taken for a file. A path the `guard` refuses (beton serve:
+ * outside the served folders) is not looked at: the column counts as images whether or not
+ * that file exists (the answer must not tell), and the build then refuses its rows.
  */
-export function findImageColumns(columns: readonly string[], rows: ReadonlyArray<readonly unknown[]>, baseDir: string): string[] {
+export function findImageColumns(columns: readonly string[], rows: ReadonlyArray<readonly unknown[]>, baseDir: string, guard?: ReadGuard): string[] {
   return columns.filter((_, i) => {
     const values = rows.map((r) => r[i]);
     if (!looksLikeImageColumn(values)) return false;
     const first = values.find((v) => typeof v === 'string' && v !== '') as string;
-    return existsSync(isAbsolute(first) ? first : resolve(baseDir, first));
+    const path = isAbsolute(first) ? first : resolve(baseDir, first);
+    return refusedBy(guard, path) || existsSync(path);
   });
 }

@@ -2,6 +2,7 @@ import { basename, dirname, relative } from 'node:path';
 import { RGBImageFieldConfig, type FieldConfig } from '../api/build-config.js';
 import type { Sample } from '../writer/encode-sample.js';
 import { ImageFolderSource } from './image-folder.js';
+import type { ReadGuard } from './read-guard.js';
 import type { DatasetSource } from './source.js';
 import type { ColumnType, RowRange, TableReader, TableRow } from './table-reader.js';
 import { TableSource } from './table-source.js';
@@ -19,15 +20,19 @@ export class ImageFolderDatasetSource implements DatasetSource {
   readonly baseDir: string;
   private readonly table: TableSource;
 
-  constructor(readonly folder: ImageFolderSource) {
+  constructor(
+    readonly folder: ImageFolderSource,
+    opts: { readGuard?: ReadGuard } = {},
+  ) {
     this.path = folder.root;
     this.baseDir = folder.root;
     this.length = folder.length;
-    this.table = new TableSource(new ImageFolderRows(folder), { kind: this.kind, baseDir: folder.root });
+    this.table = new TableSource(new ImageFolderRows(folder), { kind: this.kind, baseDir: folder.root, ...(opts.readGuard ? { readGuard: opts.readGuard } : {}) });
   }
 
-  static open(root: string): ImageFolderDatasetSource {
-    return new ImageFolderDatasetSource(new ImageFolderSource(root));
+  /** `readGuard` (beton serve): folders and images that lead outside the served folders are refused. */
+  static open(root: string, opts: { readGuard?: ReadGuard } = {}): ImageFolderDatasetSource {
+    return new ImageFolderDatasetSource(new ImageFolderSource(root, opts.readGuard), opts);
   }
 
   async detectSchema(): Promise<FieldConfig[]> {

@@ -5,6 +5,7 @@ import { byCodePoint, isDir, walkFiles } from './folder-walk.js';
 import { IntField } from '../fields/int-field.js';
 import { RGBImageField, type RGBImageFieldOptions } from '../fields/rgb-image-field.js';
 import type { NamedField } from '../fields/schema.js';
+import type { ReadGuard } from './read-guard.js';
 
 /** torchvision's IMG_EXTENSIONS, compared case-insensitively as torchvision does. */
 export const IMAGE_EXTENSIONS = ['.jpg', '.jpeg', '.png', '.ppm', '.bmp', '.pgm', '.tif', '.tiff', '.webp'];
@@ -30,7 +31,11 @@ export class ImageFolderSource implements Iterable<ImageFolderSample> {
   readonly classes: string[];
   readonly items: ImageFolderItem[];
 
-  constructor(readonly root: string) {
+  /** `guard` (beton serve) refuses class folders that lead outside the served folders. */
+  constructor(
+    readonly root: string,
+    guard?: ReadGuard,
+  ) {
     let entries;
     try {
       entries = readdirSync(root, { withFileTypes: true });
@@ -46,7 +51,7 @@ export class ImageFolderSource implements Iterable<ImageFolderSample> {
     }
     this.items = [];
     this.classes.forEach((cls, label) => {
-      for (const path of walkFiles(join(root, cls), (n) => IMAGE_EXTENSIONS.includes(extname(n).toLowerCase()))) this.items.push({ path, label });
+      for (const path of walkFiles(join(root, cls), (n) => IMAGE_EXTENSIONS.includes(extname(n).toLowerCase()), guard)) this.items.push({ path, label });
     });
     if (this.items.length === 0) {
       throw new BetonEncodeError('BAD_OPTIONS', `${root} has no images with extensions ${IMAGE_EXTENSIONS.join(' ')}`, { source: root });

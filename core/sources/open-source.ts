@@ -6,6 +6,7 @@ import { ImageFolderDatasetSource } from './image-folder-source.js';
 import { openImageListSource } from './image-list-source.js';
 import { findImageColumns } from './image-columns.js';
 import { openTableReader, resolveTableFormat, tableFormatOf } from './open-table.js';
+import type { ReadGuard } from './read-guard.js';
 import type { DatasetSource } from './source.js';
 import { TableSource, type TableSourceOptions } from './table-source.js';
 import { looksLikeVideoFolder } from './video-folder.js';
@@ -17,6 +18,11 @@ const DETECT_ROWS = 200;
 export interface OpenSourceOptions {
   /** String columns of detected schemas become json (default) or bytes fields. */
   strings?: TableSourceOptions['strings'];
+  /**
+   * beton serve: every file the source reads besides `config.path` (image paths in rows,
+   * class folders, listed videos) must pass it; the CLI passes none (read-guard.ts).
+   */
+  readGuard?: ReadGuard;
 }
 
 /**
@@ -26,18 +32,19 @@ export interface OpenSourceOptions {
 export async function openSource(config: SourceConfig, baseDir: string, opts: OpenSourceOptions = {}): Promise<DatasetSource> {
   const path = resolve(baseDir, config.path);
   await mustExist(path, config.type === 'image_folder' || config.type === 'video_folder' ? 'folder' : 'file');
-  const infer: TableSourceOptions = opts.strings ? { strings: opts.strings } : {};
+  const guard = opts.readGuard ? { readGuard: opts.readGuard } : {};
+  const infer: TableSourceOptions = { ...(opts.strings ? { strings: opts.strings } : {}), ...guard };
   switch (config.type) {
     case 'image_folder':
-      return ImageFolderDatasetSource.open(path);
+      return ImageFolderDatasetSource.open(path, guard);
     case 'image_list':
       return openImageListSource(path, config.imageColumn, config.format, infer);
     case 'table':
       return new TableSource(await openTableReader(path, config.format), infer);
     case 'video_folder':
-      return VideoDatasetSource.openFolder(path, videoOptions(config));
+      return VideoDatasetSource.openFolder(path, { ...videoOptions(config), ...guard });
     case 'video_list':
-      return VideoDatasetSource.openList(path, { ...videoOptions(config), ...(config.format ? { format: config.format } : {}) });
+      return VideoDatasetSource.openList(path, { ...videoOptions(config), ...guard, ...(config.format ? { format: config.format } : {}) });
   }
 }
 
@@ -50,7 +57,7 @@ function videoOptions(c: Extract<SourceConfig, { type: 'video_folder' | 'video_l
  * table file is an image list when `imageColumn` is given or a CSV/TSV/JSONL column holds
  * image paths (the first such column), else a table.
  */
-export async function detectSourceConfig(path: string, opts: { imageColumn?: string; clipLength?: number; stride?: number; fps?: number | null } = {}): Promise<SourceConfig> {
+export async function detectSourceConfig(path: string, opts: { imageColumn?: string; clipLength?: number; stride?: number; fps?: number | null; readGuard?: ReadGuard } = {}): Promise<SourceConfig> {
   const kind = await mustExist(path, 'either');
   if (kind === 'folder') {
     if (looksLikeVideoFolder(path) && opts.clipLength) {
@@ -71,7 +78,7 @@ export async function detectSourceConfig(path: string, opts: { imageColumn?: str
   if (listable) {
     const reader = await openTableReader(path, format);
     const rows = await reader.sample(DETECT_ROWS);
-    const [col] = findImageColumns(reader.columns, rows, dirname(path));
+    const [col] = findImageColumns(reader.columns, rows, dirname(path), opts.readGuard);
     if (col !== undefined) return { type: 'image_list', path, imageColumn: col, format };
   }
   return { type: 'table', path, format };

@@ -4,6 +4,7 @@ import { skipMarker, type Sample } from '../writer/encode-sample.js';
 import { compileMapper } from './column-mapping.js';
 import { findImageColumns } from './image-columns.js';
 import { INFER_ROWS, inferSchema, type InferOptions } from './infer-schema.js';
+import type { ReadGuard } from './read-guard.js';
 import type { DatasetSource } from './source.js';
 import { clampRange, type TableReader } from './table-reader.js';
 
@@ -14,6 +15,8 @@ export interface TableSourceOptions extends InferOptions {
   baseDir?: string;
   /** Also make image fields of other columns that hold image paths (image lists). */
   detectImages?: boolean;
+  /** beton serve: image paths in the rows must stay inside the served folders (read-guard.ts). */
+  readGuard?: ReadGuard;
 }
 
 /**
@@ -46,7 +49,7 @@ export class TableSource implements DatasetSource {
     const r = this.reader;
     const undeclared = r.columns.flatMap((_, i) => (r.declared?.[i] ? [] : [i]));
     const rows = undeclared.length > 0 ? await r.sample(INFER_ROWS, undeclared) : [];
-    const found = this.opts.detectImages ? findImageColumns(r.columns, rows, this.baseDir) : [];
+    const found = this.opts.detectImages ? findImageColumns(r.columns, rows, this.baseDir, this.opts.readGuard) : [];
     const given = this.opts.imageColumns ?? [];
     const imageColumns = [...given, ...found.filter((c) => !given.includes(c))];
     return inferSchema({ columns: r.columns, rows, textual: r.textual, declared: r.declared, hints: r.hints }, { ...this.opts, imageColumns });
@@ -54,7 +57,7 @@ export class TableSource implements DatasetSource {
 
   samples(fields: readonly FieldConfig[], range?: { start: number; end: number }): AsyncIterable<Sample> {
     // Compiled here, not on first next(), so a bad mapping fails before the writer starts.
-    const mapper = compileMapper(fields, this.reader.columns, { path: this.path, baseDir: this.baseDir });
+    const mapper = compileMapper(fields, this.reader.columns, { path: this.path, baseDir: this.baseDir, ...(this.opts.readGuard ? { readGuard: this.opts.readGuard } : {}) });
     const r = clampRange(range, this.length);
     const reader = this.reader;
     const path = this.path;

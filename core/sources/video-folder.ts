@@ -4,6 +4,7 @@ import { parse } from 'csv-parse/sync';
 import { BetonEncodeError } from '../format/errors.js';
 import { byCodePoint, isDir, walkFiles } from './folder-walk.js';
 import { IMAGE_EXTENSIONS } from './image-folder.js';
+import type { ReadGuard } from './read-guard.js';
 
 /** Container extensions taken as videos (compared case-insensitively). */
 export const VIDEO_EXTENSIONS = ['.avi', '.mp4', '.m4v', '.mkv', '.mov', '.webm', '.mpg', '.mpeg', '.wmv', '.flv', '.ogv', '.3gp', '.mts', '.m2ts'];
@@ -43,12 +44,12 @@ function classFolders(root: string): string[] {
  * `root/<class>/<video>` (UCF101's layout): classes sorted by name get labels 0..K-1, as
  * ImageFolder; videos in each class folder (and below) in sorted order.
  */
-export function listVideoFolder(root: string): VideoListing {
+export function listVideoFolder(root: string, guard?: ReadGuard): VideoListing {
   const classes = classFolders(root);
   if (classes.length === 0) throw new BetonEncodeError('BAD_OPTIONS', `${root} has no class folders; expected root/<class>/<video> (as UCF101)`, { source: root });
   const items: VideoItem[] = [];
   classes.forEach((cls, label) => {
-    for (const path of walkFiles(join(root, cls), isVideoFile)) items.push({ path, label });
+    for (const path of walkFiles(join(root, cls), isVideoFile, guard)) items.push({ path, label });
   });
   if (items.length === 0) throw new BetonEncodeError('BAD_OPTIONS', `${root} has no videos with extensions ${VIDEO_EXTENSIONS.join(' ')}`, { source: root });
   return { classes, items };

@@ -6,6 +6,7 @@ import { fpsRational, type ClipFrames } from '../fields/video-clip-field.js';
 import { skipMarker, type Sample, type SkipMarker } from '../writer/encode-sample.js';
 import { findFfmpeg, probeVideo, rawFrames, VideoReadError, type FfmpegTools } from './video-ffmpeg.js';
 import { listVideoFolder, readVideoList, type VideoItem, type VideoListing } from './video-folder.js';
+import type { ReadGuard } from './read-guard.js';
 import type { DatasetSource } from './source.js';
 
 export interface VideoSourceOptions {
@@ -17,6 +18,8 @@ export interface VideoSourceOptions {
   fps?: number | null;
   /** The ffmpeg executable (default ffmpeg on PATH, or $BETON_FFMPEG); ffprobe is looked up beside it. */
   ffmpeg?: string;
+  /** beton serve: listed videos (and folders walked) must stay inside the served folders (read-guard.ts). */
+  readGuard?: ReadGuard;
 }
 
 /** One clip of a video, before it becomes a sample. */
@@ -73,7 +76,7 @@ export class VideoDatasetSource implements DatasetSource {
 
   /** `root/<class>/<video>`: labels from the sorted class folders. */
   static openFolder(root: string, opts: VideoSourceOptions): VideoDatasetSource {
-    return new VideoDatasetSource('video_folder', root, listVideoFolder(root), opts);
+    return new VideoDatasetSource('video_folder', root, listVideoFolder(root, opts.readGuard), opts);
   }
 
   /** A CSV/JSONL list: path,label[,start,end]. */
@@ -109,7 +112,7 @@ export class VideoDatasetSource implements DatasetSource {
     let n = 0;
     for (const it of this.listing.items) {
       try {
-        n += statSync(it.path).size;
+        n += statSync(this.readable(it.path)).size;
       } catch {
         // unreadable: reported when the video is read
       }
@@ -167,9 +170,17 @@ export class VideoDatasetSource implements DatasetSource {
         yield skipMarker(it.error, it.path);
         continue;
       }
+      // Checked before ffprobe/ffmpeg see the file; they then open the resolved path.
+      let path: string;
+      try {
+        path = this.readable(it.path);
+      } catch (e) {
+        yield skipMarker((e as Error).message, it.path);
+        continue;
+      }
       let emitted = 0;
       try {
-        for await (const clip of this.videoClips(v, it)) {
+        for await (const clip of this.videoClips(v, { ...it, path }, it.path)) {
           emitted++;
           yield clip;
         }
@@ -181,8 +192,13 @@ export class VideoDatasetSource implements DatasetSource {
     }
   }
 
-  /** The clips of one video: a sliding window over ffmpeg's frame stream. */
-  private async *videoClips(videoId: number, it: VideoItem): AsyncGenerator<VideoClip> {
+  /** The path to open for a listed video: the guard's (which may refuse it), or as listed. */
+  private readable(path: string): string {
+    return this.opts.readGuard ? this.opts.readGuard(path) : path;
+  }
+
+  /** The clips of one video (read from `it.path`, reported as `listed`): a sliding window over ffmpeg's frame stream. */
+  private async *videoClips(videoId: number, it: VideoItem, listed: string): AsyncGenerator<VideoClip> {
     let size: number;
     try {
       size = statSync(it.path).size;
@@ -209,7 +225,7 @@ export class VideoDatasetSource implements DatasetSource {
       if (window.length < T) continue;
       const frames = new Uint8Array(T * frameBytes);
       for (let k = 0; k < T; k++) frames.set(window[k]!, k * frameBytes);
-      yield { videoId, startFrame: nextStart, label: it.label, path: it.path, clip: { frames, width, height, count: T, fps } };
+      yield { videoId, startFrame: nextStart, label: it.label, path: listed, clip: { frames, width, height, count: T, fps } };
       nextStart += S;
       window.splice(0, Math.min(S, window.length));
     }

@@ -1,12 +1,13 @@
-import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { BuildConfig, FieldConfig } from '../api/build-config.js';
 import type { BuildReport } from '../api/build-report.js';
 import { fieldFromSpec } from '../fields/registry.js';
 import type { NamedField } from '../fields/schema.js';
 import { openSource } from '../sources/open-source.js';
+import type { ReadGuard } from '../sources/read-guard.js';
 import type { DatasetSource } from '../sources/source.js';
 import { DatasetWriter, type WriteProgress } from './dataset-writer.js';
+import { replaceFile } from './replace-file.js';
 import { selectSlice } from './selection.js';
 
 export interface BuildOptions {
@@ -14,6 +15,8 @@ export interface BuildOptions {
   onProgress?: (p: WriteProgress) => void;
   /** Resolve relative paths in the config from here (the config file's folder). */
   baseDir?: string;
+  /** beton serve: the files the source reads must stay inside the served folders (sources/read-guard.ts). */
+  readGuard?: ReadGuard;
 }
 
 export type { BuildReport };
@@ -35,7 +38,7 @@ export function toNamedFields(fields: readonly FieldConfig[]): NamedField[] {
 /** Runs a validated build config: source → schema → slice → DatasetWriter → report. */
 export async function buildDataset(config: BuildConfig, opts: BuildOptions = {}): Promise<BuildReport> {
   const base = opts.baseDir ?? process.cwd();
-  const source = await openSource({ ...config.source, path: resolve(base, config.source.path) }, base);
+  const source = await openSource({ ...config.source, path: resolve(base, config.source.path) }, base, opts.readGuard ? { readGuard: opts.readGuard } : {});
   const fieldConfigs = await buildFields(config, source);
   const slice = selectSlice(source.length, config.range, config.shard);
   const output = resolve(base, config.output);
@@ -57,7 +60,8 @@ export async function buildDataset(config: BuildConfig, opts: BuildOptions = {})
   if (report.skipped.length > 0) {
     reportPath = `${output}.skipped.json`;
     const doc = { output, source: source.path, written: report.numSamples, skipped: report.skipped.map(({ index, source: s, field, reason }) => ({ index, path: s ?? null, field: field ?? null, reason })) };
-    await writeFile(reportPath, JSON.stringify(doc, null, 2) + '\n');
+    // Replaced, not written through: a link at this name must not send the report elsewhere.
+    await replaceFile(reportPath, JSON.stringify(doc, null, 2) + '\n');
   }
   const srcBytes = report.sourceBytes || (slice.start === 0 && slice.end === source.length ? (source.sourceBytes?.() ?? 0) : 0);
   return {

@@ -101,7 +101,8 @@ export class DatasetWriter {
     const out = resolve(this.path);
     const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
     const capacity = this.options.numSamples ?? lengthOf(source);
-    const fh = await open(tmp, 'w+');
+    // Exclusive: a fresh name, never an existing file or a link planted there.
+    const fh = await open(tmp, 'wx+');
     const job = new WriteJob(this.fields, this.pageSize, capacity, fh, tmp, this.options, t0);
     let ok = false;
     try {
@@ -184,7 +185,7 @@ class WriteJob {
   private async spillFile(kind: string): Promise<FileHandle> {
     let h = this.spilled.get(kind);
     if (!h) {
-      h = await open(`${this.tmpPath}.${kind}`, 'w+');
+      h = await open(`${this.tmpPath}.${kind}`, 'wx+');
       this.spilled.set(kind, h);
     }
     return h;

@@ -124,6 +124,8 @@ describe.skipIf(!HAVE_CHROMIUM)('the app, end to end (beton serve + headless Chr
     expect((await fetch(`${origin}/api/events`)).status).toBe(401);
     expect((await api('no.such.method', {}, {})).status).toBe(401);
     expect((await api('env.info', {}, { Authorization: `Bearer ${token}` })).status).toBe(200);
+    // The query string carries the token for the event stream only.
+    expect((await fetch(`${origin}/api/env.info?token=${token}`, { method: 'POST', body: '{}' })).status).toBe(401);
   });
 
   it('refuses paths outside the served folder (FORBIDDEN)', async () => {
@@ -190,6 +192,13 @@ describe.skipIf(!HAVE_CHROMIUM)('the app, end to end (beton serve + headless Chr
 
   it('profiles the dataset: live charts fill and a verdict arrives', async () => {
     await page.getByTestId('nav-profile').click();
+    // Started without --allow-exec: the training-command form says how to turn it on.
+    await page.getByTestId('mode-exec').click();
+    expect(await page.getByTestId('exec-disabled').textContent()).toContain('--allow-exec');
+    expect(await page.getByTestId('profile-command').isDisabled()).toBe(true);
+    expect(await page.getByTestId('profile-start').isDisabled()).toBe(true);
+    await shot('profile-exec-disabled');
+    await page.getByTestId('mode-grid').click();
     expect(await page.getByTestId('profile-file').inputValue()).toBe(join(tmp, 'images.beton'));
     await page.getByTestId('profile-workers').fill('1');
     await page.getByTestId('profile-batch').fill('8');

@@ -18,6 +18,9 @@ const HINTS: Record<string, string> = {
   NOT_FOUND: 'Check the path; it may have moved or been deleted.',
   UNAUTHORIZED: 'Open the URL that `beton serve` printed: it carries the access token.',
   NETWORK: 'The server may have stopped; start it again and reload.',
+  EXEC_DISABLED: 'Restart `beton serve` with --allow-exec to run training commands (anyone with its link could then run commands as you).',
+  HOST_NOT_ALLOWED: 'Open the URL that `beton serve` printed, with the same host name and port.',
+  ORIGIN_NOT_ALLOWED: 'Only the page `beton serve` itself serves may call it.',
 };
 
 /** An error with its code, the host's message, a hint when we know one, and an optional retry. */

@@ -25,6 +25,8 @@ export function ProfileScreen() {
   const p = useProfilesStore();
   const f = p.form;
   const cores = useEnvStore((e) => e.info?.cores ?? 1);
+  // beton serve without --allow-exec refuses training commands (EXEC_DISABLED); say so up front.
+  const execOff = useEnvStore((e) => e.info?.allowExec === false);
   const checked = useMemo(() => validateProfileForm(f, { cores, numSamples: p.fileSamples && p.fileSamples.path === f.file.trim() ? p.fileSamples.numSamples : null }), [f, cores, p.fileSamples]);
   const e = checked.errors;
   const running = p.job?.status === 'running';
@@ -98,8 +100,16 @@ export function ProfileScreen() {
           </div>
         ) : (
           <div className="grid-form">
-            <TextField className="span-2" label="Training command" value={f.command} onChange={(command) => p.setForm({ command })} error={e.command} testId="profile-command" placeholder="python train.py --epochs 1" spellCheck={false} hint='It should print JSON lines {"step": n, "images": k}, or give a pattern below.' />
-            <TextField className="span-2" label="Throughput pattern (optional)" value={f.throughputRegex} onChange={(throughputRegex) => p.setForm({ throughputRegex })} error={e.throughputRegex} placeholder="images=(?<images>\d+)" spellCheck={false} />
+            {execOff ? (
+              <div className="span-2 banner banner-warn" role="note" id="exec-disabled-note" data-testid="exec-disabled">
+                <div className="banner-text">
+                  <strong>Training commands are off on this server.</strong>
+                  <div className="banner-message">Whoever holds this server's link could run any shell command as you, so it runs none unless told to. To profile a training command, restart it with <code>beton serve --allow-exec</code>.</div>
+                </div>
+              </div>
+            ) : null}
+            <TextField className="span-2" label="Training command" value={f.command} onChange={(command) => p.setForm({ command })} error={execOff ? undefined : e.command} testId="profile-command" placeholder="python train.py --epochs 1" spellCheck={false} disabled={execOff} {...(execOff ? { 'aria-describedby': 'exec-disabled-note' } : {})} hint='It should print JSON lines {"step": n, "images": k}, or give a pattern below.' />
+            <TextField className="span-2" label="Throughput pattern (optional)" value={f.throughputRegex} onChange={(throughputRegex) => p.setForm({ throughputRegex })} error={e.throughputRegex} placeholder="images=(?<images>\d+)" spellCheck={false} disabled={execOff} />
           </div>
         )}
         <div className="actions">
@@ -110,7 +120,7 @@ export function ProfileScreen() {
               {p.job?.cancelling ? 'Cancelling…' : 'Cancel'}
             </button>
           ) : null}
-          <button type="button" className="btn btn-primary btn-large" data-testid="profile-start" disabled={!checked.params || running || p.starting} onClick={() => checked.params && void p.start(checked.params, checked.grid)}>
+          <button type="button" className="btn btn-primary btn-large" data-testid="profile-start" disabled={!checked.params || running || p.starting || (f.mode === 'exec' && execOff)} onClick={() => checked.params && void p.start(checked.params, checked.grid)}>
             {p.starting ? 'Starting…' : running ? 'Running…' : 'Start profiling'}
           </button>
         </div>
