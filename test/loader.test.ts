@@ -11,6 +11,7 @@ import { RGBImageField } from '../core/fields/rgb-image-field.js';
 import type { Batch } from '../core/loader/batch.js';
 import { LoaderError } from '../core/loader/errors.js';
 import { Loader, type LoaderOptions } from '../core/loader/loader.js';
+import { cropResizeRGB } from '../core/native/index.js';
 import { Reader } from '../core/reader/reader.js';
 import {
   CenterCropRGBImageDecoder,
@@ -264,6 +265,36 @@ describe('loader: decoders and transforms against hand-computed results', () => 
     expect(d[3]).toBe((10 - 5) / 5);
     expect(d[16 + 4 * 2]).toBe((40 - 10) / 10);
     expect(d[32]).toBe(0);
+  });
+
+  it('crop decoders give full-scale-decode pixels by default; fastDecode (reduced DCT scale) reaches the workers', async () => {
+    // A textured 400x320 JPEG: CenterCrop(64) of its 280-px square allows a 1/4 DCT scale.
+    const w = 400;
+    const h = 320;
+    const data = new Uint8Array(w * h * 3);
+    for (let y = 0; y < h; y++) {
+      for (let x = 0; x < w; x++) data.set([(x * 3 + y) & 255, 128 + 100 * Math.sin(x / 9) * Math.cos(y / 13), ((x ^ y) & 16) * 8 + ((x * y) % 23)], (y * w + x) * 3);
+    }
+    const p = join(dir, 'texture.beton');
+    await new DatasetWriter(p, { image: new RGBImageField({ writeMode: 'jpg', jpegQuality: 90 }), label: new IntField() }, { numWorkers: 0 }).write([{ image: { data, width: w, height: h }, label: 0 }]);
+    const load = async (fastDecode?: boolean): Promise<Uint8Array> => {
+      const [b] = await collect(p, { batchSize: 1, numWorkers: 1, ...(fastDecode === undefined ? {} : { fastDecode }), pipelines: { image: [CenterCropRGBImageDecoder(64)] } });
+      return b!.get('image').data as Uint8Array;
+    };
+    // FFCV's decoder: the whole image at full scale (fast IDCT), then INTER_AREA on the crop.
+    const reader = await Reader.open(p);
+    const ref = reader.read(0).image as { data: Uint8Array };
+    reader.close();
+    const c = Math.trunc((224 / 256) * 320);
+    const want = cropResizeRGB(ref.data, w, h, { x: (w - c) >> 1, y: (h - c) >> 1, w: c, h: c }, 64, 64);
+    const exact = await load();
+    expect(Buffer.from(exact).equals(Buffer.from(want))).toBe(true);
+    expect(Buffer.from(await load(false)).equals(Buffer.from(want))).toBe(true);
+    const fast = await load(true);
+    let sum = 0;
+    for (let i = 0; i < fast.length; i++) sum += Math.abs(fast[i]! - exact[i]!);
+    expect(sum).toBeGreaterThan(0); // a different decode happened in the workers
+    expect(sum / fast.length).toBeLessThan(8); // of the same picture
   });
 
   it('translate, replace label, label mixup and a custom op', async () => {

@@ -50,6 +50,8 @@ export interface ProfilePlan {
   /** 'simple' | 'rrc:SIZE' | 'center:SIZE' */
   decoder: string;
   flip: boolean;
+  /** LoaderOptions.fastDecode (absent: false, FFCV's pixels). */
+  fastDecode?: boolean;
   /** Measured seconds per point, after the warm-up. */
   secondsPerPoint: number;
   warmupBatches: number;

@@ -5,11 +5,12 @@ import { UsageError } from './usage-error.js';
 
 export const BENCH_LOADER_HELP = `beton bench-loader FILE [--workers N] [--batch-size B]
       [--order sequential|random|quasi_random] [--no-os-cache]
-      [--decoder simple|rrc:SIZE|center:SIZE] [--flip] [--epochs E] [--json]
+      [--decoder simple|rrc:SIZE|center:SIZE] [--flip] [--fast-decode] [--epochs E] [--json]
 
 Loads FILE for E epochs (default 3) with decoder (default rrc:160), optional flip, then
 ToCHW (uint8), and prints images/s and batches/s per epoch; the first epoch (warm-up)
-is reported apart. --json prints one JSON object with "epochs" and "median_img_per_s".`;
+is reported apart. --fast-decode decodes JPEG crops at a reduced DCT scale (faster, but
+not FFCV's pixels; see docs/loader.md). --json prints one JSON object with "epochs" and "median_img_per_s".`;
 
 export async function benchLoaderCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -22,6 +23,7 @@ export async function benchLoaderCommand(argv: string[]): Promise<number> {
       'no-os-cache': { type: 'boolean' },
       decoder: { type: 'string' },
       flip: { type: 'boolean' },
+      'fast-decode': { type: 'boolean' },
       epochs: { type: 'string' },
       json: { type: 'boolean' },
     },
@@ -44,6 +46,7 @@ export async function benchLoaderCommand(argv: string[]): Promise<number> {
     osCache: !values['no-os-cache'],
     decoder: values.decoder,
     flip: values.flip ?? false,
+    fastDecode: values['fast-decode'] ?? false,
     epochs: num('epochs', values.epochs),
     onEpoch: json ? undefined : (e) => process.stderr.write(`  epoch ${e.epoch}: ${e.imagesPerSec.toFixed(0)} img/s, ${e.batchesPerSec.toFixed(2)} batches/s, ${e.seconds.toFixed(2)} s, median wait ${e.waitMsMedian.toFixed(1)} ms${e.epoch === 0 ? ' (warm-up)' : ''}\n`),
   });
@@ -53,7 +56,7 @@ export async function benchLoaderCommand(argv: string[]): Promise<number> {
   }
   const c = res.config;
   process.stdout.write(
-    `${res.file}: ${c.decoder}${c.flip ? ' + flip' : ''} + ToCHW, batch ${c.batchSize}, ${c.order}, ${c.osCache ? 'os cache' : 'process cache'}, ${c.numWorkers} workers\n` +
+    `${res.file}: ${c.decoder}${c.fastDecode ? ' (fast decode)' : ''}${c.flip ? ' + flip' : ''} + ToCHW, batch ${c.batchSize}, ${c.order}, ${c.osCache ? 'os cache' : 'process cache'}, ${c.numWorkers} workers\n` +
       `  start ${res.startSeconds.toFixed(2)} s; warm-up ${res.warmup.imagesPerSec.toFixed(0)} img/s; median ${res.median_img_per_s.toFixed(0)} img/s over ${res.epochs.length} epochs\n`,
   );
   return 0;

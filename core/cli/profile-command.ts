@@ -7,7 +7,8 @@ import type { ProfileRun } from '../profile/types.js';
 import { UsageError } from './usage-error.js';
 
 export const PROFILE_HELP = `beton profile FILE [--workers 1,2] [--batch-sizes 64,256] [--orders random,quasi_random]
-              [--os-cache on,off] [--decoder rrc:160] [--no-flip] [--seconds S] [--db PATH] [--json] [--no-gpu]
+              [--os-cache on,off] [--decoder rrc:160] [--no-flip] [--fast-decode] [--seconds S]
+              [--db PATH] [--json] [--no-gpu]
 beton profile --exec "python train.py …" [--regex REGEX] [--db PATH] [--json]
 
 Sweeps the loader over a grid (default workers 1, 2, 4 … cores; batch 256; random; os cache)
@@ -17,7 +18,8 @@ input-, decode-, disk- or GPU-bound, with the evidence and the knob to turn next
 is stored in the runs database (see beton runs). --json prints the stored run.
 --exec runs your own training command instead and reads its throughput from JSON lines
 it prints ({"step": 10, "images": 2560}) or from --regex with a named group (?<images>…)
-or (?<ips>…); see docs/profiler.md.`;
+or (?<ips>…); see docs/profiler.md. --fast-decode: JPEG crops at a reduced DCT scale
+(faster, not FFCV's pixels; docs/loader.md).`;
 
 function list(v: string | undefined, flag: string): string[] | undefined {
   if (v === undefined) return undefined;
@@ -45,6 +47,7 @@ export async function profileCommand(argv: string[]): Promise<number> {
       'os-cache': { type: 'string' },
       decoder: { type: 'string' },
       'no-flip': { type: 'boolean' },
+      'fast-decode': { type: 'boolean' },
       seconds: { type: 'string' },
       db: { type: 'string' },
       json: { type: 'boolean' },
@@ -98,6 +101,7 @@ export async function profileCommand(argv: string[]): Promise<number> {
           osCache: cache,
           decoder: values.decoder,
           flip: !values['no-flip'],
+          fastDecode: values['fast-decode'] ?? false,
           secondsPerPoint: seconds,
         },
         {

@@ -6,7 +6,7 @@ import type { ClipDecoderSpec, ClipTemporal } from '../pipeline/spec.js';
 import { PipelineError } from '../pipeline/stage.js';
 import type { Reader } from '../reader/reader.js';
 import type { Decoder, FieldStats } from './decoders.js';
-import { CropResizer, decodeJpegInto } from './image-decode.js';
+import { CropResizer, decodeJpegInto, type ImageDecodeOptions } from './image-decode.js';
 
 /** Whole-file facts about a video_clip field (the loader plans the batch slot with them). */
 export interface ClipStats {
@@ -101,7 +101,7 @@ function checkOptions(spec: ClipDecoderSpec, storedFrames: number): void {
 }
 
 /** Decoders for video_clip fields: (T, H, W, 3) uint8 into the batch slot. */
-export function createClipDecoder(spec: ClipDecoderSpec, field: Field, stats: FieldStats): Decoder {
+export function createClipDecoder(spec: ClipDecoderSpec, field: Field, stats: FieldStats, options: ImageDecodeOptions = {}): Decoder {
   if (field.type !== 'video_clip') throw new PipelineError('BAD_PIPELINE', `decoder ${spec.decoder} cannot read a ${field.ffcvClass}`);
   const cs = stats.clip;
   const declared = field instanceof VideoClipField ? (field.frames ?? undefined) : undefined;
@@ -141,7 +141,7 @@ export function createClipDecoder(spec: ClipDecoderSpec, field: Field, stats: Fi
 
   const [outH, outW] = spec.size;
   const fb = outH * outW * 3;
-  const resizer = new CropResizer();
+  const resizer = new CropResizer(options);
   return {
     output: { shape: [T, outH, outW, 3], dtype: 'uint8' },
     decode: (meta, heap, d, rng) => {

@@ -43,7 +43,7 @@ const pixelKernel = process.env.BETON_PIXEL_KERNEL !== 'js' && isNativeAvailable
 
 const runners: Runner[] = init.outputs.map((o) => {
   const field = reader.fields[o.field]!.field;
-  const decoder = createDecoder(o.decoder, field, o.stats);
+  const decoder = createDecoder(o.decoder, field, o.stats, { fastDecode: init.fastDecode });
   const plan = planStages(decoder.output, o.ops, pixelKernel);
   // One scratch buffer per intermediate tensor; the last stage writes into the slot.
   const specs = [decoder.output, ...plan.stages.map((s) => s.output)];

@@ -8,7 +8,7 @@ import type { DecoderSpec } from '../pipeline/spec.js';
 import type { Reader } from '../reader/reader.js';
 import { PipelineError } from '../pipeline/stage.js';
 import { clipFieldStats, createClipDecoder, type ClipStats } from './clip-decoders.js';
-import { CropResizer, decodeJpegInto } from './image-decode.js';
+import { CropResizer, decodeJpegInto, type ImageDecodeOptions } from './image-decode.js';
 
 /** Whole-file facts decoders plan with (as FFCV: the whole file, not just `indices`). */
 export interface FieldStats {
@@ -68,11 +68,12 @@ const needs = (spec: DecoderSpec, field: Field, types: string[]): void => {
   if (!types.includes(field.type)) throw new PipelineError('BAD_PIPELINE', `decoder ${spec.decoder} cannot read a ${field.ffcvClass}`);
 };
 
-export function createDecoder(spec: DecoderSpec, field: Field, stats: FieldStats): Decoder {
+/** `options` choose how image and clip decoders decode JPEGs (default: FFCV's pixels). */
+export function createDecoder(spec: DecoderSpec, field: Field, stats: FieldStats, options: ImageDecodeOptions = {}): Decoder {
   switch (spec.decoder) {
     case 'clip_simple':
     case 'clip_random_resized_crop':
-      return createClipDecoder(spec, field, stats);
+      return createClipDecoder(spec, field, stats, options);
     case 'int':
       needs(spec, field, ['int']);
       return { output: { shape: [1], dtype: 'int64' }, decode: (m, _h, d) => ((d as BigInt64Array)[0] = m.getBigInt64(0, true)) };
@@ -121,7 +122,7 @@ export function createDecoder(spec: DecoderSpec, field: Field, stats: FieldStats
     case 'center_crop': {
       needs(spec, field, ['rgb_image']);
       const [outH, outW] = spec.size;
-      const resizer = new CropResizer();
+      const resizer = new CropResizer(options);
       return {
         output: { shape: [outH, outW, 3], dtype: 'uint8' },
         decode: (m, heap, d, rng) => {

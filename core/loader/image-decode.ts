@@ -1,7 +1,7 @@
 import { cropResizeRGB, jpegDecodeRGB } from '../native/index.js';
 import { decodeCropResize, decodeFull, decodePath } from '../native/turbo.js';
 
-/** The hot path: libjpeg-turbo from npm (DCT scaling + crop) when it loads, else the system libjpeg. */
+/** The hot path: libjpeg-turbo from npm (region decode, optional DCT scaling) when it loads, else the system libjpeg. */
 const TURBO = decodePath() === 'turbojpeg-npm';
 
 // Decodes are strict: a JPEG that libjpeg can only half-read (a warning) is a corrupt
@@ -15,6 +15,18 @@ export interface Rect {
   h: number;
 }
 
+/** How the crop decoders turn a stored JPEG into pixels. */
+export interface ImageDecodeOptions {
+  /**
+   * false (default): FFCV's pixels exactly — the crop decoded at full scale (fast IDCT, as
+   * FFCV's tjDecompress2 with TJFLAG_FASTDCT) and resized with OpenCV's INTER_AREA.
+   * true: decode the crop at the smallest DCT scale (1/2, 1/4, 1/8) that still covers the
+   * output, then area-resize: faster on large crops, pixels differ slightly from FFCV's
+   * (docs/loader.md, "Fast decode", has the measured gain and PSNR).
+   */
+  fastDecode?: boolean;
+}
+
 /** Decodes a whole stored JPEG into `dst` (width × height × 3 RGB). */
 export function decodeJpegInto(jpeg: Uint8Array, dst: Uint8Array): void {
   if (TURBO) decodeFull(jpeg, dst, OPTIONS);
@@ -23,16 +35,24 @@ export function decodeJpegInto(jpeg: Uint8Array, dst: Uint8Array): void {
 
 /**
  * Crops a stored image (packed RGB or JPEG, `width` × `height`) and resizes the crop to
- * outW × outH into `dst` (INTER_AREA, as FFCV). With libjpeg-turbo only the crop is decoded,
- * at the smallest DCT scale that still covers the output; the system libjpeg decodes the
- * whole image into a scratch buffer kept here between calls (one per decoder).
+ * outW × outH into `dst` with INTER_AREA, as FFCV. By default the bytes equal FFCV's
+ * (full-scale decode, then OpenCV's resize); with libjpeg-turbo only the iMCU rows and
+ * columns around the crop are decoded, which gives the same pixels as FFCV's whole-image
+ * decode (tested against FFCV, test/interop/loader-pixels.test.ts) for less work.
+ * `fastDecode` also decodes at a reduced DCT scale. The system libjpeg (no TurboJPEG)
+ * decodes the whole image into a scratch buffer kept here between calls (one per decoder).
  */
 export class CropResizer {
   private full = new Uint8Array(0);
+  private readonly turboOptions: { fastDct: true; strict: true; scaling: boolean };
+
+  constructor(options: ImageDecodeOptions = {}) {
+    this.turboOptions = { ...OPTIONS, scaling: options.fastDecode === true };
+  }
 
   run(raw: boolean, bytes: Uint8Array, width: number, height: number, rect: Rect, outW: number, outH: number, dst: Uint8Array): void {
     if (raw) return void cropResizeRGB(bytes, width, height, rect, outW, outH, dst);
-    if (TURBO) return void decodeCropResize(bytes, dst, rect, outW, outH, OPTIONS);
+    if (TURBO) return void decodeCropResize(bytes, dst, rect, outW, outH, this.turboOptions);
     const n = width * height * 3;
     if (this.full.byteLength < n) this.full = new Uint8Array(n);
     const px = this.full.subarray(0, n);

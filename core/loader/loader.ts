@@ -35,6 +35,12 @@ export interface LoaderOptions {
   /** Size of the process cache's page pool (osCache false); default 1 GiB, at least one batch's pages. */
   processCacheBytes?: number;
   distributed?: { rank: number; worldSize: number };
+  /**
+   * Crop decoders decode JPEGs at a reduced DCT scale (1/2, 1/4, 1/8) where that still
+   * covers the output: faster, pixels slightly different from FFCV's. Default false: the
+   * batches equal FFCV's byte for byte (docs/loader.md, "Fast decode").
+   */
+  fastDecode?: boolean;
   /** Per output: steps (a decoder first, else the field's default), null to disable a field, or {source, steps} for an extra output. */
   pipelines?: Record<string, PipelineConfig>;
   customFields?: Record<string, Field>;
@@ -191,6 +197,7 @@ export class Loader {
         batchSize,
         seed,
         memory,
+        fastDecode: options.fastDecode ?? false,
       };
       workers = Array.from({ length: numWorkers }, () => spawnWorker('./decode-worker.js', import.meta.url, init));
       await Promise.all(

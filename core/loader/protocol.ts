@@ -30,6 +30,8 @@ export interface WorkerInit {
   batchSize: number;
   seed: number;
   memory: MemoryPlan;
+  /** Decode JPEG crops at a reduced DCT scale (LoaderOptions.fastDecode). */
+  fastDecode: boolean;
   /** One Int32 row counter per ring slot: workers claim rows with Atomics.add, so a faster worker takes more. */
   claims: SharedArrayBuffer;
 }

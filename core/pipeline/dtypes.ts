@@ -63,7 +63,11 @@ export function elementTypeOf(typestr: string): ElementType | null {
   return typestr.startsWith('>') ? null : (map[t] ?? null);
 }
 
-/** Float → float16 bits (round to nearest even). */
+/**
+ * Float → float16 bits through float32 (round to nearest even twice), as torch's
+ * `.type(torch.float16)` converts a float64 tensor (c10::Half is built from a float); for
+ * float32 values (and every value a uint8 or float16 can hold) this is the exact rounding.
+ */
 export function toFloat16Bits(x: number): number {
   const f = new Float32Array([x]);
   const b = new Uint32Array(f.buffer)[0]!;
@@ -87,4 +91,74 @@ export function toFloat16Bits(x: number): number {
   const rem = mant & 0x1fff;
   if (rem > 0x1000 || (rem === 0x1000 && h & 1)) h++;
   return sign | h;
+}
+
+/**
+ * float64 → float16 bits rounded once, to nearest even, as numpy's `astype(np.float16)`
+ * (FFCV's NormalizeImage table); differs from {@link toFloat16Bits} on values that sit just
+ * past a float16 tie, where rounding to float32 first lands on the tie.
+ */
+export function float64ToFloat16Bits(x: number): number {
+  if (Number.isNaN(x)) return 0x7e00;
+  const sign = x < 0 || Object.is(x, -0) ? 0x8000 : 0;
+  const a = Math.abs(x);
+  if (a === Infinity) return sign | 0x7c00;
+  // Subnormals (and zero): steps of 2^-24; 1024 steps is the smallest normal, encoded alike.
+  if (a < 2 ** -14) return sign | roundEven(a * 2 ** 24);
+  let e = Math.floor(Math.log2(a));
+  if (2 ** e > a) e--;
+  else if (2 ** (e + 1) <= a) e++;
+  if (e > 15) return sign | 0x7c00;
+  // a · 2^(10−e) is exact (a power-of-two scaling); a carry to 2048 moves into the exponent.
+  const bits = ((e + 15) << 10) + roundEven(a * 2 ** (10 - e)) - 1024;
+  return sign | Math.min(bits, 0x7c00);
+}
+
+/** The number a float16 bit pattern holds. */
+export function float16Value(bits: number): number {
+  const s = bits & 0x8000 ? -1 : 1;
+  const e = (bits >> 10) & 0x1f;
+  const f = bits & 0x3ff;
+  if (e === 0) return s * f * 2 ** -24;
+  if (e === 31) return f ? NaN : s * Infinity;
+  return s * (1 + f / 1024) * 2 ** (e - 15);
+}
+
+function roundEven(q: number): number {
+  const r = Math.round(q);
+  return r - q === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+
+export const isFloatType = (t: ElementType): boolean => t === 'float16' || t === 'float32' || t === 'float64';
+
+/**
+ * One value cast as torch's `tensor.type(dtype)` does on x86 (FFCV's Convert), for the
+ * element types below 64 bits: float → float16 through float32 (see toFloat16Bits); float
+ * → integer truncates to int32 (NaN and out-of-range values give INT32_MIN, as cvttss2si)
+ * and keeps the low bits, so −1.5 → uint8 255 and 300 → uint8 44; integer → integer wraps
+ * (uint8 200 → int8 −56). uint16/uint32 (no torch dtype) follow the same rule. float16
+ * results are returned as their value (encode with float64ToFloat16Bits, exact then).
+ */
+export function torchCast(x: number, from: ElementType, to: ElementType): number {
+  switch (to) {
+    case 'float64': return x;
+    case 'float32': return Math.fround(x);
+    case 'float16': return float16Value(toFloat16Bits(x));
+    default: {
+      let t = x;
+      if (isFloatType(from)) {
+        t = Math.trunc(x);
+        if (!(t >= -(2 ** 31) && t < 2 ** 31)) t = -(2 ** 31);
+      }
+      switch (to) {
+        case 'uint8': return t & 0xff;
+        case 'int8': return (t << 24) >> 24;
+        case 'uint16': return t & 0xffff;
+        case 'int16': return (t << 16) >> 16;
+        case 'int32': return t | 0;
+        case 'uint32': return t >>> 0;
+        default: throw new Error(`torchCast: ${to} is not a number type below 64 bits`);
+      }
+    }
+  }
 }

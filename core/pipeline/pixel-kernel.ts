@@ -1,4 +1,4 @@
-import { ELEMENT_BYTES, toFloat16Bits, viewOf, type ElementType, type OutputArray, type TensorSpec } from './dtypes.js';
+import { ELEMENT_BYTES, float16Value, float64ToFloat16Bits, torchCast, viewOf, type ElementType, type OutputArray, type TensorSpec } from './dtypes.js';
 import type { OpSpec } from './spec.js';
 import { PipelineError, requireImage, type SampleStage, type StageContext } from './stage.js';
 
@@ -26,10 +26,6 @@ export type PixelMapKernel = (src: Uint8Array, dst: Uint8Array, lut: Uint8Array 
 
 export const isPixelOp = (o: OpSpec): o is PixelOp =>
   o.op === 'random_horizontal_flip' || o.op === 'random_brightness' || o.op === 'normalize' || o.op === 'to_chw' || o.op === 'convert';
-
-const INT_RANGE: Partial<Record<ElementType, [number, number]>> = {
-  uint8: [0, 255], int8: [-128, 127], uint16: [0, 65535], int16: [-32768, 32767], uint32: [0, 4294967295], int32: [-2147483648, 2147483647],
-};
 
 /**
  * Consecutive per-pixel ops fused into one pass ("compiled"): because every value map
@@ -107,8 +103,11 @@ export class FusedPixelStage implements SampleStage {
 
   /**
    * Builds this sample's table (values in the output dtype, per channel) through the chain
-   * of value maps, drawing each op's randomness in op order. `identity`: uint8 values
-   * come through unchanged (e.g. brightness drawn but not applied).
+   * of value maps, drawing each op's randomness in op order. Every op's result is rounded
+   * to that op's dtype before the next op reads it, as FFCV's separate buffers do:
+   * NormalizeImage's table is float64 cast by numpy (float16 rounded once from float64),
+   * Convert is torch's cast (torchCast). `identity`: uint8 values come through unchanged
+   * (e.g. brightness drawn but not applied).
    */
   private buildTable(ctx: StageContext): { flip: boolean; identity: boolean } {
     const { C, lut } = this;
@@ -126,22 +125,22 @@ export class FusedPixelStage implements SampleStage {
           if (apply) for (let i = 0; i < lut.length; i++) lut[i] = Math.trunc(Math.min(255, Math.max(0, r * lut[i]!)));
           break;
         }
-        case 'normalize':
-          for (let c = 0; c < C; c++) for (let v = 0; v < 256; v++) lut[c * 256 + v] = (lut[c * 256 + v]! - o.mean[c]!) / o.std[c]!;
-          dtype = o.dtype;
-          break;
-        case 'convert': {
-          const range = INT_RANGE[o.dtype];
-          if (range) for (let i = 0; i < lut.length; i++) lut[i] = Math.min(range[1], Math.max(range[0], Math.trunc(lut[i]!)));
+        case 'normalize': {
+          const round = o.dtype === 'float32' ? Math.fround : o.dtype === 'float16' ? (x: number) => float16Value(float64ToFloat16Bits(x)) : (x: number) => x;
+          for (let c = 0; c < C; c++) for (let v = 0; v < 256; v++) lut[c * 256 + v] = round((lut[c * 256 + v]! - o.mean[c]!) / o.std[c]!);
           dtype = o.dtype;
           break;
         }
+        case 'convert':
+          for (let i = 0; i < lut.length; i++) lut[i] = torchCast(lut[i]!, dtype, o.dtype);
+          dtype = o.dtype;
+          break;
         case 'to_chw':
           break;
       }
     }
-    if (dtype === 'float16') for (let i = 0; i < lut.length; i++) lut[i] = toFloat16Bits(lut[i]!);
-    else if (dtype === 'float32') for (let i = 0; i < lut.length; i++) lut[i] = Math.fround(lut[i]!);
+    // float16 values are exact halves by now: encoding them rounds nothing.
+    if (dtype === 'float16') for (let i = 0; i < lut.length; i++) lut[i] = float64ToFloat16Bits(lut[i]!);
     let identity = dtype === 'uint8';
     for (let i = 0; identity && i < lut.length; i++) identity = lut[i] === (i & 255);
     return { flip, identity };

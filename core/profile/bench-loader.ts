@@ -10,6 +10,8 @@ export interface BenchLoaderOptions {
   /** 'simple', 'rrc:SIZE' or 'center:SIZE'. */
   decoder?: string;
   flip?: boolean;
+  /** LoaderOptions.fastDecode: JPEG crops at a reduced DCT scale (not FFCV's pixels). */
+  fastDecode?: boolean;
   epochs?: number;
   /** Field holding the images (default: the first image field). */
   field?: string;
@@ -68,6 +70,7 @@ export async function benchLoader(file: string, o: BenchLoaderOptions = {}): Pro
     osCache: o.osCache ?? true,
     decoder: o.decoder ?? 'rrc:160',
     flip: o.flip ?? true,
+    fastDecode: o.fastDecode ?? false,
     epochs: Math.max(2, o.epochs ?? 3),
   };
   const { Reader } = await import('../reader/reader.js');
@@ -77,7 +80,7 @@ export async function benchLoader(file: string, o: BenchLoaderOptions = {}): Pro
   if (!field) throw new Error(`${file} has no image field to benchmark`);
   const steps: PipelineStep[] = [parseDecoder(cfg.decoder), ...(cfg.flip ? [RandomHorizontalFlip()] : []), ToCHW()];
   const t0 = performance.now();
-  const opts: LoaderOptions = { batchSize: cfg.batchSize, numWorkers: cfg.numWorkers, order: cfg.order, osCache: cfg.osCache, seed: o.seed ?? 0, pipelines: { [field]: steps }, signal: o.signal };
+  const opts: LoaderOptions = { batchSize: cfg.batchSize, numWorkers: cfg.numWorkers, order: cfg.order, osCache: cfg.osCache, fastDecode: cfg.fastDecode, seed: o.seed ?? 0, pipelines: { [field]: steps }, signal: o.signal };
   const loader = await Loader.open(file, opts);
   let startSeconds = 0;
   const results: EpochResult[] = [];

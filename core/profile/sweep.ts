@@ -38,6 +38,8 @@ export function completePlan(p: Partial<ProfilePlan> & { file: string }): Profil
     osCache: p.osCache?.length ? p.osCache : [true],
     decoder: p.decoder ?? 'rrc:160',
     flip: p.flip ?? true,
+    // Only when asked: plans stored before the option keep their shape.
+    ...(p.fastDecode ? { fastDecode: true } : {}),
     secondsPerPoint: p.secondsPerPoint ?? 3,
     warmupBatches: p.warmupBatches ?? 2,
   };
@@ -113,6 +115,7 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
         numWorkers: cfg.workers,
         order: cfg.order,
         osCache: cfg.osCache,
+        fastDecode: plan.fastDecode ?? false,
         seed: 0,
         dropLast: true,
         ...(imageField ? { pipelines: { [imageField]: steps } } : {}),

@@ -102,6 +102,7 @@ export const SweepPlanSchema = z.looseObject({
   osCache: z.array(z.boolean()),
   decoder: z.string(),
   flip: z.boolean(),
+  fastDecode: z.boolean().optional(),
   secondsPerPoint: nonneg,
   warmupBatches: count,
 }) satisfies z.ZodType<ProfilePlan>;
