@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiEvent, Envelope, FinishedEvent } from '../core/api/contract.js';
 import type { BuildReport } from '../core/api/build-report.js';
 import { BetonService } from '../core/services/beton-service.js';
-import { startHttpServer } from '../core/services/http-server.js';
+import { allowedHostPorts, startHttpServer } from '../core/services/http-server.js';
 import { buildDataset } from '../core/writer/build.js';
 
 const ROOT = resolve(__dirname, '..');
@@ -231,6 +231,28 @@ describe('(b) every file a request makes the server read is inside the served fo
     expect(reasons).not.toMatch(/cannot read video/);
   });
 
+  it('sources.detect on a folder whose class folder links outside: the same answer whatever is out there', async () => {
+    mkdirSync(join(outside, 'vids', 'x'), { recursive: true });
+    writeFileSync(join(outside, 'vids', 'x', 'a.mp4'), 'fake');
+    for (const [name, target] of [['vid-linked', join(outside, 'vids', 'x')], ['img-linked', join(outside, 'imgs', 'x')], ['none-linked', join(outside, 'no-such-dir')]] as const) {
+      mkdirSync(join(root, name));
+      symlinkSync(target, join(root, name, 'cls'));
+    }
+    const names = ['vid-linked', 'img-linked', 'none-linked'];
+    const answers = await Promise.all(names.map((n) => api('sources.detect', { path: join(root, n) })));
+    const shape = (i: number): unknown => {
+      const a = answers[i]!;
+      return { status: a.status, body: a.body.ok ? a.body : { ...a.body, error: { ...a.body.error, message: a.body.error.message.replace(names[i]!, '<folder>') } } };
+    };
+    expect(shape(0)).toMatchObject({ status: 403, body: { ok: false, error: { code: 'FORBIDDEN' } } });
+    expect(shape(1)).toEqual(shape(0));
+    expect(shape(2)).toEqual(shape(0));
+    // A build is refused the same way, by the link's name.
+    const done = await build({ source: { type: 'image_folder', path: join(root, 'none-linked') }, output: join(root, 'none-linked.beton'), onError: 'skip' });
+    expect(done.status).toBe('failed');
+    expect(done.message).toMatch(/none-linked\/cls is outside the folders this server may open/);
+  });
+
   it('sources.detect answers the same whether an escaping row names an existing file or not', async () => {
     writeFileSync(join(root, 'probe-existing.csv'), 'image,label\n../outside/secret.jpg,0\n');
     writeFileSync(join(root, 'probe-missing.csv'), 'image,label\n../outside/no-such.jpg,0\n');
@@ -294,6 +316,33 @@ describe('(c) Host and Origin must name this server', () => {
   it('the event stream refuses a foreign Origin too', async () => {
     const r = await raw({ path: `/api/events?token=${server.token}`, headers: { Origin: 'http://evil.example' } });
     expect(r.status).toBe(403);
+  });
+
+  it('--allow-host adds names (a tunnel on another port, a bind beyond loopback)', async () => {
+    const extra = await startHttpServer({ service, staticDir, allowedHosts: ['gpu-box', '127.0.0.1:8080'] });
+    try {
+      const p = Number(new URL(extra.url).port);
+      const ask = (headers: Record<string, string>): Promise<number> =>
+        new Promise((res, rej) => {
+          const req = httpRequest({ host: '127.0.0.1', port: p, path: '/api/env.info', method: 'POST', headers: { 'X-Beton-Token': extra.token, ...headers }, setHost: false }, (r) => {
+            r.resume();
+            res(r.statusCode ?? 0);
+          });
+          req.on('error', rej);
+          req.end('{}');
+        });
+      expect(await ask({ Host: `gpu-box:${p}` })).toBe(200);
+      expect(await ask({ Host: `gpu-box:${p}`, Origin: `http://gpu-box:${p}` })).toBe(200);
+      expect(await ask({ Host: '127.0.0.1:8080', Origin: 'http://127.0.0.1:8080' })).toBe(200);
+      expect(await ask({ Host: `127.0.0.1:${p}` })).toBe(200);
+      expect(await ask({ Host: 'gpu-box:8080' })).toBe(403);
+    } finally {
+      await extra.close();
+    }
+    // A wildcard bind answers to the loopback names (and prints a 127.0.0.1 URL), never to 0.0.0.0.
+    expect([...allowedHostPorts('0.0.0.0', 5780)].sort()).toEqual(['127.0.0.1:5780', '[::1]:5780', 'localhost:5780']);
+    expect([...allowedHostPorts('10.1.2.3', 5780)]).toContain('10.1.2.3:5780');
+    expect([...allowedHostPorts('127.0.0.1', 5780)].sort()).toEqual(['127.0.0.1:5780', 'localhost:5780']);
   });
 
   it('bound to ::1, [::1]:PORT and localhost:PORT are accepted and 127.0.0.1 is not', async (ctx) => {

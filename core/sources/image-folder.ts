@@ -1,7 +1,6 @@
-import { readdirSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
 import { BetonEncodeError } from '../format/errors.js';
-import { byCodePoint, isDir, walkFiles } from './folder-walk.js';
+import { classFolderNames, walkFiles } from './folder-walk.js';
 import { IntField } from '../fields/int-field.js';
 import { RGBImageField, type RGBImageFieldOptions } from '../fields/rgb-image-field.js';
 import type { NamedField } from '../fields/schema.js';
@@ -36,16 +35,15 @@ export class ImageFolderSource implements Iterable<ImageFolderSample> {
     readonly root: string,
     guard?: ReadGuard,
   ) {
-    let entries;
+    let classes;
     try {
-      entries = readdirSync(root, { withFileTypes: true });
+      classes = classFolderNames(root, guard);
     } catch (e) {
+      // A link the guard refused keeps its own error; a folder that cannot be read gets this one.
+      if (!(e as NodeJS.ErrnoException).syscall) throw e;
       throw new BetonEncodeError('BAD_OPTIONS', `cannot read image folder ${root}: ${(e as Error).message}`, { source: root });
     }
-    this.classes = entries
-      .filter((e) => e.isDirectory() || (e.isSymbolicLink() && isDir(join(root, e.name))))
-      .map((e) => e.name)
-      .sort(byCodePoint);
+    this.classes = classes;
     if (this.classes.length === 0) {
       throw new BetonEncodeError('BAD_OPTIONS', `${root} has no class folders; expected root/<class>/<image> (as torchvision's ImageFolder)`, { source: root });
     }

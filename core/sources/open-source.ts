@@ -60,10 +60,11 @@ function videoOptions(c: Extract<SourceConfig, { type: 'video_folder' | 'video_l
 export async function detectSourceConfig(path: string, opts: { imageColumn?: string; clipLength?: number; stride?: number; fps?: number | null; readGuard?: ReadGuard } = {}): Promise<SourceConfig> {
   const kind = await mustExist(path, 'either');
   if (kind === 'folder') {
-    if (looksLikeVideoFolder(path) && opts.clipLength) {
+    const videos = looksLikeVideoFolder(path, opts.readGuard);
+    if (videos && opts.clipLength) {
       return { type: 'video_folder', path, clipLength: opts.clipLength, ...(opts.stride ? { stride: opts.stride } : {}), fps: opts.fps ?? null };
     }
-    if (looksLikeVideoFolder(path)) {
+    if (videos) {
       throw new BetonEncodeError('BAD_OPTIONS', `${path} holds videos (root/<class>/<video>); a video source needs a clip length: { "type": "video_folder", "path": …, "clipLength": T } (CLI: --clip-length T)`, { source: path });
     }
     if (opts.imageColumn) throw new BetonEncodeError('BAD_OPTIONS', `${path} is a folder; --image-column applies to CSV/TSV/JSONL image lists`, { source: path });

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { BetonEncodeError } from '../format/errors.js';
-import { byCodePoint, isDir, walkFiles } from './folder-walk.js';
+import { byCodePoint, isSubfolder, walkFiles } from './folder-walk.js';
 import { IMAGE_EXTENSIONS } from './image-folder.js';
 import type { ReadGuard } from './read-guard.js';
 
@@ -27,7 +27,7 @@ export interface VideoListing {
   items: VideoItem[];
 }
 
-function classFolders(root: string): string[] {
+function classFolders(root: string, guard?: ReadGuard): string[] {
   let entries;
   try {
     entries = readdirSync(root, { withFileTypes: true });
@@ -35,7 +35,7 @@ function classFolders(root: string): string[] {
     throw new BetonEncodeError('BAD_OPTIONS', `cannot read video folder ${root}: ${(e as Error).message}`, { source: root });
   }
   return entries
-    .filter((e) => e.isDirectory() || (e.isSymbolicLink() && isDir(join(root, e.name))))
+    .filter((e) => isSubfolder(root, e, guard))
     .map((e) => e.name)
     .sort(byCodePoint);
 }
@@ -45,7 +45,7 @@ function classFolders(root: string): string[] {
  * ImageFolder; videos in each class folder (and below) in sorted order.
  */
 export function listVideoFolder(root: string, guard?: ReadGuard): VideoListing {
-  const classes = classFolders(root);
+  const classes = classFolders(root, guard);
   if (classes.length === 0) throw new BetonEncodeError('BAD_OPTIONS', `${root} has no class folders; expected root/<class>/<video> (as UCF101)`, { source: root });
   const items: VideoItem[] = [];
   classes.forEach((cls, label) => {
@@ -58,13 +58,15 @@ export function listVideoFolder(root: string, guard?: ReadGuard): VideoListing {
 /**
  * Whether a folder looks like root/<class>/<video>: its class folders hold more videos
  * than images (only the class folders' own entries are looked at, so this stays cheap).
+ * With a `guard`, a class folder linked outside makes it false without being looked into
+ * (opening the source then says why).
  */
-export function looksLikeVideoFolder(root: string): boolean {
+export function looksLikeVideoFolder(root: string, guard?: ReadGuard): boolean {
   let videos = 0;
   let images = 0;
   let classes: string[];
   try {
-    classes = classFolders(root);
+    classes = classFolders(root, guard);
   } catch {
     return false;
   }
