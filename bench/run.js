@@ -31,6 +31,10 @@ const BENCHMARKS = {
     module: 'video.js',
     summary: 'video clips: .beton (VideoClipField, per-frame JPEG) vs ffmpeg decoding per clip — loader start, epoch time, storage, as ratios',
   },
+  merge: {
+    module: 'merge.js',
+    summary: 'beton merge GB/s on shards of a few hundred MB vs cp, cp + sync and cat of the same bytes',
+  },
   generate: {
     module: 'generate-imagenet-like.js',
     summary: '(utility) create or reuse the synthetic ImageNet-like folder the benchmarks read',

@@ -5,13 +5,17 @@ import { parseBuildConfig, type BuildConfigInput } from '../api/build-config.js'
 import { detectSourceConfig, openSource } from '../sources/open-source.js';
 import { looksLikeVideoFolder } from '../sources/video-folder.js';
 import { buildDataset, buildFields, type BuildReport } from '../writer/build.js';
+import { progressPathFor, ShardProgressFile } from '../writer/shard-progress.js';
 import { parseRangeSpec, parseShard } from '../writer/selection.js';
+import { checkShardsFlags, emitShardJobs, shardStatusCommand, SHARDS_HELP, SHARDS_OPTIONS } from './build-shards.js';
 import { ProgressBar } from './progress.js';
 import { UsageError } from './usage-error.js';
 
 export const BUILD_HELP = `beton build SOURCE -o OUT.beton [options]
 beton build --config build.json
 beton build SOURCE --schema-only > build.json     (edit, then --config build.json)
+beton build SOURCE -o OUT.beton --shards N --emit slurm|k8s    (jobs for a cluster)
+beton build --status DIR                           (progress of a sharded build)
 
 Builds a .beton file. SOURCE is picked by its path: a folder is an ImageFolder
 (root/<class>/<image>); .csv/.tsv/.parquet/.jsonl/.npy/.npz is a table, or an image list
@@ -25,7 +29,8 @@ is decoded with ffmpeg into clips (docs/video.md).
   --on-error fail|skip         fail: stop at the first bad sample, no output (default);
                                skip: leave bad samples out, list them in OUT.skipped.json
   --range a:b                  build only samples a..b-1 (Python slice bounds)
-  --shard k/N                  build shard k (0-based) of N contiguous shards
+  --shard k/N                  build shard k (0-based) of N contiguous shards (and write
+                               OUT.progress.json for beton build --status)
   --pass-through               store qualifying source JPEGs unchanged (no re-encode)
   --write-mode MODE            raw | jpg | smart | proportion (default raw)
   --max-resolution N           cap the longer side at N pixels (area resampling)
@@ -40,7 +45,9 @@ is decoded with ffmpeg into clips (docs/video.md).
   --ffmpeg PATH                videos: the ffmpeg executable (default: ffmpeg on PATH)
                                (--write-mode jpg|raw, --max-resolution, --jpeg-quality apply to the clip frames)
   --config FILE                a build config (docs/build-config.md); flags override it
-  --json                       print the build report as JSON`;
+  --json                       print the build report as JSON
+
+${SHARDS_HELP}`;
 
 export async function buildCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -68,8 +75,14 @@ export async function buildCommand(argv: string[]): Promise<number> {
       stride: { type: 'string' },
       fps: { type: 'string' },
       ffmpeg: { type: 'string' },
+      ...SHARDS_OPTIONS,
     },
   });
+  if (values.status !== undefined) {
+    if (positionals.length || values.output || values.config) throw new UsageError('--status DIR takes no SOURCE, -o or --config');
+    return shardStatusCommand(values.status, values);
+  }
+  const emit = checkShardsFlags(values, values.shard);
   let raw: Record<string, unknown> = {};
   let baseDir = process.cwd();
   if (values.config) {
@@ -132,7 +145,7 @@ export async function buildCommand(argv: string[]): Promise<number> {
 
   let parsed = parseBuildConfig(raw as BuildConfigInput);
   if (!parsed.ok) throw new UsageError(`invalid build config:\n  ${parsed.errors.join('\n  ')}`);
-  if (values['schema-only'] || values.columns || Object.keys(clipOptions).length) {
+  if (values['schema-only'] || values.columns || Object.keys(clipOptions).length || emit) {
     const cfg = parsed.value;
     const source = await openSource(cfg.source, baseDir);
     let fields = await buildFields(cfg, source);
@@ -148,11 +161,16 @@ export async function buildCommand(argv: string[]): Promise<number> {
       process.stdout.write(JSON.stringify({ ...rest, fields }, null, 2) + '\n');
       return 0;
     }
+    // Every shard gets the fields detected here, so no shard can detect another schema.
+    if (emit) return emitShardJobs({ ...cfg, fields }, baseDir, values);
     const again = parseBuildConfig({ ...cfg, image: undefined, fields });
     if (!again.ok) throw new UsageError(`invalid build config:\n  ${again.errors.join('\n  ')}`);
     parsed = again;
   }
   const bar = new ProgressBar('build');
+  const shard = parsed.value.shard;
+  const output = resolve(baseDir, parsed.value.output);
+  const progressFile = shard ? new ShardProgressFile(progressPathFor(output), shard, output) : null;
   const ac = new AbortController();
   const onSigint = (): void => ac.abort(new Error('interrupted (Ctrl-C); no output was written'));
   process.once('SIGINT', onSigint);
@@ -160,8 +178,15 @@ export async function buildCommand(argv: string[]): Promise<number> {
     const report = await buildDataset(parsed.value, {
       baseDir,
       signal: ac.signal,
-      onProgress: (p) => bar.update({ done: p.done, total: p.total, rate: p.samplesPerSec, etaMs: p.etaMs, skipped: p.skipped }),
+      onProgress: (p) => {
+        bar.update({ done: p.done, total: p.total, rate: p.samplesPerSec, etaMs: p.etaMs, skipped: p.skipped });
+        progressFile?.update(p);
+      },
+    }).catch((e: unknown) => {
+      progressFile?.fail(e);
+      throw e;
     });
+    progressFile?.finish(report);
     bar.update({ done: report.numSamples, total: report.numSamples, rate: report.samplesPerSec, etaMs: 0 }, true);
     bar.done();
     if (values.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');

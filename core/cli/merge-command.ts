@@ -33,7 +33,8 @@ export async function mergeCommand(argv: string[]): Promise<number> {
     const report = await mergeDatasets(positionals, values.output, {
       overwrite: values.force ?? false,
       signal: ac.signal,
-      onProgress: (p) => bar.update({ done: Math.round(p.bytesDone / MIB), total: Math.round(p.bytesTotal / MIB), rate: p.bytesPerSec / MIB, etaMs: p.etaMs }),
+      // Nothing in the first second: the rate is meaningless until then, and a short merge needs only the final line.
+      onProgress: (p) => p.elapsedMs > 1000 && bar.update({ done: Math.round(p.bytesDone / MIB), total: Math.round(p.bytesTotal / MIB), rate: p.bytesPerSec / MIB, etaMs: p.etaMs }),
     });
     bar.update({ done: Math.round(report.bytesCopied / MIB), total: Math.round(report.bytesCopied / MIB), rate: report.bytesPerSec / MIB, etaMs: 0 }, true);
     bar.done();
