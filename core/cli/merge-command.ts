@@ -40,6 +40,17 @@ export async function mergeCommand(argv: string[]): Promise<number> {
     bar.done();
     process.stdout.write(values.json ? JSON.stringify(report, null, 2) + '\n' : formatMergeReport(report));
     return 0;
+  } catch (e) {
+    bar.done();
+    // One line, no stack, for what is not a bug: Ctrl-C, and the system refusing a read or
+    // write (disk full, read-only, I/O error). Format and schema errors go to main's handler.
+    const sys = e as NodeJS.ErrnoException;
+    if (ac.signal.aborted || (typeof sys.code === 'string' && typeof sys.syscall === 'string')) {
+      const what = ac.signal.aborted ? 'interrupted (Ctrl-C)' : `[${sys.code}] ${sys.message}`;
+      process.stderr.write(`beton merge: error ${what}\n  No output file was written (the temporary file was removed).\n`);
+      return 1;
+    }
+    throw e;
   } finally {
     process.off('SIGINT', onSigint);
   }
