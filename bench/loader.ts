@@ -11,6 +11,8 @@
  *                           [--workers 1,2] [--naive-epochs E] [--no-naive] [--no-breakdown] [--json FILE]
  *
  * Prints tables of medians, then one JSON line (starting with {"bench":"loader") for scripts.
+ *
+ *   npm run bench -- loader fast-decode [...]   the fastDecode option vs exact decode (bench/fast-decode.ts)
  */
 import { execFileSync } from 'node:child_process';
 import { availableParallelism, cpus } from 'node:os';
@@ -20,6 +22,7 @@ import sharp from 'sharp';
 import { ImageFolderSource, Loader } from '../core/index.js';
 import type { OrderName } from '../core/loader/orders/index.js';
 import { describeDecodePath, decodePath } from '../core/native/turbo.js';
+import { main as fastDecodeMain } from './fast-decode.js';
 import { DEFAULT_COUNT, DEFAULT_SEED, describe, ensureImageNetLike, progressPrinter, type ImageNetLike } from './generate-imagenet-like.js';
 import { UsageError, benchMain, intSetting, isEntryPoint, listSetting, nonNegativeInt, positiveInt, runAsScript, type BenchMain } from './lib/cli.js';
 import { withCpu } from './lib/cpu.js';
@@ -125,7 +128,8 @@ const HELP = `usage: loader [options]
   --no-naive            skip the naive loader (no our/naive column)
   --no-breakdown        skip the per-sample time breakdown of a worker's work
   --no-strict           the limit decodes without strict mode (the loader always decodes strict)
-  --json FILE           also write the JSON result to FILE`;
+  --json FILE           also write the JSON result to FILE
+loader fast-decode [options]: fastDecode vs exact decode (speed, PSNR); loader fast-decode --help`;
 
 function intList(value: string | undefined, flag: string, fallback: number[]): number[] {
   if (value === undefined) return fallback;
@@ -182,7 +186,9 @@ function parseConfig(argv: string[]): Config | 'help' {
   return cfg;
 }
 
-export const main: BenchMain = benchMain('loader', HELP, parseConfig, runBenchmark);
+const gridMain: BenchMain = benchMain('loader', HELP, parseConfig, runBenchmark);
+/** `loader fast-decode …` is the fastDecode vs exact comparison (bench/fast-decode.ts); anything else the grid. */
+export const main: BenchMain = (argv) => (argv[0] === 'fast-decode' ? fastDecodeMain(argv.slice(1)) : gridMain(argv));
 
 /** CPU the rest of the machine took during each timed segment. */
 class ForeignLoad {
