@@ -18,7 +18,7 @@ import { IntField } from '../../core/fields/int-field.js';
 import { RGBImageField, cappedSize, type RGBImageFieldOptions } from '../../core/fields/rgb-image-field.js';
 import { CropResizer, decodeJpegInto } from '../../core/loader/image-decode.js';
 import { Loader, type PipelineConfig } from '../../core/loader/loader.js';
-import { cropResizeRGB } from '../../core/native/index.js';
+import { cropResizeRGB, jpegDecodeRGB } from '../../core/native/index.js';
 import { roundHalfEven } from '../../core/pipeline/crop.js';
 import type { ElementType } from '../../core/pipeline/dtypes.js';
 import {
@@ -140,6 +140,14 @@ const labelConverts = (): Out[] => [
 function forcedCropIsRandom(w: number, h: number): boolean {
   const c = roundHalfEven(Math.sqrt(w * h));
   return c <= Math.min(w, h) && (c !== w || c !== h);
+}
+
+const RESIZE_KINDS = ['integer', 'shrink', 'copy', 'enlarge', 'mixed'] as const;
+/** Which branch of cv::resize(INTER_AREA) a crop → output size takes. */
+function resizeKind(cw: number, ch: number, outW: number, outH: number): string {
+  if (cw === outW && ch === outH) return 'copy';
+  if (outW > cw || outH > ch) return outW >= cw && outH >= ch ? 'enlarge' : 'mixed';
+  return cw % outW === 0 && ch % outH === 0 ? (cw === 2 * outW && ch === 2 * outH ? 'integer 2x2' : 'integer') : 'shrink';
 }
 
 // --- source images ------------------------------------------------------------------------
@@ -282,7 +290,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describeFfcv('loader pixels: our Loader yields FFCV\'s batches byte for byte', () => {
   const runs: Run[] = [];
   let ffcv: FfcvResult;
-  const resizeCases: Array<{ offset: number; w: number; h: number; crop: [number, number, number, number]; out: [number, number] }> = [];
+  const resizeCases: Array<{ offset: number; w: number; h: number; crop: [number, number, number, number]; out: [number, number]; kind: string }> = [];
   let resizeSource: Uint8Array;
   const jpegCases: Array<{ offset: number; size: number; w: number; h: number; crops: Array<{ crop: [number, number, number, number]; out: [number, number] }> }> = [];
   let jpegBytes: Uint8Array;
@@ -343,26 +351,36 @@ describeFfcv('loader pixels: our Loader yields FFCV\'s batches byte for byte', (
     for (const f of ['images_jpg', 'images_raw', 'images_smart', 'images_proportion']) run(f, fixturePath(f), decoders(true), { batch_size: 16 });
     run('images_fixedsize', fixturePath('images_fixedsize'), simple(), { batch_size: 5 });
 
-    // Resize units: noise sources (the hardest case for rounding), every path of INTER_AREA.
+    // Resize units: noise sources (the hardest case for rounding), every path of cv::resize
+    // INTER_AREA in turn: integer factors (2x2 has its own SIMD rounding), fractional
+    // shrink, same size (a copy), enlargement, and one axis shrinking while the other grows.
     const rng = new Rng(mixSeed(99, 0));
     const chunks: Uint8Array[] = [];
     let offset = 0;
-    for (let k = 0; k < 160; k++) {
+    for (let k = 0; k < 200; k++) {
       const w = k < 8 ? 1 + k : rng.int(1, 260);
       const h = k < 8 ? 8 - k : rng.int(1, 260);
       const px = Uint8Array.from({ length: w * h * 3 }, (_, i) => (i % 7 === 0 ? Math.floor(rng.next() * 256) : (i * 13 + Math.floor(rng.next() * 40)) & 255));
       chunks.push(px);
-      for (let c = 0; c < 4; c++) {
-        const cw = rng.int(1, w);
-        const ch = rng.int(1, h);
+      for (let c = 0; c < 5; c++) {
+        const kind = RESIZE_KINDS[(k + c) % RESIZE_KINDS.length]!;
+        let cw = rng.int(1, w);
+        let ch = rng.int(1, h);
+        let outW: number;
+        let outH: number;
+        if (kind === 'integer') {
+          const fx = k % 4 === 0 ? 2 : rng.int(1, 4);
+          const fy = k % 4 === 0 ? 2 : rng.int(1, 4);
+          outW = Math.max(1, Math.floor(cw / fx));
+          outH = Math.max(1, Math.floor(ch / fy));
+          [cw, ch] = [Math.min(w, outW * fx), Math.min(h, outH * fy)];
+        } else if (kind === 'shrink') [outW, outH] = [rng.int(1, cw), rng.int(1, ch)];
+        else if (kind === 'copy') [outW, outH] = [cw, ch];
+        else if (kind === 'enlarge') [outW, outH] = [cw + rng.int(1, 2 * cw), ch + rng.int(1, 2 * ch)];
+        else [outW, outH] = c % 2 ? [cw + rng.int(1, 80), rng.int(1, ch)] : [rng.int(1, cw), ch + rng.int(1, 80)];
         const x = rng.int(0, w - cw);
         const y = rng.int(0, h - ch);
-        // Outputs: integer shrink, fractional shrink, same size, enlargement, mixed.
-        const pick = (s: number, kind: number): number => Math.max(1, kind === 0 ? Math.floor(s / rng.int(1, 4)) : kind === 1 ? rng.int(1, s) : kind === 2 ? s : kind === 3 ? s * rng.int(2, 3) : rng.int(1, 3 * s));
-        const kind = (k + c) % 5;
-        const outW = pick(cw, kind);
-        const outH = pick(ch, kind === 4 ? rng.int(0, 4) : kind);
-        resizeCases.push({ offset, w, h, crop: [y, y + ch, x, x + cw], out: [outH, outW] });
+        resizeCases.push({ offset, w, h, crop: [y, y + ch, x, x + cw], out: [outH, outW], kind: resizeKind(cw, ch, outW, outH) });
       }
       offset += px.length;
     }
@@ -421,6 +439,10 @@ describeFfcv('loader pixels: our Loader yields FFCV\'s batches byte for byte', (
       }
     }
     expect(at).toBe(theirs.length);
+    const kinds: Record<string, number> = {};
+    for (const c of resizeCases) kinds[c.kind] = (kinds[c.kind] ?? 0) + 1;
+    process.stderr.write(`loader-pixels: cv::resize cases ${JSON.stringify(kinds)}\n`);
+    for (const k of ['integer 2x2', 'integer', 'shrink', 'copy', 'enlarge', 'mixed']) expect(kinds[k], k).toBeGreaterThan(10);
     expect(bad, `${bad.length}/${resizeCases.length} resizes differ`).toEqual([]);
   });
 
@@ -433,13 +455,20 @@ describeFfcv('loader pixels: our Loader yields FFCV\'s batches byte for byte', (
       const jpeg = jpegBytes.subarray(j.offset, j.offset + j.size);
       const full = new Uint8Array(j.w * j.h * 3);
       decodeJpegInto(jpeg, full);
-      if (!Buffer.from(full).equals(theirs.subarray(at, at + full.length))) bad.push(`${j.w}x${j.h}: whole image`);
+      const want = theirs.subarray(at, at + full.length);
+      if (!Buffer.from(full).equals(want)) bad.push(`${j.w}x${j.h}: whole image`);
+      // The fallback without TurboJPEG: the system libjpeg's decode (fast IDCT), then the resize.
+      const sys = jpegDecodeRGB(jpeg, undefined, { fastDct: true, strict: true }).data;
+      if (!Buffer.from(sys).equals(want)) bad.push(`${j.w}x${j.h}: whole image, system libjpeg`);
       at += full.length;
       for (const c of j.crops) {
         const [y0, y1, x0, x1] = c.crop;
+        const rect = { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
         const dst = new Uint8Array(c.out[0] * c.out[1] * 3);
-        resizer.run(false, jpeg, j.w, j.h, { x: x0, y: y0, w: x1 - x0, h: y1 - y0 }, c.out[1], c.out[0], dst);
-        if (!Buffer.from(dst).equals(theirs.subarray(at, at + dst.length))) bad.push(`${j.w}x${j.h}: crop ${JSON.stringify(c)}`);
+        resizer.run(false, jpeg, j.w, j.h, rect, c.out[1], c.out[0], dst);
+        const wantCrop = theirs.subarray(at, at + dst.length);
+        if (!Buffer.from(dst).equals(wantCrop)) bad.push(`${j.w}x${j.h}: crop ${JSON.stringify(c)}`);
+        if (!Buffer.from(cropResizeRGB(sys, j.w, j.h, rect, c.out[1], c.out[0])).equals(wantCrop)) bad.push(`${j.w}x${j.h}: crop ${JSON.stringify(c)}, system libjpeg`);
         at += dst.length;
       }
     }
