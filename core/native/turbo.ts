@@ -6,8 +6,9 @@
  * - {@link decodePath} says which path is active: `'turbojpeg-npm'`, or
  *   `'sharp'` when no libjpeg-turbo could be loaded (no prebuilt library for
  *   this platform, the addon not built, ...); {@link turboStatus} says why.
- * - {@link decodeCropResize} is the hot path: decode only the crop, at the
- *   smallest DCT scale that still covers the output, then area-resize into
+ * - {@link decodeCropResize} is the hot path: decode only the crop (the
+ *   loader: at full scale, FFCV's pixels; with its fastDecode option at the
+ *   smallest DCT scale that still covers the output), then area-resize into
  *   `dst`, synchronously on the calling thread. {@link decodeFull} decodes
  *   whole images (SimpleRGBImageDecoder).
  * - {@link decodeCropResizeSharp} / {@link decodeFullSharp} are the fallback.
