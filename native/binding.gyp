@@ -40,7 +40,9 @@
         "src/jpeg_encode.cc",
         "src/resize_area.cc",
         "src/resize_core.cc",
-        "src/pixel_map.cc"
+        "src/pixel_map.cc",
+        "src/writer_transcode.cc",
+        "src/shuffle.cc"
       ],
       "libraries": ["-ljpeg"]
     },

@@ -117,3 +117,10 @@ export function mapPixels(
 
 /** The libjpeg(-turbo) version the addon was compiled against, e.g. "libjpeg-turbo 2.1.5". */
 export const jpegLibrary: string;
+
+/**
+ * numpy's Generator.shuffle of values[start, end) with PCG64 (XSL-RR): the generator's
+ * state and increment as 16 16-bit limbs (least significant first) and its 32-bit stash
+ * as [hasStash, value]; both are written back advanced.
+ */
+export function pcg64ShuffleU32(values: Uint32Array, start: number, end: number, limbs: Uint16Array, stash: Uint32Array): void;

@@ -35,6 +35,9 @@ interface Runner {
   rowBytes: number;
   rowLength: number;
   dtype: ElementType;
+  /** Decoders whose row is the metadata member's first bytes: where the field sits in a record, and how many bytes. */
+  copy: { from: number; bytes: number } | null;
+  ringBytes: Uint8Array;
 }
 
 // The fused pixel pass runs in C++ when the addon loads; BETON_PIXEL_KERNEL=js forces the
@@ -48,8 +51,23 @@ const runners: Runner[] = init.outputs.map((o) => {
   // One scratch buffer per intermediate tensor; the last stage writes into the slot.
   const specs = [decoder.output, ...plan.stages.map((s) => s.output)];
   const scratch = specs.map((s) => viewOf(s.dtype, new ArrayBuffer(byteSize(s)), 0, elementCount(s)));
-  return { field: o.field, decoder, stages: plan.stages, lastCopy: plan.stages.findLastIndex((s) => !s.inPlace), scratch, ring: o.ring, rowBytes: byteSize(plan.sampleOutput), rowLength: elementCount(plan.sampleOutput), dtype: plan.sampleOutput.dtype };
+  const copy = decoder.copiesMetadata && plan.stages.length === 0 ? { from: reader.recordLayout.offsets[o.field]!, bytes: decoder.copiesMetadata } : null;
+  return {
+    field: o.field,
+    decoder,
+    stages: plan.stages,
+    lastCopy: plan.stages.findLastIndex((s) => !s.inPlace),
+    scratch,
+    ring: o.ring,
+    rowBytes: byteSize(plan.sampleOutput),
+    rowLength: elementCount(plan.sampleOutput),
+    dtype: plan.sampleOutput.dtype,
+    copy,
+    ringBytes: new Uint8Array(o.ring),
+  };
 });
+const metaBytes = reader.metadata;
+const recordSize = reader.recordLayout.size;
 
 let order: Uint32Array<ArrayBufferLike> = new Uint32Array(0);
 const claims = new Int32Array(init.claims);
@@ -83,6 +101,7 @@ parentPort!.on('message', (msg: WorkerRequest) => {
   const t0 = performance.now();
   const base = msg.batch * init.batchSize;
   let sample = -1;
+  let output = 0;
   let count = 0;
   try {
     // Claim rows until the batch is done: workers that run faster take more rows, so an
@@ -90,17 +109,22 @@ parentPort!.on('message', (msg: WorkerRequest) => {
     for (let k = Atomics.add(claims, msg.slot, 1); k < msg.size; k = Atomics.add(claims, msg.slot, 1)) {
       count++;
       sample = order[base + k]!;
-      runners.forEach((r, oi) => {
-        const slotRows = init.batchSize * r.rowBytes;
-        const row = viewOf(r.dtype, r.ring, msg.slot * slotRows + k * r.rowBytes, r.rowLength);
-        runSample(r, sample, msg.epoch, row, oi);
-      });
+      for (output = 0; output < runners.length; output++) {
+        const r = runners[output]!;
+        const at = (msg.slot * init.batchSize + k) * r.rowBytes;
+        if (r.copy) {
+          const src = sample * recordSize + r.copy.from;
+          for (let j = 0; j < r.copy.bytes; j++) r.ringBytes[at + j] = metaBytes[src + j]!;
+          continue;
+        }
+        runSample(r, sample, msg.epoch, viewOf(r.dtype, r.ring, at, r.rowLength), output);
+      }
     }
     const reply: WorkerReply = { type: 'done', batch: msg.batch, count, busyMs: performance.now() - t0 };
     parentPort!.postMessage(reply);
   } catch (e) {
     const err = e as Error & { code?: string };
-    const reply: WorkerReply = { type: 'error', batch: msg.batch, sample, code: err.code ?? 'DECODE_FAILED', message: err.message };
+    const reply: WorkerReply = { type: 'error', batch: msg.batch, sample, output, code: err.code ?? 'DECODE_FAILED', message: err.message };
     parentPort!.postMessage(reply);
   }
 });

@@ -24,27 +24,39 @@ export interface FieldStats {
 /** Whole-file sizes a decoder plans with (FFCV plans with the whole file, not `indices`). */
 export function fieldStats(reader: Reader, f: number): FieldStats {
   const field = reader.fields[f]!.field;
-  const s: FieldStats = { minWidth: Infinity, maxWidth: 0, minHeight: Infinity, maxHeight: 0, maxBytes: 0 };
-  for (let i = 0; i < reader.numSamples; i++) {
-    const meta = reader.fieldMetadata(i, f);
-    if (field.type === 'rgb_image') {
-      const w = meta.getUint16(1, true);
-      const h = meta.getUint16(3, true);
-      s.minWidth = Math.min(s.minWidth, w);
-      s.maxWidth = Math.max(s.maxWidth, w);
-      s.minHeight = Math.min(s.minHeight, h);
-      s.maxHeight = Math.max(s.maxHeight, h);
-    } else if (field.type === 'bytes' || field.type === 'json') {
-      s.maxBytes = Math.max(s.maxBytes, reader.heapRef(i, f)?.size ?? 0);
+  const s: FieldStats = { minWidth: 0, maxWidth: 0, minHeight: 0, maxHeight: 0, maxBytes: 0 };
+  // Only image sizes and byte lengths are planned with: other fields skip the walk, which
+  // on a tabular file of a million records is most of Loader.open.
+  if (field.type === 'rgb_image') {
+    // One view over the metadata table, not one DataView per record.
+    const table = new DataView(reader.metadata.buffer, reader.metadata.byteOffset, reader.metadata.byteLength);
+    const stride = reader.recordLayout.size;
+    let minW = Infinity, maxW = 0, minH = Infinity, maxH = 0;
+    for (let i = 0, off = reader.recordLayout.offsets[f]!; i < reader.numSamples; i++, off += stride) {
+      const w = table.getUint16(off + 1, true);
+      const h = table.getUint16(off + 3, true);
+      if (w < minW) minW = w;
+      if (w > maxW) maxW = w;
+      if (h < minH) minH = h;
+      if (h > maxH) maxH = h;
     }
+    if (reader.numSamples > 0) Object.assign(s, { minWidth: minW, maxWidth: maxW, minHeight: minH, maxHeight: maxH });
+  } else if (field.type === 'bytes' || field.type === 'json') {
+    for (let i = 0; i < reader.numSamples; i++) s.maxBytes = Math.max(s.maxBytes, reader.heapRef(i, f)?.size ?? 0);
   }
-  if (s.minWidth === Infinity) s.minWidth = s.minHeight = 0;
   if (field.type === 'video_clip') s.clip = clipFieldStats(reader, f);
   return s;
 }
 
 export interface Decoder {
   readonly output: TensorSpec;
+  /**
+   * The row is the first `copiesMetadata` bytes of the field's metadata member, unchanged
+   * (int64 and float64 values): the worker copies them from the metadata table itself,
+   * with no per-sample view, heap lookup or rng — per-sample overhead is what bounds a
+   * tabular loader.
+   */
+  readonly copiesMetadata?: number;
   /** Decodes one sample straight into `dst` (one row of a batch slot or a scratch buffer). */
   decode(meta: DataView, heap: Uint8Array | null, dst: OutputArray, rng: Rng): void;
 }
@@ -76,10 +88,10 @@ export function createDecoder(spec: DecoderSpec, field: Field, stats: FieldStats
       return createClipDecoder(spec, field, stats, options);
     case 'int':
       needs(spec, field, ['int']);
-      return { output: { shape: [1], dtype: 'int64' }, decode: (m, _h, d) => ((d as BigInt64Array)[0] = m.getBigInt64(0, true)) };
+      return { output: { shape: [1], dtype: 'int64' }, copiesMetadata: 8, decode: (m, _h, d) => ((d as BigInt64Array)[0] = m.getBigInt64(0, true)) };
     case 'float':
       needs(spec, field, ['float']);
-      return { output: { shape: [1], dtype: 'float64' }, decode: (m, _h, d) => ((d as Float64Array)[0] = m.getFloat64(0, true)) };
+      return { output: { shape: [1], dtype: 'float64' }, copiesMetadata: 8, decode: (m, _h, d) => ((d as Float64Array)[0] = m.getFloat64(0, true)) };
     case 'ndarray': {
       needs(spec, field, ['ndarray', 'torch_tensor']);
       const f = field as NDArrayField;

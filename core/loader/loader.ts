@@ -104,7 +104,8 @@ export class Loader {
     private readonly opts: Required<Pick<LoaderOptions, 'dropLast' | 'batchesAhead' | 'osCache'>> & LoaderOptions,
     readonly seed: number,
     private readonly order: TraversalOrder,
-    private readonly perEpoch: number,
+    /** Epoch 0's order, computed by open() for the length; the first epoch reuses it. */
+    private firstOrder: Uint32Array | null,
     private readonly outputs: Output[],
     private readonly workers: Worker[],
     private readonly cache: PageCache | null,
@@ -113,6 +114,7 @@ export class Loader {
     private readonly claims: Int32Array,
   ) {
     this.batchSize = opts.batchSize;
+    const perEpoch = firstOrder!.length;
     this.length = opts.dropLast ? Math.floor(perEpoch / opts.batchSize) : Math.ceil(perEpoch / opts.batchSize);
     this.outputNames = outputs.map((o) => o.plan.name);
     this.slotsCount = opts.batchesAhead + 1;
@@ -174,7 +176,7 @@ export class Loader {
         ...(options.distributed ? { distributed: options.distributed } : {}),
         pagesOfSample: pagesOfFields(reader.fields.map((_, f) => f)),
       });
-      const perEpoch = order.sampleOrder(0).length;
+      const firstOrder = order.sampleOrder(0);
       let cache: PageCache | null = null;
       let memory: MemoryPlan = { kind: 'os' };
       if (!osCache) {
@@ -218,7 +220,7 @@ export class Loader {
         ),
       );
       for (const w of workers) w.removeAllListeners('exit');
-      return new Loader(path, reader, { ...options, dropLast, batchesAhead, osCache }, seed, order, perEpoch, outputs, workers, cache, osCache ? null : pagesOf, fh, new Int32Array(claims));
+      return new Loader(path, reader, { ...options, dropLast, batchesAhead, osCache }, seed, order, firstOrder, outputs, workers, cache, osCache ? null : pagesOf, fh, new Int32Array(claims));
     } catch (e) {
       await Promise.all(workers.map((w) => w.terminate()));
       await fh?.close();
@@ -288,7 +290,7 @@ export class Loader {
   private fail(e: Error): void {
     if (!this.failure) this.failure = e;
     void this.close();
-    this.onReply?.(-1, { type: 'error', batch: -1, sample: -1, code: 'WORKER_FAILED', message: e.message });
+    this.onReply?.(-1, { type: 'error', batch: -1, sample: -1, output: -1, code: 'WORKER_FAILED', message: e.message });
   }
 
   async close(): Promise<void> {
@@ -311,7 +313,8 @@ export class Loader {
     this.nextEpoch = epoch + 1;
     this.startBatch = 0;
     const bs = this.batchSize;
-    const full = this.order.sampleOrder(epoch);
+    const full = epoch === 0 && this.firstOrder ? this.firstOrder : this.order.sampleOrder(epoch);
+    this.firstOrder = null;
     const total = Math.min(full.length, this.length * bs);
     const orderBuf = new SharedArrayBuffer(Math.max(4, total * 4));
     const order = new Uint32Array(orderBuf);
@@ -349,7 +352,9 @@ export class Loader {
           notify();
         }
       } else if (r.type === 'error') {
-        const field = this.outputs.find((o) => o.plan.name)?.plan.name;
+        // The file's field the failing output reads (an extra output names its source).
+        const failed = this.outputs[r.output];
+        const field = failed ? this.reader.fields[failed.plan.field]?.name : undefined;
         error ??=
           r.sample >= 0
             ? new LoaderError('CORRUPT_SAMPLE', `${this.path}: sample ${r.sample} could not be decoded (${r.message}); the file is corrupt there — rebuild it, or exclude the sample with indices`, { sample: r.sample, batch: r.batch, ...(field ? { field } : {}) })

@@ -46,4 +46,5 @@ export type WorkerRequest =
 export type WorkerReply =
   | { type: 'ready' }
   | { type: 'done'; batch: number; count: number; busyMs: number }
-  | { type: 'error'; batch: number; sample: number; code: string; message: string };
+  /** `output`: index of the output whose decode failed (-1: not tied to one). */
+  | { type: 'error'; batch: number; sample: number; output: number; code: string; message: string };

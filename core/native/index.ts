@@ -62,6 +62,7 @@ export interface NativeAddon {
     dstHeight: number,
   ): void;
   mapPixels(src: Uint8Array, dst: Uint8Array, lut: Uint8Array | null, height: number, width: number, channels: number, elemBytes: number, flip: boolean, chw: boolean): void;
+  pcg64ShuffleU32(values: Uint32Array, start: number, end: number, limbs: Uint16Array, stash: Uint32Array): void;
   readonly jpegLibrary: string;
 }
 
@@ -220,6 +221,7 @@ export const native: NativeAddon = {
     loadNative().resizeAreaRGB(src, srcWidth, srcHeight, dst, dstWidth, dstHeight),
   mapPixels: (src, dst, lut, height, width, channels, elemBytes, flip, chw) =>
     loadNative().mapPixels(src, dst, lut, height, width, channels, elemBytes, flip, chw),
+  pcg64ShuffleU32: (values, start, end, limbs, stash) => loadNative().pcg64ShuffleU32(values, start, end, limbs, stash),
   get jpegLibrary() {
     return loadNative().jpegLibrary;
   },
@@ -577,4 +579,17 @@ export function cropResizeRGB(
     );
   });
   return target.subarray(0, needed);
+}
+
+/**
+ * numpy's shuffle of values[start, end) with a PCG64 whose state is handed over as `limbs`
+ * (state then increment, 16-bit, least significant first) and `stash` ([hasStash, value]);
+ * both are updated to the advanced state. Bit-exact with core/loader/orders/pcg64.ts.
+ */
+export function pcg64ShuffleU32(values: Uint32Array, start: number, end: number, limbs: Uint16Array, stash: Uint32Array): void {
+  if (!Number.isInteger(start) || !Number.isInteger(end) || start < 0 || start > end || end > values.length) {
+    throw argumentError(`pcg64ShuffleU32: range ${start}..${end} is outside an array of ${values.length}`);
+  }
+  if (limbs.length !== 16 || stash.length !== 2) throw argumentError('pcg64ShuffleU32: limbs must hold 16 and stash 2 elements');
+  call(() => loadNative().pcg64ShuffleU32(values, start, end, limbs, stash));
 }

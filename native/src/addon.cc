@@ -9,6 +9,7 @@
 #include <jpeglib.h>
 
 #include "beton_native.h"
+#include "guard.h"
 
 #define BETON_STRINGIFY_INNER(x) #x
 #define BETON_STRINGIFY(x) BETON_STRINGIFY_INNER(x)
@@ -17,14 +18,16 @@ namespace {
 
 Napi::Object InitBetonNative(Napi::Env env, Napi::Object exports) {
   using namespace beton;
-  exports.Set("mmapFile", Napi::Function::New(env, MmapFile, "mmapFile"));
-  exports.Set("madvise", Napi::Function::New(env, Madvise, "madvise"));
-  exports.Set("pageCacheResidency", Napi::Function::New(env, PageCacheResidency, "pageCacheResidency"));
-  exports.Set("jpegInfo", Napi::Function::New(env, JpegInfo, "jpegInfo"));
-  exports.Set("jpegDecodeRGB", Napi::Function::New(env, JpegDecodeRGB, "jpegDecodeRGB"));
-  exports.Set("jpegEncodeRGB", Napi::Function::New(env, JpegEncodeRGB, "jpegEncodeRGB"));
-  exports.Set("resizeAreaRGB", Napi::Function::New(env, ResizeAreaRGB, "resizeAreaRGB"));
-  exports.Set("mapPixels", Napi::Function::New(env, MapPixelsU8, "mapPixels"));
+  ExportFunction<MmapFile>(env, exports, "mmapFile");
+  ExportFunction<Madvise>(env, exports, "madvise");
+  ExportFunction<PageCacheResidency>(env, exports, "pageCacheResidency");
+  ExportFunction<JpegInfo>(env, exports, "jpegInfo");
+  ExportFunction<JpegDecodeRGB>(env, exports, "jpegDecodeRGB");
+  ExportFunction<JpegEncodeRGB>(env, exports, "jpegEncodeRGB");
+  ExportFunction<ResizeAreaRGB>(env, exports, "resizeAreaRGB");
+  ExportFunction<MapPixelsU8>(env, exports, "mapPixels");
+  ExportFunction<TranscodeJpeg>(env, exports, "transcodeJpeg");
+  ExportFunction<Pcg64ShuffleU32>(env, exports, "pcg64ShuffleU32");
   // The libjpeg-turbo headers compiled against; exact pixel/byte equality
   // with FFCV depends on it, so it is worth showing in diagnostics.
 #ifdef LIBJPEG_TURBO_VERSION
@@ -39,6 +42,8 @@ Napi::Object InitBetonNative(Napi::Env env, Napi::Object exports) {
 
 }  // namespace
 
-// NODE_API_MODULE pastes the function name into an identifier, so it must be
-// unqualified.
-NODE_API_MODULE(beton_native, InitBetonNative)
+// Every export goes through Guarded (guard.h): no C++ exception may reach V8,
+// e.g. a Napi::Error while worker.terminate() stops the thread mid-call.
+// New exports: ExportFunction<Fn>(env, exports, "name"), never
+// Napi::Function::New (test/native-abort.test.ts checks).
+BETON_GUARDED_MODULE(beton_native, InitBetonNative)

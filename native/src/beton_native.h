@@ -24,4 +24,10 @@ Napi::Value ResizeAreaRGB(const Napi::CallbackInfo& info);
 // pixel_map.cc
 Napi::Value MapPixelsU8(const Napi::CallbackInfo& info);
 
+// writer_transcode.cc
+Napi::Value TranscodeJpeg(const Napi::CallbackInfo& info);
+
+// shuffle.cc
+Napi::Value Pcg64ShuffleU32(const Napi::CallbackInfo& info);
+
 }  // namespace beton

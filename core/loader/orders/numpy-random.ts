@@ -4,7 +4,12 @@
  * masked-rejection bounded draws. FFCV's non-distributed RANDOM order is exactly this with
  * seed + epoch, so a TS loader visits the same samples in the same order as FFCV.
  */
+import { isNativeAvailable, pcg64ShuffleU32 } from '../../native/index.js';
 import { Pcg64 } from './pcg64.js';
+
+/** Below this length the JS loop is as quick as crossing into the addon. */
+const NATIVE_MIN = 4096;
+let nativeShuffle: boolean | undefined;
 
 /** The generator `numpy.random.default_rng(seed)` would use. */
 export function defaultRng(seed: number | bigint): Pcg64 {
@@ -16,6 +21,15 @@ export function defaultRng(seed: number | bigint): Pcg64 {
  * uniform j ∈ [0, i]. Exposed for ranges so quasi-random can shuffle page groups in place.
  */
 export function shuffleInPlace(rng: Pcg64, a: Uint32Array, start = 0, end = a.length): void {
+  // A million-sample epoch order costs ~100 ms here and ~10 ms in C++ (the same draws): the
+  // loader computes one per epoch on its main thread, before the first batch can start.
+  nativeShuffle ??= process.env.BETON_NATIVE_SHUFFLE !== '0' && isNativeAvailable();
+  if (nativeShuffle && end - start >= NATIVE_MIN) {
+    const st = rng.exportState();
+    pcg64ShuffleU32(a, start, end, st.limbs, st.stash);
+    rng.importState(st);
+    return;
+  }
   for (let i = end - start - 1; i > 0; i--) {
     const j = rng.interval(i);
     const x = a[start + i] as number;

@@ -38,6 +38,21 @@ export class Pcg64 {
   private stash = 0;
   private hasStash = false;
 
+  /** The whole state for a hand-over: state then increment limbs, and [hasStash, stash]. */
+  exportState(): { limbs: Uint16Array; stash: Uint32Array } {
+    const limbs = new Uint16Array(2 * LIMBS);
+    limbs.set(this.s, 0);
+    limbs.set(this.inc, LIMBS);
+    return { limbs, stash: Uint32Array.of(this.hasStash ? 1 : 0, this.stash) };
+  }
+
+  /** Takes back a state advanced elsewhere (the increment never changes). */
+  importState(st: { limbs: Uint16Array; stash: Uint32Array }): void {
+    this.s.set(st.limbs.subarray(0, LIMBS));
+    this.hasStash = st.stash[0] === 1;
+    this.stash = st.stash[1]!;
+  }
+
   /** Seeds like numpy's pcg64_set_seed: state = 0; step; state += initstate; step. */
   constructor(initState: bigint, initSeq: bigint) {
     this.inc = toLimbs((initSeq << 1n) | 1n);
