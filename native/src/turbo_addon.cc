@@ -13,6 +13,7 @@
 
 #include "args.h"
 #include "errors.h"
+#include "guard.h"
 #include "resize_core.h"
 #include "turbo_decode.h"
 #include "turbo_library.h"
@@ -194,20 +195,19 @@ namespace {
 
 Napi::Object InitBetonTurbo(Napi::Env env, Napi::Object exports) {
   using namespace beton;
-  exports.Set("turboLoad", Napi::Function::New(env, TurboLoad, "turboLoad"));
-  exports.Set("turboLoaded", Napi::Function::New(env, TurboLoaded, "turboLoaded"));
-  exports.Set("turboUseApi", Napi::Function::New(env, TurboUseApi, "turboUseApi"));
-  exports.Set("turboHeader", Napi::Function::New(env, TurboHeaderInfo, "turboHeader"));
-  exports.Set("turboDecodeFull", Napi::Function::New(env, TurboDecodeFullRGB, "turboDecodeFull"));
-  exports.Set("turboDecodeCropResize",
-              Napi::Function::New(env, TurboDecodeCropResizeRGB, "turboDecodeCropResize"));
-  exports.Set("turboChooseScale", Napi::Function::New(env, TurboChooseScale, "turboChooseScale"));
-  exports.Set("cropResizeRGB", Napi::Function::New(env, CropResizeRGB, "cropResizeRGB"));
+  ExportFunction<TurboLoad>(env, exports, "turboLoad");
+  ExportFunction<TurboLoaded>(env, exports, "turboLoaded");
+  ExportFunction<TurboUseApi>(env, exports, "turboUseApi");
+  ExportFunction<TurboHeaderInfo>(env, exports, "turboHeader");
+  ExportFunction<TurboDecodeFullRGB>(env, exports, "turboDecodeFull");
+  ExportFunction<TurboDecodeCropResizeRGB>(env, exports, "turboDecodeCropResize");
+  ExportFunction<TurboChooseScale>(env, exports, "turboChooseScale");
+  ExportFunction<CropResizeRGB>(env, exports, "cropResizeRGB");
   return exports;
 }
 
 }  // namespace
 
-// NODE_API_MODULE pastes the function name into an identifier, so it must be
-// unqualified.
-NODE_API_MODULE(beton_turbo, InitBetonTurbo)
+// Every export goes through Guarded (guard.h): no C++ exception may reach V8,
+// e.g. a Napi::Error while worker.terminate() stops the thread mid-decode.
+BETON_GUARDED_MODULE(beton_turbo, InitBetonTurbo)
