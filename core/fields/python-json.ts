@@ -136,7 +136,10 @@ export function parsePythonJson(text: string, opts: { keepFloats?: boolean } = {
         const k = str();
         ws();
         if (text[i++] !== ':') fail("expected ':'");
-        obj[k] = value();
+        const v = value();
+        // "__proto__" is an ordinary key to Python; assigning it would set the prototype and lose the entry.
+        if (k === '__proto__') Object.defineProperty(obj, k, { value: v, enumerable: true, writable: true, configurable: true });
+        else obj[k] = v;
         ws();
         const d = text[i++];
         if (d === '}') return obj;
