@@ -10,6 +10,18 @@ const elementType = z.enum(['uint8', 'int8', 'uint16', 'int16', 'uint32', 'int32
 const pair = z.tuple([z.number().positive(), z.number().positive()]);
 const rgb = z.tuple([z.number().int().min(0).max(255), z.number().int().min(0).max(255), z.number().int().min(0).max(255)]);
 
+/** A clip decoder's temporal sub-sampling (core/pipeline/spec.ts ClipTemporal). */
+const temporal = z.discriminatedUnion('mode', [
+  z.object({ mode: z.literal('every'), k: z.number().int().min(1) }).strict(),
+  z.object({ mode: z.literal('random_window'), length: z.number().int().min(1) }).strict(),
+]);
+/** Options both clip decoders take (ClipDecoderOptions): the stored length to plan for, temporal sub-sampling, flip probability. */
+const clipOptions = {
+  frames: z.number().int().min(1).max(65535).optional(),
+  temporal: temporal.optional(),
+  flip: z.number().min(0).max(1).optional(),
+};
+
 export const DecoderConfig = z.discriminatedUnion('decoder', [
   z.object({ decoder: z.literal('simple_rgb') }).strict(),
   z.object({ decoder: z.literal('int') }).strict(),
@@ -18,7 +30,12 @@ export const DecoderConfig = z.discriminatedUnion('decoder', [
   z.object({ decoder: z.literal('bytes') }).strict(),
   z.object({ decoder: z.literal('random_resized_crop'), size: pair, scale: pair.default([0.08, 1]), ratio: pair.default([3 / 4, 4 / 3]) }).strict(),
   z.object({ decoder: z.literal('center_crop'), size: pair, ratio: z.number().positive().max(1).default(224 / 256) }).strict(),
+  // video_clip fields: (T, H, W, 3) clips (core/loader/clip-decoders.ts).
+  z.object({ decoder: z.literal('clip_simple'), size: pair.optional(), ...clipOptions }).strict(),
+  z.object({ decoder: z.literal('clip_random_resized_crop'), size: pair, scale: pair.default([0.08, 1]), ratio: pair.default([3 / 4, 4 / 3]), ...clipOptions }).strict(),
 ]);
+
+export type ClipDecoderConfig = Extract<z.infer<typeof DecoderConfig>, { decoder: 'clip_simple' | 'clip_random_resized_crop' }>;
 
 const ops = z.discriminatedUnion('op', [
   z.object({ op: z.literal('random_horizontal_flip'), p: z.number().min(0).max(1).default(0.5) }).strict(),

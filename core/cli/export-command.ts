@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseBuildConfig } from '../api/build-config.js';
 import { parseLoaderConfig, type LoaderConfigInput } from '../api/loader-config.js';
+import { exportFieldsOf } from '../export/file-fields.js';
 import { buildToPython, loaderToPython } from '../export/python.js';
 import { Reader } from '../reader/reader.js';
 import { openSource } from '../sources/open-source.js';
@@ -12,11 +13,14 @@ import { UsageError } from './usage-error.js';
 export const EXPORT_HELP = `beton export --build build.json [--format python|json] [-o FILE]
 beton export --loader loader.json [--format python|json] [-o FILE]
 beton export FILE.beton [--batch-size B] [--workers N] [--order sequential|random|quasi_random]
-             [--decoder simple|rrc:SIZE|center:SIZE] [--flip] [--no-os-cache] [--format python|json]
+             [--decoder simple|rrc:SIZE|center:SIZE] [--clip-decoder simple|rrc:SIZE] [--flip]
+             [--no-os-cache] [--format python|json]
 
 Turns a build config into the Python FFCV DatasetWriter code that builds the same file,
 and a loader config (or flags for a .beton file) into the Python FFCV Loader code that
-loads it the same way. --format json prints the validated config (defaults filled in).`;
+loads it the same way. --decoder is for image fields, --clip-decoder for video clip fields
+(default simple: whole frames); --flip mirrors images and clips with probability 0.5.
+--format json prints the validated config (defaults filled in).`;
 
 function readJson(file: string): unknown {
   try {
@@ -39,6 +43,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
       workers: { type: 'string' },
       order: { type: 'string' },
       decoder: { type: 'string' },
+      'clip-decoder': { type: 'string' },
       flip: { type: 'boolean' },
       'no-os-cache': { type: 'boolean' },
     },
@@ -63,16 +68,10 @@ export async function exportCommand(argv: string[]): Promise<number> {
   if (loaderInput) {
     const r = parseLoaderConfig(loaderInput);
     if (!r.ok) throw new UsageError(`invalid loader config:\n  ${r.errors.join('\n  ')}`);
-    // Video clip fields are custom (type 255): the Python side needs their Field class.
-    let videoFields: string[] = [];
-    try {
-      const rd = await Reader.open(r.value.file);
-      videoFields = rd.fields.filter((f) => f.field.type === 'video_clip').map((f) => f.name);
-      rd.close();
-    } catch {
-      // The file may not exist where the config is exported; then no custom fields are known.
-    }
-    parts.push(loaderToPython(r.value, { videoFields }));
+    // The file's fields, when it is at hand: video clip fields are custom (type 255) and need
+    // their Field class on the Python side; ndarray dtypes decide how FFCV holds a batch.
+    const fields = await exportFieldsOf(r.value.file);
+    parts.push(loaderToPython(r.value, fields ? { fields } : {}));
     docs.loader = r.value;
   }
   if (parts.length === 0) throw new UsageError('nothing to export: give --build, --loader or a .beton FILE');
@@ -89,13 +88,24 @@ async function loaderFromFlags(file: string, v: Record<string, string | boolean 
     const m = /^(simple|rrc|center)(?::(\d+))?$/.exec(dec);
     if (!m || (m[1] !== 'simple' && !m[2])) throw new UsageError(`--decoder expects simple, rrc:SIZE or center:SIZE, got "${dec}"`);
     const size = Number(m[2]);
+    const clipDec = String(v['clip-decoder'] ?? 'simple');
+    const c = /^(simple|rrc)(?::(\d+))?$/.exec(clipDec);
+    if (!c || (c[1] === 'rrc' && !c[2])) throw new UsageError(`--clip-decoder expects simple or rrc:SIZE, got "${clipDec}"`);
+    const clipSize = Number(c[2]);
+    const flip = v.flip ? { flip: 0.5 } : {};
+    // Every field gets its pipeline written out (FFCV's default decoder for the type), so the
+    // exported code says what each batch holds.
     const pipelines: LoaderConfigInput['pipelines'] = {};
     for (const { name, field } of reader.fields) {
       if (field.type === 'rgb_image') {
         const decoder = m[1] === 'simple' ? { decoder: 'simple_rgb' as const } : m[1] === 'rrc' ? { decoder: 'random_resized_crop' as const, size: [size, size] as [number, number] } : { decoder: 'center_crop' as const, size: [size, size] as [number, number] };
         pipelines[name] = [decoder, ...(v.flip ? [{ op: 'random_horizontal_flip' as const }] : []), { op: 'to_chw' as const }];
+      } else if (field.type === 'video_clip') {
+        pipelines[name] = [c[1] === 'simple' ? { decoder: 'clip_simple', ...flip } : { decoder: 'clip_random_resized_crop', size: [clipSize, clipSize], ...flip }];
       } else if (field.type === 'int') pipelines[name] = [{ decoder: 'int' }];
       else if (field.type === 'float') pipelines[name] = [{ decoder: 'float' }];
+      else if (field.type === 'ndarray' || field.type === 'torch_tensor') pipelines[name] = [{ decoder: 'ndarray' }];
+      else if (field.type === 'bytes' || field.type === 'json') pipelines[name] = [{ decoder: 'bytes' }];
     }
     const num = (x: unknown): number | undefined => (x === undefined ? undefined : Number(x));
     return {

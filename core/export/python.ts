@@ -1,6 +1,6 @@
 import type { BuildConfig, FieldConfig } from '../api/build-config.js';
 import type { LoaderConfig } from '../api/loader-config.js';
-import { customFieldsPy, VIDEO_CLIP_PYTHON, videoFieldPy, videoSourcePy } from './python-video.js';
+import { clipDecoderPy, customFieldsPy, VIDEO_CLIP_PYTHON, videoFieldPy, videoSourcePy } from './python-video.js';
 
 /**
  * Runnable Python FFCV code from our configs: the DatasetWriter call for a build config
@@ -81,6 +81,56 @@ export function buildToPython(config: BuildConfig, fields: readonly FieldConfig[
 }
 
 type Step = LoaderConfig['pipelines'][string] extends infer P ? (P extends ReadonlyArray<infer S> ? S : never) : never;
+type ClipStep = Extract<Step, { decoder: 'clip_simple' | 'clip_random_resized_crop' }>;
+
+const isClipStep = (s: Step): s is ClipStep => 'decoder' in s && (s.decoder === 'clip_simple' || s.decoder === 'clip_random_resized_crop');
+
+/** What the exporter knows of a file's field (from its header, when the file is at hand). */
+export interface ExportField {
+  name: string;
+  /** Our field type: 'int', 'rgb_image', 'video_clip', … */
+  type: string;
+  /** ndarray/torch_tensor: the numpy typestr ('<f4', '<u2', …). */
+  dtype?: string;
+}
+
+export interface LoaderExportOptions {
+  /**
+   * The file's fields. video_clip fields (custom, type 255) get the generated
+   * VideoClipField/decoders and a `custom_fields` entry; ndarray dtypes decide whether the
+   * batch can end in a torch tensor. Without it, pipelines that start with a clip decoder
+   * mark their fields as video.
+   */
+  fields?: readonly ExportField[];
+}
+
+/**
+ * FFCV allocates every pipeline buffer as a torch tensor, and torch before 2.3 has no
+ * uint16/32/64: the Loader cannot even start with NDArrayDecoder on such a field. This
+ * decoder fills the signed type of the same width with the same bytes (FFCV's own advice
+ * for uint16), so the loader runs with any torch; `.view()` gives the unsigned values back.
+ */
+const UNSIGNED_ARRAY_PYTHON = String.raw`# --- Beton Studio: unsigned arrays wider than a byte ---
+from dataclasses import replace
+
+from ffcv.fields.decoders import NDArrayDecoder
+from ffcv.pipeline.allocation_query import AllocationQuery
+
+
+class NDArrayAsSignedDecoder(NDArrayDecoder):
+    """NDArrayDecoder for uint16/32/64 fields: the same bytes, typed as int16/32/64, because
+    FFCV's buffers are torch tensors and torch before 2.3 has no wider unsigned types.
+    The values: batch.numpy().view(np.uint16) (or tensor.view(torch.uint16) on torch >= 2.3)."""
+
+    def declare_state_and_memory(self, previous_state):
+        state, query = super().declare_state_and_memory(previous_state)
+        signed = np.dtype(self.field.dtype.str.replace("u", "i"))
+        return replace(state, dtype=signed), AllocationQuery(query.shape, signed)
+# --- end of unsigned arrays ---
+`;
+
+/** An unsigned numpy typestr wider than a byte ('<u2', '<u4', '<u8'). */
+const isWideUnsigned = (typestr: string): boolean => typestr[1] === 'u' && Number(typestr.slice(2)) > 1;
 
 function stepPy(s: Step, notes: string[]): string[] {
   if ('decoder' in s) {
@@ -92,6 +142,8 @@ function stepPy(s: Step, notes: string[]): string[] {
       case 'float': return ['FloatDecoder()'];
       case 'ndarray': return ['NDArrayDecoder()'];
       case 'bytes': return ['BytesDecoder()'];
+      case 'clip_simple':
+      case 'clip_random_resized_crop': return [clipDecoderPy(s, (n) => notes.push(n))];
     }
   }
   switch (s.op) {
@@ -114,13 +166,41 @@ function stepPy(s: Step, notes: string[]): string[] {
   }
 }
 
+/** A video field's steps: its clip decoder (or the default one), then the ops that apply to (T, H, W, 3). */
+function clipPipelinePy(name: string, steps: readonly Step[], notes: string[]): string[] {
+  // Without a decoder first, our loader uses the field's default (clip_simple), as FFCV does.
+  const parts: string[] = steps[0] && 'decoder' in steps[0] ? [] : ['VideoClipDecoder()'];
+  for (const s of steps) {
+    if (isClipStep(s)) {
+      parts.push(clipDecoderPy(s, (n) => notes.push(`"${name}": ${n}`)));
+    } else if ('decoder' in s) {
+      notes.push(`the "${name}" pipeline's ${s.decoder} decoder is for images; the clip is decoded with VideoClipDecoder instead`);
+      parts.push('VideoClipDecoder()');
+    } else if (s.op === 'convert') {
+      parts.push(...stepPy(s, notes));
+    } else {
+      notes.push(`${s.op} works on (H, W, C) images, not (T, H, W, 3) clips; left out of "${name}" (the clip decoders take flip=)`);
+    }
+  }
+  return parts;
+}
+
 /**
  * Python that loads the file with FFCV's Loader, with the same order, caching and pipelines.
- * `videoFields`: the file's video_clip fields (custom, type 255); the code then defines
- * VideoClipField/VideoClipDecoder and passes them through `custom_fields`.
+ * `opts.fields`: the file's fields; video_clip fields (custom, type 255) make the code define
+ * VideoClipField and its decoders and pass them through `custom_fields`.
  */
-export function loaderToPython(config: LoaderConfig, opts: { videoFields?: readonly string[] } = {}): string {
-  const videoFields = opts.videoFields ?? [];
+export function loaderToPython(config: LoaderConfig, opts: LoaderExportOptions = {}): string {
+  const pipelines = Object.entries(config.pipelines);
+  // A field left out of the config gets FFCV's default pipeline, which cannot start for a wide
+  // unsigned array (see NDArrayAsSignedDecoder): write its pipeline out.
+  for (const f of opts.fields ?? []) {
+    if (f.dtype !== undefined && isWideUnsigned(f.dtype) && !(f.name in config.pipelines)) pipelines.push([f.name, []]);
+  }
+  const videoFields = opts.fields
+    ? opts.fields.filter((f) => f.type === 'video_clip').map((f) => f.name)
+    : pipelines.filter(([, steps]) => steps?.[0] !== undefined && isClipStep(steps[0])).map(([name]) => name);
+  const dtypes = new Map((opts.fields ?? []).filter((f) => f.dtype !== undefined).map((f) => [f.name, f.dtype!]));
   const notes: string[] = [];
   const order = { sequential: 'SEQUENTIAL', random: 'RANDOM', quasi_random: 'QUASI_RANDOM' }[config.order];
   let orderPy = `OrderOption.${order}`;
@@ -129,25 +209,31 @@ export function loaderToPython(config: LoaderConfig, opts: { videoFields?: reado
     orderPy = 'OrderOption.RANDOM';
   }
   const pipes: string[] = [];
-  for (const [name, steps] of Object.entries(config.pipelines)) {
-    if (videoFields.includes(name) && steps !== null) {
-      if (steps.length > 0) notes.push(`the "${name}" pipeline's steps are for images; the clip is decoded with VideoClipDecoder instead`);
-      pipes.push(`        ${py(name)}: [VideoClipDecoder(), ToTensor()],`);
-      continue;
-    }
+  const unsigned: string[] = [];
+  for (const [name, steps] of pipelines) {
     if (steps === null) {
       pipes.push(`        ${py(name)}: None,`);
       continue;
     }
-    let parts = steps.flatMap((s) => stepPy(s, notes));
+    let parts = videoFields.includes(name) ? clipPipelinePy(name, steps, notes) : steps.flatMap((s) => stepPy(s, notes));
     // Our loader hands out typed arrays; PyTorch code wants tensors: end every pipeline in one.
     const dedup: string[] = [];
     for (const p of parts) if (!(p === 'ToTensor()' && dedup.includes('ToTensor()'))) dedup.push(p);
     parts = dedup;
+    const dtype = dtypes.get(name);
+    if (dtype !== undefined && isWideUnsigned(dtype) && (parts[0] === 'NDArrayDecoder()' || parts[0] === 'ToTensor()' || parts.length === 0)) {
+      if (parts[0] === 'NDArrayDecoder()') parts.shift();
+      parts.unshift('NDArrayAsSignedDecoder()');
+      unsigned.push(name);
+      notes.push(`"${name}" is ${dtype}: its batches hold the same bytes as int${8 * Number(dtype.slice(2))} (FFCV cannot allocate unsigned tensors wider than a byte); .view() them back`);
+    }
+    if (dtype?.startsWith('>')) notes.push(`"${name}" is big-endian (${dtype}): torch, and so FFCV, cannot hold it; rewrite the field little-endian`);
     if (!parts.includes('ToTensor()')) parts.push('ToTensor()');
     if (parts[0] === 'IntDecoder()' && parts.length === 2) parts.push('Squeeze()');
     pipes.push(`        ${py(name)}: [${parts.join(', ')}],`);
   }
+  // FFCV's Reader needs a class for every custom field, even one whose pipeline is None.
+  const usesClips = videoFields.length > 0;
   const lines = [
     '# Generated by Beton Studio: the same loader in Python FFCV.',
     'import numpy as np',
@@ -159,7 +245,8 @@ export function loaderToPython(config: LoaderConfig, opts: { videoFields?: reado
     '                             Convert, Squeeze, ReplaceLabel, ImageMixup, LabelMixup, RandomBrightness, RandomContrast,',
     '                             RandomSaturation)',
     '',
-    ...(videoFields.length ? [VIDEO_CLIP_PYTHON, ''] : []),
+    ...(usesClips ? [VIDEO_CLIP_PYTHON, ''] : []),
+    ...(unsigned.length ? [UNSIGNED_ARRAY_PYTHON, ''] : []),
     ...notes.map((n) => `# Note: ${n}.`),
     'loader = Loader(',
     `    ${py(config.file)},`,
@@ -171,7 +258,7 @@ export function loaderToPython(config: LoaderConfig, opts: { videoFields?: reado
     `    drop_last=${py(config.dropLast)},`,
     `    batches_ahead=${config.batchesAhead},`,
     `    distributed=${py(Boolean(config.distributed))},`,
-    ...(videoFields.length ? [`    custom_fields=${customFieldsPy(videoFields)},`] : []),
+    ...(usesClips ? [`    custom_fields=${customFieldsPy(videoFields)},`] : []),
     '    pipelines={',
     ...pipes,
     '    },',

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import type { ApiEvent, EnvInfo, Envelope, Method, ParsedParams, Results } from '../api/contract.js';
 import { parseRequest } from '../api/contract.js';
 import { parseBuildConfig } from '../api/build-config.js';
-import { BetonEncodeError, BetonFormatError } from '../format/errors.js';
+import { exportFieldsOf } from '../export/file-fields.js';
 import { buildToPython, loaderToPython } from '../export/python.js';
 import { decodePath } from '../native/turbo.js';
 import { gpuInventory } from '../profile/gpu-sampler.js';
@@ -18,7 +18,8 @@ import { inspectDataset, previewDataset } from './dataset-views.js';
 import { FsAccess } from './fs-access.js';
 import type { ReadGuard } from '../sources/read-guard.js';
 import { JobManager } from './jobs.js';
-import { ServiceError } from './service-error.js';
+import { apiErrorOf, ServiceError } from './service-error.js';
+import { checkBuildOutput } from '../writer/output-guard.js';
 
 export interface ServiceOptions {
   /** Folders clients may open (beton serve); null: any local path (Electron). */
@@ -82,9 +83,7 @@ export class BetonService {
       const h = this.handlers[req.method] as Handler<Method>;
       return { ok: true, value: await h(req.params) };
     } catch (e) {
-      const err = e as Error & { code?: string };
-      const code = e instanceof ServiceError || e instanceof BetonFormatError || e instanceof BetonEncodeError ? err.code! : 'FAILED';
-      return { ok: false, error: { code, message: err.message } };
+      return { ok: false, error: apiErrorOf(e) };
     }
   }
 
@@ -130,9 +129,12 @@ export class BetonService {
       // A video source's own ffmpeg is a program the client names: a command like --exec.
       if ('ffmpeg' in p.config.source && p.config.source.ffmpeg !== undefined) this.mayExec();
       const config = { ...p.config, source: { ...p.config.source, path: this.fs.check(p.config.source.path) }, output: this.fs.check(p.config.output, { mustExist: false }) };
+      // Refused before a job exists (the client gets OUTPUT_EXISTS / OUTPUT_IS_INPUT, not a failed job).
+      const overwrite = p.overwrite ?? false;
+      await checkBuildOutput(config, process.cwd(), { overwrite });
       const readGuard = this.readGuard;
       const jobId = this.jobs.start('build', async ({ signal, progress }) => {
-        const report = await buildDataset(config, { signal, ...(readGuard ? { readGuard } : {}), onProgress: (x) => progress({ done: x.done, total: x.total, rate: x.samplesPerSec, etaMs: x.etaMs }) });
+        const report = await buildDataset(config, { signal, overwrite, ...(readGuard ? { readGuard } : {}), onProgress: (x) => progress({ done: x.done, total: x.total, rate: x.samplesPerSec, etaMs: x.etaMs }) });
         try {
           const db = this.runs();
           const { datasetInfo } = await import('../profile/sweep.js');
@@ -150,6 +152,8 @@ export class BetonService {
       // Refused before a job exists, so the client gets the code (403), not a failed job.
       const file = 'plan' in p ? this.fs.check(p.plan.file) : '';
       if ('exec' in p) this.mayExec();
+      // The run is stored at the end: a database that cannot take it fails now, not after the sweep.
+      this.runs();
       const jobId = this.jobs.start('profile', async ({ signal, progress, sample }) => {
         if ('plan' in p) {
           const run = await profile(
@@ -206,7 +210,17 @@ export class BetonService {
         const fields = checked.value.fields ?? (await buildFields(checked.value, await openSource({ ...checked.value.source, path: this.fs.check(checked.value.source.path) }, process.cwd(), this.readGuard ? { readGuard: this.readGuard } : {})));
         parts.push(buildToPython(checked.value, fields));
       }
-      if (p.loader) parts.push(loaderToPython(p.loader));
+      if (p.loader) {
+        // The file's fields (video clips need custom_fields in FFCV), when it lies in the
+        // served folders; otherwise the code is written from the config alone.
+        let fields: Awaited<ReturnType<typeof exportFieldsOf>>;
+        try {
+          fields = await exportFieldsOf(this.fs.check(p.loader.file));
+        } catch {
+          fields = undefined;
+        }
+        parts.push(loaderToPython(p.loader, fields ? { fields } : {}));
+      }
       return { text: parts.join('\n\n'), language: 'python' };
     },
   };
