@@ -89,6 +89,8 @@ const bytesOf = (a: ArrayBufferView): Buffer => Buffer.from(a.buffer, a.byteOffs
 
 describeFfcv('exported Python runs under the real FFCV', () => {
   const dir = mkdtempSync(join(tmpdir(), 'beton-export-runs-'));
+  // KEEP_EXPORT_RUNS=1 keeps the files, generated code and dumps (and writes our side of a
+  // mismatching batch beside FFCV's, as .ours) for a look with numpy.
   afterAll(() => (process.env.KEEP_EXPORT_RUNS ? console.log(dir) : rmSync(dir, { recursive: true, force: true })));
   const cases: Case[] = [];
   let py: Record<string, PyRun>;
