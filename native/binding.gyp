@@ -42,7 +42,8 @@
         "src/resize_core.cc",
         "src/pixel_map.cc",
         "src/writer_transcode.cc",
-        "src/shuffle.cc"
+        "src/shuffle.cc",
+        "src/gather.cc"
       ],
       "libraries": ["-ljpeg"]
     },

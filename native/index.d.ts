@@ -124,3 +124,9 @@ export const jpegLibrary: string;
  * as [hasStash, value]; both are written back advanced.
  */
 export function pcg64ShuffleU32(values: Uint32Array, start: number, end: number, limbs: Uint16Array, stash: Uint32Array): void;
+
+/**
+ * Copies `width` bytes at ids[k] * stride + offset of `src` into row k of `dst`, rows
+ * packed from byte `dstStart`. Throws RangeError for rows or ids outside the buffers.
+ */
+export function gatherRecords(src: Uint8Array, stride: number, offset: number, width: number, ids: Uint32Array, dst: Uint8Array, dstStart: number): void;

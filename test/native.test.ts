@@ -158,7 +158,7 @@ describe('loader', () => {
     const raw: typeof RawAddon = loadNative();
     const typed: NativeAddon = raw;
     expect(Object.keys(typed).sort()).toEqual(
-      ['jpegDecodeRGB', 'jpegEncodeRGB', 'jpegInfo', 'jpegLibrary', 'madvise', 'mapPixels', 'mmapFile', 'pageCacheResidency', 'resizeAreaRGB'],
+      ['gatherRecords', 'jpegDecodeRGB', 'jpegEncodeRGB', 'jpegInfo', 'jpegLibrary', 'madvise', 'mapPixels', 'mmapFile', 'pageCacheResidency', 'pcg64ShuffleU32', 'resizeAreaRGB'],
     );
     expect(native.jpegLibrary).toMatch(/^libjpeg/);
   });

@@ -11,7 +11,7 @@ import { planStages } from '../pipeline/plan.js';
 import { rngFor } from '../pipeline/rng.js';
 import type { SampleStage } from '../pipeline/stage.js';
 import { Reader } from '../reader/reader.js';
-import { isNativeAvailable, mapPixels } from '../native/index.js';
+import { gatherRecords, isNativeAvailable, mapPixels } from '../native/index.js';
 import { createDecoder, type Decoder } from './decoders.js';
 import { heapAccess, type HeapAccess } from './heap-access.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './protocol.js';
@@ -66,6 +66,7 @@ const runners: Runner[] = init.outputs.map((o) => {
     ringBytes: new Uint8Array(o.ring),
   };
 });
+const allCopies = runners.every((r) => r.copy !== null);
 const metaBytes = reader.metadata;
 const recordSize = reader.recordLayout.size;
 
@@ -93,6 +94,33 @@ function runSample(r: Runner, sampleId: number, epoch: number, row: OutputArray,
   }
 }
 
+// Tabular rows in one native call per batch and output (JS loop as fallback).
+const gather = allCopies && process.env.BETON_GATHER !== 'js' && isNativeAvailable();
+
+function gatherRows(r: Runner, slot: number, k0: number, ids: Uint32Array): void {
+  failing.sample = ids[0] ?? -1;
+  gatherRecords(metaBytes, recordSize, r.copy!.from, r.copy!.bytes, ids, r.ringBytes, (slot * init.batchSize + k0) * r.rowBytes);
+}
+
+/** Where the current row is, for the error reply. */
+const failing = { sample: -1, output: 0 };
+
+/** Writes row k of the job's slot: every output of sample `sample`. */
+function runRow(msg: { epoch: number; slot: number }, k: number, sample: number): void {
+  failing.sample = sample;
+  for (let output = 0; output < runners.length; output++) {
+    failing.output = output;
+    const r = runners[output]!;
+    const at = (msg.slot * init.batchSize + k) * r.rowBytes;
+    if (r.copy) {
+      const src = sample * recordSize + r.copy.from;
+      for (let j = 0; j < r.copy.bytes; j++) r.ringBytes[at + j] = metaBytes[src + j]!;
+    } else {
+      runSample(r, sample, msg.epoch, viewOf(r.dtype, r.ring, at, r.rowLength), output);
+    }
+  }
+}
+
 parentPort!.on('message', (msg: WorkerRequest) => {
   if (msg.type === 'epoch') {
     order = new Uint32Array(msg.order);
@@ -100,31 +128,24 @@ parentPort!.on('message', (msg: WorkerRequest) => {
   }
   const t0 = performance.now();
   const base = msg.batch * init.batchSize;
-  let sample = -1;
-  let output = 0;
   let count = 0;
   try {
     // Claim rows until the batch is done: workers that run faster take more rows, so an
-    // uneven split (one core slower than the other) does not leave a worker idle.
-    for (let k = Atomics.add(claims, msg.slot, 1); k < msg.size; k = Atomics.add(claims, msg.slot, 1)) {
-      count++;
-      sample = order[base + k]!;
-      for (output = 0; output < runners.length; output++) {
-        const r = runners[output]!;
-        const at = (msg.slot * init.batchSize + k) * r.rowBytes;
-        if (r.copy) {
-          const src = sample * recordSize + r.copy.from;
-          for (let j = 0; j < r.copy.bytes; j++) r.ringBytes[at + j] = metaBytes[src + j]!;
-          continue;
-        }
-        runSample(r, sample, msg.epoch, viewOf(r.dtype, r.ring, at, r.rowLength), output);
-      }
+    // uneven split (one core slower than the other) does not leave a worker idle. Rows that
+    // are plain copies are claimed all at once: an atomic per row would cost more than the
+    // row, and more still when two workers contend for the counter.
+    const step = allCopies ? msg.size : 1;
+    for (let k0 = Atomics.add(claims, msg.slot, step); k0 < msg.size; k0 = Atomics.add(claims, msg.slot, step)) {
+      const k1 = Math.min(k0 + step, msg.size);
+      if (gather) for (const r of runners) gatherRows(r, msg.slot, k0, order.subarray(base + k0, base + k1));
+      else for (let k = k0; k < k1; k++) runRow(msg, k, order[base + k]!);
+      count += k1 - k0;
     }
     const reply: WorkerReply = { type: 'done', batch: msg.batch, count, busyMs: performance.now() - t0 };
     parentPort!.postMessage(reply);
   } catch (e) {
     const err = e as Error & { code?: string };
-    const reply: WorkerReply = { type: 'error', batch: msg.batch, sample, output, code: err.code ?? 'DECODE_FAILED', message: err.message };
+    const reply: WorkerReply = { type: 'error', batch: msg.batch, sample: failing.sample, output: failing.output, code: err.code ?? 'DECODE_FAILED', message: err.message };
     parentPort!.postMessage(reply);
   }
 });

@@ -63,6 +63,7 @@ export interface NativeAddon {
   ): void;
   mapPixels(src: Uint8Array, dst: Uint8Array, lut: Uint8Array | null, height: number, width: number, channels: number, elemBytes: number, flip: boolean, chw: boolean): void;
   pcg64ShuffleU32(values: Uint32Array, start: number, end: number, limbs: Uint16Array, stash: Uint32Array): void;
+  gatherRecords(src: Uint8Array, stride: number, offset: number, width: number, ids: Uint32Array, dst: Uint8Array, dstStart: number): void;
   readonly jpegLibrary: string;
 }
 
@@ -222,6 +223,7 @@ export const native: NativeAddon = {
   mapPixels: (src, dst, lut, height, width, channels, elemBytes, flip, chw) =>
     loadNative().mapPixels(src, dst, lut, height, width, channels, elemBytes, flip, chw),
   pcg64ShuffleU32: (values, start, end, limbs, stash) => loadNative().pcg64ShuffleU32(values, start, end, limbs, stash),
+  gatherRecords: (src, stride, offset, width, ids, dst, dstStart) => loadNative().gatherRecords(src, stride, offset, width, ids, dst, dstStart),
   get jpegLibrary() {
     return loadNative().jpegLibrary;
   },
@@ -592,4 +594,15 @@ export function pcg64ShuffleU32(values: Uint32Array, start: number, end: number,
   }
   if (limbs.length !== 16 || stash.length !== 2) throw argumentError('pcg64ShuffleU32: limbs must hold 16 and stash 2 elements');
   call(() => loadNative().pcg64ShuffleU32(values, start, end, limbs, stash));
+}
+
+/**
+ * Copies `width` bytes at ids[k]·stride + offset of `src` (a metadata table) to row k of
+ * `dst` from `dstStart`: a tabular loader's whole per-sample work, one call per batch.
+ */
+export function gatherRecords(src: Uint8Array, stride: number, offset: number, width: number, ids: Uint32Array, dst: Uint8Array, dstStart: number): void {
+  if (![stride, offset, width, dstStart].every((v) => Number.isInteger(v) && v >= 0) || offset + width > stride) {
+    throw argumentError(`gatherRecords: bad layout (stride ${stride}, offset ${offset}, width ${width}, dstStart ${dstStart})`);
+  }
+  call(() => loadNative().gatherRecords(src, stride, offset, width, ids, dst, dstStart));
 }

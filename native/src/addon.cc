@@ -27,7 +27,9 @@ Napi::Object InitBetonNative(Napi::Env env, Napi::Object exports) {
   ExportFunction<ResizeAreaRGB>(env, exports, "resizeAreaRGB");
   ExportFunction<MapPixelsU8>(env, exports, "mapPixels");
   ExportFunction<TranscodeJpeg>(env, exports, "transcodeJpeg");
+  ExportFunction<ThreadCpuTime>(env, exports, "threadCpuMs");
   ExportFunction<Pcg64ShuffleU32>(env, exports, "pcg64ShuffleU32");
+  ExportFunction<GatherRecords>(env, exports, "gatherRecords");
   // The libjpeg-turbo headers compiled against; exact pixel/byte equality
   // with FFCV depends on it, so it is worth showing in diagnostics.
 #ifdef LIBJPEG_TURBO_VERSION

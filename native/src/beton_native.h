@@ -26,8 +26,12 @@ Napi::Value MapPixelsU8(const Napi::CallbackInfo& info);
 
 // writer_transcode.cc
 Napi::Value TranscodeJpeg(const Napi::CallbackInfo& info);
+Napi::Value ThreadCpuTime(const Napi::CallbackInfo& info);
 
 // shuffle.cc
 Napi::Value Pcg64ShuffleU32(const Napi::CallbackInfo& info);
+
+// gather.cc
+Napi::Value GatherRecords(const Napi::CallbackInfo& info);
 
 }  // namespace beton
