@@ -57,6 +57,9 @@ export function turboDecodeFull(
   dst: Uint8Array,
   fastDct: boolean,
   strict: boolean,
+  /** With expectHeight: a JPEG of another size throws NATIVE_JPEG before decoding. */
+  expectWidth?: number,
+  expectHeight?: number,
 ): { width: number; height: number; warnings: number };
 
 /**
@@ -78,6 +81,9 @@ export function turboDecodeCropResize(
   fastDct: boolean,
   scaling: boolean,
   strict: boolean,
+  /** With expectHeight: a JPEG of another size throws NATIVE_JPEG before decoding. */
+  expectWidth?: number,
+  expectHeight?: number,
 ): number;
 
 /** The scaling factor turboDecodeCropResize would choose (1 before turboLoad). */

@@ -43,6 +43,40 @@ export function encodeDescriptor(d: FieldDescriptor): Uint8Array {
   return out;
 }
 
+/** Built-in type ids whose 1024 argument bytes FFCV always writes as zeros (to_binary = np.zeros). */
+const ZERO_ARGUMENT_TYPES = new Set([0, 1, 2, 3, 5]);
+/** NDArrayField / TorchTensorField: 32 × u64 shape, u64 text length, then the dtype text. */
+const NDARRAY_TYPES = new Set([4, 6]);
+const NDARRAY_TEXT_AT = 32 * 8 + 8;
+
+/**
+ * The first byte of a 1041-byte descriptor that FFCV's writer always leaves zero but is not,
+ * as an offset inside the entry, or -1. FFCV starts from np.zeros: the name's bytes after
+ * its first NUL stay zero, a float/int/image/bytes/JSON field writes no arguments at all,
+ * and an NDArray's arguments end with its dtype text. A descriptor that breaks this is not
+ * one FFCV (or we) wrote: most often num_fields was edited and the "table" runs into the
+ * metadata. Custom fields (255) own their arguments and are not checked; neither is a
+ * built-in whose NDArray text length is itself wrong (parseArguments names that).
+ */
+export function strayDescriptorByte(bytes: Uint8Array): number {
+  const typeId = bytes[0]!;
+  const nameEnd = 1 + FIELD_NAME_SIZE;
+  const nul = bytes.subarray(1, nameEnd).indexOf(0);
+  if (nul >= 0) {
+    for (let i = 1 + nul; i < nameEnd; i++) if (bytes[i] !== 0) return i;
+  }
+  let argsFrom: number;
+  if (ZERO_ARGUMENT_TYPES.has(typeId)) argsFrom = 0;
+  else if (NDARRAY_TYPES.has(typeId)) {
+    const v = new DataView(bytes.buffer, bytes.byteOffset + nameEnd, FIELD_ARGS_SIZE);
+    const len = v.getBigUint64(NDARRAY_TEXT_AT - 8, true);
+    if (len > BigInt(FIELD_ARGS_SIZE - NDARRAY_TEXT_AT)) return -1;
+    argsFrom = NDARRAY_TEXT_AT + Number(len);
+  } else return -1;
+  for (let i = nameEnd + argsFrom; i < FIELD_DESCRIPTOR_SIZE; i++) if (bytes[i] !== 0) return i;
+  return -1;
+}
+
 export function decodeDescriptor(bytes: Uint8Array, index: number, file = '<buffer>'): FieldDescriptor {
   if (bytes.byteLength < FIELD_DESCRIPTOR_SIZE) {
     throw new BetonFormatError('TRUNCATED', `${file}: field descriptor ${index} is truncated`, {

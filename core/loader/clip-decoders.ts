@@ -133,7 +133,7 @@ export function createClipDecoder(spec: ClipDecoderSpec, field: Field, stats: Fi
         const flip = flipP > 0 && rng.next() < flipP;
         const out = d as Uint8Array;
         const raw = isRawMode(h.mode);
-        fillFrames(out, fb, picks, heap!, h.count, (src, dst) => (raw ? dst.set(src) : decodeJpegInto(src, dst)));
+        fillFrames(out, fb, picks, heap!, h.count, (src, dst) => (raw ? dst.set(src) : decodeJpegInto(src, dst, W, H)));
         if (flip) flipClip(out, T, H, W);
       },
     };

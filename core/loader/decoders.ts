@@ -1,5 +1,4 @@
 import type { Field } from '../fields/field.js';
-import { IMAGE_MODE_RAW } from '../fields/rgb-image-field.js';
 import type { NDArrayField } from '../fields/ndarray-field.js';
 import { centerCrop, randomResizedCrop } from '../pipeline/crop.js';
 import { elementTypeOf, type OutputArray, type TensorSpec } from '../pipeline/dtypes.js';
@@ -8,7 +7,7 @@ import type { DecoderSpec } from '../pipeline/spec.js';
 import type { Reader } from '../reader/reader.js';
 import { PipelineError } from '../pipeline/stage.js';
 import { clipFieldStats, createClipDecoder, type ClipStats } from './clip-decoders.js';
-import { CropResizer, decodeJpegInto, type ImageDecodeOptions } from './image-decode.js';
+import { CropResizer, decodeJpegInto, isRawImage, type ImageDecodeOptions } from './image-decode.js';
 
 /** Whole-file facts decoders plan with (as FFCV: the whole file, not just `indices`). */
 export interface FieldStats {
@@ -125,8 +124,8 @@ export function createDecoder(spec: DecoderSpec, field: Field, stats: FieldStats
       return {
         output: { shape: [stats.maxHeight, stats.maxWidth, 3], dtype: 'uint8' },
         decode: (m, heap, d) => {
-          if (m.getUint8(0) === IMAGE_MODE_RAW) (d as Uint8Array).set(heap!);
-          else decodeJpegInto(heap!, d as Uint8Array);
+          if (isRawImage(m.getUint8(0))) (d as Uint8Array).set(heap!);
+          else decodeJpegInto(heap!, d as Uint8Array, m.getUint16(1, true), m.getUint16(3, true));
         },
       };
     }
@@ -141,7 +140,7 @@ export function createDecoder(spec: DecoderSpec, field: Field, stats: FieldStats
           const w = m.getUint16(1, true);
           const h = m.getUint16(3, true);
           const crop = spec.decoder === 'center_crop' ? centerCrop(h, w, spec.ratio) : randomResizedCrop(h, w, spec.scale, spec.ratio, rng);
-          resizer.run(m.getUint8(0) === IMAGE_MODE_RAW, heap!, w, h, { x: crop.x, y: crop.y, w: crop.w, h: crop.h }, outW, outH, d as Uint8Array);
+          resizer.run(isRawImage(m.getUint8(0)), heap!, w, h, { x: crop.x, y: crop.y, w: crop.w, h: crop.h }, outW, outH, d as Uint8Array);
         },
       };
     }

@@ -1,3 +1,5 @@
+import { IMAGE_MODE_JPG, IMAGE_MODE_RAW } from '../fields/rgb-image-field.js';
+import { BetonFormatError } from '../format/errors.js';
 import { cropResizeRGB, jpegDecodeRGB } from '../native/index.js';
 import { decodeCropResize, decodeFull, decodePath } from '../native/turbo.js';
 
@@ -27,10 +29,30 @@ export interface ImageDecodeOptions {
   fastDecode?: boolean;
 }
 
-/** Decodes a whole stored JPEG into `dst` (width × height × 3 RGB). */
-export function decodeJpegInto(jpeg: Uint8Array, dst: Uint8Array): void {
-  if (TURBO) decodeFull(jpeg, dst, OPTIONS);
-  else jpegDecodeRGB(jpeg, dst, OPTIONS);
+/**
+ * Whether a stored image's mode byte says raw (true) or JPEG (false). Anything else is a
+ * corrupt sample, as the Reader (`beton dump`) says: the loader must not read a mode-2
+ * image as a JPEG that the Reader refuses.
+ */
+export function isRawImage(mode: number): boolean {
+  if (mode !== IMAGE_MODE_RAW && mode !== IMAGE_MODE_JPG) throw new BetonFormatError('CORRUPT_DATA', `image mode ${mode} is neither 0 (jpg) nor 1 (raw)`);
+  return mode === IMAGE_MODE_RAW;
+}
+
+/** The Reader's check, for the system-libjpeg path (TurboJPEG checks before decoding). */
+function checkSize(got: { width: number; height: number }, width: number, height: number): void {
+  if (got.width !== width || got.height !== height) {
+    throw new BetonFormatError('CORRUPT_DATA', `JPEG is ${got.width}x${got.height} but the metadata says ${width}x${height}`);
+  }
+}
+
+/**
+ * Decodes a whole stored JPEG into `dst` (width × height × 3 RGB). A JPEG whose size is
+ * not the metadata's `width` × `height` is a corrupt sample (the Reader says the same).
+ */
+export function decodeJpegInto(jpeg: Uint8Array, dst: Uint8Array, width: number, height: number): void {
+  if (TURBO) decodeFull(jpeg, dst, { ...OPTIONS, expect: { width, height } });
+  else checkSize(jpegDecodeRGB(jpeg, dst, OPTIONS), width, height);
 }
 
 /**
@@ -44,19 +66,25 @@ export function decodeJpegInto(jpeg: Uint8Array, dst: Uint8Array): void {
  */
 export class CropResizer {
   private full = new Uint8Array(0);
-  private readonly turboOptions: { fastDct: true; strict: true; scaling: boolean };
+  private readonly turboOptions: { fastDct: true; strict: true; scaling: boolean; expect: { width: number; height: number } };
 
   constructor(options: ImageDecodeOptions = {}) {
-    this.turboOptions = { ...OPTIONS, scaling: options.fastDecode === true };
+    this.turboOptions = { ...OPTIONS, scaling: options.fastDecode === true, expect: { width: 0, height: 0 } };
   }
 
+  /** `width` × `height` come from the metadata; a JPEG of another size is a corrupt sample. */
   run(raw: boolean, bytes: Uint8Array, width: number, height: number, rect: Rect, outW: number, outH: number, dst: Uint8Array): void {
     if (raw) return void cropResizeRGB(bytes, width, height, rect, outW, outH, dst);
-    if (TURBO) return void decodeCropResize(bytes, dst, rect, outW, outH, this.turboOptions);
+    if (TURBO) {
+      // One options object per decoder, updated in place: no allocation per image.
+      this.turboOptions.expect.width = width;
+      this.turboOptions.expect.height = height;
+      return void decodeCropResize(bytes, dst, rect, outW, outH, this.turboOptions);
+    }
     const n = width * height * 3;
     if (this.full.byteLength < n) this.full = new Uint8Array(n);
     const px = this.full.subarray(0, n);
-    jpegDecodeRGB(bytes, px, OPTIONS);
+    checkSize(jpegDecodeRGB(bytes, px, OPTIONS), width, height);
     cropResizeRGB(px, width, height, rect, outW, outH, dst);
   }
 }

@@ -456,6 +456,8 @@ export interface TurboAddon {
     dst: Uint8Array,
     fastDct: boolean,
     strict: boolean,
+    expectWidth?: number,
+    expectHeight?: number,
   ): { width: number; height: number; warnings: number };
   turboDecodeCropResize(
     src: Uint8Array,
@@ -469,6 +471,8 @@ export interface TurboAddon {
     fastDct: boolean,
     scaling: boolean,
     strict: boolean,
+    expectWidth?: number,
+    expectHeight?: number,
   ): number;
   turboChooseScale(cropW: number, cropH: number, outW: number, outH: number): number;
   cropResizeRGB(

@@ -198,6 +198,11 @@ export interface TurboDecodeOptions {
   fastDct?: boolean;
   /** Throw NATIVE_JPEG_WARNING for corrupt data instead of decoding it grey-filled like FFCV. */
   strict?: boolean;
+  /**
+   * The size the image should have (a .beton sample's metadata): a JPEG of another size
+   * throws NATIVE_JPEG before anything is decoded, as the Reader rejects such a sample.
+   */
+  expect?: { width: number; height: number };
 }
 
 export interface DecodeCropResizeOptions extends TurboDecodeOptions {
@@ -275,8 +280,13 @@ export function decodeCropResize(
   const fastDct = options.fastDct ?? true;
   const scaling = options.scaling ?? true;
   const strict = options.strict ?? false;
+  const expect = options.expect;
+  if (expect) {
+    requireSide(expect.width, 'expect.width');
+    requireSide(expect.height, 'expect.height');
+  }
   return callTurbo((addon) =>
-    addon.turboDecodeCropResize(src, dst, rect.x, rect.y, rect.w, rect.h, outW, outH, fastDct, scaling, strict),
+    addon.turboDecodeCropResize(src, dst, rect.x, rect.y, rect.w, rect.h, outW, outH, fastDct, scaling, strict, expect?.width, expect?.height),
   );
 }
 
@@ -301,7 +311,12 @@ export function decodeFull(
   }
   const fastDct = options.fastDct ?? true;
   const strict = options.strict ?? false;
-  const result = callTurbo((addon) => addon.turboDecodeFull(src, target, fastDct, strict));
+  const expect = options.expect;
+  if (expect) {
+    requireSide(expect.width, 'expect.width');
+    requireSide(expect.height, 'expect.height');
+  }
+  const result = callTurbo((addon) => addon.turboDecodeFull(src, target, fastDct, strict, expect?.width, expect?.height));
   return { ...result, data: target.subarray(0, result.width * result.height * 3) };
 }
 

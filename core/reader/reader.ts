@@ -1,6 +1,6 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { ALLOC_ENTRY_SIZE, FIELD_DESCRIPTOR_SIZE, HEADER_SIZE, MAX_PAGE_SIZE, MIN_READER_PAGE_SIZE } from '../format/constants.js';
-import { decodeDescriptor, descriptorOffset } from '../format/descriptor.js';
+import { decodeDescriptor, descriptorOffset, strayDescriptorByte } from '../format/descriptor.js';
 import { BetonFormatError } from '../format/errors.js';
 import { decodeHeader, type Header } from '../format/header.js';
 import { recordLayout, type RecordLayout } from '../format/record-layout.js';
@@ -110,7 +110,17 @@ export class Reader {
     const names = new Set<string>();
     for (let i = 0; i < header.numFields; i++) {
       const off = descriptorOffset(i) - HEADER_SIZE;
-      const d = decodeDescriptor(table.subarray(off, off + FIELD_DESCRIPTOR_SIZE), i, file);
+      const entry = table.subarray(off, off + FIELD_DESCRIPTOR_SIZE);
+      const d = decodeDescriptor(entry, i, file);
+      // A caller's handler owns the arguments of the field it replaces.
+      const stray = options.customFields?.[d.name] ? -1 : strayDescriptorByte(entry);
+      if (stray >= 0) {
+        err(
+          'BAD_FIELD',
+          `field ${i} ("${d.name}", type ${d.typeId}): byte ${stray} of its descriptor is ${entry[stray]}, where FFCV always writes 0; the field table is corrupt or num_fields (${header.numFields}) is wrong`,
+          descriptorOffset(i) + stray,
+        );
+      }
       if (names.has(d.name)) err('DUPLICATE_FIELD', `field name "${d.name}" appears twice in the field table`, descriptorOffset(i));
       names.add(d.name);
       fields.push({ name: d.name, field: fieldFromDescriptor(d, options.customFields, file) });
@@ -135,6 +145,13 @@ export class Reader {
       err('TRUNCATED', `the allocation table (${size - T} bytes from ${T}) is not a whole number of 24-byte entries; the file is truncated or has trailing bytes`, T);
     }
     const metadata = read(reg.metadata.offset, reg.metadata.size);
+    checkRecordPadding(metadata, layout, fields, N, (i, at, v) =>
+      err(
+        'BAD_HEADER',
+        `sample ${i}: byte ${at} of its ${layout.size}-byte metadata record is alignment padding, always 0 in files FFCV writes, but holds ${v}; num_fields, the field types or num_samples do not match the metadata, or the metadata is corrupt`,
+        reg.metadata.offset + i * layout.size + at,
+      ),
+    );
     const tableBytes = read(T, size - T);
     const count = tableBytes.byteLength / ALLOC_ENTRY_SIZE;
     const view = new DataView(tableBytes.buffer, tableBytes.byteOffset, tableBytes.byteLength);
@@ -158,30 +175,71 @@ export class Reader {
     if (allocations.length < N * heapFields) {
       err('TRUNCATED', `the allocation table has ${allocations.length} entries but the samples own ${N * heapFields} heap objects; the file is truncated`, T);
     }
+    // With built-in fields only, the count is exact, per sample too: more entries, or a
+    // sample owning more, means the table or num_fields/num_samples is wrong. (A custom
+    // field may allocate any number of objects.)
+    if (fields.every((f) => f.field.typeId !== 255)) {
+      if (allocations.length > N * heapFields) {
+        err('BAD_ALLOC_TABLE', `the allocation table has ${allocations.length} entries but the ${N} samples own ${N * heapFields} heap objects (${heapFields} per sample); the table, num_fields or num_samples is wrong`, T);
+      }
+      const owned = heapFields < 255 ? new Uint8Array(N) : new Uint32Array(N);
+      for (let k = 0; k < count; k++) {
+        const id = allocations.sampleIds[k]!;
+        if (++owned[id]! > heapFields) {
+          err('BAD_ALLOC_TABLE', `allocation entry ${k}: sample ${id} owns more than its ${heapFields} heap objects; the allocation table is corrupt`, T + k * ALLOC_ENTRY_SIZE);
+        }
+      }
+    }
+    // Pages are only ever taken for an object of at least one byte: without one, the table
+    // follows the metadata directly (FFCV's writer never pads a file that has no page).
+    if (T !== reg.metadataEnd && !allocations.sizes.some((s) => s > 0)) {
+      err('BAD_HEADER', `alloc_table_ptr is ${T}, but no heap object has any bytes, so the table must follow the metadata at ${reg.metadataEnd}; num_fields, num_samples or alloc_table_ptr is wrong`, 16);
+    }
     const reader = new Reader(file, fd, size, header, fields, layout, reg, metadata, allocations, ctx);
     reader.checkPointers();
     return reader;
   }
 
-  /** Every heap object of every sample lies inside the data pages and within one page. */
+  /**
+   * Every heap object of every sample lies inside the data pages and within one page; no
+   * two objects overlap; and, for built-in fields, the allocation table agrees with the
+   * metadata: an entry starts at the pointer, belongs to that sample and has the size the
+   * metadata implies (bytes/JSON size, ndarray shape, raw image w·h·3). FFCV writes both
+   * from the same allocation, so a mismatch means a shifted record layout (num_fields or a
+   * field type edited), an edited pointer/size/width/height, or a corrupt table.
+   */
   private checkPointers(): void {
     const T = this.header.allocTablePtr;
     const D0 = this.regions.dataStart;
+    const overlap = this.allocIndex.firstOverlap();
+    if (overlap) {
+      const [ptr, size, next] = overlap;
+      throw new BetonFormatError('BAD_ALLOC_TABLE', `${this.path}: the allocation table has an object at ${ptr} of ${size} bytes overlapping the next one at ${next}; the table is corrupt`, { file: this.path, offset: T });
+    }
     // Metadata-only fields (int, float) own no object: a tabular file skips the whole walk.
     const heapFields = this.fields.flatMap((d, f) => (d.field.pointerOffset === null ? [] : [f]));
     if (heapFields.length === 0) return;
+    const pageOf = (p: number): number => Math.floor(p / this.pageSize);
     for (let i = 0; i < this.numSamples; i++) {
       for (const f of heapFields) {
         const ref = this.heapRef(i, f);
         if (!ref || ref.size === 0) continue;
-        const pageOf = (p: number): number => Math.floor(p / this.pageSize);
+        const bad = (why: string): never => {
+          throw new BetonFormatError('BAD_POINTER', `${this.path}: sample ${i}, field "${this.fields[f]!.name}": ${why}`, {
+            file: this.path,
+            sample: i,
+            offset: this.regions.metadata.offset + i * this.recordLayout.size + this.recordLayout.offsets[f]!,
+          });
+        };
         if (ref.ptr < D0 || ref.ptr + ref.size > T || pageOf(ref.ptr) !== pageOf(ref.ptr + ref.size - 1)) {
-          throw new BetonFormatError(
-            'BAD_POINTER',
-            `${this.path}: sample ${i}, field "${this.fields[f]!.name}": object at ${ref.ptr} (${ref.size} bytes) is outside the data pages (${D0}..${T}) or crosses a page; the file is corrupt`,
-            { file: this.path, sample: i, offset: this.regions.metadata.offset + i * this.recordLayout.size + this.recordLayout.offsets[f]! },
-          );
+          bad(`object at ${ref.ptr} (${ref.size} bytes) is outside the data pages (${D0}..${T}) or crosses a page; the file is corrupt`);
         }
+        // A custom field may point into an object, or own several: only built-ins are held to it.
+        if (this.fields[f]!.field.typeId === 255) continue;
+        const k = this.allocIndex.indexOf(ref.ptr);
+        if (k < 0) bad(`points at byte ${ref.ptr}, where no allocation starts; the metadata or the allocation table is corrupt`);
+        if (this.allocIndex.ownerOf(k) !== i) bad(`the object at ${ref.ptr} belongs to sample ${this.allocIndex.ownerOf(k)} in the allocation table; num_fields, a field type or the metadata is wrong`);
+        if (this.allocIndex.sizeOf(k) !== ref.size) bad(`the metadata implies an object of ${ref.size} bytes at ${ref.ptr}, the allocation table says ${this.allocIndex.sizeOf(k)}; the metadata (size, shape, width/height) or the table is corrupt`);
       }
     }
   }
@@ -270,5 +328,23 @@ export class Reader {
   close(): void {
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
+  }
+}
+
+/**
+ * Calls `bad(sample, byteInRecord, value)` for the first non-zero alignment padding byte of
+ * the metadata records. numpy pads members to their alignment (an RGB image's 13 bytes
+ * before an int's 8-aligned slot, tail padding to the record's alignment); FFCV's writer
+ * fills its metadata from zeroed shared memory, so padding is always 0. Data there means
+ * the record layout rebuilt from the field table is not the one the file was written with.
+ */
+function checkRecordPadding(metadata: Uint8Array, layout: RecordLayout, fields: readonly NamedField[], n: number, bad: (sample: number, at: number, value: number) => never): void {
+  const covered = new Uint8Array(layout.size);
+  fields.forEach((f, k) => covered.fill(1, layout.offsets[k]!, layout.offsets[k]! + f.field.metadata.size));
+  const pad: number[] = [];
+  covered.forEach((c, at) => c || pad.push(at));
+  if (pad.length === 0) return;
+  for (let i = 0, base = 0; i < n; i++, base += layout.size) {
+    for (const at of pad) if (metadata[base + at] !== 0) bad(i, at, metadata[base + at]!);
   }
 }

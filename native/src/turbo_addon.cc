@@ -103,14 +103,26 @@ Napi::Value TurboHeaderInfo(const Napi::CallbackInfo& info) {
   return out;
 }
 
-// turboDecodeFull(src, dst, fastDct, strict) -> { width, height, warnings }
+// Optional trailing (expectWidth, expectHeight): the size the .beton metadata gives the
+// image; a JPEG of another size fails with NATIVE_JPEG before anything is decoded.
+ExpectedSize OptionalExpectedSize(const Napi::CallbackInfo& info, size_t index) {
+  ExpectedSize expect;
+  if (index >= info.Length() || info[index].IsUndefined()) return expect;
+  expect.width = static_cast<int>(RequireInteger(info, index, "expectWidth", 1, 65535));
+  expect.height = static_cast<int>(RequireInteger(info, index + 1, "expectHeight", 1, 65535));
+  return expect;
+}
+
+// turboDecodeFull(src, dst, fastDct, strict, expectWidth?, expectHeight?) -> { width, height, warnings }
 Napi::Value TurboDecodeFullRGB(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   ByteView src = RequireBytes(info, 0, "src");
   ByteView dst = RequireBytes(info, 1, "dst");
   bool fast_dct = OptionalBoolean(info, 2, true);
   bool strict = OptionalBoolean(info, 3, false);
-  TurboResult result = TurboDecodeFull(src.data, src.length, dst.data, dst.length, fast_dct, strict);
+  ExpectedSize expect = OptionalExpectedSize(info, 4);
+  TurboResult result =
+      TurboDecodeFull(src.data, src.length, dst.data, dst.length, fast_dct, strict, expect);
   if (result.status != TurboStatus::kOk) ThrowResult(env, result);
   Napi::Object out = Napi::Object::New(env);
   out.Set("width", Napi::Number::New(env, result.width));
@@ -119,7 +131,8 @@ Napi::Value TurboDecodeFullRGB(const Napi::CallbackInfo& info) {
   return out;
 }
 
-// turboDecodeCropResize(src, dst, x, y, w, h, outW, outH, fastDct, scaling, strict)
+// turboDecodeCropResize(src, dst, x, y, w, h, outW, outH, fastDct, scaling, strict,
+//                       expectWidth?, expectHeight?)
 //   -> the DCT scaling factor used (a number, e.g. 0.25)
 Napi::Value TurboDecodeCropResizeRGB(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -135,8 +148,9 @@ Napi::Value TurboDecodeCropResizeRGB(const Napi::CallbackInfo& info) {
   bool fast_dct = OptionalBoolean(info, 8, true);
   bool scaling = OptionalBoolean(info, 9, true);
   bool strict = OptionalBoolean(info, 10, false);
+  ExpectedSize expect = OptionalExpectedSize(info, 11);
   TurboResult result = TurboDecodeCropResize(src.data, src.length, crop, dst.data, dst.length,
-                                             out_w, out_h, fast_dct, scaling, strict);
+                                             out_w, out_h, fast_dct, scaling, strict, expect);
   if (result.status != TurboStatus::kOk) ThrowResult(env, result);
   return Napi::Number::New(env, static_cast<double>(result.scale.num) / result.scale.denom);
 }

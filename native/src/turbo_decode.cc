@@ -205,6 +205,16 @@ bool Begin(const uint8_t* src, size_t length, bool strict, const TurboLibrary** 
   return true;
 }
 
+// False (with `result` set) when `expect` is given and the JPEG's size differs.
+bool CheckExpectedSize(const TurboHeader& header, ExpectedSize expect, TurboResult* result) {
+  if (expect.width <= 0 || expect.height <= 0) return true;
+  if (header.width == expect.width && header.height == expect.height) return true;
+  return Fail(result, TurboStatus::kJpegError,
+              "JPEG is " + std::to_string(header.width) + "x" + std::to_string(header.height) +
+                  " but the metadata says " + std::to_string(expect.width) + "x" +
+                  std::to_string(expect.height));
+}
+
 // Whether a frame header (SOFn) comes before the first scan: walks the
 // marker segments from SOI.
 bool HasFrameHeader(const uint8_t* src, size_t length) {
@@ -231,12 +241,14 @@ bool HasFrameHeader(const uint8_t* src, size_t length) {
 
 bool DecodeCropResize(const uint8_t* src, size_t length, CropRect crop, uint8_t* dst,
                       size_t dst_length, int out_w, int out_h, bool fast_dct,
-                      bool allow_scaling, bool strict, TurboResult* result) {
+                      bool allow_scaling, bool strict, ExpectedSize expect,
+                      TurboResult* result) {
   const TurboLibrary* lib = nullptr;
   int api = 0;
   tj::Handle handle = nullptr;
   TurboHeader header;
   if (!Begin(src, length, strict, &lib, &api, &handle, &header, result)) return false;
+  if (!CheckExpectedSize(header, expect, result)) return false;
 
   if (crop.x < 0 || crop.y < 0 || crop.w < 1 || crop.h < 1 ||
       static_cast<long long>(crop.x) + crop.w > header.width ||
@@ -358,12 +370,13 @@ bool DecodeCropResize(const uint8_t* src, size_t length, CropRect crop, uint8_t*
 }
 
 bool DecodeFull(const uint8_t* src, size_t length, uint8_t* dst, size_t dst_length,
-                bool fast_dct, bool strict, TurboResult* result) {
+                bool fast_dct, bool strict, ExpectedSize expect, TurboResult* result) {
   const TurboLibrary* lib = nullptr;
   int api = 0;
   tj::Handle handle = nullptr;
   TurboHeader header;
   if (!Begin(src, length, strict, &lib, &api, &handle, &header, result)) return false;
+  if (!CheckExpectedSize(header, expect, result)) return false;
 
   const size_t needed = static_cast<size_t>(header.width) * header.height * 3;
   if (dst_length < needed) {
@@ -434,18 +447,19 @@ TurboResult TurboReadHeader(const uint8_t* src, size_t length, TurboHeader* head
 }
 
 TurboResult TurboDecodeFull(const uint8_t* src, size_t length, uint8_t* dst, size_t dst_length,
-                            bool fast_dct, bool strict) {
+                            bool fast_dct, bool strict, ExpectedSize expect) {
   TurboResult result;
-  DecodeFull(src, length, dst, dst_length, fast_dct, strict, &result);
+  DecodeFull(src, length, dst, dst_length, fast_dct, strict, expect, &result);
   return result;
 }
 
 TurboResult TurboDecodeCropResize(const uint8_t* src, size_t length, CropRect crop,
                                   uint8_t* dst, size_t dst_length, int out_w, int out_h,
-                                  bool fast_dct, bool allow_scaling, bool strict) {
+                                  bool fast_dct, bool allow_scaling, bool strict,
+                                  ExpectedSize expect) {
   TurboResult result;
   DecodeCropResize(src, length, crop, dst, dst_length, out_w, out_h, fast_dct, allow_scaling,
-                   strict, &result);
+                   strict, expect, &result);
   return result;
 }
 

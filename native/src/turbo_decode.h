@@ -50,9 +50,17 @@ struct CropRect {
 
 TurboResult TurboReadHeader(const uint8_t* src, size_t length, TurboHeader* header);
 
+// The size the caller's metadata gives the image: when set (both > 0), a JPEG of any other
+// size is rejected (kJpegError) before anything is decoded, as the .beton reader rejects
+// an image sample whose JPEG contradicts its width/height.
+struct ExpectedSize {
+  int width = 0;
+  int height = 0;
+};
+
 // Decodes the whole image at full scale into dst (width*height*3 bytes, RGB).
 TurboResult TurboDecodeFull(const uint8_t* src, size_t length, uint8_t* dst, size_t dst_length,
-                            bool fast_dct, bool strict);
+                            bool fast_dct, bool strict, ExpectedSize expect = {});
 
 // Decodes `crop` (full-resolution pixel coordinates) and resizes it to
 // out_w x out_h packed RGB in dst, like cv2.resize(INTER_AREA) of the crop.
@@ -63,7 +71,8 @@ TurboResult TurboDecodeFull(const uint8_t* src, size_t length, uint8_t* dst, siz
 // equals full decode + crop + cv2.resize(INTER_AREA) exactly.
 TurboResult TurboDecodeCropResize(const uint8_t* src, size_t length, CropRect crop,
                                   uint8_t* dst, size_t dst_length, int out_w, int out_h,
-                                  bool fast_dct, bool allow_scaling, bool strict);
+                                  bool fast_dct, bool allow_scaling, bool strict,
+                                  ExpectedSize expect = {});
 
 // The scaling factor TurboDecodeCropResize picks (exposed for tests).
 tj::ScalingFactor ChooseScalingFactor(int crop_w, int crop_h, int out_w, int out_h,
