@@ -38,20 +38,22 @@ describe('profile sweep', () => {
     expect(run.dataset?.numSamples).toBe(200);
   });
 
-  it('cancels between points', async () => {
+  it('cancels between points; the plan keeps batchesAhead', async () => {
     const ac = new AbortController();
-    const run = await profile({ file, workers: [1, 1, 1], batchSizes: [16], decoder: 'rrc:32', secondsPerPoint: 0.5, warmupBatches: 1 }, { gpu: false, signal: ac.signal, onPoint: () => ac.abort() });
+    const run = await profile({ file, workers: [1, 1, 1], batchSizes: [16], decoder: 'rrc:32', secondsPerPoint: 0.5, warmupBatches: 1, batchesAhead: 5 }, { gpu: false, signal: ac.signal, onPoint: () => ac.abort() });
     expect(run.status).toBe('cancelled');
     expect(run.points.length).toBe(1);
+    expect(run.plan).toMatchObject({ batchesAhead: 5 });
   });
 
   it('beton profile --json stores the run with GPU readings from (a fake) nvidia-smi', () => {
     const db = join(dir, 'runs.sqlite');
     const fake = fakeGpuPaths();
     const env = { ...process.env, PATH: fake.withFake, BETON_DB: db };
-    const r = spawnSync(process.execPath, [resolve(__dirname, '../bin/beton.js'), 'profile', file, '--workers', '1', '--batch-sizes', '16', '--decoder', 'rrc:32', '--seconds', '1', '--json'], { encoding: 'utf8', env });
+    const r = spawnSync(process.execPath, [resolve(__dirname, '../bin/beton.js'), 'profile', file, '--workers', '1', '--batch-sizes', '16', '--decoder', 'rrc:32', '--seconds', '1', '--batches-ahead', '6', '--json'], { encoding: 'utf8', env });
     expect(r.status, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout) as { id: number; points: Array<{ gpuUtilMean: number | null }>; verdict: { kind: string } };
+    const out = JSON.parse(r.stdout) as { id: number; plan: { batchesAhead?: number }; points: Array<{ gpuUtilMean: number | null }>; verdict: { kind: string } };
+    expect(out.plan.batchesAhead).toBe(6);
     expect(out.id).toBeGreaterThan(0);
     expect(out.points).toHaveLength(1);
     expect(out.points[0]!.gpuUtilMean).not.toBeNull();

@@ -110,6 +110,8 @@ const ProfilePlanInput = z
     osCache: z.array(z.boolean()).min(1).default([true]),
     decoder: z.string().regex(/^(simple|rrc:\d+|center:\d+)$/).default('rrc:160'),
     flip: z.boolean().default(true),
+    /** The loader's batchesAhead for every point (absent: its default, 3); the verdict may advise raising it. */
+    batchesAhead: z.number().int().min(1).max(64).optional(),
     secondsPerPoint: z.number().positive().max(600).default(3),
     warmupBatches: z.number().int().min(0).default(2),
   })

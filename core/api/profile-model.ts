@@ -52,6 +52,8 @@ export interface ProfilePlan {
   flip: boolean;
   /** LoaderOptions.fastDecode (absent: false, FFCV's pixels). */
   fastDecode?: boolean;
+  /** LoaderOptions.batchesAhead for every point (absent: the loader's default, 3). */
+  batchesAhead?: number;
   /** Measured seconds per point, after the warm-up. */
   secondsPerPoint: number;
   warmupBatches: number;

@@ -8,7 +8,7 @@ import { UsageError } from './usage-error.js';
 
 export const PROFILE_HELP = `beton profile FILE [--workers 1,2] [--batch-sizes 64,256] [--orders random,quasi_random]
               [--os-cache on,off] [--decoder rrc:160] [--no-flip] [--fast-decode] [--seconds S]
-              [--db PATH] [--json] [--no-gpu]
+              [--batches-ahead N] [--db PATH] [--json] [--no-gpu]
 beton profile --exec "python train.py …" [--regex REGEX] [--db PATH] [--json]
 
 Sweeps the loader over a grid (default workers 1, 2, 4 … cores; batch 256; random; os cache)
@@ -19,7 +19,8 @@ is stored in the runs database (see beton runs). --json prints the stored run.
 --exec runs your own training command instead and reads its throughput from JSON lines
 it prints ({"step": 10, "images": 2560}) or from --regex with a named group (?<images>…)
 or (?<ips>…); see docs/profiler.md. --fast-decode: JPEG crops at a reduced DCT scale
-(faster, not FFCV's pixels; docs/loader.md).`;
+(faster, not FFCV's pixels; docs/loader.md). --batches-ahead: batches the loader decodes
+ahead of the consumer at every point (default 3; raise it when batches arrive unevenly).`;
 
 function list(v: string | undefined, flag: string): string[] | undefined {
   if (v === undefined) return undefined;
@@ -49,6 +50,7 @@ export async function profileCommand(argv: string[]): Promise<number> {
       'no-flip': { type: 'boolean' },
       'fast-decode': { type: 'boolean' },
       seconds: { type: 'string' },
+      'batches-ahead': { type: 'string' },
       db: { type: 'string' },
       json: { type: 'boolean' },
       'no-gpu': { type: 'boolean' },
@@ -91,6 +93,8 @@ export async function profileCommand(argv: string[]): Promise<number> {
       });
       const seconds = values.seconds === undefined ? undefined : Number(values.seconds);
       if (seconds !== undefined && !(seconds > 0)) throw new UsageError(`--seconds expects a positive number, got "${values.seconds}"`);
+      const ahead = ints(values['batches-ahead'], 'batches-ahead');
+      if (ahead && ahead.length !== 1) throw new UsageError('--batches-ahead expects one positive integer');
       if (values.decoder && !/^(simple|rrc:\d+|center:\d+)$/.test(values.decoder)) throw new UsageError(`--decoder expects simple, rrc:SIZE or center:SIZE`);
       run = await profile(
         {
@@ -103,6 +107,7 @@ export async function profileCommand(argv: string[]): Promise<number> {
           flip: !values['no-flip'],
           fastDecode: values['fast-decode'] ?? false,
           secondsPerPoint: seconds,
+          ...(ahead ? { batchesAhead: ahead[0]! } : {}),
         },
         {
           signal: ac.signal,

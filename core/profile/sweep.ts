@@ -40,6 +40,7 @@ export function completePlan(p: Partial<ProfilePlan> & { file: string }): Profil
     flip: p.flip ?? true,
     // Only when asked: plans stored before the option keep their shape.
     ...(p.fastDecode ? { fastDecode: true } : {}),
+    ...(p.batchesAhead !== undefined ? { batchesAhead: p.batchesAhead } : {}),
     secondsPerPoint: p.secondsPerPoint ?? 3,
     warmupBatches: p.warmupBatches ?? 2,
   };
@@ -116,6 +117,7 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
         order: cfg.order,
         osCache: cfg.osCache,
         fastDecode: plan.fastDecode ?? false,
+        ...(plan.batchesAhead !== undefined ? { batchesAhead: plan.batchesAhead } : {}),
         seed: 0,
         dropLast: true,
         ...(imageField ? { pipelines: { [imageField]: steps } } : {}),
@@ -183,5 +185,5 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
     // Also on failure: no sampler (or nvidia-smi child) outlives the run.
     samples = await telemetry.stop();
   }
-  return { kind: 'sweep', startedAt, finishedAt: new Date().toISOString(), status, plan, machine, dataset, points, samples, verdict: points.length ? diagnose(points, samples, machine, { dataset }) : null };
+  return { kind: 'sweep', startedAt, finishedAt: new Date().toISOString(), status, plan, machine, dataset, points, samples, verdict: points.length ? diagnose(points, samples, machine, { dataset, ...(plan.batchesAhead !== undefined ? { batchesAhead: plan.batchesAhead } : {}) }) : null };
 }

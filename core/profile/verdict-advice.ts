@@ -46,9 +46,9 @@ export function moreWorkers(points: readonly PointResult[], best: PointResult, m
   if (s && s.bestIsMax && s.gain >= THRESHOLDS.scalingGain) {
     const next = Math.max(w + 1, Math.min(2 * w, machine.cores));
     const room = w < machine.cores ? `try ${next} (the machine has ${machine.cores} logical cores)` : `the machine has only ${machine.cores} logical cores: a bigger machine would help`;
-    return `More workers: ${s.lower.config.workers} → ${w} workers raised throughput ${f.ips(s.lower.imagesPerSec)} → ${f.ips(best.imagesPerSec)} (+${f.pct(s.gain)}); ${room}.`;
+    return `More workers: ${s.lower.config.workers} → ${f.count(w, 'worker')} raised throughput ${f.ips(s.lower.imagesPerSec)} → ${f.ips(best.imagesPerSec)} (+${f.pct(s.gain)}); ${room}.`;
   }
-  if (!s && w < machine.cores) return `More workers: only ${w} workers for ${machine.cores} logical cores; sweep workers up to ${machine.cores}.`;
+  if (!s && w < machine.cores) return `More workers: only ${f.count(w, 'worker')} for ${f.count(machine.cores, 'logical core')}; sweep workers up to ${machine.cores} (Profile → Workers, beton profile --workers).`;
   return null;
 }
 
@@ -78,9 +78,9 @@ export function cacheAdvice(points: readonly PointResult[], dataset: DatasetInfo
   if (on && off) {
     const better = on.imagesPerSec >= off.imagesPerSec ? on : off;
     const worse = better === on ? off : on;
-    out.push(`osCache ${better.config.osCache ? 'on' : 'off'}: ${f.ips(better.imagesPerSec)} against ${f.ips(worse.imagesPerSec)} with it ${worse.config.osCache ? 'on' : 'off'} (best of each).`);
+    out.push(`osCache ${better.config.osCache ? 'on' : 'off'}: ${f.ips(better.imagesPerSec)} against ${f.ips(worse.imagesPerSec)} with it ${worse.config.osCache ? 'on' : 'off'} (best of each; Profile → Cache, beton profile --os-cache, the loader's osCache).`);
   } else if (fits === true && !measuredOnly) {
-    out.push(`osCache on: ${size} fits in ${f.bytes(machine.ramBytes)} of RAM, so after the first epoch every read is served from the page cache.`);
+    out.push(`osCache on: ${size} fits in ${f.bytes(machine.ramBytes)} of RAM, so after the first epoch every read is served from the page cache (Profile → Cache "OS page cache", beton profile --os-cache on, the loader's osCache).`);
   }
   if (fits === false && !measuredOnly) {
     const byOrder = bestBy(points, 'order');
@@ -92,18 +92,22 @@ export function cacheAdvice(points: readonly PointResult[], dataset: DatasetInfo
   return out;
 }
 
+/*
+ * Build-time knobs are named as both places offer them: the Sources screen's field table
+ * (Write mode, Max resolution, Pass-through…) and `beton build`'s flags.
+ */
 export function decodeAdvice(best: PointResult | null, machine: MachineInfo): string[] {
   const out: string[] = [];
-  if (best && best.config.workers < machine.cores) out.push(`Use every core: ${best.config.workers} workers on ${machine.cores} logical cores.`);
-  out.push('Store images raw: rebuild with --write-mode raw (or smart with a higher --smart-threshold, or proportion with a lower --compress-probability); raw images skip JPEG decoding at the cost of disk and RAM.');
-  out.push('Lower --max-resolution at build time: decoding and resizing cost grows with the stored pixels, and most pipelines crop far smaller.');
-  out.push('If the file was built with --pass-through, its JPEGs are the full-size sources: rebuild with --max-resolution (re-encoding) to store smaller ones.');
+  if (best && best.config.workers < machine.cores) out.push(`Use every core: ${f.count(best.config.workers, 'worker')} on ${f.count(machine.cores, 'logical core')} (Profile → Workers, beton profile --workers ${machine.cores}).`);
+  out.push('Store images raw: rebuild with Write mode raw (Sources; beton build --write-mode raw), or smart with a higher Smart threshold (--smart-threshold), or proportion with a lower Compress p. (--compress-probability); raw images skip JPEG decoding at the cost of disk and RAM.');
+  out.push('Lower Max resolution at build time (Sources; beton build --max-resolution): decoding and resizing cost grows with the stored pixels, and most pipelines crop far smaller.');
+  out.push('If the file was built with Pass-through (--pass-through), its JPEGs are the full-size sources: rebuild without it and with a Max resolution (--max-resolution) to store smaller ones.');
   return out;
 }
 
 export function diskAdvice(points: readonly PointResult[], dataset: DatasetInfo | null, machine: MachineInfo): string[] {
   const out = cacheAdvice(points, dataset, machine);
-  out.push('Smaller files read faster: store JPEG (--write-mode jpg or smart, a lower --jpeg-quality, a lower --max-resolution) to trade CPU for bytes.');
+  out.push('Smaller files read faster: store JPEG (Sources → Write mode jpg or smart, a lower JPEG quality or Max resolution; beton build --write-mode jpg --jpeg-quality --max-resolution) to trade CPU for bytes.');
   out.push('Put the file on faster storage (a local NVMe copy instead of a network or spinning disk).');
   return out;
 }

@@ -19,4 +19,10 @@ export function bytes(n: number): string {
   return `${u === 0 ? v.toFixed(0) : v.toFixed(1)} ${units[u]}`;
 }
 
-export const config = (c: PointConfig): string => `${c.workers} workers, batch ${c.batchSize}, ${c.order}, ${c.osCache ? 'OS cache' : 'process cache'}`;
+/** "1 worker", "2 workers". */
+export const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/** Busy cores as the verdict quotes them ("2.0 of 2 logical cores busy"), one formatting for summary and evidence. */
+export const cores = (busy: number, of: number): string => `${busy.toFixed(1)} of ${count(of, 'logical core')} busy`;
+
+export const config = (c: PointConfig): string => `${count(c.workers, 'worker')}, batch ${c.batchSize}, ${c.order}, ${c.osCache ? 'OS cache' : 'process cache'}`;

@@ -1,12 +1,18 @@
-/** The verdict's thresholds, in one place so docs/profiler.md and the code cannot drift. */
+/**
+ * The verdict's thresholds, in one place: the rules (verdict-rules.ts), the sentences they
+ * write and the rules table in docs/profiler.md (checked by test/profile-verdict.test.ts)
+ * all read them here, so a number cannot say one thing in a summary and another in a rule.
+ */
 export const THRESHOLDS = {
-  /** Input-bound: the consumer waits more than this fraction of its step time… */
-  waitFraction: 0.01,
-  /** …and more than this many ms per batch (a sub-ms wait is noise on a fast step). */
-  waitMs: 1,
-  /** GPU idle below this utilisation (%)… */
+  /**
+   * The consumer "waits" when its median wait for a batch is more than this fraction of its
+   * step time. No absolute floor in ms: a 0.9 ms wait is 90% of a 1 ms step, not noise
+   * (waits are timed with performance.now(), microsecond resolution).
+   */
+  waitFraction: 0.05,
+  /** The GPU idles below this utilisation (%). */
   gpuIdlePercent: 50,
-  /** …while the CPUs are saturated: mean busy fraction over all logical CPUs above this. */
+  /** The CPUs are saturated above this mean busy fraction over all logical CPUs (whoever keeps them busy). */
   cpuSaturated: 0.9,
   /** GPU-bound above this utilisation (%). */
   gpuBusyPercent: 90,
@@ -14,13 +20,13 @@ export const THRESHOLDS = {
   workersBusy: 0.85,
   /** Busy workers are really computing when the busy cores reach this × min(workers, cores); else they block on reads. */
   cpuWorking: 0.7,
-  /** "Low CPU" for disk-bound: busy cores below this × min(workers, cores) (× all cores without a worker count). */
+  /** "Mostly idle" CPUs (disk-bound): busy cores below this × min(workers, cores) (× all cores without a worker count). */
   cpuLow: 0.5,
   /** Storage is busy above this read rate (bytes/s)… */
   diskBytesPerSec: 20 * 1024 * 1024,
   /** …or when reads reach this fraction of the bytes the consumed samples occupy. */
   diskFractionOfData: 0.5,
-  /** The page cache is cold below this residency. */
+  /** The page cache is cold below this residency (with the OS cache). */
   coldCache: 0.5,
   /** A knob "still helps" when its last step up gained at least this much throughput. */
   scalingGain: 0.1,

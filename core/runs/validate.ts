@@ -103,6 +103,7 @@ export const SweepPlanSchema = z.looseObject({
   decoder: z.string(),
   flip: z.boolean(),
   fastDecode: z.boolean().optional(),
+  batchesAhead: posInt.optional(),
   secondsPerPoint: nonneg,
   warmupBatches: count,
 }) satisfies z.ZodType<ProfilePlan>;

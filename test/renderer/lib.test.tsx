@@ -142,6 +142,12 @@ describe('profile form', () => {
     expect(ok.grid.map((g) => g.workers)).toEqual([1, 2, 4]);
     expect(ok.params).toEqual({ plan: { file: '/d.beton', batchSizes: [8], orders: ['random'], osCache: [true], decoder: 'rrc:160', flip: true, secondsPerPoint: 1, warmupBatches: 2 } });
   });
+  it('offers batches ahead (the knob the verdict may advise): empty is the loader default, else 1..64', () => {
+    const base = { ...DEFAULT_PROFILE_FORM, file: '/d.beton', batchSizes: '8' };
+    expect(validateProfileForm({ ...base, batchesAhead: '6' }, { cores: 4, numSamples: 48 }).params).toMatchObject({ plan: { batchesAhead: 6 } });
+    expect(validateProfileForm({ ...base, batchesAhead: '0' }, { cores: 4, numSamples: 48 }).errors.batchesAhead).toMatch(/1 to 64/);
+    expect(validateProfileForm(base, { cores: 4, numSamples: 48 }).params).not.toHaveProperty('plan.batchesAhead');
+  });
   it('validates the exec mode pattern', () => {
     const r = validateProfileForm({ ...DEFAULT_PROFILE_FORM, mode: 'exec', command: 'python train.py', throughputRegex: 'imgs=(\\d+)' }, { cores: 2, numSamples: null });
     expect(r.errors.throughputRegex).toMatch(/named group/);

@@ -19,6 +19,8 @@ export interface ProfileForm {
   flip: boolean;
   secondsPerPoint: string;
   warmupBatches: string;
+  /** Batches the loader decodes ahead of the consumer; '' = the loader's default (3). */
+  batchesAhead: string;
   command: string;
   throughputRegex: string;
 }
@@ -35,6 +37,7 @@ export const DEFAULT_PROFILE_FORM: ProfileForm = {
   flip: true,
   secondsPerPoint: '3',
   warmupBatches: '2',
+  batchesAhead: '',
   command: '',
   throughputRegex: '',
 };
@@ -108,6 +111,8 @@ export function validateProfileForm(
   if (!(secs > 0 && secs <= 600)) errors.secondsPerPoint = 'Seconds per point: more than 0, at most 600.';
   const warm = Number(form.warmupBatches);
   if (!(Number.isInteger(warm) && warm >= 0)) errors.warmupBatches = 'Warm-up batches: a whole number, 0 or more.';
+  const ahead = form.batchesAhead.trim() === '' ? null : Number(form.batchesAhead);
+  if (ahead !== null && !(Number.isInteger(ahead) && ahead >= 1 && ahead <= 64)) errors.batchesAhead = 'Batches ahead: a whole number from 1 to 64 (empty: the loader\'s default, 3).';
   if (Object.keys(errors).length) return { errors, params: null, grid: [] };
   const w = workers!.length ? workers! : defaultWorkers(ctx.cores);
   return {
@@ -124,6 +129,7 @@ export function validateProfileForm(
         flip: form.flip,
         secondsPerPoint: secs,
         warmupBatches: warm,
+        ...(ahead !== null ? { batchesAhead: ahead } : {}),
       },
     },
   };

@@ -94,6 +94,7 @@ export function ProfileScreen() {
             <TextField label="Crop size (px)" value={f.decoderSize} onChange={(decoderSize) => p.setForm({ decoderSize })} error={e.decoderSize} disabled={f.decoder === 'simple'} inputMode="numeric" />
             <TextField label="Seconds per point" value={f.secondsPerPoint} onChange={(secondsPerPoint) => p.setForm({ secondsPerPoint })} error={e.secondsPerPoint} testId="profile-seconds" inputMode="decimal" />
             <TextField label="Warm-up batches" value={f.warmupBatches} onChange={(warmupBatches) => p.setForm({ warmupBatches })} error={e.warmupBatches} testId="profile-warmup" inputMode="numeric" />
+            <TextField label="Batches ahead" value={f.batchesAhead} onChange={(batchesAhead) => p.setForm({ batchesAhead })} error={e.batchesAhead} testId="profile-batches-ahead" inputMode="numeric" placeholder="3 (the loader's default)" hint="Batches decoded ahead of the consumer; more smooths uneven supply." />
             <div className="align-end">
               <Check label="Random horizontal flip" checked={f.flip} onChange={(flip) => p.setForm({ flip })} />
             </div>
