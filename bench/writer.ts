@@ -9,6 +9,8 @@
  *   npm run bench -- writer [--quick] [--reps N] [--count N] [--only capped,passthrough]
  *                           [--modes raw,jpg,smart] [--workers 1,2] [--smart-threshold B]
  *                           [--max-resolution P] [--seed S] [--json FILE]
+ *   npm run bench -- writer --vs-ffcv [--rounds R] [--count N] [--workers 1,2] [--python PY]
+ *                           (ours against FFCV's own writer: bench/writer-vs-ffcv.ts)
  *
  * Prints tables of medians, then one JSON line (starting with {"bench":"writer") for scripts.
  */
@@ -26,6 +28,7 @@ import { UsageError, benchMain, intSetting, isEntryPoint, listSetting, nonNegati
 import { benchScratchDir } from './lib/repo.js';
 import { max, median, min, round } from './lib/stats.js';
 import { renderTable } from './lib/table.js';
+import { runVsFfcv, type VsFfcvConfig } from './writer-vs-ffcv.js';
 
 const MODES = ['raw', 'jpg', 'smart'] as const;
 type Mode = (typeof MODES)[number];
@@ -84,6 +87,11 @@ interface PassThroughResult {
   writer: Map<number, { samplesPerSec: number[]; cores: number[] }>;
 }
 
+const DEFAULT_ROUNDS = 3;
+/** The reference FFCV is installed for Debian's interpreter, not a pyenv python3 on PATH. */
+const DEFAULT_PYTHON = '/usr/bin/python3';
+const DEFAULT_STAGE_IMAGES = 500;
+
 const HELP = `usage: writer [options]
   --quick               ${QUICK_COUNT} images, 1 repetition, no warm-up (smoke test)
   --reps N              repetitions per configuration; the median is reported (env BENCH_REPS, default ${DEFAULT_REPS})
@@ -95,9 +103,15 @@ const HELP = `usage: writer [options]
   --workers LIST        numWorkers values; 0 = encode on the calling thread (default 1,2)
   --smart-threshold B   'smart' stores JPEG above B raw bytes (default ${DEFAULT_SMART_THRESHOLD} = 256x224x3)
   --max-resolution P    longer-side cap for every mode of the capped part (default ${DEFAULT_MAX_RESOLUTION}; passthrough never caps)
-  --json FILE           also write the JSON result to FILE`;
+  --json FILE           also write the JSON result to FILE
+  --vs-ffcv             instead: ours against FFCV's own DatasetWriter (jpg, --max-resolution, quality ${JPEG_QUALITY}) on one
+                        source, alternating ours/FFCV for each worker count, --rounds rounds (default ${DEFAULT_ROUNDS}); sha256 check
+  --rounds R            --vs-ffcv rounds (default ${DEFAULT_ROUNDS})
+  --python PY           --vs-ffcv: the interpreter with FFCV installed (default ${DEFAULT_PYTHON})
+  --stage-images N      --vs-ffcv: images timed step by step on one thread (default ${DEFAULT_STAGE_IMAGES})`;
 
-function parseConfig(argv: string[]): Config | 'help' {
+
+function parseConfig(argv: string[]): Config | VsFfcvConfig | 'help' {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -111,10 +125,32 @@ function parseConfig(argv: string[]): Config | 'help' {
       'smart-threshold': { type: 'string' },
       'max-resolution': { type: 'string' },
       json: { type: 'string' },
+      'vs-ffcv': { type: 'boolean' },
+      rounds: { type: 'string' },
+      python: { type: 'string' },
+      'stage-images': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) return 'help';
+  if (values['vs-ffcv']) {
+    for (const flag of ['quick', 'reps', 'only', 'modes', 'smart-threshold'] as const) {
+      if (values[flag] !== undefined) throw new UsageError(`--${flag} does not apply to --vs-ffcv`);
+    }
+    const workers = (values.workers ?? '1,2').split(',').map((w) => positiveInt(w.trim(), '--workers'));
+    if (new Set(workers).size !== workers.length) throw new UsageError('--workers has duplicates');
+    return {
+      count: intSetting(values.count, 'count', 'BENCH_COUNT', DEFAULT_COUNT),
+      seed: values.seed === undefined ? DEFAULT_SEED : nonNegativeInt(values.seed, '--seed'),
+      rounds: values.rounds === undefined ? DEFAULT_ROUNDS : positiveInt(values.rounds, '--rounds'),
+      workers,
+      maxResolution: values['max-resolution'] === undefined ? DEFAULT_MAX_RESOLUTION : positiveInt(values['max-resolution'], '--max-resolution'),
+      quality: JPEG_QUALITY,
+      python: values.python ?? DEFAULT_PYTHON,
+      stageImages: values['stage-images'] === undefined ? DEFAULT_STAGE_IMAGES : positiveInt(values['stage-images'], '--stage-images'),
+      jsonFile: values.json,
+    };
+  }
   const quick = values.quick ?? false;
   const workers = (values.workers ?? '1,2').split(',').map((w) => nonNegativeInt(w.trim() === '' ? 'empty' : w.trim(), '--workers'));
   if (new Set(workers).size !== workers.length) throw new UsageError('--workers has duplicates');
@@ -132,7 +168,7 @@ function parseConfig(argv: string[]): Config | 'help' {
   };
 }
 
-export const main: BenchMain = benchMain('writer', HELP, parseConfig, runBenchmark);
+export const main: BenchMain = benchMain('writer', HELP, parseConfig, (cfg) => ('rounds' in cfg ? runVsFfcv(cfg) : runBenchmark(cfg)));
 
 async function runBenchmark(cfg: Config): Promise<void> {
   const tStart = performance.now();

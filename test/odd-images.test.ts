@@ -4,7 +4,7 @@
  * file's bytes exactly when storing them unchanged is right), plus the small parsers.
  * All inputs are generated here; nothing is checked in.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -17,11 +17,13 @@ import {
   exifOrientation,
   iccDescription,
   loadRGB,
+  nativeJpegRGB,
   nodeImageCodec,
   parseJpegHeader,
   probePassThrough,
 } from '../core/native/image-codec.js';
 import { ImageFolderSource } from '../core/sources/image-folder.js';
+import { FIXTURES } from './helpers/fixtures.js';
 import {
   canReadUnreadable,
   craftCmykJpeg,
@@ -244,6 +246,74 @@ describe('loadRGB on odd images', () => {
     expect([...decodePnm(Buffer.concat([pnm('P4\n9 1\n'), Buffer.from([0b10000000, 0b10000000])])).data.filter((_, i) => i % 3 === 0)]).toEqual([0, 255, 255, 255, 255, 255, 255, 255, 0]);
     const e = await loadError({ file: pnm('P6\n4 4\n255\nabc'), name: 'short.ppm' });
     expect(e.message).toMatch(/truncated \(the PPM data ends/);
+  });
+});
+
+describe('loadRGB: the native JPEG path gives sharp\'s pixels', () => {
+  /** The addon's decode (asserted to be taken) and loadRGB with sharp only. */
+  const both = async (input: string | Uint8Array): Promise<[Pixels, Pixels]> => {
+    const bytes = typeof input === 'string' ? readFileSync(input) : input;
+    const native = nativeJpegRGB(bytes);
+    process.env.BETON_SOURCE_DECODER = 'sharp';
+    try {
+      const viaSharp = await loadRGB(typeof input === 'string' ? input : { file: input });
+      expect(nativeJpegRGB(bytes)).toBeNull(); // the switch works
+      return [native ?? { data: new Uint8Array(0), width: -1, height: -1 }, viaSharp];
+    } finally {
+      delete process.env.BETON_SOURCE_DECODER;
+    }
+  };
+
+  it('takes the native path only for what it decodes like sharp', () => {
+    for (const name of ['baseline.jpg', 'progressive.jpg', 'missing-eoi.jpg']) expect(nativeJpegRGB(readFileSync(byName(name).path))).not.toBeNull();
+    const refused = cases.filter((c) => /\.jpe?g$/i.test(c.path) && /cmyk|ycck|rgb-adobe|exif-orientation-[2-8]|display-p3|extraneous|12-bit|truncated/i.test(c.name));
+    expect(refused.length).toBeGreaterThan(5);
+    for (const c of refused) {
+      let bytes: Uint8Array;
+      try {
+        bytes = readFileSync(c.path);
+      } catch {
+        continue;
+      }
+      expect(nativeJpegRGB(bytes), c.name).toBeNull();
+    }
+  });
+
+  it('every loadable odd JPEG, and the fixture JPEGs, decode to the same pixels either way', async () => {
+    // Those the native path takes (the others are sharp's either way).
+    const jpegs = cases.filter((c) => c.outcome === 'ok' && /\.jpe?g$/i.test(c.path) && nativeJpegRGB(readFileSync(c.path)) !== null);
+    expect(jpegs.length).toBeGreaterThanOrEqual(8);
+    const fixtures = join(FIXTURES, 'src_images');
+    const fixtureJpegs = (readdirSync(fixtures, { recursive: true }) as string[]).filter((f) => f.endsWith('.jpg')).map((f) => join(fixtures, f));
+    expect(fixtureJpegs.length).toBeGreaterThan(10);
+    for (const path of [...jpegs.map((c) => c.path), ...fixtureJpegs]) {
+      const [a, b] = await both(path);
+      expect([a.width, a.height], path).toEqual([b.width, b.height]);
+      expect(Buffer.compare(Buffer.from(a.data), Buffer.from(b.data)), path).toBe(0);
+    }
+  });
+
+  it('baseline and progressive, 4:2:0 / 4:2:2 / 4:4:4, grey, odd sizes and qualities', async () => {
+    let n = 0;
+    for (const [w, h] of [[1, 1], [17, 13], [333, 251], [64, 480]] as const) {
+      const px = makePixels(w, h, (x, y) => [(x * 7 + y * 3) & 255, (x * y) & 255, (255 - x * 5) & 255]);
+      const img = () => sharp(Buffer.from(px.data), { raw: { width: w, height: h, channels: 3 } });
+      for (const chroma of ['4:2:0', '4:4:4'] as const) {
+        for (const progressive of [false, true]) {
+          for (const quality of [50, 95]) {
+            const jpeg = await img().jpeg({ quality, chromaSubsampling: chroma, progressive }).toBuffer();
+            const [a, b] = await both(jpeg);
+            expect(Buffer.compare(Buffer.from(a.data), Buffer.from(b.data)), `${w}x${h} ${chroma} progressive=${progressive} q${quality}`).toBe(0);
+            n++;
+          }
+        }
+      }
+      const grey = await img().greyscale().jpeg({ quality: 90 }).toBuffer();
+      const [a, b] = await both(grey);
+      expect(Buffer.compare(Buffer.from(a.data), Buffer.from(b.data)), `${w}x${h} grey`).toBe(0);
+      n++;
+    }
+    expect(n).toBe(36);
   });
 });
 

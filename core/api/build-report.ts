@@ -2,6 +2,7 @@
  * What a build reports: the CLI prints it, the app shows it, the runs database stores it.
  * Part of the contract so that the renderer (types only from core/api) shares it.
  */
+import type { WriterTimings } from './writer-timings.js';
 
 /** Why a source item was left out of the dataset ('skip' policy). */
 export interface SkippedSample {
@@ -30,6 +31,8 @@ export interface WriteReport {
   imageModes: Record<string, { raw: number; jpg: number; passThrough: number }>;
   /** Bytes of the source files read, when the fields report them (images). */
   sourceBytes: number;
+  /** Where the time went, when the writer was asked (DatasetWriterOptions.timings). */
+  timings?: WriterTimings;
 }
 
 /** buildDataset's report: the write report plus where the samples came from. */

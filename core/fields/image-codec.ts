@@ -27,7 +27,20 @@ export interface ImageCodec {
    * JPEG, no EXIF rotation, no resize under maxResolution, complete), else null.
    */
   probePassThrough?(input: ImageInput, baseDir: string | undefined, maxResolution: number | null): Promise<{ bytes: Uint8Array; width: number; height: number } | null>;
+  /**
+   * Read, decode, resize and store in one step for the inputs it handles (the common
+   * source JPEG), with the bytes load → resizeArea → encodeJpeg would give; otherwise
+   * `{ fallback }`, the input to load() instead. Synchronous: it is CPU work on the
+   * calling (worker) thread, and a promise per image would only add latency.
+   */
+  transcode?(input: ImageInput, baseDir: string | undefined, plan: TranscodePlanner): TranscodeOutcome;
 }
+
+/** What an image field stores for a source of the given size: the stored size, and JPEG quality or null for raw. */
+export type TranscodePlanner = (width: number, height: number) => { width: number; height: number; jpegQuality: number | null } | null;
+
+/** A transcode's result: the stored bytes, or the input to decode the general way instead. */
+export type TranscodeOutcome = { bytes: Uint8Array; width: number; height: number; jpeg: boolean } | { fallback: ImageInput };
 
 export function isRGBPixels(v: unknown): v is RGBPixels {
   return (

@@ -104,6 +104,20 @@ export class RGBImageField extends Field<DecodedImage> {
       }
       if (jpeg) return this.encodePixels(await need(ctx).load(value as ImageInput, ctx.baseDir), ctx, false);
     }
+    if (!isRGBPixels(value) && ctx.codec?.transcode) {
+      // A draw the plan makes ('proportion') must not be made again if the image then
+      // takes the general path: the sample's random stream would shift.
+      let drawn: number | undefined;
+      const once: EncodeContext = { ...ctx, random: () => (drawn ??= ctx.random()) };
+      const r = ctx.codec.transcode(value as ImageInput, ctx.baseDir, (width, height) => {
+        const [w, h] = cappedSize(width, height, this.maxResolution);
+        // Sizes the general path refuses are left to it, so it reports them.
+        if (w < 1 || h < 1 || w > MAX_DIM || h > MAX_DIM) return null;
+        return { width: w, height: h, jpegQuality: this.chooseJpeg({ width: w, height: h }, once) ? this.jpegQuality : null };
+      });
+      if ('bytes' in r) return imageValue(r.jpeg, r.width, r.height, r.bytes);
+      return this.encodePixels(await this.pixelsOf(r.fallback, once), once, true);
+    }
     return this.encodePixels(await this.pixelsOf(value, ctx), ctx, true);
   }
 
@@ -129,12 +143,7 @@ export class RGBImageField extends Field<DecodedImage> {
     }
     const jpg = draw && this.chooseJpeg(px, ctx);
     const heap = jpg ? need(ctx).encodeJpeg(px, this.jpegQuality) : px.data;
-    const meta = new Uint8Array(13);
-    const v = new DataView(meta.buffer);
-    v.setUint8(0, jpg ? IMAGE_MODE_JPG : IMAGE_MODE_RAW);
-    v.setUint16(1, px.width, true);
-    v.setUint16(3, px.height, true);
-    return { meta, heap, ...(source.sourceBytes ? { sourceBytes: source.sourceBytes } : {}) };
+    return { ...imageValue(jpg, px.width, px.height, heap), ...(source.sourceBytes ? { sourceBytes: source.sourceBytes } : {}) };
   }
 
   private chooseJpeg(px: { width: number; height: number }, ctx: EncodeContext): boolean {
@@ -197,6 +206,16 @@ function storedImage(v: StoredImage): EncodedValue {
   dv.setUint16(1, v.width, true);
   dv.setUint16(3, v.height, true);
   return { meta, heap: v.stored };
+}
+
+/** The stored value: 13-byte metadata {mode, width, height, ptr (patched at placement)} and the heap bytes. */
+function imageValue(jpg: boolean, width: number, height: number, heap: Uint8Array): EncodedValue {
+  const meta = new Uint8Array(13);
+  const v = new DataView(meta.buffer);
+  v.setUint8(0, jpg ? IMAGE_MODE_JPG : IMAGE_MODE_RAW);
+  v.setUint16(1, width, true);
+  v.setUint16(3, height, true);
+  return { meta, heap };
 }
 
 function need(ctx: EncodeContext): NonNullable<EncodeContext['codec']> {

@@ -1,15 +1,29 @@
 import { closeSync, constants as fsConstants, fstatSync, openSync, readSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import sharp from 'sharp';
+import type SharpConstructor from 'sharp';
 import { BetonEncodeError } from '../format/errors.js';
-import { isRGBPixels, type ImageCodec, type ImageInput, type RGBPixels } from '../fields/image-codec.js';
+import { isRGBPixels, type ImageCodec, type ImageInput, type RGBPixels, type TranscodeOutcome, type TranscodePlanner } from '../fields/image-codec.js';
 import { jpegDecodeRGB, jpegInfo } from './index.js';
 import { decodeJpeg, encodeJpeg, resizeArea } from './jpeg.js';
+import { threadCpuMs, transcodeJpeg } from './writer-transcode.js';
 
-// One libvips thread per call: parallelism comes from our worker pool, and libvips' own
-// threads would oversubscribe the cores.
-sharp.concurrency(1);
-sharp.cache(false);
+let sharpLoaded: Promise<typeof SharpConstructor> | undefined;
+
+/**
+ * sharp, loaded on first use: loading libvips costs ~0.3 s of CPU per thread, and the
+ * common source JPEG never needs it (transcodeSource, nativeJpegRGB), so encode workers
+ * that only see such files start without it.
+ */
+function getSharp(): Promise<typeof SharpConstructor> {
+  sharpLoaded ??= import('sharp').then((m) => {
+    // One libvips thread per call: parallelism comes from our worker pool, and libvips'
+    // own threads would oversubscribe the cores.
+    m.default.concurrency(1);
+    m.default.cache(false);
+    return m.default;
+  });
+  return sharpLoaded;
+}
 
 /** Largest source image decoded, in pixels (as sharp's limitInputPixels). */
 const MAX_INPUT_PIXELS = 2 ** 28;
@@ -198,6 +212,7 @@ async function explain(e: unknown, buf: Buffer, format: Format): Promise<ImageRe
     return unreadable(what, /can read/.test(what) ? FIX_FORMAT : 'remove it, or build with --on-error skip');
   }
   if (/exceeds pixel limit/i.test(msg)) {
+    const sharp = await getSharp();
     const m = await sharp(buf, { limitInputPixels: false }).metadata().catch(() => null);
     const size = m?.width && m.height ? `${m.width}x${m.height} = ${(m.width * m.height / 1e6).toFixed(0)} megapixels` : 'too many pixels';
     return unreadable(`the image is too large (${size}; the limit is ${(MAX_INPUT_PIXELS / 1e6).toFixed(0)} megapixels)`, FIX_SIZE);
@@ -221,6 +236,7 @@ async function explain(e: unknown, buf: Buffer, format: Format): Promise<ImageRe
 // ---------------------------------------------------------------------------
 
 async function sharpRGB(buf: Buffer, failOn: 'warning' | 'error'): Promise<RGBPixels> {
+  const sharp = await getSharp();
   const { data, info } = await sharp(buf, { failOn, limitInputPixels: MAX_INPUT_PIXELS })
     .rotate() // EXIF orientation
     .removeAlpha()
@@ -231,10 +247,36 @@ async function sharpRGB(buf: Buffer, failOn: 'warning' | 'error'): Promise<RGBPi
   return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
 }
 
-/** libjpeg warnings that mean pixels are missing (it would fill them with grey). */
-const JPEG_DAMAGE = /premature end|Huffman|arithmetic code|instead of RST|data precision|Unsupported JPEG process/i;
 const EOI = Buffer.from([0xff, 0xd9]);
 const endsWithEoi = (b: Uint8Array): boolean => b.length >= 2 && b[b.length - 2] === 0xff && b[b.length - 1] === 0xd9;
+
+/**
+ * The common JPEG (8-bit YCbCr or grey, no EXIF rotation, no ICC profile but sRGB, not an
+ * MPO; one lacking only its final EOI marker gets it appended, as decodeJpegSource's retry
+ * does) decoded by the addon's libjpeg-turbo in one synchronous call: the accurate IDCT with
+ * fancy upsampling, as sharp/libvips and PIL decode it, so the pixels are the same (tested
+ * against sharp), at a fraction of sharp's per-call cost. Anything else, and any warning
+ * or error, returns null: sharp then decodes it, converting colours and reporting damage.
+ */
+export function nativeJpegRGB(buf: Uint8Array): RGBPixels | null {
+  if (process.env.BETON_SOURCE_DECODER === 'sharp') return null;
+  try {
+    const h = parseJpegHeader(buf);
+    if (h === null || h === 'short' || passThroughBlocker(h, null) !== null) return null;
+    const info = jpegInfo(buf);
+    if (info.colorSpace !== 'YCbCr' && info.colorSpace !== 'Grayscale') return null;
+    if (info.width * info.height > MAX_INPUT_PIXELS) return null;
+    const data = new Uint8Array(info.width * info.height * 3);
+    // Missing only its EOI marker: decoded as decodeJpegSource's retry does (see transcodeSource).
+    jpegDecodeRGB(endsWithEoi(buf) ? buf : Buffer.concat([buf, EOI]), data, { fastDct: false, strict: true });
+    return { data, width: info.width, height: info.height };
+  } catch {
+    return null;
+  }
+}
+
+/** libjpeg warnings that mean pixels are missing (it would fill them with grey). */
+const JPEG_DAMAGE = /premature end|Huffman|arithmetic code|instead of RST|data precision|Unsupported JPEG process/i;
 
 /**
  * JPEG: libjpeg reports a cut-off scan as a warning and fills the rest with grey, so
@@ -243,6 +285,8 @@ const endsWithEoi = (b: Uint8Array): boolean => b.length >= 2 && b[b.length - 2]
  * retried with one appended (a complete scan then decodes cleanly, a cut one does not).
  */
 async function decodeJpegSource(buf: Buffer): Promise<RGBPixels> {
+  const fast = nativeJpegRGB(buf);
+  if (fast) return fast;
   try {
     return await sharpRGB(buf, 'warning');
   } catch (e) {
@@ -296,6 +340,56 @@ export async function loadRGB(input: ImageInput, baseDir?: string): Promise<RGBP
     const why = e instanceof ImageReadError ? e.message : fsReason(e);
     throw new BetonEncodeError('BAD_VALUE', `cannot read image ${src.name}: ${why}`, { source: src.name });
   }
+}
+
+/** Stage timings of transcodeSource (the writer's `timings` option), thread CPU ms. */
+export interface TranscodeClock {
+  /** Images stored by the one-call path. */
+  transcoded: number;
+  readMs: number;
+  /** decode, resize, encode */
+  stages: Float64Array;
+}
+
+/**
+ * RGBImageField's whole job for the common source JPEG in one native call (decode as
+ * nativeJpegRGB, area resize, JPEG encode or raw; core/native/writer-transcode.ts): what
+ * load → resizeArea → encodeJpeg give, byte for byte, without the full-size pixels ever
+ * reaching JavaScript. `plan` gets the source size and says what to store, or null to
+ * leave the image to the general path. Returns the stored bytes, or `{ fallback }`: the
+ * input to hand to load() instead (the bytes already read, so the file is read once; a
+ * file that cannot be read is left to load(), which reports why).
+ */
+export function transcodeSource(input: ImageInput, baseDir: string | undefined, plan: TranscodePlanner, clock?: TranscodeClock): TranscodeOutcome {
+  if (isRGBPixels(input) || process.env.BETON_SOURCE_DECODER === 'sharp') return { fallback: input };
+  const src = sourceOf(input, baseDir);
+  let bytes: Uint8Array;
+  const t0 = clock ? threadCpuMs() : null;
+  try {
+    bytes = src.bytes ?? readWhole(src.path!);
+  } catch {
+    return { fallback: input };
+  }
+  if (clock && t0 !== null) clock.readMs += threadCpuMs()! - t0;
+  const fallback: ImageInput = { file: bytes, name: src.name };
+  const h = parseJpegHeader(bytes);
+  if (h === null || h === 'short' || passThroughBlocker(h, null) !== null || h.width * h.height > MAX_INPUT_PIXELS) return { fallback };
+  const p = plan(h.width, h.height);
+  if (!p) return { fallback };
+  // A file lacking only its final EOI marker decodes as decodeJpegSource's retry does it:
+  // with one appended (a complete scan then decodes cleanly; a cut one still warns). Done
+  // here rather than left to sharp, whose warning retries misfire when several encode
+  // workers run libvips at once (its error state is process-wide).
+  const data = endsWithEoi(bytes) ? bytes : Buffer.concat([bytes, EOI]);
+  let out: Uint8Array | null;
+  try {
+    out = transcodeJpeg(data, h.width, h.height, p.width, p.height, p.jpegQuality, clock?.stages);
+  } catch {
+    out = null;
+  }
+  if (!out) return { fallback };
+  if (clock) clock.transcoded++;
+  return { bytes: out, width: p.width, height: p.height, jpeg: p.jpegQuality !== null };
 }
 
 // ---------------------------------------------------------------------------
@@ -710,6 +804,6 @@ export async function probePassThrough(
 
 let codec: ImageCodec | null = null;
 export function nodeImageCodec(): ImageCodec {
-  codec ??= { load: loadRGB, resizeArea, encodeJpeg, decodeJpeg, probePassThrough };
+  codec ??= { load: loadRGB, resizeArea, encodeJpeg, decodeJpeg, probePassThrough, transcode: transcodeSource };
   return codec;
 }

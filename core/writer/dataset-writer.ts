@@ -17,6 +17,8 @@ import { PageAllocator } from './page-allocator.js';
 import { RecordSink } from './record-sink.js';
 import { failureOf, type SampleOutcome, type SkippedSample } from './sample-outcome.js';
 import type { WriteReport } from '../api/build-report.js';
+import { threadCpuMs } from '../native/writer-transcode.js';
+import type { MainTimings, WorkerTimings, WriterTimings } from './timings.js';
 
 export interface WriteProgress {
   /** Source items handled (written + skipped). */
@@ -57,6 +59,8 @@ export interface DatasetWriterOptions {
   allowSmallPages?: boolean;
   /** Modules that register custom field types; imported by every worker. */
   fieldModules?: string[];
+  /** Report where the time went (WriteReport.timings): per-stage worker and main-thread accounts. */
+  timings?: boolean;
 }
 
 export type { WriteReport };
@@ -107,6 +111,7 @@ export class DatasetWriter {
     let ok = false;
     try {
       await job.run(source);
+      const tPlaced = performance.now();
       const report = await job.finish();
       await fh.sync();
       await fh.close();
@@ -114,7 +119,8 @@ export class DatasetWriter {
       await rename(tmp, out);
       ok = true;
       const elapsedMs = performance.now() - t0;
-      return { ...report, path: out, elapsedMs, samplesPerSec: report.numSamples / (elapsedMs / 1000) };
+      const timings = job.timings(elapsedMs, performance.now() - tPlaced);
+      return { ...report, path: out, elapsedMs, samplesPerSec: report.numSamples / (elapsedMs / 1000), ...(timings ? { timings } : {}) };
     } finally {
       await job.cleanup();
       if (!ok) {
@@ -155,6 +161,10 @@ class WriteJob {
   /** Absolute D0 when the count is known; 0 while pointers are relative (spill mode). */
   private readonly dataStart: number;
   private readonly spill: boolean;
+  /** With opts.timings: the main thread's account so far, and each worker's latest. */
+  private readonly main: Omit<MainTimings, 'finishMs'> | null;
+  private readonly cpu0: number | null;
+  private workerTimings: WorkerTimings[] = [];
 
   constructor(
     private readonly fields: NamedField[],
@@ -175,6 +185,8 @@ class WriteJob {
     this.allocs = new RecordSink(() => this.spillFile('alloc'), 0, ALLOC_ENTRY_SIZE, 1 << 20);
     this.heapBytes = fields.map(() => 0);
     this.imageModes = fields.map((f) => (f.field.type === 'rgb_image' ? { raw: 0, jpg: 0, passThrough: 0 } : null));
+    this.main = opts.timings ? { cpuMs: null, placeMs: 0, pageWriteMs: 0 } : null;
+    this.cpu0 = opts.timings ? threadCpuMs() : null;
     this.allocator = new PageAllocator(
       pageSize,
       (n, bytes) => this.writePage(n, bytes),
@@ -192,6 +204,7 @@ class WriteJob {
   }
 
   private writePage(pageNumber: number, bytes: Uint8Array): void {
+    const t0 = this.main ? performance.now() : 0;
     const copy = bytes.slice();
     const pos = pageNumber * this.pageSize;
     this.bytesWritten += copy.byteLength;
@@ -201,6 +214,15 @@ class WriteJob {
     });
     // Surfaces in finish(), not as an unhandled rejection.
     this.pageWrites.catch(() => undefined);
+    if (this.main) this.main.pageWriteMs += performance.now() - t0;
+  }
+
+  /** The write's account (opts.timings), or null. Page writes are inside placement, so counted apart from it. */
+  timings(wallMs: number, finishMs: number): WriterTimings | null {
+    if (!this.main) return null;
+    const c1 = threadCpuMs();
+    const cpuMs = this.cpu0 !== null && c1 !== null ? c1 - this.cpu0 : null;
+    return { wallMs, main: { ...this.main, cpuMs, placeMs: Math.max(0, this.main.placeMs - this.main.pageWriteMs), finishMs }, workers: this.workerTimings };
   }
 
   async run(source: SampleSource): Promise<void> {
@@ -233,13 +255,17 @@ class WriteJob {
       seed: this.opts.seed ?? 0,
       baseDir: this.opts.baseDir,
       indexBase: this.opts.sampleIndexBase,
+      timings: this.opts.timings ?? false,
     });
     try {
       await pool.run(source, chunkSize, (outcomes, start) => {
+        const t0 = this.main ? performance.now() : 0;
         outcomes.forEach((o, k) => this.place(start + k, o));
+        if (this.main) this.main.placeMs += performance.now() - t0;
         this.progress();
       }, signal);
     } finally {
+      this.workerTimings = [...pool.timings.values()];
       await pool.close();
     }
   }

@@ -3,6 +3,7 @@ import type { FieldSpec } from '../fields/field.js';
 import type { Sample } from './encode-sample.js';
 import type { SampleOutcome } from './sample-outcome.js';
 import { spawnWorker } from './spawn-worker.js';
+import type { WorkerTimings } from './timings.js';
 
 export interface WorkerInit {
   fields: Array<{ name: string; spec: FieldSpec }>;
@@ -10,6 +11,8 @@ export interface WorkerInit {
   seed: number;
   baseDir?: string;
   indexBase?: number;
+  /** Collect stage timings (DatasetWriterOptions.timings). */
+  timings?: boolean;
 }
 
 export interface ChunkJob {
@@ -18,7 +21,7 @@ export interface ChunkJob {
   samples: Sample[];
 }
 
-export type ChunkResult = { chunk: number; ok: true; outcomes: SampleOutcome[] } | { chunk: number; ok: false; error: string };
+export type ChunkResult = { chunk: number; ok: true; outcomes: SampleOutcome[]; timings?: WorkerTimings } | { chunk: number; ok: false; error: string };
 
 /**
  * A fixed pool of encode workers. Chunks are cut from the source in order, one pull at a
@@ -30,6 +33,8 @@ export type ChunkResult = { chunk: number; ok: true; outcomes: SampleOutcome[] }
 const DEPTH = 2;
 export class EncodePool {
   private readonly workers: Worker[];
+  /** Each worker's latest cumulative timings (with init.timings). */
+  readonly timings = new Map<Worker, WorkerTimings>();
 
   constructor(n: number, init: WorkerInit) {
     this.workers = Array.from({ length: n }, () => spawnWorker('./encode-worker.js', import.meta.url, init));
@@ -102,6 +107,7 @@ export class EncodePool {
         w.on('message', (res: ChunkResult) => {
           if (settled) return;
           if (!res.ok) return finish(new Error(res.error));
+          if (res.timings) this.timings.set(w, res.timings);
           inFlight.set(w, (inFlight.get(w) ?? 1) - 1);
           ready.set(res.chunk, res.outcomes);
           try {

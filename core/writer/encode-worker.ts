@@ -4,22 +4,31 @@
  * so the output does not depend on how many workers ran.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import type { ImageCodec } from '../fields/image-codec.js';
 import { schemaFromSpecs } from '../fields/schema.js';
-import { nodeImageCodec } from '../native/image-codec.js';
+import { nodeImageCodec, transcodeSource, type TranscodeClock } from '../native/image-codec.js';
+import { threadCpuMs } from '../native/writer-transcode.js';
 import type { ChunkJob, ChunkResult, WorkerInit } from './encode-pool.js';
 import { encodeSample, ownBuffer } from './encode-sample.js';
 import { failureOf, type SampleOutcome } from './sample-outcome.js';
+import { emptyWorkerTimings } from './timings.js';
 
 const init = workerData as WorkerInit;
 for (const m of init.fieldModules) await import(m);
 const fields = schemaFromSpecs(init.fields);
-const codec = nodeImageCodec();
+const base = nodeImageCodec();
+// With timings on, the one-call path reports its stages into `clock`.
+const clock: TranscodeClock | null = init.timings ? { transcoded: 0, readMs: 0, stages: new Float64Array(3) } : null;
+const codec: ImageCodec = clock ? { ...base, transcode: (input, baseDir, plan) => transcodeSource(input, baseDir, plan, clock) } : base;
+const timings = init.timings ? { ...emptyWorkerTimings(), startupMs: performance.now() } : null;
 
 parentPort!.on('message', (job: ChunkJob) => {
   void run(job);
 });
 
 async function run(job: ChunkJob): Promise<void> {
+  const t0 = performance.now();
+  const c0 = timings ? threadCpuMs() : null;
   try {
     const outcomes: SampleOutcome[] = [];
     const transfer = new Set<ArrayBuffer>();
@@ -38,7 +47,29 @@ async function run(job: ChunkJob): Promise<void> {
       }
     }
     const msg: ChunkResult = { chunk: job.chunk, ok: true, outcomes };
+    let c1: number | null = null;
+    if (timings && clock) {
+      // Cumulative, so the main thread keeps the latest; the post itself is counted in the next chunk's.
+      timings.samples += job.samples.length;
+      timings.transcoded = clock.transcoded;
+      timings.readMs = clock.readMs;
+      timings.decodeMs = clock.stages[0]!;
+      timings.resizeMs = clock.stages[1]!;
+      timings.encodeMs = clock.stages[2]!;
+      timings.busyMs += performance.now() - t0;
+      c1 = threadCpuMs();
+      if (c0 !== null && c1 !== null) timings.cpuMs = (timings.cpuMs ?? 0) + c1 - c0;
+      msg.timings = { ...timings };
+    }
+    const p0 = performance.now();
     parentPort!.postMessage(msg, [...transfer]);
+    if (timings) {
+      const p1 = performance.now();
+      timings.postMs += p1 - p0;
+      timings.busyMs += p1 - p0;
+      const c2 = threadCpuMs();
+      if (c1 !== null && c2 !== null) timings.cpuMs = (timings.cpuMs ?? 0) + c2 - c1;
+    }
   } catch (e) {
     const msg: ChunkResult = { chunk: job.chunk, ok: false, error: (e as Error).stack ?? String(e) };
     parentPort!.postMessage(msg);
