@@ -47,12 +47,17 @@ function checkSize(got: { width: number; height: number }, width: number, height
 }
 
 /**
- * Decodes a whole stored JPEG into `dst` (width × height × 3 RGB). A JPEG whose size is
- * not the metadata's `width` × `height` is a corrupt sample (the Reader says the same).
+ * Decodes a whole stored JPEG into `dst` (width × height × 3 RGB). Given the metadata's
+ * `width` × `height` (the decoders always give them), a JPEG of another size is a corrupt
+ * sample, as the Reader says.
  */
-export function decodeJpegInto(jpeg: Uint8Array, dst: Uint8Array, width: number, height: number): void {
-  if (TURBO) decodeFull(jpeg, dst, { ...OPTIONS, expect: { width, height } });
-  else checkSize(jpegDecodeRGB(jpeg, dst, OPTIONS), width, height);
+export function decodeJpegInto(jpeg: Uint8Array, dst: Uint8Array, width?: number, height?: number): void {
+  const expect = width !== undefined && height !== undefined ? { width, height } : undefined;
+  if (TURBO) decodeFull(jpeg, dst, expect ? { ...OPTIONS, expect } : OPTIONS);
+  else {
+    const got = jpegDecodeRGB(jpeg, dst, OPTIONS);
+    if (expect) checkSize(got, expect.width, expect.height);
+  }
 }
 
 /**
