@@ -105,10 +105,11 @@ const ProfilePlanInput = z
   .object({
     file: path,
     workers: z.array(z.number().int().positive()).min(1).max(16).optional(),
-    batchSizes: z.array(z.number().int().positive().max(4096)).min(1).max(8).default([256]),
+    /** Default: 256, capped at the dataset's size (the sweep says so); larger than the dataset fails with TOO_FEW_SAMPLES. */
+    batchSizes: z.array(z.number().int().positive().max(4096)).min(1).max(8).optional(),
     orders: z.array(z.enum(ORDER_NAMES)).min(1).default(['random']),
     osCache: z.array(z.boolean()).min(1).default([true]),
-    decoder: z.string().regex(/^(simple|rrc:\d+|center:\d+)$/).default('rrc:160'),
+    decoder: z.string().regex(/^(simple|rrc:[1-9]\d*|center:[1-9]\d*)$/).default('rrc:160'),
     flip: z.boolean().default(true),
     /** The loader's batchesAhead for every point (absent: its default, 3); the verdict may advise raising it. */
     batchesAhead: z.number().int().min(1).max(64).optional(),
@@ -134,7 +135,8 @@ export const Requests = {
     .strict(),
   'datasets.inspect': z.object({ path }).strict(),
   'datasets.preview': z.object({ path, start: z.number().int().min(0).default(0), count: z.number().int().min(1).max(64).default(24), thumb: z.number().int().min(16).max(512).default(96) }).strict(),
-  'builds.start': z.object({ config: BuildConfig }).strict(),
+  /** overwrite: replace an existing output (default false: OUTPUT_EXISTS); an output that is an input is refused either way (OUTPUT_IS_INPUT). */
+  'builds.start': z.object({ config: BuildConfig, overwrite: z.boolean().optional() }).strict(),
   'builds.cancel': z.object({ jobId: z.string().min(1).max(64) }).strict(),
   'profiles.start': z.union([z.object({ plan: ProfilePlanInput }).strict(), z.object({ exec: ExecPlanInput }).strict()]),
   'profiles.cancel': z.object({ jobId: z.string().min(1).max(64) }).strict(),
@@ -208,6 +210,8 @@ export interface FinishedEvent {
   kind: JobKind;
   status: 'ok' | 'cancelled' | 'failed';
   message?: string;
+  /** A failed job's error code (as ApiError.code: OUTPUT_EXISTS, CORRUPT_SAMPLE, ENOSPC, …). */
+  code?: string;
   /** Build report / profile run summary (id, verdict). */
   result?: unknown;
 }

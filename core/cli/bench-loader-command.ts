@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { benchLoader } from '../profile/bench-loader.js';
+import { benchLoader, DECODER_SPEC } from '../profile/bench-loader.js';
 import type { OrderName } from '../loader/orders/index.js';
 import { UsageError } from './usage-error.js';
 
@@ -37,7 +37,7 @@ export async function benchLoaderCommand(argv: string[]): Promise<number> {
   };
   const order = values.order as OrderName | undefined;
   if (order && !['sequential', 'random', 'quasi_random'].includes(order)) throw new UsageError(`--order expects sequential, random or quasi_random, got "${order}"`);
-  if (values.decoder && !/^(simple|rrc:\d+|center:\d+)$/.test(values.decoder)) throw new UsageError(`--decoder expects simple, rrc:SIZE or center:SIZE, got "${values.decoder}"`);
+  if (values.decoder !== undefined && !DECODER_SPEC.test(values.decoder)) throw new UsageError(`--decoder expects simple, rrc:SIZE or center:SIZE (SIZE a positive integer), got "${values.decoder}"`);
   const json = values.json ?? false;
   const res = await benchLoader(positionals[0]!, {
     numWorkers: num('workers', values.workers),
@@ -48,6 +48,8 @@ export async function benchLoaderCommand(argv: string[]): Promise<number> {
     flip: values.flip ?? false,
     fastDecode: values['fast-decode'] ?? false,
     epochs: num('epochs', values.epochs),
+    // Even with --json: stderr is for people, stdout stays one JSON document.
+    onNote: (m) => process.stderr.write(`note: ${m}\n`),
     onEpoch: json ? undefined : (e) => process.stderr.write(`  epoch ${e.epoch}: ${e.imagesPerSec.toFixed(0)} img/s, ${e.batchesPerSec.toFixed(2)} batches/s, ${e.seconds.toFixed(2)} s, median wait ${e.waitMsMedian.toFixed(1)} ms${e.epoch === 0 ? ' (warm-up)' : ''}\n`),
   });
   if (json) {

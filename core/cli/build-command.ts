@@ -5,10 +5,13 @@ import { parseBuildConfig, type BuildConfigInput } from '../api/build-config.js'
 import { detectSourceConfig, openSource } from '../sources/open-source.js';
 import { looksLikeVideoFolder } from '../sources/video-folder.js';
 import { buildDataset, buildFields, type BuildReport } from '../writer/build.js';
+import { checkBuildOutput } from '../writer/output-guard.js';
 import { progressPathFor, ShardProgressFile } from '../writer/shard-progress.js';
+import { removeOwnTempsSync } from '../writer/temp-files.js';
 import { parseRangeSpec, parseShard } from '../writer/selection.js';
 import { checkShardsFlags, emitShardJobs, shardStatusCommand, SHARDS_HELP, SHARDS_OPTIONS } from './build-shards.js';
 import { ProgressBar } from './progress.js';
+import { abortOnSignals } from './signals.js';
 import { UsageError } from './usage-error.js';
 
 export const BUILD_HELP = `beton build SOURCE -o OUT.beton [options]
@@ -23,6 +26,8 @@ when a column holds image paths (--image-column NAME). With --clip-length, a fol
 videos (root/<class>/<video>, as UCF101) or a CSV/JSONL video list (path,label[,start,end])
 is decoded with ffmpeg into clips (docs/video.md).
   -o, --output FILE            output .beton file
+  --force                      replace OUT if it exists (never when OUT is an input: the
+                               source, a file in the source folder or listed by it, --config)
   --schema-only                print the detected build config (JSON) and exit
   --image-column NAME          the column of image paths (image lists)
   --columns A,B,...            keep only these fields of the detected schema
@@ -49,40 +54,58 @@ is decoded with ffmpeg into clips (docs/video.md).
 
 ${SHARDS_HELP}`;
 
-export async function buildCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      output: { type: 'string', short: 'o' },
-      config: { type: 'string' },
-      'write-mode': { type: 'string' },
-      'max-resolution': { type: 'string' },
-      'jpeg-quality': { type: 'string' },
-      'smart-threshold': { type: 'string' },
-      'compress-probability': { type: 'string' },
-      'page-size': { type: 'string' },
-      workers: { type: 'string' },
-      json: { type: 'boolean' },
-      'schema-only': { type: 'boolean' },
-      'image-column': { type: 'string' },
-      columns: { type: 'string' },
-      'on-error': { type: 'string' },
-      range: { type: 'string' },
-      shard: { type: 'string' },
-      'pass-through': { type: 'boolean' },
-      'clip-length': { type: 'string' },
-      stride: { type: 'string' },
-      fps: { type: 'string' },
-      ffmpeg: { type: 'string' },
-      ...SHARDS_OPTIONS,
-    },
-  });
+const BUILD_OPTIONS = {
+  output: { type: 'string', short: 'o' },
+  force: { type: 'boolean' },
+  config: { type: 'string' },
+  'write-mode': { type: 'string' },
+  'max-resolution': { type: 'string' },
+  'jpeg-quality': { type: 'string' },
+  'smart-threshold': { type: 'string' },
+  'compress-probability': { type: 'string' },
+  'page-size': { type: 'string' },
+  workers: { type: 'string' },
+  json: { type: 'boolean' },
+  'schema-only': { type: 'boolean' },
+  'image-column': { type: 'string' },
+  columns: { type: 'string' },
+  'on-error': { type: 'string' },
+  range: { type: 'string' },
+  shard: { type: 'string' },
+  'pass-through': { type: 'boolean' },
+  'clip-length': { type: 'string' },
+  stride: { type: 'string' },
+  fps: { type: 'string' },
+  ffmpeg: { type: 'string' },
+  ...SHARDS_OPTIONS,
+  } as const;export async function buildCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseBuildArgs(argv);
   if (values.status !== undefined) {
     if (positionals.length || values.output || values.config) throw new UsageError('--status DIR takes no SOURCE, -o or --config');
     return shardStatusCommand(values.status, values);
   }
   const emit = checkShardsFlags(values, values.shard);
+  // From here on a signal stops the build through its failure path (the writer removes its
+  // temporary file) and exits 128 + n; the sync cleanup is for a build that does not stop.
+  let outputFile: string | null = null;
+  const signals = abortOnSignals({
+    what: 'the build',
+    outcome: 'no output was written (the temporary file was removed)',
+    cleanupSync: () => outputFile !== null && removeOwnTempsSync(outputFile),
+  });
+  try {
+    return await build(values, positionals, emit, signals.signal, (f) => (outputFile = f));
+  } finally {
+    signals.dispose();
+  }
+}
+
+function parseBuildArgs(argv: string[]) {
+  return parseArgs({ args: argv, allowPositionals: true, options: BUILD_OPTIONS });
+}
+type BuildValues = ReturnType<typeof parseBuildArgs>['values'];
+
+async function build(values: BuildValues, positionals: string[], emit: boolean, signal: AbortSignal, setOutput: (file: string) => void): Promise<number> {
   let raw: Record<string, unknown> = {};
   let baseDir = process.cwd();
   if (values.config) {
@@ -145,6 +168,13 @@ export async function buildCommand(argv: string[]): Promise<number> {
 
   let parsed = parseBuildConfig(raw as BuildConfigInput);
   if (!parsed.ok) throw new UsageError(`invalid build config:\n  ${parsed.errors.join('\n  ')}`);
+  const inputs = values.config ? [resolve(values.config)] : [];
+  // Before any work (schema detection, workers): an output that would destroy an input, or
+  // an existing file without --force. --schema-only and --emit write no .beton now.
+  if (!values['schema-only'] && !emit) {
+    setOutput(resolve(baseDir, parsed.value.output));
+    await checkBuildOutput(parsed.value, baseDir, { overwrite: values.force ?? false, inputs });
+  }
   if (values['schema-only'] || values.columns || Object.keys(clipOptions).length || emit) {
     const cfg = parsed.value;
     const source = await openSource(cfg.source, baseDir);
@@ -171,30 +201,25 @@ export async function buildCommand(argv: string[]): Promise<number> {
   const shard = parsed.value.shard;
   const output = resolve(baseDir, parsed.value.output);
   const progressFile = shard ? new ShardProgressFile(progressPathFor(output), shard, output) : null;
-  const ac = new AbortController();
-  const onSigint = (): void => ac.abort(new Error('interrupted (Ctrl-C); no output was written'));
-  process.once('SIGINT', onSigint);
-  try {
-    const report = await buildDataset(parsed.value, {
-      baseDir,
-      signal: ac.signal,
-      onProgress: (p) => {
-        bar.update({ done: p.done, total: p.total, rate: p.samplesPerSec, etaMs: p.etaMs, skipped: p.skipped });
-        progressFile?.update(p);
-      },
-    }).catch((e: unknown) => {
-      progressFile?.fail(e);
-      throw e;
-    });
-    progressFile?.finish(report);
-    bar.update({ done: report.numSamples, total: report.numSamples, rate: report.samplesPerSec, etaMs: 0 }, true);
-    bar.done();
-    if (values.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-    else process.stdout.write(formatReport(report));
-    return 0;
-  } finally {
-    process.off('SIGINT', onSigint);
-  }
+  const report = await buildDataset(parsed.value, {
+    baseDir,
+    overwrite: values.force ?? false,
+    inputs,
+    signal,
+    onProgress: (p) => {
+      bar.update({ done: p.done, total: p.total, rate: p.samplesPerSec, etaMs: p.etaMs, skipped: p.skipped });
+      progressFile?.update(p);
+    },
+  }).catch((e: unknown) => {
+    progressFile?.fail(e);
+    throw e;
+  });
+  progressFile?.finish(report);
+  bar.update({ done: report.numSamples, total: report.numSamples, rate: report.samplesPerSec, etaMs: 0 }, true);
+  bar.done();
+  if (values.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  else process.stdout.write(formatReport(report));
+  return 0;
 }
 
 /**

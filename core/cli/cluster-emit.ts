@@ -68,8 +68,9 @@ export function slurmScript(plan: ShardPlan, beton: readonly string[]): string {
         betonArray(beton),
         'k=$SLURM_ARRAY_TASK_ID',
         shardPathLine(plan, '$k'),
-        '# Writes $shard and $shard.progress.json (what beton build --status reads).',
-        `exec "\${beton[@]}" build --config ${shq(cfg)} --shard "$k/${plan.count}" -o "$shard" --workers "\${SLURM_CPUS_PER_TASK:-${plan.cpus}}"`,
+        '# Writes $shard and $shard.progress.json (what beton build --status reads); --force: a',
+        '# requeued task replaces the shard an earlier attempt of it finished.',
+        `exec "\${beton[@]}" build --config ${shq(cfg)} --shard "$k/${plan.count}" -o "$shard" --force --workers "\${SLURM_CPUS_PER_TASK:-${plan.cpus}}"`,
       ].join('\n') + '\n',
     ],
     [
@@ -152,7 +153,8 @@ export function k8sManifests(plan: ShardPlan, k8s: K8sOptions): string {
     `mkdir -p ${shq(plan.shardsDir)}`,
     'k=$JOB_COMPLETION_INDEX',
     shardPathLine(plan, '$k'),
-    `exec beton build --config /etc/beton/build.json --shard "$k/${plan.count}" -o "$shard" --workers ${plan.cpus}`,
+    // --force: a retried pod replaces the shard an earlier attempt of it finished.
+    `exec beton build --config /etc/beton/build.json --shard "$k/${plan.count}" -o "$shard" --force --workers ${plan.cpus}`,
   ].join('\n') + '\n';
   const configMap = {
     apiVersion: 'v1',

@@ -1,4 +1,5 @@
-import { BetonEncodeError, BetonFormatError } from '../format/errors.js';
+import { constants } from 'node:os';
+import { asBetonError, InterruptedError } from '../format/errors.js';
 import { BENCH_LOADER_HELP, benchLoaderCommand } from './bench-loader-command.js';
 import { BUILD_HELP, buildCommand } from './build-command.js';
 import { DUMP_HELP, dumpCommand } from './dump-command.js';
@@ -43,7 +44,8 @@ Exit codes: 0 ok, 1 failure, 2 bad usage.`;
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   if (!cmd || cmd === '--help' || cmd === '-h' || cmd === 'help') {
-    process.stdout.write(HELP + '\n');
+    // Asked for: stdout, 0. No command at all is bad usage: stderr, 2.
+    (cmd ? process.stdout : process.stderr).write(HELP + '\n');
     return cmd ? 0 : 2;
   }
   const c = COMMANDS[cmd];
@@ -62,24 +64,46 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * What to lower when memory runs out, per command (a failed allocation names no option).
+ * Bench-loader and profile size the loader's batch buffers from the batch and output size.
+ */
+const OUT_OF_MEMORY_HINT: Record<string, string> = {
+  build: 'Lower --workers (each holds images being encoded) or --max-resolution, or build in parts with --shard k/N.',
+  'bench-loader': 'Lower --batch-size or the decoder output size (--decoder rrc:SIZE / center:SIZE), or --workers.',
+  profile: 'Lower --batch-sizes or the decoder output size (--decoder rrc:SIZE / center:SIZE), or --workers.',
+  dump: 'Dump a part at a time with --range a:b.',
+  merge: 'Merge fewer files at a time.',
+};
+
+/** Commands that write an output file under a temporary name: a failure leaves nothing. */
+const WRITES_ATOMICALLY = new Set(['build', 'merge']);
+
+/**
+ * Prints a failure as one line, `beton CMD: error [CODE]: message`, plus what to do, and
+ * returns the exit code: 2 for bad usage, 128 + n for a signal, else 1. No stack trace:
+ * failures of the inputs or the system are not bugs. An error that is none of ours is
+ * (it prints as INTERNAL); BETON_DEBUG=1 adds the stack to every failure.
+ */
 function report(e: unknown, cmd: string, help: string): number {
-  const err = e as Error & { code?: string };
-  if (e instanceof UsageError || err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' || err.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
-    process.stderr.write(`beton ${cmd}: ${err.message}\n\n${help}\n`);
+  const debug = process.env.BETON_DEBUG === '1' && e instanceof Error && e.stack ? `${e.stack}
+` : '';
+  const code = (e as { code?: unknown } | null)?.code;
+  if (e instanceof UsageError || code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' || code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+    process.stderr.write(`beton ${cmd}: ${(e as Error).message}\n\n${help}\n${debug}`);
     return 2;
   }
-  if (e instanceof BetonFormatError) {
-    process.stderr.write(`beton ${cmd}: error [${e.code}]: ${e.message}\n  Check that the file is a complete .beton file (FFCV format version 2); rebuild it if it was cut short.\n`);
+  const be = asBetonError(e);
+  if (!be) {
+    const msg = e instanceof Error ? e.message : String(e);
+    process.stderr.write(`beton ${cmd}: error [INTERNAL]: ${msg}\n  This looks like a bug in beton: run again with BETON_DEBUG=1 for the stack trace, and report it.\n${debug}`);
     return 1;
   }
-  if (e instanceof BetonEncodeError) {
-    process.stderr.write(`beton ${cmd}: error [${e.code}]: ${e.message}\n  No output file was written.\n`);
-    return 1;
-  }
-  if (err.code === 'ENOENT' || err.code === 'EACCES' || err.code === 'EISDIR') {
-    process.stderr.write(`beton ${cmd}: error [${err.code}]: ${err.message}\n`);
-    return 1;
-  }
-  process.stderr.write(`beton ${cmd}: error: ${err.stack ?? String(e)}\n`);
+  const lines = [`beton ${cmd}: error [${be.code}]: ${be.message}`];
+  const hint = be.code === 'OUT_OF_MEMORY' ? (OUT_OF_MEMORY_HINT[cmd] ?? be.hint) : be.hint;
+  if (hint) lines.push(`  ${hint}`);
+  if (WRITES_ATOMICALLY.has(cmd) && !(be instanceof InterruptedError) && be.code !== 'OUTPUT_EXISTS' && be.code !== 'OUTPUT_IS_INPUT') lines.push('  No output file was written.');
+  process.stderr.write(lines.join('\n') + '\n' + debug);
+  if (be instanceof InterruptedError) return 128 + (constants.signals[be.signal] ?? 0);
   return 1;
 }

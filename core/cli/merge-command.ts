@@ -1,6 +1,9 @@
 import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
 import { mergeDatasets, type MergeReport } from '../writer/merge.js';
+import { removeOwnTempsSync } from '../writer/temp-files.js';
 import { ProgressBar } from './progress.js';
+import { abortOnSignals } from './signals.js';
 import { UsageError } from './usage-error.js';
 
 export const MERGE_HELP = `beton merge A.beton B.beton ... -o OUT.beton [--force] [--json]
@@ -26,13 +29,14 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   if (!values.output) throw new UsageError('missing -o OUT.beton');
   // Progress in MiB: a merge is bytes moved, not samples encoded.
   const bar = new ProgressBar('merge (MiB)');
-  const ac = new AbortController();
-  const onSigint = (): void => ac.abort(new Error('interrupted (Ctrl-C); no output was written'));
-  process.once('SIGINT', onSigint);
+  // A signal stops the merge through its failure path (the temporary file is removed) and
+  // exits 128 + n, as beton build; the sync cleanup is for a merge that does not stop.
+  const output = resolve(values.output);
+  const signals = abortOnSignals({ what: 'the merge', outcome: 'no output was written (the temporary file was removed)', cleanupSync: () => removeOwnTempsSync(output) });
   try {
     const report = await mergeDatasets(positionals, values.output, {
       overwrite: values.force ?? false,
-      signal: ac.signal,
+      signal: signals.signal,
       // Nothing in the first second: the rate is meaningless until then, and a short merge needs only the final line.
       onProgress: (p) => p.elapsedMs > 1000 && bar.update({ done: Math.round(p.bytesDone / MIB), total: Math.round(p.bytesTotal / MIB), rate: p.bytesPerSec / MIB, etaMs: p.etaMs }),
     });
@@ -41,18 +45,12 @@ export async function mergeCommand(argv: string[]): Promise<number> {
     process.stdout.write(values.json ? JSON.stringify(report, null, 2) + '\n' : formatMergeReport(report));
     return 0;
   } catch (e) {
+    // Ends the progress line; main prints the error in one line, no stack (Ctrl-C, disk
+    // full, a foreign input: none is a bug).
     bar.done();
-    // One line, no stack, for what is not a bug: Ctrl-C, and the system refusing a read or
-    // write (disk full, read-only, I/O error). Format and schema errors go to main's handler.
-    const sys = e as NodeJS.ErrnoException;
-    if (ac.signal.aborted || (typeof sys.code === 'string' && typeof sys.syscall === 'string')) {
-      const what = ac.signal.aborted ? 'interrupted (Ctrl-C)' : `[${sys.code}] ${sys.message}`;
-      process.stderr.write(`beton merge: error ${what}\n  No output file was written (the temporary file was removed).\n`);
-      return 1;
-    }
     throw e;
   } finally {
-    process.off('SIGINT', onSigint);
+    signals.dispose();
   }
 }
 

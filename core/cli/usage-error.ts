@@ -1,4 +1,9 @@
-/** Bad command-line usage: exit code 2. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
+import { BetonError } from '../format/errors.js';
+
+/** Bad command-line usage: exit code 2, the message followed by the command's help. */
+export class UsageError extends BetonError<'USAGE'> {
+  override readonly name: string = 'UsageError';
+  constructor(message: string) {
+    super('USAGE', message);
+  }
 }

@@ -16,6 +16,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BetonError } from '../format/errors.js';
 import type { PixelMapOptions } from '../pipeline/pixel-kernel.js';
 
 // ---------------------------------------------------------------------------
@@ -93,13 +94,11 @@ const ADDON_ERROR_CODES: ReadonlySet<string> = new Set<NativeErrorCode>([
   'NATIVE_JPEG_WARNING',
 ]);
 
-export class NativeError extends Error {
-  override readonly name = 'NativeError';
-  readonly code: NativeErrorCode;
+export class NativeError extends BetonError<NativeErrorCode> {
+  override readonly name: string = 'NativeError';
 
   constructor(code: NativeErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
+    super(code, message, options);
   }
 }
 

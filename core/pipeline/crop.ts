@@ -35,13 +35,19 @@ export function randomResizedCrop(h: number, w: number, scale: readonly [number,
   const hi = Math.max(ratio[0], ratio[1]);
   let cw = w;
   let ch = h;
-  if (inRatio < lo) ch = roundHalfEven(cw / lo);
-  else if (inRatio > hi) cw = roundHalfEven(ch * hi);
+  // At least one pixel: a tiny image with an extreme ratio rounds to 0 here (FFCV then fails
+  // in its resize); every crop FFCV can make is unchanged.
+  if (inRatio < lo) ch = Math.max(1, roundHalfEven(cw / lo));
+  else if (inRatio > hi) cw = Math.max(1, roundHalfEven(ch * hi));
   return { y: Math.floor((h - ch) / 2), x: Math.floor((w - cw) / 2), h: ch, w: cw };
 }
 
-/** FFCV's centre crop: a square of trunc(ratio · min side), centred. */
+/**
+ * FFCV's centre crop: a square of trunc(ratio · min side), centred — at least one pixel:
+ * FFCV's own fails (an empty crop) when ratio · min side < 1, e.g. on a 1×1 image at 224/256;
+ * every crop FFCV can make is unchanged.
+ */
 export function centerCrop(h: number, w: number, ratio: number): Crop {
-  const c = Math.trunc(ratio * Math.min(h, w));
+  const c = Math.max(1, Math.trunc(ratio * Math.min(h, w)));
   return { y: Math.floor((h - c) / 2), x: Math.floor((w - c) / 2), h: c, w: c };
 }

@@ -1,3 +1,4 @@
+import { BetonError } from '../format/errors.js';
 import type { OutputArray, TensorSpec } from './dtypes.js';
 import type { Rng } from './rng.js';
 
@@ -20,13 +21,10 @@ export interface SampleStage {
   run(src: OutputArray, dst: OutputArray, ctx: StageContext): void;
 }
 
-export class PipelineError extends Error {
-  override readonly name = 'PipelineError';
-  constructor(
-    readonly code: 'BAD_PIPELINE' | 'UNSUPPORTED_INPUT',
-    message: string,
-  ) {
-    super(message);
+export class PipelineError extends BetonError<'BAD_PIPELINE' | 'UNSUPPORTED_INPUT'> {
+  override readonly name: string = 'PipelineError';
+  constructor(code: 'BAD_PIPELINE' | 'UNSUPPORTED_INPUT', message: string) {
+    super(code, message);
   }
 }
 

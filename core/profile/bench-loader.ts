@@ -1,5 +1,6 @@
 import { Loader, type LoaderOptions } from '../loader/loader.js';
 import type { OrderName } from '../loader/orders/index.js';
+import { asBetonError, BetonError } from '../format/errors.js';
 import { CenterCropRGBImageDecoder, RandomHorizontalFlip, RandomResizedCropRGBImageDecoder, SimpleRGBImageDecoder, ToCHW, type PipelineStep } from '../pipeline/spec.js';
 
 export interface BenchLoaderOptions {
@@ -18,6 +19,8 @@ export interface BenchLoaderOptions {
   seed?: number;
   signal?: AbortSignal;
   onEpoch?: (e: EpochResult) => void;
+  /** A default changed to fit the file (a batch larger than the dataset), for people (stderr). */
+  onNote?: (message: string) => void;
 }
 
 export interface EpochResult {
@@ -33,7 +36,7 @@ export interface EpochResult {
 
 export interface BenchLoaderResult {
   file: string;
-  config: Required<Omit<BenchLoaderOptions, 'signal' | 'onEpoch' | 'field' | 'seed'>> & { field: string };
+  config: Required<Omit<BenchLoaderOptions, 'signal' | 'onEpoch' | 'onNote' | 'field' | 'seed'>> & { field: string };
   /** Seconds from Loader.open to the first batch. */
   startSeconds: number;
   /** The first epoch pays for warming caches; reported apart. */
@@ -48,13 +51,50 @@ const median = (xs: number[]): number => {
   return s.length === 0 ? 0 : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
+/** The batch size bench-loader and profile use when none is given (capped at the dataset's size). */
+export const DEFAULT_BATCH_SIZE = 256;
+
+/** 'simple', 'rrc:SIZE' or 'center:SIZE' with SIZE a positive integer (the contract and the CLI check this). */
+export const DECODER_SPEC = /^(simple|rrc:[1-9]\d*|center:[1-9]\d*)$/;
+
 /** Parses 'simple' | 'rrc:SIZE' | 'center:SIZE' into a decoder step. */
 export function parseDecoder(spec: string): PipelineStep {
   const [kind, size] = spec.split(':');
   const n = Number(size);
-  if (kind === 'simple') return SimpleRGBImageDecoder();
-  if ((kind === 'rrc' || kind === 'center') && Number.isInteger(n) && n > 0) return kind === 'rrc' ? RandomResizedCropRGBImageDecoder(n) : CenterCropRGBImageDecoder(n);
-  throw new Error(`--decoder expects simple, rrc:SIZE or center:SIZE, got "${spec}"`);
+  if (kind === 'simple' && size === undefined) return SimpleRGBImageDecoder();
+  if ((kind === 'rrc' || kind === 'center') && DECODER_SPEC.test(spec)) return kind === 'rrc' ? RandomResizedCropRGBImageDecoder(n) : CenterCropRGBImageDecoder(n);
+  throw new BetonError('BAD_OPTIONS', `the decoder is simple, rrc:SIZE or center:SIZE with SIZE a positive integer (pixels), got "${spec}"`);
+}
+
+/**
+ * The batch size to run on a file of `numSamples`: the given one, which must fit (the
+ * loader drops the last partial batch, so a larger one would measure nothing), or the
+ * default capped at the dataset's size, saying so through `note`.
+ */
+export function fitBatchSize(file: string, numSamples: number, given: number | undefined, flag: string, note?: (message: string) => void): number {
+  if (numSamples === 0) throw new BetonError('NO_SAMPLES', `${file} has no samples: there is nothing to load`, { hint: 'Rebuild it from a source with samples.' });
+  if (given !== undefined) {
+    if (given > numSamples) {
+      throw new BetonError('TOO_FEW_SAMPLES', `${file} has ${numSamples} samples, fewer than one batch of ${given} (the last partial batch is dropped, so nothing would be measured)`, {
+        hint: `Pass ${flag} ${numSamples} or less.`,
+      });
+    }
+    return given;
+  }
+  if (numSamples >= DEFAULT_BATCH_SIZE) return DEFAULT_BATCH_SIZE;
+  note?.(`${file} has ${numSamples} samples, fewer than the default batch of ${DEFAULT_BATCH_SIZE}: using batches of ${numSamples} (${flag} to choose)`);
+  return numSamples;
+}
+
+/** A failed allocation of the loader's batch buffers, as an OUT_OF_MEMORY that names the sizes; other errors unchanged. */
+export function loaderMemoryError(e: unknown, batchSize: number, decoder: string): unknown {
+  if (asBetonError(e)?.code !== 'OUT_OF_MEMORY') return e;
+  const side = Number(decoder.split(':')[1]);
+  const per = Number.isFinite(side) ? ` (${((batchSize * side * side * 3) / 2 ** 30).toFixed(1)} GiB per batch of ${side}×${side} RGB images)` : '';
+  return new BetonError('OUT_OF_MEMORY', `the loader's batch buffers do not fit in memory: batch ${batchSize}, decoder ${decoder}${per}`, {
+    cause: e,
+    hint: "Lower the batch size or the decoder's output size.",
+  });
 }
 
 /**
@@ -63,9 +103,22 @@ export function parseDecoder(spec: string): PipelineStep {
  * other fields are decoded too, as a training loop would.
  */
 export async function benchLoader(file: string, o: BenchLoaderOptions = {}): Promise<BenchLoaderResult> {
+  const { Reader } = await import('../reader/reader.js');
+  const r = await Reader.open(file);
+  const imageFields = r.fields.filter((f) => f.field.type === 'rgb_image').map((f) => f.name);
+  const allFields = r.fields.map((f) => f.name);
+  const numSamples = r.numSamples;
+  r.close();
+  const field = o.field ?? imageFields[0];
+  if (!field) {
+    throw new BetonError('NO_IMAGE_FIELD', `${file} has no image field to benchmark (its fields: ${allFields.join(', ') || 'none'})`, {
+      hint: 'bench-loader measures image decoding: give it a file with an RGB image field (beton inspect lists the fields).',
+    });
+  }
+  if (o.decoder !== undefined) parseDecoder(o.decoder);
   const cfg = {
     numWorkers: o.numWorkers ?? (await import('node:os')).availableParallelism(),
-    batchSize: o.batchSize ?? 256,
+    batchSize: fitBatchSize(file, numSamples, o.batchSize, '--batch-size', o.onNote),
     order: o.order ?? 'random',
     osCache: o.osCache ?? true,
     decoder: o.decoder ?? 'rrc:160',
@@ -73,15 +126,12 @@ export async function benchLoader(file: string, o: BenchLoaderOptions = {}): Pro
     fastDecode: o.fastDecode ?? false,
     epochs: Math.max(2, o.epochs ?? 3),
   };
-  const { Reader } = await import('../reader/reader.js');
-  const r = await Reader.open(file);
-  const field = o.field ?? r.fields.find((f) => f.field.type === 'rgb_image')?.name;
-  r.close();
-  if (!field) throw new Error(`${file} has no image field to benchmark`);
   const steps: PipelineStep[] = [parseDecoder(cfg.decoder), ...(cfg.flip ? [RandomHorizontalFlip()] : []), ToCHW()];
   const t0 = performance.now();
   const opts: LoaderOptions = { batchSize: cfg.batchSize, numWorkers: cfg.numWorkers, order: cfg.order, osCache: cfg.osCache, fastDecode: cfg.fastDecode, seed: o.seed ?? 0, pipelines: { [field]: steps }, signal: o.signal };
-  const loader = await Loader.open(file, opts);
+  const loader = await Loader.open(file, opts).catch((e: unknown) => {
+    throw loaderMemoryError(e, cfg.batchSize, cfg.decoder);
+  });
   let startSeconds = 0;
   const results: EpochResult[] = [];
   try {
@@ -96,6 +146,8 @@ export async function benchLoader(file: string, o: BenchLoaderOptions = {}): Pro
         batches++;
       }
       const seconds = (performance.now() - te) / 1000;
+      // Never a silent "0 img/s": an epoch that loads nothing is a failure to explain.
+      if (images === 0) throw new BetonError('NOTHING_LOADED', `epoch ${e} of ${file} loaded no images (batch ${cfg.batchSize}, ${loader.length} batches per epoch)`, { hint: 'Use a smaller batch size.' });
       const waits = loader.stats().waitMs.slice(before);
       const res = { epoch: e, images, batches, seconds, imagesPerSec: images / seconds, batchesPerSec: batches / seconds, waitMsMedian: median(waits) };
       results.push(res);

@@ -3,16 +3,15 @@
  * (docs/profiler.md, "The exec protocol"). Pure: no I/O, so the rules are unit-testable.
  */
 
+import { BetonError } from '../format/errors.js';
+
 /** What one output line says: a cumulative image count, or a rate. */
 export type ThroughputEvent = { kind: 'images'; images: number } | { kind: 'ips'; ips: number };
 
-export class ExecError extends Error {
-  constructor(
-    readonly code: 'BAD_REGEX' | 'SPAWN_FAILED',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ExecError';
+export class ExecError extends BetonError<'BAD_REGEX' | 'SPAWN_FAILED'> {
+  override readonly name: string = 'ExecError';
+  constructor(code: 'BAD_REGEX' | 'SPAWN_FAILED', message: string) {
+    super(code, message);
   }
 }
 

@@ -1,3 +1,5 @@
+import { BetonError } from '../format/errors.js';
+
 export type RunsDbErrorCode =
   /** An argument failed validation (bad id, malformed run, non-finite number...). */
   | 'INVALID_INPUT'
@@ -9,12 +11,9 @@ export type RunsDbErrorCode =
   | 'CORRUPT';
 
 /** Errors of the runs database, with a stable code. */
-export class RunsDbError extends Error {
-  override readonly name = 'RunsDbError';
-  constructor(
-    readonly code: RunsDbErrorCode,
-    message: string,
-  ) {
-    super(message);
+export class RunsDbError extends BetonError<RunsDbErrorCode> {
+  override readonly name: string = 'RunsDbError';
+  constructor(code: RunsDbErrorCode, message: string, options: { hint?: string; cause?: unknown } = {}) {
+    super(code, message, options);
   }
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiEvent, FinishedEvent, JobKind, ProgressEvent } from '../api/contract.js';
+import { apiErrorOf } from './service-error.js';
 
 interface Job {
   kind: JobKind;
@@ -47,7 +48,7 @@ export class JobManager {
     setImmediate(() => {
       run({ jobId, signal: job.controller.signal, progress, sample })
         .then((result) => finish(job.controller.signal.aborted ? { status: 'cancelled', message: 'cancelled', result } : { status: 'ok', result }))
-        .catch((e: unknown) => finish(job.controller.signal.aborted ? { status: 'cancelled', message: 'cancelled' } : { status: 'failed', message: (e as Error).message ?? String(e) }));
+        .catch((e: unknown) => finish(job.controller.signal.aborted ? { status: 'cancelled', message: 'cancelled' } : { status: 'failed', ...apiErrorOf(e) }));
     });
     return jobId;
   }

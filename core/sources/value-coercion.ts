@@ -3,13 +3,19 @@ import { parseDType, readElement, typedView, writeElement, type DType, type Nume
 import type { ImageInput } from '../fields/image-codec.js';
 import type { NDArray } from '../fields/ndarray-field.js';
 import { PyFloat } from '../fields/python-json.js';
+import { BetonError } from '../format/errors.js';
 
 /**
  * Turns source cells (CSV text, JSON values, Parquet values, npy rows) into the values the
  * field encoders accept. Each function throws ValueProblem with what was wrong with the
  * value; column-mapping.ts adds the file, row, column and field to the message.
  */
-export class ValueProblem extends Error {}
+export class ValueProblem extends BetonError<'BAD_VALUE'> {
+  override readonly name: string = 'ValueProblem';
+  constructor(message: string) {
+    super('BAD_VALUE', message);
+  }
+}
 
 /** Cells pandas reads as missing (na_values defaults); numeric fields read them as NaN. */
 const NA_TEXT = new Set(['', '#N/A', '#N/A N/A', '#NA', '-1.#IND', '-1.#QNAN', '-NaN', '-nan', '1.#IND', '1.#QNAN', '<NA>', 'N/A', 'NA', 'NULL', 'NaN', 'None', 'n/a', 'nan', 'null']);

@@ -1,6 +1,6 @@
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { basename, dirname, join } from 'node:path';
-import { BetonEncodeError } from '../format/errors.js';
+import { BetonEncodeError, BetonError } from '../format/errors.js';
 
 /**
  * ffmpeg and ffprobe, run as child processes (no shell): ffprobe for a video's size and
@@ -13,7 +13,12 @@ export interface FfmpegTools {
 }
 
 /** Why a video cannot be read: becomes the skip reason (onError 'skip') or the build's error ('fail'). */
-export class VideoReadError extends Error {}
+export class VideoReadError extends BetonError<'BAD_VIDEO'> {
+  override readonly name: string = 'VideoReadError';
+  constructor(message: string) {
+    super('BAD_VIDEO', message);
+  }
+}
 
 const INSTALL_HINT = 'install ffmpeg (Debian/Ubuntu: apt-get install ffmpeg) or give its path (--ffmpeg PATH, or "ffmpeg" in the source config)';
 

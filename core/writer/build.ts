@@ -7,6 +7,7 @@ import { openSource } from '../sources/open-source.js';
 import type { ReadGuard } from '../sources/read-guard.js';
 import type { DatasetSource } from '../sources/source.js';
 import { DatasetWriter, type WriteProgress } from './dataset-writer.js';
+import { checkBuildOutput } from './output-guard.js';
 import { replaceFile } from './replace-file.js';
 import { selectSlice } from './selection.js';
 
@@ -17,6 +18,13 @@ export interface BuildOptions {
   baseDir?: string;
   /** beton serve: the files the source reads must stay inside the served folders (sources/read-guard.ts). */
   readGuard?: ReadGuard;
+  /**
+   * Replace an existing output (default true, as DatasetWriter; the CLI passes --force and
+   * the app its `overwrite`, both off by default). An output that is an input is refused either way.
+   */
+  overwrite?: boolean;
+  /** Other files the build reads (a config file): the output must not be one of them. */
+  inputs?: readonly string[];
 }
 
 export type { BuildReport };
@@ -38,6 +46,8 @@ export function toNamedFields(fields: readonly FieldConfig[]): NamedField[] {
 /** Runs a validated build config: source → schema → slice → DatasetWriter → report. */
 export async function buildDataset(config: BuildConfig, opts: BuildOptions = {}): Promise<BuildReport> {
   const base = opts.baseDir ?? process.cwd();
+  // Before any work: an output that would destroy an input, or an existing file not to be replaced.
+  await checkBuildOutput(config, base, { overwrite: opts.overwrite ?? true, ...(opts.inputs ? { inputs: opts.inputs } : {}) });
   const source = await openSource({ ...config.source, path: resolve(base, config.source.path) }, base, opts.readGuard ? { readGuard: opts.readGuard } : {});
   const fieldConfigs = await buildFields(config, source);
   const slice = selectSlice(source.length, config.range, config.shard);

@@ -1,13 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import { access, open, rename, unlink, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { ALLOC_ENTRY_SIZE, FIELD_DESCRIPTOR_SIZE, FORMAT_VERSION, HEADER_SIZE } from '../format/constants.js';
 import { BetonEncodeError, BetonFormatError } from '../format/errors.js';
 import { encodeHeader, type Header } from '../format/header.js';
 import { regions } from '../format/regions.js';
 import type { Field } from '../fields/field.js';
 import { Reader } from '../reader/reader.js';
+import { removeStaleTemps, tempPathFor } from './temp-files.js';
 
 export interface MergeProgress {
   /** Bytes of metadata, pages and allocation table copied so far. */
@@ -73,7 +73,7 @@ export async function mergeDatasets(inputPaths: readonly string[], output: strin
   if (inputPaths.length === 0) throw new BetonEncodeError('BAD_OPTIONS', 'merge needs at least one input file');
   const out = resolve(output);
   if (!opts.overwrite && (await exists(out))) {
-    throw new BetonEncodeError('BAD_OPTIONS', `${out} already exists; choose another output or pass --force (overwrite: true) to replace it`);
+    throw new BetonEncodeError('OUTPUT_EXISTS', `${out} already exists; choose another output or pass --force (overwrite: true) to replace it`);
   }
   const inputs: Input[] = [];
   try {
@@ -187,7 +187,9 @@ async function writeMerged(inputs: readonly Input[], out: string, opts: MergeOpt
   };
 
   opts.signal?.throwIfAborted();
-  const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  // Files a killed earlier merge into this output left behind (its process is gone).
+  await removeStaleTemps(out);
+  const tmp = tempPathFor(out);
   const fh = await open(tmp, 'w+');
   let ok = false;
   try {

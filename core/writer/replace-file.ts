@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { tempPathFor } from './temp-files.js';
 
 /**
  * Writes `text` to `path` the way the .beton itself is written: into a fresh file beside
@@ -11,7 +10,7 @@ import { basename, dirname, join } from 'node:path';
  * reader never sees half a file.
  */
 export async function replaceFile(path: string, text: string): Promise<void> {
-  const tmp = join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
+  const tmp = tempPathFor(path);
   const fh = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o644);
   let ok = false;
   try {

@@ -1,3 +1,5 @@
+import { BetonError } from '../../format/errors.js';
+
 /**
  * Named error for traversal orders. Codes are stable (callers match on `code`, never on
  * message text), like BetonFormatError in core/format.
@@ -14,13 +16,13 @@ export type OrderErrorCode =
   /** The requested size is beyond what the algorithm supports bit-exactly. */
   | 'TOO_LARGE';
 
-export class OrderError extends Error {
-  override readonly name = 'OrderError';
+export class OrderError extends BetonError<OrderErrorCode> {
+  override readonly name: string = 'OrderError';
   constructor(
-    readonly code: OrderErrorCode,
+    code: OrderErrorCode,
     message: string,
     readonly details: { order?: string; sample?: number; epoch?: number } = {},
   ) {
-    super(message);
+    super(code, message);
   }
 }
