@@ -24,6 +24,7 @@ const freshPath = (): string => join(dir, `db${++n}`, 'runs.sqlite');
 // ---------- a hand-made ProfileRun ----------
 
 const SHA = 'ab'.repeat(32);
+const CONTENT = 'cd'.repeat(32);
 
 function point(index: number, workers: number, batchSize: number, osCache: boolean, ips: number): PointResult {
   return {
@@ -80,6 +81,7 @@ function makeRun(opts: { host?: string; startedAt?: string; speed?: number; data
       path: opts.datasetPath ?? '/data/train.beton',
       sizeBytes: 123_456_789,
       headerSha256: SHA,
+      contentSha256: CONTENT,
       numSamples: 50_000,
       schema: [
         { name: 'image', type: 'rgb_image', typeId: 2 },
@@ -310,6 +312,94 @@ db.close();
 process.stdout.write(JSON.stringify({ tag, ms: Date.now() - t0 }) + '\\n');
 `;
 
+describe('RunsDb: comparisons say which run is faster, and whether the data was the same', () => {
+  it('a run 3.26× slower is "B is 3.26× slower than A" (direction and factor), faster and about-the-same too', () => {
+    const db = RunsDb.open(freshPath());
+    const a = db.saveRun(makeRun());
+    const b = db.saveRun(makeRun({ speed: 1 / 3.26 }));
+    const c = db.compare(a, b);
+    for (const r of c.rows) expect(r).toMatchObject({ direction: 'slower', text: 'B is 3.26× slower than A' });
+    expect(c.rows[0]!.factor).toBeCloseTo(3.26, 10);
+    expect(c.best).toMatchObject({ direction: 'slower', text: 'B is 3.26× slower than A' });
+    expect(db.compare(b, a).best.text).toBe('B is 3.26× faster than A');
+    const same = db.saveRun(makeRun({ speed: 1.02 }));
+    expect(db.compare(a, same).best).toMatchObject({ direction: 'same', text: 'B is about as fast as A (1.02×)' });
+    db.close();
+  });
+
+  it('datasets are told apart by content, not path: one path rebuilt is two datasets, one content at two paths is one', () => {
+    const db = RunsDb.open(freshPath());
+    const run = (path: string, content: string | undefined): number => {
+      const r = makeRun({ datasetPath: path });
+      r.dataset = { ...r.dataset!, ...(content ? { contentSha256: content } : {}) };
+      if (!content) delete r.dataset.contentSha256;
+      return db.saveRun(r);
+    };
+    const a = run('/data/x.beton', 'aa'.repeat(32));
+    const sameContent = run('/data/x.beton', 'aa'.repeat(32));
+    const rebuilt = run('/data/x.beton', 'bb'.repeat(32)); // same path and header (one datasets row), other content
+    const copy = run('/elsewhere/x.beton', 'aa'.repeat(32));
+    const old = run('/data/x.beton', undefined); // recorded before content hashes
+    expect(db.compare(a, sameContent)).toMatchObject({ sameDataset: true, datasetNote: 'same dataset (content aaaaaaaaaaaa…)' });
+    expect(db.compare(a, rebuilt)).toMatchObject({ sameDataset: false, datasetNote: 'different datasets: /data/x.beton was rebuilt between the runs (its content differs)' });
+    expect(db.compare(a, copy)).toMatchObject({ sameDataset: true, datasetNote: 'same dataset (content aaaaaaaaaaaa…), at /data/x.beton and /elsewhere/x.beton' });
+    expect(db.compare(a, old).sameDataset).toBeNull();
+    expect(db.compare(a, old).datasetNote).toMatch(new RegExp(`^dataset unknown: run ${old} recorded no dataset content`));
+    // Each run keeps the content it measured, though the rebuilt file shares the datasets row.
+    expect(db.getRun(a)!.dataset!.contentSha256).toBe('aa'.repeat(32));
+    expect(db.getRun(rebuilt)!.dataset!.contentSha256).toBe('bb'.repeat(32));
+    db.close();
+  });
+
+  it('a rebuild with other settings keeps the header hash but changes the content hash; datasetInfo records both', async () => {
+    const { datasetInfo } = await import('../core/profile/sweep.js');
+    const { DatasetWriter } = await import('../core/writer/dataset-writer.js');
+    const { RGBImageField } = await import('../core/fields/rgb-image-field.js');
+    const file = join(dir, 'rebuilt.beton');
+    const px = (i: number): { data: Uint8Array; width: number; height: number } => ({ data: new Uint8Array(32 * 24 * 3).map((_, k) => (k * 7 + i * 13) % 251), width: 32, height: 24 });
+    const write = (quality: number): Promise<unknown> => new DatasetWriter(file, { image: new RGBImageField({ writeMode: 'jpg', jpegQuality: quality }) }, { numWorkers: 0 }).write(Array.from({ length: 20 }, (_, i) => ({ image: px(i) })));
+    await write(90);
+    const first = datasetInfo(file);
+    expect(datasetInfo(file).contentSha256).toBe(first.contentSha256); // stable
+    await write(50);
+    const second = datasetInfo(file);
+    expect(second.headerSha256).toBe(first.headerSha256); // the old identity could not tell them apart
+    expect(second.contentSha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(second.contentSha256).not.toBe(first.contentSha256);
+  });
+
+  it('migration 002 adds the content column to a version-1 file; its runs compare as "dataset unknown"', () => {
+    const path = freshPath();
+    RunsDb.open(path).close();
+    const raw = new Database(path);
+    raw.exec('DROP TABLE samples; DROP TABLE points; DROP TABLE profile_runs; DROP TABLE builds; DROP TABLE datasets; DROP TABLE machines;');
+    raw.exec(MIGRATIONS[0]!.sql);
+    raw.pragma('user_version = 1');
+    raw.close();
+    const db = RunsDb.open(path);
+    expect(db.schemaVersion).toBe(SCHEMA_VERSION);
+    expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(2);
+    const a = db.saveRun(makeRun());
+    const b = db.saveRun(makeRun());
+    expect(db.compare(a, b).sameDataset).toBe(true);
+    db.close();
+  });
+
+  it('beton runs compare colours the change on a terminal: green faster, red slower', () => {
+    const path = freshPath();
+    const db = RunsDb.open(path);
+    const a = db.saveRun(makeRun());
+    const b = db.saveRun(makeRun({ speed: 1 / 3.26 }));
+    db.close();
+    const r = spawnSync(process.execPath, [CLI, 'runs', 'compare', String(a), String(b), '--db', path], { encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '1' } });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('best point: \x1b[31mB is 3.26× slower than A\x1b[0m');
+    expect(r.stdout).toContain('\x1b[31m3.26× slower\x1b[0m');
+    const up = spawnSync(process.execPath, [CLI, 'runs', 'compare', String(b), String(a), '--db', path], { encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '1' } });
+    expect(up.stdout).toContain('\x1b[32m3.26× faster\x1b[0m');
+  });
+});
+
 describe('RunsDb: concurrent writers', () => {
   it('four processes opening one fresh file at the same instant all succeed (WAL switch retried while busy)', async () => {
     const script = join(dir, 'opener-child.mts');
@@ -513,7 +603,10 @@ describe('beton runs (CLI)', () => {
     const c = JSON.parse(cmp.stdout) as { rows: Array<{ ratio: number }> };
     expect(c.rows).toHaveLength(12);
     expect(c.rows.every((r) => Math.abs(r.ratio - 2) < 1e-9)).toBe(true);
-    expect(cli('compare', String(a), String(b), '--db', path).stdout).toContain('×2.00');
+    const words = cli('compare', String(a), String(b), '--db', path);
+    expect(words.stdout).toContain('best point: B is 2.00× faster than A');
+    expect(words.stdout).toMatch(/B AGAINST A\n.*2\.00× faster/);
+    expect(words.stdout).not.toContain('\x1b['); // not a terminal: no colours
 
     const out = join(dir, 'cli-chart.svg');
     const plot = cli('plot', String(a), '-o', out, '--db', path);

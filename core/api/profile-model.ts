@@ -28,6 +28,12 @@ export interface DatasetInfo {
   sizeBytes: number;
   /** sha256 of the header + field table: identifies the dataset's layout, cheaply. */
   headerSha256: string;
+  /**
+   * sha256 of the header + field table + allocation table: identifies the dataset's content
+   * (a rebuild with other settings changes the objects' sizes), still without reading the
+   * data pages. Absent in runs recorded before it existed.
+   */
+  contentSha256?: string;
   numSamples: number;
   /** Fields as `{ name, type, typeId }`. */
   schema: Array<{ name: string; type: string; typeId: number }>;

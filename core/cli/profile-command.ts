@@ -2,14 +2,14 @@ import { parseArgs } from 'node:util';
 import type { OrderName } from '../loader/orders/index.js';
 import { runExec } from '../profile/exec-mode.js';
 import { machineInfo } from '../profile/machine.js';
-import { profile } from '../profile/sweep.js';
+import { profile, tryDatasetInfo } from '../profile/sweep.js';
 import type { ProfileRun } from '../profile/types.js';
 import { UsageError } from './usage-error.js';
 
 export const PROFILE_HELP = `beton profile FILE [--workers 1,2] [--batch-sizes 64,256] [--orders random,quasi_random]
               [--os-cache on,off] [--decoder rrc:160] [--no-flip] [--fast-decode] [--seconds S]
               [--batches-ahead N] [--db PATH] [--json] [--no-gpu]
-beton profile --exec "python train.py …" [--regex REGEX] [--db PATH] [--json]
+beton profile --exec "python train.py …" [FILE] [--regex REGEX] [--db PATH] [--json]
 
 Sweeps the loader over a grid (default workers 1, 2, 4 … cores; batch 256; random; os cache)
 for S seconds per point (default 3) after a warm-up, sampling CPU per core, memory, disk
@@ -18,9 +18,11 @@ input-, decode-, disk- or GPU-bound, with the evidence and the knob to turn next
 is stored in the runs database (see beton runs). --json prints the stored run.
 --exec runs your own training command instead and reads its throughput from JSON lines
 it prints ({"step": 10, "images": 2560}) or from --regex with a named group (?<images>…)
-or (?<ips>…); see docs/profiler.md. --fast-decode: JPEG crops at a reduced DCT scale
-(faster, not FFCV's pixels; docs/loader.md). --batches-ahead: batches the loader decodes
-ahead of the consumer at every point (default 3; raise it when batches arrive unevenly).`;
+or (?<ips>…); see docs/profiler.md. FILE with --exec: the .beton the command reads, recorded
+with the run (beton runs compare tells runs of the same data by its content). --fast-decode:
+JPEG crops at a reduced DCT scale (faster, not FFCV's pixels; docs/loader.md).
+--batches-ahead: batches the loader decodes ahead of the consumer at every point (default 3;
+raise it when batches arrive unevenly).`;
 
 function list(v: string | undefined, flag: string): string[] | undefined {
   if (v === undefined) return undefined;
@@ -77,7 +79,7 @@ export async function profileCommand(argv: string[]): Promise<number> {
         status: res.cancelled ? 'cancelled' : res.exitCode === 0 ? 'ok' : 'failed',
         plan: { command: values.exec, throughputRegex: values.regex ?? null, file: positionals[0] ?? null },
         machine,
-        dataset: null,
+        dataset: positionals[0] ? tryDatasetInfo(positionals[0]) : null,
         points: [],
         samples: res.samples,
         verdict: null,

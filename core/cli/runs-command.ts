@@ -4,12 +4,12 @@ import type { ExecPlan, PointConfig, ProfilePlan } from '../profile/types.js';
 import { RunsDbError } from '../runs/errors.js';
 import { defaultDbPath } from '../runs/location.js';
 import { plotCompare, plotRun } from '../runs/plot.js';
-import type { BuildRecord, RunComparison, RunsDb, RunSummary, StoredRun } from '../runs/runs-db.js';
+import type { BuildRecord, Change, CompareRow, RunComparison, RunsDb, RunSummary, StoredRun } from '../runs/runs-db.js';
 import { UsageError } from './usage-error.js';
 
 export const RUNS_HELP = `beton runs list [--limit N]            profile runs, newest first
 beton runs show ID                     one run: machine, dataset, plan, points, verdict
-beton runs compare A B                 images/s of A and B per matching grid point, B÷A
+beton runs compare A B                 images/s of A and B per matching grid point: B faster/slower than A
 beton runs plot ID [B] -o chart.svg    SVG charts of a run (of A vs B with two ids); -o - for stdout
 beton runs rm ID                       delete a run with its points and samples
 beton runs builds [--limit N]          recorded builds, newest first
@@ -227,7 +227,8 @@ function formatRun(run: StoredRun): string {
         table(
           ['#', 'WORKERS', 'BATCH', 'ORDER', 'CACHE', 'IMG/S', 'BATCH/S', 'WAIT P50', 'WAIT P95', 'RSS PEAK', 'DISK READ', 'PAGE CACHE', 'GPU'],
           run.points.map((p) => [
-            String(p.index),
+            // Numbered from 1, as the verdict's "Best point #N" counts them.
+            String(p.index + 1),
             String(p.config.workers),
             String(p.config.batchSize),
             p.config.order,
@@ -267,19 +268,42 @@ const indent = (s: string): string =>
     .map((l) => '  ' + l)
     .join('\n');
 
-function formatCompare(c: RunComparison): string {
+/**
+ * Colours for a terminal: green where B is faster (better), red where slower. On when stdout
+ * is a TTY, unless NO_COLOR is set; FORCE_COLOR (not 0) turns it on for pipes.
+ */
+function useColour(): boolean {
+  if (process.env.FORCE_COLOR !== undefined && process.env.FORCE_COLOR !== '0') return true;
+  return process.stdout.isTTY === true && process.env.NO_COLOR === undefined;
+}
+
+const TONE = { faster: '\x1b[32m', slower: '\x1b[31m' } as const;
+
+/** `text` in the colour of `direction` (none for about the same or unknown). */
+function tone(text: string, direction: Change['direction'], colour: boolean): string {
+  return colour && (direction === 'faster' || direction === 'slower') ? `${TONE[direction]}${text}\x1b[0m` : text;
+}
+
+/** "3.26× slower": a row's change without the "B is … than A" frame the header gives. */
+const short = (r: CompareRow): string =>
+  r.direction === 'same' ? `about the same (${(r.ratio ?? 1).toFixed(2)}×)` : r.direction === null || r.factor === null ? '-' : `${r.factor.toFixed(2)}× ${r.direction}`;
+
+function formatCompare(c: RunComparison, colour = useColour()): string {
   const head = (label: string, s: RunSummary): string => `  ${label}  run #${s.id}: ${s.kind}, ${s.status}, started ${when(s.startedAt)}, ${s.hostname}, ${s.datasetPath ?? '-'}`;
-  const lines = [head('A', c.a), head('B', c.b), `  same machine: ${c.sameMachine ? 'yes' : 'no'}, same dataset: ${c.sameDataset ? 'yes' : 'no'}`, ''];
+  const lines = [head('A', c.a), head('B', c.b), `  ${c.sameMachine ? 'same machine' : 'different machines'}; ${c.datasetNote}`, `  best point: ${tone(c.best.text, c.best.direction, colour)}`, ''];
   if (c.rows.length) {
-    lines.push(
-      indent(
-        table(
-          ['WORKERS', 'BATCH', 'ORDER', 'CACHE', 'A IMG/S', 'B IMG/S', 'B/A'],
-          c.rows.map((r) => [String(r.config.workers), String(r.config.batchSize), r.config.order, cache(r.config), rate(r.a.imagesPerSec), rate(r.b.imagesPerSec), r.ratio === null ? '-' : `×${r.ratio.toFixed(2)}`]),
-          new Set([0, 1, 4, 5, 6]),
-        ),
-      ),
-    );
+    const t = table(
+      ['WORKERS', 'BATCH', 'ORDER', 'CACHE', 'A IMG/S', 'B IMG/S', 'B AGAINST A'],
+      c.rows.map((r) => [String(r.config.workers), String(r.config.batchSize), r.config.order, cache(r.config), rate(r.a.imagesPerSec), rate(r.b.imagesPerSec), short(r)]),
+      new Set([0, 1, 4, 5]),
+    ).split('\n');
+    // Coloured after the layout: escape codes would count as width. The change is the last column.
+    const rows = t.slice(1).map((line, i) => {
+      const r = c.rows[i]!;
+      const text = short(r);
+      return line.endsWith(text) ? line.slice(0, line.length - text.length) + tone(text, r.direction, colour) : line;
+    });
+    lines.push(indent([t[0]!, ...rows].join('\n')));
   } else {
     lines.push('  no grid point in common');
   }

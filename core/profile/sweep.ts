@@ -7,6 +7,7 @@ import { Loader } from '../loader/loader.js';
 import { RandomHorizontalFlip, ToCHW, type PipelineStep } from '../pipeline/spec.js';
 import { Reader } from '../reader/reader.js';
 import { parseDecoder } from './bench-loader.js';
+import { datasetContentSha256 } from './dataset-identity.js';
 import { machineInfo } from './machine.js';
 import { startTelemetry } from './telemetry.js';
 import type { DatasetInfo, PointConfig, PointResult, ProfilePlan, ProfileRun, TelemetrySample } from './types.js';
@@ -57,11 +58,24 @@ export function datasetInfo(file: string): DatasetInfo {
       path: resolve(file),
       sizeBytes: statSync(file).size,
       headerSha256: createHash('sha256').update(head).digest('hex'),
+      contentSha256: datasetContentSha256(file),
       numSamples: reader.numSamples,
       schema: reader.fields.map(({ name, field }) => ({ name, type: field.type, typeId: field.typeId })),
     };
   } finally {
     reader.close();
+  }
+}
+
+/**
+ * The dataset a training command reads, when it names a .beton we can open; null otherwise
+ * (any file may be named: a command run is recorded either way, just without a dataset).
+ */
+export function tryDatasetInfo(file: string): DatasetInfo | null {
+  try {
+    return datasetInfo(file);
+  } catch {
+    return null;
   }
 }
 

@@ -70,12 +70,39 @@ export interface BuildRecord {
   createdAt: string;
 }
 
-export interface CompareRow {
+/** How B's throughput compares with A's. */
+export interface Change {
+  /** 'same' within ±SAME_BAND; null when A measured 0 images/s. */
+  direction: 'faster' | 'slower' | 'same' | null;
+  /** How many times faster or slower (≥ 1): b÷a when faster, a÷b when slower. */
+  factor: number | null;
+  /** "B is 3.26× slower than A", "B is 1.50× faster than A", "B is about as fast as A (1.02×)". */
+  text: string;
+}
+
+export interface CompareRow extends Change {
   config: PointConfig;
   a: { index: number; imagesPerSec: number };
   b: { index: number; imagesPerSec: number };
   /** b ÷ a images/s (null when a measured 0). Above 1: B is faster. */
   ratio: number | null;
+}
+
+/** Within this fraction of each other two rates count as the same (timing noise between runs). */
+export const SAME_BAND = 0.05;
+
+/**
+ * B against A with a direction, in words: a ratio alone ("3.26×") does not say which run
+ * is faster, and whether a number is good depends on it.
+ */
+export function changeOf(a: number, b: number): Change {
+  if (!(a > 0)) return { direction: null, factor: null, text: 'A measured nothing: no ratio' };
+  const r = b / a;
+  const direction = r > 1 + SAME_BAND ? 'faster' : r < 1 / (1 + SAME_BAND) ? 'slower' : 'same';
+  const factor = r >= 1 ? r : b > 0 ? 1 / r : Number.POSITIVE_INFINITY;
+  const x = Number.isFinite(factor) ? `${factor.toFixed(2)}×` : '∞×';
+  const text = direction === 'same' ? `B is about as fast as A (${r.toFixed(2)}×)` : `B is ${x} ${direction} than A`;
+  return { direction, factor: Number.isFinite(factor) ? factor : null, text };
 }
 
 export interface RunComparison {
@@ -86,8 +113,16 @@ export interface RunComparison {
   onlyInA: PointConfig[];
   onlyInB: PointConfig[];
   verdicts: { a: Verdict | null; b: Verdict | null };
+  /** B's best point against A's best point. */
+  best: Change;
   sameMachine: boolean;
-  sameDataset: boolean;
+  /**
+   * By content (DatasetInfo.contentSha256), not path: null when either run recorded none
+   * (runs before migration 002, command runs without a .beton file).
+   */
+  sameDataset: boolean | null;
+  /** sameDataset in words, with why (the path rebuilt, the hash, what is missing). */
+  datasetNote: string;
 }
 
 export interface OpenOptions {
@@ -124,6 +159,7 @@ interface RunRow {
   d_sha: string | null;
   d_samples: number | null;
   d_schema: string | null;
+  dataset_sha256: string | null;
 }
 
 interface SummaryRow {
@@ -159,7 +195,7 @@ interface BuildRow {
 }
 
 const RUN_SELECT = `
-SELECT r.id, r.kind, r.plan, r.status, r.verdict, r.started_at, r.finished_at, r.machine_id, r.dataset_id,
+SELECT r.id, r.kind, r.plan, r.status, r.verdict, r.started_at, r.finished_at, r.machine_id, r.dataset_id, r.dataset_sha256,
        m.hostname, m.cpu_model, m.cores, m.ram_bytes, m.gpus AS m_gpus, m.os, m.node,
        d.path AS d_path, d.size_bytes AS d_size, d.header_sha256 AS d_sha, d.num_samples AS d_samples, d.schema AS d_schema
 FROM profile_runs r JOIN machines m ON m.id = r.machine_id LEFT JOIN datasets d ON d.id = r.dataset_id`;
@@ -376,10 +412,10 @@ export class RunsDb {
       const datasetId = v.dataset ? this.recordDataset(v.dataset) : null;
       const r = this.db
         .prepare(
-          `INSERT INTO profile_runs (kind, plan, machine_id, dataset_id, status, verdict, verdict_kind, started_at, finished_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO profile_runs (kind, plan, machine_id, dataset_id, dataset_sha256, status, verdict, verdict_kind, started_at, finished_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(v.kind, toJson(plan, 'plan'), machineId, datasetId, end.status, end.verdict ? toJson(end.verdict, 'verdict') : null, end.verdict?.kind ?? null, v.startedAt, end.finishedAt);
+        .run(v.kind, toJson(plan, 'plan'), machineId, datasetId, v.dataset?.contentSha256 ?? null, end.status, end.verdict ? toJson(end.verdict, 'verdict') : null, end.verdict?.kind ?? null, v.startedAt, end.finishedAt);
       return Number(r.lastInsertRowid);
     });
   }
@@ -484,6 +520,8 @@ export class RunsDb {
               path: r.d_path!,
               sizeBytes: r.d_size!,
               headerSha256: r.d_sha!,
+              // The run's own record: the datasets row is shared by every run of this path and layout.
+              ...(r.dataset_sha256 !== null ? { contentSha256: r.dataset_sha256 } : {}),
               numSamples: r.d_samples!,
               schema: parseJson<DatasetInfo['schema']>(r.d_schema!, `schema of dataset ${r.dataset_id}`),
             };
@@ -538,7 +576,7 @@ export class RunsDb {
       const [sa, sb] = [this.getSummary(a), this.getSummary(b)];
       const missing = [sa ? null : a, sb ? null : b].filter((x) => x !== null);
       if (!sa || !sb) throw new RunsDbError('NOT_FOUND', `run${missing.length > 1 ? 's' : ''} ${missing.join(' and ')} not found in ${this.path}`);
-      const meta = this.db.prepare<unknown[], { machine_id: number; dataset_id: number | null; verdict: string | null }>('SELECT machine_id, dataset_id, verdict FROM profile_runs WHERE id = ?');
+      const meta = this.db.prepare<unknown[], { machine_id: number; dataset_sha256: string | null; verdict: string | null }>('SELECT machine_id, dataset_sha256, verdict FROM profile_runs WHERE id = ?');
       const [ma, mb] = [meta.get(a)!, meta.get(b)!];
       const pa = this.points(a);
       const pb = this.points(b);
@@ -561,6 +599,7 @@ export class RunsDb {
           a: { index: p.index, imagesPerSec: p.imagesPerSec },
           b: { index: q.index, imagesPerSec: q.imagesPerSec },
           ratio: p.imagesPerSec > 0 ? q.imagesPerSec / p.imagesPerSec : null,
+          ...changeOf(p.imagesPerSec, q.imagesPerSec),
         });
       }
       const onlyInB = [...byKey.entries()].filter(([k]) => !seenA.has(k)).map(([, p]) => p.config);
@@ -572,11 +611,25 @@ export class RunsDb {
         onlyInA,
         onlyInB,
         verdicts: { a: verdict(ma.verdict, a), b: verdict(mb.verdict, b) },
+        best: changeOf(sa.bestImagesPerSec ?? 0, sb.bestImagesPerSec ?? 0),
         sameMachine: ma.machine_id === mb.machine_id,
-        sameDataset: ma.dataset_id !== null && ma.dataset_id === mb.dataset_id,
+        ...sameDataset({ id: a, path: sa.datasetPath, sha: ma.dataset_sha256 }, { id: b, path: sb.datasetPath, sha: mb.dataset_sha256 }),
       };
     })();
   }
+}
+
+/** Whether two runs measured the same dataset, by content hash; null (unknown) where a run recorded none. */
+function sameDataset(a: { id: number; path: string | null; sha: string | null }, b: { id: number; path: string | null; sha: string | null }): { sameDataset: boolean | null; datasetNote: string } {
+  const missing = [a, b].filter((r) => r.sha === null);
+  if (missing.length) {
+    const who = missing.map((r) => `run ${r.id}`).join(' and ');
+    return { sameDataset: null, datasetNote: `dataset unknown: ${who} recorded no dataset content (a command run without a .beton file, or recorded before content hashes)` };
+  }
+  const short = a.sha!.slice(0, 12);
+  if (a.sha === b.sha) return { sameDataset: true, datasetNote: `same dataset (content ${short}…)${a.path !== b.path ? `, at ${a.path ?? '?'} and ${b.path ?? '?'}` : ''}` };
+  if (a.path !== null && a.path === b.path) return { sameDataset: false, datasetNote: `different datasets: ${a.path} was rebuilt between the runs (its content differs)` };
+  return { sameDataset: false, datasetNote: 'different datasets (their content differs)' };
 }
 
 function toSummary(r: SummaryRow): RunSummary {

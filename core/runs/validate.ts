@@ -47,6 +47,7 @@ export const DatasetSchema = z.object({
   path: z.string().min(1),
   sizeBytes: nonneg,
   headerSha256: z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lowercase hex digits (sha256)'),
+  contentSha256: z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lowercase hex digits (sha256)').optional(),
   numSamples: count,
   schema: z.array(z.looseObject({ name: z.string(), type: z.string(), typeId: count })),
 }) satisfies z.ZodType<DatasetInfo>;

@@ -10,7 +10,7 @@ import { decodePath } from '../native/turbo.js';
 import { gpuInventory } from '../profile/gpu-sampler.js';
 import { runExec } from '../profile/exec-mode.js';
 import { machineInfo } from '../profile/machine.js';
-import { profile } from '../profile/sweep.js';
+import { profile, tryDatasetInfo } from '../profile/sweep.js';
 import { defaultDbPath, RunsDb } from '../runs/runs-db.js';
 import { openSource } from '../sources/open-source.js';
 import { buildDataset, buildFields } from '../writer/build.js';
@@ -150,6 +150,8 @@ export class BetonService {
     'profiles.start': async (p) => {
       // Refused before a job exists, so the client gets the code (403), not a failed job.
       const file = 'plan' in p ? this.fs.check(p.plan.file) : '';
+      // A command's dataset is read too (its content hash identifies it in Runs): confined alike.
+      const execFile = 'exec' in p && p.exec.file ? this.fs.check(p.exec.file) : null;
       if ('exec' in p) this.mayExec();
       const jobId = this.jobs.start('profile', async ({ signal, progress, sample }) => {
         if ('plan' in p) {
@@ -173,9 +175,9 @@ export class BetonService {
           startedAt,
           finishedAt: new Date().toISOString(),
           status: res.cancelled ? 'cancelled' : res.exitCode === 0 ? 'ok' : 'failed',
-          plan: { command: p.exec.command, throughputRegex: p.exec.throughputRegex, file: p.exec.file },
+          plan: { command: p.exec.command, throughputRegex: p.exec.throughputRegex, file: execFile },
           machine,
-          dataset: null,
+          dataset: execFile ? tryDatasetInfo(execFile) : null,
           points: [],
           samples: res.samples,
           verdict: null,

@@ -148,6 +148,11 @@ describe('profile form', () => {
     expect(validateProfileForm({ ...base, batchesAhead: '0' }, { cores: 4, numSamples: 48 }).errors.batchesAhead).toMatch(/1 to 64/);
     expect(validateProfileForm(base, { cores: 4, numSamples: 48 }).params).not.toHaveProperty('plan.batchesAhead');
   });
+  it('a training command is not attributed to the sweep tab\'s file: it names its own (optional) dataset', () => {
+    const form = { ...DEFAULT_PROFILE_FORM, mode: 'exec' as const, file: '/sweep/tab.beton', command: 'python train.py' };
+    expect(validateProfileForm(form, { cores: 2, numSamples: null }).params).toEqual({ exec: { command: 'python train.py', throughputRegex: null, file: null } });
+    expect(validateProfileForm({ ...form, execFile: '/data/train.beton' }, { cores: 2, numSamples: null }).params).toMatchObject({ exec: { file: '/data/train.beton' } });
+  });
   it('validates the exec mode pattern', () => {
     const r = validateProfileForm({ ...DEFAULT_PROFILE_FORM, mode: 'exec', command: 'python train.py', throughputRegex: 'imgs=(\\d+)' }, { cores: 2, numSamples: null });
     expect(r.errors.throughputRegex).toMatch(/named group/);

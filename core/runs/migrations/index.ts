@@ -3,6 +3,7 @@
  * `PRAGMA user_version` N-1 to N. Append new ones; never edit, reorder or remove a released one.
  */
 import * as m001 from './001-initial.js';
+import * as m002 from './002-dataset-content.js';
 
 export interface Migration {
   version: number;
@@ -10,4 +11,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [m001].map((m, i) => ({ version: i + 1, name: m.name, sql: m.sql }));
+export const MIGRATIONS: readonly Migration[] = [m001, m002].map((m, i) => ({ version: i + 1, name: m.name, sql: m.sql }));

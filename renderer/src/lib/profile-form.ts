@@ -23,6 +23,11 @@ export interface ProfileForm {
   batchesAhead: string;
   command: string;
   throughputRegex: string;
+  /**
+   * The .beton the training command reads, if any: its own field, not `file` (the sweep's),
+   * so a command run is never attributed to whatever the sweep tab last held.
+   */
+  execFile: string;
 }
 
 export const DEFAULT_PROFILE_FORM: ProfileForm = {
@@ -40,6 +45,7 @@ export const DEFAULT_PROFILE_FORM: ProfileForm = {
   batchesAhead: '',
   command: '',
   throughputRegex: '',
+  execFile: '',
 };
 
 /** "1, 2,4" → [1, 2, 4]; null when any part is not a positive whole number. */
@@ -92,7 +98,7 @@ export function validateProfileForm(
     return {
       errors,
       grid: [],
-      params: { exec: { command: form.command.trim(), throughputRegex: form.throughputRegex.trim() || null, file: form.file.trim() || null } },
+      params: { exec: { command: form.command.trim(), throughputRegex: form.throughputRegex.trim() || null, file: form.execFile.trim() || null } },
     };
   }
   if (!form.file.trim()) errors.file = 'Choose a .beton file to profile.';

@@ -47,7 +47,14 @@ export type ProfileOutcome =
   | { kind: 'sweep'; runId: number; verdict: Verdict | null; points: PointResult[] }
   | { kind: 'exec'; runId: number; exitCode: number | null; imagesTotal: number | null; seconds: number | null };
 
-export interface CompareRow {
+/** B against A, with its direction (the host words it: "B is 3.26× slower than A"). */
+export interface Change {
+  direction: 'faster' | 'slower' | 'same' | null;
+  factor: number | null;
+  text: string;
+}
+
+export interface CompareRow extends Change {
   config: PointConfig;
   a: { imagesPerSec: number };
   b: { imagesPerSec: number };
@@ -56,8 +63,11 @@ export interface CompareRow {
 
 export interface RunComparison {
   rows: CompareRow[];
+  best: Change | null;
   sameMachine: boolean;
-  sameDataset: boolean;
+  /** null: unknown (a run recorded no dataset content). */
+  sameDataset: boolean | null;
+  datasetNote: string;
 }
 
 // ---------- narrowing ----------
@@ -170,6 +180,14 @@ export function asProfileRun(x: unknown): ProfileRunView | null {
   };
 }
 
+const DIRECTIONS = ['faster', 'slower', 'same'] as const;
+
+/** A change as the host words it (core/runs' changeOf: the one place that decides direction and words). */
+export function asChange(x: unknown): Change | null {
+  if (!isObj(x) || typeof x.text !== 'string') return null;
+  return { direction: DIRECTIONS.find((d) => d === x.direction) ?? null, factor: numOrNull(x.factor), text: x.text };
+}
+
 export function asComparison(x: unknown): RunComparison | null {
   if (!isObj(x) || !Array.isArray(x.rows)) return null;
   const rows: CompareRow[] = [];
@@ -177,7 +195,10 @@ export function asComparison(x: unknown): RunComparison | null {
     if (!isObj(r)) continue;
     const config = asPointConfig(r.config);
     if (!config || !isObj(r.a) || !isObj(r.b)) continue;
-    rows.push({ config, a: { imagesPerSec: num(r.a.imagesPerSec) }, b: { imagesPerSec: num(r.b.imagesPerSec) }, ratio: numOrNull(r.ratio) });
+    const change = asChange(r) ?? { direction: null, factor: null, text: '—' };
+    rows.push({ config, a: { imagesPerSec: num(r.a.imagesPerSec) }, b: { imagesPerSec: num(r.b.imagesPerSec) }, ratio: numOrNull(r.ratio), ...change });
   }
-  return { rows, sameMachine: x.sameMachine === true, sameDataset: x.sameDataset === true };
+  const sameDataset = typeof x.sameDataset === 'boolean' ? x.sameDataset : null;
+  const datasetNote = typeof x.datasetNote === 'string' ? x.datasetNote : sameDataset === null ? 'dataset unknown' : sameDataset ? 'same dataset' : 'different datasets';
+  return { rows, best: asChange(x.best), sameMachine: x.sameMachine === true, sameDataset, datasetNote };
 }

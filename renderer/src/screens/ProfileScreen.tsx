@@ -111,6 +111,9 @@ export function ProfileScreen() {
             ) : null}
             <TextField className="span-2" label="Training command" value={f.command} onChange={(command) => p.setForm({ command })} error={execOff ? undefined : e.command} testId="profile-command" placeholder="python train.py --epochs 1" spellCheck={false} disabled={execOff} {...(execOff ? { 'aria-describedby': 'exec-disabled-note' } : {})} hint='It should print JSON lines {"step": n, "images": k}, or give a pattern below.' />
             <TextField className="span-2" label="Throughput pattern (optional)" value={f.throughputRegex} onChange={(throughputRegex) => p.setForm({ throughputRegex })} error={e.throughputRegex} placeholder="images=(?<images>\d+)" spellCheck={false} disabled={execOff} />
+            <div className="span-2">
+              <PathPicker label="Dataset the command reads (optional .beton)" value={f.execFile} onChange={(execFile) => p.setForm({ execFile })} pick="file" accept={['beton']} testId="profile-exec-file" />
+            </div>
           </div>
         )}
         <div className="actions">

@@ -8,6 +8,9 @@ import type { ProfileRunView } from '../lib/types.js';
 import { MAX_SELECTED, useRunsStore } from '../stores/runs.js';
 import { useUiStore } from '../stores/ui.js';
 
+/** B faster than A is better (green), slower worse (red); about the same or unknown stays neutral. */
+const TONE: Record<string, string> = { faster: 'good', slower: 'bad', same: '', none: '' };
+
 export function RunsScreen() {
   const r = useRunsStore();
   const setScreen = useUiStore((u) => u.setScreen);
@@ -23,7 +26,7 @@ export function RunsScreen() {
     <div className="screen" data-testid="screen-runs">
       <header className="screen-head">
         <h2>Runs</h2>
-        <p>Every profile is kept in the runs database. Pick up to {MAX_SELECTED} to overlay their throughput.</p>
+        <p>Every profile is kept in the runs database. Pick up to {MAX_SELECTED} to overlay their throughput; two are compared with the older as A, the baseline.</p>
       </header>
 
       {r.error ? <ErrorBanner error={r.error} title="Cannot read the runs" onRetry={() => void r.load()} /> : null}
@@ -132,20 +135,25 @@ export function RunsScreen() {
             <section className="card" data-testid="compare-table">
               <header className="card-head">
                 <h3>
-                  Run {r.comparison.a} vs run {r.comparison.b}
+                  Run {r.comparison.b} (B) against run {r.comparison.a} (A)
                 </h3>
-                <span className="card-sub">
-                  {r.comparison.data.sameMachine ? 'same machine' : 'different machines'} · {r.comparison.data.sameDataset ? 'same dataset' : 'different datasets'}
+                <span className="card-sub" data-testid="compare-context">
+                  {r.comparison.data.sameMachine ? 'same machine' : 'different machines'} · <span data-testid="compare-dataset" data-same={String(r.comparison.data.sameDataset)}>{r.comparison.data.datasetNote}</span>
                 </span>
               </header>
+              {r.comparison.data.best ? (
+                <p className={`compare-best ${TONE[r.comparison.data.best.direction ?? 'none']}`} data-testid="compare-best" data-direction={r.comparison.data.best.direction ?? 'none'}>
+                  Best point: {r.comparison.data.best.text}.
+                </p>
+              ) : null}
               {r.comparison.data.rows.length ? (
                 <table className="table compact">
                   <thead>
                     <tr>
                       <th scope="col">Point</th>
-                      <th scope="col">Run {r.comparison.a}</th>
-                      <th scope="col">Run {r.comparison.b}</th>
-                      <th scope="col">Ratio</th>
+                      <th scope="col">A: run {r.comparison.a}</th>
+                      <th scope="col">B: run {r.comparison.b}</th>
+                      <th scope="col">B against A</th>
                     </tr>
                   </thead>
                   <tbody>
@@ -154,7 +162,9 @@ export function RunsScreen() {
                         <th scope="row">{pointLabel(row.config)}</th>
                         <td className="num">{formatCompact(row.a.imagesPerSec)}</td>
                         <td className="num">{formatCompact(row.b.imagesPerSec)}</td>
-                        <td className={`num ${row.ratio !== null && row.ratio > 1.05 ? 'good' : row.ratio !== null && row.ratio < 0.95 ? 'bad' : ''}`}>{row.ratio === null ? '—' : `${row.ratio.toFixed(2)}×`}</td>
+                        <td className={`num ${TONE[row.direction ?? 'none']}`} data-testid="compare-change" data-direction={row.direction ?? 'none'}>
+                          {row.text}
+                        </td>
                       </tr>
                     ))}
                   </tbody>

@@ -54,7 +54,8 @@ export const useRunsStore = create<RunsState>()((set, get) => {
     }
   };
   const loadComparison = async (): Promise<void> => {
-    const [a, b] = get().selected;
+    // The older run is A, the baseline: "B is 2× slower than A" then reads as "the newer run got slower".
+    const [a, b] = [...get().selected].sort((x, y) => x - y);
     if (a === undefined || b === undefined) {
       set({ comparison: null });
       return;

@@ -1,0 +1,85 @@
+/**
+ * What an end-to-end suite needs: built CLI and renderer, `beton serve` on a folder, and
+ * headless Chromium (Debian's /usr/bin/chromium through playwright-core).
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const CHROMIUM = process.env.BETON_CHROMIUM ?? '/usr/bin/chromium';
+export const SHOTS = join(ROOT, 'test-output', 'screenshots');
+export const HAVE_CHROMIUM = existsSync(CHROMIUM);
+
+/** Newest modification time under `p` (files only). */
+function newest(p: string): number {
+  if (!existsSync(p)) return 0;
+  const st = statSync(p);
+  if (!st.isDirectory()) return st.mtimeMs;
+  return readdirSync(p).reduce((m, n) => Math.max(m, newest(join(p, n))), 0);
+}
+
+/** The CLI and the renderer must be built: each is built here when missing or older than its sources. */
+export function ensureBuilt(): void {
+  const cli = join(ROOT, 'dist/core/cli/serve-command.js');
+  if (!existsSync(cli) || statSync(cli).mtimeMs < newest(join(ROOT, 'core'))) {
+    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+  }
+  const index = join(ROOT, 'renderer/dist/index.html');
+  const sources = Math.max(newest(join(ROOT, 'renderer/src')), newest(join(ROOT, 'renderer/index.html')), newest(join(ROOT, 'renderer/public')), newest(join(ROOT, 'vite.config.ts')));
+  if (!existsSync(index) || statSync(index).mtimeMs < sources) {
+    execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
+  }
+}
+
+/** Starts `beton serve DIR --port 0 [args]` and resolves with the URL it prints. */
+export function startServer(dir: string, env: NodeJS.ProcessEnv, args: string[] = []): Promise<{ proc: ChildProcess; url: string }> {
+  return new Promise((ok, fail) => {
+    const proc = spawn(process.execPath, [join(ROOT, 'bin/beton.js'), 'serve', dir, '--port', '0', ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => fail(new Error(`beton serve printed no URL in 30 s:\n${out}\n${err}`)), 30_000);
+    proc.stdout!.on('data', (b: Buffer) => {
+      out += b.toString();
+      const m = /open (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        ok({ proc, url: m[1]! });
+      }
+    });
+    proc.stderr!.on('data', (b: Buffer) => (err += b.toString()));
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`beton serve exited with ${code}:\n${out}\n${err}`));
+    });
+  });
+}
+
+export async function stopServer(server: ChildProcess | null): Promise<void> {
+  if (!server || server.exitCode !== null) return;
+  const exited = new Promise((r) => server.once('exit', r));
+  server.kill('SIGTERM');
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+  if (server.exitCode === null) server.kill('SIGKILL');
+}
+
+/** A browser page that records page errors and console errors in `problems`. */
+export async function openPage(problems: string[]): Promise<{ browser: Browser; page: Page }> {
+  mkdirSync(SHOTS, { recursive: true });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, reducedMotion: 'reduce', colorScheme: 'light' });
+  const page = await context.newPage();
+  page.setDefaultTimeout(60_000);
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()} (${m.location().url})`);
+  });
+  return { browser, page };
+}
+
+export const shot = (page: Page, name: string): Promise<Buffer> => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });

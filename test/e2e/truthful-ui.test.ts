@@ -1,0 +1,112 @@
+/**
+ * End to end, issue 14: what the app shows must agree with what happened. `beton serve
+ * --allow-exec` on a temp folder with the sample images and a runs database seeded with two
+ * runs, driven in headless Chromium. Screenshots land in test-output/screenshots/ as
+ * truthful-*.png.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PointResult, ProfileRun } from '../../core/profile/types.js';
+import { RunsDb } from '../../core/runs/runs-db.js';
+import { ensureBuilt, HAVE_CHROMIUM, openPage, ROOT, shot, startServer, stopServer } from './e2e-helpers.js';
+
+if (!HAVE_CHROMIUM) console.warn('[e2e] SKIPPED: no Chromium (apt-get install -y chromium, or set BETON_CHROMIUM).');
+
+/** A stored sweep of one point at `ips` images/s over a dataset of the given content. */
+function seededRun(startedAt: string, ips: number): ProfileRun {
+  const point: PointResult = {
+    index: 0,
+    config: { workers: 2, batchSize: 64, order: 'random', osCache: true },
+    images: ips * 3,
+    seconds: 3,
+    imagesPerSec: ips,
+    batchesPerSec: ips / 64,
+    waitP50Ms: 5,
+    waitP95Ms: 9,
+    workerBusyMsPerBatch: 40,
+    cpuPerCore: [0.5, 0.5],
+    rssPeakBytes: 1e8,
+    diskReadBytes: 0,
+    pageCacheResident: 1,
+    gpuUtilMean: null,
+  };
+  return {
+    kind: 'sweep',
+    startedAt,
+    finishedAt: startedAt,
+    status: 'ok',
+    plan: { file: '/data/train.beton', workers: [2], batchSizes: [64], orders: ['random'], osCache: [true], decoder: 'rrc:160', flip: true, secondsPerPoint: 3, warmupBatches: 2 },
+    machine: { hostname: 'box', cpuModel: 'CPU', cores: 2, ramBytes: 2 ** 33, os: 'Linux', node: 'v20', gpus: [] },
+    dataset: { path: '/data/train.beton', sizeBytes: 1e6, headerSha256: 'ab'.repeat(32), contentSha256: 'cd'.repeat(32), numSamples: 1000, schema: [{ name: 'image', type: 'rgb_image', typeId: 2 }] },
+    points: [point],
+    samples: [],
+    verdict: null,
+  };
+}
+
+describe.skipIf(!HAVE_CHROMIUM)('the app tells the truth (issue 14), end to end', () => {
+  let tmp: string;
+  let server: ChildProcess | null = null;
+  let browser: Browser | null = null;
+  let page: Page;
+  let url: string;
+  const ids: number[] = [];
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    ensureBuilt();
+    tmp = mkdtempSync(join(tmpdir(), 'beton-e2e14-'));
+    cpSync(join(ROOT, 'assets/sample-images'), join(tmp, 'images'), { recursive: true });
+    const dbPath = join(tmp, 'runs.sqlite');
+    const db = RunsDb.open(dbPath);
+    ids.push(db.saveRun(seededRun('2025-01-01T10:00:00.000Z', 1000)), db.saveRun(seededRun('2025-01-02T10:00:00.000Z', 1000 / 3.26)));
+    db.close();
+    ({ proc: server, url } = await startServer(tmp, { ...process.env, BETON_DB: dbPath }, ['--allow-exec']));
+    ({ browser, page } = await openPage(problems));
+    await page.goto(url);
+    await page.getByTestId('env-info').waitFor();
+    await page.locator('[data-testid=connection][data-state=open]').waitFor();
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stopServer(server);
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('Runs: a run 3.26× slower says "B is 3.26× slower than A", in the colour of worse, whichever is ticked first', async () => {
+    const [older, newer] = ids as [number, number];
+    await page.getByTestId('nav-runs').click();
+    // The slower, newer run ticked first: the old screen then showed a green, directionless "3.26×".
+    await page.getByTestId(`run-select-${newer}`).check();
+    await page.getByTestId(`run-select-${older}`).check();
+    await page.getByTestId('compare-table').waitFor();
+    expect(await page.getByTestId('compare-table').locator('h3').textContent()).toBe(`Run ${newer} (B) against run ${older} (A)`);
+    const best = page.getByTestId('compare-best');
+    expect(await best.textContent()).toBe('Best point: B is 3.26× slower than A.');
+    expect(await best.getAttribute('data-direction')).toBe('slower');
+    const cell = page.getByTestId('compare-change').first();
+    expect(await cell.textContent()).toBe('B is 3.26× slower than A');
+    // Red (the theme's danger colour), not green. Evaluated as page scripts: this tsconfig has no DOM types.
+    const colour = await cell.evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(el).color);
+    const rgb = await page.evaluate(`(() => {
+      const probe = document.createElement('span');
+      probe.style.color = getComputedStyle(document.documentElement).getPropertyValue('--danger').trim();
+      document.body.append(probe);
+      const out = getComputedStyle(probe).color;
+      probe.remove();
+      return out;
+    })()`);
+    expect(colour).toBe(rgb);
+    expect(await page.getByTestId('compare-dataset').textContent()).toBe('same dataset (content cdcdcdcdcdcd…)');
+    await shot(page, 'truthful-runs-compare');
+  });
+
+  it('logged no page errors or console errors', () => {
+    expect(problems).toEqual([]);
+  });
+});
