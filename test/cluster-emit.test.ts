@@ -171,7 +171,9 @@ describe('beton build --shards N --emit slurm', () => {
       expect(r.stderr).not.toMatch(/\n\s+at /);
     }
     // k8s mounts one volume: source and output must share a folder below /.
-    const k = cli(['build', SAMPLE, '-o', '/tmp/x.beton', '--shards', '2', '--emit', 'k8s']);
+    // An output under another top-level folder than the sample's (a clone may sit in /tmp).
+    const elsewhere = SAMPLE.startsWith('/tmp/') ? '/var/tmp/x.beton' : '/tmp/x.beton';
+    const k = cli(['build', SAMPLE, '-o', elsewhere, '--shards', '2', '--emit', 'k8s']);
     expect(k.status).toBe(2);
     expect(k.stderr).toMatch(/share no folder/);
     expect(existsSync(out)).toBe(false);

@@ -1,12 +1,11 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-
+import { FIXTURES } from './helpers/fixtures.js';
 import type * as RawAddon from '../native/index.js';
 import {
   NativeError,
@@ -29,21 +28,7 @@ import {
 // the allocation table.
 // ---------------------------------------------------------------------------
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-function findFixtureDir(): string {
-  const candidates = [
-    process.env['BETON_FIXTURES_DIR'],
-    join(repoRoot, 'shared', 'fixtures', 'ffcv'),
-    join(repoRoot, '..', 'shared', 'fixtures', 'ffcv'),
-  ];
-  for (const dir of candidates) {
-    if (dir !== undefined && existsSync(join(dir, 'index.json'))) return dir;
-  }
-  throw new Error(`FFCV golden fixtures not found (looked in ${candidates.join(', ')})`);
-}
-
-const FIXTURES = findFixtureDir();
 
 interface ImageSample {
   mode: 'jpg' | 'raw';
@@ -158,7 +143,7 @@ describe('loader', () => {
     const raw: typeof RawAddon = loadNative();
     const typed: NativeAddon = raw;
     expect(Object.keys(typed).sort()).toEqual(
-      ['gatherRecords', 'jpegDecodeRGB', 'jpegEncodeRGB', 'jpegInfo', 'jpegLibrary', 'madvise', 'mapPixels', 'mmapFile', 'pageCacheResidency', 'pcg64ShuffleU32', 'resizeAreaRGB'],
+      ['gatherRecords', 'jpegDecodeRGB', 'jpegEncodeRGB', 'jpegInfo', 'jpegLibrary', 'madvise', 'mapPixels', 'mmapFile', 'pageCacheResidency', 'pcg64ShuffleU32', 'resizeAreaRGB', 'threadCpuMs', 'transcodeJpeg'],
     );
     expect(native.jpegLibrary).toMatch(/^libjpeg/);
   });
