@@ -1,5 +1,5 @@
 // The interop suite's link to the real FFCV: whichever FFCV `/usr/bin/python3` can import
-// (CI installs the reference from ../shared/reference; users `pip install ffcv`).
+// (CI installs the reference FFCV with .ci/run; users `pip install ffcv`).
 // Without FFCV the suite skips, loudly; under CI=true a missing FFCV fails it.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,7 +13,7 @@ export const PYTHON = process.env.BETON_FFCV_PYTHON ?? '/usr/bin/python3';
 export const PY_DIR = resolve(dirname(fileURLToPath(import.meta.url)), 'py');
 
 const INSTALL_HINT =
-  'install FFCV for the interop suite: `pip install ffcv` (or, as root on Debian, `../shared/reference/install-ffcv`); ' +
+  'install FFCV for the interop suite: `pip install ffcv` (CI installs the reference FFCV through .ci/run); ' +
   'BETON_FFCV_PYTHON picks the interpreter';
 
 let cached: { ok: true; version: string } | { ok: false; reason: string } | undefined;
