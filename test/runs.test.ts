@@ -229,7 +229,7 @@ describe('RunsDb: storing and reading runs', () => {
     const c = db.saveRun({ ...makeRun({ startedAt: '2025-03-02T10:00:00Z' }), kind: 'exec', plan: { command: 'train', throughputRegex: null, file: '/data/e.beton' }, dataset: null, points: [], verdict: null });
     const list = db.listRuns();
     expect(list.map((r) => r.id)).toEqual([b, c, a]);
-    expect(list[0]).toEqual({ id: b, kind: 'sweep', startedAt: '2025-03-03T10:00:00Z', finishedAt: '2025-03-01T10:01:30.500Z', status: 'ok', datasetPath: '/data/train.beton', hostname: 'box-1', points: 12, bestImagesPerSec: 2 * (800 * 4 + 256 + 300), verdictKind: 'decode-bound' });
+    expect(list[0]).toEqual({ id: b, kind: 'sweep', startedAt: '2025-03-03T10:00:00Z', finishedAt: '2025-03-01T10:01:30.500Z', status: 'ok', datasetPath: '/data/train.beton', hostname: 'box-1', points: 12, bestImagesPerSec: 2 * (800 * 4 + 256 + 300), verdictKind: 'decode-bound', failure: null });
     expect(list[1]).toMatchObject({ kind: 'exec', datasetPath: '/data/e.beton', points: 0, bestImagesPerSec: null, verdictKind: null });
     expect(db.listRuns({ limit: 2 }).map((r) => r.id)).toEqual([b, c]);
     db.close();
@@ -366,6 +366,19 @@ describe('RunsDb: comparisons say which run is faster, and whether the data was 
     expect(second.headerSha256).toBe(first.headerSha256); // the old identity could not tell them apart
     expect(second.contentSha256).toMatch(/^[0-9a-f]{64}$/);
     expect(second.contentSha256).not.toBe(first.contentSha256);
+  });
+
+  it('a failed run keeps why (migration 003): saveRun / finishRun store it, getRun and listRuns give it back', () => {
+    const db = RunsDb.open(freshPath());
+    const failed: ProfileRun = { ...makeRun(), status: 'failed', failure: { message: 'the command exited with code 127 (command not found)', exitCode: 127, signal: null, stderrTail: ['sh: 1: x: not found'] } };
+    const id = db.saveRun(failed);
+    expect(db.getRun(id)).toEqual({ ...failed, id });
+    expect(db.listRuns()[0]).toMatchObject({ id, status: 'failed', failure: 'the command exited with code 127 (command not found)' });
+    const live = db.startRun(makeRun());
+    db.finishRun(live, 'failed', null, '2025-03-01T10:02:00Z', { message: 'CORRUPT_SAMPLE: sample 3', code: 'CORRUPT_SAMPLE' });
+    expect(db.getRun(live)!.failure).toEqual({ message: 'CORRUPT_SAMPLE: sample 3', code: 'CORRUPT_SAMPLE' });
+    expect(db.getRun(db.saveRun(makeRun()))).not.toHaveProperty('failure');
+    db.close();
   });
 
   it('migration 002 adds the content column to a version-1 file; its runs compare as "dataset unknown"', () => {

@@ -93,6 +93,8 @@ export interface RunSummary {
   points: number;
   bestImagesPerSec: number | null;
   verdictKind: string | null;
+  /** A failed run's reason (its RunFailure's message); null otherwise. */
+  failure: string | null;
 }
 
 export type JobKind = 'build' | 'profile';

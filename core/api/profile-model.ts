@@ -122,12 +122,27 @@ export interface Verdict {
   advice: string[];
 }
 
+/** Why a run failed, as the app and `beton runs show` report it. */
+export interface RunFailure {
+  /** One line: "the command exited with code 127 (command not found)", a sweep's error. */
+  message: string;
+  /** A sweep's error code (BetonError's: TOO_FEW_SAMPLES, CORRUPT_SAMPLE, …), when it had one. */
+  code?: string;
+  /** Exec runs: the command's exit code (null when a signal ended it) and signal. */
+  exitCode?: number | null;
+  signal?: string | null;
+  /** Exec runs: the command's last lines of stderr. */
+  stderrTail?: string[];
+}
+
 export interface ProfileRun {
   id?: number;
   kind: 'sweep' | 'exec';
   startedAt: string;
   finishedAt: string | null;
   status: 'ok' | 'cancelled' | 'failed';
+  /** Set when status is 'failed' (absent in runs recorded before failures were kept). */
+  failure?: RunFailure | null;
   plan: ProfilePlan | ExecPlan;
   machine: MachineInfo;
   dataset: DatasetInfo | null;

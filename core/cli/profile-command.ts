@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
 import type { OrderName } from '../loader/orders/index.js';
-import { runExec } from '../profile/exec-mode.js';
+import { execOutcome, runExec } from '../profile/exec-mode.js';
 import { machineInfo } from '../profile/machine.js';
 import { profile, tryDatasetInfo } from '../profile/sweep.js';
-import type { ProfileRun } from '../profile/types.js';
+import { failedSweepRun } from '../profile/failed-run.js';
+import type { PointResult, ProfileRun, TelemetrySample } from '../profile/types.js';
 import { UsageError } from './usage-error.js';
 
 export const PROFILE_HELP = `beton profile FILE [--workers 1,2] [--batch-sizes 64,256] [--orders random,quasi_random]
@@ -72,11 +73,13 @@ export async function profileCommand(argv: string[]): Promise<number> {
       const machine = await machineInfo();
       const startedAt = new Date().toISOString();
       const res = await runExec({ command: values.exec, throughputRegex: values.regex ?? null, signal: ac.signal, gpu: !values['no-gpu'], onGpuUnavailable: (r) => log(`(${r})\n`) });
+      const { status, failure } = execOutcome(res);
       run = {
         kind: 'exec',
         startedAt,
         finishedAt: new Date().toISOString(),
-        status: res.cancelled ? 'cancelled' : res.exitCode === 0 ? 'ok' : 'failed',
+        status,
+        failure,
         plan: { command: values.exec, throughputRegex: values.regex ?? null, file: positionals[0] ?? null },
         machine,
         dataset: positionals[0] ? tryDatasetInfo(positionals[0]) : null,
@@ -98,26 +101,46 @@ export async function profileCommand(argv: string[]): Promise<number> {
       const ahead = ints(values['batches-ahead'], 'batches-ahead');
       if (ahead && ahead.length !== 1) throw new UsageError('--batches-ahead expects one positive integer');
       if (values.decoder && !/^(simple|rrc:\d+|center:\d+)$/.test(values.decoder)) throw new UsageError(`--decoder expects simple, rrc:SIZE or center:SIZE`);
-      run = await profile(
-        {
-          file: positionals[0]!,
-          workers: ints(values.workers, 'workers'),
-          batchSizes: ints(values['batch-sizes'], 'batch-sizes'),
-          orders,
-          osCache: cache,
-          decoder: values.decoder,
-          flip: !values['no-flip'],
-          fastDecode: values['fast-decode'] ?? false,
-          secondsPerPoint: seconds,
-          ...(ahead ? { batchesAhead: ahead[0]! } : {}),
-        },
-        {
+      const sweepStart = new Date().toISOString();
+      const measured: { points: PointResult[]; samples: TelemetrySample[] } = { points: [], samples: [] };
+      const planInput = {
+        file: positionals[0]!,
+        workers: ints(values.workers, 'workers'),
+        batchSizes: ints(values['batch-sizes'], 'batch-sizes'),
+        orders,
+        osCache: cache,
+        decoder: values.decoder,
+        flip: !values['no-flip'],
+        fastDecode: values['fast-decode'] ?? false,
+        secondsPerPoint: seconds,
+        ...(ahead ? { batchesAhead: ahead[0]! } : {}),
+      };
+      try {
+        run = await profile(planInput, {
           signal: ac.signal,
           gpu: !values['no-gpu'],
-          onPoint: (p, done, total) =>
-            log(`  [${done}/${total}] workers ${p.config.workers}, batch ${p.config.batchSize}, ${p.config.order}, ${p.config.osCache ? 'os cache' : 'process cache'}: ${p.imagesPerSec.toFixed(0)} img/s, wait p50 ${p.waitP50Ms.toFixed(1)} ms / p95 ${p.waitP95Ms.toFixed(1)} ms\n`),
-        },
-      );
+          onSample: (x) => measured.samples.push(x),
+          onPoint: (p, done, total) => {
+            measured.points.push(p);
+            log(`  [${done}/${total}] workers ${p.config.workers}, batch ${p.config.batchSize}, ${p.config.order}, ${p.config.osCache ? 'os cache' : 'process cache'}: ${p.imagesPerSec.toFixed(0)} img/s, wait p50 ${p.waitP50Ms.toFixed(1)} ms / p95 ${p.waitP95Ms.toFixed(1)} ms\n`);
+          },
+        });
+      } catch (e) {
+        // A failed sweep is a run too: recorded as failed with why, then the error is reported as usual.
+        const failed = ac.signal.aborted ? null : await failedSweepRun(planInput, sweepStart, e, measured.points, measured.samples).catch(() => null);
+        if (failed) {
+          const { RunsDb: Runs } = await import('../runs/runs-db.js');
+          const db = Runs.open(values.db);
+          try {
+            process.stderr.write(`beton profile: the failed sweep is recorded as run ${db.saveRun(failed)} (beton runs show it)\n`);
+          } catch {
+            // The database's own failure must not hide the sweep's.
+          } finally {
+            db.close();
+          }
+        }
+        throw e;
+      }
     }
     const { RunsDb } = await import('../runs/runs-db.js');
     const db = RunsDb.open(values.db);
@@ -132,6 +155,10 @@ export async function profileCommand(argv: string[]): Promise<number> {
     } else if (run.verdict) {
       const v = run.verdict;
       process.stdout.write(`\nrun ${id}: ${v.kind.toUpperCase()} — ${v.summary}\n${v.evidence.map((e) => `  • ${e}`).join('\n')}\n${v.advice.length ? `next:\n${v.advice.map((a) => `  → ${a}`).join('\n')}\n` : ''}(beton runs show ${id}; beton runs plot ${id} -o run.svg)\n`);
+    } else if (run.failure) {
+      // The command's stderr went by as it ran; its last lines again, where the verdict would be.
+      const tail = run.failure.stderrTail ?? [];
+      process.stdout.write(`run ${id} saved as FAILED: ${run.failure.message}\n${tail.length ? `last lines of stderr:\n${tail.map((l) => `  ${l}`).join('\n')}\n` : ''}`);
     } else process.stdout.write(`run ${id} saved (${run.status})\n`);
     return run.status === 'failed' ? 1 : 0;
   } finally {

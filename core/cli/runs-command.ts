@@ -219,6 +219,10 @@ function formatRun(run: StoredRun): string {
     `  dataset   ${d ? `${d.path}: ${d.numSamples} samples, ${mib(d.sizeBytes)}, fields ${d.schema.map((f) => `${f.name} (${f.type})`).join(', ')}` : '-'}`,
     `  plan      ${formatPlan(run)}`,
   ];
+  if (run.failure) {
+    lines.push(`  failure   ${run.failure.code ? `[${run.failure.code}] ` : ''}${run.failure.message}`);
+    for (const l of run.failure.stderrTail ?? []) lines.push(`    stderr: ${l}`);
+  }
   if (run.points.length) {
     const best = Math.max(...run.points.map((p) => p.imagesPerSec));
     lines.push(

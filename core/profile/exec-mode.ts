@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { ExecError, ThroughputMeter, compileThroughputRegex, parseJsonLine, parseRegexLine } from './exec-protocol.js';
 import { LineSplitter } from './line-splitter.js';
 import { startTelemetry, type Telemetry } from './telemetry.js';
-import type { TelemetrySample } from './types.js';
+import type { RunFailure, TelemetrySample } from './types.js';
 
 export { ExecError } from './exec-protocol.js';
 
@@ -39,6 +39,27 @@ export interface ExecResult {
   /** Wall time from start to exit. */
   seconds: number;
   gpuUnavailable: string | null;
+  /**
+   * The command's last lines of stderr (at most STDERR_TAIL_LINES, each cut at
+   * STDERR_LINE_MAX characters): what a failed command said, for the run and the app.
+   */
+  stderrTail: string[];
+}
+
+export const STDERR_TAIL_LINES = 20;
+export const STDERR_LINE_MAX = 500;
+
+/**
+ * How an exec run ended, for the run record: 'failed' with why when the command exited
+ * non-zero or was killed (a command that cannot be found is the shell's 127, not an
+ * exception), 'cancelled' when we stopped it, else 'ok'.
+ */
+export function execOutcome(res: ExecResult): { status: 'ok' | 'cancelled' | 'failed'; failure: RunFailure | null } {
+  if (res.cancelled) return { status: 'cancelled', failure: null };
+  if (res.exitCode === 0) return { status: 'ok', failure: null };
+  const why = res.exitCode === 127 ? ' (command not found)' : res.exitCode === 126 ? ' (not executable)' : '';
+  const message = res.exitCode !== null ? `the command exited with code ${res.exitCode}${why}` : `the command was killed by ${res.signal ?? 'a signal'}`;
+  return { status: 'failed', failure: { message, exitCode: res.exitCode, signal: res.signal, stderrTail: res.stderrTail } };
 }
 
 const isWindows = process.platform === 'win32';
@@ -73,7 +94,7 @@ function killGroup(child: ChildProcess, sig: NodeJS.Signals): void {
  */
 export async function runExec(o: ExecOptions): Promise<ExecResult> {
   const regex = o.throughputRegex == null || o.throughputRegex === '' ? null : compileThroughputRegex(o.throughputRegex);
-  if (o.signal?.aborted) return { exitCode: null, signal: null, cancelled: true, samples: [], imagesTotal: 0, seconds: 0, gpuUnavailable: null };
+  if (o.signal?.aborted) return { exitCode: null, signal: null, cancelled: true, samples: [], imagesTotal: 0, seconds: 0, gpuUnavailable: null, stderrTail: [] };
 
   const meter = new ThroughputMeter();
   const t0 = performance.now();
@@ -102,10 +123,16 @@ export async function runExec(o: ExecOptions): Promise<ExecResult> {
     child.once('close', (code, sig) => resolve(exited ?? { code, sig, at: since() }));
   });
 
+  // The last lines of stderr: a command that fails says why there (127: "sh: 1: x: not found").
+  const stderrTail: string[] = [];
   const pipe = (from: NodeJS.ReadableStream | null, to: NodeJS.WritableStream | null, stream: 'stdout' | 'stderr'): void => {
     if (!from) return;
     const splitter = new LineSplitter((line) => {
       o.onLine?.(line, stream);
+      if (stream === 'stderr' && line.trim() !== '') {
+        stderrTail.push(line.length > STDERR_LINE_MAX ? `${line.slice(0, STDERR_LINE_MAX)}…` : line);
+        if (stderrTail.length > STDERR_TAIL_LINES) stderrTail.shift();
+      }
       const e = regex ? parseRegexLine(line, regex) : parseJsonLine(line);
       if (e) meter.record(e, since());
     });
@@ -156,6 +183,7 @@ export async function runExec(o: ExecOptions): Promise<ExecResult> {
       imagesTotal: meter.imagesTotal,
       seconds: end.at / 1000,
       gpuUnavailable: telemetry.gpuUnavailable,
+      stderrTail: [...stderrTail],
     };
   } finally {
     o.signal?.removeEventListener('abort', onAbort);

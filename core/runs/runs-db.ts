@@ -9,6 +9,7 @@ import type {
   PointConfig,
   PointResult,
   ProfileRun,
+  RunFailure,
   TelemetrySample,
   Verdict,
   VerdictKind,
@@ -59,6 +60,8 @@ export interface RunSummary {
   /** The best images/s over the run's points; null without points (exec runs). */
   bestImagesPerSec: number | null;
   verdictKind: VerdictKind | null;
+  /** A failed run's reason (RunFailure.message); null otherwise. */
+  failure: string | null;
 }
 
 export interface BuildRecord {
@@ -160,6 +163,7 @@ interface RunRow {
   d_samples: number | null;
   d_schema: string | null;
   dataset_sha256: string | null;
+  failure: string | null;
 }
 
 interface SummaryRow {
@@ -173,6 +177,7 @@ interface SummaryRow {
   hostname: string;
   n_points: number;
   best: number | null;
+  failure: string | null;
 }
 
 interface SampleRow {
@@ -195,13 +200,13 @@ interface BuildRow {
 }
 
 const RUN_SELECT = `
-SELECT r.id, r.kind, r.plan, r.status, r.verdict, r.started_at, r.finished_at, r.machine_id, r.dataset_id, r.dataset_sha256,
+SELECT r.id, r.kind, r.plan, r.status, r.verdict, r.started_at, r.finished_at, r.machine_id, r.dataset_id, r.dataset_sha256, r.failure,
        m.hostname, m.cpu_model, m.cores, m.ram_bytes, m.gpus AS m_gpus, m.os, m.node,
        d.path AS d_path, d.size_bytes AS d_size, d.header_sha256 AS d_sha, d.num_samples AS d_samples, d.schema AS d_schema
 FROM profile_runs r JOIN machines m ON m.id = r.machine_id LEFT JOIN datasets d ON d.id = r.dataset_id`;
 
 const SUMMARY_SELECT = `
-SELECT r.id, r.kind, r.started_at, r.finished_at, r.status, r.verdict_kind,
+SELECT r.id, r.kind, r.started_at, r.finished_at, r.status, r.verdict_kind, json_extract(r.failure, '$.message') AS failure,
        COALESCE(d.path, json_extract(r.plan, '$.file')) AS dataset_path, m.hostname,
        (SELECT COUNT(*) FROM points p WHERE p.run_id = r.id) AS n_points,
        (SELECT MAX(p.images_per_sec) FROM points p WHERE p.run_id = r.id) AS best
@@ -401,10 +406,10 @@ export class RunsDb {
 
   /** Records the start of a run (status 'running'); returns its id for addPoint/addSamples/finishRun. */
   startRun(run: RunStart): number {
-    return this.insertRun(run, { status: 'running', verdict: null, finishedAt: null });
+    return this.insertRun(run, { status: 'running', verdict: null, finishedAt: null, failure: null });
   }
 
-  private insertRun(run: RunStart, end: { status: RunStatus; verdict: Verdict | null; finishedAt: string | null }): number {
+  private insertRun(run: RunStart, end: { status: RunStatus; verdict: Verdict | null; finishedAt: string | null; failure: RunFailure | null }): number {
     const v = check(RunStartSchema, run, 'run');
     const plan = check(v.kind === 'sweep' ? SweepPlanSchema : ExecPlanSchema, v.plan, `${v.kind} plan`);
     return this.write(() => {
@@ -412,10 +417,10 @@ export class RunsDb {
       const datasetId = v.dataset ? this.recordDataset(v.dataset) : null;
       const r = this.db
         .prepare(
-          `INSERT INTO profile_runs (kind, plan, machine_id, dataset_id, dataset_sha256, status, verdict, verdict_kind, started_at, finished_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO profile_runs (kind, plan, machine_id, dataset_id, dataset_sha256, status, verdict, verdict_kind, started_at, finished_at, failure)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(v.kind, toJson(plan, 'plan'), machineId, datasetId, v.dataset?.contentSha256 ?? null, end.status, end.verdict ? toJson(end.verdict, 'verdict') : null, end.verdict?.kind ?? null, v.startedAt, end.finishedAt);
+        .run(v.kind, toJson(plan, 'plan'), machineId, datasetId, v.dataset?.contentSha256 ?? null, end.status, end.verdict ? toJson(end.verdict, 'verdict') : null, end.verdict?.kind ?? null, v.startedAt, end.finishedAt, end.failure ? toJson(end.failure, 'failure') : null);
       return Number(r.lastInsertRowid);
     });
   }
@@ -461,13 +466,13 @@ export class RunsDb {
     for (const s of vs) stmt.run(runId, s.t, s.point, s.imagesPerSec, s.rssBytes, s.diskReadBytes, toJson(s.cpuPerCore, 'sample cpu'), toJson(s.gpus, 'sample gpus'));
   }
 
-  /** Marks a run finished with its final status and verdict. */
-  finishRun(runId: number, status: ProfileRun['status'], verdict: Verdict | null, finishedAt: string = new Date().toISOString()): void {
+  /** Marks a run finished with its final status and verdict (and, failed, why). */
+  finishRun(runId: number, status: ProfileRun['status'], verdict: Verdict | null, finishedAt: string = new Date().toISOString(), failure: RunFailure | null = null): void {
     checkId(runId, 'run id');
-    const v = check(FinishSchema, { status, verdict, finishedAt }, 'finishRun arguments');
+    const v = check(FinishSchema, { status, verdict, finishedAt, failure }, 'finishRun arguments');
     const r = this.db
-      .prepare('UPDATE profile_runs SET status = ?, verdict = ?, verdict_kind = ?, finished_at = ? WHERE id = ?')
-      .run(v.status, v.verdict ? toJson(v.verdict, 'verdict') : null, v.verdict?.kind ?? null, v.finishedAt, runId);
+      .prepare('UPDATE profile_runs SET status = ?, verdict = ?, verdict_kind = ?, finished_at = ?, failure = ? WHERE id = ?')
+      .run(v.status, v.verdict ? toJson(v.verdict, 'verdict') : null, v.verdict?.kind ?? null, v.finishedAt, v.failure ? toJson(v.failure, 'failure') : null, runId);
     if (r.changes === 0) throw new RunsDbError('NOT_FOUND', `run ${runId} not found in ${this.path}`);
   }
 
@@ -475,7 +480,7 @@ export class RunsDb {
   saveRun(run: ProfileRun): number {
     const v = check(RunSchema, run, 'run');
     return this.write(() => {
-      const id = this.insertRun(v, { status: v.status, verdict: v.verdict, finishedAt: v.finishedAt });
+      const id = this.insertRun(v, { status: v.status, verdict: v.verdict, finishedAt: v.finishedAt, failure: v.failure ?? null });
       for (const p of v.points) this.insertPoint(id, p);
       this.insertSamples(id, v.samples);
       return id;
@@ -545,6 +550,7 @@ export class RunsDb {
         startedAt: r.started_at,
         finishedAt: r.finished_at,
         status: r.status,
+        ...(r.failure !== null ? { failure: parseJson<RunFailure>(r.failure, `failure of run ${id}`) } : {}),
         plan: parseJson<ProfileRun['plan']>(r.plan, `plan of run ${id}`),
         machine,
         dataset,
@@ -644,5 +650,6 @@ function toSummary(r: SummaryRow): RunSummary {
     points: r.n_points,
     bestImagesPerSec: r.best,
     verdictKind: r.verdict_kind,
+    failure: r.failure,
   };
 }

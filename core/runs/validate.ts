@@ -9,6 +9,7 @@ import type {
   PointConfig,
   PointResult,
   ProfilePlan,
+  RunFailure,
   TelemetrySample,
   Verdict,
   VerdictKind,
@@ -115,6 +116,14 @@ export const ExecPlanSchema = z.looseObject({
   file: z.string().nullable(),
 }) satisfies z.ZodType<ExecPlan>;
 
+export const FailureSchema = z.looseObject({
+  message: z.string(),
+  code: z.string().optional(),
+  exitCode: z.number().int().nullable().optional(),
+  signal: z.string().nullable().optional(),
+  stderrTail: z.array(z.string()).optional(),
+}) satisfies z.ZodType<RunFailure>;
+
 /** What startRun() needs: a run without its results. */
 export const RunStartSchema = z.object({
   kind: z.enum(['sweep', 'exec']),
@@ -127,12 +136,13 @@ export const RunStartSchema = z.object({
 export const RunSchema = RunStartSchema.extend({
   finishedAt: isoTime.nullable(),
   status: z.enum(FINAL_STATUSES),
+  failure: FailureSchema.nullable().optional(),
   points: z.array(PointSchema),
   samples: z.array(SampleSchema),
   verdict: VerdictSchema.nullable(),
 });
 
-export const FinishSchema = z.object({ status: z.enum(FINAL_STATUSES), verdict: VerdictSchema.nullable(), finishedAt: isoTime });
+export const FinishSchema = z.object({ status: z.enum(FINAL_STATUSES), verdict: VerdictSchema.nullable(), finishedAt: isoTime, failure: FailureSchema.nullable() });
 
 export const ListOptionsSchema = z.strictObject({ limit: z.number().int().min(1).max(1_000_000).optional() });
 

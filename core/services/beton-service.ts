@@ -8,7 +8,9 @@ import { exportFieldsOf } from '../export/file-fields.js';
 import { buildToPython, loaderToPython } from '../export/python.js';
 import { decodePath } from '../native/turbo.js';
 import { gpuInventory } from '../profile/gpu-sampler.js';
-import { runExec } from '../profile/exec-mode.js';
+import { execOutcome, runExec } from '../profile/exec-mode.js';
+import { failedSweepRun } from '../profile/failed-run.js';
+import type { PointResult, ProfileRun, TelemetrySample } from '../profile/types.js';
 import { machineInfo } from '../profile/machine.js';
 import { profile, tryDatasetInfo } from '../profile/sweep.js';
 import { defaultDbPath, RunsDb } from '../runs/runs-db.js';
@@ -18,7 +20,7 @@ import { detectSourceConfig } from '../sources/open-source.js';
 import { inspectDataset, previewDataset } from './dataset-views.js';
 import { FsAccess } from './fs-access.js';
 import type { ReadGuard } from '../sources/read-guard.js';
-import { JobManager } from './jobs.js';
+import { JobFailed, JobManager } from './jobs.js';
 import { ServiceError } from './service-error.js';
 
 export interface ServiceOptions {
@@ -154,27 +156,47 @@ export class BetonService {
       const execFile = 'exec' in p && p.exec.file ? this.fs.check(p.exec.file) : null;
       if ('exec' in p) this.mayExec();
       const jobId = this.jobs.start('profile', async ({ signal, progress, sample }) => {
+        const startedAt = new Date().toISOString();
         if ('plan' in p) {
-          const run = await profile(
-            { ...p.plan, file },
-            {
-              signal,
-              onSample: (s) => sample(s),
-              onPoint: (_pt, done, total) => progress({ done, total, rate: 0, etaMs: null, message: `point ${done} of ${total}` }),
-            },
-          );
+          // Kept as they come, so a sweep that fails is recorded with what it had measured.
+          const points: PointResult[] = [];
+          const samples: TelemetrySample[] = [];
+          let run: ProfileRun;
+          try {
+            run = await profile(
+              { ...p.plan, file },
+              {
+                signal,
+                onSample: (s) => {
+                  samples.push(s);
+                  sample(s);
+                },
+                onPoint: (pt, done, total) => {
+                  points.push(pt);
+                  progress({ done, total, rate: 0, etaMs: null, message: `point ${done} of ${total}` });
+                },
+              },
+            );
+          } catch (e) {
+            if (!signal.aborted) {
+              this.runs().saveRun(await failedSweepRun({ ...p.plan, file }, startedAt, e, points, samples));
+              this.emit({ event: 'runs:changed', data: {} });
+            }
+            throw e;
+          }
           const id = this.runs().saveRun(run);
           this.emit({ event: 'runs:changed', data: {} });
           return { runId: id, verdict: run.verdict, points: run.points };
         }
         const machine = await machineInfo();
-        const startedAt = new Date().toISOString();
         const res = await runExec({ command: p.exec.command, throughputRegex: p.exec.throughputRegex, signal, onSample: (s) => sample(s) });
+        const { status, failure } = execOutcome(res);
         const id = this.runs().saveRun({
           kind: 'exec',
           startedAt,
           finishedAt: new Date().toISOString(),
-          status: res.cancelled ? 'cancelled' : res.exitCode === 0 ? 'ok' : 'failed',
+          status,
+          failure,
           plan: { command: p.exec.command, throughputRegex: p.exec.throughputRegex, file: execFile },
           machine,
           dataset: execFile ? tryDatasetInfo(execFile) : null,
@@ -183,7 +205,10 @@ export class BetonService {
           verdict: null,
         });
         this.emit({ event: 'runs:changed', data: {} });
-        return { runId: id, exitCode: res.exitCode, imagesTotal: res.imagesTotal, seconds: res.seconds };
+        const result = { runId: id, exitCode: res.exitCode, signal: res.signal, imagesTotal: res.imagesTotal, seconds: res.seconds, stderrTail: res.stderrTail, failure: failure?.message ?? null };
+        // A command that exits non-zero failed, whatever it printed: the job says so, with its exit code and stderr.
+        if (failure) return new JobFailed('EXEC_FAILED', `${failure.message}${res.stderrTail.length ? `: ${res.stderrTail[res.stderrTail.length - 1]}` : ''}`, result);
+        return result;
       });
       return { jobId };
     },

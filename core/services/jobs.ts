@@ -8,47 +8,109 @@ interface Job {
   lastProgress: number;
   pending: ProgressEvent | null;
   timer: NodeJS.Timeout | null;
+  /** Ends the job as cancelled if the work has not stopped `cancelGraceMs` after a cancel. */
+  giveUp: NodeJS.Timeout | null;
+  finish(data: Omit<FinishedEvent, 'jobId' | 'kind'>): void;
+}
+
+/**
+ * A job whose work ran to its end but failed with something to show (a training command's
+ * exit code and stderr, the run it recorded): returned, not thrown, so `jobs:finished` says
+ * 'failed' and still carries the result.
+ */
+export class JobFailed {
+  constructor(
+    readonly code: string,
+    readonly message: string,
+    readonly result: unknown,
+  ) {}
+}
+
+export interface JobManagerOptions {
+  /**
+   * After a cancel, how long the work may take to stop before the job is reported cancelled
+   * anyway (default 10 s): work that ignores its signal (a stuck worker, a call with no abort)
+   * must not leave the client "Cancelling…" for ever. What it does later is ignored.
+   */
+  cancelGraceMs?: number;
 }
 
 /**
  * Long jobs: an id at once, progress throttled to ≤ 10 events/s (the last one is never
- * dropped), samples passed through, and exactly one `jobs:finished` whatever happens.
+ * dropped), samples passed through, and exactly one `jobs:finished` whatever happens: the
+ * work resolves, returns a JobFailed, throws (also synchronously), is cancelled, or ignores
+ * a cancel past the grace period; a listener that throws cannot swallow it.
  */
 export class JobManager {
   private readonly jobs = new Map<string, Job>();
+  private readonly cancelGraceMs: number;
 
-  constructor(private readonly emit: (e: ApiEvent) => void) {}
+  constructor(
+    private readonly emit: (e: ApiEvent) => void,
+    opts: JobManagerOptions = {},
+  ) {
+    this.cancelGraceMs = opts.cancelGraceMs ?? 10_000;
+  }
+
+  /** Emits without letting a listener's exception reach the job's promise chain. */
+  private safeEmit(e: ApiEvent): void {
+    try {
+      this.emit(e);
+    } catch {
+      // A broken listener (a closed stream) must not stop the event reaching the others or end the job twice.
+    }
+  }
 
   start(kind: JobKind, run: (ctx: { jobId: string; signal: AbortSignal; progress: (p: Omit<ProgressEvent, 'jobId' | 'kind'>) => void; sample: (s: unknown) => void }) => Promise<unknown>): string {
     const jobId = randomUUID();
-    const job: Job = { kind, controller: new AbortController(), lastProgress: 0, pending: null, timer: null };
-    this.jobs.set(jobId, job);
+    let finished = false;
     const flush = (): void => {
       if (job.timer) clearTimeout(job.timer);
       job.timer = null;
       if (job.pending) {
-        this.emit({ event: 'jobs:progress', data: job.pending });
+        this.safeEmit({ event: 'jobs:progress', data: job.pending });
         job.pending = null;
         job.lastProgress = Date.now();
       }
     };
+    const job: Job = {
+      kind,
+      controller: new AbortController(),
+      lastProgress: 0,
+      pending: null,
+      timer: null,
+      giveUp: null,
+      finish: (data) => {
+        if (finished) return;
+        finished = true;
+        if (job.giveUp) clearTimeout(job.giveUp);
+        flush();
+        this.jobs.delete(jobId);
+        this.safeEmit({ event: 'jobs:finished', data: { jobId, kind, ...data } });
+      },
+    };
+    this.jobs.set(jobId, job);
     const progress = (p: Omit<ProgressEvent, 'jobId' | 'kind'>): void => {
+      if (finished) return;
       job.pending = { jobId, kind, ...p };
       const wait = 100 - (Date.now() - job.lastProgress);
       if (wait <= 0) flush();
       else job.timer ??= setTimeout(flush, wait);
     };
-    const sample = (s: unknown): void => this.emit({ event: 'jobs:sample', data: { jobId, sample: s } });
-    const finish = (data: Omit<FinishedEvent, 'jobId' | 'kind'>): void => {
-      flush();
-      this.jobs.delete(jobId);
-      this.emit({ event: 'jobs:finished', data: { jobId, kind, ...data } });
+    const sample = (s: unknown): void => {
+      if (!finished) this.safeEmit({ event: 'jobs:sample', data: { jobId, sample: s } });
     };
+    const aborted = (): boolean => job.controller.signal.aborted;
     // Started on the next tick, so the caller has the id before any event about it.
     setImmediate(() => {
-      run({ jobId, signal: job.controller.signal, progress, sample })
-        .then((result) => finish(job.controller.signal.aborted ? { status: 'cancelled', message: 'cancelled', result } : { status: 'ok', result }))
-        .catch((e: unknown) => finish(job.controller.signal.aborted ? { status: 'cancelled', message: 'cancelled' } : { status: 'failed', ...apiErrorOf(e) }));
+      // Through a promise, so work that throws before returning one still ends the job.
+      Promise.resolve()
+        .then(() => run({ jobId, signal: job.controller.signal, progress, sample }))
+        .then((result) => {
+          if (result instanceof JobFailed) job.finish(aborted() ? { status: 'cancelled', message: 'cancelled', result: result.result } : { status: 'failed', code: result.code, message: result.message, result: result.result });
+          else job.finish(aborted() ? { status: 'cancelled', message: 'cancelled', result } : { status: 'ok', result });
+        })
+        .catch((e: unknown) => job.finish(aborted() ? { status: 'cancelled', message: 'cancelled' } : { status: 'failed', ...apiErrorOf(e) }));
     });
     return jobId;
   }
@@ -56,11 +118,14 @@ export class JobManager {
   cancel(jobId: string): boolean {
     const job = this.jobs.get(jobId);
     if (!job) return false;
+    if (job.controller.signal.aborted) return true;
     job.controller.abort(new Error('cancelled by the user'));
+    job.giveUp = setTimeout(() => job.finish({ status: 'cancelled', message: `cancelled; the work had not stopped ${Math.round(this.cancelGraceMs / 1000)} s after the cancel and was left to end by itself` }), this.cancelGraceMs);
+    job.giveUp.unref();
     return true;
   }
 
   cancelAll(): void {
-    for (const id of this.jobs.keys()) this.cancel(id);
+    for (const id of [...this.jobs.keys()]) this.cancel(id);
   }
 }

@@ -106,6 +106,37 @@ describe.skipIf(!HAVE_CHROMIUM)('the app tells the truth (issue 14), end to end'
     await shot(page, 'truthful-runs-compare');
   });
 
+  it('Profile: a training command that exits 127 shows Failed with the exit code and its stderr, and Runs lists it failed', async () => {
+    await page.getByTestId('nav-profile').click();
+    await page.getByTestId('mode-exec').click();
+    await page.getByTestId('profile-command').fill('nosuchcmd-issue14 --epochs 1');
+    await page.getByTestId('profile-start').click();
+    await page.locator('[data-testid=profile-status][data-status=failed]').waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId('profile-status').locator('.status').textContent()).toBe('Failed');
+    expect(await page.getByTestId('profile-error').getAttribute('data-code')).toBe('EXEC_FAILED');
+    expect(await page.getByTestId('profile-error').textContent()).toContain('the command exited with code 127 (command not found)');
+    expect(await page.getByTestId('exec-result').locator('h3').textContent()).toBe('Command failed');
+    expect(await page.getByTestId('exec-exit-code').textContent()).toBe('127');
+    expect(await page.getByTestId('exec-stderr').textContent()).toMatch(/nosuchcmd-issue14.*not found/);
+    await shot(page, 'truthful-exec-failed');
+    await page.getByTestId('nav-runs').click();
+    const row = page.locator('[data-testid=run-row]').filter({ hasText: 'exec' }).first();
+    await row.waitFor();
+    expect(await row.locator('.status').textContent()).toBe('failed');
+    expect(await row.getByTestId('run-failure').textContent()).toBe('the command exited with code 127 (command not found)');
+    await shot(page, 'truthful-runs-failed');
+  });
+
+  it('Profile: cancelling a command finishes (Cancelled, not "Cancelling…")', async () => {
+    await page.getByTestId('nav-profile').click();
+    await page.getByTestId('profile-command').fill('sleep 60');
+    await page.getByTestId('profile-start').click();
+    await page.locator('[data-testid=profile-status][data-status=running]').waitFor();
+    await page.getByTestId('profile-cancel').click();
+    await page.locator('[data-testid=profile-status][data-status=cancelled]').waitFor({ timeout: 20_000 });
+    expect(await page.getByTestId('profile-cancel').count()).toBe(0);
+  });
+
   it('logged no page errors or console errors', () => {
     expect(problems).toEqual([]);
   });

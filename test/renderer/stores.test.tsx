@@ -157,6 +157,25 @@ describe('profiles store', () => {
     expect(job.outcome).toMatchObject({ kind: 'sweep', runId: 7, verdict: { kind: 'decode-bound', evidence: ['e1'] } });
   });
 
+  it('a failed command is failed with its code, exit code and stderr tail', async () => {
+    fakeTransport({ 'profiles.start': () => ({ jobId: 'x1' }) });
+    await useProfilesStore.getState().start({ exec: { command: 'nosuchcmd', throughputRegex: null, file: null } }, []);
+    routeEvent({ event: 'jobs:finished', data: { jobId: 'x1', kind: 'profile', status: 'failed', code: 'EXEC_FAILED', message: 'the command exited with code 127 (command not found): sh: 1: nosuchcmd: not found', result: { runId: 3, exitCode: 127, signal: null, imagesTotal: 0, seconds: 0.1, stderrTail: ['sh: 1: nosuchcmd: not found'], failure: 'the command exited with code 127 (command not found)' } } });
+    const job = useProfilesStore.getState().job!;
+    expect(job).toMatchObject({ status: 'failed', code: 'EXEC_FAILED' });
+    expect(job.outcome).toMatchObject({ kind: 'exec', exitCode: 127, stderrTail: ['sh: 1: nosuchcmd: not found'], failure: 'the command exited with code 127 (command not found)' });
+  });
+
+  it('cancel ends "Cancelling…" when the host no longer has the job (no jobs:finished will come)', async () => {
+    fakeTransport({ 'profiles.start': () => ({ jobId: 'gone' }), 'profiles.cancel': () => ({ cancelled: false }), 'builds.start': () => ({ jobId: 'b-gone' }), 'builds.cancel': () => ({ cancelled: false }) });
+    await useProfilesStore.getState().start({ plan: { file: '/d.beton' } }, []);
+    await useProfilesStore.getState().cancel();
+    expect(useProfilesStore.getState().job).toMatchObject({ status: 'cancelled', cancelling: false });
+    await useBuildsStore.getState().start(config);
+    await useBuildsStore.getState().cancel('b-gone');
+    expect(useBuildsStore.getState().jobs['b-gone']).toMatchObject({ status: 'cancelled', cancelling: false });
+  });
+
   it('keeps one running profile at a time', async () => {
     fakeTransport({ 'profiles.start': () => ({ jobId: 'a' }) });
     const params = { plan: { file: '/d.beton' } };

@@ -4,6 +4,7 @@
  */
 import * as m001 from './001-initial.js';
 import * as m002 from './002-dataset-content.js';
+import * as m003 from './003-run-failure.js';
 
 export interface Migration {
   version: number;
@@ -11,4 +12,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [m001, m002].map((m, i) => ({ version: i + 1, name: m.name, sql: m.sql }));
+export const MIGRATIONS: readonly Migration[] = [m001, m002, m003].map((m, i) => ({ version: i + 1, name: m.name, sql: m.sql }));

@@ -45,7 +45,18 @@ export type BuildReport = Omit<ModelBuildReport, 'source'> & { source: ModelBuil
 
 export type ProfileOutcome =
   | { kind: 'sweep'; runId: number; verdict: Verdict | null; points: PointResult[] }
-  | { kind: 'exec'; runId: number; exitCode: number | null; imagesTotal: number | null; seconds: number | null };
+  | {
+      kind: 'exec';
+      runId: number;
+      exitCode: number | null;
+      signal: string | null;
+      imagesTotal: number | null;
+      seconds: number | null;
+      /** The command's last lines of stderr (shown when it failed). */
+      stderrTail: string[];
+      /** Why the run failed ("the command exited with code 127 (command not found)"), null when it did not. */
+      failure: string | null;
+    };
 
 /** B against A, with its direction (the host words it: "B is 3.26× slower than A"). */
 export interface Change {
@@ -157,7 +168,18 @@ export function asBuildReport(x: unknown): BuildReport | null {
 
 export function asProfileOutcome(x: unknown): ProfileOutcome | null {
   if (!isObj(x) || typeof x.runId !== 'number') return null;
-  if ('exitCode' in x || 'imagesTotal' in x) return { kind: 'exec', runId: x.runId, exitCode: numOrNull(x.exitCode), imagesTotal: numOrNull(x.imagesTotal), seconds: numOrNull(x.seconds) };
+  if ('exitCode' in x || 'imagesTotal' in x) {
+    return {
+      kind: 'exec',
+      runId: x.runId,
+      exitCode: numOrNull(x.exitCode),
+      signal: typeof x.signal === 'string' ? x.signal : null,
+      imagesTotal: numOrNull(x.imagesTotal),
+      seconds: numOrNull(x.seconds),
+      stderrTail: strs(x.stderrTail),
+      failure: typeof x.failure === 'string' ? x.failure : null,
+    };
+  }
   return { kind: 'sweep', runId: x.runId, verdict: asVerdict(x.verdict), points: points(x.points) };
 }
 

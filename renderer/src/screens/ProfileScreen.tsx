@@ -162,16 +162,29 @@ function Live({ job }: { job: ProfileJob }) {
           {latest ? <span className="muted">now {formatRate(latest.imagesPerSec, 'img')}</span> : null}
         </div>
         <ProgressBar value={job.mode === 'exec' && job.status === 'running' ? null : (pct ?? 0)} label="Profile progress" testId="profile-progress" />
-        {job.status === 'failed' || job.status === 'cancelled' ? <ErrorBanner error={{ code: job.status.toUpperCase(), message: job.message ?? job.status }} title={job.status === 'failed' ? 'The profile failed' : 'Cancelled'} /> : null}
+        {job.status === 'failed' || job.status === 'cancelled' ? <ErrorBanner error={{ code: job.code ?? job.status.toUpperCase(), message: job.message ?? job.status }} title={job.status === 'failed' ? (job.mode === 'exec' ? 'The command failed' : 'The profile failed') : 'Cancelled'} testId="profile-error" /> : null}
       </section>
 
       {outcome?.kind === 'sweep' ? <VerdictCard verdict={outcome.verdict} runId={outcome.runId} points={outcome.points} /> : null}
       {outcome?.kind === 'exec' ? (
-        <section className="card" data-testid="exec-result">
-          <h3>Command finished</h3>
+        <section className="card" data-testid="exec-result" data-failed={String(outcome.failure !== null)}>
+          <h3>{outcome.failure ? 'Command failed' : job.status === 'cancelled' ? 'Command stopped' : 'Command finished'}</h3>
           <p>
-            Exit code <code>{outcome.exitCode ?? '—'}</code> · {formatNumber(outcome.imagesTotal)} images in {outcome.seconds?.toFixed(1) ?? '—'} s · saved as run {outcome.runId}
+            Exit code{' '}
+            <code className={outcome.exitCode !== 0 ? 'bad' : ''} data-testid="exec-exit-code">
+              {outcome.exitCode ?? (outcome.signal ? `— (${outcome.signal})` : '—')}
+            </code>{' '}
+            · {formatNumber(outcome.imagesTotal)} images in {outcome.seconds?.toFixed(1) ?? '—'} s · saved as run {outcome.runId}
+            {outcome.failure ? ' (failed)' : ''}
           </p>
+          {outcome.failure && outcome.stderrTail.length ? (
+            <>
+              <h4>Last lines of stderr</h4>
+              <pre className="stderr-tail" data-testid="exec-stderr">
+                {outcome.stderrTail.join('\n')}
+              </pre>
+            </>
+          ) : null}
         </section>
       ) : null}
 

@@ -80,7 +80,14 @@ export function RunsScreen() {
                       <td>{run.kind}</td>
                       <td>{formatDateTime(run.startedAt)}</td>
                       <td>
-                        <span className={`status status-${run.status}`}>{run.status}</span>
+                        <span className={`status status-${run.status}`} title={run.failure ?? undefined}>
+                          {run.status}
+                        </span>
+                        {run.failure ? (
+                          <div className="run-failure" data-testid="run-failure">
+                            {run.failure}
+                          </div>
+                        ) : null}
                       </td>
                       <td title={run.datasetPath ?? ''}>{run.datasetPath ? shortenPath(run.datasetPath, 40) : '—'}</td>
                       <td>{run.hostname}</td>

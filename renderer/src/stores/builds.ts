@@ -83,7 +83,10 @@ export const useBuildsStore = create<BuildsState>()((set, get) => {
       if (!job || job.status !== 'running') return;
       put({ ...job, cancelling: true });
       try {
-        await call('builds.cancel', { jobId: job.id });
+        const { cancelled } = await call('builds.cancel', { jobId: job.id });
+        // No such job on the host any more: no jobs:finished will come, so stop "Cancelling…".
+        const cur = get().jobs[job.id];
+        if (!cancelled && cur?.status === 'running') put({ ...cur, status: 'cancelled', cancelling: false, finishedAt: Date.now(), message: 'The host no longer runs this build (it ended, or the host restarted).' });
       } catch (e) {
         const cur = get().jobs[job.id];
         if (cur) put({ ...cur, cancelling: false, message: toApiError(e).message });

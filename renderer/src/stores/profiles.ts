@@ -18,6 +18,8 @@ export interface ProfileJob {
   samples: TelemetrySample[];
   outcome: ProfileOutcome | null;
   message: string | null;
+  /** A failed job's code from the host (EXEC_FAILED, TOO_FEW_SAMPLES, …). */
+  code: string | null;
   cancelling: boolean;
 }
 
@@ -77,7 +79,7 @@ export const useProfilesStore = create<ProfilesState>()((set, get) => {
         const { jobId } = await call('profiles.start', params);
         set({
           starting: false,
-          job: { id: jobId, mode: 'exec' in params ? 'exec' : 'grid', grid, startedAt: Date.now(), status: 'running', progress: null, samples: [], outcome: null, message: null, cancelling: false },
+          job: { id: jobId, mode: 'exec' in params ? 'exec' : 'grid', grid, startedAt: Date.now(), status: 'running', progress: null, samples: [], outcome: null, message: null, code: null, cancelling: false },
         });
         const replay = early.filter((e) => 'jobId' in e.data && e.data.jobId === jobId);
         early = [];
@@ -98,7 +100,11 @@ export const useProfilesStore = create<ProfilesState>()((set, get) => {
       if (!j || j.status !== 'running') return;
       set({ job: { ...j, cancelling: true } });
       try {
-        await call('profiles.cancel', { jobId: j.id });
+        const { cancelled } = await call('profiles.cancel', { jobId: j.id });
+        // The host no longer has the job (it ended and the event was missed, or the host
+        // restarted): no jobs:finished will come, so "Cancelling…" must end here.
+        const cur = get().job;
+        if (!cancelled && cur?.id === j.id && cur.status === 'running') set({ job: { ...cur, status: 'cancelled', cancelling: false, message: 'The host no longer runs this job (it ended, or the host restarted); see Runs for what was recorded.' } });
       } catch (e) {
         const cur = get().job;
         if (cur?.id === j.id) set({ job: { ...cur, cancelling: false, message: toApiError(e).message } });
@@ -130,6 +136,7 @@ export const useProfilesStore = create<ProfilesState>()((set, get) => {
           cancelling: false,
           progress: e.status === 'ok' ? { done: total, total, message: null } : j.progress,
           message: e.status === 'ok' ? null : (e.message ?? e.status),
+          code: e.status === 'failed' ? (e.code ?? 'FAILED') : null,
         };
       });
       if (!handled) keepEarly({ event: 'jobs:finished', data: e });
