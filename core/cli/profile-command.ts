@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { OrderName } from '../loader/orders/index.js';
+import { DECODER_SPEC } from '../profile/bench-loader.js';
 import { execOutcome, runExec } from '../profile/exec-mode.js';
+import { compileThroughputRegex } from '../profile/exec-protocol.js';
 import { machineInfo } from '../profile/machine.js';
 import { profile, tryDatasetInfo } from '../profile/sweep.js';
 import { failedSweepRun } from '../profile/failed-run.js';
@@ -61,6 +63,22 @@ export async function profileCommand(argv: string[]): Promise<number> {
       regex: { type: 'string' },
     },
   });
+  if (!values.exec && positionals.length !== 1) throw new UsageError('expected exactly one FILE (or --exec COMMAND)');
+  if (values.regex !== undefined && !values.exec) throw new UsageError('--regex applies to --exec');
+  if (values.regex !== undefined) {
+    try {
+      compileThroughputRegex(values.regex);
+    } catch (e) {
+      throw new UsageError((e as Error).message.replace('--throughput-regex', '--regex'));
+    }
+  }
+  if (values.decoder !== undefined && !DECODER_SPEC.test(values.decoder)) throw new UsageError(`--decoder expects simple, rrc:SIZE or center:SIZE (SIZE a positive integer), got "${values.decoder}"`);
+  if (values.db === '') throw new UsageError('--db expects a path');
+  // The run is stored at the end: a database that cannot take it (damaged, newer schema,
+  // not a database, unwritable) must fail now, not after a sweep of minutes.
+  const { RunsDb } = await import('../runs/runs-db.js');
+  RunsDb.open(values.db, { check: true }).close();
+
   const ac = new AbortController();
   const onSigint = (): void => ac.abort();
   process.once('SIGINT', onSigint);
@@ -89,7 +107,6 @@ export async function profileCommand(argv: string[]): Promise<number> {
       };
       log(`command exited with ${res.exitCode ?? res.signal}; ${res.imagesTotal} images in ${res.seconds.toFixed(1)} s (${(res.imagesTotal / Math.max(res.seconds, 1e-9)).toFixed(1)} img/s)\n`);
     } else {
-      if (positionals.length !== 1) throw new UsageError('expected exactly one FILE (or --exec COMMAND)');
       const orders = list(values.orders, 'orders') as OrderName[] | undefined;
       for (const o of orders ?? []) if (!['sequential', 'random', 'quasi_random'].includes(o)) throw new UsageError(`--orders: unknown order "${o}"`);
       const cache = list(values['os-cache'], 'os-cache')?.map((s) => {
@@ -100,7 +117,6 @@ export async function profileCommand(argv: string[]): Promise<number> {
       if (seconds !== undefined && !(seconds > 0)) throw new UsageError(`--seconds expects a positive number, got "${values.seconds}"`);
       const ahead = ints(values['batches-ahead'], 'batches-ahead');
       if (ahead && ahead.length !== 1) throw new UsageError('--batches-ahead expects one positive integer');
-      if (values.decoder && !/^(simple|rrc:\d+|center:\d+)$/.test(values.decoder)) throw new UsageError(`--decoder expects simple, rrc:SIZE or center:SIZE`);
       const sweepStart = new Date().toISOString();
       const measured: { points: PointResult[]; samples: TelemetrySample[] } = { points: [], samples: [] };
       const planInput = {
@@ -119,6 +135,8 @@ export async function profileCommand(argv: string[]): Promise<number> {
         run = await profile(planInput, {
           signal: ac.signal,
           gpu: !values['no-gpu'],
+          // Even with --json: stderr is for people, stdout stays one JSON document.
+          onNote: (m) => process.stderr.write(`note: ${m}\n`),
           onSample: (x) => measured.samples.push(x),
           onPoint: (p, done, total) => {
             measured.points.push(p);
@@ -142,7 +160,6 @@ export async function profileCommand(argv: string[]): Promise<number> {
         throw e;
       }
     }
-    const { RunsDb } = await import('../runs/runs-db.js');
     const db = RunsDb.open(values.db);
     let id: number;
     try {

@@ -1,6 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { ExecPlan, PointConfig, ProfilePlan } from '../profile/types.js';
+import { asBetonError } from '../format/errors.js';
 import { RunsDbError } from '../runs/errors.js';
 import { defaultDbPath } from '../runs/location.js';
 import { plotCompare, plotRun } from '../runs/plot.js';
@@ -36,8 +37,6 @@ function parseLimit(s: string | undefined): number | undefined {
   if (!/^\d+$/.test(s) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`--limit expects a positive integer, got "${s}"`);
   return n;
 }
-
-class NotFound extends Error {}
 
 export async function runsCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -79,18 +78,20 @@ export async function runsCommand(argv: string[]): Promise<number> {
   }
 
   // Loaded here, not at the top: the other commands must not need the SQLite addon.
-  const { RunsDb: Db, sqliteErrorCode } = await import('../runs/runs-db.js');
-  const fail = (e: unknown): number => dbError(e, path, sqliteErrorCode(e));
+  const { RunsDb: Db, corruptionError, sqliteErrorCode } = await import('../runs/runs-db.js');
+  const fail = (e: unknown): number => dbError(corruptionError(e, path), path, sqliteErrorCode(e));
   let db: RunsDb;
   try {
-    db = Db.open(path);
+    // Checked when opened, so every subcommand reports a damaged file alike (CORRUPT), not
+    // only those whose queries happen to touch the damaged pages.
+    db = Db.open(path, { check: true });
   } catch (e) {
     return fail(e);
   }
   try {
     const get = (id: number): StoredRun => {
       const run = db.getRun(id);
-      if (!run) throw new NotFound(`run ${id} not found in ${path}`);
+      if (!run) throw new RunsDbError('NOT_FOUND', `run ${id} not found in ${path}`);
       return run;
     };
     switch (cmd) {
@@ -116,7 +117,7 @@ export async function runsCommand(argv: string[]): Promise<number> {
       }
       case 'rm': {
         const deleted = db.deleteRun(ids[0]!);
-        if (!deleted) throw new NotFound(`run ${ids[0]} not found in ${path}`);
+        if (!deleted) throw new RunsDbError('NOT_FOUND', `run ${ids[0]} not found in ${path}`);
         out(json ? JSON.stringify({ deleted: true, id: ids[0] }) : `Deleted run ${ids[0]}.`);
         return 0;
       }
@@ -140,18 +141,20 @@ export async function runsCommand(argv: string[]): Promise<number> {
 }
 
 function dbError(e: unknown, path: string, sqliteCode: string | null): number {
-  if (e instanceof NotFound || (e instanceof RunsDbError && e.code === 'NOT_FOUND')) {
+  if (e instanceof RunsDbError && e.code === 'NOT_FOUND') {
     process.stderr.write(`beton runs: ${e.message} (beton runs list shows the runs)\n`);
     return 1;
   }
   if (e instanceof RunsDbError) {
-    process.stderr.write(`beton runs: error [${e.code}]: ${e.message}\n`);
+    process.stderr.write(`beton runs: error [${e.code}]: ${e.message}\n${e.hint ? `  ${e.hint}\n` : ''}`);
     return 1;
   }
   if (sqliteCode !== null) {
-    process.stderr.write(`beton runs: error [${sqliteCode}]: ${(e as Error).message} (${path})\n`);
+    const hint = asBetonError(e)?.hint;
+    process.stderr.write(`beton runs: error [${sqliteCode}]: ${(e as Error).message} (${path})\n${hint ? `  ${hint}\n` : ''}`);
     return 1;
   }
+  // Anything else (a plot file that cannot be written, a bug) goes to main's handler.
   throw e;
 }
 

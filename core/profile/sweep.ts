@@ -6,7 +6,8 @@ import { FIELD_DESCRIPTOR_SIZE, HEADER_SIZE } from '../format/constants.js';
 import { Loader } from '../loader/loader.js';
 import { RandomHorizontalFlip, ToCHW, type PipelineStep } from '../pipeline/spec.js';
 import { Reader } from '../reader/reader.js';
-import { parseDecoder } from './bench-loader.js';
+import { BetonError } from '../format/errors.js';
+import { fitBatchSize, loaderMemoryError, parseDecoder } from './bench-loader.js';
 import { datasetContentSha256 } from './dataset-identity.js';
 import { machineInfo } from './machine.js';
 import { startTelemetry } from './telemetry.js';
@@ -20,6 +21,8 @@ export interface SweepOptions {
   onPoint?: (p: PointResult, done: number, total: number) => void;
   /** Sample GPUs with nvidia-smi (default true; "no GPU" is reported once and ignored). */
   gpu?: boolean;
+  /** A default changed to fit the file (a batch larger than the dataset), for people. */
+  onNote?: (message: string) => void;
 }
 
 /** Default worker grid: 1, 2, 4, … up to the core count, and the core count. */
@@ -91,9 +94,15 @@ const pct = (xs: number[], q: number): number => {
  * diagnoses the bottleneck. Cancel with `signal`: the run ends with status 'cancelled'.
  */
 export async function profile(planInput: Partial<ProfilePlan> & { file: string }, opts: SweepOptions = {}): Promise<ProfileRun> {
-  const plan = completePlan(planInput);
   const startedAt = new Date().toISOString();
-  const [machine, dataset] = await Promise.all([machineInfo(), Promise.resolve(datasetInfo(plan.file))]);
+  const file = resolve(planInput.file);
+  const [machine, dataset] = await Promise.all([machineInfo(), Promise.resolve(datasetInfo(file))]);
+  // Checked before any point runs: batch sizes must fit the file (the default is capped at
+  // its size), and the decoder must parse, so a sweep never ends in an error after minutes.
+  const batchSizes = planInput.batchSizes?.length
+    ? planInput.batchSizes.map((b) => fitBatchSize(file, dataset.numSamples, b, '--batch-sizes'))
+    : [fitBatchSize(file, dataset.numSamples, undefined, '--batch-sizes', opts.onNote)];
+  const plan = completePlan({ ...planInput, batchSizes });
   const r = Reader.openSync(plan.file);
   const imageField = r.fields.find((f) => f.field.type === 'rgb_image')?.name;
   r.close();
@@ -135,9 +144,12 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
         seed: 0,
         dropLast: true,
         ...(imageField ? { pipelines: { [imageField]: steps } } : {}),
+      }).catch((e: unknown) => {
+        throw loaderMemoryError(e, cfg.batchSize, plan.decoder);
       });
       try {
-        if (loader.length === 0) throw new Error(`${plan.file} has fewer samples than one batch of ${cfg.batchSize}`);
+        // fitBatchSize ruled this out; kept so a sweep can never measure nothing silently.
+        if (loader.length === 0) throw new BetonError('TOO_FEW_SAMPLES', `${plan.file} has fewer samples than one batch of ${cfg.batchSize}`, { hint: `Pass --batch-sizes ${dataset.numSamples} or less.` });
         // Warm-up: the first batches pay for worker start-up and cold caches.
         let warm = 0;
         outer: while (warm < plan.warmupBatches) {

@@ -14,6 +14,7 @@ import type {
   Verdict,
   VerdictKind,
 } from '../profile/types.js';
+import { BetonError } from '../format/errors.js';
 import { RunsDbError } from './errors.js';
 import { defaultDbPath } from './location.js';
 import { MIGRATIONS } from './migrations/index.js';
@@ -131,6 +132,28 @@ export interface RunComparison {
 export interface OpenOptions {
   /** How long a write waits for another connection's write to finish (default 5000 ms). */
   busyTimeoutMs?: number;
+  /**
+   * Run PRAGMA quick_check when opening and fail with CORRUPT if the file is damaged
+   * (default false). Without it a damaged file fails only in the queries that touch the
+   * damaged pages: one command would report it while another exits 0 (or a profile run
+   * would be lost after its sweep). The CLI and the app ask for it; it reads the whole file.
+   */
+  check?: boolean;
+}
+
+/** What to do about a damaged runs database (CORRUPT). */
+const CORRUPT_HINT = 'Move the file aside (a new database is made on the next run) or restore a backup; `sqlite3 FILE .recover` may save the runs in it. Or pass --db PATH to use another.';
+
+/** SQLite's "this file is damaged / not a database" codes. */
+const isCorruption = (code: string | null): boolean => code !== null && (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT'));
+
+/** A RunsDbError CORRUPT for a SQLite corruption error, naming the file; other errors unchanged. */
+export function corruptionError(e: unknown, file: string): unknown {
+  const code = sqliteErrorCode(e);
+  if (!isCorruption(code)) return e;
+  // SQLite's own code stays in the message: it is what a search for the problem needs.
+  const what = `${code === 'SQLITE_NOTADB' ? 'is not a runs database' : 'is damaged'} (${code}: ${(e as Error).message})`;
+  return new RunsDbError('CORRUPT', `${file} ${what}`, { hint: CORRUPT_HINT, cause: e });
 }
 
 /** The schema version this code writes (PRAGMA user_version after migrating). */
@@ -250,6 +273,31 @@ function retryWhileBusy<T>(timeoutMs: number, fn: () => T): T {
   }
 }
 
+/** Creates the database's folder; a path through a file fails naming the folder, not as mkdir's bare EEXIST. */
+function makeFolderOf(file: string): void {
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
+    // mkdir -p answers EEXIST when a part of the path is a file.
+    const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'a part of that path is a file, not a folder' : (e as Error).message;
+    throw new BetonError(code === 'EEXIST' ? 'ENOTDIR' : code, `cannot make the folder ${dirname(file)} for the runs database: ${why}`, { cause: e, hint: 'Pass --db PATH (or set BETON_DB) to a file in a folder you can write.' });
+  }
+}
+
+/** PRAGMA quick_check (b-tree structure, record formats: the damage SQLite meets later as SQLITE_CORRUPT). */
+function quickCheck(db: Db, file: string): void {
+  const rows = db.pragma('quick_check') as Array<{ quick_check: string }>;
+  // A row may hold several problems, one a line, after a "*** in database main ***" heading.
+  const problems = rows
+    .flatMap((r) => r.quick_check.split('\n'))
+    .map((l) => l.trim())
+    .filter((l) => l !== 'ok' && l !== '' && !l.startsWith('***'));
+  if (problems.length) {
+    throw new RunsDbError('CORRUPT', `${file} is damaged: PRAGMA quick_check found ${problems.length} problem${problems.length === 1 ? '' : 's'}, the first: ${problems[0]}`, { hint: CORRUPT_HINT });
+  }
+}
+
 /**
  * Applies the migrations the file lacks, in order, in one IMMEDIATE transaction (so two
  * processes opening a fresh file at once do not both migrate: the second waits, then sees
@@ -294,7 +342,7 @@ export class RunsDb {
     const busy = opts.busyTimeoutMs ?? 5000;
     if (!Number.isInteger(busy) || busy < 0) throw new RunsDbError('INVALID_INPUT', `busyTimeoutMs must be a non-negative integer, got ${String(busy)}`);
     const file = path ?? defaultDbPath();
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    if (file !== ':memory:') makeFolderOf(file);
     const db = new Database(file, { timeout: busy });
     try {
       db.pragma(`busy_timeout = ${busy}`);
@@ -306,10 +354,12 @@ export class RunsDb {
         // WAL is persistent, so once any process has set it, later opens only read it.
         if (db.pragma('journal_mode', { simple: true }) !== 'wal' && file !== ':memory:') db.pragma('journal_mode = WAL');
       });
+      // Before migrating: a migration must not write into a damaged file.
+      if (opts.check) quickCheck(db, file);
       retryWhileBusy(busy, () => migrate(db));
     } catch (e) {
       db.close();
-      throw e;
+      throw corruptionError(e, file);
     }
     return new RunsDb(db, file);
   }
