@@ -60,7 +60,7 @@ console.log(`  labels: ${[...labels.entries()].map(([l, c]) => `${source.classes
 
 // Profile it: a short sweep over workers, then the verdict, recorded in the runs database.
 const run = await profile({ file: out, batchSizes: [16], decoder: 'rrc:96', secondsPerPoint: 1, warmupBatches: 1 }, { gpu: true });
-for (const p of run.points) console.log(`  profile: ${p.config.workers} worker(s): ${p.imagesPerSec.toFixed(0)} images/s, consumer waited ${p.waitP50Ms.toFixed(1)} ms/batch (median)`);
+for (const p of run.points) console.log(`  profile: ${p.config.workers} worker${p.config.workers === 1 ? '' : 's'}: ${p.imagesPerSec.toFixed(0)} images/s, consumer waited ${p.waitP50Ms.toFixed(1)} ms/batch (median)`);
 if (run.verdict) console.log(`  verdict: ${run.verdict.kind} — ${run.verdict.summary}`);
 const db = RunsDb.open();
 const id = db.saveRun(run);

@@ -209,6 +209,10 @@ describe('verdict: evidence and advice', () => {
     expect(advice).toMatch(/Write mode raw \(Sources; beton build --write-mode raw\)/);
     expect(advice).toMatch(/Max resolution at build time \(Sources; beton build --max-resolution\)/);
     expect(advice).toMatch(/Pass-through \(--pass-through\)/);
+    // Saturated CPUs (2 of 2 busy, the workers only part of it): no "more workers" or "use every core".
+    const shared = diagnose([point({ workers: 1, ips: 6000, batchSize: 8, waitMs: 0.9, busy: 0.78, cpu: 0.99, cores: 2 })], [], machineOf(2)).advice.join('\n');
+    expect(shared).toMatch(/^Other processes take CPU time: all 2 logical cores were busy while the workers were busy only 78%/);
+    expect(shared).not.toMatch(/More workers|Use every core/);
   });
 
   it('disk-bound: a file larger than RAM gets quasi_random + no OS cache, with the measured orders', () => {

@@ -201,6 +201,11 @@ export interface ProgressEvent {
   rate: number;
   etaMs: number | null;
   message?: string;
+  /**
+   * ms since the job's work started, on the host's clock: lets the app measure rates over
+   * a window of its own (events reach it late and in bursts). Builds send it.
+   */
+  elapsedMs?: number;
 }
 export interface SampleEvent {
   jobId: string;

@@ -40,7 +40,7 @@ export interface ImageCodec {
 export type TranscodePlanner = (width: number, height: number) => { width: number; height: number; jpegQuality: number | null } | null;
 
 /** A transcode's result: the stored bytes, or the input to decode the general way instead. */
-export type TranscodeOutcome = { bytes: Uint8Array; width: number; height: number; jpeg: boolean } | { fallback: ImageInput };
+export type TranscodeOutcome = { bytes: Uint8Array; width: number; height: number; jpeg: boolean; /** Size of the source file read (the build's compression ratio). */ sourceBytes?: number } | { fallback: ImageInput };
 
 export function isRGBPixels(v: unknown): v is RGBPixels {
   return (

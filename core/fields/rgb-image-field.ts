@@ -115,7 +115,7 @@ export class RGBImageField extends Field<DecodedImage> {
         if (w < 1 || h < 1 || w > MAX_DIM || h > MAX_DIM) return null;
         return { width: w, height: h, jpegQuality: this.chooseJpeg({ width: w, height: h }, once) ? this.jpegQuality : null };
       });
-      if ('bytes' in r) return imageValue(r.jpeg, r.width, r.height, r.bytes);
+      if ('bytes' in r) return { ...imageValue(r.jpeg, r.width, r.height, r.bytes), ...(r.sourceBytes ? { sourceBytes: r.sourceBytes } : {}) };
       return this.encodePixels(await this.pixelsOf(r.fallback, once), once, true);
     }
     return this.encodePixels(await this.pixelsOf(value, ctx), ctx, true);

@@ -335,7 +335,8 @@ export async function loadRGB(input: ImageInput, baseDir?: string): Promise<RGBP
   const src = sourceOf(input, baseDir);
   try {
     const buf = src.bytes ? Buffer.from(src.bytes.buffer, src.bytes.byteOffset, src.bytes.byteLength) : readWhole(src.path!);
-    return await decodeBuffer(buf);
+    // The encoded size goes into the build report: without it the compression ratio has no sources to compare.
+    return { ...(await decodeBuffer(buf)), sourceBytes: buf.byteLength };
   } catch (e) {
     const why = e instanceof ImageReadError ? e.message : fsReason(e);
     throw new BetonEncodeError('BAD_VALUE', `cannot read image ${src.name}: ${why}`, { source: src.name });
@@ -389,7 +390,7 @@ export function transcodeSource(input: ImageInput, baseDir: string | undefined, 
   }
   if (!out) return { fallback };
   if (clock) clock.transcoded++;
-  return { bytes: out, width: p.width, height: p.height, jpeg: p.jpegQuality !== null };
+  return { bytes: out, width: p.width, height: p.height, jpeg: p.jpegQuality !== null, sourceBytes: bytes.byteLength };
 }
 
 // ---------------------------------------------------------------------------

@@ -96,9 +96,10 @@ export function cacheAdvice(points: readonly PointResult[], dataset: DatasetInfo
  * Build-time knobs are named as both places offer them: the Sources screen's field table
  * (Write mode, Max resolution, Pass-through…) and `beton build`'s flags.
  */
-export function decodeAdvice(best: PointResult | null, machine: MachineInfo): string[] {
+export function decodeAdvice(best: PointResult | null, machine: MachineInfo, cpusSaturated = false): string[] {
   const out: string[] = [];
-  if (best && best.config.workers < machine.cores) out.push(`Use every core: ${f.count(best.config.workers, 'worker')} on ${f.count(machine.cores, 'logical core')} (Profile → Workers, beton profile --workers ${machine.cores}).`);
+  // Saturated CPUs have no core to spare: more workers would only share them.
+  if (best && best.config.workers < machine.cores && !cpusSaturated) out.push(`Use every core: ${f.count(best.config.workers, 'worker')} on ${f.count(machine.cores, 'logical core')} (Profile → Workers, beton profile --workers ${machine.cores}).`);
   out.push('Store images raw: rebuild with Write mode raw (Sources; beton build --write-mode raw), or smart with a higher Smart threshold (--smart-threshold), or proportion with a lower Compress p. (--compress-probability); raw images skip JPEG decoding at the cost of disk and RAM.');
   out.push('Lower Max resolution at build time (Sources; beton build --max-resolution): decoding and resizing cost grows with the stored pixels, and most pipelines crop far smaller.');
   out.push('If the file was built with Pass-through (--pass-through), its JPEGs are the full-size sources: rebuild without it and with a Max resolution (--max-resolution) to store smaller ones.');

@@ -74,7 +74,7 @@ function adviceFor(kind: VerdictKind, x: Facts, m: Measures, all: readonly Point
         x.cpuSaturated === true && x.workersBusy === false && m.workerBusyFraction != null
           ? `Other processes take CPU time: all ${f.count(m.cores, 'logical core')} were busy while the workers were busy only ${f.pct(m.workerBusyFraction)}; profile on an idle machine, or expect this share of the CPU in training too.`
           : null,
-        ...decodeAdvice(best, machine),
+        ...decodeAdvice(best, machine, x.cpuSaturated === true),
         best ? largerBatch(all, best) : null,
       ];
     case 'disk-bound':

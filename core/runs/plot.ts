@@ -145,7 +145,8 @@ function throughputChart(points: readonly PointResult[], height: number): string
     const d = sorted.map((p, j) => `${j ? 'L' : 'M'}${r2(x(p.config.workers))} ${r2(ax.y(p.imagesPerSec))}`).join(' ');
     out.push(`<path d="${d}" fill="none" stroke="${color}" stroke-width="2.5" stroke-linejoin="round"/>`);
     for (const p of sorted) {
-      const tip = `#${p.index}: ${p.config.workers} workers, ${seriesLabel(p.config)}: ${Math.round(p.imagesPerSec)} images/s, wait p50 ${p.waitP50Ms.toFixed(1)} ms`;
+      // Points counted from 1 as everywhere else people read them; "1 worker", not "1 workers".
+      const tip = `#${p.index + 1}: ${p.config.workers} worker${p.config.workers === 1 ? '' : 's'}, ${seriesLabel(p.config)}: ${Math.round(p.imagesPerSec)} images/s, wait p50 ${p.waitP50Ms.toFixed(1)} ms`;
       out.push(`<circle cx="${r2(x(p.config.workers))}" cy="${r2(ax.y(p.imagesPerSec))}" r="4" fill="${color}"><title>${esc(tip)}</title></circle>`);
     }
   });

@@ -21,6 +21,7 @@ import { inspectDataset, previewDataset } from './dataset-views.js';
 import { FsAccess } from './fs-access.js';
 import type { ReadGuard } from '../sources/read-guard.js';
 import { JobFailed, JobManager } from './jobs.js';
+import { packageVersion } from './package-version.js';
 import { ServiceError } from './service-error.js';
 
 export interface ServiceOptions {
@@ -105,7 +106,7 @@ export class BetonService {
     'env.info': async (): Promise<EnvInfo> => {
       const gpus = await gpuInventory().catch(() => []);
       return {
-        version: this.opts.version ?? '0.0.0',
+        version: this.opts.version ?? packageVersion(),
         node: process.version,
         platform: `${process.platform}-${process.arch}`,
         cores: availableParallelism(),
@@ -135,7 +136,7 @@ export class BetonService {
       const config = { ...p.config, source: { ...p.config.source, path: this.fs.check(p.config.source.path) }, output: this.fs.check(p.config.output, { mustExist: false }) };
       const readGuard = this.readGuard;
       const jobId = this.jobs.start('build', async ({ signal, progress }) => {
-        const report = await buildDataset(config, { signal, ...(readGuard ? { readGuard } : {}), onProgress: (x) => progress({ done: x.done, total: x.total, rate: x.samplesPerSec, etaMs: x.etaMs }) });
+        const report = await buildDataset(config, { signal, ...(readGuard ? { readGuard } : {}), onProgress: (x) => progress({ done: x.done, total: x.total, rate: x.samplesPerSec, etaMs: x.etaMs, elapsedMs: x.elapsedMs }) });
         try {
           const db = this.runs();
           const { datasetInfo } = await import('../profile/sweep.js');

@@ -5,7 +5,7 @@
  * truthful-*.png.
  */
 import type { ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -135,6 +135,58 @@ describe.skipIf(!HAVE_CHROMIUM)('the app tells the truth (issue 14), end to end'
     await page.getByTestId('profile-cancel').click();
     await page.locator('[data-testid=profile-status][data-status=cancelled]').waitFor({ timeout: 20_000 });
     expect(await page.getByTestId('profile-cancel').count()).toBe(0);
+  });
+
+  it('the sidebar shows the package version (not v0.0.0)', async () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(await page.getByTestId('env-info').textContent()).toContain(`beton serve · v${pkg.version}`);
+  });
+
+  it('Sources: the file browser shows an absolute path as written ("/tmp/…", not "tmp/…/")', async () => {
+    await page.getByTestId('nav-sources').click();
+    await page.getByTestId('source-path-browse').click();
+    const path = page.getByTestId('browser-path');
+    await page.locator('[data-testid=browser-choose-dir][data-name=images]').waitFor();
+    expect(await path.getAttribute('title')).toBe(tmp);
+    // Where the first characters are drawn: "/" must be left of "t" (an RTL box drew it at the right end).
+    const [slash, next] = (await path.evaluate(`(() => {
+      const walker = document.createTreeWalker(document.querySelector('[data-testid=browser-path]'), NodeFilter.SHOW_TEXT);
+      const node = walker.nextNode();
+      const x = (i) => { const r = document.createRange(); r.setStart(node, i); r.setEnd(node, i + 1); return r.getBoundingClientRect().left; };
+      return [x(0), x(1)];
+    })()`)) as [number, number];
+    expect(slash).toBeLessThan(next);
+    await shot(page, 'truthful-browser');
+  });
+
+  it('Build: the compression ratio compares the source images with the file (not "—" or 0.00×)', async () => {
+    await page.locator('[data-testid=browser-choose-dir][data-name=images]').click();
+    await page.getByTestId('schema-table').waitFor();
+    await page.getByTestId('workers-input').fill('1');
+    await page.getByTestId('build-button').click();
+    await page.getByTestId('build-report').waitFor();
+    const ratio = (await page.getByTestId('report-ratio').textContent())!;
+    // "0.056×: the file is 17.87× its 917 KiB of sources" (48 small images in one 8 MiB page), or "3.20× (… of sources)".
+    const m = /^(\d+(?:\.\d+)?)×(?:: the file is [\d.]+× its | \()([\d.]+) (KiB|MiB|GiB) of sources/.exec(ratio);
+    expect(m, ratio).not.toBeNull();
+    expect(Number(m![1])).toBeGreaterThan(0.01);
+    expect(Number(m![2])).toBeGreaterThan(0);
+    // The rate beside the chart is a windowed rate, the chart's own definition; the report says "Average speed".
+    expect(await page.getByTestId('build-report').getByText('Average speed').count()).toBe(1);
+    expect(await page.getByTestId('build-status').getByText('Rate (last second)').count()).toBe(1);
+    await shot(page, 'truthful-build');
+  });
+
+  it('Dataset: "Go to sample 47" shows the page holding it (24–47 of 48) with 47 marked, not a one-item page', async () => {
+    await page.getByTestId('open-in-dataset').click();
+    await page.locator('[data-testid=thumb] img').first().waitFor();
+    await page.getByTestId('goto-input').fill('47');
+    await page.getByTestId('goto-button').click();
+    await page.getByText('24–47 of 48').waitFor();
+    await page.locator('[data-testid=thumb-grid][aria-busy=false]').waitFor();
+    expect(await page.getByTestId('thumb').count()).toBe(24);
+    expect(await page.locator('[data-testid=thumb][data-focus=true] .thumb-index').textContent()).toBe('#47');
+    await shot(page, 'truthful-dataset-goto');
   });
 
   it('logged no page errors or console errors', () => {

@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { ApiError, call, httpTransport, setTransport, takeToken } from '../../renderer/src/lib/api.js';
 import { formFromDetected, validateBuildForm } from '../../renderer/src/lib/build-form.js';
 import { pipelinesFor, validateExportForm, DEFAULT_EXPORT_FORM } from '../../renderer/src/lib/export-form.js';
-import { basename, dirname, formatBytes, formatDuration, formatEta, formatNumber, formatRate, percent, shortenPath, suggestOutput } from '../../renderer/src/lib/format.js';
+import { basename, dirname, formatBytes, formatDuration, formatEta, formatNumber, formatRate, formatRatio, percent, shortenPath, suggestOutput } from '../../renderer/src/lib/format.js';
 import { highlightJson, highlightPython } from '../../renderer/src/lib/highlight.js';
 import { DEFAULT_PROFILE_FORM, gridOf, parseIntList, validateProfileForm } from '../../renderer/src/lib/profile-form.js';
 import { appendBounded, decimate, livePointRates, overlayChart, workersChart } from '../../renderer/src/lib/series.js';
@@ -26,6 +26,13 @@ describe('format helpers', () => {
     expect(formatRate(1234.4)).toBe('1,234 samples/s');
     expect(formatRate(2.345, 'img')).toBe('2.3 img/s');
     expect(formatRate(null)).toBe('—');
+  });
+  it('formats ratios without a misleading 0.00×', () => {
+    expect(formatRatio(3.256)).toBe('3.26×');
+    expect(formatRatio(0.0512)).toBe('0.051×');
+    expect(formatRatio(0.004)).toBe('0.0040×');
+    expect(formatRatio(250)).toBe('250×');
+    expect(formatRatio(null)).toBe('—');
   });
   it('formats durations and ETAs for people', () => {
     expect(formatDuration(400)).toBe('0.4 s');

@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ProgressEvent } from '../../core/api/contract.js';
 import { setTransport } from '../../renderer/src/lib/api.js';
-import { HISTORY_INTERVAL_MS, HISTORY_MAX, lastOkBuild, useBuildsStore } from '../../renderer/src/stores/builds.js';
+import { HISTORY_INTERVAL_MS, HISTORY_MAX, lastOkBuild, useBuildsStore, windowRate } from '../../renderer/src/stores/builds.js';
 import { useDatasetsStore } from '../../renderer/src/stores/datasets.js';
 import { useProfilesStore } from '../../renderer/src/stores/profiles.js';
 import { MAX_SELECTED, toggleSelection, useRunsStore } from '../../renderer/src/stores/runs.js';
@@ -27,9 +27,10 @@ describe('builds store', () => {
     // 10 events 50 ms apart: every one updates the progress, about one in five joins the history.
     for (let i = 1; i <= 10; i++) useBuildsStore.getState().onProgress(progress('j1', i * 5), t0 + i * 50);
     const job = useBuildsStore.getState().jobs.j1!;
-    expect(job.progress).toMatchObject({ done: 50, total: 100 });
-    // First point at once, then one per HISTORY_INTERVAL_MS (250 ms): at 50, 300 ms.
-    expect(job.history.map((h) => h.done)).toEqual([5, 30]);
+    expect(job.progress).toMatchObject({ done: 50, total: 100, rate: 100 });
+    // The first report (50 ms) is the rate's baseline; a rate needs RATE_MIN_SPAN_MS (250 ms) of reports,
+    // then a point at most every HISTORY_INTERVAL_MS: at 300 ms.
+    expect(job.history.map((h) => h.done)).toEqual([30]);
     // The last progress (done === total) always lands in the history.
     useBuildsStore.getState().onProgress(progress('j1', 100), t0 + 510);
     expect(useBuildsStore.getState().jobs.j1!.history.at(-1)).toMatchObject({ done: 100 });
@@ -38,7 +39,34 @@ describe('builds store', () => {
     expect(done.status).toBe('ok');
     expect(done.report?.numSamples).toBe(48);
     expect(done.progress).toMatchObject({ done: 48, total: 48, etaMs: 0 });
+    // Not the report's average since the start: the chart and the number keep one definition.
+    expect(done.progress!.rate).toBe(done.history.at(-1)!.rate);
     expect(lastOkBuild(useBuildsStore.getState())?.id).toBe('j1');
+  });
+
+  it('the rate is samples over the last second by the host clock, for the chart and the number alike (start-up is not a rate)', () => {
+    const s = useBuildsStore.getState();
+    // A build that starts up for 1.2 s, then writes 240 samples/s; the host's own rate is its
+    // average since the start (what the chart used to plot: 13, 52, 81 … while 240 was shown).
+    const at = (ms: number, done: number): ProgressEvent => ({ jobId: 'r', kind: 'build', done, total: 1000, rate: done / (ms / 1000), etaMs: null, elapsedMs: ms });
+    s.onProgress(at(1200, 16), 5_000);
+    expect(useBuildsStore.getState().jobs.r!.progress!.rate).toBeNull(); // the baseline
+    expect(useBuildsStore.getState().jobs.r!.history).toEqual([]);
+    // Events arrive in bursts: the host's clock decides, not the arrival time.
+    for (let k = 1; k <= 12; k++) s.onProgress(at(1200 + k * 250, 16 + k * 60), 5_000 + (k % 3 === 0 ? k * 250 : k * 250 - 120));
+    const job = useBuildsStore.getState().jobs.r!;
+    expect(job.history.length).toBeGreaterThan(3);
+    for (const h of job.history) expect(h.rate).toBeCloseTo(240, 6);
+    expect(job.history[0]!.t).toBeCloseTo(1.45, 6);
+    expect(job.progress!.rate).toBe(job.history.at(-1)!.rate);
+    // A build shorter than the window: its rate is over the whole build, for the number and the one point.
+    s.onProgress({ ...at(280, 40), jobId: 'tiny' }, 9_000);
+    s.onFinished({ jobId: 'tiny', kind: 'build', status: 'ok', result: { path: '/t.beton', numSamples: 48, skipped: [], pages: 1, pageSize: 8388608, fileSize: 1, elapsedMs: 300, samplesPerSec: 160, heapBytes: {}, imageModes: {}, sourceBytes: 0, source: { kind: 'image_folder', path: '/t', items: 48 }, compressionRatio: null, passThrough: 0, reportPath: null } }, 9_100);
+    const tiny = useBuildsStore.getState().jobs.tiny!;
+    expect(tiny.progress!.rate).toBeCloseTo(160, 6);
+    expect(tiny.history.map((h) => h.rate)).toEqual([tiny.progress!.rate]);
+    expect(windowRate([], 100, 5).rate).toBeNull();
+    expect(windowRate([{ t: 0, done: 0 }, { t: 500, done: 50 }, { t: 1000, done: 100 }], 1600, 200).rate).toBeCloseTo(((200 - 50) * 1000) / 1100, 6);
   });
 
   it('keeps the history bounded on a long build', () => {
@@ -47,7 +75,7 @@ describe('builds store', () => {
     const job = useBuildsStore.getState().jobs.long!;
     expect(job.history.length).toBeLessThanOrEqual(HISTORY_MAX);
     expect(job.history.at(-1)!.done).toBe(1999);
-    expect(job.history[0]!.done).toBe(0);
+    expect(job.history[0]!.done).toBe(1); // the first report (0) is the rate's baseline
   });
 
   it('accepts events that arrive before builds.start answers', async () => {
@@ -207,9 +235,23 @@ describe('sources and datasets stores', () => {
     expect(useDatasetsStore.getState().preview?.start).toBe(0);
     await useDatasetsStore.getState().goTo(24);
     expect(useDatasetsStore.getState().preview?.start).toBe(24);
-    await useDatasetsStore.getState().goTo(500);
-    expect(useDatasetsStore.getState().start).toBe(49);
-    expect(t.calls.filter((c) => c.method === 'datasets.preview').map((c) => (c.params as { start: number }).start)).toEqual([0, 24, 49]);
+    // Past the end: the last page (48–49), not a page of one sample starting at 49.
+    await useDatasetsStore.getState().goTo(500, true);
+    expect(useDatasetsStore.getState()).toMatchObject({ start: 48, focus: 49 });
+    expect(t.calls.filter((c) => c.method === 'datasets.preview').map((c) => (c.params as { start: number }).start)).toEqual([0, 24, 48]);
+  });
+
+  it('"Go to sample 999" of 1000 shows the page holding it (984–999) with 999 marked, not a one-item page', async () => {
+    const t = fakeTransport({
+      'datasets.inspect': (p) => ({ path: p.path, fileSize: 1, version: 2, numSamples: 1000, pageSize: 8388608, numPages: 1, recordSize: 24, fields: [], regions: [], pageMap: [] }),
+      'datasets.preview': (p) => ({ path: p.path, start: p.start, numSamples: 1000, samples: [] }),
+    });
+    await useDatasetsStore.getState().open('/d.beton');
+    await useDatasetsStore.getState().goTo(999, true);
+    expect(useDatasetsStore.getState()).toMatchObject({ start: 984, focus: 999 });
+    expect(t.calls.filter((c) => c.method === 'datasets.preview').at(-1)!.params).toMatchObject({ start: 984, count: 24 });
+    await useDatasetsStore.getState().goTo(984 - 24); // Previous: a plain page, nothing marked
+    expect(useDatasetsStore.getState()).toMatchObject({ start: 960, focus: null });
   });
 });
 

@@ -104,8 +104,10 @@ export function FileBrowser({ pick, accept, onPick, startPath, onClose }: { pick
         <button type="button" className="btn btn-small" data-testid="browser-up" disabled={!listing?.parent || loading} onClick={() => listing?.parent && void go(listing.parent)} aria-label="Up one folder">
           ↑ Up
         </button>
-        <div className="browser-path" id={titleId} title={listing?.path}>
-          {listing?.path ?? '…'}
+        <div className="browser-path" id={titleId} title={listing?.path} data-testid="browser-path">
+          {/* The box is right-to-left so a long path keeps its end in view; the path itself is
+              isolated left-to-right, else its leading "/" moves to the end ("/data/x" as "data/x/"). */}
+          <span dir="ltr">{listing?.path ?? '…'}</span>
         </div>
         {roots.length > 1 ? (
           <select aria-label="Served folders" value="" onChange={(e) => e.target.value && void go(e.target.value)}>

@@ -42,6 +42,12 @@ export function formatRate(perSec: number | null | undefined, unit = 'samples'):
   return `${formatNumber(perSec, digits)} ${unit}/s`;
 }
 
+/** A ratio with two significant digits below 1 ("0.051×", never a misleading "0.00×"), two decimals above. */
+export function formatRatio(r: number | null | undefined): string {
+  if (r === null || r === undefined || !Number.isFinite(r)) return '—';
+  return `${r >= 100 ? r.toFixed(0) : r >= 1 ? r.toFixed(2) : r > 0 ? r.toPrecision(2) : '0'}×`;
+}
+
 /** A duration in ms for people: "0.4 s", "12 s", "3 min 05 s", "1 h 02 min". */
 export function formatDuration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms) || ms < 0) return '—';

@@ -1,7 +1,7 @@
 import { ChartCard, Lines } from '../components/Charts.js';
 import { ProgressBar, Stat } from '../components/Form.js';
 import { EmptyState, ErrorBanner } from '../components/States.js';
-import { formatBytes, formatDuration, formatEta, formatNumber, formatPercent, formatRate, percent, shortenPath } from '../lib/format.js';
+import { formatBytes, formatDuration, formatEta, formatNumber, formatPercent, formatRate, formatRatio, percent, shortenPath } from '../lib/format.js';
 import type { BuildReport } from '../lib/types.js';
 import { useBuildsStore, type BuildJob } from '../stores/builds.js';
 import { useDatasetsStore } from '../stores/datasets.js';
@@ -67,7 +67,7 @@ export function BuildScreen() {
         <ProgressBar value={job.status === 'running' && !p ? null : (pct ?? 0)} label="Build progress" testId="build-progress" />
         <div className="stats">
           <Stat label="Samples" value={p ? `${formatNumber(p.done)}${p.total !== null ? ` / ${formatNumber(p.total)}` : ''}` : '—'} testId="build-done" />
-          <Stat label="Rate" value={p ? formatRate(p.rate) : '—'} testId="build-rate" />
+          <Stat label="Rate (last second)" value={p ? (p.rate === null ? 'measuring…' : formatRate(p.rate)) : '—'} testId="build-rate" />
           <Stat label="Time left" value={job.status === 'running' ? formatEta(p?.etaMs ?? null) : '—'} testId="build-eta" />
           <Stat label="Elapsed" value={formatDuration((job.finishedAt ?? Date.now()) - job.startedAt)} />
         </div>
@@ -84,13 +84,20 @@ export function BuildScreen() {
         ) : null}
       </section>
 
-      <ChartCard title="Throughput" subtitle="samples/s over time" testId="throughput-chart" count={job.history.length} empty="The chart starts with the first progress report.">
+      <ChartCard title="Throughput" subtitle="samples/s over the last second, over time" testId="throughput-chart" count={job.history.length} empty="The chart starts with the second progress report (the first is the baseline).">
         <Lines rows={job.history} x="t" lines={[{ key: 'rate', name: 'samples/s' }]} xLabel="seconds" xFormat={(v) => `${Math.round(v)}`} />
       </ChartCard>
 
       {job.report ? <Report report={job.report} job={job} /> : null}
     </div>
   );
+}
+
+/** Sources against the file, both named: below 1× the file is the larger (raw pixels, page padding on a small build). */
+function compression(r: BuildReport): string {
+  if (r.compressionRatio === null) return '— (the source sizes are unknown)';
+  const ratio = r.compressionRatio;
+  return ratio >= 1 ? `${formatRatio(ratio)} (${formatBytes(r.sourceBytes)} of sources)` : `${formatRatio(ratio)}: the file is ${formatRatio(1 / ratio)} its ${formatBytes(r.sourceBytes)} of sources`;
 }
 
 function Report({ report: r, job }: { report: BuildReport; job: BuildJob }) {
@@ -111,9 +118,9 @@ function Report({ report: r, job }: { report: BuildReport; job: BuildJob }) {
         <Stat label="Skipped" value={formatNumber(r.skipped.length)} testId="report-skipped" />
         <Stat label="File size" value={formatBytes(r.fileSize)} testId="report-size" />
         <Stat label="Pages" value={`${formatNumber(r.pages)} × ${formatBytes(r.pageSize)}`} />
-        <Stat label="Compression" value={r.compressionRatio === null ? '—' : `${r.compressionRatio.toFixed(2)}×`} testId="report-ratio" />
+        <Stat label="Compression" value={compression(r)} testId="report-ratio" />
         <Stat label="Time" value={formatDuration(r.elapsedMs)} testId="report-time" />
-        <Stat label="Speed" value={formatRate(r.samplesPerSec)} />
+        <Stat label="Average speed" value={formatRate(r.samplesPerSec)} testId="report-speed" />
         <Stat label="JPEG pass-through" value={formatNumber(r.passThrough)} />
       </div>
 

@@ -130,7 +130,7 @@ function Inspect({ info }: { info: InspectResult }) {
                   style={{ ['--fill' as string]: String(Math.min(1, Math.max(0.08, fill))) }}
                   title={`Page ${page}: samples ${lo}–${hi}, ${formatBytes(used)} of ${formatBytes(info.pageSize)} used`}
                   aria-label={`Page ${page}, samples ${lo} to ${hi}, ${Math.round(fill * 100)}% used`}
-                  onClick={() => void goTo(lo)}
+                  onClick={() => void goTo(lo, true)}
                   data-testid="page-cell"
                 />
               );
@@ -182,25 +182,25 @@ function Samples() {
           onSubmit={(e) => {
             e.preventDefault();
             const i = Number(jump);
-            if (Number.isInteger(i) && i >= 0) void d.goTo(i);
+            if (jump.trim() !== '' && Number.isInteger(i) && i >= 0) void d.goTo(i, true);
           }}
         >
           <label>
-            Go to sample <input className="input-small" inputMode="numeric" value={jump} onChange={(e) => setJump(e.target.value)} aria-label="Sample index" />
+            Go to sample <input className="input-small" inputMode="numeric" value={jump} onChange={(e) => setJump(e.target.value)} aria-label="Sample index" data-testid="goto-input" />
           </label>
-          <button type="submit" className="btn btn-small">
+          <button type="submit" className="btn btn-small" data-testid="goto-button">
             Go
           </button>
         </form>
       </div>
       {d.previewError ? <ErrorBanner error={d.previewError} title="Cannot decode these samples" onRetry={() => void d.goTo(d.start)} /> : null}
       {d.previewLoading && !d.preview ? <Skeleton rows={4} height={64} /> : null}
-      {d.preview ? <Thumbs preview={d.preview} loading={d.previewLoading} /> : null}
+      {d.preview ? <Thumbs preview={d.preview} loading={d.previewLoading} focus={d.focus} /> : null}
     </section>
   );
 }
 
-function Thumbs({ preview, loading }: { preview: PreviewResult; loading: boolean }) {
+function Thumbs({ preview, loading, focus }: { preview: PreviewResult; loading: boolean; focus: number | null }) {
   if (!preview.samples.length) return <EmptyState title="No samples here" />;
   return (
     <div className={`thumb-grid ${loading ? 'is-loading' : ''}`} data-testid="thumb-grid" aria-busy={loading}>
@@ -209,7 +209,7 @@ function Thumbs({ preview, loading }: { preview: PreviewResult; loading: boolean
         const image = entries.find(([, v]) => v.kind === 'image' || v.kind === 'frames');
         const rest = entries.filter(([k]) => k !== image?.[0]);
         return (
-          <figure key={s.index} className="thumb" data-testid="thumb">
+          <figure key={s.index} className={`thumb ${s.index === focus ? 'is-focus' : ''}`} data-testid="thumb" data-focus={s.index === focus ? 'true' : undefined} aria-current={s.index === focus ? 'true' : undefined}>
             {image ? <Media name={image[0]} value={image[1]} index={s.index} /> : <div className="thumb-noimg">#{s.index}</div>}
             <figcaption>
               <span className="thumb-index">#{s.index}</span>

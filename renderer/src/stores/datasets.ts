@@ -13,13 +13,17 @@ interface DatasetsState {
   inspecting: boolean;
   inspect: InspectResult | null;
   inspectError: ApiError | null;
+  /** First sample of the page shown: always a multiple of PREVIEW_COUNT. */
   start: number;
+  /** The sample asked for (Go to sample, a page-map cell), highlighted on its page; null when paging. */
+  focus: number | null;
   previewLoading: boolean;
   preview: PreviewResult | null;
   previewError: ApiError | null;
   setPath(p: string): void;
   open(path?: string): Promise<void>;
-  goTo(start: number): Promise<void>;
+  /** Shows the page holding sample `index` (pages are PREVIEW_COUNT apart from 0); `focus` highlights it. */
+  goTo(index: number, focus?: boolean): Promise<void>;
   close(): void;
 }
 
@@ -33,6 +37,7 @@ export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
   inspect: null,
   inspectError: null,
   start: 0,
+  focus: null,
   previewLoading: false,
   preview: null,
   previewError: null,
@@ -45,7 +50,7 @@ export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
     }
     const my = ++inspectSeq;
     previewSeq++;
-    set({ path, inspecting: true, inspectError: null, inspect: null, openPath: null, preview: null, previewError: null, start: 0 });
+    set({ path, inspecting: true, inspectError: null, inspect: null, openPath: null, preview: null, previewError: null, start: 0, focus: null });
     try {
       const inspect = await call('datasets.inspect', { path });
       if (my !== inspectSeq) return;
@@ -56,12 +61,14 @@ export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
       set({ inspectError: toApiError(e), inspecting: false });
     }
   },
-  goTo: async (start) => {
+  goTo: async (index, focus = false) => {
     const { openPath, inspect } = get();
     if (!openPath || !inspect) return;
-    const s = Math.max(0, Math.min(start, Math.max(0, inspect.numSamples - 1)));
+    const i = Math.max(0, Math.min(index, Math.max(0, inspect.numSamples - 1)));
+    // The page holding it, not a page starting at it: "Go to sample 999" of 1000 must not show one sample.
+    const s = Math.floor(i / PREVIEW_COUNT) * PREVIEW_COUNT;
     const my = ++previewSeq;
-    set({ start: s, previewLoading: true, previewError: null });
+    set({ start: s, focus: focus ? i : null, previewLoading: true, previewError: null });
     if (inspect.numSamples === 0) {
       set({ previewLoading: false, preview: { path: openPath, start: 0, numSamples: 0, samples: [] } });
       return;
@@ -78,6 +85,6 @@ export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
   close: () => {
     inspectSeq++;
     previewSeq++;
-    set({ openPath: null, inspect: null, preview: null, inspectError: null, previewError: null, inspecting: false, previewLoading: false, start: 0 });
+    set({ openPath: null, inspect: null, preview: null, inspectError: null, previewError: null, inspecting: false, previewLoading: false, start: 0, focus: null });
   },
 }));
