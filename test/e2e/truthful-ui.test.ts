@@ -145,12 +145,13 @@ describe.skipIf(!HAVE_CHROMIUM)('the app tells the truth (issue 14), end to end'
   it('Sources: the file browser shows an absolute path as written ("/tmp/…", not "tmp/…/")', async () => {
     await page.getByTestId('nav-sources').click();
     await page.getByTestId('source-path-browse').click();
-    const path = page.getByTestId('browser-path');
+    // By class, not a test id: the check is about how the path is drawn, before and after the fix.
+    const path = page.locator('[data-testid=file-browser] .browser-path');
     await page.locator('[data-testid=browser-choose-dir][data-name=images]').waitFor();
     expect(await path.getAttribute('title')).toBe(tmp);
     // Where the first characters are drawn: "/" must be left of "t" (an RTL box drew it at the right end).
     const [slash, next] = (await path.evaluate(`(() => {
-      const walker = document.createTreeWalker(document.querySelector('[data-testid=browser-path]'), NodeFilter.SHOW_TEXT);
+      const walker = document.createTreeWalker(document.querySelector('[data-testid=file-browser] .browser-path'), NodeFilter.SHOW_TEXT);
       const node = walker.nextNode();
       const x = (i) => { const r = document.createRange(); r.setStart(node, i); r.setEnd(node, i + 1); return r.getBoundingClientRect().left; };
       return [x(0), x(1)];
@@ -180,8 +181,8 @@ describe.skipIf(!HAVE_CHROMIUM)('the app tells the truth (issue 14), end to end'
   it('Dataset: "Go to sample 47" shows the page holding it (24–47 of 48) with 47 marked, not a one-item page', async () => {
     await page.getByTestId('open-in-dataset').click();
     await page.locator('[data-testid=thumb] img').first().waitFor();
-    await page.getByTestId('goto-input').fill('47');
-    await page.getByTestId('goto-button').click();
+    await page.getByLabel('Sample index').fill('47');
+    await page.getByRole('button', { name: 'Go', exact: true }).click();
     await page.getByText('24–47 of 48').waitFor();
     await page.locator('[data-testid=thumb-grid][aria-busy=false]').waitFor();
     expect(await page.getByTestId('thumb').count()).toBe(24);
