@@ -65,6 +65,12 @@ describe('builds store', () => {
     const tiny = useBuildsStore.getState().jobs.tiny!;
     expect(tiny.progress!.rate).toBeCloseTo(160, 6);
     expect(tiny.history.map((h) => h.rate)).toEqual([tiny.progress!.rate]);
+    // 48 images in 120 ms: one report (the baseline) or none before the end — still one point, the whole build's.
+    s.onProgress({ ...at(110, 48), jobId: 'fast' }, 9_200);
+    s.onFinished({ jobId: 'fast', kind: 'build', status: 'ok', result: { path: '/f.beton', numSamples: 48, skipped: [], pages: 1, pageSize: 8388608, fileSize: 1, elapsedMs: 120, samplesPerSec: 400, heapBytes: {}, imageModes: {}, sourceBytes: 0, source: { kind: 'image_folder', path: '/f', items: 48 }, compressionRatio: null, passThrough: 0, reportPath: null } }, 9_300);
+    expect(useBuildsStore.getState().jobs.fast!.history.map((h) => h.rate)).toEqual([400]);
+    s.onFinished({ jobId: 'no-reports', kind: 'build', status: 'ok', result: { path: '/f.beton', numSamples: 48, skipped: [], pages: 1, pageSize: 8388608, fileSize: 1, elapsedMs: 120, samplesPerSec: 400, heapBytes: {}, imageModes: {}, sourceBytes: 0, source: { kind: 'image_folder', path: '/f', items: 48 }, compressionRatio: null, passThrough: 0, reportPath: null } }, 9_400);
+    expect(useBuildsStore.getState().jobs['no-reports']!.history.map((h) => h.rate)).toEqual([400]);
     expect(windowRate([], 100, 5).rate).toBeNull();
     expect(windowRate([{ t: 0, done: 0 }, { t: 500, done: 50 }, { t: 1000, done: 100 }], 1600, 200).rate).toBeCloseTo(((200 - 50) * 1000) / 1100, 6);
   });

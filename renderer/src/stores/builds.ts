@@ -142,14 +142,16 @@ export const useBuildsStore = create<BuildsState>()((set, get) => {
       let history = job.history;
       if (report) {
         const items = report.source?.items ?? report.numSamples + report.skipped.length;
-        // The last stretch by the same definition (the report's elapsedMs is on the progress clock);
-        // the report's own samplesPerSec is the average over the whole build, shown as such.
-        const tEnd = job.hostClock ? report.elapsedMs : now - job.startedAt;
-        // A build too short for a window past its first report: the window reaches back to its start.
-        let w = job.recent.length ? windowRate(job.recent, tEnd, items) : { rate: null };
-        if (w.rate === null) w = windowRate([{ t: 0, done: 0 }], tEnd, items);
-        progress = { done: items, total: items, rate: w.rate ?? job.progress?.rate ?? null, etaMs: 0 };
-        if (w.rate !== null) history = appendBounded(history, { t: tEnd / 1000, rate: w.rate, done: items }, { now, lastAt: job.lastHistoryAt, minIntervalMs: 0, max: HISTORY_MAX, force: true }).series;
+        // The last stretch by the same definition; the report's own samplesPerSec is the average over
+        // the whole build, shown as such. Its elapsedMs is on the host clock, as the reports' are when
+        // they carry it (else arrival time is all there is).
+        const tEnd = job.hostClock || job.recent.length === 0 ? report.elapsedMs : now - job.startedAt;
+        let rate = job.recent.length ? windowRate(job.recent, tEnd, items).rate : null;
+        // Too short for a window past its first report (one report, a build of a few hundred ms): the
+        // window reaches back to the start, i.e. the whole build.
+        if (rate === null && tEnd > 0) rate = (items * 1000) / tEnd;
+        progress = { done: items, total: items, rate: rate ?? job.progress?.rate ?? null, etaMs: 0 };
+        if (rate !== null) history = appendBounded(history, { t: tEnd / 1000, rate, done: items }, { now, lastAt: job.lastHistoryAt, minIntervalMs: 0, max: HISTORY_MAX, force: true }).series;
       }
       put({
         ...job,
