@@ -3,7 +3,6 @@ import { dirname } from 'node:path';
 import type { ApiEvent, EnvInfo, Envelope, Method, ParsedParams, Results } from '../api/contract.js';
 import { parseRequest } from '../api/contract.js';
 import { parseBuildConfig } from '../api/build-config.js';
-import { BetonEncodeError, BetonFormatError } from '../format/errors.js';
 import { exportFieldsOf } from '../export/file-fields.js';
 import { buildToPython, loaderToPython } from '../export/python.js';
 import { decodePath } from '../native/turbo.js';
@@ -22,7 +21,8 @@ import { FsAccess } from './fs-access.js';
 import type { ReadGuard } from '../sources/read-guard.js';
 import { JobFailed, JobManager } from './jobs.js';
 import { packageVersion } from './package-version.js';
-import { ServiceError } from './service-error.js';
+import { apiErrorOf, ServiceError } from './service-error.js';
+import { checkBuildOutput } from '../writer/output-guard.js';
 
 export interface ServiceOptions {
   /** Folders clients may open (beton serve); null: any local path (Electron). */
@@ -75,7 +75,8 @@ export class BetonService {
   }
 
   private runs(): RunsDb {
-    this.db ??= RunsDb.open(this.opts.dbPath);
+    // Checked once when opened: a damaged file answers CORRUPT in every call, not in some.
+    this.db ??= RunsDb.open(this.opts.dbPath, { check: true });
     return this.db;
   }
 
@@ -86,9 +87,7 @@ export class BetonService {
       const h = this.handlers[req.method] as Handler<Method>;
       return { ok: true, value: await h(req.params) };
     } catch (e) {
-      const err = e as Error & { code?: string };
-      const code = e instanceof ServiceError || e instanceof BetonFormatError || e instanceof BetonEncodeError ? err.code! : 'FAILED';
-      return { ok: false, error: { code, message: err.message } };
+      return { ok: false, error: apiErrorOf(e) };
     }
   }
 
@@ -134,9 +133,12 @@ export class BetonService {
       // A video source's own ffmpeg is a program the client names: a command like --exec.
       if ('ffmpeg' in p.config.source && p.config.source.ffmpeg !== undefined) this.mayExec();
       const config = { ...p.config, source: { ...p.config.source, path: this.fs.check(p.config.source.path) }, output: this.fs.check(p.config.output, { mustExist: false }) };
+      // Refused before a job exists (the client gets OUTPUT_EXISTS / OUTPUT_IS_INPUT, not a failed job).
+      const overwrite = p.overwrite ?? false;
+      await checkBuildOutput(config, process.cwd(), { overwrite });
       const readGuard = this.readGuard;
       const jobId = this.jobs.start('build', async ({ signal, progress }) => {
-        const report = await buildDataset(config, { signal, ...(readGuard ? { readGuard } : {}), onProgress: (x) => progress({ done: x.done, total: x.total, rate: x.samplesPerSec, etaMs: x.etaMs, elapsedMs: x.elapsedMs }) });
+        const report = await buildDataset(config, { signal, overwrite, ...(readGuard ? { readGuard } : {}), onProgress: (x) => progress({ done: x.done, total: x.total, rate: x.samplesPerSec, etaMs: x.etaMs, elapsedMs: x.elapsedMs }) });
         try {
           const db = this.runs();
           const { datasetInfo } = await import('../profile/sweep.js');
@@ -156,6 +158,8 @@ export class BetonService {
       // A command's dataset is read too (its content hash identifies it in Runs): confined alike.
       const execFile = 'exec' in p && p.exec.file ? this.fs.check(p.exec.file) : null;
       if ('exec' in p) this.mayExec();
+      // The run is stored at the end: a database that cannot take it fails now, not after the sweep.
+      this.runs();
       const jobId = this.jobs.start('profile', async ({ signal, progress, sample }) => {
         const startedAt = new Date().toISOString();
         if ('plan' in p) {
