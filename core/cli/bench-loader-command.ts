@@ -58,7 +58,7 @@ export async function benchLoaderCommand(argv: string[]): Promise<number> {
   }
   const c = res.config;
   process.stdout.write(
-    `${res.file}: ${c.decoder}${c.fastDecode ? ' (fast decode)' : ''}${c.flip ? ' + flip' : ''} + ToCHW, batch ${c.batchSize}, ${c.order}, ${c.osCache ? 'os cache' : 'process cache'}, ${c.numWorkers} workers\n` +
+    `${res.file}: ${c.decoder}${c.fastDecode ? ' (fast decode)' : ''}${c.flip ? ' + flip' : ''} + ToCHW, batch ${c.batchSize}, ${c.order}, ${c.osCache ? 'os cache' : 'process cache'}, ${c.numWorkers} worker${c.numWorkers === 1 ? '' : 's'}\n` +
       `  start ${res.startSeconds.toFixed(2)} s; warm-up ${res.warmup.imagesPerSec.toFixed(0)} img/s; median ${res.median_img_per_s.toFixed(0)} img/s over ${res.epochs.length} epochs\n`,
   );
   return 0;
