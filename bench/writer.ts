@@ -390,7 +390,7 @@ function cappedReport(cfg: Config, results: ModeResult[]): string[] {
   lines.push('bare encode step, one thread, mean ms/image (medians over runs); decode includes reading the file:');
   lines.push(
     renderTable(
-      ['mode', 'decode (sharp)', 'resize (area)', 'jpeg encode', 'total ms', 'img/s'],
+      ['mode', 'read + decode', 'resize (area)', 'jpeg encode', 'total ms', 'img/s'],
       results.map((r) => {
         const d = median(r.bare.msPerImage.map((x) => x.decode));
         const z = median(r.bare.msPerImage.map((x) => x.resize));
@@ -418,7 +418,7 @@ function passThroughReport(cfg: Config, ds: ImageNetLike, pass: PassThroughResul
   const lines: string[] = [];
   const n = ds.manifest.count;
   lines.push(`== passthrough: write mode jpg, maxResolution null (no resize, so pass-through applies), jpegQuality ${JPEG_QUALITY}; sources ${(ds.manifest.totalBytes / 1e6).toFixed(1)} MB`);
-  lines.push('   bare (one thread, no writer): off = read + sharp decode + JPEG encode at source size; on = probePassThrough (read, header checks, strict verify decode)');
+  lines.push('   bare (one thread, no writer): off = read + decode (loadRGB) + JPEG encode at source size; on = probePassThrough (read, header checks, strict verify decode)');
   lines.push('   JPEG MB = image bytes stored (on: the source files byte for byte); the file grows in whole 8 MiB pages; on/off row: speed-up in the samples/s columns');
   lines.push('');
   const headers = ['passThrough', 'passed through', 'JPEG MB', 'file MB', 'bare img/s'];

@@ -2,7 +2,8 @@
  * The writer's one-call image path (native transcodeJpeg via the codec's transcode): the
  * same bytes as the step-by-step path (decode → INTER_AREA → JPEG encode), null for
  * everything it must leave to sharp, and whole files identical with it on and off
- * (BETON_SOURCE_DECODER=sharp), for every write mode and worker count.
+ * (BETON_SOURCE_DECODER=sharp), for every write mode and worker count; and the damage
+ * check (jpegCheck) that keeps sharp's verdicts on odd JPEGs stable under several workers.
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,7 +15,7 @@ import { RGBImageField, cappedSize, type WriteMode } from '../core/fields/rgb-im
 import { IntField } from '../core/fields/int-field.js';
 import { jpegDecodeRGB, jpegEncodeRGB, jpegInfo, resizeAreaRGB } from '../core/native/index.js';
 import { nodeImageCodec, transcodeSource } from '../core/native/image-codec.js';
-import { hasTranscodeJpeg, threadCpuMs, transcodeJpeg } from '../core/native/writer-transcode.js';
+import { hasTranscodeJpeg, jpegCheck, threadCpuMs, transcodeJpeg } from '../core/native/writer-transcode.js';
 import { ImageFolderSource } from '../core/sources/image-folder.js';
 import { DatasetWriter } from '../core/writer/dataset-writer.js';
 import { craftCmykJpeg, makePixels, writeOddImages } from './helpers/odd-images.js';
@@ -96,6 +97,21 @@ describe('transcodeJpeg', () => {
   });
 });
 
+describe('jpegCheck', () => {
+  it("reports libjpeg's warnings and errors for a whole file", async () => {
+    const good = await sharp(Buffer.from(noise(64, 48)), { raw: { width: 64, height: 48, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+    expect(jpegCheck(good)).toEqual({ warnings: 0, warning: '', error: '' });
+    const cut = jpegCheck(good.subarray(0, good.length >> 1))!;
+    expect(cut.error).toBe('');
+    expect(cut.warnings).toBeGreaterThan(0);
+    expect(cut.warning).toMatch(/premature end/i);
+    // CMYK reads as CMYK (no conversion asked), cleanly.
+    expect(jpegCheck(craftCmykJpeg(16, 16, () => [0, 128, 255, 0], 'cmyk'))).toEqual({ warnings: 0, warning: '', error: '' });
+    expect(jpegCheck(good.subarray(0, 40))!.error).not.toBe('');
+    expect(jpegCheck(new Uint8Array([1, 2, 3]))!.error).toMatch(/Not a JPEG/i);
+  });
+});
+
 describe('transcodeSource', () => {
   it('hands the bytes it read to the general path when the file does not qualify', async () => {
     const png = await sharp(Buffer.from(noise(8, 8)), { raw: { width: 8, height: 8, channels: 3 } }).png().toBuffer();
@@ -174,5 +190,33 @@ describe('DatasetWriter: the same file with the one-call path on and off', () =>
     expect(transcoded).toBeGreaterThanOrEqual(12);
     expect(transcoded).toBeLessThan(total - ref.skipped.length);
     if (mode === 'proportion') expect(ref.jpg).toBeGreaterThan(0);
+  });
+});
+
+describe('odd JPEGs decoded by several workers at once', () => {
+  // libvips' warning handling is process-wide: when two encode workers ran sharp's
+  // fail-on-warning loads at once, a cut-off file was now and then accepted (decoded to grey
+  // fill) and a file missing only its EOI refused. The damage check is libjpeg's own now
+  // (jpegCheck), per call, so the verdicts are the same every time.
+  it('gives the same verdict for every copy of a file', async () => {
+    const root = join(dir, 'concurrent');
+    const cases = await writeOddImages(join(dir, 'concurrent-src'));
+    const pick = ['truncated-then-eoi.jpg', 'truncated-scan.jpg', 'missing-eoi.jpg', 'extraneous-bytes.jpg', 'cmyk-adobe.jpg', 'exif-orientation-6.jpg', 'srgb-icc.jpg'];
+    const chosen = cases.filter((c) => pick.includes(c.name));
+    expect(chosen.length).toBe(pick.length);
+    const { mkdirSync, copyFileSync } = await import('node:fs');
+    mkdirSync(join(root, 'a'), { recursive: true });
+    const copies = 24;
+    for (let k = 0; k < copies; k++) for (const c of chosen) copyFileSync(c.path, join(root, 'a', `${String(k).padStart(2, '0')}-${c.name}`));
+    const source = new ImageFolderSource(root);
+    const schema = { image: new RGBImageField({ writeMode: 'jpg', maxResolution: 64 }), label: new IntField() };
+    const report = await new DatasetWriter(join(dir, 'concurrent.beton'), schema, { numWorkers: 2, chunkSize: 1, onError: 'skip' }).write([...source]);
+    const skipped = new Map<string, number>();
+    for (const s of report.skipped) {
+      const name = (s.source ?? '').replace(/^.*\/\d\d-/, '');
+      skipped.set(name, (skipped.get(name) ?? 0) + 1);
+    }
+    expect(Object.fromEntries(skipped)).toEqual({ 'truncated-then-eoi.jpg': copies, 'truncated-scan.jpg': copies });
+    expect(report.numSamples).toBe(copies * (pick.length - 2));
   });
 });

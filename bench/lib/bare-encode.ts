@@ -22,7 +22,8 @@ export interface BareEncodeResult {
 
 /**
  * The work RGBImageField.encode does per image, done inline on one thread with no writer
- * around it: read + sharp decode, INTER_AREA resize to the cap, and the JPEG encode where
+ * around it: read + decode (loadRGB: the addon's libjpeg-turbo for common JPEGs, sharp for
+ * the rest), INTER_AREA resize to the cap, and the JPEG encode where
  * the mode stores JPEG. Its images/s is the most one encode worker can deliver, so the
  * writer's samples/s divided by it shows what the pool, messaging and page writing cost.
  * It mirrors the field's steps rather than calling field.encode so that each step can be

@@ -10,7 +10,7 @@ export interface WorkerTimings {
   samples: number;
   /** Samples stored by the one-call native path (read → decode → resize → encode). */
   transcoded: number;
-  /** Wall ms from the thread's start until its modules were loaded and it took work. */
+  /** Wall ms from the worker's spawn until its modules were loaded. */
   startupMs: number;
   /** Wall ms spent inside chunks (the rest of the build it waited for work). */
   busyMs: number;

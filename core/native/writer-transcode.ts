@@ -8,6 +8,16 @@ import { JPEG_MAX_DIMENSION, loadNative, type NativeAddon } from './index.js';
 interface TranscodeAddon {
   transcodeJpeg(src: Uint8Array, srcWidth: number, srcHeight: number, dstWidth: number, dstHeight: number, quality: number, stages?: Float64Array): Uint8Array | null;
   threadCpuMs(): number;
+  jpegCheck(src: Uint8Array): JpegCheck;
+}
+
+/** What libjpeg says about a whole JPEG file (jpegCheck). */
+export interface JpegCheck {
+  warnings: number;
+  /** The first warning ('' when none). */
+  warning: string;
+  /** What stopped the decode ('' when it completed). */
+  error: string;
 }
 
 let fn: TranscodeAddon['transcodeJpeg'] | null | undefined;
@@ -67,4 +77,25 @@ export function threadCpuMs(): number | null {
     }
   }
   return cpuFn ? cpuFn() : null;
+}
+
+let checkFn: ((src: Uint8Array) => JpegCheck) | null | undefined;
+
+/**
+ * Decodes the whole file with libjpeg (pixels discarded) and reports its warnings and error:
+ * the source decoder's damage check for JPEGs sharp converts. Per call and thread-safe,
+ * unlike libvips' warning handling: with several encode workers decoding through sharp at
+ * once, one worker's warning could fail another's load or be lost (a cut-off file then
+ * decoded to grey fill). Null when the addon lacks it.
+ */
+export function jpegCheck(src: Uint8Array): JpegCheck | null {
+  if (checkFn === undefined) {
+    try {
+      const addon = loadNative() as NativeAddon & Partial<TranscodeAddon>;
+      checkFn = typeof addon.jpegCheck === 'function' ? addon.jpegCheck.bind(addon) : null;
+    } catch {
+      checkFn = null;
+    }
+  }
+  return checkFn ? checkFn(src) : null;
 }

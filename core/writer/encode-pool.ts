@@ -21,7 +21,9 @@ export interface ChunkJob {
   samples: Sample[];
 }
 
-export type ChunkResult = { chunk: number; ok: true; outcomes: SampleOutcome[]; timings?: WorkerTimings } | { chunk: number; ok: false; error: string };
+export type ChunkResult =
+  | { chunk: number; ok: true; outcomes: SampleOutcome[]; timings?: WorkerTimings; /** performance.now() when the worker had loaded. */ readyAt: number }
+  | { chunk: number; ok: false; error: string };
 
 /**
  * A fixed pool of encode workers. Chunks are cut from the source in order, one pull at a
@@ -31,13 +33,23 @@ export type ChunkResult = { chunk: number; ok: true; outcomes: SampleOutcome[]; 
  * Results are placed strictly in chunk order whatever order workers finish in.
  */
 const DEPTH = 2;
+/** Smallest chunk cut near the end (see chunkFor). */
+const MIN_TAIL_CHUNK = 4;
 export class EncodePool {
   private readonly workers: Worker[];
   /** Each worker's latest cumulative timings (with init.timings). */
   readonly timings = new Map<Worker, WorkerTimings>();
 
+  /** performance.now() at each worker's spawn: the same clock in every thread of the process. */
+  private readonly spawnedAt = new Map<Worker, number>();
+
   constructor(n: number, init: WorkerInit) {
-    this.workers = Array.from({ length: n }, () => spawnWorker('./encode-worker.js', import.meta.url, init));
+    this.workers = Array.from({ length: n }, () => {
+      const t = performance.now();
+      const w = spawnWorker('./encode-worker.js', import.meta.url, init);
+      this.spawnedAt.set(w, t);
+      return w;
+    });
   }
 
   run(
@@ -45,7 +57,20 @@ export class EncodePool {
     chunkSize: number,
     place: (outcomes: SampleOutcome[], start: number) => void,
     signal?: AbortSignal,
+    total: number | null = null,
   ): Promise<void> {
+    const n = this.workers.length;
+    /**
+     * Samples in the chunk starting at `start`: `chunkSize`, except near the end of a source
+     * of known length, where chunks shrink so that the workers run out of work together. With
+     * whole chunks, one worker could still hold up to DEPTH of them (2 x 100 samples, a
+     * quarter second) while the others had nothing left. The output does not depend on it.
+     */
+    const chunkFor = (start: number): number => {
+      if (total === null || total <= start) return chunkSize;
+      const share = Math.ceil((total - start) / (n * DEPTH * 2));
+      return Math.max(1, Math.min(chunkSize, Math.max(MIN_TAIL_CHUNK, share)));
+    };
     const iterator: AsyncIterator<Sample> | Iterator<Sample> =
       Symbol.asyncIterator in source ? (source as AsyncIterable<Sample>)[Symbol.asyncIterator]() : (source as Iterable<Sample>)[Symbol.iterator]();
     const inFlight = new Map<Worker, number>();
@@ -82,7 +107,8 @@ export class EncodePool {
         if (settled) return;
         const samples: Sample[] = [];
         try {
-          while (!exhausted && samples.length < chunkSize) {
+          const size = chunkFor(start);
+          while (!exhausted && samples.length < size) {
             const r = await iterator.next();
             if (r.done) exhausted = true;
             else samples.push(r.value);
@@ -107,7 +133,7 @@ export class EncodePool {
         w.on('message', (res: ChunkResult) => {
           if (settled) return;
           if (!res.ok) return finish(new Error(res.error));
-          if (res.timings) this.timings.set(w, res.timings);
+          if (res.timings) this.timings.set(w, { ...res.timings, startupMs: res.readyAt - (this.spawnedAt.get(w) ?? res.readyAt) });
           inFlight.set(w, (inFlight.get(w) ?? 1) - 1);
           ready.set(res.chunk, res.outcomes);
           try {

@@ -20,7 +20,10 @@ const base = nodeImageCodec();
 // With timings on, the one-call path reports its stages into `clock`.
 const clock: TranscodeClock | null = init.timings ? { transcoded: 0, readMs: 0, stages: new Float64Array(3) } : null;
 const codec: ImageCodec = clock ? { ...base, transcode: (input, baseDir, plan) => transcodeSource(input, baseDir, plan, clock) } : base;
-const timings = init.timings ? { ...emptyWorkerTimings(), startupMs: performance.now() } : null;
+// performance.now() counts from the process's start in every thread, so the pool turns
+// this into the time since it spawned the worker.
+const readyAt = performance.now();
+const timings = init.timings ? emptyWorkerTimings() : null;
 
 parentPort!.on('message', (job: ChunkJob) => {
   void run(job);
@@ -46,7 +49,7 @@ async function run(job: ChunkJob): Promise<void> {
         outcomes.push({ ok: false, skipped: failureOf(index, e) });
       }
     }
-    const msg: ChunkResult = { chunk: job.chunk, ok: true, outcomes };
+    const msg: ChunkResult = { chunk: job.chunk, ok: true, outcomes, readyAt };
     let c1: number | null = null;
     if (timings && clock) {
       // Cumulative, so the main thread keeps the latest; the post itself is counted in the next chunk's.

@@ -13,6 +13,10 @@ import type { Allocation } from '../format/alloc-table.js';
  * - a zero-size object takes no space and needs no page (FFCV quirk: with no page yet,
  *   its pointer is computed for page −1).
  *
+ * A page is handed over up to its last used byte: its zero tail is never written (the file
+ * is new, so the gap reads as zeros, as FFCV's full-length page writes leave it). So a
+ * page buffer needs no clearing between pages — bytes past the fill are never handed over.
+ *
  * Pointers here are relative to the start of the data region (D0); the writer adds D0.
  */
 export class PageAllocator {
@@ -25,8 +29,13 @@ export class PageAllocator {
 
   constructor(
     readonly pageSize: number,
-    /** Receives each page, in page order, at full length. Must copy or consume it synchronously. */
-    private readonly flushPage: (pageNumber: number, bytes: Uint8Array) => void,
+    /**
+     * Receives each page, in page order, up to its last used byte (a view of the page
+     * buffer). It must copy or consume the bytes synchronously, or return a pageSize buffer
+     * for the allocator to fill next: the flushed buffer then belongs to the callback
+     * (written without a copy).
+     */
+    private readonly flushPage: (pageNumber: number, bytes: Uint8Array) => Uint8Array | void,
     /** Receives each committed allocation, in allocation-table order. */
     private readonly onAllocation: (a: Allocation) => void,
   ) {
@@ -84,8 +93,10 @@ export class PageAllocator {
   }
 
   private nextPage(): void {
-    if (this.hasPage) this.flushPage(this.pageNumber, this.page);
-    this.page.fill(0);
+    if (this.hasPage) {
+      const next = this.flushPage(this.pageNumber, this.page.subarray(0, this.fill));
+      if (next) this.page = next;
+    }
     this.pageNumber++;
     this.fill = 0;
     this.hasPage = true;
@@ -93,7 +104,7 @@ export class PageAllocator {
 
   /** Flushes the last, partly filled page. */
   finish(): void {
-    if (this.hasPage) this.flushPage(this.pageNumber, this.page);
+    if (this.hasPage) this.flushPage(this.pageNumber, this.page.subarray(0, this.fill));
     this.hasPage = false;
   }
 }

@@ -28,6 +28,7 @@ Napi::Object InitBetonNative(Napi::Env env, Napi::Object exports) {
   ExportFunction<MapPixelsU8>(env, exports, "mapPixels");
   ExportFunction<TranscodeJpeg>(env, exports, "transcodeJpeg");
   ExportFunction<ThreadCpuTime>(env, exports, "threadCpuMs");
+  ExportFunction<JpegCheck>(env, exports, "jpegCheck");
   ExportFunction<Pcg64ShuffleU32>(env, exports, "pcg64ShuffleU32");
   ExportFunction<GatherRecords>(env, exports, "gatherRecords");
   // The libjpeg-turbo headers compiled against; exact pixel/byte equality

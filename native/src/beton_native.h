@@ -27,6 +27,7 @@ Napi::Value MapPixelsU8(const Napi::CallbackInfo& info);
 // writer_transcode.cc
 Napi::Value TranscodeJpeg(const Napi::CallbackInfo& info);
 Napi::Value ThreadCpuTime(const Napi::CallbackInfo& info);
+Napi::Value JpegCheck(const Napi::CallbackInfo& info);
 
 // shuffle.cc
 Napi::Value Pcg64ShuffleU32(const Napi::CallbackInfo& info);

@@ -54,6 +54,7 @@ struct OutputBlock {
 struct Scratch {
   std::vector<uint8_t> decoded;
   std::vector<uint8_t> resized;
+  std::vector<uint8_t> band;  // jpegCheck's rows
   OutputBlock out;
   ~Scratch() { std::free(out.data); }
 };
@@ -181,6 +182,62 @@ size_t EncodeRGB(const uint8_t* rgb, unsigned width, unsigned height, int qualit
   return dest.size;
 }
 
+// Decodes the whole image, pixels discarded, to hear what libjpeg says about it: the
+// number of warnings and the first one, and the error that stopped it if any (empty
+// strings otherwise). Output colour space left at libjpeg's choice, so CMYK, YCCK and
+// Adobe RGB files are read too; fast IDCT and no fancy upsampling, which change pixels
+// but not what the entropy decoder meets. Under setjmp: trivially destructible locals
+// only; `band` is allocated by the caller.
+struct CheckResult {
+  int warnings;
+  char first_warning[JMSG_LENGTH_MAX];
+  char error[JMSG_LENGTH_MAX];
+};
+
+void CheckJpeg(const uint8_t* src, size_t length, std::vector<uint8_t>* band, CheckResult* out) {
+  JpegErrorManager errors;
+  jpeg_decompress_struct cinfo;
+  std::memset(&cinfo, 0, sizeof cinfo);
+  cinfo.err = InitJpegErrorManager(&errors);
+  out->warnings = 0;
+  out->first_warning[0] = '\0';
+  out->error[0] = '\0';
+  if (setjmp(errors.jump)) {
+    jpeg_destroy_decompress(&cinfo);
+    out->warnings = errors.warnings;
+    std::memcpy(out->first_warning, errors.first_warning, sizeof out->first_warning);
+    std::memcpy(out->error, errors.message, sizeof out->error);
+    if (out->error[0] == '\0') std::strcpy(out->error, "libjpeg failed");
+    return;
+  }
+  jpeg_create_decompress(&cinfo);
+  jpeg_mem_src(&cinfo, src, static_cast<unsigned long>(length));
+  jpeg_read_header(&cinfo, TRUE);
+  cinfo.dct_method = JDCT_IFAST;
+  cinfo.do_fancy_upsampling = FALSE;
+  jpeg_calc_output_dimensions(&cinfo);
+  const size_t stride = static_cast<size_t>(cinfo.output_width) * cinfo.output_components;
+  const size_t need = stride * kRowsPerCall;
+  if (band->size() < need) {
+    // Not here: a throw would cross libjpeg's frames. The caller sizes `band` from the
+    // header first; a file whose header changed meanwhile cannot happen (same bytes).
+    jpeg_destroy_decompress(&cinfo);
+    std::strcpy(out->error, "internal: band buffer too small");
+    return;
+  }
+  jpeg_start_decompress(&cinfo);
+  JSAMPROW rows[kRowsPerCall];
+  for (unsigned i = 0; i < kRowsPerCall; i++) rows[i] = band->data() + i * stride;
+  while (cinfo.output_scanline < cinfo.output_height) {
+    const unsigned count = std::min(kRowsPerCall, cinfo.output_height - cinfo.output_scanline);
+    jpeg_read_scanlines(&cinfo, rows, count);
+  }
+  jpeg_finish_decompress(&cinfo);
+  jpeg_destroy_decompress(&cinfo);
+  out->warnings = errors.warnings;
+  std::memcpy(out->first_warning, errors.first_warning, sizeof out->first_warning);
+}
+
 // CPU time of the calling thread in milliseconds: stage timings must not count
 // the time another process held the core (the build machines are shared).
 double ThreadCpuMs() {
@@ -189,11 +246,56 @@ double ThreadCpuMs() {
   return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
 }
 
+// The frame header's width (0 when the header cannot be read: CheckJpeg then reports why).
+struct HeaderWidth {
+  unsigned width;
+};
+
+HeaderWidth ReadWidth(const uint8_t* src, size_t length) {
+  JpegErrorManager errors;
+  jpeg_decompress_struct cinfo;
+  std::memset(&cinfo, 0, sizeof cinfo);
+  cinfo.err = InitJpegErrorManager(&errors);
+  if (setjmp(errors.jump)) {
+    jpeg_destroy_decompress(&cinfo);
+    return HeaderWidth{0};
+  }
+  jpeg_create_decompress(&cinfo);
+  jpeg_mem_src(&cinfo, src, static_cast<unsigned long>(length));
+  jpeg_read_header(&cinfo, TRUE);
+  HeaderWidth out{cinfo.image_width};
+  jpeg_destroy_decompress(&cinfo);
+  return out;
+}
+
 void Trim(std::vector<uint8_t>* buffer) {
   if (buffer->capacity() > kKeepBytes) std::vector<uint8_t>().swap(*buffer);
 }
 
 }  // namespace
+
+// jpegCheck(src): { warnings, warning, error } from decoding the whole file with libjpeg
+// (see CheckJpeg); `warning` is the first warning, `error` what stopped the decode ('' when
+// none). The source decoder's damage check: per call and thread-safe, unlike libvips'
+// warning handling, which several encode workers using sharp at once confuse.
+Napi::Value JpegCheck(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ByteView src = RequireBytes(info, 0, "src");
+  // The band holds 16 output rows of up to 4 components at the header's width; read the
+  // width first (outside any setjmp region the header read cannot allocate for us).
+  HeaderWidth header = ReadWidth(src.data, src.length);
+  std::vector<uint8_t>& band = scratch.band;
+  const size_t need = static_cast<size_t>(header.width) * 4 * kRowsPerCall;
+  if (band.size() < need) band.resize(need);
+  CheckResult result;
+  CheckJpeg(src.data, src.length, &band, &result);
+  Trim(&band);
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("warnings", Napi::Number::New(env, result.warnings));
+  out.Set("warning", Napi::String::New(env, result.first_warning));
+  out.Set("error", Napi::String::New(env, result.error));
+  return out;
+}
 
 // threadCpuMs(): the calling thread's CPU time in ms (writer stage timings).
 Napi::Value ThreadCpuTime(const Napi::CallbackInfo& info) {
