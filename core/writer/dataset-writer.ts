@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { encodeAllocation, type Allocation } from '../format/alloc-table.js';
 import { ALLOC_ENTRY_SIZE, DEFAULT_PAGE_SIZE, FORMAT_VERSION, MAX_PAGE_SIZE, MIN_WRITER_PAGE_SIZE } from '../format/constants.js';
 import { encodeDescriptor } from '../format/descriptor.js';
@@ -15,6 +14,7 @@ import { EncodePool } from './encode-pool.js';
 import { encodeSample, type Sample } from './encode-sample.js';
 import { PageAllocator } from './page-allocator.js';
 import { RecordSink } from './record-sink.js';
+import { removeStaleTemps, tempPathFor } from './temp-files.js';
 import { failureOf, type SampleOutcome, type SkippedSample } from './sample-outcome.js';
 import type { WriteReport } from '../api/build-report.js';
 import { threadCpuMs } from '../native/writer-transcode.js';
@@ -103,7 +103,9 @@ export class DatasetWriter {
   async write(source: SampleSource): Promise<WriteReport> {
     const t0 = performance.now();
     const out = resolve(this.path);
-    const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+    // Files a killed earlier write of this output left behind (its process is gone).
+    await removeStaleTemps(out);
+    const tmp = tempPathFor(out);
     const capacity = this.options.numSamples ?? lengthOf(source);
     // Exclusive: a fresh name, never an existing file or a link planted there.
     const fh = await open(tmp, 'wx+');
