@@ -69,8 +69,3 @@ function describeSource(v: unknown): string | undefined {
   if (v && typeof v === 'object' && 'name' in v && typeof (v as { name: unknown }).name === 'string') return (v as { name: string }).name;
   return undefined;
 }
-
-/** Copies a heap object into its own ArrayBuffer so it can be transferred to another thread. */
-export function ownBuffer(u: Uint8Array): Uint8Array {
-  return u.byteOffset === 0 && u.byteLength === u.buffer.byteLength && u.buffer instanceof ArrayBuffer ? u : u.slice();
-}

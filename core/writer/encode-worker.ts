@@ -9,7 +9,7 @@ import { schemaFromSpecs } from '../fields/schema.js';
 import { nodeImageCodec, transcodeSource, type TranscodeClock } from '../native/image-codec.js';
 import { threadCpuMs } from '../native/writer-transcode.js';
 import type { ChunkJob, ChunkResult, WorkerInit } from './encode-pool.js';
-import { encodeSample, ownBuffer } from './encode-sample.js';
+import { encodeSample } from './encode-sample.js';
 import { failureOf, type SampleOutcome } from './sample-outcome.js';
 import { emptyWorkerTimings } from './timings.js';
 
@@ -34,21 +34,16 @@ async function run(job: ChunkJob): Promise<void> {
   const c0 = timings ? threadCpuMs() : null;
   try {
     const outcomes: SampleOutcome[] = [];
-    const transfer = new Set<ArrayBuffer>();
     for (let i = 0; i < job.samples.length; i++) {
       const index = job.start + i;
       try {
         const values = await encodeSample(fields, job.samples[i]!, index, { codec, seed: init.seed, baseDir: init.baseDir, indexBase: init.indexBase });
-        for (const v of values) {
-          if (!v.heap) continue;
-          v.heap = ownBuffer(v.heap);
-          transfer.add(v.heap.buffer as ArrayBuffer);
-        }
         outcomes.push({ ok: true, values });
       } catch (e) {
         outcomes.push({ ok: false, skipped: failureOf(index, e) });
       }
     }
+    const transfer = pack(outcomes);
     const msg: ChunkResult = { chunk: job.chunk, ok: true, outcomes, readyAt };
     let c1: number | null = null;
     if (timings && clock) {
@@ -77,4 +72,40 @@ async function run(job: ChunkJob): Promise<void> {
     const msg: ChunkResult = { chunk: job.chunk, ok: false, error: (e as Error).stack ?? String(e) };
     parentPort!.postMessage(msg);
   }
+}
+
+/**
+ * Moves a chunk's heap objects into one buffer and its metadata members into another (the
+ * values become views of them) and returns the two to transfer. Sent one buffer per value,
+ * a 100-sample chunk made the main thread receive and later garbage-collect ~200 small
+ * ArrayBuffers; as two, its collector work on a 3000-image build fell by most of ~100 ms.
+ */
+function pack(outcomes: SampleOutcome[]): ArrayBuffer[] {
+  let heapBytes = 0;
+  let metaBytes = 0;
+  for (const o of outcomes) {
+    if (!o.ok) continue;
+    for (const v of o.values) {
+      heapBytes += v.heap?.byteLength ?? 0;
+      metaBytes += v.meta.byteLength;
+    }
+  }
+  const heap = new Uint8Array(heapBytes);
+  const meta = new Uint8Array(metaBytes);
+  let h = 0;
+  let m = 0;
+  for (const o of outcomes) {
+    if (!o.ok) continue;
+    for (const v of o.values) {
+      meta.set(v.meta, m);
+      v.meta = meta.subarray(m, m + v.meta.byteLength);
+      m += v.meta.byteLength;
+      if (v.heap) {
+        heap.set(v.heap, h);
+        v.heap = heap.subarray(h, h + v.heap.byteLength);
+        h += v.heap.byteLength;
+      }
+    }
+  }
+  return [heap.buffer, meta.buffer];
 }
