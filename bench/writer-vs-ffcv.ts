@@ -15,8 +15,8 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, readFileSync } from 'node:fs';
-import { mkdir, readFile, rm } from 'node:fs/promises';
-import { availableParallelism, cpus, loadavg } from 'node:os';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ImageFolderSource, cappedSize, type WriteReport } from '../core/index.js';
@@ -81,35 +81,40 @@ export async function runVsFfcv(cfg: VsFfcvConfig): Promise<void> {
   const outDir = join(benchScratchDir(), 'vs-ffcv');
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
-  // FFCV's python runs here: a folder with no packages in it, outside any source tree.
-  const pyCwd = join(outDir, 'cwd');
-  await mkdir(pyCwd);
+  // FFCV's python runs from an empty folder outside any source tree (a folder named like a
+  // package in the working directory would shadow the installed one).
+  const pyCwd = await mkdtemp(join(tmpdir(), 'beton-vs-ffcv-'));
   const py = join(repoRoot(), 'bench', 'py');
-  await checkFfcv(cfg.python, pyCwd);
-
-  // Every run reads the sources from the page cache, not only the later ones.
-  const paths = [...new ImageFolderSource(root)].map((s) => s.image.path);
-  for (const p of paths) await readFile(p);
-
-  log(`one thread, step by step (${cfg.stageImages} images, both stacks)…`);
-  const stages: Stages = { ours: oursStages(paths.slice(0, cfg.stageImages), cfg), ffcv: null };
-  const ffcvStages = await runJson(cfg.python, [join(py, 'ffcv_stages.py'), root, String(cfg.stageImages), String(cfg.maxResolution), String(cfg.quality)], pyCwd);
-  stages.ffcv = ffcvStages as Stages['ffcv'];
-
   const runs: Run[] = [];
   let reference: string | null = null; // FFCV's single-worker file
-  const total = cfg.rounds * cfg.workers.length * 2;
-  for (let round = 1; round <= cfg.rounds; round++) {
-    for (const w of cfg.workers) {
-      for (const impl of ['ours', 'ffcv'] as const) {
-        const out = join(outDir, `${impl}-w${w}.beton`);
-        const run = impl === 'ours' ? await runOurs(root, out, w, cfg, round) : await runFfcv(root, out, w, cfg, round, py, pyCwd);
-        runs.push(run);
-        if (impl === 'ffcv' && w === 1 && reference === null) reference = run.sha256;
-        log(`[${runs.length}/${total}] round ${round} ${impl} w${w}: ${fmt(run.imagesPerSec)} images/s (${fmt(run.seconds, 2)} s; process ${fmt(run.processSeconds, 2)} s; ${fmt((run.cpuSeconds * 1000) / cfg.count, 2)} CPU ms/image; load ${fmt(run.loadBefore, 2)}→${fmt(run.loadAfter, 2)}, other ${run.otherCores === null ? '?' : fmt(run.otherCores, 2)} cores)`);
-        await rm(out, { force: true });
+  let stages: Stages;
+  try {
+    await checkFfcv(cfg.python, pyCwd);
+
+    // Every run reads the sources from the page cache, not only the later ones.
+    const paths = [...new ImageFolderSource(root)].map((s) => s.image.path);
+    for (const p of paths) await readFile(p);
+
+    log(`one thread, step by step (${cfg.stageImages} images, both stacks)…`);
+    stages = { ours: oursStages(paths.slice(0, cfg.stageImages), cfg), ffcv: null };
+    const ffcvStages = await runJson(cfg.python, [join(py, 'ffcv_stages.py'), root, String(cfg.stageImages), String(cfg.maxResolution), String(cfg.quality)], pyCwd);
+    stages.ffcv = ffcvStages as Stages['ffcv'];
+
+    const total = cfg.rounds * cfg.workers.length * 2;
+    for (let round = 1; round <= cfg.rounds; round++) {
+      for (const w of cfg.workers) {
+        for (const impl of ['ours', 'ffcv'] as const) {
+          const out = join(outDir, `${impl}-w${w}.beton`);
+          const run = impl === 'ours' ? await runOurs(root, out, w, cfg, round) : await runFfcv(root, out, w, cfg, round, py, pyCwd);
+          runs.push(run);
+          if (impl === 'ffcv' && w === 1 && reference === null) reference = run.sha256;
+          log(`[${runs.length}/${total}] round ${round} ${impl} w${w}: ${fmt(run.imagesPerSec)} images/s (${fmt(run.seconds, 2)} s; process ${fmt(run.processSeconds, 2)} s; ${fmt((run.cpuSeconds * 1000) / cfg.count, 2)} CPU ms/image; load ${fmt(run.loadBefore, 2)}→${fmt(run.loadAfter, 2)}, other ${run.otherCores === null ? '?' : fmt(run.otherCores, 2)} cores)`);
+          await rm(out, { force: true });
+        }
       }
     }
+  } finally {
+    await rm(pyCwd, { recursive: true, force: true });
   }
   // Our files must equal FFCV's single-worker file whatever our worker count. FFCV's own
   // multi-worker files differ from it (its workers' pages interleave as they finish).
