@@ -59,7 +59,10 @@ interface Run {
   cpuSeconds: number;
   loadBefore: number;
   loadAfter: number;
-  /** Other processes' (and the hypervisor's) CPU meanwhile, in cores: /proc/stat minus ours. */
+  /**
+   * Other processes' (and the hypervisor's) CPU while the build's process ran, in cores:
+   * /proc/stat's busy time minus the whole process's own CPU, over its wall time.
+   */
   otherCores: number | null;
   sha256: string;
   timings?: WriterTimings;
@@ -155,7 +158,7 @@ async function runOurs(root: string, out: string, workers: number, cfg: VsFfcvCo
   const child = join(dirname(fileURLToPath(import.meta.url)), 'lib', 'writer-child.js');
   const args = { root, out, workers, maxResolution: cfg.maxResolution, quality: cfg.quality, pageSize: PAGE_SIZE };
   const m = await measured(() => runJson(process.execPath, [child, JSON.stringify(args)], process.cwd()));
-  const r = m.value as { report: WriteReport; cpuMs: number };
+  const r = m.value as { report: WriteReport; cpuMs: number; processCpuMs: number };
   return {
     impl: 'ours',
     workers,
@@ -166,7 +169,7 @@ async function runOurs(root: string, out: string, workers: number, cfg: VsFfcvCo
     cpuSeconds: r.cpuMs / 1000,
     loadBefore: m.loadBefore,
     loadAfter: m.loadAfter,
-    otherCores: m.busySeconds === null ? null : Math.max(0, (m.busySeconds - r.cpuMs / 1000) / (r.report.elapsedMs / 1000)),
+    otherCores: m.busySeconds === null ? null : Math.max(0, (m.busySeconds - r.processCpuMs / 1000) / m.seconds),
     sha256: await sha256(out),
     ...(r.report.timings ? { timings: r.report.timings } : {}),
   };
@@ -175,7 +178,7 @@ async function runOurs(root: string, out: string, workers: number, cfg: VsFfcvCo
 async function runFfcv(root: string, out: string, workers: number, cfg: VsFfcvConfig, round: number, py: string, cwd: string): Promise<Run> {
   const args = [join(py, 'ffcv_writer.py'), root, out, String(workers), String(cfg.maxResolution), String(cfg.quality), String(PAGE_SIZE)];
   const m = await measured(() => runJson(cfg.python, args, cwd));
-  const r = m.value as { seconds: number; samples: number; cpuSeconds: number };
+  const r = m.value as { seconds: number; samples: number; cpuSeconds: number; processCpuSeconds: number };
   return {
     impl: 'ffcv',
     workers,
@@ -186,15 +189,15 @@ async function runFfcv(root: string, out: string, workers: number, cfg: VsFfcvCo
     cpuSeconds: r.cpuSeconds,
     loadBefore: m.loadBefore,
     loadAfter: m.loadAfter,
-    otherCores: m.busySeconds === null ? null : Math.max(0, (m.busySeconds - r.cpuSeconds) / r.seconds),
+    otherCores: m.busySeconds === null ? null : Math.max(0, (m.busySeconds - r.processCpuSeconds) / m.seconds),
     sha256: await sha256(out),
   };
 }
 
 /**
  * Runs `fn` (one child process) and reports its wall time, the 1-minute load average
- * before and after, and the machine's busy CPU seconds meanwhile (/proc/stat; the child's
- * own CPU is subtracted by the caller, over the writer's own time).
+ * before and after, and the machine's busy CPU seconds meanwhile (/proc/stat; the caller
+ * subtracts the child's own CPU, start-up included).
  */
 async function measured<T>(fn: () => Promise<T>): Promise<{ value: T; seconds: number; loadBefore: number; loadAfter: number; busySeconds: number | null }> {
   const loadBefore = loadavg()[0]!;
