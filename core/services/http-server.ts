@@ -183,10 +183,11 @@ export async function startHttpServer(o: HttpServerOptions): Promise<{ server: S
   };
 }
 
-/** HTTP status of a failed envelope: not found 404, refused 403, anything else the client's fault 400. */
+/** HTTP status of a failed envelope: not found 404, refused 403, an existing output 409 (the UI asks), anything else the client's fault 400. */
 export function statusOf(code: string): number {
   if (code === 'NOT_FOUND' || code === 'UNKNOWN_METHOD' || code === 'UNKNOWN_JOB') return 404;
   if (code === 'FORBIDDEN' || code === 'EXEC_DISABLED') return 403;
+  if (code === 'OUTPUT_EXISTS') return 409;
   return 400;
 }
 

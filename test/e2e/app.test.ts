@@ -99,7 +99,9 @@ describe.skipIf(!HAVE_CHROMIUM)('the app, end to end (beton serve + headless Chr
     page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
     page.on('console', (m) => {
       // The FORBIDDEN check below makes the browser log its 403; anything else is a problem.
-      if (m.type() === 'error' && !(m.text().includes('status of 403') && m.location().url.includes('/api/'))) problems.push(`console: ${m.text()} (${m.location().url})`);
+      // Refusals the tests provoke on purpose: 403 (outside the folder), 409 (an existing output, which the UI then asks about).
+      const provoked = (m.text().includes('status of 403') || m.text().includes('status of 409')) && m.location().url.includes('/api/');
+      if (m.type() === 'error' && !provoked) problems.push(`console: ${m.text()} (${m.location().url})`);
     });
   }, 120_000);
 
@@ -172,6 +174,17 @@ describe.skipIf(!HAVE_CHROMIUM)('the app, end to end (beton serve + headless Chr
     expect(await page.getByTestId('report-skipped').textContent()).toBe('0');
     expect(Number(await page.getByTestId('throughput-chart').getAttribute('data-count'))).toBeGreaterThan(0);
     await shot('build');
+  });
+
+  it('asks before replacing an existing .beton: the same build again shows a confirmation, and Replace it rebuilds', async () => {
+    await page.getByTestId('nav-sources').click();
+    await page.getByTestId('build-button').click();
+    await page.getByTestId('overwrite-confirm').waitFor();
+    expect(await page.getByTestId('overwrite-confirm').textContent()).toContain('already exists');
+    await shot('overwrite-confirm');
+    await page.getByTestId('overwrite-yes').click();
+    await page.getByTestId('build-report').waitFor();
+    expect(await page.getByTestId('report-samples').textContent()).toBe('48');
   });
 
   it('opens the dataset: header, page map and decoded thumbnails with paging', async () => {

@@ -18,6 +18,20 @@ const progress = (jobId: string, done: number, total: number | null = 100): Prog
 const config = { source: { type: 'image_folder' as const, path: '/d/images' }, output: '/d/images.beton' };
 
 describe('builds store', () => {
+  it('an existing output is not replaced unless asked: OUTPUT_EXISTS comes back, then start(config, true) sends overwrite', async () => {
+    const t = fakeTransport({
+      'builds.start': (p) => {
+        if (p.overwrite !== true) throw Object.assign(new Error('/d/images.beton exists; pass --force'), { code: 'OUTPUT_EXISTS' });
+        return { jobId: 'j9' };
+      },
+    });
+    expect(await useBuildsStore.getState().start(config)).toBeNull();
+    expect(useBuildsStore.getState().startError?.code).toBe('OUTPUT_EXISTS');
+    expect(await useBuildsStore.getState().start(config, true)).toBe('j9');
+    expect(useBuildsStore.getState().startError).toBeNull();
+    expect(t.calls.map((c) => (c.params as { overwrite?: boolean }).overwrite)).toEqual([undefined, true]);
+  });
+
   it('starts a build, tracks progress, throttles the chart history, and takes the report at the end', async () => {
     fakeTransport({ 'builds.start': () => ({ jobId: 'j1' }) });
     const s = useBuildsStore.getState();

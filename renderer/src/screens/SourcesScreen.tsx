@@ -22,11 +22,13 @@ export function SourcesScreen() {
   const warnings = checked?.warnings ?? {};
   const errorCount = Object.keys(errors).length;
 
-  const startBuild = async (): Promise<void> => {
+  const startBuild = async (overwrite = false): Promise<void> => {
     if (!checked?.config) return;
-    const id = await builds.start(checked.config);
+    const id = await builds.start(checked.config, overwrite);
     if (id) setScreen('build');
   };
+  // An existing output is never replaced silently: the host refuses, and the user decides here.
+  const outputExists = builds.startError?.code === 'OUTPUT_EXISTS';
 
   return (
     <div className="screen" data-testid="screen-sources">
@@ -130,11 +132,22 @@ export function SourcesScreen() {
           </section>
 
           <div className="actions">
-            {builds.startError ? <ErrorBanner error={builds.startError} title="The build did not start" /> : null}
+            {outputExists ? (
+              <div className="banner banner-warn" role="alert" data-testid="overwrite-confirm">
+                <div className="banner-text">
+                  <strong>{checked?.config?.output ?? 'The output'} already exists.</strong> Replace it with this build? The old file stays until the new one is complete.
+                </div>
+                <button type="button" className="btn btn-danger" data-testid="overwrite-yes" disabled={builds.starting} onClick={() => void startBuild(true)}>
+                  Replace it
+                </button>
+              </div>
+            ) : builds.startError ? (
+              <ErrorBanner error={builds.startError} title="The build did not start" />
+            ) : null}
             <span className="muted" data-testid="form-status">
               {errorCount ? `${errorCount} ${errorCount === 1 ? 'problem' : 'problems'} to fix before building` : 'Ready to build'}
             </span>
-            <button type="button" className="btn btn-primary btn-large" data-testid="build-button" disabled={!checked?.config || builds.starting} onClick={() => void startBuild()}>
+            <button type="button" className="btn btn-primary btn-large" data-testid="build-button" disabled={!checked?.config || builds.starting} onClick={() => void startBuild(false)}>
               {builds.starting ? 'Starting…' : 'Build dataset'}
             </button>
           </div>

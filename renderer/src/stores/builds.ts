@@ -55,7 +55,8 @@ interface BuildsState {
   currentId: string | null;
   starting: boolean;
   startError: ApiError | null;
-  start(config: BuildConfigInput): Promise<string | null>;
+  /** overwrite: replace an existing output (the host refuses with OUTPUT_EXISTS otherwise; the Sources screen asks). */
+  start(config: BuildConfigInput, overwrite?: boolean): Promise<string | null>;
   cancel(id?: string): Promise<void>;
   select(id: string): void;
   onProgress(e: ProgressEvent, now?: number): void;
@@ -91,10 +92,10 @@ export const useBuildsStore = create<BuildsState>()((set, get) => {
     currentId: null,
     starting: false,
     startError: null,
-    start: async (config) => {
+    start: async (config, overwrite = false) => {
       set({ starting: true, startError: null });
       try {
-        const { jobId } = await call('builds.start', { config });
+        const { jobId } = await call('builds.start', { config, ...(overwrite ? { overwrite: true } : {}) });
         const job = get().jobs[jobId];
         put(job ? { ...job, config } : newJob(jobId, Date.now(), config));
         set({ starting: false, currentId: jobId });
