@@ -143,7 +143,7 @@ describe('loader', () => {
     const raw: typeof RawAddon = loadNative();
     const typed: NativeAddon = raw;
     expect(Object.keys(typed).sort()).toEqual(
-      ['gatherRecords', 'jpegDecodeRGB', 'jpegEncodeRGB', 'jpegInfo', 'jpegLibrary', 'madvise', 'mapPixels', 'mmapFile', 'pageCacheResidency', 'pcg64ShuffleU32', 'resizeAreaRGB', 'threadCpuMs', 'transcodeJpeg'],
+      ['gatherRecords', 'jpegCheck', 'jpegDecodeRGB', 'jpegEncodeRGB', 'jpegInfo', 'jpegLibrary', 'madvise', 'mapPixels', 'mmapFile', 'pageCacheResidency', 'pcg64ShuffleU32', 'resizeAreaRGB', 'threadCpuMs', 'transcodeJpeg'],
     );
     expect(native.jpegLibrary).toMatch(/^libjpeg/);
   });
