@@ -158,6 +158,8 @@ class WriteJob {
   private pageWrites: Promise<unknown> = Promise.resolve();
   /** Page buffers whose writes have finished, ready to be filled again (see writePage). */
   private readonly freePages: Uint8Array[] = [];
+  /** The one early flush of the pages written so far has been queued (see writePage). */
+  private earlySync = false;
   private bytesWritten = 0;
   private sourceBytes = 0;
   private readonly skipped: SkippedSample[] = [];
@@ -218,10 +220,16 @@ class WriteJob {
     const pos = pageNumber * this.pageSize;
     this.bytesWritten += this.pageSize;
     const buffer = new Uint8Array(bytes.buffer, bytes.byteOffset, this.pageSize);
+    // Near the end (a known count, 7/8 placed), the pages so far are also flushed to disk,
+    // once, while the last samples encode: the fsync before the rename then has a page or
+    // two left instead of the whole file (measured ~20 of ~45 ms at the end of a 55 MB build).
+    const syncNow = !this.spill && !this.earlySync && this.capacity !== null && this.meta.count * 8 >= this.capacity * 7;
+    if (syncNow) this.earlySync = true;
     this.pageWrites = this.pageWrites.then(async () => {
       const h = this.spill ? await this.spillFile('pages') : this.fh;
       await h.write(bytes, 0, bytes.byteLength, this.dataStart + pos);
       this.freePages.push(buffer);
+      if (syncNow) await h.datasync();
     });
     // Surfaces in finish(), not as an unhandled rejection.
     this.pageWrites.catch(() => undefined);
