@@ -2,7 +2,7 @@
  * The IPC channels besides the contract's two (`IPC.invoke`, `IPC.event` in core/api):
  * native dialogs, which only the desktop host has. The sandboxed preload cannot import
  * this file (it may `require` nothing but `electron`), so preload.cts repeats these
- * strings; test/electron-window.test.ts checks that the two agree.
+ * strings; test/electron/electron-window.test.ts checks that the two agree.
  */
 export const DIALOG = { open: 'beton:dialog:open', save: 'beton:dialog:save' } as const;
 

@@ -1,6 +1,6 @@
 /**
  * The verdict's thresholds, in one place: the rules (verdict-rules.ts), the sentences they
- * write and the rules table in docs/profiler.md (checked by test/profile-verdict.test.ts)
+ * write and the rules table in docs/profiler.md (checked by test/profile/profile-verdict.test.ts)
  * all read them here, so a number cannot say one thing in a summary and another in a rule.
  */
 export const THRESHOLDS = {

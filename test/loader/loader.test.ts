@@ -1,0 +1,349 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BytesField } from '../../core/fields/bytes-field.js';
+import { FloatField } from '../../core/fields/float-field.js';
+import { IntField } from '../../core/fields/int-field.js';
+import { JSONField } from '../../core/fields/json-field.js';
+import { NDArrayField } from '../../core/fields/ndarray-field.js';
+import { RGBImageField } from '../../core/fields/rgb-image-field.js';
+import type { Batch } from '../../core/loader/batch.js';
+import { LoaderError } from '../../core/loader/errors.js';
+import { Loader, type LoaderOptions } from '../../core/loader/loader.js';
+import { cropResizeRGB } from '../../core/native/index.js';
+import { Reader } from '../../core/reader/reader.js';
+import {
+  CenterCropRGBImageDecoder,
+  Cutout,
+  IntDecoder,
+  LabelMixup,
+  NormalizeImage,
+  RandomHorizontalFlip,
+  RandomResizedCropRGBImageDecoder,
+  RandomTranslate,
+  ReplaceLabel,
+  ToCHW,
+  Custom,
+} from '../../core/pipeline/spec.js';
+import { DatasetWriter } from '../../core/writer/dataset-writer.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'beton-loader-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const constant = (v: number, w: number, h: number): { data: Uint8Array; width: number; height: number } => ({ data: new Uint8Array(w * h * 3).fill(v), width: w, height: h });
+
+let fixed: string;
+let variable: string;
+let scalars: string;
+beforeAll(async () => {
+  fixed = join(dir, 'fixed.beton');
+  // Constant images (value i mod 255), half raw and half JPEG q95, small pages: several samples per page.
+  await new DatasetWriter(
+    fixed,
+    { image: new RGBImageField({ writeMode: 'proportion', jpegQuality: 95 }), label: new IntField() },
+    { numWorkers: 0, pageSize: 16384, allowSmallPages: true },
+  ).write(Array.from({ length: 600 }, (_, i) => ({ image: constant(i % 255, 25, 20), label: i })));
+  variable = join(dir, 'variable.beton');
+  await new DatasetWriter(variable, { image: new RGBImageField({ writeMode: 'proportion', jpegQuality: 95 }), label: new IntField() }, { numWorkers: 0 }).write(
+    Array.from({ length: 40 }, (_, i) => ({ image: constant(i % 255, 300 + ((i * 37) % 200), 300 + ((i * 53) % 200)), label: i })),
+  );
+  scalars = join(dir, 'scalars.beton');
+  await new DatasetWriter(
+    scalars,
+    { i: new IntField(), f: new FloatField(), a: new NDArrayField({ dtype: 'float32', shape: [2, 3] }), b: new BytesField(), j: new JSONField() },
+    { numWorkers: 0 },
+  ).write(Array.from({ length: 30 }, (_, i) => ({ i: i - 10, f: i / 4, a: Float32Array.from({ length: 6 }, (_, k) => i * 10 + k), b: new Uint8Array(i % 7).fill(i), j: { i } })));
+});
+
+async function collect(path: string, opts: LoaderOptions): Promise<Batch[]> {
+  const loader = await Loader.open(path, opts);
+  const out: Batch[] = [];
+  try {
+    for await (const b of loader) out.push(b.clone());
+  } finally {
+    await loader.close();
+  }
+  return out;
+}
+
+const imageRow = (b: Batch, r: number, name = 'image'): Uint8Array => {
+  const o = b.get(name);
+  const row = o.shape.slice(1).reduce((x, y) => x * y, 1);
+  return (o.data as Uint8Array).subarray(r * row, (r + 1) * row);
+};
+
+describe('loader: decoding and order', () => {
+  it.each([true, false])('constant raw and JPEG q95 images decode exactly (osCache %s)', async (osCache) => {
+    const batches = await collect(fixed, { batchSize: 64, numWorkers: 2, osCache, dropLast: false });
+    let rows = 0;
+    for (const b of batches) {
+      expect(b.get('image').shape.slice(1)).toEqual([20, 25, 3]);
+      for (let r = 0; r < b.size; r++) {
+        const id = b.sampleIds[r]!;
+        expect(b.get('label').data[r]).toBe(BigInt(id));
+        expect(imageRow(b, r).every((v) => v === id % 255), `sample ${id}`).toBe(true);
+        rows++;
+      }
+    }
+    expect(rows).toBe(600);
+    expect(batches[0]!.sampleIds.slice(0, 8)).toEqual(Uint32Array.from([0, 1, 2, 3, 4, 5, 6, 7]));
+  });
+
+  it('length follows drop_last (600 samples: bs 7 → 85 / 86, bs 60 → 10 / 10)', async () => {
+    for (const [bs, dropLast, len] of [[7, true, 85], [7, false, 86], [60, true, 10], [60, false, 10]] as const) {
+      const l = await Loader.open(fixed, { batchSize: bs, dropLast, numWorkers: 1 });
+      expect(l.length).toBe(len);
+      await l.close();
+    }
+    const b = await collect(fixed, { batchSize: 7, dropLast: false, numWorkers: 1, pipelines: { image: null } });
+    expect(b.map((x) => x.size).filter((s) => s !== 7)).toEqual([5]);
+    expect(Object.keys(b[0]!.outputs)).toEqual(['label']);
+  });
+
+  it('random order reproduces numpy default_rng(seed + epoch).permutation', async () => {
+    const small = join(dir, 'ten.beton');
+    await new DatasetWriter(small, { k: new IntField() }, { numWorkers: 0 }).write(Array.from({ length: 10 }, (_, i) => ({ k: i })));
+    const l = await Loader.open(small, { batchSize: 10, order: 'random', seed: 17, numWorkers: 1 });
+    const epochs: number[][] = [];
+    for (let e = 0; e < 2; e++) for await (const b of l) epochs.push(Array.from(b.sampleIds));
+    await l.close();
+    expect(epochs[0]!.slice(0, 3)).toEqual([4, 0, 1]);
+    expect(epochs[1]!.slice(0, 3)).toEqual([2, 8, 4]);
+  });
+
+  it('batches are identical with 1 and 2 workers, and with os and process cache', async () => {
+    const pipelines = { image: [RandomResizedCropRGBImageDecoder(16), RandomHorizontalFlip(), Cutout(4), ToCHW()], label: [IntDecoder()] };
+    const base = { batchSize: 32, order: 'quasi_random' as const, seed: 5, pipelines };
+    const a = await collect(variable, { ...base, batchSize: 8, numWorkers: 1 });
+    const b = await collect(variable, { ...base, batchSize: 8, numWorkers: 2 });
+    const c = await collect(variable, { ...base, batchSize: 8, numWorkers: 2, osCache: false });
+    expect(a.length).toBe(5);
+    for (const other of [b, c]) {
+      other.forEach((x, i) => {
+        expect(x.sampleIds).toEqual(a[i]!.sampleIds);
+        expect(x.get('image').data).toEqual(a[i]!.get('image').data);
+      });
+    }
+    expect(a[0]!.get('image').shape).toEqual([8, 3, 16, 16]);
+  });
+
+  it('resume mid-epoch yields exactly the remaining batches', async () => {
+    const opts: LoaderOptions = { batchSize: 50, order: 'random', seed: 11, numWorkers: 2, pipelines: { image: [RandomResizedCropRGBImageDecoder(8), RandomHorizontalFlip()] } };
+    const full = await collect(fixed, opts);
+    const l = await Loader.open(fixed, opts);
+    for await (const b of l) if (b.index === 4) break;
+    const state = l.state();
+    await l.close();
+    expect(state).toEqual({ epoch: 0, batch: 5, seed: 11 });
+    const l2 = await Loader.open(fixed, opts);
+    l2.resume(JSON.parse(JSON.stringify(state)));
+    const rest: Batch[] = [];
+    for await (const b of l2) rest.push(b.clone());
+    expect(l2.epoch).toBe(1);
+    await l2.close();
+    expect(rest.map((b) => b.index)).toEqual(full.slice(5).map((b) => b.index));
+    rest.forEach((b, i) => expect(b.get('image').data).toEqual(full[5 + i]!.get('image').data));
+  });
+
+  it('distributed ranks are disjoint and cover the data', async () => {
+    const ids: number[][] = [];
+    for (let rank = 0; rank < 3; rank++) {
+      const b = await collect(fixed, { batchSize: 10, dropLast: false, order: 'random', seed: 1, distributed: { rank, worldSize: 3 }, numWorkers: 1, pipelines: { image: null } });
+      ids.push(b.flatMap((x) => Array.from(x.sampleIds)));
+    }
+    expect(ids.map((x) => x.length)).toEqual([200, 200, 200]);
+    expect(new Set(ids.flat()).size).toBe(600);
+  });
+});
+
+describe('loader: filter', () => {
+  it('keeps the samples whose row satisfies the condition, by sample id, with indices and distributed ranks', async () => {
+    // Labels equal sample ids here. The pass applies the output's pipeline: the condition sees
+    // the label after a custom op (as FFCV's test filters values its pipeline doubled).
+    const doubled = Custom('double', (src, dst) => {
+      (dst as unknown as BigInt64Array)[0] = (src as unknown as BigInt64Array)[0]! * 2n;
+    });
+    const indices = Array.from({ length: 300 }, (_, k) => 599 - 2 * k); // odd ids, descending: ids ≠ positions
+    const base = await Loader.open(fixed, { batchSize: 8, numWorkers: 1, order: 'random', seed: 5, indices, pipelines: { image: null, label: [IntDecoder(), doubled] } });
+    const seen: number[] = [];
+    const filtered = await base.filter('label', (row, id) => {
+      seen.push(id);
+      return Number((row as BigInt64Array)[0]) % 3 === 0;
+    });
+    try {
+      expect(seen).toEqual(indices); // one sequential pass over the indices, every batch kept
+      const want = indices.filter((id) => (2 * id) % 3 === 0);
+      expect(filtered.length).toBe(Math.floor(want.length / 8)); // drop_last kept (the default)
+      expect(filtered.seed).toBe(base.seed);
+      const got: number[] = [];
+      for await (const b of filtered) {
+        expect(b.size).toBe(8);
+        const labels = b.get('label').data as BigInt64Array;
+        b.sampleIds.forEach((id, j) => {
+          expect(Number(labels[j])).toBe(2 * id);
+          got.push(id);
+        });
+      }
+      expect(new Set(got).size).toBe(got.length);
+      for (const id of got) expect(want).toContain(id);
+      expect(got.length).toBe(filtered.length * 8);
+    } finally {
+      await filtered.close();
+      await base.close();
+    }
+
+    // Distributed: each rank filters the whole set, then the kept ids are split between ranks.
+    const ranks: number[][] = [];
+    for (let rank = 0; rank < 2; rank++) {
+      const l = await Loader.open(fixed, { batchSize: 5, dropLast: false, numWorkers: 1, order: 'random', seed: 2, distributed: { rank, worldSize: 2 }, pipelines: { image: null } });
+      const f = await l.filter('label', (row) => (row as BigInt64Array)[0]! < 100n);
+      const ids: number[] = [];
+      for await (const b of f) ids.push(...b.sampleIds);
+      ranks.push(ids);
+      await f.close();
+      await l.close();
+    }
+    expect(ranks[0]!.length).toBe(50);
+    expect(ranks[1]!.length).toBe(50);
+    expect(new Set(ranks.flat())).toEqual(new Set(Array.from({ length: 100 }, (_, i) => i)));
+  });
+
+  it('names a missing output and an empty result', async () => {
+    const l = await Loader.open(fixed, { batchSize: 8, numWorkers: 1, pipelines: { image: null } });
+    try {
+      await expect(l.filter('nope', () => true)).rejects.toThrow(/no output "nope"/);
+      await expect(l.filter('label', () => false)).rejects.toThrow(/no sample .* satisfies/);
+      await expect(l.filter('label', 'x > 1' as unknown as () => boolean)).rejects.toThrow(/condition must be a function/);
+      // A condition that throws: the error comes back and the pass is closed (this loader still works).
+      await expect(l.filter('label', () => { throw new Error('bad condition'); })).rejects.toThrow('bad condition');
+      let batches = 0;
+      for await (const _ of l) batches++;
+      expect(batches).toBe(l.length);
+    } finally {
+      await l.close();
+    }
+  });
+});
+
+describe('loader: decoders and transforms against hand-computed results', () => {
+  it('int, float, ndarray, bytes and json decoders', async () => {
+    const [b] = await collect(scalars, { batchSize: 30, numWorkers: 1 });
+    const r = await Reader.open(scalars);
+    expect(Array.from(b!.get('i').data as BigInt64Array)).toEqual(Array.from({ length: 30 }, (_, i) => BigInt(i - 10)));
+    expect(Array.from(b!.get('f').data as Float64Array)).toEqual(Array.from({ length: 30 }, (_, i) => i / 4));
+    expect(b!.get('a').shape).toEqual([30, 2, 3]);
+    expect(Array.from((b!.get('a').data as Float32Array).subarray(6 * 7, 6 * 8))).toEqual([70, 71, 72, 73, 74, 75]);
+    const bytes = b!.get('b');
+    expect(bytes.shape).toEqual([30, 6]);
+    expect(Array.from((bytes.data as Uint8Array).subarray(6 * 9, 6 * 10))).toEqual([9, 9, 0, 0, 0, 0]);
+    const j = b!.get('j');
+    const row = (j.data as Uint8Array).subarray(13 * j.shape[1]!, 14 * j.shape[1]!);
+    expect(JSON.parse(new TextDecoder().decode(row.subarray(0, row.indexOf(0))))).toEqual({ i: 13 });
+    r.close();
+  });
+
+  it('simple decoder refuses variable-size images', async () => {
+    await expect(Loader.open(variable, { batchSize: 4 })).rejects.toThrow(/one size.*RandomResizedCrop/);
+  });
+
+  it('center crop, flip, normalize and ToCHW on a gradient', async () => {
+    // 6x4 image, pixel (y, x) = [10x, 20y, 7]: easy to follow through the ops.
+    const w = 6;
+    const h = 4;
+    const data = new Uint8Array(w * h * 3);
+    for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) data.set([10 * x, 20 * y, 7], (y * w + x) * 3);
+    const p = join(dir, 'grad.beton');
+    await new DatasetWriter(p, { image: new RGBImageField(), label: new IntField() }, { numWorkers: 0 }).write([{ image: { data, width: w, height: h }, label: 3 }]);
+    // Centre crop with ratio 1: c = 4, rows 0..3, columns 1..4; output 4x4 is a copy.
+    const [b] = await collect(p, { batchSize: 1, numWorkers: 1, pipelines: { image: [CenterCropRGBImageDecoder(4, 1), RandomHorizontalFlip(1), NormalizeImage([5, 10, 7], [5, 10, 1], 'float32'), ToCHW()] } });
+    const out = b!.get('image');
+    expect(out.shape).toEqual([1, 3, 4, 4]);
+    const d = out.data as Float32Array;
+    // Flipped: output x = 0 is source column 4 (R = 40 → (40-5)/5 = 7); channel planes follow.
+    expect(d[0]).toBe(7);
+    expect(d[3]).toBe((10 - 5) / 5);
+    expect(d[16 + 4 * 2]).toBe((40 - 10) / 10);
+    expect(d[32]).toBe(0);
+  });
+
+  it('crop decoders give full-scale-decode pixels by default; fastDecode (reduced DCT scale) reaches the workers', async () => {
+    // A textured 400x320 JPEG: CenterCrop(64) of its 280-px square allows a 1/4 DCT scale.
+    const w = 400;
+    const h = 320;
+    const data = new Uint8Array(w * h * 3);
+    for (let y = 0; y < h; y++) {
+      for (let x = 0; x < w; x++) data.set([(x * 3 + y) & 255, 128 + 100 * Math.sin(x / 9) * Math.cos(y / 13), ((x ^ y) & 16) * 8 + ((x * y) % 23)], (y * w + x) * 3);
+    }
+    const p = join(dir, 'texture.beton');
+    await new DatasetWriter(p, { image: new RGBImageField({ writeMode: 'jpg', jpegQuality: 90 }), label: new IntField() }, { numWorkers: 0 }).write([{ image: { data, width: w, height: h }, label: 0 }]);
+    const load = async (fastDecode?: boolean): Promise<Uint8Array> => {
+      const [b] = await collect(p, { batchSize: 1, numWorkers: 1, ...(fastDecode === undefined ? {} : { fastDecode }), pipelines: { image: [CenterCropRGBImageDecoder(64)] } });
+      return b!.get('image').data as Uint8Array;
+    };
+    // FFCV's decoder: the whole image at full scale (fast IDCT), then INTER_AREA on the crop.
+    const reader = await Reader.open(p);
+    const ref = reader.read(0).image as { data: Uint8Array };
+    reader.close();
+    const c = Math.trunc((224 / 256) * 320);
+    const want = cropResizeRGB(ref.data, w, h, { x: (w - c) >> 1, y: (h - c) >> 1, w: c, h: c }, 64, 64);
+    const exact = await load();
+    expect(Buffer.from(exact).equals(Buffer.from(want))).toBe(true);
+    expect(Buffer.from(await load(false)).equals(Buffer.from(want))).toBe(true);
+    const fast = await load(true);
+    let sum = 0;
+    for (let i = 0; i < fast.length; i++) sum += Math.abs(fast[i]! - exact[i]!);
+    expect(sum).toBeGreaterThan(0); // a different decode happened in the workers
+    expect(sum / fast.length).toBeLessThan(8); // of the same picture
+  });
+
+  it('translate, replace label, label mixup and a custom op', async () => {
+    const p = join(dir, 'ones.beton');
+    await new DatasetWriter(p, { image: new RGBImageField(), label: new IntField() }, { numWorkers: 0 }).write(Array.from({ length: 4 }, (_, i) => ({ image: constant(100, 8, 8), label: i })));
+    const double = Custom('double', (src, dst) => {
+      for (let i = 0; i < src.length; i++) dst[i] = Math.min(255, src[i]! * 2);
+    });
+    const [b] = await collect(p, { batchSize: 4, numWorkers: 2, seed: 2, pipelines: { image: [RandomTranslate(2), double], label: [IntDecoder(), ReplaceLabel([1], 9), LabelMixup(0.5)] } });
+    const img = b!.get('image').data as Uint8Array;
+    // Every pixel is 200 (doubled) or 0 (translated-in border).
+    expect(img.every((v) => v === 200 || v === 0)).toBe(true);
+    const lab = b!.get('label');
+    expect(lab.shape).toEqual([4, 3]);
+    const rows = Array.from({ length: 4 }, (_, i) => Array.from((lab.data as Float32Array).subarray(i * 3, i * 3 + 3)));
+    expect(rows.map((r) => r[0])).toEqual([0, 9, 2, 3]);
+    expect(rows.map((r) => r[1])).toEqual([3, 0, 9, 2]);
+    expect(rows.every((r) => r[2]! >= 0 && r[2]! <= 1 && r[2] === rows[0]![2])).toBe(true);
+  });
+});
+
+describe('loader: failures', () => {
+  it('a corrupt sample raises CORRUPT_SAMPLE naming it, and the workers shut down', async () => {
+    const p = join(dir, 'corrupt.beton');
+    await new DatasetWriter(p, { image: new RGBImageField({ writeMode: 'jpg' }), label: new IntField() }, { numWorkers: 0 }).write(Array.from({ length: 20 }, (_, i) => ({ image: constant(i, 16, 16), label: i })));
+    const r = await Reader.open(p);
+    const ref = r.heapRef(13, 0)!;
+    r.close();
+    const bytes = readFileSync(p);
+    bytes.fill(0x55, ref.ptr + 2, ref.ptr + 40); // smash the JPEG header after SOI
+    writeFileSync(p, bytes);
+    const l = await Loader.open(p, { batchSize: 4, numWorkers: 2 });
+    let err: unknown;
+    try {
+      for await (const _ of l) void _;
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(LoaderError);
+    expect((err as LoaderError).code).toBe('CORRUPT_SAMPLE');
+    expect((err as LoaderError).details.sample).toBe(13);
+    expect((err as Error).message).toContain('sample 13');
+    // Closed: a new iteration fails at once instead of hanging.
+    await expect(l[Symbol.asyncIterator]().next()).rejects.toThrow();
+  });
+
+  it('bad options are named errors', async () => {
+    await expect(Loader.open(fixed, { batchSize: 0 })).rejects.toThrow(/batchSize/);
+    await expect(Loader.open(fixed, { batchSize: 4, indices: [700] })).rejects.toThrow(/indices contains 700/);
+    await expect(Loader.open(fixed, { batchSize: 4, pipelines: { extra: [IntDecoder()] } })).rejects.toThrow(/not a field/);
+  });
+});

@@ -1,0 +1,91 @@
+import { spawn } from 'node:child_process';
+import { cpus } from 'node:os';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startTelemetry } from '../../core/profile/telemetry.js';
+import type { TelemetrySample } from '../../core/profile/types.js';
+import { fakeGpuPaths, sleep, until, withPath } from './profile-fake-gpu.js';
+
+const paths = fakeGpuPaths();
+afterAll(() => paths.cleanup());
+
+describe('telemetry', () => {
+  it('combines CPU, memory, reads and GPU into samples every interval, with the throughput set from outside', async () => {
+    await withPath(paths.withFake, async () => {
+      const seen: TelemetrySample[] = [];
+      const t = await startTelemetry({ intervalMs: 50, gpu: true, onSample: (s) => seen.push(s) });
+      await until(() => seen.some((s) => s.gpus.length > 0));
+      t.setThroughput(1234.5, 3);
+      const mark = seen.length;
+      await until(() => seen.length >= mark + 3);
+      const samples = await t.stop();
+      const after = seen.length;
+      await sleep(150);
+      expect(seen.length).toBe(after); // quiet after stop()
+      expect(samples).toEqual(seen);
+      expect(samples.length).toBeGreaterThanOrEqual(4);
+      for (let i = 1; i < samples.length; i++) expect(samples[i]!.t).toBeGreaterThan(samples[i - 1]!.t);
+      const last = samples[samples.length - 1]!;
+      expect(last.cpuPerCore.length).toBeGreaterThanOrEqual(cpus().length);
+      expect(last.rssBytes).toBeGreaterThan(10 << 20);
+      expect(last.diskReadBytes).toBeGreaterThanOrEqual(0);
+      expect(last.gpus.map((g) => g.index)).toEqual([0, 1]);
+      expect(last).toMatchObject({ imagesPerSec: 1234.5, point: 3 });
+      expect(samples[0]).toMatchObject({ imagesPerSec: null, point: null });
+      expect(t.gpuUnavailable).toBeNull();
+    });
+  });
+
+  it('keeps ticks on a grid of the interval', async () => {
+    const t = await startTelemetry({ intervalMs: 40, gpu: false });
+    await sleep(600);
+    const s = await t.stop();
+    // a loaded test machine may skip slots, but never drifts off the grid nor doubles up
+    expect(s.length).toBeGreaterThanOrEqual(3);
+    expect(s.length).toBeLessThanOrEqual(16);
+    for (const x of s) expect(x.gpus).toEqual([]);
+  });
+
+  it('without nvidia-smi: says why once, samples carry no GPU', async () => {
+    await withPath(paths.withoutGpu, async () => {
+      const reasons: string[] = [];
+      const t = await startTelemetry({ intervalMs: 50, gpu: true, onGpuUnavailable: (r) => reasons.push(r) });
+      await until(() => reasons.length > 0 && t.samples().length >= 3);
+      const s = await t.stop();
+      expect(reasons).toEqual(['no GPU: nvidia-smi not found on PATH']);
+      expect(t.gpuUnavailable).toBe(reasons[0]);
+      expect(s.every((x) => x.gpus.length === 0)).toBe(true);
+    });
+  });
+
+  it('takes throughput from a pull hook, per window', async () => {
+    const windows: number[] = [];
+    const t = await startTelemetry({ intervalMs: 50, gpu: false, throughput: (w) => (windows.push(w), w) });
+    await until(() => t.samples().length >= 3);
+    const s = await t.stop();
+    expect(s.map((x) => x.imagesPerSec)).toEqual(windows.slice(0, s.length));
+    for (const w of windows) expect(w).toBeGreaterThan(0);
+  });
+
+  it.runIf(process.platform === 'linux')('samples another process tree with pid', async () => {
+    const child = spawn(process.execPath, ['-e', 'const b=Buffer.alloc(96<<20,1);setInterval(()=>b[0]++,1000)'], { stdio: 'ignore' });
+    try {
+      await sleep(300);
+      const t = await startTelemetry({ intervalMs: 50, gpu: false, pid: child.pid! });
+      await until(() => t.samples().some((x) => x.rssBytes > 96 << 20));
+      const s = await t.stop();
+      expect(Math.max(...s.map((x) => x.rssBytes))).toBeGreaterThan(96 << 20);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('reports page-cache residency of the file, or null without one', async () => {
+    const none = await startTelemetry({ gpu: false });
+    expect(await none.pageCacheResidency()).toBeNull();
+    await none.stop();
+    const t = await startTelemetry({ gpu: false, file: 'package.json' });
+    const r = await t.pageCacheResidency();
+    expect(r === null || (r >= 0 && r <= 1)).toBe(true);
+    await t.stop();
+  });
+});

@@ -1,0 +1,674 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PointResult, ProfileRun, TelemetrySample } from '../../core/profile/types.js';
+import { defaultDbPath } from '../../core/runs/location.js';
+import { MIGRATIONS } from '../../core/runs/migrations/index.js';
+import { plotCompare, plotRun } from '../../core/runs/plot.js';
+import { RunsDb, SCHEMA_VERSION } from '../../core/runs/runs-db.js';
+import { RunsDbError } from '../../core/runs/errors.js';
+import { runsCommand } from '../../core/cli/runs-command.js';
+import { UsageError } from '../../core/cli/usage-error.js';
+
+const ROOT = resolve(__dirname, '../..');
+const CLI = join(ROOT, 'bin/beton.js');
+const dir = mkdtempSync(join(tmpdir(), 'beton-runs-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+const freshPath = (): string => join(dir, `db${++n}`, 'runs.sqlite');
+
+// ---------- a hand-made ProfileRun ----------
+
+const SHA = 'ab'.repeat(32);
+const CONTENT = 'cd'.repeat(32);
+
+function point(index: number, workers: number, batchSize: number, osCache: boolean, ips: number): PointResult {
+  return {
+    index,
+    config: { workers, batchSize, order: 'random', osCache },
+    images: Math.round(ips * 4),
+    seconds: 4,
+    imagesPerSec: ips,
+    batchesPerSec: ips / batchSize,
+    waitP50Ms: 1.25 + index,
+    waitP95Ms: 9.5 + index,
+    workerBusyMsPerBatch: 33.3,
+    cpuPerCore: [0.5, 0.75, 0.125, 1],
+    rssPeakBytes: 512 * 1024 * 1024 + index,
+    diskReadBytes: 1e6 * index,
+    pageCacheResident: osCache ? 0.875 : null,
+    gpuUtilMean: index % 2 ? 41.5 : null,
+  };
+}
+
+function sample(i: number, withGpu: boolean): TelemetrySample {
+  return {
+    t: i * 250,
+    point: i < 4 ? null : Math.floor(i / 8),
+    imagesPerSec: i < 4 ? null : 1000 + 37 * (i % 11),
+    cpuPerCore: [0.25, 0.5],
+    rssBytes: 3e8 + i,
+    diskReadBytes: 4096 * i,
+    gpus: withGpu ? [{ index: 0, utilPercent: (i * 7) % 100, memoryUsedMiB: 1024, powerW: i % 3 ? 250.5 : null }] : [],
+  };
+}
+
+function makeRun(opts: { host?: string; startedAt?: string; speed?: number; datasetPath?: string; gpu?: boolean } = {}): ProfileRun {
+  const speed = opts.speed ?? 1;
+  const points: PointResult[] = [];
+  let i = 0;
+  for (const osCache of [true, false]) for (const batchSize of [64, 256]) for (const workers of [1, 2, 4]) points.push(point(i++, workers, batchSize, osCache, speed * (800 * workers + batchSize + (osCache ? 300 : 0))));
+  return {
+    kind: 'sweep',
+    startedAt: opts.startedAt ?? '2025-03-01T10:00:00.000Z',
+    finishedAt: '2025-03-01T10:01:30.500Z',
+    status: 'ok',
+    plan: { file: opts.datasetPath ?? '/data/train.beton', workers: [1, 2, 4], batchSizes: [64, 256], orders: ['random'], osCache: [true, false], decoder: 'rrc:160', flip: true, secondsPerPoint: 4, warmupBatches: 3 },
+    machine: {
+      hostname: opts.host ?? 'box-1',
+      cpuModel: 'AMD EPYC 7763 64-Core Processor',
+      cores: 16,
+      ramBytes: 128 * 2 ** 30,
+      os: 'Linux 6.8.0 x64',
+      node: 'v20.19.0',
+      gpus: [{ index: 0, name: 'NVIDIA H100 80GB HBM3', memoryTotalMiB: 81559 }],
+    },
+    dataset: {
+      path: opts.datasetPath ?? '/data/train.beton',
+      sizeBytes: 123_456_789,
+      headerSha256: SHA,
+      contentSha256: CONTENT,
+      numSamples: 50_000,
+      schema: [
+        { name: 'image', type: 'rgb_image', typeId: 2 },
+        { name: 'label', type: 'int', typeId: 1 },
+      ],
+    },
+    points,
+    samples: Array.from({ length: 40 }, (_, k) => sample(k, opts.gpu ?? true)),
+    verdict: { kind: 'decode-bound', summary: 'Workers are busy decoding; the GPU waits.', evidence: ['workers 97% busy', 'wait p50 12 ms'], advice: ['lower the resolution', 'more workers'] },
+  };
+}
+
+function expectCode(f: () => unknown, code: string): void {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(RunsDbError);
+    expect((e as RunsDbError).code, (e as Error).message).toBe(code);
+    return;
+  }
+  throw new Error(`expected RunsDbError ${code}`);
+}
+
+function count(path: string, table: string): number {
+  const db = new Database(path, { readonly: true });
+  try {
+    return (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+// ---------- the database ----------
+
+describe('RunsDb: opening and migrations', () => {
+  it('migrates a fresh file (WAL, user_version), and reopening is a no-op that keeps the data', () => {
+    const path = freshPath();
+    const db = RunsDb.open(path);
+    expect(existsSync(path)).toBe(true);
+    expect(db.schemaVersion).toBe(MIGRATIONS.length);
+    expect(SCHEMA_VERSION).toBe(MIGRATIONS.length);
+    expect(db.journalMode).toBe('wal');
+    const id = db.saveRun(makeRun());
+    db.close();
+    for (let k = 0; k < 2; k++) {
+      const again = RunsDb.open(path);
+      expect(again.schemaVersion).toBe(MIGRATIONS.length);
+      expect(again.getRun(id)?.points).toHaveLength(12);
+      expect(again.integrityCheck()).toBe('ok');
+      again.close();
+    }
+    const raw = new Database(path, { readonly: true });
+    const tables = (raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>).map((t) => t.name);
+    expect(tables).toEqual(['builds', 'datasets', 'machines', 'points', 'profile_runs', 'samples']);
+    expect(raw.pragma('foreign_key_check')).toEqual([]);
+    raw.close();
+  });
+
+  it('migration versions are 1..N in order, and a file from a newer version is refused', () => {
+    expect(MIGRATIONS.map((m) => m.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
+    const path = freshPath();
+    RunsDb.open(path).close();
+    const raw = new Database(path);
+    raw.pragma(`user_version = ${MIGRATIONS.length + 1}`);
+    raw.close();
+    expectCode(() => RunsDb.open(path), 'NEWER_SCHEMA');
+  });
+
+  it('defaultDbPath: $BETON_DB, XDG, macOS, Windows', () => {
+    expect(defaultDbPath({ BETON_DB: '/x/y.sqlite' }, 'linux', '/home/u')).toBe('/x/y.sqlite');
+    expect(defaultDbPath({}, 'linux', '/home/u')).toBe('/home/u/.local/share/beton-studio/runs.sqlite');
+    expect(defaultDbPath({ XDG_DATA_HOME: '/xdg' }, 'linux', '/home/u')).toBe('/xdg/beton-studio/runs.sqlite');
+    expect(defaultDbPath({ XDG_DATA_HOME: 'relative' }, 'linux', '/home/u')).toBe('/home/u/.local/share/beton-studio/runs.sqlite');
+    expect(defaultDbPath({}, 'darwin', '/Users/u')).toBe('/Users/u/Library/Application Support/Beton Studio/runs.sqlite');
+    expect(defaultDbPath({ APPDATA: 'C:\\Users\\u\\AppData\\Roaming' }, 'win32', 'C:\\Users\\u')).toBe('C:\\Users\\u\\AppData\\Roaming\\Beton Studio\\runs.sqlite');
+  });
+});
+
+describe('RunsDb: storing and reading runs', () => {
+  it('saveRun → getRun round-trips a whole ProfileRun', () => {
+    const db = RunsDb.open(freshPath());
+    const run = makeRun();
+    const id = db.saveRun(run);
+    expect(id).toBe(1);
+    expect(db.getRun(id)).toEqual({ ...run, id });
+    expect(db.getRun(999)).toBeNull();
+    // An exec run without dataset, points or verdict.
+    const exec: ProfileRun = { ...makeRun({ gpu: false }), kind: 'exec', plan: { command: 'python train.py', throughputRegex: null, file: '/data/x.beton' }, dataset: null, points: [], verdict: null, status: 'failed', finishedAt: null };
+    const eid = db.saveRun(exec);
+    expect(db.getRun(eid)).toEqual({ ...exec, id: eid });
+    db.close();
+  });
+
+  it('startRun / addPoint / addSamples / finishRun build the same run step by step', () => {
+    const db = RunsDb.open(freshPath());
+    const run = makeRun();
+    const id = db.startRun(run);
+    expect(db.getRun(id)).toMatchObject({ status: 'running', finishedAt: null, verdict: null, points: [], samples: [] });
+    for (const p of run.points) db.addPoint(id, p);
+    expect(db.addSamples(id, run.samples.slice(0, 25))).toBe(25);
+    expect(db.addSamples(id, run.samples.slice(25))).toBe(15);
+    db.finishRun(id, 'ok', run.verdict, run.finishedAt!);
+    expect(db.getRun(id)).toEqual({ ...run, id });
+    db.close();
+  });
+
+  it('deduplicates machines and datasets', () => {
+    const path = freshPath();
+    const db = RunsDb.open(path);
+    db.saveRun(makeRun());
+    db.saveRun(makeRun({ startedAt: '2025-03-02T10:00:00Z' }));
+    db.saveRun(makeRun({ host: 'box-2' }));
+    const d1 = db.recordDataset(makeRun().dataset!);
+    expect(db.recordDataset({ ...makeRun().dataset!, headerSha256: 'cd'.repeat(32) })).not.toBe(d1);
+    expect(db.recordMachine(makeRun().machine)).toBe(db.recordMachine(makeRun().machine));
+    db.close();
+    expect(count(path, 'machines')).toBe(2);
+    expect(count(path, 'datasets')).toBe(2);
+  });
+
+  it('validates its inputs', () => {
+    const db = RunsDb.open(freshPath());
+    const run = makeRun();
+    const id = db.saveRun(run);
+    for (const bad of [0, -1, 1.5, Number.NaN, '1' as unknown as number]) expectCode(() => db.getRun(bad), 'INVALID_INPUT');
+    expectCode(() => db.saveRun({ ...run, points: [{ ...run.points[0]!, imagesPerSec: Number.NaN }] }), 'INVALID_INPUT');
+    expectCode(() => db.saveRun({ ...run, startedAt: 'yesterday' }), 'INVALID_INPUT');
+    expectCode(() => db.saveRun({ ...run, plan: { command: 'x', throughputRegex: null, file: null } }), 'INVALID_INPUT');
+    expectCode(() => db.saveRun({ ...run, dataset: { ...run.dataset!, headerSha256: 'nope' } }), 'INVALID_INPUT');
+    expectCode(() => db.addPoint(id, run.points[0]!), 'INVALID_INPUT'); // index 0 is taken
+    expectCode(() => db.addPoint(12345, run.points[0]!), 'NOT_FOUND');
+    expectCode(() => db.addSamples(12345, run.samples), 'NOT_FOUND');
+    expectCode(() => db.addSamples(id, [{ ...run.samples[0]!, rssBytes: -1 }]), 'INVALID_INPUT');
+    expectCode(() => db.finishRun(12345, 'ok', null), 'NOT_FOUND');
+    expectCode(() => db.listRuns({ limit: 0 }), 'INVALID_INPUT');
+    // A failed saveRun leaves nothing behind (one transaction).
+    expect(db.listRuns()).toHaveLength(1);
+    db.close();
+  });
+
+  it('listRuns: newest first, limit, best images/s, verdict, dataset path', () => {
+    const db = RunsDb.open(freshPath());
+    const a = db.saveRun(makeRun({ startedAt: '2025-03-01T10:00:00Z' }));
+    const b = db.saveRun(makeRun({ startedAt: '2025-03-03T10:00:00Z', speed: 2 }));
+    const c = db.saveRun({ ...makeRun({ startedAt: '2025-03-02T10:00:00Z' }), kind: 'exec', plan: { command: 'train', throughputRegex: null, file: '/data/e.beton' }, dataset: null, points: [], verdict: null });
+    const list = db.listRuns();
+    expect(list.map((r) => r.id)).toEqual([b, c, a]);
+    expect(list[0]).toEqual({ id: b, kind: 'sweep', startedAt: '2025-03-03T10:00:00Z', finishedAt: '2025-03-01T10:01:30.500Z', status: 'ok', datasetPath: '/data/train.beton', hostname: 'box-1', points: 12, bestImagesPerSec: 2 * (800 * 4 + 256 + 300), verdictKind: 'decode-bound', failure: null });
+    expect(list[1]).toMatchObject({ kind: 'exec', datasetPath: '/data/e.beton', points: 0, bestImagesPerSec: null, verdictKind: null });
+    expect(db.listRuns({ limit: 2 }).map((r) => r.id)).toEqual([b, c]);
+    db.close();
+  });
+
+  it('compare matches points by config; deleteRun cascades', () => {
+    const path = freshPath();
+    const db = RunsDb.open(path);
+    const a = db.saveRun(makeRun());
+    const fast = makeRun({ speed: 1.5 });
+    fast.points = fast.points.filter((p) => p.config.batchSize === 256 || p.config.workers !== 1); // drop two configs
+    fast.points.push(point(99, 8, 256, true, 9000)); // a config A lacks
+    const b = db.saveRun(fast);
+    const c = db.compare(a, b);
+    expect(c.rows).toHaveLength(10);
+    for (const r of c.rows) expect(r.ratio).toBeCloseTo(1.5, 10);
+    expect(c.rows[0]).toMatchObject({ config: { workers: 2, batchSize: 64, order: 'random', osCache: true }, a: { index: 1 }, b: { index: 1 } });
+    expect(c.onlyInA).toEqual([
+      { workers: 1, batchSize: 64, order: 'random', osCache: true },
+      { workers: 1, batchSize: 64, order: 'random', osCache: false },
+    ]);
+    expect(c.onlyInB).toEqual([{ workers: 8, batchSize: 256, order: 'random', osCache: true }]);
+    expect(c.verdicts.a?.kind).toBe('decode-bound');
+    expect(c).toMatchObject({ sameMachine: true, sameDataset: true, a: { id: a }, b: { id: b } });
+    expectCode(() => db.compare(a, 777), 'NOT_FOUND');
+
+    expect(count(path, 'samples')).toBe(80);
+    expect(db.deleteRun(a)).toBe(true);
+    expect(db.deleteRun(a)).toBe(false);
+    expect(db.getRun(a)).toBeNull();
+    expect(db.listRuns().map((r) => r.id)).toEqual([b]);
+    db.close();
+    expect(count(path, 'samples')).toBe(40);
+    expect(count(path, 'points')).toBe(11);
+  });
+
+  it('records and lists builds', () => {
+    const db = RunsDb.open(freshPath());
+    const ds = db.recordDataset(makeRun().dataset!);
+    const report = { path: '/data/train.beton', numSamples: 50_000, skipped: [], pages: 10, pageSize: 1 << 24, fileSize: 123_456_789, elapsedMs: 5000, samplesPerSec: 10_000, heapBytes: { image: 1 }, imageModes: {}, sourceBytes: 0, source: { kind: 'image_folder', path: '/src', items: 50_000 }, compressionRatio: null, passThrough: 0, reportPath: null };
+    const id = db.recordBuild(ds, { source: { type: 'image_folder', path: '/src' }, output: '/data/train.beton' }, report);
+    db.recordBuild(null, { output: 'x' }, { ...report, path: '/data/other.beton' });
+    const builds = db.listBuilds();
+    expect(builds).toHaveLength(2);
+    expect(builds.find((x) => x.id === id)).toMatchObject({ datasetId: ds, datasetPath: '/data/train.beton', report, config: { output: '/data/train.beton' } });
+    expectCode(() => db.recordBuild(4242, {}, report), 'NOT_FOUND');
+    db.close();
+  });
+});
+
+// ---------- two processes writing at once ----------
+
+const CHILD = `
+import { RunsDb } from ${JSON.stringify(pathToFileURL(join(ROOT, 'core/runs/runs-db.ts')).href)};
+const [file, tag, count] = process.argv.slice(2);
+const machine = { hostname: 'host-' + tag, cpuModel: 'cpu', cores: 2, ramBytes: 1e9, os: 'linux', node: process.version, gpus: [] };
+const dataset = { path: '/data/' + tag + '.beton', sizeBytes: 1, headerSha256: 'ef'.repeat(32), numSamples: 10, schema: [] };
+const plan = { file: dataset.path, workers: [1, 2], batchSizes: [32], orders: ['random'], osCache: [true], decoder: 'simple', flip: false, secondsPerPoint: 1, warmupBatches: 1 };
+const pt = (index, w) => ({ index, config: { workers: w, batchSize: 32, order: 'random', osCache: true }, images: 100, seconds: 1, imagesPerSec: 100 * w, batchesPerSec: 3, waitP50Ms: 1, waitP95Ms: 2, workerBusyMsPerBatch: 3, cpuPerCore: [0.5], rssPeakBytes: 1e6, diskReadBytes: 0, pageCacheResident: null, gpuUtilMean: null });
+const samples = Array.from({ length: 25 }, (_, i) => ({ t: i * 250, point: i % 2, imagesPerSec: 100 + i, cpuPerCore: [0.5, 0.25], rssBytes: 1e6 + i, diskReadBytes: i, gpus: [] }));
+process.stdout.write('ready\\n');
+await new Promise((r) => process.stdin.once('data', r));
+process.stdin.pause();
+const db = RunsDb.open(file);
+const t0 = Date.now();
+for (let i = 0; i < Number(count); i++) {
+  const startedAt = new Date(Date.UTC(2025, 0, 1, 0, 0, i)).toISOString();
+  if (i % 2 === 0) {
+    db.saveRun({ kind: 'sweep', startedAt, finishedAt: startedAt, status: 'ok', plan, machine, dataset, points: [pt(0, 1), pt(1, 2)], samples, verdict: null });
+  } else {
+    const id = db.startRun({ kind: 'sweep', startedAt, plan, machine, dataset });
+    db.addPoint(id, pt(0, 1));
+    db.addSamples(id, samples.slice(0, 12));
+    db.addPoint(id, pt(1, 2));
+    db.addSamples(id, samples.slice(12));
+    db.finishRun(id, 'ok', { kind: 'balanced', summary: tag, evidence: [], advice: [] });
+  }
+}
+db.close();
+process.stdout.write(JSON.stringify({ tag, ms: Date.now() - t0 }) + '\\n');
+`;
+
+describe('RunsDb: comparisons say which run is faster, and whether the data was the same', () => {
+  it('a run 3.26× slower is "B is 3.26× slower than A" (direction and factor), faster and about-the-same too', () => {
+    const db = RunsDb.open(freshPath());
+    const a = db.saveRun(makeRun());
+    const b = db.saveRun(makeRun({ speed: 1 / 3.26 }));
+    const c = db.compare(a, b);
+    for (const r of c.rows) expect(r).toMatchObject({ direction: 'slower', text: 'B is 3.26× slower than A' });
+    expect(c.rows[0]!.factor).toBeCloseTo(3.26, 10);
+    expect(c.best).toMatchObject({ direction: 'slower', text: 'B is 3.26× slower than A' });
+    expect(db.compare(b, a).best.text).toBe('B is 3.26× faster than A');
+    const same = db.saveRun(makeRun({ speed: 1.02 }));
+    expect(db.compare(a, same).best).toMatchObject({ direction: 'same', text: 'B is about as fast as A (1.02×)' });
+    db.close();
+  });
+
+  it('datasets are told apart by content, not path: one path rebuilt is two datasets, one content at two paths is one', () => {
+    const db = RunsDb.open(freshPath());
+    const run = (path: string, content: string | undefined): number => {
+      const r = makeRun({ datasetPath: path });
+      r.dataset = { ...r.dataset!, ...(content ? { contentSha256: content } : {}) };
+      if (!content) delete r.dataset.contentSha256;
+      return db.saveRun(r);
+    };
+    const a = run('/data/x.beton', 'aa'.repeat(32));
+    const sameContent = run('/data/x.beton', 'aa'.repeat(32));
+    const rebuilt = run('/data/x.beton', 'bb'.repeat(32)); // same path and header (one datasets row), other content
+    const copy = run('/elsewhere/x.beton', 'aa'.repeat(32));
+    const old = run('/data/x.beton', undefined); // recorded before content hashes
+    expect(db.compare(a, sameContent)).toMatchObject({ sameDataset: true, datasetNote: 'same dataset (content aaaaaaaaaaaa…)' });
+    expect(db.compare(a, rebuilt)).toMatchObject({ sameDataset: false, datasetNote: 'different datasets: /data/x.beton was rebuilt between the runs (its content differs)' });
+    expect(db.compare(a, copy)).toMatchObject({ sameDataset: true, datasetNote: 'same dataset (content aaaaaaaaaaaa…), at /data/x.beton and /elsewhere/x.beton' });
+    expect(db.compare(a, old).sameDataset).toBeNull();
+    expect(db.compare(a, old).datasetNote).toMatch(new RegExp(`^dataset unknown: run ${old} recorded no dataset content`));
+    // Each run keeps the content it measured, though the rebuilt file shares the datasets row.
+    expect(db.getRun(a)!.dataset!.contentSha256).toBe('aa'.repeat(32));
+    expect(db.getRun(rebuilt)!.dataset!.contentSha256).toBe('bb'.repeat(32));
+    db.close();
+  });
+
+  it('a rebuild with other settings keeps the header hash but changes the content hash; datasetInfo records both', async () => {
+    const { datasetInfo } = await import('../../core/profile/sweep.js');
+    const { DatasetWriter } = await import('../../core/writer/dataset-writer.js');
+    const { RGBImageField } = await import('../../core/fields/rgb-image-field.js');
+    const file = join(dir, 'rebuilt.beton');
+    const px = (i: number): { data: Uint8Array; width: number; height: number } => ({ data: new Uint8Array(32 * 24 * 3).map((_, k) => (k * 7 + i * 13) % 251), width: 32, height: 24 });
+    const write = (quality: number): Promise<unknown> => new DatasetWriter(file, { image: new RGBImageField({ writeMode: 'jpg', jpegQuality: quality }) }, { numWorkers: 0 }).write(Array.from({ length: 20 }, (_, i) => ({ image: px(i) })));
+    await write(90);
+    const first = datasetInfo(file);
+    expect(datasetInfo(file).contentSha256).toBe(first.contentSha256); // stable
+    await write(50);
+    const second = datasetInfo(file);
+    expect(second.headerSha256).toBe(first.headerSha256); // the old identity could not tell them apart
+    expect(second.contentSha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(second.contentSha256).not.toBe(first.contentSha256);
+  });
+
+  it('a failed run keeps why (migration 003): saveRun / finishRun store it, getRun and listRuns give it back', () => {
+    const db = RunsDb.open(freshPath());
+    const failed: ProfileRun = { ...makeRun(), status: 'failed', failure: { message: 'the command exited with code 127 (command not found)', exitCode: 127, signal: null, stderrTail: ['sh: 1: x: not found'] } };
+    const id = db.saveRun(failed);
+    expect(db.getRun(id)).toEqual({ ...failed, id });
+    expect(db.listRuns()[0]).toMatchObject({ id, status: 'failed', failure: 'the command exited with code 127 (command not found)' });
+    const live = db.startRun(makeRun());
+    db.finishRun(live, 'failed', null, '2025-03-01T10:02:00Z', { message: 'CORRUPT_SAMPLE: sample 3', code: 'CORRUPT_SAMPLE' });
+    expect(db.getRun(live)!.failure).toEqual({ message: 'CORRUPT_SAMPLE: sample 3', code: 'CORRUPT_SAMPLE' });
+    expect(db.getRun(db.saveRun(makeRun()))).not.toHaveProperty('failure');
+    db.close();
+  });
+
+  it('migration 002 adds the content column to a version-1 file; its runs compare as "dataset unknown"', () => {
+    const path = freshPath();
+    RunsDb.open(path).close();
+    const raw = new Database(path);
+    raw.exec('DROP TABLE samples; DROP TABLE points; DROP TABLE profile_runs; DROP TABLE builds; DROP TABLE datasets; DROP TABLE machines;');
+    raw.exec(MIGRATIONS[0]!.sql);
+    raw.pragma('user_version = 1');
+    raw.close();
+    const db = RunsDb.open(path);
+    expect(db.schemaVersion).toBe(SCHEMA_VERSION);
+    expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(2);
+    const a = db.saveRun(makeRun());
+    const b = db.saveRun(makeRun());
+    expect(db.compare(a, b).sameDataset).toBe(true);
+    db.close();
+  });
+
+  it('beton runs compare colours the change on a terminal: green faster, red slower', () => {
+    const path = freshPath();
+    const db = RunsDb.open(path);
+    const a = db.saveRun(makeRun());
+    const b = db.saveRun(makeRun({ speed: 1 / 3.26 }));
+    db.close();
+    const r = spawnSync(process.execPath, [CLI, 'runs', 'compare', String(a), String(b), '--db', path], { encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '1' } });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('best point: \x1b[31mB is 3.26× slower than A\x1b[0m');
+    expect(r.stdout).toContain('\x1b[31m3.26× slower\x1b[0m');
+    const up = spawnSync(process.execPath, [CLI, 'runs', 'compare', String(b), String(a), '--db', path], { encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '1' } });
+    expect(up.stdout).toContain('\x1b[32m3.26× faster\x1b[0m');
+  });
+});
+
+describe('RunsDb: concurrent writers', () => {
+  it('four processes opening one fresh file at the same instant all succeed (WAL switch retried while busy)', async () => {
+    const script = join(dir, 'opener-child.mts');
+    writeFileSync(
+      script,
+      `import { RunsDb } from ${JSON.stringify(pathToFileURL(join(ROOT, 'core/runs/runs-db.ts')).href)};
+const [file, at] = process.argv.slice(2);
+while (Date.now() < Number(at)) {}
+const db = RunsDb.open(file);
+process.stdout.write(db.journalMode + ' ' + db.schemaVersion);
+db.close();
+`,
+    );
+    // Three rounds: without the retry, about 1 open in 20 failed with SQLITE_BUSY here.
+    for (let round = 0; round < 3; round++) {
+      const path = freshPath();
+      const at = Date.now() + 2500; // every child is started and spinning by then
+      const results = await Promise.all(
+        [0, 1, 2, 3].map(
+          () =>
+            new Promise<{ code: number | null; out: string; err: string }>((res) => {
+              const child = spawn(process.execPath, ['--import', 'tsx', script, path, String(at)], { cwd: ROOT });
+              let out = '';
+              let err = '';
+              child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+              child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+              child.on('close', (code) => res({ code, out, err }));
+            }),
+        ),
+      );
+      for (const r of results) {
+        expect(r.code, r.err).toBe(0);
+        expect(r.out).toBe(`wal ${SCHEMA_VERSION}`);
+      }
+    }
+  });
+
+  it('two processes each saving 200 runs into one fresh file at once: no errors, 400 runs, integrity ok', async () => {
+    const script = join(dir, 'writer-child.mts');
+    writeFileSync(script, CHILD);
+    const path = freshPath();
+    const PER = 200;
+    const children = ['a', 'b'].map((tag) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', script, path, tag, String(PER)], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const ready = new Promise<void>((res) => child.stdout.on('data', () => stdout.includes('ready') && res()));
+      const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((res) => child.on('close', (code) => res({ code, stdout, stderr })));
+      return { child, ready, done };
+    });
+    await Promise.all(children.map((c) => c.ready));
+    for (const c of children) c.child.stdin.end('go\n');
+    // Meanwhile a third connection (the app) reads, as the UI would.
+    let reads = 0;
+    let readError: unknown = null;
+    const reader = setInterval(() => {
+      if (!existsSync(path)) return;
+      try {
+        const db = RunsDb.open(path);
+        db.listRuns({ limit: 5 });
+        db.close();
+        reads++;
+      } catch (e) {
+        readError = e;
+      }
+    }, 40);
+    const results = await Promise.all(children.map((c) => c.done));
+    clearInterval(reader);
+    for (const r of results) expect(r.code, r.stderr).toBe(0);
+    for (const r of results) expect(r.stderr).toBe('');
+    expect(readError).toBeNull();
+    expect(reads).toBeGreaterThan(0);
+
+    const db = RunsDb.open(path);
+    const runs = db.listRuns();
+    expect(runs).toHaveLength(2 * PER);
+    expect(runs.filter((r) => r.hostname === 'host-a')).toHaveLength(PER);
+    expect(runs.every((r) => r.status === 'ok' && r.points === 2)).toBe(true);
+    expect(db.integrityCheck()).toBe('ok');
+    db.close();
+    expect(count(path, 'samples')).toBe(2 * PER * 25);
+    expect(count(path, 'machines')).toBe(2);
+    const raw = new Database(path, { readonly: true });
+    expect(raw.pragma('foreign_key_check')).toEqual([]);
+    raw.close();
+  });
+});
+
+// ---------- charts ----------
+
+/** A small well-formedness check: balanced tags, one root, no bare '&' or '<' in text. */
+function expectWellFormedSvg(svg: string): void {
+  expect(svg.startsWith('<svg ')).toBe(true);
+  expect(svg.trimEnd().endsWith('</svg>')).toBe(true);
+  const stack: string[] = [];
+  let roots = 0;
+  const tag = /<(\/?)([A-Za-z][\w:-]*)((?:\s+[\w:-]+="[^"<]*")*)\s*(\/?)>/y;
+  let i = 0;
+  while (i < svg.length) {
+    const lt = svg.indexOf('<', i);
+    const textPart = svg.slice(i, lt === -1 ? svg.length : lt);
+    expect(textPart).not.toMatch(/&(?!(amp|lt|gt|quot|apos);)/);
+    if (lt === -1) break;
+    tag.lastIndex = lt;
+    const m = tag.exec(svg);
+    if (!m) throw new Error(`malformed tag at ${lt}: ${svg.slice(lt, lt + 80)}`);
+    const [, close, name, , selfClose] = m;
+    if (close) expect(stack.pop()).toBe(name);
+    else if (!selfClose) {
+      if (stack.length === 0) roots++;
+      stack.push(name!);
+    } else if (stack.length === 0) roots++;
+    i = tag.lastIndex;
+  }
+  expect(stack).toEqual([]);
+  expect(roots).toBe(1);
+}
+
+describe('SVG charts', () => {
+  it('plotRun: both charts with their axis labels, one line per combination, escaped text', () => {
+    const run = { ...makeRun({ datasetPath: '/data/a<b>&c.beton' }), id: 7 };
+    const svg = plotRun(run);
+    expectWellFormedSvg(svg);
+    for (const label of ['Throughput vs workers', 'Workers', 'Images/s', 'Throughput over time', 'Time (s)', 'GPU util (%)', 'batch 64 · random · os cache', 'batch 256 · random · process cache', 'Run #7']) expect(svg).toContain(label);
+    expect(svg).toContain('a&lt;b&gt;&amp;c.beton');
+    expect(svg).toContain('fill="#ffffff"');
+    expect(svg.match(/<path d="M/g)!.length).toBeGreaterThanOrEqual(4 + 2); // 4 series + images/s + GPU
+    writeFileSync(join(dir, 'run.svg'), svg);
+  });
+
+  it('plotRun: a run without points or samples says so', () => {
+    const svg = plotRun({ ...makeRun(), points: [], samples: [] });
+    expectWellFormedSvg(svg);
+    expect(svg).toContain('No sweep points');
+    expect(svg).toContain('No telemetry samples');
+  });
+
+  it('plotRun: a long run is thinned to a bounded size', () => {
+    const run = makeRun();
+    run.samples = Array.from({ length: 50_000 }, (_, k) => sample(k, true));
+    const svg = plotRun(run);
+    expectWellFormedSvg(svg);
+    expect(svg.length).toBeLessThan(200_000);
+  });
+
+  it('plotCompare: bars per common point with the ratio, and both timelines', () => {
+    const svg = plotCompare({ ...makeRun(), id: 1 }, { ...makeRun({ speed: 1.25 }), id: 2 });
+    expectWellFormedSvg(svg);
+    for (const label of ['Compare run #1 and run #2', 'Images/s', 'Time (s)', 'A: run #1', 'B: run #2', '×1.25']) expect(svg).toContain(label);
+    const none = plotCompare(makeRun(), { ...makeRun(), points: [] });
+    expectWellFormedSvg(none);
+    expect(none).toContain('no grid point in common');
+  });
+});
+
+// ---------- the CLI ----------
+
+describe('beton runs (CLI)', () => {
+  beforeAll(() => {
+    // The CLI runs from dist/ (npm test builds it first); build it when it is missing or stale.
+    const built = join(ROOT, 'dist/core/cli/runs-command.js');
+    const sources = ['core/cli/runs-command.ts', 'core/runs/runs-db.ts', 'core/runs/plot.ts', 'core/runs/validate.ts'].map((f) => statSync(join(ROOT, f)).mtimeMs);
+    if (!existsSync(built) || statSync(built).mtimeMs < Math.max(...sources)) {
+      const r = spawnSync('npm', ['run', 'build:ts'], { cwd: ROOT, encoding: 'utf8' });
+      expect(r.status, r.stdout + r.stderr).toBe(0);
+    }
+  }, 300_000);
+
+  const cli = (...args: string[]): { status: number | null; stdout: string; stderr: string } => {
+    const r = spawnSync(process.execPath, [CLI, 'runs', ...args], { encoding: 'utf8', cwd: dir, env: { ...process.env, BETON_DB: join(dir, 'env-default.sqlite') } });
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+
+  it('list / show / compare / plot / rm, with --json and human tables', () => {
+    const path = freshPath();
+    const db = RunsDb.open(path);
+    const a = db.saveRun(makeRun());
+    const b = db.saveRun(makeRun({ speed: 2, startedAt: '2025-03-05T00:00:00Z' }));
+    db.close();
+
+    const list = cli('list', '--db', path, '--json');
+    expect(list.status, list.stderr).toBe(0);
+    expect((JSON.parse(list.stdout) as Array<{ id: number }>).map((r) => r.id)).toEqual([b, a]);
+    const table = cli('list', '--db', path);
+    expect(table.status, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/ID\s+STARTED\s+KIND\s+STATUS/);
+    expect(table.stdout).toContain('decode-bound');
+
+    const show = cli('show', String(a), '--db', path, '--json');
+    expect(show.status, show.stderr).toBe(0);
+    expect(JSON.parse(show.stdout)).toEqual({ ...makeRun(), id: a });
+    const human = cli('show', String(a), '--db', path);
+    expect(human.stdout).toContain(`Run #${a} · sweep · ok`);
+    expect(human.stdout).toContain('WORKERS');
+    expect(human.stdout).toContain('advice:   lower the resolution');
+
+    const cmp = cli('compare', String(a), String(b), '--db', path, '--json');
+    expect(cmp.status, cmp.stderr).toBe(0);
+    const c = JSON.parse(cmp.stdout) as { rows: Array<{ ratio: number }> };
+    expect(c.rows).toHaveLength(12);
+    expect(c.rows.every((r) => Math.abs(r.ratio - 2) < 1e-9)).toBe(true);
+    const words = cli('compare', String(a), String(b), '--db', path);
+    expect(words.stdout).toContain('best point: B is 2.00× faster than A');
+    expect(words.stdout).toMatch(/B AGAINST A\n.*2\.00× faster/);
+    expect(words.stdout).not.toContain('\x1b['); // not a terminal: no colours
+
+    const out = join(dir, 'cli-chart.svg');
+    const plot = cli('plot', String(a), '-o', out, '--db', path);
+    expect(plot.status, plot.stderr).toBe(0);
+    expectWellFormedSvg(readFileSync(out, 'utf8'));
+    const pair = cli('plot', String(a), String(b), '-o', '-', '--db', path);
+    expect(pair.status, pair.stderr).toBe(0);
+    expect(pair.stdout).toContain('Compare run #1 and run #2');
+
+    const rm = cli('rm', String(a), '--db', path);
+    expect(rm.status, rm.stderr).toBe(0);
+    expect(rm.stdout).toContain(`Deleted run ${a}`);
+    const again = cli('rm', String(a), '--db', path);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toContain(`run ${a} not found`);
+  });
+
+  it('a missing run exits 1; bad usage exits 2; no database lists nothing and creates nothing', async () => {
+    const path = freshPath();
+    RunsDb.open(path).close();
+    for (const args of [['show', '5'], ['compare', '1', '5'], ['plot', '5', '-o', join(dir, 'x.svg')]]) {
+      const r = cli(...args, '--db', path);
+      expect(r.status, args.join(' ')).toBe(1);
+      expect(r.stderr).toMatch(/run.* 5 not found/);
+    }
+    for (const args of [['frobnicate'], ['list', '--bogus']]) {
+      const r = cli(...args, '--db', path);
+      expect(r.status, args.join(' ') + r.stderr).toBe(2);
+    }
+    // The rest in-process (each CLI start costs most of a second): UsageError or a parseArgs error → exit 2.
+    for (const args of [[], ['show'], ['show', 'abc'], ['show', '0'], ['show', '1', '2'], ['compare', '1'], ['plot', '1'], ['plot', '1', '-o'], ['list', '--limit', 'x'], ['show', '1', '--limit', '3'], ['list', '-o', 'x.svg'], ['rm', '1', '--db=']].map((a) => [`--db=${path}`, ...a])) {
+      const err = await runsCommand(args).then(
+        () => null,
+        (e: unknown) => e as Error & { code?: string },
+      );
+      expect(err instanceof UsageError || /^ERR_PARSE_ARGS_/.test(err?.code ?? ''), `${args.join(' ')}: ${String(err)}`).toBe(true);
+    }
+    const nothing = join(dir, 'nope', 'runs.sqlite');
+    const empty = cli('list', '--db', nothing, '--json');
+    expect(empty.status, empty.stderr).toBe(0);
+    expect(JSON.parse(empty.stdout)).toEqual([]);
+    expect(cli('show', '1', '--db', nothing).status).toBe(1);
+    expect(existsSync(nothing)).toBe(false);
+    // $BETON_DB is the default location.
+    expect(cli('list', '--json').status).toBe(0);
+    const notDb = join(dir, 'not-a-db.sqlite');
+    writeFileSync(notDb, 'hello, I am not SQLite'.repeat(100));
+    const bad = cli('list', '--db', notDb);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain('SQLITE_NOTADB');
+  });
+});

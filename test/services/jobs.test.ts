@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import type { ApiEvent, FinishedEvent } from '../../core/api/contract.js';
+import { JobFailed, JobManager } from '../../core/services/jobs.js';
+
+/** A JobManager whose events are collected; `finished()` resolves with the first jobs:finished. */
+function manager(opts: { cancelGraceMs?: number; onEmit?: (e: ApiEvent) => void } = {}) {
+  const events: ApiEvent[] = [];
+  const jobs = new JobManager((e) => {
+    events.push(e);
+    opts.onEmit?.(e);
+  }, opts.cancelGraceMs !== undefined ? { cancelGraceMs: opts.cancelGraceMs } : {});
+  const finishedEvents = (): FinishedEvent[] => events.filter((e) => e.event === 'jobs:finished').map((e) => e.data as FinishedEvent);
+  const finished = async (timeoutMs = 2000): Promise<FinishedEvent> => {
+    const end = Date.now() + timeoutMs;
+    while (Date.now() < end) {
+      const f = finishedEvents()[0];
+      if (f) return f;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error(`no jobs:finished within ${timeoutMs} ms`);
+  };
+  return { jobs, events, finished, finishedEvents };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+describe('jobs: exactly one jobs:finished, whatever the work does', () => {
+  it('work that ignores the cancel still ends as cancelled after the grace period (never "Cancelling…" for ever)', async () => {
+    const m = manager({ cancelGraceMs: 100 });
+    let release!: () => void;
+    const id = m.jobs.start('profile', () => new Promise<void>((r) => (release = r))); // never looks at its signal
+    await sleep(20);
+    expect(m.jobs.cancel(id)).toBe(true);
+    const f = await m.finished(1500);
+    expect(f).toMatchObject({ jobId: id, status: 'cancelled' });
+    expect(f.message).toMatch(/had not stopped/);
+    release(); // finishing late changes nothing
+    await sleep(30);
+    expect(m.finishedEvents()).toHaveLength(1);
+    expect(m.jobs.cancel(id)).toBe(false);
+  });
+
+  it('work that throws once cancelled ends as cancelled, once', async () => {
+    const m = manager();
+    const id = m.jobs.start('build', ({ signal }) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))));
+    await sleep(10);
+    m.jobs.cancel(id);
+    expect(await m.finished()).toMatchObject({ status: 'cancelled' });
+    await sleep(20);
+    expect(m.finishedEvents()).toHaveLength(1);
+  });
+
+  it('a JobFailed outcome ends the job failed, with its code, message and result', async () => {
+    const m = manager();
+    m.jobs.start('profile', async () => new JobFailed('EXEC_FAILED', 'the command exited with code 127 (command not found)', { runId: 7, exitCode: 127 }));
+    expect(await m.finished()).toMatchObject({ status: 'failed', code: 'EXEC_FAILED', message: 'the command exited with code 127 (command not found)', result: { runId: 7, exitCode: 127 } });
+  });
+
+  it('work that throws before returning a promise ends the job failed (no uncaught exception)', async () => {
+    const m = manager();
+    m.jobs.start('profile', (): Promise<unknown> => {
+      throw new Error('boom');
+    });
+    expect(await m.finished()).toMatchObject({ status: 'failed', message: 'boom' });
+  });
+
+  it('a listener that throws cannot turn a finished job into a failed one or swallow jobs:finished', async () => {
+    let thrown = 0;
+    const m = manager({
+      onEmit: (e) => {
+        if (e.event === 'jobs:progress') {
+          thrown++;
+          throw new Error('the event stream closed');
+        }
+      },
+    });
+    m.jobs.start('build', async ({ progress }) => {
+      progress({ done: 1, total: 2, rate: 1, etaMs: null });
+      return { ok: true };
+    });
+    expect(await m.finished()).toMatchObject({ status: 'ok', result: { ok: true } });
+    expect(thrown).toBe(1);
+    await sleep(20);
+    expect(m.finishedEvents()).toHaveLength(1);
+  });
+});
