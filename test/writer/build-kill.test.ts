@@ -94,7 +94,10 @@ describe('a killed build leaves no output and no litter', () => {
         const r = cli(['inspect', out, '--json']);
         expect(r.status, what).toBe(0);
         expect((JSON.parse(r.stdout) as { numSamples: number }).numSamples, what).toBe(144);
-        if (sig !== 'SIGKILL') expect(completed, what).toBe(true);
+        // A handled signal never leaves an output unless the build completed; a signal in the
+        // moment after the rename (handlers already removed) kills by Node's default action,
+        // and the file it leaves is the whole one (checked above).
+        if (sig !== 'SIGKILL') expect(completed || signal === sig, what).toBe(true);
       } else {
         expect(completed, what).toBe(false);
       }
