@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OP_SCHEMAS } from '../pipeline/ops/index.js';
 import { ORDER_NAMES } from './profile-model.js';
 
 /**
@@ -6,9 +7,7 @@ import { ORDER_NAMES } from './profile-model.js';
  * turns into Python FFCV code. Pipelines are lists of steps in the same plain-data form
  * the loader takes (core/pipeline/spec.ts). Pure (no I/O).
  */
-const elementType = z.enum(['uint8', 'int8', 'uint16', 'int16', 'uint32', 'int32', 'float16', 'float32', 'float64', 'int64', 'uint64']);
 const pair = z.tuple([z.number().positive(), z.number().positive()]);
-const rgb = z.tuple([z.number().int().min(0).max(255), z.number().int().min(0).max(255), z.number().int().min(0).max(255)]);
 
 /** A clip decoder's temporal sub-sampling (core/pipeline/spec.ts ClipTemporal). */
 const temporal = z.discriminatedUnion('mode', [
@@ -37,20 +36,8 @@ export const DecoderConfig = z.discriminatedUnion('decoder', [
 
 export type ClipDecoderConfig = Extract<z.infer<typeof DecoderConfig>, { decoder: 'clip_simple' | 'clip_random_resized_crop' }>;
 
-const ops = z.discriminatedUnion('op', [
-  z.object({ op: z.literal('random_horizontal_flip'), p: z.number().min(0).max(1).default(0.5) }).strict(),
-  z.object({ op: z.literal('random_translate'), padding: z.number().int().min(0), fill: rgb.default([0, 0, 0]) }).strict(),
-  z.object({ op: z.literal('cutout'), size: z.number().int().positive(), fill: rgb.default([0, 0, 0]) }).strict(),
-  z.object({ op: z.literal('random_brightness'), magnitude: z.number().min(0), p: z.number().min(0).max(1).default(0.5) }).strict(),
-  z.object({ op: z.literal('random_contrast'), magnitude: z.number().min(0), p: z.number().min(0).max(1).default(0.5) }).strict(),
-  z.object({ op: z.literal('random_saturation'), magnitude: z.number().min(0), p: z.number().min(0).max(1).default(0.5) }).strict(),
-  z.object({ op: z.literal('normalize'), mean: z.array(z.number()).length(3), std: z.array(z.number().positive()).length(3), dtype: z.enum(['float16', 'float32', 'float64']).default('float32') }).strict(),
-  z.object({ op: z.literal('to_chw') }).strict(),
-  z.object({ op: z.literal('convert'), dtype: elementType }).strict(),
-  z.object({ op: z.literal('replace_label'), indices: z.array(z.number().int().min(0)), label: z.number().int() }).strict(),
-  z.object({ op: z.literal('image_mixup'), alpha: z.number().positive(), sameLambda: z.boolean().default(true) }).strict(),
-  z.object({ op: z.literal('label_mixup'), alpha: z.number().positive(), sameLambda: z.boolean().default(true) }).strict(),
-]);
+/** Transforms: each op's schema lives with the op (core/pipeline/ops/). */
+const ops = z.discriminatedUnion('op', OP_SCHEMAS);
 export const OpConfig = ops;
 
 /** A pipeline: an optional decoder first, then ops. */

@@ -1,5 +1,7 @@
 import type { BuildConfig, FieldConfig } from '../api/build-config.js';
 import type { LoaderConfig } from '../api/loader-config.js';
+import { FFCV_TRANSFORM_IMPORTS, opType } from '../pipeline/ops/index.js';
+import { pyLiteral } from '../pipeline/python-literal.js';
 import { clipDecoderPy, customFieldsPy, VIDEO_CLIP_PYTHON, videoFieldPy, videoSourcePy } from './python-video.js';
 
 /**
@@ -7,22 +9,7 @@ import { clipDecoderPy, customFieldsPy, VIDEO_CLIP_PYTHON, videoFieldPy, videoSo
  * and the Loader for a loader config. Where we do something FFCV cannot (distributed
  * quasi-random, custom ops), the code says so in a comment and uses the closest option.
  */
-const py = (v: unknown): string => {
-  if (v === null || v === undefined) return 'None';
-  if (typeof v === 'boolean') return v ? 'True' : 'False';
-  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(v);
-  if (typeof v === 'string') return JSON.stringify(v);
-  if (Array.isArray(v)) return `(${v.map(py).join(', ')}${v.length === 1 ? ',' : ''})`;
-  return JSON.stringify(v);
-};
-
-const NUMPY: Record<string, string> = {
-  uint8: 'np.uint8', int8: 'np.int8', uint16: 'np.uint16', int16: 'np.int16', uint32: 'np.uint32', int32: 'np.int32',
-  float16: 'np.float16', float32: 'np.float32', float64: 'np.float64', int64: 'np.int64', uint64: 'np.uint64',
-};
-const TORCH: Record<string, string> = {
-  uint8: 'torch.uint8', int8: 'torch.int8', int16: 'torch.int16', int32: 'torch.int32', float16: 'torch.float16', float32: 'torch.float32', float64: 'torch.float64', int64: 'torch.int64',
-};
+const py = pyLiteral;
 
 function fieldPy(f: FieldConfig): string {
   switch (f.type) {
@@ -146,24 +133,24 @@ function stepPy(s: Step, notes: string[]): string[] {
       case 'clip_random_resized_crop': return [clipDecoderPy(s, (n) => notes.push(n))];
     }
   }
-  switch (s.op) {
-    case 'random_horizontal_flip': return [`RandomHorizontalFlip(flip_prob=${s.p})`];
-    case 'random_translate': return [`RandomTranslate(padding=${s.padding}, fill=${py(s.fill)})`];
-    case 'cutout': return [`Cutout(crop_size=${s.size}, fill=${py(s.fill)})`];
-    case 'random_brightness': return [`RandomBrightness(magnitude=${s.magnitude}, p=${s.p})`];
-    case 'random_contrast': return [`RandomContrast(magnitude=${s.magnitude}, p=${s.p})`];
-    case 'random_saturation': return [`RandomSaturation(magnitude=${s.magnitude}, p=${s.p})`];
-    case 'normalize': return [`NormalizeImage(np.array(${JSON.stringify(s.mean)}), np.array(${JSON.stringify(s.std)}), ${NUMPY[s.dtype]})`];
-    case 'to_chw': return ['ToTensor()', 'ToTorchImage()'];
-    case 'convert': {
-      const t = TORCH[s.dtype];
-      if (!t) notes.push(`Convert(${s.dtype}) has no torch dtype; left out`);
-      return t ? ['ToTensor()', `Convert(${t})`] : [];
+  return opType(s).python(s, (n) => notes.push(n));
+}
+
+/** `from ffcv.transforms import (...)`: every op's names and the ones field pipelines add, wrapped. */
+function transformImports(): string[] {
+  const names = [...new Set([...FFCV_TRANSFORM_IMPORTS, 'ToTensor', 'Squeeze'])];
+  const head = 'from ffcv.transforms import (';
+  const lines: string[] = [];
+  let line = head;
+  for (const [i, n] of names.entries()) {
+    const piece = `${n}${i < names.length - 1 ? ', ' : ')'}`;
+    if (line.length + piece.length > 110) {
+      lines.push(line.trimEnd());
+      line = ' '.repeat(head.length);
     }
-    case 'replace_label': return [`ReplaceLabel(np.array(${JSON.stringify(s.indices)}), ${s.label})`];
-    case 'image_mixup': return [`ImageMixup(alpha=${s.alpha}, same_lambda=${py(s.sameLambda)})`];
-    case 'label_mixup': return [`LabelMixup(alpha=${s.alpha}, same_lambda=${py(s.sameLambda)})`];
+    line += piece;
   }
+  return [...lines, line];
 }
 
 /** A video field's steps: its clip decoder (or the default one), then the ops that apply to (T, H, W, 3). */
@@ -176,7 +163,7 @@ function clipPipelinePy(name: string, steps: readonly Step[], notes: string[]): 
     } else if ('decoder' in s) {
       notes.push(`the "${name}" pipeline's ${s.decoder} decoder is for images; the clip is decoded with VideoClipDecoder instead`);
       parts.push('VideoClipDecoder()');
-    } else if (s.op === 'convert') {
+    } else if (opType(s).onClips) {
       parts.push(...stepPy(s, notes));
     } else {
       notes.push(`${s.op} works on (H, W, C) images, not (T, H, W, 3) clips; left out of "${name}" (the clip decoders take flip=)`);
@@ -241,9 +228,7 @@ export function loaderToPython(config: LoaderConfig, opts: LoaderExportOptions =
     'from ffcv.loader import Loader, OrderOption',
     'from ffcv.fields.decoders import (SimpleRGBImageDecoder, RandomResizedCropRGBImageDecoder, CenterCropRGBImageDecoder,',
     '                                  IntDecoder, FloatDecoder, NDArrayDecoder, BytesDecoder)',
-    'from ffcv.transforms import (RandomHorizontalFlip, RandomTranslate, Cutout, NormalizeImage, ToTensor, ToTorchImage,',
-    '                             Convert, Squeeze, ReplaceLabel, ImageMixup, LabelMixup, RandomBrightness, RandomContrast,',
-    '                             RandomSaturation)',
+    ...transformImports(),
     '',
     ...(usesClips ? [VIDEO_CLIP_PYTHON, ''] : []),
     ...(unsigned.length ? [UNSIGNED_ARRAY_PYTHON, ''] : []),

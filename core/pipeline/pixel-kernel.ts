@@ -1,5 +1,5 @@
 import { ELEMENT_BYTES, float16Value, float64ToFloat16Bits, torchCast, viewOf, type ElementType, type OutputArray, type TensorSpec } from './dtypes.js';
-import type { OpSpec } from './spec.js';
+import { opType, type OpSpec } from './ops/index.js';
 import { PipelineError, requireImage, type SampleStage, type StageContext } from './stage.js';
 
 /** Ops a fused pixel pass can absorb: a coordinate flip, per-channel value maps, a layout and a cast. */
@@ -24,8 +24,8 @@ export interface PixelMapOptions {
  */
 export type PixelMapKernel = (src: Uint8Array, dst: Uint8Array, lut: Uint8Array | null, o: PixelMapOptions) => void;
 
-export const isPixelOp = (o: OpSpec): o is PixelOp =>
-  o.op === 'random_horizontal_flip' || o.op === 'random_brightness' || o.op === 'normalize' || o.op === 'to_chw' || o.op === 'convert';
+/** Ops whose type is fusable (ops/): their maps are in buildTable below and in the addon's mapPixels. */
+export const isPixelOp = (o: OpSpec): o is PixelOp => opType(o).fusable === true;
 
 /**
  * Consecutive per-pixel ops fused into one pass ("compiled"): because every value map

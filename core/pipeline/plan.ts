@@ -1,8 +1,7 @@
-import { ImageMixupStage, LabelMixupStage, type BatchStage } from './batch-ops.js';
+import type { BatchStage } from './batch-ops.js';
 import type { TensorSpec } from './dtypes.js';
 import { FusedPixelStage, isPixelOp, type PixelMapKernel, type PixelOp } from './pixel-kernel.js';
-import { BlendStage, ConvertStage, CustomStage, CutoutStage, ReplaceLabelStage, TranslateStage, TransposeStage } from './sample-ops.js';
-import type { OpSpec } from './spec.js';
+import { opType, type OpSpec } from './ops/index.js';
 import { PipelineError, type SampleStage } from './stage.js';
 
 export interface StagePlan {
@@ -28,7 +27,8 @@ export function planStages(decoded: TensorSpec, ops: readonly OpSpec[], pixelKer
   let i = 0;
   while (i < ops.length) {
     const o = ops[i]!;
-    if (batchStages.length > 0 && o.op !== 'image_mixup' && o.op !== 'label_mixup') {
+    const type = opType(o);
+    if (batchStages.length > 0 && !type.batchStage) {
       throw new PipelineError('BAD_PIPELINE', `${o.op} comes after a mixup op; per-sample ops must come before ImageMixup/LabelMixup`);
     }
     if (isPixelOp(o) && isImage(spec)) {
@@ -39,45 +39,17 @@ export function planStages(decoded: TensorSpec, ops: readonly OpSpec[], pixelKer
       spec = st.output;
       continue;
     }
-    let st: SampleStage | null = null;
-    switch (o.op) {
-      case 'random_horizontal_flip':
-      case 'random_brightness':
-      case 'normalize':
-        throw new PipelineError('UNSUPPORTED_INPUT', `${o.op} works on uint8 images (H, W, C); it got ${spec.dtype} [${spec.shape.join(', ')}]`);
-      case 'to_chw':
-        st = new TransposeStage(spec);
-        break;
-      case 'convert':
-        st = new ConvertStage(spec, o);
-        break;
-      case 'random_translate':
-        st = new TranslateStage(spec, o);
-        break;
-      case 'cutout':
-        st = new CutoutStage(spec, o);
-        break;
-      case 'random_contrast':
-      case 'random_saturation':
-        st = new BlendStage(spec, o);
-        break;
-      case 'replace_label':
-        st = new ReplaceLabelStage(spec, o);
-        break;
-      case 'custom':
-        st = new CustomStage(spec, o);
-        break;
-      case 'image_mixup':
-        batchStages.push(new ImageMixupStage(batchStages.at(-1)?.output ?? spec, o));
-        break;
-      case 'label_mixup':
-        batchStages.push(new LabelMixupStage(batchStages.at(-1)?.output ?? spec, o));
-        break;
+    if (type.batchStage) {
+      batchStages.push(type.batchStage(batchStages.at(-1)?.output ?? spec, o));
+      i++;
+      continue;
     }
-    if (st) {
-      stages.push(st);
-      spec = st.output;
+    if (!type.sampleStage) {
+      throw new PipelineError('UNSUPPORTED_INPUT', `${o.op} works on uint8 images (H, W, C); it got ${spec.dtype} [${spec.shape.join(', ')}]`);
     }
+    const st: SampleStage = type.sampleStage(spec, o);
+    stages.push(st);
+    spec = st.output;
     i++;
   }
   return { stages, sampleOutput: spec, batchStages, output: batchStages.at(-1)?.output ?? spec };

@@ -1,4 +1,4 @@
-import type { ElementType, TensorSpec } from './dtypes.js';
+import type { OpSpec } from './ops/index.js';
 
 /**
  * Pipelines are plain data (serialisable), so worker threads rebuild them: a decoder
@@ -35,21 +35,6 @@ export type DecoderSpec =
   | { decoder: 'float' }
   | { decoder: 'ndarray' }
   | { decoder: 'bytes' };
-
-export type OpSpec =
-  | { op: 'random_horizontal_flip'; p: number }
-  | { op: 'random_translate'; padding: number; fill: readonly [number, number, number] }
-  | { op: 'cutout'; size: number; fill: readonly [number, number, number] }
-  | { op: 'random_brightness'; magnitude: number; p: number }
-  | { op: 'random_contrast'; magnitude: number; p: number }
-  | { op: 'random_saturation'; magnitude: number; p: number }
-  | { op: 'normalize'; mean: readonly number[]; std: readonly number[]; dtype: 'float16' | 'float32' | 'float64' }
-  | { op: 'to_chw' }
-  | { op: 'convert'; dtype: ElementType }
-  | { op: 'replace_label'; indices: readonly number[]; label: number }
-  | { op: 'image_mixup'; alpha: number; sameLambda: boolean }
-  | { op: 'label_mixup'; alpha: number; sameLambda: boolean }
-  | { op: 'custom'; name: string; source: string; output: TensorSpec | null };
 
 export type PipelineStep = DecoderSpec | OpSpec;
 
@@ -102,23 +87,19 @@ export const EveryKthFrame = (k: number): ClipTemporal => ({ mode: 'every', k })
 /** A random window of `length` consecutive frames of a clip (one draw per clip and epoch). */
 export const RandomFrameWindow = (length: number): ClipTemporal => ({ mode: 'random_window', length });
 
-export const RandomHorizontalFlip = (p = 0.5): OpSpec => ({ op: 'random_horizontal_flip', p });
-export const RandomTranslate = (padding: number, fill: readonly [number, number, number] = [0, 0, 0]): OpSpec => ({ op: 'random_translate', padding, fill });
-export const Cutout = (size: number, fill: readonly [number, number, number] = [0, 0, 0]): OpSpec => ({ op: 'cutout', size, fill });
-export const RandomBrightness = (magnitude: number, p = 0.5): OpSpec => ({ op: 'random_brightness', magnitude, p });
-export const RandomContrast = (magnitude: number, p = 0.5): OpSpec => ({ op: 'random_contrast', magnitude, p });
-export const RandomSaturation = (magnitude: number, p = 0.5): OpSpec => ({ op: 'random_saturation', magnitude, p });
-export const NormalizeImage = (mean: readonly number[], std: readonly number[], dtype: 'float16' | 'float32' | 'float64' = 'float32'): OpSpec => ({ op: 'normalize', mean, std, dtype });
-export const ToCHW = (): OpSpec => ({ op: 'to_chw' });
-export const Convert = (dtype: ElementType): OpSpec => ({ op: 'convert', dtype });
-export const ReplaceLabel = (indices: readonly number[], label: number): OpSpec => ({ op: 'replace_label', indices, label });
-export const ImageMixup = (alpha: number, sameLambda = true): OpSpec => ({ op: 'image_mixup', alpha, sameLambda });
-export const LabelMixup = (alpha: number, sameLambda = true): OpSpec => ({ op: 'label_mixup', alpha, sameLambda });
-
-/** The per-sample function of a user-defined operation. It runs in worker threads, so it must be self-contained (no closures). */
-export type CustomSampleFn = (src: ArrayLike<number> & { [i: number]: number }, dst: { [i: number]: number; length: number }, ctx: { shape: readonly number[]; sampleId: number; epoch: number; random: () => number }) => void;
-
-/** A user-defined per-sample operation over typed arrays; `output` declares its result (default: same as input). */
-export function Custom(name: string, fn: CustomSampleFn, output: TensorSpec | null = null): OpSpec {
-  return { op: 'custom', name, source: fn.toString(), output };
-}
+// Transforms live one per file in ops/ (schema, factory, stage, Python); their factories are
+// re-exported here so pipelines read like FFCV code from one import.
+export type { OpSpec } from './ops/index.js';
+export { Convert } from './ops/convert.js';
+export { Custom, type CustomSampleFn } from './ops/custom.js';
+export { Cutout } from './ops/cutout.js';
+export { ImageMixup } from './ops/image-mixup.js';
+export { LabelMixup } from './ops/label-mixup.js';
+export { NormalizeImage } from './ops/normalize-image.js';
+export { RandomBrightness } from './ops/random-brightness.js';
+export { RandomContrast } from './ops/random-contrast.js';
+export { RandomHorizontalFlip } from './ops/random-horizontal-flip.js';
+export { RandomSaturation } from './ops/random-saturation.js';
+export { RandomTranslate } from './ops/random-translate.js';
+export { ReplaceLabel } from './ops/replace-label.js';
+export { ToCHW } from './ops/to-chw.js';
