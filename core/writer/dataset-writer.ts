@@ -252,7 +252,7 @@ class WriteJob {
     const signal = this.opts.signal;
     signal?.throwIfAborted();
     if (numWorkers === 0) {
-      const { nodeImageCodec } = await import('../native/image-codec.js');
+      const { nodeImageCodec } = await import('../images/node-image-codec.js');
       const codec = this.fields.some((f) => f.field.type === 'rgb_image' || f.field.type === 'video_clip') ? nodeImageCodec() : undefined;
       let i = 0;
       for await (const s of source) {
