@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ORDER_NAMES } from './profile-model.js';
+import { ORDER_NAMES } from './order-names.js';
 
 /**
  * The loader configuration: what the profiler sweeps, the app edits and the exporter

@@ -7,7 +7,7 @@ import { byteSize, elementCount, viewOf, type OutputArray, type TensorSpec } fro
 import { planStages } from '../pipeline/plan.js';
 import { isDecoder, type DecoderSpec, type OpSpec, type PipelineStep } from '../pipeline/spec.js';
 import { Reader } from '../reader/reader.js';
-import { spawnWorker } from '../writer/spawn-worker.js';
+import { spawnWorker } from '../workers/spawn-worker.js';
 import { Batch, type BatchOutput } from './batch.js';
 import { createDecoder, defaultDecoder, fieldStats } from './decoders.js';
 import { LoaderError } from './errors.js';
