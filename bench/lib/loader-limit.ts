@@ -27,7 +27,7 @@ import { randomResizedCrop } from '../../core/pipeline/crop.js';
 import { byteSize, elementCount, viewOf, type OutputArray } from '../../core/pipeline/dtypes.js';
 import { planStages } from '../../core/pipeline/plan.js';
 import { rngFor } from '../../core/pipeline/rng.js';
-import { spawnWorker } from '../../core/writer/spawn-worker.js';
+import { spawnWorker } from '../../core/workers/spawn-worker.js';
 import { IntDecoder, RandomHorizontalFlip, RandomResizedCropRGBImageDecoder, ToCHW, type DecoderSpec, type OpSpec } from '../../core/pipeline/spec.js';
 
 export const SCALE: readonly [number, number] = [0.08, 1];
