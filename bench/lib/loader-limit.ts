@@ -19,7 +19,7 @@
 import type { Worker } from 'node:worker_threads';
 import { Reader } from '../../core/index.js';
 import { createDecoder, fieldStats } from '../../core/loader/decoders.js';
-import { heapAccess } from '../../core/loader/heap-access.js';
+import { heapAccess } from '../../core/loader/memory/heap-access.js';
 import { IMAGE_MODE_RAW } from '../../core/fields/rgb-image-field.js';
 import { cropResizeRGB, mapPixels } from '../../core/native/index.js';
 import { decodeCropResize } from '../../core/native/turbo.js';
