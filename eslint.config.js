@@ -1,16 +1,38 @@
 // Lint: typescript-eslint's recommended rules plus the layer rules of
-// docs/architecture.md (which folder may import what).
+// docs/architecture.md: core's folders form one order, and a folder may import only the
+// folders below it (a wrong-direction import fails `npm run lint`, and so `npm test`).
 import tseslint from 'typescript-eslint';
 
 const nodeBuiltins = ['node:*', 'fs', 'fs/*', 'path', 'os', 'child_process', 'worker_threads', 'crypto', 'url', 'util', 'stream'];
+const appPackages = { group: ['electron', 'react', 'react-dom', 'zustand', 'recharts'], message: 'core must not depend on the app' };
 
-const pure = {
-  patterns: [
-    { group: nodeBuiltins, message: 'pure layer: no I/O (node:*) here; move it to a node-layer folder' },
-    { group: ['sharp', 'better-sqlite3', '**/native/**', '**/reader/**', '**/writer/**', '**/loader/**', '**/sources/**', '**/cli/**'], message: 'pure layer: may import only other pure modules' },
-    { group: ['electron', 'react', 'react-dom', 'zustand', 'recharts'], message: 'core must not depend on the app' },
-  ],
-};
+/**
+ * core's layers, lowest first (docs/architecture.md draws them and says what each owns).
+ * A folder may import the folders of lower levels only: not its peers on the same level
+ * (the writer and the loader share the reader and the workers, never each other), not
+ * anything above. The first four are pure (no I/O; the renderer may import types of api).
+ */
+export const LEVELS = [['format'], ['fields'], ['pipeline'], ['api'], ['native'], ['images', 'workers'], ['reader'], ['writer', 'loader'], ['sources', 'profile'], ['runs', 'export'], ['app'], ['services'], ['cli']];
+const PURE = ['format', 'fields', 'pipeline', 'api'];
+const levelOf = (folder) => LEVELS.findIndex((l) => l.includes(folder));
+const order = LEVELS.map((l) => l.join(' | ')).join(' < ');
+
+/** The rule for core/<folder>: its peers and every folder above are out of reach. */
+function layerRule(folder) {
+  const out = LEVELS.slice(levelOf(folder)).flat().filter((f) => f !== folder);
+  const patterns = [appPackages];
+  if (PURE.includes(folder)) {
+    patterns.push({ group: nodeBuiltins, message: 'pure layer: no I/O (node:*) here; move it to a node-layer folder' });
+    patterns.push({ group: ['sharp', 'better-sqlite3'], message: 'pure layer: no native packages here; move it to a node-layer folder' });
+  }
+  if (out.length > 0) {
+    patterns.push({
+      group: out.flatMap((f) => [`**/${f}`, `**/${f}/**`]),
+      message: `layer order (docs/architecture.md: ${order}): core/${folder} may import only folders on lower levels; move the shared piece down, or the caller up`,
+    });
+  }
+  return { files: [`core/${folder}/**/*.ts`], rules: { 'no-restricted-imports': ['error', { patterns }] } };
+}
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'native/build/**', 'renderer/dist/**', 'coverage/**', '.bench/**'] },
@@ -25,13 +47,10 @@ export default tseslint.config(
     files: ['core/**/*.ts'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
-      'no-restricted-imports': ['error', { patterns: [{ group: ['electron', 'react', 'react-dom', 'zustand', 'recharts'], message: 'core must not depend on the app' }] }],
+      'no-restricted-imports': ['error', { patterns: [appPackages] }],
     },
   },
-  {
-    files: ['core/format/**/*.ts', 'core/fields/**/*.ts', 'core/pipeline/**/*.ts', 'core/api/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', pure] },
-  },
+  ...LEVELS.flat().map(layerRule),
   {
     // The renderer (dom layer): a sandboxed page. No Node modules, no Electron, and from core
     // only `import type` of the contract (core/api); everything else goes through lib/api.ts.

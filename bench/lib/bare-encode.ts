@@ -1,5 +1,6 @@
 import { cappedSize, type WriteMode } from '../../core/index.js';
-import { loadRGB, probePassThrough } from '../../core/native/image-codec.js';
+import { loadRGB } from '../../core/images/load-rgb.js';
+import { probePassThrough } from '../../core/images/pass-through.js';
 import { encodeJpeg, resizeArea } from '../../core/native/jpeg.js';
 
 export interface EncodeSettings {

@@ -19,7 +19,7 @@
 import type { Worker } from 'node:worker_threads';
 import { Reader } from '../../core/index.js';
 import { createDecoder, fieldStats } from '../../core/loader/decoders.js';
-import { heapAccess } from '../../core/loader/heap-access.js';
+import { heapAccess } from '../../core/loader/memory/heap-access.js';
 import { IMAGE_MODE_RAW } from '../../core/fields/rgb-image-field.js';
 import { cropResizeRGB, mapPixels } from '../../core/native/index.js';
 import { decodeCropResize } from '../../core/native/turbo.js';
@@ -27,7 +27,7 @@ import { randomResizedCrop } from '../../core/pipeline/crop.js';
 import { byteSize, elementCount, viewOf, type OutputArray } from '../../core/pipeline/dtypes.js';
 import { planStages } from '../../core/pipeline/plan.js';
 import { rngFor } from '../../core/pipeline/rng.js';
-import { spawnWorker } from '../../core/writer/spawn-worker.js';
+import { spawnWorker } from '../../core/workers/spawn-worker.js';
 import { IntDecoder, RandomHorizontalFlip, RandomResizedCropRGBImageDecoder, ToCHW, type DecoderSpec, type OpSpec } from '../../core/pipeline/spec.js';
 
 export const SCALE: readonly [number, number] = [0.08, 1];

@@ -9,7 +9,7 @@
  * same output: uint8 CHW S×S images and int64 labels, dropLast.
  */
 import type { Worker } from 'node:worker_threads';
-import { spawnWorker } from '../../core/writer/spawn-worker.js';
+import { spawnWorker } from '../../core/workers/spawn-worker.js';
 import { rngFor } from '../../core/pipeline/rng.js';
 
 export interface NaiveInit {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { BuildConfig } from './build-config.js';
 import { LoaderConfig } from './loader-config.js';
-import { ORDER_NAMES } from './profile-model.js';
+import { ORDER_NAMES } from './order-names.js';
 import type { DatasetSummary, FieldSummary, Region } from './dataset-summary.js';
 
 /**

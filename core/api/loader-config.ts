@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { OP_SCHEMAS } from '../pipeline/ops/index.js';
-import { ORDER_NAMES } from './profile-model.js';
+import { ORDER_NAMES } from './order-names.js';
 
 /**
  * The loader configuration: what the profiler sweeps, the app edits and the exporter

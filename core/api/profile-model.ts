@@ -1,6 +1,7 @@
-/** Traversal orders, as the loader, the profiler and the app name them. */
-export const ORDER_NAMES = ['sequential', 'random', 'quasi_random'] as const;
-export type OrderName = (typeof ORDER_NAMES)[number];
+import type { OrderName } from './order-names.js';
+
+// Defined with the loader config (the orders' contract); re-exported for the model's readers.
+export type { OrderName };
 
 /**
  * The profiler's data model: what a sweep measures, what the runs database stores and

@@ -7,7 +7,7 @@ import { exportFieldsOf } from '../export/file-fields.js';
 import { buildToPython, loaderToPython } from '../export/python.js';
 import { Reader } from '../reader/reader.js';
 import { openSource } from '../sources/open-source.js';
-import { buildFields } from '../writer/build.js';
+import { buildFields } from '../app/build.js';
 import { UsageError } from './usage-error.js';
 
 export const EXPORT_HELP = `beton export --build build.json [--format python|json] [-o FILE]

@@ -13,7 +13,7 @@ import type { SampleStage } from '../pipeline/stage.js';
 import { Reader } from '../reader/reader.js';
 import { gatherRecords, isNativeAvailable, mapPixels } from '../native/index.js';
 import { createDecoder, type Decoder } from './decoders.js';
-import { heapAccess, type HeapAccess } from './heap-access.js';
+import { heapAccess, type HeapAccess } from './memory/heap-access.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './protocol.js';
 
 const init = workerData as WorkerInit;

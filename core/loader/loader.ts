@@ -1,21 +1,19 @@
-import { open as openFile, type FileHandle } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import type { Field } from '../fields/field.js';
-import type { BatchStage } from '../pipeline/batch-ops.js';
-import { byteSize, elementCount, viewOf, type OutputArray, type TensorSpec } from '../pipeline/dtypes.js';
-import { planStages } from '../pipeline/plan.js';
-import { isDecoder, type DecoderSpec, type OpSpec, type PipelineStep } from '../pipeline/spec.js';
+import { byteSize, elementCount, viewOf, type OutputArray } from '../pipeline/dtypes.js';
 import { Reader } from '../reader/reader.js';
-import { spawnWorker } from '../writer/spawn-worker.js';
 import { Batch, type BatchOutput } from './batch.js';
-import { createDecoder, defaultDecoder, fieldStats } from './decoders.js';
 import { LoaderError } from './errors.js';
+import type { MemoryManager, PageHold } from './memory/memory-manager.js';
+import { openMemory } from './memory/open-memory.js';
+import { pagesOfFields } from './memory/sample-pages.js';
 import { createOrder, resolveSeed, type OrderFactory, type OrderName, type TraversalOrder } from './orders/index.js';
-import { PageCache } from './page-cache.js';
-import type { MemoryPlan, OutputPlan, WorkerInit, WorkerReply, WorkerRequest } from './protocol.js';
+import { planOutputs, type Output, type PipelineConfig } from './outputs.js';
+import type { WorkerInit, WorkerReply, WorkerRequest } from './protocol.js';
+import { startWorkers } from './start-workers.js';
 
-export type PipelineConfig = readonly PipelineStep[] | { source: string; steps: readonly PipelineStep[] } | null;
+export type { PipelineConfig };
 
 export interface LoaderOptions {
   batchSize: number;
@@ -67,16 +65,6 @@ export interface LoaderStats {
   pagesRead: number;
 }
 
-interface Output {
-  plan: OutputPlan;
-  spec: TensorSpec;
-  batchStages: BatchStage[];
-  /** Buffers of batch-op results, one per slot (main thread only). */
-  batchBuffers: OutputArray[];
-  /** Rows are metadata bytes copied as they are (int/float, no ops): nanoseconds per row. */
-  cheapRows: boolean;
-}
-
 const int = (v: unknown, name: string, min: number): number => {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw new LoaderError('BAD_OPTIONS', `${name} must be an integer >= ${min}, got ${String(v)}`);
   return v;
@@ -111,9 +99,7 @@ export class Loader {
     private firstOrder: Uint32Array | null,
     private readonly outputs: Output[],
     private readonly workers: Worker[],
-    private readonly cache: PageCache | null,
-    private readonly pagesOfSample: ((id: number) => number[]) | null,
-    private readonly fh: FileHandle | null,
+    private readonly memory: MemoryManager,
     private readonly claims: Int32Array,
   ) {
     this.batchSize = opts.batchSize;
@@ -152,53 +138,22 @@ export class Loader {
     const dropLast = options.dropLast ?? true;
     const reader = await Reader.open(path, { customFields: options.customFields });
     let workers: Worker[] = [];
-    let fh: FileHandle | null = null;
+    let memory: MemoryManager | null = null;
     try {
-      const N = reader.numSamples;
-      let indices: Uint32Array;
-      if (options.indices) indices = Uint32Array.from(options.indices);
-      else {
-        // A plain loop: Uint32Array.from with a map function is ~10x slower on a million ids.
-        indices = new Uint32Array(N);
-        for (let i = 0; i < N; i++) indices[i] = i;
-      }
-      for (const id of indices) if (id >= N) throw new LoaderError('BAD_OPTIONS', `indices contains ${id}, but ${path} has ${N} samples`);
-      const orderName = options.order ?? 'sequential';
+      const indices = sampleIndices(options.indices, reader.numSamples, path);
       const seed = options.seed ?? resolveSeed(undefined, { distributed: Boolean(options.distributed), random: Math.random });
       const outputs = planOutputs(reader, options.pipelines ?? {}, batchSize, batchesAhead + 1);
-      const usedFields = [...new Set(outputs.map((o) => o.plan.field))];
-      const pageSize = reader.pageSize;
-      // File-absolute pages holding a sample's heap objects: for the process cache, of the
-      // fields the pipelines read; for page-aware orders, of every field.
-      const pagesOfFields = (fields: readonly number[]) => (id: number): number[] => {
-        const pages = new Set<number>();
-        for (const f of fields) {
-          const ref = reader.heapRef(id, f);
-          if (ref && ref.size > 0) pages.add(Math.floor(ref.ptr / pageSize));
-        }
-        return [...pages];
-      };
-      const pagesOf = pagesOfFields(usedFields);
-      const order = createOrder(orderName, {
+      const order = createOrder(options.order ?? 'sequential', {
         indices,
         seed,
         batchSize,
         ...(options.distributed ? { distributed: options.distributed } : {}),
-        pagesOfSample: pagesOfFields(reader.fields.map((_, f) => f)),
+        // Page-aware orders group samples by the pages of every field.
+        pagesOfSample: pagesOfFields(reader, reader.fields.map((_, f) => f)),
       });
       const firstOrder = order.sampleOrder(0);
-      let cache: PageCache | null = null;
-      let memory: MemoryPlan = { kind: 'os' };
-      if (!osCache) {
-        fh = await openFile(path, 'r');
-        const numPages = Math.ceil(reader.header.allocTablePtr / pageSize);
-        const maxPerSample = Math.max(1, usedFields.length);
-        const minSlots = Math.min(numPages, batchSize * maxPerSample + 1);
-        const want = Math.ceil((options.processCacheBytes ?? 2 ** 30) / pageSize);
-        const slots = Math.max(1, Math.min(numPages, Math.max(minSlots, want)));
-        cache = new PageCache(fh, pageSize, numPages, slots);
-        memory = { kind: 'process', pool: cache.pool, pageToSlot: cache.pageToSlot };
-      }
+      const fields = [...new Set(outputs.map((o) => o.plan.field))];
+      memory = await openMemory(osCache, path, reader, { fields, batchSize, ...(options.processCacheBytes !== undefined ? { bytes: options.processCacheBytes } : {}) });
       const claims = new SharedArrayBuffer(4 * (batchesAhead + 1));
       const init: WorkerInit = {
         claims,
@@ -208,32 +163,14 @@ export class Loader {
         outputs: outputs.map((o) => o.plan),
         batchSize,
         seed,
-        memory,
+        memory: memory.plan,
         fastDecode: options.fastDecode ?? false,
       };
-      workers = Array.from({ length: numWorkers }, () => spawnWorker('./decode-worker.js', import.meta.url, init));
-      await Promise.all(
-        workers.map(
-          (w) =>
-            new Promise<void>((resolve, reject) => {
-              const onMsg = (r: WorkerReply): void => {
-                if (r.type === 'ready') {
-                  w.off('message', onMsg);
-                  w.off('error', reject);
-                  resolve();
-                }
-              };
-              w.on('message', onMsg);
-              w.once('error', reject);
-              w.once('exit', (code) => reject(new LoaderError('WORKER_FAILED', `a loader worker exited during start-up (code ${code})`)));
-            }),
-        ),
-      );
-      for (const w of workers) w.removeAllListeners('exit');
-      return new Loader(path, reader, { ...options, dropLast, batchesAhead, osCache }, seed, order, firstOrder, outputs, workers, cache, osCache ? null : pagesOf, fh, new Int32Array(claims));
+      workers = await startWorkers(numWorkers, init);
+      return new Loader(path, reader, { ...options, dropLast, batchesAhead, osCache }, seed, order, firstOrder, outputs, workers, memory, new Int32Array(claims));
     } catch (e) {
       await Promise.all(workers.map((w) => w.terminate()));
-      await fh?.close();
+      await memory?.close();
       reader.close();
       throw e;
     }
@@ -294,7 +231,7 @@ export class Loader {
   }
 
   stats(): LoaderStats {
-    return { ...this.statsData, waitMs: [...this.statsData.waitMs], pagesRead: this.cache?.pagesRead ?? 0 };
+    return { ...this.statsData, waitMs: [...this.statsData.waitMs], pagesRead: this.memory.pagesRead };
   }
 
   private fail(e: Error): void {
@@ -307,7 +244,7 @@ export class Loader {
     if (this.closed) return;
     this.closed = true;
     await Promise.all(this.workers.map((w) => w.terminate()));
-    await this.fh?.close();
+    await this.memory.close();
     this.reader.close();
   }
 
@@ -334,7 +271,7 @@ export class Loader {
     const S = this.slotsCount;
     const sizeOf = (b: number): number => Math.min(bs, total - b * bs);
     const remaining = new Map<number, number>();
-    const pinned = new Map<number, number[]>();
+    const held = new Map<number, PageHold>();
     const ready = new Set<number>();
     let releasedUpTo = start;
     let nextDispatch = start;
@@ -353,27 +290,18 @@ export class Loader {
         remaining.set(r.batch, left);
         if (left === 0) {
           remaining.delete(r.batch);
-          const pages = pinned.get(r.batch);
-          if (pages) {
-            this.cache!.release(pages);
-            pinned.delete(r.batch);
-          }
+          held.get(r.batch)?.release();
+          held.delete(r.batch);
           ready.add(r.batch);
           notify();
         }
       } else if (r.type === 'error') {
-        // The file's field the failing output reads (an extra output names its source).
-        const failed = this.outputs[r.output];
-        const field = failed ? this.reader.fields[failed.plan.field]?.name : undefined;
-        error ??=
-          r.sample >= 0
-            ? new LoaderError('CORRUPT_SAMPLE', `${this.path}: sample ${r.sample} could not be decoded (${r.message}); the file is corrupt there — rebuild it, or exclude the sample with indices`, { sample: r.sample, batch: r.batch, ...(field ? { field } : {}) })
-            : (this.failure ?? new LoaderError('WORKER_FAILED', r.message));
+        error ??= r.sample >= 0 ? this.corruptSample(r) : (this.failure ?? new LoaderError('WORKER_FAILED', r.message));
         notify();
       }
     };
 
-    // Dispatch batches while ring slots are free; with the process cache, their pages first.
+    // Dispatch batches while ring slots are free, each once its pages are held.
     let pumping = false;
     const pump = async (): Promise<void> => {
       if (pumping) return;
@@ -382,18 +310,13 @@ export class Loader {
         while (!error && nextDispatch < this.length && nextDispatch < releasedUpTo + S) {
           const b = nextDispatch++;
           const n = sizeOf(b);
-          if (this.cache && this.pagesOfSample) {
-            const pages = new Set<number>();
-            for (let k = 0; k < n; k++) for (const p of this.pagesOfSample(order[b * bs + k]!)) pages.add(p);
-            const list = [...pages];
-            await this.cache.acquire(list);
-            if (error) {
-              // The iteration ended while the pages were loading: dispatch nothing more.
-              this.cache.release(list);
-              return;
-            }
-            pinned.set(b, list);
+          const hold = await this.memory.hold(order.subarray(b * bs, b * bs + n));
+          if (error) {
+            // The iteration ended while the pages were loading: dispatch nothing more.
+            hold.release();
+            return;
           }
+          held.set(b, hold);
           // Every worker works on the batch, claiming rows from the slot's counter; the
           // batch is done when all of them have answered. The slot's last user has finished
           // (its batch was released), so the counter can be reset.
@@ -455,9 +378,20 @@ export class Loader {
       error ??= new LoaderError('CLOSED', 'iteration ended');
       while (remaining.size > 0 && !this.closed) await new Promise<void>((r) => ((wake = r), setTimeout(r, 50)));
       this.onReply = null;
-      for (const pages of pinned.values()) this.cache?.release(pages);
+      for (const hold of held.values()) hold.release();
       this.holdProcess(false);
     }
+  }
+
+  /** A worker's decode failure, naming the sample and the file's field its output reads (an extra output names its source). */
+  private corruptSample(r: Extract<WorkerReply, { type: 'error' }>): LoaderError {
+    const failed = this.outputs[r.output];
+    const field = failed ? this.reader.fields[failed.plan.field]?.name : undefined;
+    return new LoaderError(
+      'CORRUPT_SAMPLE',
+      `${this.path}: sample ${r.sample} could not be decoded (${r.message}); the file is corrupt there — rebuild it, or exclude the sample with indices`,
+      { sample: r.sample, batch: r.batch, ...(field ? { field } : {}) },
+    );
   }
 
   private makeBatch(epoch: number, b: number, ids: Uint32Array): Batch {
@@ -481,55 +415,15 @@ export class Loader {
   }
 }
 
-/** Resolves `pipelines` into outputs (file fields in order, then extra outputs) with their plans and rings. */
-function planOutputs(reader: Reader, pipelines: Record<string, PipelineConfig>, batchSize: number, slots: number): Output[] {
-  const out: Output[] = [];
-  const names = reader.fields.map((f) => f.name);
-  const entries: Array<[string, number, readonly PipelineStep[]]> = [];
-  reader.fields.forEach(({ name }, f) => {
-    const p = pipelines[name];
-    if (p === null) return;
-    entries.push([name, f, p === undefined ? [] : Array.isArray(p) ? p : (p as { steps: readonly PipelineStep[] }).steps]);
-  });
-  for (const [name, p] of Object.entries(pipelines)) {
-    if (names.includes(name) || p === null) continue;
-    if (Array.isArray(p) || !p || typeof (p as { source?: unknown }).source !== 'string') {
-      throw new LoaderError('BAD_PIPELINE', `pipeline "${name}" is not a field of the file; give it as { source: <field>, steps: [...] } (fields: ${names.join(', ')})`);
-    }
-    const src = (p as { source: string; steps: readonly PipelineStep[] }).source;
-    const f = names.indexOf(src);
-    if (f < 0) throw new LoaderError('BAD_PIPELINE', `pipeline "${name}": source "${src}" is not a field (fields: ${names.join(', ')})`);
-    entries.push([name, f, (p as { steps: readonly PipelineStep[] }).steps]);
+/** The sample ids to visit: `indices` checked against the file, or every id. */
+function sampleIndices(given: ArrayLike<number> | undefined, numSamples: number, path: string): Uint32Array {
+  if (given) {
+    const ids = Uint32Array.from(given);
+    for (const id of ids) if (id >= numSamples) throw new LoaderError('BAD_OPTIONS', `indices contains ${id}, but ${path} has ${numSamples} samples`);
+    return ids;
   }
-  if (entries.length === 0) throw new LoaderError('BAD_PIPELINE', 'every output is disabled; enable at least one field');
-  for (const [name, f, steps] of entries) {
-    const field = reader.fields[f]!.field;
-    const first = steps[0];
-    const decoder: DecoderSpec = first && isDecoder(first) ? first : defaultDecoder(field);
-    const ops = (first && isDecoder(first) ? steps.slice(1) : steps) as OpSpec[];
-    if (ops.some((s) => isDecoder(s as PipelineStep))) throw new LoaderError('BAD_PIPELINE', `pipeline "${name}": a decoder may only come first`);
-    const stats = fieldStats(reader, f);
-    let plan;
-    let cheapRows = false;
-    try {
-      const dec = createDecoder(decoder, field, stats);
-      plan = planStages(dec.output, ops);
-      cheapRows = dec.copiesMetadata !== undefined && plan.stages.length === 0 && plan.batchStages.length === 0;
-    } catch (e) {
-      throw new LoaderError('BAD_PIPELINE', `pipeline "${name}": ${(e as Error).message}`, { field: name });
-    }
-    const ring = new SharedArrayBuffer(Math.max(8, slots * batchSize * byteSize(plan.sampleOutput)));
-    const batchBuffers: OutputArray[] = [];
-    for (const st of plan.batchStages) {
-      for (let s = 0; s < slots; s++) batchBuffers.push(viewOf(st.output.dtype, new ArrayBuffer(batchSize * byteSize(st.output)), 0, batchSize * elementCount(st.output)));
-    }
-    out.push({
-      plan: { name, field: f, decoder, ops, stats, sampleOutput: plan.sampleOutput, ring },
-      spec: plan.output,
-      batchStages: plan.batchStages,
-      batchBuffers,
-      cheapRows,
-    });
-  }
-  return out;
+  // A plain loop: Uint32Array.from with a map function is ~10x slower on a million ids.
+  const ids = new Uint32Array(numSamples);
+  for (let i = 0; i < numSamples; i++) ids[i] = i;
+  return ids;
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { BuildReport } from '../writer/build.js';
+import type { BuildReport } from '../api/build-report.js';
 import type {
   DatasetInfo,
   MachineInfo,

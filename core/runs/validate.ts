@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { OrderName } from '../loader/orders/index.js';
+import { ORDER_NAMES } from '../api/order-names.js';
 import type {
   DatasetInfo,
   ExecPlan,
@@ -28,7 +28,6 @@ const count = z.number().int().nonnegative();
 const posInt = z.number().int().positive();
 const isoTime = z.iso.datetime({ offset: true });
 
-const ORDERS = ['sequential', 'random', 'quasi_random'] as const satisfies readonly OrderName[];
 const VERDICTS = ['input-bound', 'decode-bound', 'disk-bound', 'gpu-bound', 'balanced', 'unknown'] as const satisfies readonly VerdictKind[];
 export const FINAL_STATUSES = ['ok', 'cancelled', 'failed'] as const;
 
@@ -56,7 +55,7 @@ export const DatasetSchema = z.object({
 export const PointConfigSchema = z.looseObject({
   workers: posInt,
   batchSize: posInt,
-  order: z.enum(ORDERS),
+  order: z.enum(ORDER_NAMES),
   osCache: z.boolean(),
 }) satisfies z.ZodType<PointConfig>;
 
@@ -100,7 +99,7 @@ export const SweepPlanSchema = z.looseObject({
   file: z.string(),
   workers: z.array(posInt),
   batchSizes: z.array(posInt),
-  orders: z.array(z.enum(ORDERS)),
+  orders: z.array(z.enum(ORDER_NAMES)),
   osCache: z.array(z.boolean()),
   decoder: z.string(),
   flip: z.boolean(),

@@ -14,7 +14,7 @@ import { machineInfo } from '../profile/machine.js';
 import { profile, tryDatasetInfo } from '../profile/sweep.js';
 import { defaultDbPath, RunsDb } from '../runs/runs-db.js';
 import { openSource } from '../sources/open-source.js';
-import { buildDataset, buildFields } from '../writer/build.js';
+import { buildDataset, buildFields } from '../app/build.js';
 import { detectSourceConfig } from '../sources/open-source.js';
 import { inspectDataset, previewDataset } from './dataset-views.js';
 import { FsAccess } from './fs-access.js';
@@ -22,7 +22,7 @@ import type { ReadGuard } from '../sources/read-guard.js';
 import { JobFailed, JobManager } from './jobs.js';
 import { packageVersion } from './package-version.js';
 import { apiErrorOf, ServiceError } from './service-error.js';
-import { checkBuildOutput } from '../writer/output-guard.js';
+import { checkBuildOutput } from '../app/output-guard.js';
 
 export interface ServiceOptions {
   /** Folders clients may open (beton serve); null: any local path (Electron). */

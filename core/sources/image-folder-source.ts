@@ -1,6 +1,6 @@
 import { basename, dirname, relative } from 'node:path';
 import { RGBImageFieldConfig, type FieldConfig } from '../api/build-config.js';
-import type { Sample } from '../writer/encode-sample.js';
+import type { Sample } from '../writer/sample.js';
 import { ImageFolderSource } from './image-folder.js';
 import type { ReadGuard } from './read-guard.js';
 import type { DatasetSource } from './source.js';

@@ -1,5 +1,5 @@
 import type { FieldConfig } from '../api/build-config.js';
-import type { Sample } from '../writer/encode-sample.js';
+import type { Sample } from '../writer/sample.js';
 
 /**
  * A dataset source: yields samples (records keyed by field name, values in the form each

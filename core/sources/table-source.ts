@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import type { FieldConfig } from '../api/build-config.js';
-import { skipMarker, type Sample } from '../writer/encode-sample.js';
+import { skipMarker, type Sample } from '../writer/sample.js';
 import { compileMapper } from './column-mapping.js';
 import { findImageColumns } from './image-columns.js';
 import { INFER_ROWS, inferSchema, type InferOptions } from './infer-schema.js';

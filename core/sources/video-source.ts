@@ -3,7 +3,7 @@ import { dirname, relative } from 'node:path';
 import { VideoClipFieldConfig, type FieldConfig } from '../api/build-config.js';
 import { BetonEncodeError } from '../format/errors.js';
 import { fpsRational, type ClipFrames } from '../fields/video-clip-field.js';
-import { skipMarker, type Sample, type SkipMarker } from '../writer/encode-sample.js';
+import { skipMarker, type Sample, type SkipMarker } from '../writer/sample.js';
 import { findFfmpeg, probeVideo, rawFrames, VideoReadError, type FfmpegTools } from './video-ffmpeg.js';
 import { listVideoFolder, readVideoList, type VideoItem, type VideoListing } from './video-folder.js';
 import type { ReadGuard } from './read-guard.js';

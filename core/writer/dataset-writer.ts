@@ -11,7 +11,8 @@ import { isPowerOfTwo, regions } from '../format/regions.js';
 import type { EncodedValue } from '../fields/field.js';
 import { normalizeSchema, type NamedField, type Schema } from '../fields/schema.js';
 import { EncodePool } from './encode-pool.js';
-import { encodeSample, type Sample } from './encode-sample.js';
+import { encodeSample } from './encode-sample.js';
+import type { Sample } from './sample.js';
 import { PageAllocator } from './page-allocator.js';
 import { RecordSink } from './record-sink.js';
 import { removeStaleTemps, tempPathFor } from './temp-files.js';
@@ -252,7 +253,7 @@ class WriteJob {
     const signal = this.opts.signal;
     signal?.throwIfAborted();
     if (numWorkers === 0) {
-      const { nodeImageCodec } = await import('../native/image-codec.js');
+      const { nodeImageCodec } = await import('../images/node-image-codec.js');
       const codec = this.fields.some((f) => f.field.type === 'rgb_image' || f.field.type === 'video_clip') ? nodeImageCodec() : undefined;
       let i = 0;
       for await (const s of source) {

@@ -1,8 +1,8 @@
 import type { Worker } from 'node:worker_threads';
 import type { FieldSpec } from '../fields/field.js';
-import type { Sample } from './encode-sample.js';
+import type { Sample } from './sample.js';
 import type { SampleOutcome } from './sample-outcome.js';
-import { spawnWorker } from './spawn-worker.js';
+import { spawnWorker } from '../workers/spawn-worker.js';
 import type { WorkerTimings } from './timings.js';
 
 export interface WorkerInit {

@@ -2,29 +2,8 @@ import { BetonEncodeError } from '../format/errors.js';
 import type { EncodedValue } from '../fields/field.js';
 import type { ImageCodec } from '../fields/image-codec.js';
 import type { NamedField } from '../fields/schema.js';
+import { isSkipMarker, type Sample } from './sample.js';
 import { sampleRandom } from './sample-random.js';
-
-/** A sample: values keyed by field name, or a tuple in field order (as FFCV's datasets). */
-export type Sample = Record<string, unknown> | readonly unknown[];
-
-/**
- * A source item the source itself could not turn into a sample (a malformed row, a bad
- * cell). Sources yield it instead of throwing, so the writer's onError policy decides:
- * 'fail' stops with the reason, 'skip' leaves the item out and reports it. Plain data
- * (string key), so it crosses to worker threads intact.
- */
-// A type alias so it is assignable to Sample's record type.
-export type SkipMarker = {
-  __betonSkip: { reason: string; source?: string; field?: string };
-};
-
-export function skipMarker(reason: string, source?: string, field?: string): SkipMarker {
-  return { __betonSkip: { reason, ...(source ? { source } : {}), ...(field ? { field } : {}) } };
-}
-
-function isSkipMarker(s: Sample): s is Sample & SkipMarker {
-  return !Array.isArray(s) && typeof (s as Partial<SkipMarker>).__betonSkip === 'object';
-}
 
 export interface EncodeOptions {
   codec?: ImageCodec;

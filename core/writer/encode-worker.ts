@@ -6,7 +6,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ImageCodec } from '../fields/image-codec.js';
 import { schemaFromSpecs } from '../fields/schema.js';
-import { nodeImageCodec, transcodeSource, type TranscodeClock } from '../native/image-codec.js';
+import { nodeImageCodec } from '../images/node-image-codec.js';
+import { transcodeSource, type TranscodeClock } from '../images/transcode-source.js';
 import { threadCpuMs } from '../native/writer-transcode.js';
 import type { ChunkJob, ChunkResult, WorkerInit } from './encode-pool.js';
 import { encodeSample } from './encode-sample.js';

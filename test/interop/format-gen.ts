@@ -13,7 +13,7 @@ import { PyFloat, pythonJsonDumps } from '../../core/fields/python-json.js';
 import { cappedSize, RGBImageField, type WriteMode } from '../../core/fields/rgb-image-field.js';
 import { parseDType } from '../../core/format/dtype.js';
 import { ndarrayValues } from '../../core/reader/canonical.js';
-import type { Sample } from '../../core/writer/encode-sample.js';
+import type { Sample } from '../../core/writer/sample.js';
 
 /** sfc32 seeded through splitmix32; one stream per schema, so schema k is the same whatever the count. */
 export class Rng {

@@ -11,7 +11,7 @@ import { JSONField } from '../../core/fields/json-field.js';
 import { NDArrayField } from '../../core/fields/ndarray-field.js';
 import { canonicalSample } from '../../core/reader/canonical.js';
 import { Reader } from '../../core/reader/reader.js';
-import { buildDataset } from '../../core/writer/build.js';
+import { buildDataset } from '../../core/app/build.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 import { mergeDatasets } from '../../core/writer/merge.js';
 import { describeFfcv, runFfcv } from './ffcv.js';

@@ -341,6 +341,30 @@ describe('loader: failures', () => {
     await expect(l[Symbol.asyncIterator]().next()).rejects.toThrow();
   });
 
+  it.each([true, false])('CORRUPT_SAMPLE names the file field the failing output reads (osCache %s)', async (osCache) => {
+    // image is field 0, label field 1; outputs are [label, thumb]: the failing output is
+    // index 1, an extra output named thumb, reading field 0. Only "image" is right.
+    const p = join(dir, `corrupt-extra-${osCache}.beton`);
+    await new DatasetWriter(p, { image: new RGBImageField({ writeMode: 'jpg' }), label: new IntField() }, { numWorkers: 0 }).write(Array.from({ length: 12 }, (_, i) => ({ image: constant(i, 16, 16), label: i })));
+    const r = await Reader.open(p);
+    const ref = r.heapRef(5, 0)!;
+    r.close();
+    const bytes = readFileSync(p);
+    bytes.fill(0x55, ref.ptr + 2, ref.ptr + 40);
+    writeFileSync(p, bytes);
+    const l = await Loader.open(p, { batchSize: 4, numWorkers: 1, osCache, pipelines: { image: null, label: [IntDecoder()], thumb: { source: 'image', steps: [CenterCropRGBImageDecoder([8, 8], 1)] } } });
+    let err: unknown;
+    try {
+      for await (const _ of l) void _;
+    } catch (e) {
+      err = e;
+    } finally {
+      await l.close();
+    }
+    expect((err as LoaderError).code).toBe('CORRUPT_SAMPLE');
+    expect((err as LoaderError).details).toMatchObject({ sample: 5, batch: 1, field: 'image' });
+  });
+
   it('bad options are named errors', async () => {
     await expect(Loader.open(fixed, { batchSize: 0 })).rejects.toThrow(/batchSize/);
     await expect(Loader.open(fixed, { batchSize: 4, indices: [700] })).rejects.toThrow(/indices contains 700/);

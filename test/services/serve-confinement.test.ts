@@ -16,7 +16,7 @@ import type { ApiEvent, Envelope, FinishedEvent } from '../../core/api/contract.
 import type { BuildReport } from '../../core/api/build-report.js';
 import { BetonService } from '../../core/services/beton-service.js';
 import { allowedHostPorts, startHttpServer } from '../../core/services/http-server.js';
-import { buildDataset } from '../../core/writer/build.js';
+import { buildDataset } from '../../core/app/build.js';
 
 const ROOT = resolve(__dirname, '../..');
 const SAMPLE = join(ROOT, 'assets/sample-images');

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseBuildConfig } from '../../core/api/build-config.js';
 import type { DetectedSource, PreviewResult } from '../../core/api/contract.js';
 import { BetonService } from '../../core/services/beton-service.js';
-import { buildDataset } from '../../core/writer/build.js';
+import { buildDataset } from '../../core/app/build.js';
 
 const hasFfmpeg = spawnSync('ffmpeg', ['-version']).status === 0;
 const dir = mkdtempSync(join(tmpdir(), 'beton-video-app-'));

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadRGB } from '../../core/native/image-codec.js';
+import { loadRGB } from '../../core/images/load-rgb.js';
 import { ImageFolderSource } from '../../core/sources/image-folder.js';
 import { FIXTURES } from '../helpers/fixtures.js';
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBuildConfig } from '../../core/api/build-config.js';
 import { Reader } from '../../core/reader/reader.js';
 import { ImageFolderSource } from '../../core/sources/image-folder.js';
-import { buildDataset } from '../../core/writer/build.js';
+import { buildDataset } from '../../core/app/build.js';
 import { writeOddImages, type OddImageCase } from '../helpers/odd-images.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-oddbuild-'));

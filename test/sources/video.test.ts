@@ -16,7 +16,7 @@ import { Reader } from '../../core/reader/reader.js';
 import { ffmpegAvailable } from '../../core/sources/video-ffmpeg.js';
 import { looksLikeVideoFolder } from '../../core/sources/video-folder.js';
 import { VideoDatasetSource } from '../../core/sources/video-source.js';
-import { buildDataset, type BuildReport } from '../../core/writer/build.js';
+import { buildDataset, type BuildReport } from '../../core/app/build.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 import { checkPython } from '../helpers/python-check.js';
 

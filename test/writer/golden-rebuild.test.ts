@@ -14,7 +14,7 @@ import { RGBImageField, type DecodedImage, type WriteMode } from '../../core/fie
 import { Reader } from '../../core/reader/reader.js';
 import { ImageFolderSource } from '../../core/sources/image-folder.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
-import type { Sample } from '../../core/writer/encode-sample.js';
+import type { Sample } from '../../core/writer/sample.js';
 import { FIXTURES, fixturePath, manifest, type Manifest } from '../helpers/fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-rebuild-'));

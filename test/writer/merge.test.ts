@@ -15,7 +15,7 @@ import type { Schema } from '../../core/fields/schema.js';
 import { canonicalSample } from '../../core/reader/canonical.js';
 import { Reader } from '../../core/reader/reader.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
-import type { Sample } from '../../core/writer/encode-sample.js';
+import type { Sample } from '../../core/writer/sample.js';
 import { mergeDatasets } from '../../core/writer/merge.js';
 
 const ROOT = resolve(__dirname, '../..');

@@ -49,7 +49,7 @@ describe('onError policy', () => {
 describe('source-level errors follow the policy', () => {
   it('a bad CSV cell fails the build with the row, or is skipped and reported', async () => {
     const { writeFileSync } = await import('node:fs');
-    const { buildDataset } = await import('../../core/writer/build.js');
+    const { buildDataset } = await import('../../core/app/build.js');
     const { parseBuildConfig } = await import('../../core/api/build-config.js');
     const csv = join(dir, 't.csv');
     writeFileSync(csv, 'a,b\n1,0.5\n2,1.5\nthree,2.5\n4,3.5\n');

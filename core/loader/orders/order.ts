@@ -9,7 +9,7 @@ import { OrderError } from './errors.js';
 import { QuasiRandomOrder } from './quasi-random.js';
 import { RandomOrder } from './random.js';
 import { SequentialOrder } from './sequential.js';
-import { ORDER_NAMES, type OrderName } from '../../api/profile-model.js';
+import { ORDER_NAMES, type OrderName } from '../../api/order-names.js';
 
 export interface DistributedOptions {
   /** This process's rank, 0 ≤ rank < worldSize. */

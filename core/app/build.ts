@@ -6,10 +6,10 @@ import type { NamedField } from '../fields/schema.js';
 import { openSource } from '../sources/open-source.js';
 import type { ReadGuard } from '../sources/read-guard.js';
 import type { DatasetSource } from '../sources/source.js';
-import { DatasetWriter, type WriteProgress } from './dataset-writer.js';
+import { DatasetWriter, type WriteProgress } from '../writer/dataset-writer.js';
 import { checkBuildOutput } from './output-guard.js';
-import { replaceFile } from './replace-file.js';
-import { selectSlice } from './selection.js';
+import { replaceFile } from '../writer/replace-file.js';
+import { selectSlice } from '../writer/selection.js';
 
 export interface BuildOptions {
   signal?: AbortSignal;

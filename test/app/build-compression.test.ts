@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseBuildConfig } from '../../core/api/build-config.js';
-import { buildDataset } from '../../core/writer/build.js';
+import { buildDataset } from '../../core/app/build.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-ratio-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -11,17 +11,15 @@ import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BetonEncodeError } from '../../core/format/errors.js';
 import { jpegDecodeRGB, jpegInfo } from '../../core/native/index.js';
-import {
-  decodeBmp,
-  decodePnm,
-  exifOrientation,
-  iccDescription,
-  loadRGB,
-  nativeJpegRGB,
-  nodeImageCodec,
-  parseJpegHeader,
-  probePassThrough,
-} from '../../core/native/image-codec.js';
+import { decodeBmp } from '../../core/images/bmp.js';
+import { exifOrientation } from '../../core/images/exif.js';
+import { iccDescription } from '../../core/images/icc.js';
+import { parseJpegHeader } from '../../core/images/jpeg-header.js';
+import { nativeJpegRGB } from '../../core/images/jpeg-source.js';
+import { loadRGB } from '../../core/images/load-rgb.js';
+import { nodeImageCodec } from '../../core/images/node-image-codec.js';
+import { probePassThrough } from '../../core/images/pass-through.js';
+import { decodePnm } from '../../core/images/pnm.js';
 import { ImageFolderSource } from '../../core/sources/image-folder.js';
 import { FIXTURES } from '../helpers/fixtures.js';
 import {

@@ -1,0 +1,85 @@
+import { closeSync, constants as fsConstants, fstatSync, openSync, readSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import type { ImageInput, RGBPixels } from '../fields/image-codec.js';
+import { FIX_DATA, ImageReadError } from './read-error.js';
+
+export interface Source {
+  /** The path (resolved against baseDir) or the bytes' name, for messages. */
+  name: string;
+  path?: string;
+  bytes?: Uint8Array;
+}
+
+export function sourceOf(input: Exclude<ImageInput, RGBPixels>, baseDir?: string): Source {
+  if (typeof input === 'string' || 'path' in input) {
+    const p = typeof input === 'string' ? input : input.path;
+    const path = baseDir && !isAbsolute(p) ? join(baseDir, p) : p;
+    return { name: path, path };
+  }
+  return { name: input.name ?? '<bytes>', bytes: input.file };
+}
+
+/*
+ * Files are read with synchronous calls. Encoding runs one sample at a time per worker
+ * thread, so nothing waits behind them, and each async fs call hops through the libuv
+ * pool: reading a 70 KB JPEG measured ~30 µs synchronously against 300–700 µs with
+ * fs/promises on a busy 2-core machine (it matters most for pass-through, ~20 µs of work).
+ */
+
+/**
+ * Opens a file for reading without blocking on FIFOs (O_NONBLOCK) and refuses anything
+ * that is not a regular file: reading a FIFO or a device named x.jpg would hang or never end.
+ */
+export function openRegular(path: string): { fd: number; size: number } {
+  const fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) {
+      const kind = st.isDirectory() ? 'a directory' : st.isFIFO() ? 'a named pipe (FIFO)' : st.isSocket() ? 'a socket' : 'a device';
+      throw new ImageReadError(`it is ${kind}, not a regular file; remove it from the image folder, or build with --on-error skip`);
+    }
+    return { fd, size: st.size };
+  } catch (e) {
+    closeSync(fd);
+    throw e;
+  }
+}
+
+export function readRange(fd: number, into: Uint8Array, position: number): void {
+  let done = 0;
+  while (done < into.length) {
+    const n = readSync(fd, into, done, into.length - done, position + done);
+    if (n === 0) throw new ImageReadError(`the file shrank while it was read; ${FIX_DATA}`);
+    done += n;
+  }
+}
+
+/** transcodeSource's read buffer, reused from file to file (per thread: a module instance each). */
+let scratch = Buffer.allocUnsafeSlow(1 << 17);
+
+/**
+ * The file's bytes in `scratch` (grown as needed): valid until the next call. Saves a fresh
+ * allocation per image (and the garbage collector's work freeing it), ~40% of a read's CPU.
+ */
+export function readIntoScratch(path: string): Buffer {
+  const { fd, size } = openRegular(path);
+  try {
+    if (scratch.length < size) scratch = Buffer.allocUnsafeSlow(Math.max(size, scratch.length * 2));
+    const view = scratch.subarray(0, size);
+    readRange(fd, view, 0);
+    return view;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function readWhole(path: string): Buffer {
+  const { fd, size } = openRegular(path);
+  try {
+    const buf = Buffer.allocUnsafeSlow(size);
+    readRange(fd, buf, 0);
+    return buf;
+  } finally {
+    closeSync(fd);
+  }
+}

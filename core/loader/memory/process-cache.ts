@@ -1,0 +1,82 @@
+import { open, type FileHandle } from 'node:fs/promises';
+import type { Reader } from '../../reader/reader.js';
+import type { MemoryPlan } from '../protocol.js';
+import type { HeapAccess, MemoryManager, PageHold } from './memory-manager.js';
+import { PageCache } from './page-cache.js';
+import { pagesOfFields } from './sample-pages.js';
+
+/** Default size of the page pool: 1 GiB. */
+const DEFAULT_BYTES = 2 ** 30;
+
+export interface ProcessCacheOptions {
+  /** The fields the loader's outputs read: only their pages are loaded. */
+  fields: readonly number[];
+  batchSize: number;
+  /** Size of the page pool; at least one batch's pages whatever is asked (default 1 GiB). */
+  bytes?: number;
+}
+
+/**
+ * osCache off: the loader's own bounded pool of pages in shared memory (page-cache.ts).
+ * Before a batch is dispatched its pages are read in and pinned; workers find them
+ * through the shared page → slot table. Memory is the pool, whatever the file size.
+ */
+export class ProcessCache implements MemoryManager {
+  private constructor(
+    private readonly fh: FileHandle,
+    private readonly cache: PageCache,
+    private readonly pagesOf: (sampleId: number) => number[],
+  ) {}
+
+  static async open(path: string, reader: Reader, opts: ProcessCacheOptions): Promise<ProcessCache> {
+    const pageSize = reader.pageSize;
+    const numPages = Math.ceil(reader.header.allocTablePtr / pageSize);
+    // A batch must fit: every sample may have each read field on its own page.
+    const minSlots = Math.min(numPages, opts.batchSize * Math.max(1, opts.fields.length) + 1);
+    const want = Math.ceil((opts.bytes ?? DEFAULT_BYTES) / pageSize);
+    const slots = Math.max(1, Math.min(numPages, Math.max(minSlots, want)));
+    const fh = await open(path, 'r');
+    return new ProcessCache(fh, new PageCache(fh, pageSize, numPages, slots), pagesOfFields(reader, opts.fields));
+  }
+
+  get plan(): MemoryPlan {
+    return { kind: 'process', pool: this.cache.pool, pageToSlot: this.cache.pageToSlot };
+  }
+
+  get pagesRead(): number {
+    return this.cache.pagesRead;
+  }
+
+  async hold(sampleIds: Uint32Array): Promise<PageHold> {
+    const pages = new Set<number>();
+    for (const id of sampleIds) for (const p of this.pagesOf(id)) pages.add(p);
+    const list = [...pages];
+    await this.cache.acquire(list);
+    let held = true;
+    return {
+      release: () => {
+        if (held) this.cache.release(list);
+        held = false;
+      },
+    };
+  }
+
+  close(): Promise<void> {
+    return this.fh.close();
+  }
+}
+
+/** The worker's side: views into the shared pool, at the slot the table names. */
+export function processCacheHeap(plan: Extract<MemoryPlan, { kind: 'process' }>, pageSize: number): HeapAccess {
+  const pool = new Uint8Array(plan.pool);
+  const pageToSlot = new Int32Array(plan.pageToSlot);
+  return {
+    bytes: (ptr, size) => {
+      const page = Math.floor(ptr / pageSize);
+      const slot = Atomics.load(pageToSlot, page);
+      if (slot < 0) throw new Error(`page ${page} is not resident in the process cache (scheduler bug)`);
+      const off = slot * pageSize + (ptr - page * pageSize);
+      return pool.subarray(off, off + size);
+    },
+  };
+}
