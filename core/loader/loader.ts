@@ -2,6 +2,7 @@ import { open as openFile, type FileHandle } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import type { Field } from '../fields/field.js';
+import { registeredFieldModules } from '../fields/registry.js';
 import type { BatchStage } from '../pipeline/batch-ops.js';
 import { byteSize, elementCount, viewOf, type OutputArray, type TensorSpec } from '../pipeline/dtypes.js';
 import { planStages } from '../pipeline/plan.js';
@@ -204,7 +205,7 @@ export class Loader {
         claims,
         path,
         customFields: Object.entries(options.customFields ?? {}).map(([name, f]) => ({ name, spec: f.toSpec() })),
-        fieldModules: options.fieldModules ?? [],
+        fieldModules: registeredFieldModules(options.fieldModules),
         outputs: outputs.map((o) => o.plan),
         batchSize,
         seed,

@@ -9,6 +9,7 @@ import { encodeHeader } from '../format/header.js';
 import { recordLayout, type RecordLayout } from '../format/record-layout.js';
 import { isPowerOfTwo, regions } from '../format/regions.js';
 import type { EncodedValue } from '../fields/field.js';
+import { registeredFieldModules } from '../fields/registry.js';
 import { normalizeSchema, type NamedField, type Schema } from '../fields/schema.js';
 import { EncodePool } from './encode-pool.js';
 import { encodeSample, type Sample } from './encode-sample.js';
@@ -57,7 +58,7 @@ export interface DatasetWriterOptions {
   baseDir?: string;
   /** Accept page sizes below FFCV's writer minimum (FFCV's reader reads them; tests use it). */
   allowSmallPages?: boolean;
-  /** Modules that register custom field types; imported by every worker. */
+  /** More modules that register custom field types, imported by every worker (those registered with `module` are imported anyway). */
   fieldModules?: string[];
   /** Report where the time went (WriteReport.timings): per-stage worker and main-thread accounts. */
   timings?: boolean;
@@ -272,7 +273,7 @@ class WriteJob {
     }
     const pool = new EncodePool(numWorkers, {
       fields: this.fields.map(({ name, field }) => ({ name, spec: field.toSpec() })),
-      fieldModules: this.opts.fieldModules ?? [],
+      fieldModules: registeredFieldModules(this.opts.fieldModules),
       seed: this.opts.seed ?? 0,
       baseDir: this.opts.baseDir,
       indexBase: this.opts.sampleIndexBase,
