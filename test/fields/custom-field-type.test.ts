@@ -49,11 +49,12 @@ class U16PairField extends Field<Pair> {
 
   encode(value: unknown): EncodedValue {
     const ok = (x: unknown): x is number => Number.isInteger(x) && (x as number) >= 0 && (x as number) <= 0xffff;
-    if (!Array.isArray(value) || value.length !== 2 || !value.every(ok)) throw new BetonEncodeError('BAD_VALUE', 'U16PairField expects [a, b] with 0 <= a, b < 65536');
+    const [a, b] = Array.isArray(value) && value.length === 2 ? (value as unknown[]) : [];
+    if (!ok(a) || !ok(b)) throw new BetonEncodeError('BAD_VALUE', 'U16PairField expects [a, b] with 0 <= a, b < 65536');
     const meta = new Uint8Array(4);
     const v = new DataView(meta.buffer);
-    v.setUint16(0, value[0], true);
-    v.setUint16(2, value[1], true);
+    v.setUint16(0, a, true);
+    v.setUint16(2, b, true);
     return { meta, heap: null };
   }
 
