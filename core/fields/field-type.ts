@@ -22,6 +22,8 @@ export interface FieldType<F extends Field = Field> {
   fromSpec(spec: FieldSpec): F;
   /** Built-ins parse their own argument blob; custom types get their spec back from ours. */
   fromArguments?(args: Uint8Array, where: string): F;
+  /** Its encoder uses the injected image codec (source decoding, resize, JPEG): the writer loads it only then. */
+  readonly usesImageCodec?: boolean;
   /** Loader decoders by name, and the one a pipeline without a decoder gets. */
   decoders?: { readonly [name: string]: DecoderFactory };
   defaultDecoder?: DecoderStep;

@@ -78,6 +78,7 @@ export const RGB_IMAGE_TYPE: FieldType<RGBImageField> = {
   type: 'rgb_image',
   typeId: 2,
   ffcvClass: 'RGBImageField',
+  usesImageCodec: true,
   fromSpec: (s) =>
     new RGBImageField({
       writeMode: s.writeMode as RGBImageFieldOptions['writeMode'],

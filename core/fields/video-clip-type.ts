@@ -25,6 +25,7 @@ export const VIDEO_CLIP_TYPE: FieldType<VideoClipField> = {
   type: 'video_clip',
   typeId: CUSTOM_TYPE_ID,
   ffcvClass: 'VideoClipField',
+  usesImageCodec: true,
   fromSpec: (s) =>
     new VideoClipField({
       writeMode: s.writeMode as VideoClipFieldOptions['writeMode'],

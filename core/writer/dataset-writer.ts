@@ -9,7 +9,7 @@ import { encodeHeader } from '../format/header.js';
 import { recordLayout, type RecordLayout } from '../format/record-layout.js';
 import { isPowerOfTwo, regions } from '../format/regions.js';
 import type { EncodedValue } from '../fields/field.js';
-import { registeredFieldModules } from '../fields/registry.js';
+import { findFieldType, registeredFieldModules } from '../fields/registry.js';
 import { normalizeSchema, type NamedField, type Schema } from '../fields/schema.js';
 import { EncodePool } from './encode-pool.js';
 import { encodeSample, type Sample } from './encode-sample.js';
@@ -254,7 +254,7 @@ class WriteJob {
     signal?.throwIfAborted();
     if (numWorkers === 0) {
       const { nodeImageCodec } = await import('../native/image-codec.js');
-      const codec = this.fields.some((f) => f.field.type === 'rgb_image' || f.field.type === 'video_clip') ? nodeImageCodec() : undefined;
+      const codec = this.fields.some((f) => findFieldType(f.field.type)?.usesImageCodec) ? nodeImageCodec() : undefined;
       let i = 0;
       for await (const s of source) {
         signal?.throwIfAborted();
