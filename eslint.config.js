@@ -12,7 +12,7 @@ const appPackages = { group: ['electron', 'react', 'react-dom', 'zustand', 'rech
  * (the writer and the loader share the reader and the workers, never each other), not
  * anything above. The first four are pure (no I/O; the renderer may import types of api).
  */
-export const LEVELS = [['format'], ['fields'], ['pipeline'], ['api'], ['native'], ['images', 'workers'], ['reader'], ['writer', 'loader'], ['sources', 'profile'], ['runs', 'export'], ['app'], ['services'], ['cli']];
+export const LEVELS = [['format'], ['pipeline'], ['api'], ['fields'], ['native'], ['images', 'workers'], ['reader'], ['writer', 'loader'], ['sources', 'profile'], ['runs', 'export'], ['app'], ['services'], ['cli']];
 const PURE = ['format', 'fields', 'pipeline', 'api'];
 const levelOf = (folder) => LEVELS.findIndex((l) => l.includes(folder));
 const order = LEVELS.map((l) => l.join(' | ')).join(' < ');

@@ -1,28 +1,28 @@
 import type { BuildConfig, FieldConfig } from '../api/build-config.js';
 import type { LoaderConfig } from '../api/loader-config.js';
+import type { FieldType, PipelineStepLike } from '../fields/field-type.js';
+import { py } from '../pipeline/python-code.js';
+import { allFieldTypes, findFieldType } from '../fields/registry.js';
 import { FFCV_TRANSFORM_IMPORTS, opType } from '../pipeline/ops/index.js';
-import { pyLiteral } from '../pipeline/python-literal.js';
-import { clipDecoderPy, customFieldsPy, VIDEO_CLIP_PYTHON, videoFieldPy, videoSourcePy } from './python-video.js';
+import { videoSourcePy } from './python-video.js';
 
 /**
  * Runnable Python FFCV code from our configs: the DatasetWriter call for a build config
  * and the Loader for a loader config. Where we do something FFCV cannot (distributed
  * quasi-random, custom ops), the code says so in a comment and uses the closest option.
  */
-const py = pyLiteral;
 
+/** The field's FFCV constructor, as its type writes it (core/fields). */
 function fieldPy(f: FieldConfig): string {
-  switch (f.type) {
-    case 'rgb_image':
-      return `RGBImageField(write_mode=${py(f.writeMode)}, max_resolution=${py(f.maxResolution)}, smart_threshold=${py(f.smartThreshold)}, jpeg_quality=${f.jpegQuality}, compress_probability=${f.compressProbability})`;
-    case 'int': return 'IntField()';
-    case 'float': return 'FloatField()';
-    case 'bytes': return 'BytesField()';
-    case 'json': return 'JSONField()';
-    case 'ndarray': return `NDArrayField(dtype=np.dtype(${py(f.dtype)}), shape=${py(f.shape)})`;
-    case 'torch_tensor': return `TorchTensorField(dtype=torch.from_numpy(np.zeros(0, dtype=np.dtype(${py(f.dtype)}))).dtype, shape=${py(f.shape)})`;
-    case 'video_clip': return videoFieldPy(f);
-  }
+  const ft = findFieldType(f.type);
+  if (!ft?.python) throw new Error(`field type "${f.type}" has no Python export`);
+  return ft.python.field(f);
+}
+
+/** Definitions (custom Field classes) the given types need, each once, in order. */
+function preludes(types: ReadonlyArray<FieldType | undefined>): string[] {
+  const seen = [...new Set(types.map((t) => t?.python?.prelude).filter((p): p is string => p !== undefined))];
+  return seen.flatMap((p) => [p, '']);
 }
 
 /** Python that builds the same .beton file with FFCV's DatasetWriter. */
@@ -35,13 +35,13 @@ export function buildToPython(config: BuildConfig, fields: readonly FieldConfig[
     'from ffcv.fields import RGBImageField, IntField, FloatField, BytesField, JSONField, NDArrayField, TorchTensorField',
     '',
   ];
-  if (fields.some((f) => f.type === 'video_clip')) lines.push(VIDEO_CLIP_PYTHON, '');
+  lines.push(...preludes(fields.map((f) => findFieldType(f.type))));
   const src = config.source;
   if (src.type === 'video_folder' || src.type === 'video_list') {
     lines.push(...videoSourcePy(src, fields.map((f) => f.name)));
   } else if (src.type === 'image_folder') {
     lines.push('from torchvision.datasets import ImageFolder', `dataset = ImageFolder(${py(src.path)})`);
-    if (fields.some((f) => f.type === 'rgb_image' && f.passThrough)) lines.push('# Note: JPEG pass-through is a Beton Studio option; FFCV always re-encodes.');
+    for (const note of new Set(fields.flatMap((f) => findFieldType(f.type)?.python?.buildNotes?.(f) ?? []))) lines.push(`# Note: ${note}`);
   } else {
     lines.push(
       `# Source ${src.type} ${py(src.path)}: FFCV has no reader for it. Provide an indexed dataset`,
@@ -68,14 +68,14 @@ export function buildToPython(config: BuildConfig, fields: readonly FieldConfig[
 }
 
 type Step = LoaderConfig['pipelines'][string] extends infer P ? (P extends ReadonlyArray<infer S> ? S : never) : never;
-type ClipStep = Extract<Step, { decoder: 'clip_simple' | 'clip_random_resized_crop' }>;
 
-const isClipStep = (s: Step): s is ClipStep => 'decoder' in s && (s.decoder === 'clip_simple' || s.decoder === 'clip_random_resized_crop');
+/** The type that owns a decoder (its Python, and whether a pipeline starting with it reads a custom field). */
+const decoderOwner = (decoder: string): FieldType | undefined => allFieldTypes().find((t) => t.python?.decoders[decoder] !== undefined);
 
 /** What the exporter knows of a file's field (from its header, when the file is at hand). */
 export interface ExportField {
   name: string;
-  /** Our field type: 'int', 'rgb_image', 'video_clip', … */
+  /** Our field type (a registered type name). */
   type: string;
   /** ndarray/torch_tensor: the numpy typestr ('<f4', '<u2', …). */
   dtype?: string;
@@ -83,10 +83,10 @@ export interface ExportField {
 
 export interface LoaderExportOptions {
   /**
-   * The file's fields. video_clip fields (custom, type 255) get the generated
-   * VideoClipField/decoders and a `custom_fields` entry; ndarray dtypes decide whether the
-   * batch can end in a torch tensor. Without it, pipelines that start with a clip decoder
-   * mark their fields as video.
+   * The file's fields. Custom fields (type 255, e.g. video clips) get their type's generated
+   * Field class and decoders and a `custom_fields` entry; ndarray dtypes decide whether the
+   * batch can end in a torch tensor. Without it, a pipeline that starts with a custom
+   * type's decoder marks its field as of that type.
    */
   fields?: readonly ExportField[];
 }
@@ -121,17 +121,12 @@ const isWideUnsigned = (typestr: string): boolean => typestr[1] === 'u' && Numbe
 
 function stepPy(s: Step, notes: string[]): string[] {
   if ('decoder' in s) {
-    switch (s.decoder) {
-      case 'simple_rgb': return ['SimpleRGBImageDecoder()'];
-      case 'random_resized_crop': return [`RandomResizedCropRGBImageDecoder(${py(s.size)}, scale=${py(s.scale)}, ratio=${py(s.ratio)})`];
-      case 'center_crop': return [`CenterCropRGBImageDecoder(${py(s.size)}, ratio=${s.ratio})`];
-      case 'int': return ['IntDecoder()'];
-      case 'float': return ['FloatDecoder()'];
-      case 'ndarray': return ['NDArrayDecoder()'];
-      case 'bytes': return ['BytesDecoder()'];
-      case 'clip_simple':
-      case 'clip_random_resized_crop': return [clipDecoderPy(s, (n) => notes.push(n))];
+    const write = decoderOwner(s.decoder)?.python?.decoders[s.decoder];
+    if (!write) {
+      notes.push(`no Python for decoder ${s.decoder}; left out`);
+      return [];
     }
+    return [write(s, (n) => notes.push(n))];
   }
   return opType(s).python(s, (n) => notes.push(n));
 }
@@ -153,25 +148,6 @@ function transformImports(): string[] {
   return [...lines, line];
 }
 
-/** A video field's steps: its clip decoder (or the default one), then the ops that apply to (T, H, W, 3). */
-function clipPipelinePy(name: string, steps: readonly Step[], notes: string[]): string[] {
-  // Without a decoder first, our loader uses the field's default (clip_simple), as FFCV does.
-  const parts: string[] = steps[0] && 'decoder' in steps[0] ? [] : ['VideoClipDecoder()'];
-  for (const s of steps) {
-    if (isClipStep(s)) {
-      parts.push(clipDecoderPy(s, (n) => notes.push(`"${name}": ${n}`)));
-    } else if ('decoder' in s) {
-      notes.push(`the "${name}" pipeline's ${s.decoder} decoder is for images; the clip is decoded with VideoClipDecoder instead`);
-      parts.push('VideoClipDecoder()');
-    } else if (opType(s).onClips) {
-      parts.push(...stepPy(s, notes));
-    } else {
-      notes.push(`${s.op} works on (H, W, C) images, not (T, H, W, 3) clips; left out of "${name}" (the clip decoders take flip=)`);
-    }
-  }
-  return parts;
-}
-
 /**
  * Python that loads the file with FFCV's Loader, with the same order, caching and pipelines.
  * `opts.fields`: the file's fields; video_clip fields (custom, type 255) make the code define
@@ -184,9 +160,13 @@ export function loaderToPython(config: LoaderConfig, opts: LoaderExportOptions =
   for (const f of opts.fields ?? []) {
     if (f.dtype !== undefined && isWideUnsigned(f.dtype) && !(f.name in config.pipelines)) pipelines.push([f.name, []]);
   }
-  const videoFields = opts.fields
-    ? opts.fields.filter((f) => f.type === 'video_clip').map((f) => f.name)
-    : pipelines.filter(([, steps]) => steps?.[0] !== undefined && isClipStep(steps[0])).map(([name]) => name);
+  // Custom fields (type 255): FFCV needs their Python class in custom_fields= to open the file.
+  const typeOf = new Map<string, FieldType | undefined>(
+    opts.fields
+      ? opts.fields.map((f) => [f.name, findFieldType(f.type)])
+      : pipelines.map(([name, steps]) => [name, steps?.[0] && 'decoder' in steps[0] ? decoderOwner(steps[0].decoder) : undefined]),
+  );
+  const customFields = [...typeOf].filter(([, t]) => t?.python?.customClass !== undefined).map(([name]) => name);
   const dtypes = new Map((opts.fields ?? []).filter((f) => f.dtype !== undefined).map((f) => [f.name, f.dtype!]));
   const notes: string[] = [];
   const order = { sequential: 'SEQUENTIAL', random: 'RANDOM', quasi_random: 'QUASI_RANDOM' }[config.order];
@@ -202,7 +182,8 @@ export function loaderToPython(config: LoaderConfig, opts: LoaderExportOptions =
       pipes.push(`        ${py(name)}: None,`);
       continue;
     }
-    let parts = videoFields.includes(name) ? clipPipelinePy(name, steps, notes) : steps.flatMap((s) => stepPy(s, notes));
+    const own = typeOf.get(name)?.python;
+    let parts = own?.pipeline && customFields.includes(name) ? own.pipeline(name, steps as readonly PipelineStepLike[], notes, (s) => stepPy(s as Step, notes)) : steps.flatMap((s) => stepPy(s, notes));
     // Our loader hands out typed arrays; PyTorch code wants tensors: end every pipeline in one.
     const dedup: string[] = [];
     for (const p of parts) if (!(p === 'ToTensor()' && dedup.includes('ToTensor()'))) dedup.push(p);
@@ -220,7 +201,7 @@ export function loaderToPython(config: LoaderConfig, opts: LoaderExportOptions =
     pipes.push(`        ${py(name)}: [${parts.join(', ')}],`);
   }
   // FFCV's Reader needs a class for every custom field, even one whose pipeline is None.
-  const usesClips = videoFields.length > 0;
+  const custom = customFields.map((name) => typeOf.get(name));
   const lines = [
     '# Generated by Beton Studio: the same loader in Python FFCV.',
     'import numpy as np',
@@ -230,7 +211,7 @@ export function loaderToPython(config: LoaderConfig, opts: LoaderExportOptions =
     '                                  IntDecoder, FloatDecoder, NDArrayDecoder, BytesDecoder)',
     ...transformImports(),
     '',
-    ...(usesClips ? [VIDEO_CLIP_PYTHON, ''] : []),
+    ...preludes(custom),
     ...(unsigned.length ? [UNSIGNED_ARRAY_PYTHON, ''] : []),
     ...notes.map((n) => `# Note: ${n}.`),
     'loader = Loader(',
@@ -243,7 +224,7 @@ export function loaderToPython(config: LoaderConfig, opts: LoaderExportOptions =
     `    drop_last=${py(config.dropLast)},`,
     `    batches_ahead=${config.batchesAhead},`,
     `    distributed=${py(Boolean(config.distributed))},`,
-    ...(usesClips ? [`    custom_fields=${customFieldsPy(videoFields)},`] : []),
+    ...(custom.length ? [`    custom_fields={${customFields.map((n, k) => `${JSON.stringify(n)}: ${custom[k]!.python!.customClass!}`).join(', ')}},`] : []),
     '    pipelines={',
     ...pipes,
     '    },',

@@ -1,5 +1,6 @@
 import { BetonEncodeError } from '../format/errors.js';
 import { describeValue, Field, type EncodedValue, type FieldSpec } from './field.js';
+import type { DecoderFactory, FieldStats, FieldTable, FieldType } from './field-type.js';
 
 /** Packed {ptr <u8 @0, size <u8 @8}: 16 bytes, numpy alignment 1. */
 export const BYTES_METADATA = { size: 16, align: 1 };
@@ -39,3 +40,47 @@ export class BytesField extends Field<Uint8Array> {
     return heap ? heap.slice() : new Uint8Array(0);
   }
 }
+
+/** The longest heap object of the field: bytes rows are that wide. */
+export function maxBytesStats(t: FieldTable): FieldStats {
+  let maxBytes = 0;
+  for (let i = 0; i < t.numSamples; i++) maxBytes = Math.max(maxBytes, t.heapSize(i));
+  return { maxBytes };
+}
+
+/** BytesDecoder: rows are max-size wide; the tail past a sample's length is zeroed (FFCV leaves stale bytes). */
+export const bytesDecoder: DecoderFactory = (_step, _field, stats) => ({
+  output: { shape: [Math.max(1, Number(stats.maxBytes ?? 0))], dtype: 'uint8' },
+  decode: (_m, heap, d) => {
+    const row = d as Uint8Array;
+    const n = heap ? heap.byteLength : 0;
+    if (heap) row.set(heap);
+    row.fill(0, n);
+  },
+});
+
+/** Lowercase hex of some bytes (pure: no Buffer). */
+export function hexOf(b: Uint8Array): string {
+  let s = '';
+  for (const x of b) s += x.toString(16).padStart(2, '0');
+  return s;
+}
+
+export const BYTES_TYPE: FieldType<BytesField> = {
+  type: 'bytes',
+  typeId: 3,
+  ffcvClass: 'BytesField',
+  fromSpec: () => new BytesField(),
+  decoders: { bytes: bytesDecoder },
+  defaultDecoder: { decoder: 'bytes' },
+  stats: maxBytesStats,
+  preview: (v) => {
+    const b = v as Uint8Array;
+    return { kind: 'text', text: `${b.byteLength} bytes ${hexOf(b.subarray(0, 16))}${b.byteLength > 16 ? '…' : ''}` };
+  },
+  canonical: (v, t) => {
+    const b = v as Uint8Array;
+    return { size: b.byteLength, sha256: t.sha256(b), head_hex: t.hex(b.subarray(0, 32)) };
+  },
+  python: { field: () => 'BytesField()', decoders: { bytes: () => 'BytesDecoder()' } },
+};

@@ -1,5 +1,7 @@
 import { BetonEncodeError } from '../format/errors.js';
 import { describeValue, Field, type EncodedValue, type FieldSpec } from './field.js';
+import type { FieldType } from './field-type.js';
+import { floatRepr } from './python-json.js';
 
 /** FloatField (type 0): an IEEE-754 binary64 value in the metadata record. */
 export class FloatField extends Field<number> {
@@ -28,3 +30,22 @@ export class FloatField extends Field<number> {
     return meta.getFloat64(0, true);
   }
 }
+
+/** float: one float64 per sample; dumped as its bit pattern so NaN payloads and -0 survive. */
+export const FLOAT_TYPE: FieldType<FloatField> = {
+  type: 'float',
+  typeId: 0,
+  ffcvClass: 'FloatField',
+  fromSpec: () => new FloatField(),
+  decoders: {
+    float: () => ({ output: { shape: [1], dtype: 'float64' }, copiesMetadata: 8, decode: (m, _h, d) => ((d as Float64Array)[0] = m.getFloat64(0, true)) }),
+  },
+  defaultDecoder: { decoder: 'float' },
+  preview: (v) => ({ kind: 'text', text: floatRepr(v as number) }),
+  canonical: (v) => {
+    const b = new DataView(new ArrayBuffer(8));
+    b.setFloat64(0, v as number);
+    return { f64_bits: b.getBigUint64(0).toString(16).padStart(16, '0'), repr: floatRepr(v as number) };
+  },
+  python: { field: () => 'FloatField()', decoders: { float: () => 'FloatDecoder()' } },
+};

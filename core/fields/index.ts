@@ -1,4 +1,5 @@
 export * from './field.js';
+export * from './field-type.js';
 export * from './int-field.js';
 export * from './float-field.js';
 export * from './bytes-field.js';

@@ -1,5 +1,6 @@
 import { BetonEncodeError } from '../format/errors.js';
 import { describeValue, Field, type EncodedValue, type FieldSpec } from './field.js';
+import type { FieldType } from './field-type.js';
 
 const I64_MIN = -(2n ** 63n);
 const I64_MAX = 2n ** 63n - 1n;
@@ -32,3 +33,18 @@ export class IntField extends Field<bigint> {
     return meta.getBigInt64(0, true);
   }
 }
+
+/** int: one int64 per sample; the decoder copies it straight from the metadata table. */
+export const INT_TYPE: FieldType<IntField> = {
+  type: 'int',
+  typeId: 1,
+  ffcvClass: 'IntField',
+  fromSpec: () => new IntField(),
+  decoders: {
+    int: () => ({ output: { shape: [1], dtype: 'int64' }, copiesMetadata: 8, decode: (m, _h, d) => ((d as BigInt64Array)[0] = m.getBigInt64(0, true)) }),
+  },
+  defaultDecoder: { decoder: 'int' },
+  preview: (v) => ({ kind: 'text', text: String(v) }),
+  canonical: (v) => (v as bigint).toString(),
+  python: { field: () => 'IntField()', decoders: { int: () => 'IntDecoder()' } },
+};

@@ -1,5 +1,6 @@
 import { BetonEncodeError } from '../format/errors.js';
-import { BYTES_METADATA, bytesMeta } from './bytes-field.js';
+import { BYTES_METADATA, bytesDecoder, bytesMeta, maxBytesStats } from './bytes-field.js';
+import type { FieldType } from './field-type.js';
 import { Field, type EncodedValue, type FieldSpec } from './field.js';
 import { parsePythonJson, pythonJsonDumps } from './python-json.js';
 
@@ -53,3 +54,19 @@ export class JSONField extends Field<unknown> {
     return new TextDecoder().decode(heap.subarray(0, end));
   }
 }
+
+/** json: read by the loader as its stored bytes (FFCV's BytesDecoder), dumped with the stored text's hash. */
+export const JSON_TYPE: FieldType<JSONField> = {
+  type: 'json',
+  typeId: 5,
+  ffcvClass: 'JSONField',
+  fromSpec: () => new JSONField(),
+  decoders: { bytes: bytesDecoder },
+  defaultDecoder: { decoder: 'bytes' },
+  stats: maxBytesStats,
+  canonical: (v, t) => {
+    const stored = t.storedBytes();
+    return { value: t.jsonSafe(v), size: stored.byteLength, sha256: t.sha256(stored) };
+  },
+  python: { field: () => 'JSONField()', decoders: { bytes: () => 'BytesDecoder()' } },
+};

@@ -1,7 +1,10 @@
 import { FIELD_ARGS_SIZE } from '../format/constants.js';
-import { parseDType, typedArrayNameFor, typedView, writeElement, type DType, type NumericTypedArray } from '../format/dtype.js';
+import { parseDType, readElement, typedArrayNameFor, typedView, writeElement, type DType, type NumericTypedArray } from '../format/dtype.js';
 import { BetonEncodeError, BetonFormatError } from '../format/errors.js';
 import { describeValue, Field, type EncodedValue, type FieldSpec } from './field.js';
+import { elementTypeOf } from '../pipeline/dtypes.js';
+import { PipelineError } from '../pipeline/stage.js';
+import type { DecoderFactory, FieldType } from './field-type.js';
 import { pythonJsonDumps } from './python-json.js';
 
 /** An n-d array as stored: raw element bytes in C order, in the dtype's byte order. */
@@ -157,3 +160,68 @@ export class TorchTensorField extends NDArrayField {
   override readonly type = 'torch_tensor';
   override readonly ffcvClass = 'TorchTensorField';
 }
+
+/** Nested lists in C order; NaN/±Infinity as strings, 64-bit ints as numbers when safe, else strings. */
+export function ndarrayValues(a: NDArray): unknown {
+  const d = parseDType(a.dtype);
+  let k = 0;
+  const conv = (x: ReturnType<typeof readElement>): unknown => {
+    if (typeof x === 'bigint') return x >= -(2n ** 53n) && x <= 2n ** 53n ? Number(x) : x.toString();
+    if (typeof x === 'number') return Number.isFinite(x) ? x : String(x);
+    if (Array.isArray(x)) return x.map((c) => (Number.isFinite(c) ? c : String(c)));
+    return x;
+  };
+  const build = (dim: number): unknown => {
+    const n = a.shape[dim]!;
+    const row: unknown[] = [];
+    for (let j = 0; j < n; j++) row.push(dim === a.shape.length - 1 ? conv(readElement(d, a.bytes, k++)) : build(dim + 1));
+    return row;
+  };
+  return build(0);
+}
+
+/** NDArrayDecoder: the stored elements, as they are, in the field's shape. */
+const ndarrayDecoder: DecoderFactory = (_step, field) => {
+  const f = field as NDArrayField;
+  const dtype = elementTypeOf(f.dtype.str);
+  if (!dtype) throw new PipelineError('UNSUPPORTED_INPUT', `the loader cannot hold dtype ${f.dtype.str} (complex or big-endian); read it with Reader instead`);
+  return {
+    output: { shape: [...f.shape], dtype },
+    decode: (_m, heap, d) => new Uint8Array(d.buffer, d.byteOffset, d.byteLength).set(heap!),
+  };
+};
+
+/** Everything but the constructor is shared by ndarray and torch_tensor (same bytes). */
+function arrayType<F extends NDArrayField>(type: string, typeId: number, ffcvClass: string, make: (o: { dtype: string; shape: number[] }) => F, fieldPy: (dtype: string, shape: string) => string): FieldType<F> {
+  return {
+    type,
+    typeId,
+    ffcvClass,
+    fromSpec: (s) => make({ dtype: String(s.dtype), shape: s.shape as number[] }),
+    fromArguments: (a, where) => make(NDArrayField.parseArguments(a, where)),
+    decoders: { ndarray: ndarrayDecoder },
+    defaultDecoder: { decoder: 'ndarray' },
+    preview: (v) => {
+      const a = v as NDArray;
+      const vals = JSON.stringify(ndarrayValues(a));
+      return { kind: 'text', text: `${a.dtype} [${a.shape.join(', ')}] ${vals.length > 120 ? vals.slice(0, 120) + '…' : vals}` };
+    },
+    canonical: (v, t) => {
+      const a = v as NDArray;
+      return { dtype: a.dtype, shape: a.shape, sha256: t.sha256(a.bytes), values: ndarrayValues(a) };
+    },
+    python: {
+      field: (c) => fieldPy(JSON.stringify(c.dtype), `(${(c.shape as number[]).join(', ')}${(c.shape as number[]).length === 1 ? ',' : ''})`),
+      decoders: { ndarray: () => 'NDArrayDecoder()' },
+    },
+  };
+}
+
+export const NDARRAY_TYPE = arrayType('ndarray', 4, 'NDArrayField', (o) => new NDArrayField(o), (dtype, shape) => `NDArrayField(dtype=np.dtype(${dtype}), shape=${shape})`);
+export const TORCH_TENSOR_TYPE = arrayType(
+  'torch_tensor',
+  6,
+  'TorchTensorField',
+  (o) => new TorchTensorField(o),
+  (dtype, shape) => `TorchTensorField(dtype=torch.from_numpy(np.zeros(0, dtype=np.dtype(${dtype}))).dtype, shape=${shape})`,
+);

@@ -1,67 +1,73 @@
-import { FIELD_ARGS_SIZE } from '../format/constants.js';
 import type { FieldDescriptor } from '../format/descriptor.js';
 import { BetonEncodeError, BetonFormatError } from '../format/errors.js';
-import { BytesField } from './bytes-field.js';
+import { BYTES_TYPE } from './bytes-field.js';
+import { CUSTOM_TYPE_ID, parseCustomArguments } from './custom-arguments.js';
 import type { Field, FieldSpec } from './field.js';
-import { FloatField } from './float-field.js';
-import { IntField } from './int-field.js';
-import { JSONField } from './json-field.js';
-import { NDArrayField, TorchTensorField } from './ndarray-field.js';
-import { RGBImageField, type RGBImageFieldOptions } from './rgb-image-field.js';
-import { VideoClipField, type VideoClipFieldOptions } from './video-clip-field.js';
+import type { FieldType } from './field-type.js';
+import { FLOAT_TYPE } from './float-field.js';
+import { INT_TYPE } from './int-field.js';
+import { JSON_TYPE } from './json-field.js';
+import { NDARRAY_TYPE, TORCH_TENSOR_TYPE } from './ndarray-field.js';
+import { RGB_IMAGE_TYPE } from './rgb-image-type.js';
+import { VIDEO_CLIP_TYPE } from './video-clip-type.js';
 
-export const CUSTOM_TYPE_ID = 255;
-/** Marks descriptor arguments written by Beton Studio's custom fields: "BTSF" + u16 length + JSON spec. */
-const CUSTOM_MAGIC = [0x42, 0x54, 0x53, 0x46];
+export { CUSTOM_TYPE_ID, customArguments } from './custom-arguments.js';
+export type { FieldType } from './field-type.js';
 
-/** How to build a field from a spec (build configs, workers) and from a file's descriptor. */
-export interface FieldType {
-  type: string;
-  typeId: number;
-  fromSpec(spec: FieldSpec): Field;
-  /** Built-ins parse their own argument blob; custom types get their spec back from ours. */
-  fromArguments?(args: Uint8Array, where: string): Field;
-}
-
+/**
+ * The one extension point for field types: everything generic (writer, reader, loader,
+ * dump, preview, export) finds a type's meaning here by its name. Field files do not
+ * import this module (it imports them), so there is no cycle.
+ */
 const byName = new Map<string, FieldType>();
 const byId = new Map<number, FieldType>();
+/** Modules that register field types at runtime: worker threads import them at start. */
+const modules = new Set<string>();
 
-export function registerFieldType(ft: FieldType): void {
+export interface RegisterOptions {
+  /**
+   * URL of the module that makes this registration (pass `import.meta.url`). The loader's
+   * decode workers and the writer's encode workers import it at start, so the type exists
+   * in their threads too. Leave it out only for types used on the calling thread alone.
+   */
+  module?: string;
+}
+
+export function registerFieldType(ft: FieldType, opts: RegisterOptions = {}): void {
   if (byName.has(ft.type)) throw new BetonEncodeError('BAD_SCHEMA', `field type "${ft.type}" is already registered`);
   byName.set(ft.type, ft);
   if (ft.typeId !== CUSTOM_TYPE_ID) byId.set(ft.typeId, ft);
+  if (opts.module) modules.add(opts.module);
 }
 
 export function registeredFieldTypes(): string[] {
   return [...byName.keys()];
 }
 
+/** Every registered type, built-ins first (decoder lookups, exports). */
+export function allFieldTypes(): FieldType[] {
+  return [...byName.values()];
+}
+
+/** Modules that registered field types (given `module`) and any `extra` ones: what worker threads import at start. */
+export function registeredFieldModules(extra: readonly string[] = []): string[] {
+  return [...new Set([...modules, ...extra])];
+}
+
+/** The registered type of this name, or undefined. */
+export function findFieldType(type: string): FieldType | undefined {
+  return byName.get(type);
+}
+
+/** The registered type of this name; an unknown name is a schema error that lists the known ones. */
+export function fieldType(type: string): FieldType {
+  const ft = byName.get(type);
+  if (!ft) throw new BetonEncodeError('BAD_SCHEMA', `unknown field type "${type}"; known: ${[...byName.keys()].join(', ')}`);
+  return ft;
+}
+
 export function fieldFromSpec(spec: FieldSpec): Field {
-  const ft = byName.get(spec.type);
-  if (!ft) throw new BetonEncodeError('BAD_SCHEMA', `unknown field type "${spec.type}"; known: ${[...byName.keys()].join(', ')}`);
-  return ft.fromSpec(spec);
-}
-
-/** Argument blob for a custom (type 255) field: our magic, then its spec as JSON. */
-export function customArguments(spec: FieldSpec): Uint8Array {
-  const text = new TextEncoder().encode(JSON.stringify(spec));
-  if (text.byteLength > FIELD_ARGS_SIZE - 6) throw new BetonEncodeError('BAD_SCHEMA', `custom field spec is ${text.byteLength} bytes; at most ${FIELD_ARGS_SIZE - 6} fit in the descriptor`);
-  const out = new Uint8Array(FIELD_ARGS_SIZE);
-  out.set(CUSTOM_MAGIC, 0);
-  new DataView(out.buffer).setUint16(4, text.byteLength, true);
-  out.set(text, 6);
-  return out;
-}
-
-function parseCustomArguments(args: Uint8Array): FieldSpec | null {
-  if (!CUSTOM_MAGIC.every((b, i) => args[i] === b)) return null;
-  const len = new DataView(args.buffer, args.byteOffset, args.byteLength).getUint16(4, true);
-  try {
-    const spec = JSON.parse(new TextDecoder().decode(args.subarray(6, 6 + len))) as FieldSpec;
-    return typeof spec?.type === 'string' ? spec : null;
-  } catch {
-    return null;
-  }
+  return fieldType(spec.type).fromSpec(spec);
 }
 
 /**
@@ -88,46 +94,4 @@ export function fieldFromDescriptor(d: FieldDescriptor, custom: Record<string, F
   return ft.fromArguments ? ft.fromArguments(d.arguments, where) : ft.fromSpec({ type: ft.type });
 }
 
-const num = (spec: FieldSpec, k: string): number | null | undefined => spec[k] as number | null | undefined;
-
-registerFieldType({ type: 'float', typeId: 0, fromSpec: () => new FloatField() });
-registerFieldType({ type: 'int', typeId: 1, fromSpec: () => new IntField() });
-registerFieldType({
-  type: 'rgb_image',
-  typeId: 2,
-  fromSpec: (s) =>
-    new RGBImageField({
-      writeMode: s.writeMode as RGBImageFieldOptions['writeMode'],
-      maxResolution: num(s, 'maxResolution'),
-      smartThreshold: num(s, 'smartThreshold'),
-      jpegQuality: num(s, 'jpegQuality') ?? undefined,
-      compressProbability: num(s, 'compressProbability') ?? undefined,
-      passThrough: s.passThrough === true,
-    }),
-});
-registerFieldType({ type: 'bytes', typeId: 3, fromSpec: () => new BytesField() });
-registerFieldType({
-  type: 'ndarray',
-  typeId: 4,
-  fromSpec: (s) => new NDArrayField({ dtype: String(s.dtype), shape: s.shape as number[] }),
-  fromArguments: (a, where) => new NDArrayField(NDArrayField.parseArguments(a, where)),
-});
-registerFieldType({ type: 'json', typeId: 5, fromSpec: () => new JSONField() });
-registerFieldType({
-  type: 'torch_tensor',
-  typeId: 6,
-  fromSpec: (s) => new TorchTensorField({ dtype: String(s.dtype), shape: s.shape as number[] }),
-  fromArguments: (a, where) => new TorchTensorField(NDArrayField.parseArguments(a, where)),
-});
-// Custom (type 255): a clip of frames per sample; options travel in our argument blob.
-registerFieldType({
-  type: 'video_clip',
-  typeId: CUSTOM_TYPE_ID,
-  fromSpec: (s) =>
-    new VideoClipField({
-      writeMode: s.writeMode as VideoClipFieldOptions['writeMode'],
-      jpegQuality: num(s, 'jpegQuality') ?? undefined,
-      maxResolution: num(s, 'maxResolution'),
-      frames: num(s, 'frames'),
-    }),
-});
+for (const ft of [FLOAT_TYPE, INT_TYPE, RGB_IMAGE_TYPE, BYTES_TYPE, NDARRAY_TYPE, JSON_TYPE, TORCH_TENSOR_TYPE, VIDEO_CLIP_TYPE] as FieldType[]) registerFieldType(ft);

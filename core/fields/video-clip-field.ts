@@ -1,7 +1,7 @@
 import { BetonEncodeError, BetonFormatError } from '../format/errors.js';
 import { Field, type DecodeContext, type EncodeContext, type EncodedValue, type FieldSpec } from './field.js';
 import type { ImageCodec, RGBPixels } from './image-codec.js';
-import { customArguments, CUSTOM_TYPE_ID } from './registry.js';
+import { customArguments, CUSTOM_TYPE_ID } from './custom-arguments.js';
 import { cappedSize } from './rgb-image-field.js';
 
 /**

@@ -1,4 +1,4 @@
-import { IMAGE_MODE_JPG, IMAGE_MODE_RAW } from '../fields/rgb-image-field.js';
+import type { DecodeKernels, Rect } from '../fields/field-type.js';
 import { BetonFormatError } from '../format/errors.js';
 import { cropResizeRGB, jpegDecodeRGB } from '../native/index.js';
 import { decodeCropResize, decodeFull, decodePath } from '../native/turbo.js';
@@ -10,12 +10,7 @@ const TURBO = decodePath() === 'turbojpeg-npm';
 // sample, reported by name, not grey pixels (FFCV ignores the warning). Fast IDCT as FFCV.
 const OPTIONS = { fastDct: true, strict: true } as const;
 
-export interface Rect {
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-}
+export type { Rect } from '../fields/field-type.js';
 
 /** How the crop decoders turn a stored JPEG into pixels. */
 export interface ImageDecodeOptions {
@@ -29,15 +24,7 @@ export interface ImageDecodeOptions {
   fastDecode?: boolean;
 }
 
-/**
- * Whether a stored image's mode byte says raw (true) or JPEG (false). Anything else is a
- * corrupt sample, as the Reader (`beton dump`) says: the loader must not read a mode-2
- * image as a JPEG that the Reader refuses.
- */
-export function isRawImage(mode: number): boolean {
-  if (mode !== IMAGE_MODE_RAW && mode !== IMAGE_MODE_JPG) throw new BetonFormatError('CORRUPT_DATA', `image mode ${mode} is neither 0 (jpg) nor 1 (raw)`);
-  return mode === IMAGE_MODE_RAW;
-}
+export { isRawImage } from '../fields/rgb-image-type.js';
 
 /** The Reader's check, for the system-libjpeg path (TurboJPEG checks before decoding). */
 function checkSize(got: { width: number; height: number }, width: number, height: number): void {
@@ -92,4 +79,9 @@ export class CropResizer {
     checkSize(jpegDecodeRGB(bytes, px, OPTIONS), width, height);
     cropResizeRGB(px, width, height, rect, outW, outH, dst);
   }
+}
+
+/** The native kernels the field types' decoders use (core/fields stays pure). */
+export function decodeKernels(options: ImageDecodeOptions = {}): DecodeKernels {
+  return { decodeJpegInto, cropResizer: () => new CropResizer(options) };
 }

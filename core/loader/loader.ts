@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import type { Field } from '../fields/field.js';
+import { registeredFieldModules } from '../fields/registry.js';
 import { byteSize, elementCount, viewOf, type OutputArray } from '../pipeline/dtypes.js';
 import { Reader } from '../reader/reader.js';
 import { Batch, type BatchOutput } from './batch.js';
@@ -159,7 +160,7 @@ export class Loader {
         claims,
         path,
         customFields: Object.entries(options.customFields ?? {}).map(([name, f]) => ({ name, spec: f.toSpec() })),
-        fieldModules: options.fieldModules ?? [],
+        fieldModules: registeredFieldModules(options.fieldModules),
         outputs: outputs.map((o) => o.plan),
         batchSize,
         seed,

@@ -1,10 +1,8 @@
 import type SharpConstructor from 'sharp';
 import type { InspectResult, PreviewResult, PreviewValue } from '../api/contract.js';
-import type { NDArray } from '../fields/ndarray-field.js';
-import { floatRepr } from '../fields/python-json.js';
-import type { DecodedImage } from '../fields/rgb-image-field.js';
-import type { DecodedClip } from '../fields/video-clip-field.js';
-import { ndarrayValues } from '../reader/canonical.js';
+import type { PreviewTools } from '../fields/field-type.js';
+import type { RGBPixels } from '../fields/image-codec.js';
+import { fieldType } from '../fields/registry.js';
 import { summarize } from '../reader/inspect.js';
 import { Reader } from '../reader/reader.js';
 
@@ -46,52 +44,30 @@ export async function inspectDataset(path: string): Promise<InspectResult> {
   }
 }
 
-async function thumbnail(im: DecodedImage, size: number): Promise<PreviewValue> {
-  const sharp = await getSharp();
-  const png = await sharp(Buffer.from(im.data.buffer, im.data.byteOffset, im.data.byteLength), { raw: { width: im.width, height: im.height, channels: 3 } })
-    .resize(size, size, { fit: 'inside', withoutEnlargement: true })
-    .png({ compressionLevel: 6 })
-    .toBuffer();
-  return { kind: 'image', mime: 'image/png', base64: png.toString('base64'), width: im.width, height: im.height, mode: im.mode };
+/** sharp for the field types' previews (core/fields stays free of it). */
+function previewTools(size: number): PreviewTools {
+  const resized = async (px: RGBPixels, fit: number) =>
+    (await getSharp())(Buffer.from(px.data.buffer, px.data.byteOffset, px.data.byteLength), { raw: { width: px.width, height: px.height, channels: 3 } }).resize(fit, fit, {
+      fit: 'inside',
+      withoutEnlargement: true,
+    });
+  return {
+    size,
+    png: async (px, fit) => (await (await resized(px, fit)).png({ compressionLevel: 6 }).toBuffer()).toString('base64'),
+    jpeg: async (px, fit, quality) => (await (await resized(px, fit)).jpeg({ quality }).toBuffer()).toString('base64'),
+  };
 }
 
-function text(type: string, v: unknown): string {
-  switch (type) {
-    case 'int': return String(v);
-    case 'float': return floatRepr(v as number);
-    case 'bytes': {
-      const b = v as Uint8Array;
-      return `${b.byteLength} bytes ${Buffer.from(b.subarray(0, 16)).toString('hex')}${b.byteLength > 16 ? '…' : ''}`;
-    }
-    case 'ndarray':
-    case 'torch_tensor': {
-      const a = v as NDArray;
-      const vals = JSON.stringify(ndarrayValues(a));
-      return `${a.dtype} [${a.shape.join(', ')}] ${vals.length > 120 ? vals.slice(0, 120) + '…' : vals}`;
-    }
-    default: {
-      const t = JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x));
-      return t === undefined ? String(v) : t.length > 200 ? t.slice(0, 200) + '…' : t;
-    }
-  }
+/** A value as short text: the default preview of a type that has none. */
+function text(v: unknown): PreviewValue {
+  const t = JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x));
+  return { kind: 'text', text: t === undefined ? String(v) : t.length > 200 ? t.slice(0, 200) + '…' : t };
 }
 
-/** A clip as a filmstrip: up to 8 evenly spaced frames as small JPEGs. */
-async function filmstrip(clip: DecodedClip, size: number): Promise<PreviewValue> {
-  const frameBytes = clip.width * clip.height * 3;
-  const picks = Math.min(8, clip.count);
-  const base64: string[] = [];
-  const sharp = await getSharp();
-  for (let k = 0; k < picks; k++) {
-    const f = Math.floor((k * clip.count) / picks);
-    const px = clip.data.subarray(f * frameBytes, (f + 1) * frameBytes);
-    const jpg = await sharp(Buffer.from(px.buffer, px.byteOffset, px.byteLength), { raw: { width: clip.width, height: clip.height, channels: 3 } })
-      .resize(size, size, { fit: 'inside', withoutEnlargement: true })
-      .jpeg({ quality: 80 })
-      .toBuffer();
-    base64.push(jpg.toString('base64'));
-  }
-  return { kind: 'frames', mime: 'image/jpeg', base64, width: clip.width, height: clip.height };
+/** One decoded value as the app shows it, as its field type previews it (core/fields). */
+export async function previewValue(type: string, value: unknown, tools: PreviewTools): Promise<PreviewValue> {
+  const preview = fieldType(type).preview;
+  return preview ? preview(value, tools) : text(value);
 }
 
 /** Decoded samples [start, start+count) as small PNG thumbnails and short texts (nothing heavy crosses to the UI). */
@@ -100,16 +76,12 @@ export async function previewDataset(path: string, start: number, count: number,
   try {
     const end = Math.min(reader.numSamples, start + count);
     const samples: PreviewResult['samples'] = [];
+    const tools = previewTools(thumb);
     for (let i = start; i < end; i++) {
       const fields: Record<string, PreviewValue> = {};
       for (const { name, field } of reader.fields) {
         const v = reader.readField(i, name);
-        fields[name] =
-          field.type === 'rgb_image'
-            ? await thumbnail(v as DecodedImage, thumb)
-            : field.type === 'video_clip'
-              ? await filmstrip(v as DecodedClip, Math.max(32, Math.round(thumb / 2)))
-              : { kind: 'text', text: text(field.type, v) };
+        fields[name] = await previewValue(field.type, v, tools);
       }
       samples.push({ index: i, fields });
     }

@@ -9,6 +9,7 @@ import { encodeHeader } from '../format/header.js';
 import { recordLayout, type RecordLayout } from '../format/record-layout.js';
 import { isPowerOfTwo, regions } from '../format/regions.js';
 import type { EncodedValue } from '../fields/field.js';
+import { findFieldType, registeredFieldModules } from '../fields/registry.js';
 import { normalizeSchema, type NamedField, type Schema } from '../fields/schema.js';
 import { EncodePool } from './encode-pool.js';
 import { encodeSample } from './encode-sample.js';
@@ -58,7 +59,7 @@ export interface DatasetWriterOptions {
   baseDir?: string;
   /** Accept page sizes below FFCV's writer minimum (FFCV's reader reads them; tests use it). */
   allowSmallPages?: boolean;
-  /** Modules that register custom field types; imported by every worker. */
+  /** More modules that register custom field types, imported by every worker (those registered with `module` are imported anyway). */
   fieldModules?: string[];
   /** Report where the time went (WriteReport.timings): per-stage worker and main-thread accounts. */
   timings?: boolean;
@@ -254,7 +255,7 @@ class WriteJob {
     signal?.throwIfAborted();
     if (numWorkers === 0) {
       const { nodeImageCodec } = await import('../images/node-image-codec.js');
-      const codec = this.fields.some((f) => f.field.type === 'rgb_image' || f.field.type === 'video_clip') ? nodeImageCodec() : undefined;
+      const codec = this.fields.some((f) => findFieldType(f.field.type)?.usesImageCodec) ? nodeImageCodec() : undefined;
       let i = 0;
       for await (const s of source) {
         signal?.throwIfAborted();
@@ -273,7 +274,7 @@ class WriteJob {
     }
     const pool = new EncodePool(numWorkers, {
       fields: this.fields.map(({ name, field }) => ({ name, spec: field.toSpec() })),
-      fieldModules: this.opts.fieldModules ?? [],
+      fieldModules: registeredFieldModules(this.opts.fieldModules),
       seed: this.opts.seed ?? 0,
       baseDir: this.opts.baseDir,
       indexBase: this.opts.sampleIndexBase,

@@ -9,12 +9,6 @@ import { folderGraph, importCycles, importGraph, runtimeImports } from './import
 
 const CORE = join(import.meta.dirname, '../../core');
 
-/**
- * Cycles known and being removed elsewhere: the fields branch (issue 11.1) breaks this one.
- * Delete the entry once that branch is merged; a listed cycle that is gone is no failure.
- */
-const BEING_FIXED = new Set(['fields/registry.ts,fields/video-clip-field.ts']);
-
 describe('import graph', () => {
   it('finds a cycle when there is one, and none in a tree', () => {
     const cyclic = new Map([
@@ -56,8 +50,7 @@ describe('import graph', () => {
     const graph = importGraph(CORE);
     expect(graph.size).toBeGreaterThan(100);
     const cycles = importCycles(graph)
-      .filter((c) => !c.every((f) => f.startsWith('loader/orders/')))
-      .filter((c) => !BEING_FIXED.has(c.join(',')));
+      .filter((c) => !c.every((f) => f.startsWith('loader/orders/')));
     expect(cycles).toEqual([]);
   });
 

@@ -17,7 +17,6 @@ const TORCH: Partial<Record<ConvertSpec['dtype'], string>> = {
 export const convert: OpType<ConvertSpec> = {
   op: 'convert',
   fusable: true,
-  onClips: true,
   sampleStage: (input, s) => new ConvertStage(input, s),
   ffcvImports: ['ToTensor', 'Convert'],
   python: (s, note) => {

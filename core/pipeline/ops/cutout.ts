@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pyLiteral } from '../python-literal.js';
+import { py } from '../python-code.js';
 import { CutoutStage } from '../sample-ops.js';
 import type { OpType } from './op-type.js';
 import { rgbFill } from './schema-parts.js';
@@ -14,5 +14,5 @@ export const cutout: OpType<CutoutSpec> = {
   op: 'cutout',
   sampleStage: (input, s) => new CutoutStage(input, s),
   ffcvImports: ['Cutout'],
-  python: (s) => [`Cutout(crop_size=${s.size}, fill=${pyLiteral(s.fill)})`],
+  python: (s) => [`Cutout(crop_size=${s.size}, fill=${py(s.fill)})`],
 };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ImageMixupStage } from '../batch-ops.js';
-import { pyLiteral } from '../python-literal.js';
+import { py } from '../python-code.js';
 import type { OpType } from './op-type.js';
 
 /** ImageMixup: each image blended with another of its batch, λ ~ Beta(α, α) (per batch when sameLambda). */
@@ -13,5 +13,5 @@ export const imageMixup: OpType<ImageMixupSpec> = {
   op: 'image_mixup',
   batchStage: (input, s) => new ImageMixupStage(input, s),
   ffcvImports: ['ImageMixup'],
-  python: (s) => [`ImageMixup(alpha=${s.alpha}, same_lambda=${pyLiteral(s.sameLambda)})`],
+  python: (s) => [`ImageMixup(alpha=${s.alpha}, same_lambda=${py(s.sameLambda)})`],
 };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LabelMixupStage } from '../batch-ops.js';
-import { pyLiteral } from '../python-literal.js';
+import { py } from '../python-code.js';
 import type { OpType } from './op-type.js';
 
 /** LabelMixup: (label, partner's label, λ) per sample, with the same λ draws as ImageMixup. */
@@ -13,5 +13,5 @@ export const labelMixup: OpType<LabelMixupSpec> = {
   op: 'label_mixup',
   batchStage: (input, s) => new LabelMixupStage(input, s),
   ffcvImports: ['LabelMixup'],
-  python: (s) => [`LabelMixup(alpha=${s.alpha}, same_lambda=${pyLiteral(s.sameLambda)})`],
+  python: (s) => [`LabelMixup(alpha=${s.alpha}, same_lambda=${py(s.sameLambda)})`],
 };

@@ -24,6 +24,4 @@ export interface OpType<S extends { op: string }> {
   readonly ffcvImports: readonly string[];
   /** The op as FFCV pipeline steps; `note` says what FFCV cannot express (written as a comment). */
   python(spec: S, note: (text: string) => void): string[];
-  /** Applies to (T, H, W, 3) clips too, so the exporter keeps it after a clip decoder. */
-  readonly onClips?: boolean;
 }

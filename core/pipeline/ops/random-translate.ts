@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pyLiteral } from '../python-literal.js';
+import { py } from '../python-code.js';
 import { TranslateStage } from '../sample-ops.js';
 import type { OpType } from './op-type.js';
 import { rgbFill } from './schema-parts.js';
@@ -14,5 +14,5 @@ export const randomTranslate: OpType<RandomTranslateSpec> = {
   op: 'random_translate',
   sampleStage: (input, s) => new TranslateStage(input, s),
   ffcvImports: ['RandomTranslate'],
-  python: (s) => [`RandomTranslate(padding=${s.padding}, fill=${pyLiteral(s.fill)})`],
+  python: (s) => [`RandomTranslate(padding=${s.padding}, fill=${py(s.fill)})`],
 };
