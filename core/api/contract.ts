@@ -3,6 +3,9 @@ import { BuildConfig } from './build-config.js';
 import { LoaderConfig } from './loader-config.js';
 import { ORDER_NAMES } from './order-names.js';
 import type { DatasetSummary, FieldSummary, Region } from './dataset-summary.js';
+import type { JobResults } from './job-results.js';
+import type { TelemetrySample } from './profile-model.js';
+import type { RunComparison, RunSummary, StoredRun } from './runs-model.js';
 
 /**
  * The app's service contract: every request, response and event that crosses from the
@@ -81,21 +84,9 @@ export interface PreviewResult {
   samples: Array<{ index: number; fields: Record<string, PreviewValue> }>;
 }
 
-export interface RunSummary {
-  id: number;
-  kind: 'sweep' | 'exec';
-  startedAt: string;
-  finishedAt: string | null;
-  status: 'running' | 'ok' | 'cancelled' | 'failed';
-  /** The dataset's path (or the exec plan's file). */
-  datasetPath: string | null;
-  hostname: string;
-  points: number;
-  bestImagesPerSec: number | null;
-  verdictKind: string | null;
-  /** A failed run's reason (its RunFailure's message); null otherwise. */
-  failure: string | null;
-}
+/** `runs.list` answers these; `runs.get` a StoredRun, `runs.compare` a RunComparison (core/runs makes them). */
+export type { RunSummary, StoredRun, RunComparison } from './runs-model.js';
+export type { ProfileOutcome, SweepOutcome, ExecOutcome, JobResults } from './job-results.js';
 
 export type JobKind = 'build' | 'profile';
 
@@ -168,8 +159,8 @@ export interface Results {
   'profiles.start': { jobId: string };
   'profiles.cancel': { cancelled: boolean };
   'runs.list': RunSummary[];
-  'runs.get': unknown;
-  'runs.compare': unknown;
+  'runs.get': StoredRun;
+  'runs.compare': RunComparison;
   'runs.delete': { deleted: boolean };
   'export.generate': { text: string; language: 'python' | 'json' };
 }
@@ -209,19 +200,19 @@ export interface ProgressEvent {
 }
 export interface SampleEvent {
   jobId: string;
-  /** A TelemetrySample (core/api/profile-model.ts) plus the point's config, for live charts. */
-  sample: unknown;
+  /** A profile job's telemetry, for live charts. */
+  sample: TelemetrySample;
 }
-export interface FinishedEvent {
+interface FinishedFields {
   jobId: string;
-  kind: JobKind;
   status: 'ok' | 'cancelled' | 'failed';
   message?: string;
   /** A failed job's error code (as ApiError.code: OUTPUT_EXISTS, CORRUPT_SAMPLE, ENOSPC, …). */
   code?: string;
-  /** Build report / profile run summary (id, verdict). */
-  result?: unknown;
 }
+/** A job's end; `result` by its kind (a build's report, a profile's outcome), absent when the work threw. */
+export type FinishedEventOf<K extends JobKind> = FinishedFields & { kind: K; result?: JobResults[K] };
+export type FinishedEvent = { [K in JobKind]: FinishedEventOf<K> }[JobKind];
 export interface Events {
   'jobs:progress': ProgressEvent;
   'jobs:sample': SampleEvent;

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { benchLoader, DECODER_SPEC } from '../profile/bench-loader.js';
-import type { OrderName } from '../loader/orders/index.js';
+import { isOrderName, ORDER_CHOICES } from './order-name.js';
 import { UsageError } from './usage-error.js';
 
 export const BENCH_LOADER_HELP = `beton bench-loader FILE [--workers N] [--batch-size B]
@@ -35,8 +35,8 @@ export async function benchLoaderCommand(argv: string[]): Promise<number> {
     if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${flag} expects a positive integer, got "${v}"`);
     return n;
   };
-  const order = values.order as OrderName | undefined;
-  if (order && !['sequential', 'random', 'quasi_random'].includes(order)) throw new UsageError(`--order expects sequential, random or quasi_random, got "${order}"`);
+  const order = values.order;
+  if (order !== undefined && !isOrderName(order)) throw new UsageError(`--order expects ${ORDER_CHOICES}, got "${order}"`);
   if (values.decoder !== undefined && !DECODER_SPEC.test(values.decoder)) throw new UsageError(`--decoder expects simple, rrc:SIZE or center:SIZE (SIZE a positive integer), got "${values.decoder}"`);
   const json = values.json ?? false;
   const res = await benchLoader(positionals[0]!, {

@@ -3,11 +3,8 @@ import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseBuildConfig } from '../api/build-config.js';
 import { parseLoaderConfig, type LoaderConfigInput } from '../api/loader-config.js';
-import { exportFieldsOf } from '../export/file-fields.js';
-import { buildToPython, loaderToPython } from '../export/python.js';
+import { buildExport, joinCode, loaderExport } from '../app/export-code.js';
 import { Reader } from '../reader/reader.js';
-import { openSource } from '../sources/open-source.js';
-import { buildFields } from '../app/build.js';
 import { UsageError } from './usage-error.js';
 
 export const EXPORT_HELP = `beton export --build build.json [--format python|json] [-o FILE]
@@ -58,8 +55,8 @@ export async function exportCommand(argv: string[]): Promise<number> {
     if (!r.ok) throw new UsageError(`invalid build config ${file}:\n  ${r.errors.join('\n  ')}`);
     const base = dirname(file);
     const cfg = { ...r.value, source: { ...r.value.source, path: resolve(base, r.value.source.path) }, output: resolve(base, r.value.output) };
-    const fields = await buildFields(cfg, await openSource(cfg.source, base));
-    parts.push(buildToPython(cfg, fields));
+    const { text, fields } = await buildExport(cfg, base);
+    parts.push(text);
     docs.build = { ...cfg, fields };
   }
   let loaderInput: LoaderConfigInput | null = null;
@@ -68,14 +65,11 @@ export async function exportCommand(argv: string[]): Promise<number> {
   if (loaderInput) {
     const r = parseLoaderConfig(loaderInput);
     if (!r.ok) throw new UsageError(`invalid loader config:\n  ${r.errors.join('\n  ')}`);
-    // The file's fields, when it is at hand: video clip fields are custom (type 255) and need
-    // their Field class on the Python side; ndarray dtypes decide how FFCV holds a batch.
-    const fields = await exportFieldsOf(r.value.file);
-    parts.push(loaderToPython(r.value, fields ? { fields } : {}));
+    parts.push(await loaderExport(r.value, r.value.file));
     docs.loader = r.value;
   }
   if (parts.length === 0) throw new UsageError('nothing to export: give --build, --loader or a .beton FILE');
-  const text = format === 'python' ? parts.join('\n\n') : JSON.stringify(docs, null, 2) + '\n';
+  const text = format === 'python' ? joinCode(parts) : JSON.stringify(docs, null, 2) + '\n';
   if (values.output) writeFileSync(values.output, text);
   else process.stdout.write(text);
   return 0;

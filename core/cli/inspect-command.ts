@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
-import { Reader } from '../reader/reader.js';
-import { summarize } from '../reader/inspect.js';
+import { summarizeDataset } from '../app/inspect-dataset.js';
 import { UsageError } from './usage-error.js';
 
 export const INSPECT_HELP = `beton inspect FILE [--json] [--hash]
@@ -15,31 +14,26 @@ export async function inspectCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, hash: { type: 'boolean' }, env: { type: 'boolean' } } });
   if (values.env) return envReport(values.json ?? false);
   if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
-  const reader = await Reader.open(positionals[0]!);
-  try {
-    const s = summarize(reader, { hashRegions: values.hash ?? false });
-    if (values.json) {
-      process.stdout.write(JSON.stringify(s, null, 2) + '\n');
-      return 0;
-    }
-    const lines = [
-      `${s.path}`,
-      `  format version ${s.version}, ${s.numSamples} samples, ${s.fields.length} fields, ${mib(s.fileSize)}`,
-      `  page size ${mib(s.pageSize)} (${s.pageSize}), ${s.numPages} data pages, ${s.allocations} allocations, record ${s.recordSize} B`,
-      `  fields:`,
-      ...s.fields.map((f) => {
-        const args = Object.keys(f.arguments).length ? ` ${JSON.stringify(f.arguments)}` : '';
-        const modes = f.imageModes ? `, ${f.imageModes.raw} raw / ${f.imageModes.jpg} jpg` : '';
-        return `    ${f.index}. ${f.name.padEnd(16)} ${f.ffcvClass} (type ${f.typeId})${args}, metadata @${f.metadataOffset} (${f.metadataSize} B), heap ${mib(f.heapBytes)}${modes}`;
-      }),
-      `  regions:`,
-      ...s.regions.map((r) => `    ${r.name.padEnd(12)} @${String(r.offset).padEnd(10)} ${mib(r.size)}${r.sha256 ? ` sha256 ${r.sha256}` : ''}`),
-    ];
-    process.stdout.write(lines.join('\n') + '\n');
+  const s = await summarizeDataset(positionals[0]!, { hashRegions: values.hash ?? false });
+  if (values.json) {
+    process.stdout.write(JSON.stringify(s, null, 2) + '\n');
     return 0;
-  } finally {
-    reader.close();
   }
+  const lines = [
+    `${s.path}`,
+    `  format version ${s.version}, ${s.numSamples} samples, ${s.fields.length} fields, ${mib(s.fileSize)}`,
+    `  page size ${mib(s.pageSize)} (${s.pageSize}), ${s.numPages} data pages, ${s.allocations} allocations, record ${s.recordSize} B`,
+    `  fields:`,
+    ...s.fields.map((f) => {
+      const args = Object.keys(f.arguments).length ? ` ${JSON.stringify(f.arguments)}` : '';
+      const modes = f.imageModes ? `, ${f.imageModes.raw} raw / ${f.imageModes.jpg} jpg` : '';
+      return `    ${f.index}. ${f.name.padEnd(16)} ${f.ffcvClass} (type ${f.typeId})${args}, metadata @${f.metadataOffset} (${f.metadataSize} B), heap ${mib(f.heapBytes)}${modes}`;
+    }),
+    `  regions:`,
+    ...s.regions.map((r) => `    ${r.name.padEnd(12)} @${String(r.offset).padEnd(10)} ${mib(r.size)}${r.sha256 ? ` sha256 ${r.sha256}` : ''}`),
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
+  return 0;
 }
 
 /** Which decode path the loader uses and why, the native addons, the machine. */

@@ -104,6 +104,6 @@ function report(e: unknown, cmd: string, help: string): number {
   if (hint) lines.push(`  ${hint}`);
   if (WRITES_ATOMICALLY.has(cmd) && !(be instanceof InterruptedError) && be.code !== 'OUTPUT_EXISTS' && be.code !== 'OUTPUT_IS_INPUT') lines.push('  No output file was written.');
   process.stderr.write(lines.join('\n') + '\n' + debug);
-  if (be instanceof InterruptedError) return 128 + (constants.signals[be.signal] ?? 0);
+  if (be instanceof InterruptedError) return 128 + (constants.signals[be.signal as NodeJS.Signals] ?? 0);
   return 1;
 }

@@ -1,12 +1,10 @@
 import { parseArgs } from 'node:util';
-import type { OrderName } from '../loader/orders/index.js';
+import { profileExec, profileSweep } from '../app/profile-run.js';
+import { openRunsDb, savingTo } from '../app/runs-queries.js';
 import { DECODER_SPEC } from '../profile/bench-loader.js';
-import { execOutcome, runExec } from '../profile/exec-mode.js';
 import { compileThroughputRegex } from '../profile/exec-protocol.js';
-import { machineInfo } from '../profile/machine.js';
-import { profile, tryDatasetInfo } from '../profile/sweep.js';
-import { failedSweepRun } from '../profile/failed-run.js';
-import type { PointResult, ProfileRun, TelemetrySample } from '../profile/types.js';
+import { isOrderName } from './order-name.js';
+import type { ProfileRun } from '../profile/types.js';
 import { UsageError } from './usage-error.js';
 
 export const PROFILE_HELP = `beton profile FILE [--workers 1,2] [--batch-sizes 64,256] [--orders random,quasi_random]
@@ -76,8 +74,7 @@ export async function profileCommand(argv: string[]): Promise<number> {
   if (values.db === '') throw new UsageError('--db expects a path');
   // The run is stored at the end: a database that cannot take it (damaged, newer schema,
   // not a database, unwritable) must fail now, not after a sweep of minutes.
-  const { RunsDb } = await import('../runs/runs-db.js');
-  RunsDb.open(values.db, { check: true }).close();
+  (await openRunsDb(values.db)).close();
 
   const ac = new AbortController();
   const onSigint = (): void => ac.abort();
@@ -86,29 +83,17 @@ export async function profileCommand(argv: string[]): Promise<number> {
     if (!values.json) process.stderr.write(s);
   };
   try {
+    const runs = await savingTo(values.db);
     let run: ProfileRun;
+    let id: number;
     if (values.exec) {
-      const machine = await machineInfo();
-      const startedAt = new Date().toISOString();
-      const res = await runExec({ command: values.exec, throughputRegex: values.regex ?? null, signal: ac.signal, gpu: !values['no-gpu'], onGpuUnavailable: (r) => log(`(${r})\n`) });
-      const { status, failure } = execOutcome(res);
-      run = {
-        kind: 'exec',
-        startedAt,
-        finishedAt: new Date().toISOString(),
-        status,
-        failure,
-        plan: { command: values.exec, throughputRegex: values.regex ?? null, file: positionals[0] ?? null },
-        machine,
-        dataset: positionals[0] ? tryDatasetInfo(positionals[0]) : null,
-        points: [],
-        samples: res.samples,
-        verdict: null,
-      };
+      const r = await profileExec({ command: values.exec, throughputRegex: values.regex ?? null, file: positionals[0] ?? null }, runs, { signal: ac.signal, gpu: !values['no-gpu'], onGpuUnavailable: (why) => log(`(${why})\n`) });
+      ({ run, runId: id } = r);
+      const res = r.result;
       log(`command exited with ${res.exitCode ?? res.signal}; ${res.imagesTotal} images in ${res.seconds.toFixed(1)} s (${(res.imagesTotal / Math.max(res.seconds, 1e-9)).toFixed(1)} img/s)\n`);
     } else {
-      const orders = list(values.orders, 'orders') as OrderName[] | undefined;
-      for (const o of orders ?? []) if (!['sequential', 'random', 'quasi_random'].includes(o)) throw new UsageError(`--orders: unknown order "${o}"`);
+      const orders = list(values.orders, 'orders');
+      for (const o of orders ?? []) if (!isOrderName(o)) throw new UsageError(`--orders: unknown order "${o}"`);
       const cache = list(values['os-cache'], 'os-cache')?.map((s) => {
         if (s !== 'on' && s !== 'off') throw new UsageError(`--os-cache expects on and/or off, got "${s}"`);
         return s === 'on';
@@ -117,13 +102,11 @@ export async function profileCommand(argv: string[]): Promise<number> {
       if (seconds !== undefined && !(seconds > 0)) throw new UsageError(`--seconds expects a positive number, got "${values.seconds}"`);
       const ahead = ints(values['batches-ahead'], 'batches-ahead');
       if (ahead && ahead.length !== 1) throw new UsageError('--batches-ahead expects one positive integer');
-      const sweepStart = new Date().toISOString();
-      const measured: { points: PointResult[]; samples: TelemetrySample[] } = { points: [], samples: [] };
       const planInput = {
         file: positionals[0]!,
         workers: ints(values.workers, 'workers'),
         batchSizes: ints(values['batch-sizes'], 'batch-sizes'),
-        orders,
+        orders: orders?.filter(isOrderName),
         osCache: cache,
         decoder: values.decoder,
         flip: !values['no-flip'],
@@ -131,41 +114,17 @@ export async function profileCommand(argv: string[]): Promise<number> {
         secondsPerPoint: seconds,
         ...(ahead ? { batchesAhead: ahead[0]! } : {}),
       };
-      try {
-        run = await profile(planInput, {
-          signal: ac.signal,
-          gpu: !values['no-gpu'],
-          // Even with --json: stderr is for people, stdout stays one JSON document.
-          onNote: (m) => process.stderr.write(`note: ${m}\n`),
-          onSample: (x) => measured.samples.push(x),
-          onPoint: (p, done, total) => {
-            measured.points.push(p);
-            log(`  [${done}/${total}] workers ${p.config.workers}, batch ${p.config.batchSize}, ${p.config.order}, ${p.config.osCache ? 'os cache' : 'process cache'}: ${p.imagesPerSec.toFixed(0)} img/s, wait p50 ${p.waitP50Ms.toFixed(1)} ms / p95 ${p.waitP95Ms.toFixed(1)} ms\n`);
-          },
-        });
-      } catch (e) {
+      ({ run, runId: id } = await profileSweep(planInput, runs, {
+        signal: ac.signal,
+        gpu: !values['no-gpu'],
+        // Even with --json: stderr is for people, stdout stays one JSON document.
+        onNote: (m) => process.stderr.write(`note: ${m}\n`),
+        onPoint: (p, done, total) => {
+          log(`  [${done}/${total}] workers ${p.config.workers}, batch ${p.config.batchSize}, ${p.config.order}, ${p.config.osCache ? 'os cache' : 'process cache'}: ${p.imagesPerSec.toFixed(0)} img/s, wait p50 ${p.waitP50Ms.toFixed(1)} ms / p95 ${p.waitP95Ms.toFixed(1)} ms\n`);
+        },
         // A failed sweep is a run too: recorded as failed with why, then the error is reported as usual.
-        const failed = ac.signal.aborted ? null : await failedSweepRun(planInput, sweepStart, e, measured.points, measured.samples).catch(() => null);
-        if (failed) {
-          const { RunsDb: Runs } = await import('../runs/runs-db.js');
-          const db = Runs.open(values.db);
-          try {
-            process.stderr.write(`beton profile: the failed sweep is recorded as run ${db.saveRun(failed)} (beton runs show it)\n`);
-          } catch {
-            // The database's own failure must not hide the sweep's.
-          } finally {
-            db.close();
-          }
-        }
-        throw e;
-      }
-    }
-    const db = RunsDb.open(values.db);
-    let id: number;
-    try {
-      id = db.saveRun(run);
-    } finally {
-      db.close();
+        onFailedRecorded: (failedId) => process.stderr.write(`beton profile: the failed sweep is recorded as run ${failedId} (beton runs show it)\n`),
+      }));
     }
     if (values.json) {
       process.stdout.write(JSON.stringify({ ...run, id, samples: run.samples.length }) + '\n');

@@ -4,8 +4,9 @@ import type { ExecPlan, PointConfig, ProfilePlan } from '../profile/types.js';
 import { asBetonError } from '../format/errors.js';
 import { RunsDbError } from '../runs/errors.js';
 import { defaultDbPath } from '../runs/location.js';
-import { plotCompare, plotRun } from '../runs/plot.js';
-import type { BuildRecord, Change, CompareRow, RunComparison, RunsDb, RunSummary, StoredRun } from '../runs/runs-db.js';
+import type { BuildRecord, Change, CompareRow, RunComparison, RunSummary, StoredRun } from '../api/runs-model.js';
+import type { RunsDb } from '../runs/runs-db.js';
+import { compareRuns, deleteRun, getRun, listBuilds, listRuns, openRunsDb, plotRuns } from '../app/runs-queries.js';
 import { UsageError } from './usage-error.js';
 
 export const RUNS_HELP = `beton runs list [--limit N]            profile runs, newest first
@@ -78,51 +79,46 @@ export async function runsCommand(argv: string[]): Promise<number> {
   }
 
   // Loaded here, not at the top: the other commands must not need the SQLite addon.
-  const { RunsDb: Db, corruptionError, sqliteErrorCode } = await import('../runs/runs-db.js');
+  const { corruptionError, sqliteErrorCode } = await import('../runs/runs-db.js');
   const fail = (e: unknown): number => dbError(corruptionError(e, path), path, sqliteErrorCode(e));
   let db: RunsDb;
   try {
     // Checked when opened, so every subcommand reports a damaged file alike (CORRUPT), not
     // only those whose queries happen to touch the damaged pages.
-    db = Db.open(path, { check: true });
+    db = await openRunsDb(path);
   } catch (e) {
     return fail(e);
   }
   try {
-    const get = (id: number): StoredRun => {
-      const run = db.getRun(id);
-      if (!run) throw new RunsDbError('NOT_FOUND', `run ${id} not found in ${path}`);
-      return run;
-    };
     switch (cmd) {
       case 'list': {
-        const runs = db.listRuns({ limit });
+        const runs = listRuns(db, limit);
         out(json ? JSON.stringify(runs, null, 2) : runs.length ? formatList(runs) : `No runs in ${path}.`);
         return 0;
       }
       case 'builds': {
-        const builds = db.listBuilds({ limit });
+        const builds = listBuilds(db, limit);
         out(json ? JSON.stringify(builds, null, 2) : builds.length ? formatBuilds(builds) : `No builds in ${path}.`);
         return 0;
       }
       case 'show': {
-        const run = get(ids[0]!);
+        const run = getRun(db, ids[0]!);
         out(json ? JSON.stringify(run, null, 2) : formatRun(run));
         return 0;
       }
       case 'compare': {
-        const c = db.compare(ids[0]!, ids[1]!);
+        const c = compareRuns(db, ids[0]!, ids[1]!);
         out(json ? JSON.stringify(c, null, 2) : formatCompare(c));
         return 0;
       }
       case 'rm': {
-        const deleted = db.deleteRun(ids[0]!);
+        const deleted = deleteRun(db, ids[0]!);
         if (!deleted) throw new RunsDbError('NOT_FOUND', `run ${ids[0]} not found in ${path}`);
         out(json ? JSON.stringify({ deleted: true, id: ids[0] }) : `Deleted run ${ids[0]}.`);
         return 0;
       }
       case 'plot': {
-        const svg = ids.length === 2 ? plotCompare(get(ids[0]!), get(ids[1]!)) : plotRun(get(ids[0]!));
+        const svg = plotRuns(db, ids.length === 2 ? [ids[0]!, ids[1]!] : [ids[0]!]);
         const file = values.output!;
         if (file === '-') {
           process.stdout.write(svg);

@@ -27,7 +27,8 @@ export class BetonError<C extends string = string> extends Error {
 export class InterruptedError extends BetonError<'INTERRUPTED'> {
   override readonly name: string = 'InterruptedError';
   constructor(
-    readonly signal: NodeJS.Signals,
+    /** 'SIGINT', 'SIGTERM', … (a plain string: this pure layer carries no Node types, the renderer type-checks it). */
+    readonly signal: string,
     message: string,
   ) {
     super('INTERRUPTED', message);
@@ -114,9 +115,14 @@ const SYSTEM_HINTS: Record<string, string> = {
 };
 
 /** A Node system error (errno code + syscall), e.g. ENOENT from open or EADDRINUSE from listen. */
-function isSystemError(e: unknown): e is NodeJS.ErrnoException & { code: string } {
+interface SystemError extends Error {
+  code: string;
+  syscall?: string;
+  errno?: number;
+}
+function isSystemError(e: unknown): e is SystemError {
   if (!(e instanceof Error)) return false;
-  const x = e as NodeJS.ErrnoException;
+  const x = e as Partial<SystemError>;
   return typeof x.code === 'string' && /^E[A-Z0-9]+$/.test(x.code) && (typeof x.syscall === 'string' || typeof x.errno === 'number');
 }
 

@@ -14,6 +14,7 @@ import type {
   Verdict,
   VerdictKind,
 } from '../profile/types.js';
+import type { BuildRecord, Change, CompareRow, RunComparison, RunStatus, RunSummary, StoredRun } from '../api/runs-model.js';
 import { BetonError } from '../format/errors.js';
 import { RunsDbError } from './errors.js';
 import { defaultDbPath } from './location.js';
@@ -35,62 +36,12 @@ import {
   toJson,
 } from './validate.js';
 
-/** A run's status in the database: 'running' until finishRun() (or for ever, if the profiler died). */
-export type RunStatus = ProfileRun['status'] | 'running';
-
-/** A run as stored: a ProfileRun with its id, whose status may still be 'running'. */
-export interface StoredRun extends Omit<ProfileRun, 'id' | 'status'> {
-  id: number;
-  status: RunStatus;
-}
+// The shapes it answers are the contract's (core/api/runs-model.ts), so the app's `runs.get`
+// and `runs.compare` are typed by what this module returns.
+export type { BuildRecord, Change, CompareRow, RunComparison, RunStatus, RunSummary, StoredRun };
 
 /** What startRun() records: the run before it has results. */
 export type RunStart = Pick<ProfileRun, 'kind' | 'startedAt' | 'plan' | 'machine' | 'dataset'>;
-
-/** One line of listRuns(). */
-export interface RunSummary {
-  id: number;
-  kind: ProfileRun['kind'];
-  startedAt: string;
-  finishedAt: string | null;
-  status: RunStatus;
-  /** The dataset's path, or the exec plan's file; null when the run names none. */
-  datasetPath: string | null;
-  hostname: string;
-  points: number;
-  /** The best images/s over the run's points; null without points (exec runs). */
-  bestImagesPerSec: number | null;
-  verdictKind: VerdictKind | null;
-  /** A failed run's reason (RunFailure.message); null otherwise. */
-  failure: string | null;
-}
-
-export interface BuildRecord {
-  id: number;
-  datasetId: number | null;
-  datasetPath: string | null;
-  config: Record<string, unknown>;
-  report: BuildReport;
-  createdAt: string;
-}
-
-/** How B's throughput compares with A's. */
-export interface Change {
-  /** 'same' within ±SAME_BAND; null when A measured 0 images/s. */
-  direction: 'faster' | 'slower' | 'same' | null;
-  /** How many times faster or slower (≥ 1): b÷a when faster, a÷b when slower. */
-  factor: number | null;
-  /** "B is 3.26× slower than A", "B is 1.50× faster than A", "B is about as fast as A (1.02×)". */
-  text: string;
-}
-
-export interface CompareRow extends Change {
-  config: PointConfig;
-  a: { index: number; imagesPerSec: number };
-  b: { index: number; imagesPerSec: number };
-  /** b ÷ a images/s (null when a measured 0). Above 1: B is faster. */
-  ratio: number | null;
-}
 
 /** Within this fraction of each other two rates count as the same (timing noise between runs). */
 export const SAME_BAND = 0.05;
@@ -107,26 +58,6 @@ export function changeOf(a: number, b: number): Change {
   const x = Number.isFinite(factor) ? `${factor.toFixed(2)}×` : '∞×';
   const text = direction === 'same' ? `B is about as fast as A (${r.toFixed(2)}×)` : `B is ${x} ${direction} than A`;
   return { direction, factor: Number.isFinite(factor) ? factor : null, text };
-}
-
-export interface RunComparison {
-  a: RunSummary;
-  b: RunSummary;
-  /** Points whose config (workers, batch size, order, cache) both runs measured, in A's order. */
-  rows: CompareRow[];
-  onlyInA: PointConfig[];
-  onlyInB: PointConfig[];
-  verdicts: { a: Verdict | null; b: Verdict | null };
-  /** B's best point against A's best point. */
-  best: Change;
-  sameMachine: boolean;
-  /**
-   * By content (DatasetInfo.contentSha256), not path: null when either run recorded none
-   * (runs before migration 002, command runs without a .beton file).
-   */
-  sameDataset: boolean | null;
-  /** sameDataset in words, with why (the path rebuilt, the hash, what is missing). */
-  datasetNote: string;
 }
 
 export interface OpenOptions {

@@ -3,20 +3,17 @@ import { dirname } from 'node:path';
 import type { ApiEvent, EnvInfo, Envelope, Method, ParsedParams, Results } from '../api/contract.js';
 import { parseRequest } from '../api/contract.js';
 import { parseBuildConfig } from '../api/build-config.js';
-import { exportFieldsOf } from '../export/file-fields.js';
-import { buildToPython, loaderToPython } from '../export/python.js';
+import { buildExport, joinCode, loaderExport } from '../app/export-code.js';
 import { decodePath } from '../native/turbo.js';
 import { gpuInventory } from '../profile/gpu-sampler.js';
-import { execOutcome, runExec } from '../profile/exec-mode.js';
-import { failedSweepRun } from '../profile/failed-run.js';
-import type { PointResult, ProfileRun, TelemetrySample } from '../profile/types.js';
-import { machineInfo } from '../profile/machine.js';
-import { profile, tryDatasetInfo } from '../profile/sweep.js';
+import { profileExec, profileSweep } from '../app/profile-run.js';
+import { compareRuns, deleteRun, getRun, listRuns } from '../app/runs-queries.js';
 import { defaultDbPath, RunsDb } from '../runs/runs-db.js';
 import { openSource } from '../sources/open-source.js';
-import { buildDataset, buildFields } from '../app/build.js';
+import { buildDataset } from '../app/build.js';
 import { detectSourceConfig } from '../sources/open-source.js';
-import { inspectDataset, previewDataset } from './dataset-views.js';
+import { inspectDataset } from '../app/inspect-dataset.js';
+import { previewDataset } from './dataset-views.js';
 import { FsAccess } from './fs-access.js';
 import type { ReadGuard } from '../sources/read-guard.js';
 import { JobFailed, JobManager } from './jobs.js';
@@ -160,73 +157,32 @@ export class BetonService {
       if ('exec' in p) this.mayExec();
       // The run is stored at the end: a database that cannot take it fails now, not after the sweep.
       this.runs();
+      const changed = (): void => this.emit({ event: 'runs:changed', data: {} });
       const jobId = this.jobs.start('profile', async ({ signal, progress, sample }) => {
-        const startedAt = new Date().toISOString();
         if ('plan' in p) {
-          // Kept as they come, so a sweep that fails is recorded with what it had measured.
-          const points: PointResult[] = [];
-          const samples: TelemetrySample[] = [];
-          let run: ProfileRun;
-          try {
-            run = await profile(
-              { ...p.plan, file },
-              {
-                signal,
-                onSample: (s) => {
-                  samples.push(s);
-                  sample(s);
-                },
-                onPoint: (pt, done, total) => {
-                  points.push(pt);
-                  progress({ done, total, rate: 0, etaMs: null, message: `point ${done} of ${total}` });
-                },
-              },
-            );
-          } catch (e) {
-            if (!signal.aborted) {
-              this.runs().saveRun(await failedSweepRun({ ...p.plan, file }, startedAt, e, points, samples));
-              this.emit({ event: 'runs:changed', data: {} });
-            }
-            throw e;
-          }
-          const id = this.runs().saveRun(run);
-          this.emit({ event: 'runs:changed', data: {} });
-          return { runId: id, verdict: run.verdict, points: run.points };
+          const { outcome } = await profileSweep({ ...p.plan, file }, this.runs(), {
+            signal,
+            onSample: sample,
+            onPoint: (_pt, done, total) => progress({ done, total, rate: 0, etaMs: null, message: `point ${done} of ${total}` }),
+            onFailedRecorded: changed,
+          });
+          changed();
+          return outcome;
         }
-        const machine = await machineInfo();
-        const res = await runExec({ command: p.exec.command, throughputRegex: p.exec.throughputRegex, signal, onSample: (s) => sample(s) });
-        const { status, failure } = execOutcome(res);
-        const id = this.runs().saveRun({
-          kind: 'exec',
-          startedAt,
-          finishedAt: new Date().toISOString(),
-          status,
-          failure,
-          plan: { command: p.exec.command, throughputRegex: p.exec.throughputRegex, file: execFile },
-          machine,
-          dataset: execFile ? tryDatasetInfo(execFile) : null,
-          points: [],
-          samples: res.samples,
-          verdict: null,
-        });
-        this.emit({ event: 'runs:changed', data: {} });
-        const result = { runId: id, exitCode: res.exitCode, signal: res.signal, imagesTotal: res.imagesTotal, seconds: res.seconds, stderrTail: res.stderrTail, failure: failure?.message ?? null };
+        const { result: res, outcome } = await profileExec({ command: p.exec.command, throughputRegex: p.exec.throughputRegex, file: execFile }, this.runs(), { signal, onSample: sample });
+        changed();
         // A command that exits non-zero failed, whatever it printed: the job says so, with its exit code and stderr.
-        if (failure) return new JobFailed('EXEC_FAILED', `${failure.message}${res.stderrTail.length ? `: ${res.stderrTail[res.stderrTail.length - 1]}` : ''}`, result);
-        return result;
+        if (outcome.failure) return new JobFailed('EXEC_FAILED', `${outcome.failure}${res.stderrTail.length ? `: ${res.stderrTail[res.stderrTail.length - 1]}` : ''}`, outcome);
+        return outcome;
       });
       return { jobId };
     },
     'profiles.cancel': async (p) => ({ cancelled: this.jobs.cancel(p.jobId) }),
-    'runs.list': async (p) => this.runs().listRuns({ limit: p.limit }),
-    'runs.get': async (p) => {
-      const run = this.runs().getRun(p.id);
-      if (!run) throw new ServiceError('NOT_FOUND', `no run ${p.id}`);
-      return run;
-    },
-    'runs.compare': async (p) => this.runs().compare(p.a, p.b),
+    'runs.list': async (p) => listRuns(this.runs(), p.limit),
+    'runs.get': async (p) => getRun(this.runs(), p.id),
+    'runs.compare': async (p) => compareRuns(this.runs(), p.a, p.b),
     'runs.delete': async (p) => {
-      const deleted = this.runs().deleteRun(p.id);
+      const deleted = deleteRun(this.runs(), p.id);
       if (deleted) this.emit({ event: 'runs:changed', data: {} });
       return { deleted };
     },
@@ -236,21 +192,21 @@ export class BetonService {
       if (p.build) {
         const checked = parseBuildConfig(p.build);
         if (!checked.ok) throw new ServiceError('BAD_REQUEST', checked.errors.join('; '));
-        const fields = checked.value.fields ?? (await buildFields(checked.value, await openSource({ ...checked.value.source, path: this.fs.check(checked.value.source.path) }, process.cwd(), this.readGuard ? { readGuard: this.readGuard } : {})));
-        parts.push(buildToPython(checked.value, fields));
+        // The source is read (and so checked) only when the config does not list its fields.
+        const sourcePath = checked.value.fields ? undefined : this.fs.check(checked.value.source.path);
+        parts.push((await buildExport(checked.value, process.cwd(), { sourcePath, ...(this.readGuard ? { readGuard: this.readGuard } : {}) })).text);
       }
       if (p.loader) {
-        // The file's fields (video clips need custom_fields in FFCV), when it lies in the
-        // served folders; otherwise the code is written from the config alone.
-        let fields: Awaited<ReturnType<typeof exportFieldsOf>>;
+        // The file's fields when it lies in the served folders; otherwise the code is written from the config alone.
+        let fieldsFrom: string | null;
         try {
-          fields = await exportFieldsOf(this.fs.check(p.loader.file));
+          fieldsFrom = this.fs.check(p.loader.file);
         } catch {
-          fields = undefined;
+          fieldsFrom = null;
         }
-        parts.push(loaderToPython(p.loader, fields ? { fields } : {}));
+        parts.push(await loaderExport(p.loader, fieldsFrom));
       }
-      return { text: parts.join('\n\n'), language: 'python' };
+      return { text: joinCode(parts), language: 'python' };
     },
   };
 }

@@ -1,9 +1,8 @@
 import type SharpConstructor from 'sharp';
-import type { InspectResult, PreviewResult, PreviewValue } from '../api/contract.js';
+import type { PreviewResult, PreviewValue } from '../api/contract.js';
 import type { PreviewTools } from '../fields/field-type.js';
 import type { RGBPixels } from '../fields/image-codec.js';
 import { fieldType } from '../fields/registry.js';
-import { summarize } from '../reader/inspect.js';
 import { Reader } from '../reader/reader.js';
 
 /**
@@ -13,36 +12,6 @@ import { Reader } from '../reader/reader.js';
  */
 let sharpLoaded: Promise<typeof SharpConstructor> | undefined;
 const getSharp = (): Promise<typeof SharpConstructor> => (sharpLoaded ??= import('sharp').then((m) => m.default));
-
-/** Header, fields, regions and the page map of a .beton file (metadata and allocation table only). */
-export async function inspectDataset(path: string): Promise<InspectResult> {
-  const reader = await Reader.open(path);
-  try {
-    const s = summarize(reader);
-    const pages = new Map<number, [number, number, number]>();
-    for (const a of reader.allocations) {
-      if (a.size === 0) continue;
-      const p = Math.floor(a.ptr / reader.pageSize);
-      const cur = pages.get(p);
-      if (cur) pages.set(p, [Math.min(cur[0], a.sampleId), Math.max(cur[1], a.sampleId), cur[2] + a.size]);
-      else pages.set(p, [a.sampleId, a.sampleId, a.size]);
-    }
-    return {
-      path: s.path,
-      fileSize: s.fileSize,
-      version: s.version,
-      numSamples: s.numSamples,
-      pageSize: s.pageSize,
-      numPages: s.numPages,
-      recordSize: s.recordSize,
-      fields: s.fields.map((f) => ({ name: f.name, type: f.type, ffcvClass: f.ffcvClass, typeId: f.typeId, arguments: f.arguments, heapBytes: f.heapBytes, ...(f.imageModes ? { imageModes: f.imageModes } : {}) })),
-      regions: s.regions.map(({ name, offset, size }) => ({ name, offset, size })),
-      pageMap: [...pages.entries()].sort((a, b) => a[0] - b[0]).map(([p, [lo, hi, used]]) => [p, lo, hi, used]),
-    };
-  } finally {
-    reader.close();
-  }
-}
 
 /** sharp for the field types' previews (core/fields stays free of it). */
 function previewTools(size: number): PreviewTools {

@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import type { ApiEvent, FinishedEvent, JobKind, ProgressEvent } from '../api/contract.js';
+import type { ApiEvent, FinishedEvent, FinishedEventOf, JobKind, JobResults, ProgressEvent } from '../api/contract.js';
+import type { TelemetrySample } from '../api/profile-model.js';
 import { apiErrorOf } from './service-error.js';
 
-interface Job {
-  kind: JobKind;
+interface Job<K extends JobKind> {
+  kind: K;
   controller: AbortController;
   lastProgress: number;
   pending: ProgressEvent | null;
   timer: NodeJS.Timeout | null;
   /** Ends the job as cancelled if the work has not stopped `cancelGraceMs` after a cancel. */
   giveUp: NodeJS.Timeout | null;
-  finish(data: Omit<FinishedEvent, 'jobId' | 'kind'>): void;
+  finish(data: Omit<FinishedEventOf<K>, 'jobId' | 'kind'>): void;
 }
 
 /**
@@ -18,13 +19,24 @@ interface Job {
  * exit code and stderr, the run it recorded): returned, not thrown, so `jobs:finished` says
  * 'failed' and still carries the result.
  */
-export class JobFailed {
+export class JobFailed<R> {
   constructor(
     readonly code: string,
     readonly message: string,
-    readonly result: unknown,
+    readonly result: R,
   ) {}
 }
+
+/** What a job's work gets: its id, its signal, and where its progress and samples go. */
+export interface JobContext {
+  jobId: string;
+  signal: AbortSignal;
+  progress: (p: Omit<ProgressEvent, 'jobId' | 'kind'>) => void;
+  sample: (s: TelemetrySample) => void;
+}
+
+/** The one place a job's end meets the contract's per-kind union (TS cannot relate a generic K to it). */
+const finishedEvent = <K extends JobKind>(e: FinishedEventOf<K>): FinishedEvent => e as FinishedEvent;
 
 export interface JobManagerOptions {
   /**
@@ -42,7 +54,7 @@ export interface JobManagerOptions {
  * a cancel past the grace period; a listener that throws cannot swallow it.
  */
 export class JobManager {
-  private readonly jobs = new Map<string, Job>();
+  private readonly jobs = new Map<string, Job<JobKind>>();
   private readonly cancelGraceMs: number;
 
   constructor(
@@ -61,7 +73,7 @@ export class JobManager {
     }
   }
 
-  start(kind: JobKind, run: (ctx: { jobId: string; signal: AbortSignal; progress: (p: Omit<ProgressEvent, 'jobId' | 'kind'>) => void; sample: (s: unknown) => void }) => Promise<unknown>): string {
+  start<K extends JobKind>(kind: K, run: (ctx: JobContext) => Promise<JobResults[K] | JobFailed<JobResults[K]>>): string {
     const jobId = randomUUID();
     let finished = false;
     const flush = (): void => {
@@ -73,7 +85,7 @@ export class JobManager {
         job.lastProgress = Date.now();
       }
     };
-    const job: Job = {
+    const job: Job<K> = {
       kind,
       controller: new AbortController(),
       lastProgress: 0,
@@ -86,7 +98,7 @@ export class JobManager {
         if (job.giveUp) clearTimeout(job.giveUp);
         flush();
         this.jobs.delete(jobId);
-        this.safeEmit({ event: 'jobs:finished', data: { jobId, kind, ...data } });
+        this.safeEmit({ event: 'jobs:finished', data: finishedEvent<K>({ jobId, kind, ...data }) });
       },
     };
     this.jobs.set(jobId, job);
@@ -97,7 +109,7 @@ export class JobManager {
       if (wait <= 0) flush();
       else job.timer ??= setTimeout(flush, wait);
     };
-    const sample = (s: unknown): void => {
+    const sample = (s: TelemetrySample): void => {
       if (!finished) this.safeEmit({ event: 'jobs:sample', data: { jobId, sample: s } });
     };
     const aborted = (): boolean => job.controller.signal.aborted;

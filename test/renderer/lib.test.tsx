@@ -7,7 +7,7 @@ import { basename, dirname, formatBytes, formatDuration, formatEta, formatNumber
 import { highlightJson, highlightPython } from '../../renderer/src/lib/highlight.js';
 import { DEFAULT_PROFILE_FORM, gridOf, parseIntList, validateProfileForm } from '../../renderer/src/lib/profile-form.js';
 import { appendBounded, decimate, livePointRates, overlayChart, workersChart } from '../../renderer/src/lib/series.js';
-import { asBuildReport, asProfileOutcome, asTelemetrySample } from '../../renderer/src/lib/types.js';
+import { outcomeWithKind } from '../../renderer/src/lib/types.js';
 import type { DetectedSource } from '../../core/api/contract.js';
 
 describe('format helpers', () => {
@@ -235,14 +235,11 @@ describe('series', () => {
   });
 });
 
-describe('narrowing of unknown results', () => {
-  it('accepts the shapes the host sends and rejects others', () => {
-    expect(asTelemetrySample({ t: 5, point: 0, imagesPerSec: 10, cpuPerCore: [0.5], rssBytes: 1, diskReadBytes: 2, gpus: [{ index: 0, utilPercent: 40, memoryUsedMiB: 1, powerW: null }] })?.gpus[0]?.utilPercent).toBe(40);
-    expect(asTelemetrySample({ nope: 1 })).toBeNull();
-    expect(asBuildReport({ path: '/a.beton', numSamples: 3, skipped: [{ index: 1, reason: 'bad', source: 'x.jpg' }] })?.skipped).toEqual([{ index: 1, reason: 'bad', source: 'x.jpg' }]);
-    expect(asBuildReport('x')).toBeNull();
-    expect(asProfileOutcome({ runId: 3, verdict: { kind: 'decode-bound', summary: 's', evidence: ['e'], advice: [] }, points: [] })).toMatchObject({ kind: 'sweep', runId: 3, verdict: { kind: 'decode-bound' } });
-    expect(asProfileOutcome({ runId: 4, exitCode: 0, imagesTotal: 10, seconds: 1 })).toMatchObject({ kind: 'exec', exitCode: 0 });
+describe('profile outcome kind', () => {
+  it('tags the wire outcome by its keys: an exec outcome has an exit code', () => {
+    expect(outcomeWithKind({ runId: 3, verdict: { kind: 'decode-bound', summary: 's', evidence: ['e'], advice: [] }, points: [] })).toMatchObject({ kind: 'sweep', runId: 3, verdict: { kind: 'decode-bound' } });
+    expect(outcomeWithKind({ runId: 4, exitCode: 0, signal: null, imagesTotal: 10, seconds: 1, stderrTail: [], failure: null })).toMatchObject({ kind: 'exec', exitCode: 0 });
+    expect(outcomeWithKind({ runId: 5, exitCode: null, signal: 'SIGTERM', imagesTotal: 0, seconds: 1, stderrTail: [], failure: 'killed' })).toMatchObject({ kind: 'exec', signal: 'SIGTERM' });
   });
 });
 

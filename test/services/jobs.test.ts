@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ApiEvent, FinishedEvent } from '../../core/api/contract.js';
+import type { ApiEvent, ExecOutcome, FinishedEvent, SweepOutcome } from '../../core/api/contract.js';
 import { JobFailed, JobManager } from '../../core/services/jobs.js';
 
 /** A JobManager whose events are collected; `finished()` resolves with the first jobs:finished. */
@@ -23,12 +23,14 @@ function manager(opts: { cancelGraceMs?: number; onEmit?: (e: ApiEvent) => void 
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const sweep: SweepOutcome = { runId: 1, verdict: null, points: [] };
+const exec127: ExecOutcome = { runId: 7, exitCode: 127, signal: null, imagesTotal: 0, seconds: 0.1, stderrTail: [], failure: 'the command exited with code 127 (command not found)' };
 
 describe('jobs: exactly one jobs:finished, whatever the work does', () => {
   it('work that ignores the cancel still ends as cancelled after the grace period (never "Cancelling…" for ever)', async () => {
     const m = manager({ cancelGraceMs: 100 });
     let release!: () => void;
-    const id = m.jobs.start('profile', () => new Promise<void>((r) => (release = r))); // never looks at its signal
+    const id = m.jobs.start('profile', () => new Promise<SweepOutcome>((r) => (release = () => r(sweep)))); // never looks at its signal
     await sleep(20);
     expect(m.jobs.cancel(id)).toBe(true);
     const f = await m.finished(1500);
@@ -52,13 +54,13 @@ describe('jobs: exactly one jobs:finished, whatever the work does', () => {
 
   it('a JobFailed outcome ends the job failed, with its code, message and result', async () => {
     const m = manager();
-    m.jobs.start('profile', async () => new JobFailed('EXEC_FAILED', 'the command exited with code 127 (command not found)', { runId: 7, exitCode: 127 }));
+    m.jobs.start('profile', async () => new JobFailed('EXEC_FAILED', 'the command exited with code 127 (command not found)', exec127));
     expect(await m.finished()).toMatchObject({ status: 'failed', code: 'EXEC_FAILED', message: 'the command exited with code 127 (command not found)', result: { runId: 7, exitCode: 127 } });
   });
 
   it('work that throws before returning a promise ends the job failed (no uncaught exception)', async () => {
     const m = manager();
-    m.jobs.start('profile', (): Promise<unknown> => {
+    m.jobs.start('profile', (): Promise<SweepOutcome> => {
       throw new Error('boom');
     });
     expect(await m.finished()).toMatchObject({ status: 'failed', message: 'boom' });
@@ -74,11 +76,11 @@ describe('jobs: exactly one jobs:finished, whatever the work does', () => {
         }
       },
     });
-    m.jobs.start('build', async ({ progress }) => {
+    m.jobs.start('profile', async ({ progress }) => {
       progress({ done: 1, total: 2, rate: 1, etaMs: null });
-      return { ok: true };
+      return sweep;
     });
-    expect(await m.finished()).toMatchObject({ status: 'ok', result: { ok: true } });
+    expect(await m.finished()).toMatchObject({ status: 'ok', result: sweep });
     expect(thrown).toBe(1);
     await sleep(20);
     expect(m.finishedEvents()).toHaveLength(1);

@@ -3,7 +3,7 @@ import type { BuildConfigInput } from '../../../core/api/build-config.js';
 import type { FinishedEvent, ProgressEvent } from '../../../core/api/contract.js';
 import { call, toApiError, type ApiError } from '../lib/api.js';
 import { appendBounded } from '../lib/series.js';
-import { asBuildReport, type BuildReport } from '../lib/types.js';
+import type { BuildReport } from '../lib/types.js';
 
 /** The throughput chart keeps a point at most this often… */
 export const HISTORY_INTERVAL_MS = 250;
@@ -138,7 +138,7 @@ export const useBuildsStore = create<BuildsState>()((set, get) => {
     onFinished: (e, now = Date.now()) => {
       if (e.kind !== 'build') return;
       const job = ensure(e.jobId, now);
-      const report = e.status === 'ok' ? asBuildReport(e.result) : null;
+      const report = e.status === 'ok' ? (e.result ?? null) : null;
       let progress = job.progress;
       let history = job.history;
       if (report) {

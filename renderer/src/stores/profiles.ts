@@ -3,7 +3,7 @@ import type { ApiEvent, FinishedEvent, Params, ProgressEvent, SampleEvent } from
 import { call, toApiError, type ApiError } from '../lib/api.js';
 import { DEFAULT_PROFILE_FORM, type ProfileForm } from '../lib/profile-form.js';
 import { appendBounded } from '../lib/series.js';
-import { asProfileOutcome, asTelemetrySample, type PointConfig, type ProfileOutcome, type TelemetrySample } from '../lib/types.js';
+import { outcomeWithKind, type PointConfig, type ProfileOutcome, type TelemetrySample } from '../lib/types.js';
 
 /** Telemetry kept for the live charts (about 4 per second; older ones are thinned past this). */
 export const SAMPLES_MAX = 1200;
@@ -115,8 +115,7 @@ export const useProfilesStore = create<ProfilesState>()((set, get) => {
       if (!update(e.jobId, (j) => (j.status === 'running' ? { ...j, progress: { done: e.done, total: e.total, message: e.message ?? null } } : null))) keepEarly({ event: 'jobs:progress', data: e });
     },
     onSample: (e) => {
-      const s = asTelemetrySample(e.sample);
-      if (!s) return;
+      const s = e.sample;
       const handled = update(e.jobId, (j) => {
         if (j.status !== 'running') return null;
         const next = appendBounded(j.samples, s, { now: 0, lastAt: 0, minIntervalMs: 0, max: SAMPLES_MAX, force: true });
@@ -127,7 +126,7 @@ export const useProfilesStore = create<ProfilesState>()((set, get) => {
     onFinished: (e) => {
       if (e.kind !== 'profile') return;
       const handled = update(e.jobId, (j) => {
-        const outcome = asProfileOutcome(e.result);
+        const outcome = e.result ? outcomeWithKind(e.result) : null;
         const total = j.progress?.total ?? j.grid.length;
         return {
           ...j,

@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import type { RunSummary } from '../../../core/api/contract.js';
 import { call, toApiError, type ApiError } from '../lib/api.js';
-import { asComparison, asProfileRun, type ProfileRunView, type RunComparison } from '../lib/types.js';
+import type { ProfileRunView, RunComparison } from '../lib/types.js';
 
 /** How many runs can be overlaid at once. */
 export const MAX_SELECTED = 2;
@@ -46,9 +46,8 @@ export const useRunsStore = create<RunsState>()((set, get) => {
     if (cur && (cur.loading || cur.run)) return;
     set((s) => ({ details: { ...s.details, [id]: { loading: true, error: null, run: null } } }));
     try {
-      const raw = await call('runs.get', { id });
-      const run = asProfileRun(raw);
-      set((s) => ({ details: { ...s.details, [id]: { loading: false, error: run ? null : toApiError(new Error(`run ${id}: unexpected shape`)), run } } }));
+      const run = await call('runs.get', { id });
+      set((s) => ({ details: { ...s.details, [id]: { loading: false, error: null, run } } }));
     } catch (e) {
       set((s) => ({ details: { ...s.details, [id]: { loading: false, error: toApiError(e), run: null } } }));
     }
@@ -62,9 +61,9 @@ export const useRunsStore = create<RunsState>()((set, get) => {
     }
     set({ comparison: { a, b, data: null, error: null } });
     try {
-      const data = asComparison(await call('runs.compare', { a, b }));
+      const data = await call('runs.compare', { a, b });
       const c = get().comparison;
-      if (c && c.a === a && c.b === b) set({ comparison: { a, b, data, error: data ? null : toApiError(new Error('unexpected comparison shape')) } });
+      if (c && c.a === a && c.b === b) set({ comparison: { a, b, data, error: null } });
     } catch (e) {
       const c = get().comparison;
       if (c && c.a === a && c.b === b) set({ comparison: { a, b, data: null, error: toApiError(e) } });

@@ -1,0 +1,82 @@
+/**
+ * What the runs database answers (core/runs/runs-db.ts produces these): a stored run, the
+ * list's summaries, recorded builds and the comparison of two runs. Part of the contract so
+ * that `runs.get` / `runs.compare` are typed all the way to the renderer (types only from
+ * core/api): a change to what core/runs returns breaks the renderer's type-check, not its screens.
+ */
+import type { BuildReport } from './build-report.js';
+import type { PointConfig, ProfileRun, Verdict, VerdictKind } from './profile-model.js';
+
+/** A run's status in the database: 'running' until finishRun() (or for ever, if the profiler died). */
+export type RunStatus = ProfileRun['status'] | 'running';
+
+/** A run as stored: a ProfileRun with its id, whose status may still be 'running'. */
+export interface StoredRun extends Omit<ProfileRun, 'id' | 'status'> {
+  id: number;
+  status: RunStatus;
+}
+
+/** One line of listRuns(). */
+export interface RunSummary {
+  id: number;
+  kind: ProfileRun['kind'];
+  startedAt: string;
+  finishedAt: string | null;
+  status: RunStatus;
+  /** The dataset's path, or the exec plan's file; null when the run names none. */
+  datasetPath: string | null;
+  hostname: string;
+  points: number;
+  /** The best images/s over the run's points; null without points (exec runs). */
+  bestImagesPerSec: number | null;
+  verdictKind: VerdictKind | null;
+  /** A failed run's reason (RunFailure.message); null otherwise. */
+  failure: string | null;
+}
+
+export interface BuildRecord {
+  id: number;
+  datasetId: number | null;
+  datasetPath: string | null;
+  config: Record<string, unknown>;
+  report: BuildReport;
+  createdAt: string;
+}
+
+/** How B's throughput compares with A's. */
+export interface Change {
+  /** 'same' within ±SAME_BAND; null when A measured 0 images/s. */
+  direction: 'faster' | 'slower' | 'same' | null;
+  /** How many times faster or slower (≥ 1): b÷a when faster, a÷b when slower. */
+  factor: number | null;
+  /** "B is 3.26× slower than A", "B is 1.50× faster than A", "B is about as fast as A (1.02×)". */
+  text: string;
+}
+
+export interface CompareRow extends Change {
+  config: PointConfig;
+  a: { index: number; imagesPerSec: number };
+  b: { index: number; imagesPerSec: number };
+  /** b ÷ a images/s (null when a measured 0). Above 1: B is faster. */
+  ratio: number | null;
+}
+
+export interface RunComparison {
+  a: RunSummary;
+  b: RunSummary;
+  /** Points whose config (workers, batch size, order, cache) both runs measured, in A's order. */
+  rows: CompareRow[];
+  onlyInA: PointConfig[];
+  onlyInB: PointConfig[];
+  verdicts: { a: Verdict | null; b: Verdict | null };
+  /** B's best point against A's best point. */
+  best: Change;
+  sameMachine: boolean;
+  /**
+   * By content (DatasetInfo.contentSha256), not path: null when either run recorded none
+   * (runs before migration 002, command runs without a .beton file).
+   */
+  sameDataset: boolean | null;
+  /** sameDataset in words, with why (the path rebuilt, the hash, what is missing). */
+  datasetNote: string;
+}

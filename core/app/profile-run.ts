@@ -1,0 +1,112 @@
+/**
+ * Profiling as the CLI (`beton profile`) and the app (`profiles.start`) both do it: run a
+ * sweep or the user's training command, and record the run — a failed sweep too, with what
+ * it had measured. Each front end adds only its own reporting (progress lines, job events).
+ */
+import type { ExecOutcome, SweepOutcome } from '../api/job-results.js';
+import { execOutcome, runExec, type ExecResult } from '../profile/exec-mode.js';
+import { failedSweepRun } from '../profile/failed-run.js';
+import { machineInfo } from '../profile/machine.js';
+import { profile, tryDatasetInfo } from '../profile/sweep.js';
+import type { ExecPlan, MachineInfo, PointResult, ProfilePlan, ProfileRun, TelemetrySample } from '../profile/types.js';
+
+/** Where runs are recorded (a RunsDb, or one opened per save): returns the run's id. */
+export interface RunRecorder {
+  saveRun(run: ProfileRun): number;
+}
+
+export interface SweepHooks {
+  signal?: AbortSignal;
+  /** Sample GPUs with nvidia-smi (default true). */
+  gpu?: boolean;
+  onSample?: (s: TelemetrySample) => void;
+  onPoint?: (p: PointResult, done: number, total: number) => void;
+  onNote?: (message: string) => void;
+  /** A sweep that failed was recorded as this run (then its error is thrown as usual). */
+  onFailedRecorded?: (runId: number) => void;
+}
+
+/**
+ * Sweeps the loader over the plan's grid and records the run. A sweep that fails (not one
+ * that was cancelled) is recorded as failed with the points and samples it had, and its
+ * error is rethrown; a database that cannot take that record does not hide the sweep's error.
+ */
+export async function profileSweep(plan: Partial<ProfilePlan> & { file: string }, runs: RunRecorder, hooks: SweepHooks = {}): Promise<{ run: ProfileRun; runId: number; outcome: SweepOutcome }> {
+  const startedAt = new Date().toISOString();
+  // Kept as they come, so a sweep that fails is recorded with what it had measured.
+  const points: PointResult[] = [];
+  const samples: TelemetrySample[] = [];
+  let run: ProfileRun;
+  try {
+    run = await profile(plan, {
+      signal: hooks.signal,
+      gpu: hooks.gpu,
+      onNote: hooks.onNote,
+      onSample: (s) => {
+        samples.push(s);
+        hooks.onSample?.(s);
+      },
+      onPoint: (p, done, total) => {
+        points.push(p);
+        hooks.onPoint?.(p, done, total);
+      },
+    });
+  } catch (e) {
+    if (!hooks.signal?.aborted) {
+      const failed = await failedSweepRun(plan, startedAt, e, points, samples).catch(() => null);
+      if (failed) {
+        try {
+          hooks.onFailedRecorded?.(runs.saveRun(failed));
+        } catch {
+          // The database's own failure must not hide the sweep's.
+        }
+      }
+    }
+    throw e;
+  }
+  const runId = runs.saveRun(run);
+  return { run, runId, outcome: { runId, verdict: run.verdict, points: run.points } };
+}
+
+export interface ExecHooks {
+  signal?: AbortSignal;
+  gpu?: boolean;
+  onSample?: (s: TelemetrySample) => void;
+  onGpuUnavailable?: (reason: string) => void;
+}
+
+/** The record of a training command's run: the one place its fields are assembled. */
+export function execRunRecord(plan: ExecPlan, machine: MachineInfo, startedAt: string, res: ExecResult, finishedAt: string = new Date().toISOString()): ProfileRun {
+  const { status, failure } = execOutcome(res);
+  return {
+    kind: 'exec',
+    startedAt,
+    finishedAt,
+    status,
+    failure,
+    plan: { command: plan.command, throughputRegex: plan.throughputRegex, file: plan.file },
+    machine,
+    dataset: plan.file ? tryDatasetInfo(plan.file) : null,
+    points: [],
+    samples: res.samples,
+    verdict: null,
+  };
+}
+
+/** What the app shows of a command's run (jobs:finished's result). */
+export function execOutcomeOf(runId: number, run: ProfileRun, res: ExecResult): ExecOutcome {
+  return { runId, exitCode: res.exitCode, signal: res.signal, imagesTotal: res.imagesTotal, seconds: res.seconds, stderrTail: res.stderrTail, failure: run.failure?.message ?? null };
+}
+
+/**
+ * Runs the user's training command, sampling it from outside, and records the run; a
+ * command that exits non-zero is a run with status 'failed' (and why), not an exception.
+ */
+export async function profileExec(plan: ExecPlan, runs: RunRecorder, hooks: ExecHooks = {}): Promise<{ run: ProfileRun; runId: number; result: ExecResult; outcome: ExecOutcome }> {
+  const machine = await machineInfo();
+  const startedAt = new Date().toISOString();
+  const result = await runExec({ command: plan.command, throughputRegex: plan.throughputRegex, signal: hooks.signal, gpu: hooks.gpu, onSample: hooks.onSample, onGpuUnavailable: hooks.onGpuUnavailable });
+  const run = execRunRecord(plan, machine, startedAt, result);
+  const runId = runs.saveRun(run);
+  return { run, runId, result, outcome: execOutcomeOf(runId, run, result) };
+}

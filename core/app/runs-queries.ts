@@ -1,0 +1,62 @@
+/**
+ * The runs database as `beton runs` and the app's Runs screen read it: one answer per
+ * question, the same for both (a missing run is NOT_FOUND naming the database). Types only
+ * from core/runs here, so a command that does not read runs does not load SQLite.
+ */
+import type { BuildRecord, RunComparison, RunSummary, StoredRun } from '../api/runs-model.js';
+import { RunsDbError } from '../runs/errors.js';
+import { plotCompare, plotRun } from '../runs/plot.js';
+import type { RunsDb } from '../runs/runs-db.js';
+import type { ProfileRun } from '../profile/types.js';
+import type { RunRecorder } from './profile-run.js';
+
+/** Opens a runs database checked for damage (CORRUPT at once, not in some queries later). */
+export async function openRunsDb(path?: string): Promise<RunsDb> {
+  const { RunsDb: Db } = await import('../runs/runs-db.js');
+  return Db.open(path, { check: true });
+}
+
+/** A recorder that opens the database for each save: a sweep of minutes keeps no connection open. */
+export async function savingTo(path?: string): Promise<RunRecorder> {
+  const { RunsDb: Db } = await import('../runs/runs-db.js');
+  return {
+    saveRun(run: ProfileRun): number {
+      const db = Db.open(path);
+      try {
+        return db.saveRun(run);
+      } finally {
+        db.close();
+      }
+    },
+  };
+}
+
+export function listRuns(db: RunsDb, limit?: number): RunSummary[] {
+  return db.listRuns({ limit });
+}
+
+export function listBuilds(db: RunsDb, limit?: number): BuildRecord[] {
+  return db.listBuilds({ limit });
+}
+
+/** A whole run; NOT_FOUND when there is none with this id. */
+export function getRun(db: RunsDb, id: number): StoredRun {
+  const run = db.getRun(id);
+  if (!run) throw new RunsDbError('NOT_FOUND', `run ${id} not found in ${db.path}`);
+  return run;
+}
+
+/** B against A per matching grid point; NOT_FOUND naming the runs that are missing. */
+export function compareRuns(db: RunsDb, a: number, b: number): RunComparison {
+  return db.compare(a, b);
+}
+
+/** Deletes a run with its points and samples; false when there was none. */
+export function deleteRun(db: RunsDb, id: number): boolean {
+  return db.deleteRun(id);
+}
+
+/** SVG charts of one run, or of A against B with two ids. */
+export function plotRuns(db: RunsDb, ids: readonly [number] | readonly [number, number]): string {
+  return ids.length === 2 ? plotCompare(getRun(db, ids[0]), getRun(db, ids[1])) : plotRun(getRun(db, ids[0]));
+}
