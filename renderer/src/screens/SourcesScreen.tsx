@@ -4,7 +4,7 @@ import { PathPicker } from '../components/FileBrowser.js';
 import { EmptyState, ErrorBanner, Loading } from '../components/States.js';
 import { DTYPES, FIELD_TYPES, validateBuildForm, WRITE_MODES, type FieldForm, type FieldType, type WriteMode } from '../lib/build-form.js';
 import { formatNumber } from '../lib/format.js';
-import { useBuildsStore } from '../stores/builds.js';
+import { startErrorFor, useBuildsStore } from '../stores/builds.js';
 import { useEnvStore } from '../stores/env.js';
 import { useSourcesStore } from '../stores/sources.js';
 import { useUiStore } from '../stores/ui.js';
@@ -28,7 +28,8 @@ export function SourcesScreen() {
     if (id) setScreen('build');
   };
   // An existing output is never replaced silently: the host refuses, and the user decides here.
-  const outputExists = builds.startError?.code === 'OUTPUT_EXISTS';
+  const startError = startErrorFor(builds, checked?.config ?? null);
+  const outputExists = startError?.code === 'OUTPUT_EXISTS';
 
   return (
     <div className="screen" data-testid="screen-sources">
@@ -141,8 +142,8 @@ export function SourcesScreen() {
                   Replace it
                 </button>
               </div>
-            ) : builds.startError ? (
-              <ErrorBanner error={builds.startError} title="The build did not start" />
+            ) : startError ? (
+              <ErrorBanner error={startError} title="The build did not start" />
             ) : null}
             <span className="muted" data-testid="form-status">
               {errorCount ? `${errorCount} ${errorCount === 1 ? 'problem' : 'problems'} to fix before building` : 'Ready to build'}
