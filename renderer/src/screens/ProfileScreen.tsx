@@ -31,7 +31,9 @@ export function ProfileScreen() {
   const checked = useMemo(() => validateProfileForm(f, { cores, numSamples: p.fileSamples && p.fileSamples.path === f.file.trim() ? p.fileSamples.numSamples : null }), [f, cores, p.fileSamples]);
   // An empty required input is not red before the user has typed in it (Start stays off meanwhile).
   const untouchedEmpty = (k: 'command' | 'file'): boolean => !p.touched[k] && !f[k].trim();
-  const e = { ...checked.errors, ...(untouchedEmpty('command') ? { command: undefined } : {}), ...(untouchedEmpty('file') ? { file: undefined } : {}) };
+  const e: Record<string, string | undefined> = { ...checked.errors };
+  if (untouchedEmpty('command')) delete e.command;
+  if (untouchedEmpty('file')) delete e.file;
   const running = p.job?.status === 'running';
   const job = shownJob(p);
   const startError = profileStartErrorFor(p, checked.params);
