@@ -29,11 +29,9 @@ export function ProfileScreen() {
   // beton serve without --allow-exec refuses training commands (EXEC_DISABLED); say so up front.
   const execOff = useEnvStore((e) => e.info?.allowExec === false);
   const checked = useMemo(() => validateProfileForm(f, { cores, numSamples: p.fileSamples && p.fileSamples.path === f.file.trim() ? p.fileSamples.numSamples : null }), [f, cores, p.fileSamples]);
-  // An empty required input is not red before the user has typed in it (Start stays off meanwhile).
-  const untouchedEmpty = (k: 'command' | 'file'): boolean => !p.touched[k] && !f[k].trim();
+  // The command field is not red before anything is typed in it (Start stays off, the hint says what to type).
   const e: Record<string, string | undefined> = { ...checked.errors };
-  if (untouchedEmpty('command')) delete e.command;
-  if (untouchedEmpty('file')) delete e.file;
+  if (!p.touched.command && !f.command.trim()) delete e.command;
   const running = p.job?.status === 'running';
   const job = shownJob(p);
   const startError = profileStartErrorFor(p, checked.params);
