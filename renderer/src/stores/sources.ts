@@ -54,7 +54,9 @@ export const useSourcesStore = create<SourcesState>()((set, get) => ({
       return;
     }
     const my = ++seq;
-    set({ path, detecting: true, error: null, errorKey: null });
+    // Another source: the schema shown belonged to the old one, and goes with it.
+    const other = get().detected?.source.path !== path;
+    set({ path, detecting: true, error: null, errorKey: null, ...(other ? { detected: null, form: null } : {}) });
     try {
       const col = get().imageColumn.trim();
       const detected = await call('sources.detect', { path, ...(col ? { imageColumn: col } : {}) });
