@@ -28,7 +28,26 @@ export const RGBImageFieldConfig = z
   })
   .strict();
 
-const simple = (t: 'int' | 'float' | 'bytes' | 'json') => z.object({ name: z.string(), type: z.literal(t), columns }).strict();
+const simple = (t: 'float' | 'bytes' | 'json') => z.object({ name: z.string(), type: z.literal(t), columns }).strict();
+
+/**
+ * An integer field. From a string column (category → int) `categories` lists the values in
+ * label order: each cell is stored as its value's index, and the list is the mapping the
+ * dataset's class names come from. A value not listed is a bad sample.
+ */
+export const IntFieldConfig = z
+  .object({
+    name: z.string(),
+    type: z.literal('int'),
+    categories: z
+      .array(z.string())
+      .min(1)
+      .max(65536)
+      .refine((c) => new Set(c).size === c.length, 'categories must be distinct')
+      .optional(),
+    columns,
+  })
+  .strict();
 
 export const NDArrayFieldConfig = z
   .object({
@@ -57,7 +76,7 @@ export const VideoClipFieldConfig = z
 export const FieldConfig = z.discriminatedUnion('type', [
   RGBImageFieldConfig,
   VideoClipFieldConfig,
-  simple('int'),
+  IntFieldConfig,
   simple('float'),
   simple('bytes'),
   simple('json'),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BuildConfig } from './build-config.js';
+import { BuildConfig, TABLE_FORMATS } from './build-config.js';
 import { LoaderConfig } from './loader-config.js';
 import { ORDER_NAMES } from './order-names.js';
 import type { DatasetSummary, FieldSummary, Region } from './dataset-summary.js';
@@ -126,6 +126,8 @@ export const Requests = {
       fps: z.number().positive().nullable().optional(),
     })
     .strict(),
+  /** A string column's distinct values, sorted: the categories of a category → int label field. */
+  'sources.categories': z.object({ path, column: z.string().min(1).max(256), format: z.enum(TABLE_FORMATS).optional() }).strict(),
   'datasets.inspect': z.object({ path }).strict(),
   'datasets.preview': z.object({ path, start: z.number().int().min(0).default(0), count: z.number().int().min(1).max(64).default(24), thumb: z.number().int().min(16).max(512).default(96) }).strict(),
   /** overwrite: replace an existing output (default false: OUTPUT_EXISTS); an output that is an input is refused either way (OUTPUT_IS_INPUT). */
@@ -152,6 +154,7 @@ export interface Results {
   'env.info': EnvInfo;
   'fs.browse': FsListing;
   'sources.detect': DetectedSource;
+  'sources.categories': { column: string; categories: string[]; rows: number };
   'datasets.inspect': InspectResult;
   'datasets.preview': PreviewResult;
   'builds.start': { jobId: string };

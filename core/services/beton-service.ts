@@ -11,7 +11,9 @@ import { compareRuns, deleteRun, getRun, listRuns } from '../app/runs-queries.js
 import { defaultDbPath, RunsDb } from '../runs/runs-db.js';
 import { openSource } from '../sources/open-source.js';
 import { buildDataset } from '../app/build.js';
+import { distinctCategories } from '../sources/label-mapping.js';
 import { detectSourceConfig } from '../sources/open-source.js';
+import { openTableReader } from '../sources/open-table.js';
 import { inspectDataset } from '../app/inspect-dataset.js';
 import { previewDataset } from './dataset-views.js';
 import { FsAccess } from './fs-access.js';
@@ -123,6 +125,10 @@ export class BetonService {
       const src = await openSource(source, dirname(path), guard);
       const fields = await src.detectSchema();
       return { source, fields, length: src.length };
+    },
+    'sources.categories': async (p) => {
+      const reader = await openTableReader(this.fs.check(p.path), p.format);
+      return { column: p.column, ...(await distinctCategories(reader, p.column)) };
     },
     'datasets.inspect': async (p) => inspectDataset(this.fs.check(p.path)),
     'datasets.preview': async (p) => previewDataset(this.fs.check(p.path), p.start, p.count, p.thumb),

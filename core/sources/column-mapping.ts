@@ -2,6 +2,7 @@ import type { FieldConfig } from '../api/build-config.js';
 import { parseDType } from '../format/dtype.js';
 import { BetonEncodeError } from '../format/errors.js';
 import type { NDArray } from '../fields/ndarray-field.js';
+import { categoryMapper } from './label-mapping.js';
 import type { ReadGuard } from './read-guard.js';
 import type { TableRow } from './table-reader.js';
 import { ElementWriter, toBytes, toFloat, toImage, toInt, toJson, ValueProblem } from './value-coercion.js';
@@ -82,7 +83,8 @@ export function compileMapper(fields: readonly FieldConfig[], columns: readonly 
     switch (f.type) {
       case 'int': {
         const c = one();
-        return { name: f.name, cols, convert: (row) => at(c, row, toInt) };
+        const toLabel = f.categories ? categoryMapper(f.categories) : toInt;
+        return { name: f.name, cols, convert: (row) => at(c, row, toLabel) };
       }
       case 'float': {
         const c = one();

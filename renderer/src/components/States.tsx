@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import type { ApiError } from '../lib/api.js';
+import { InlineMarkdown } from './InlineMarkdown.js';
 
 /** A designed empty state: what is missing and what to do about it. */
 export function EmptyState({ title, children, action, testId }: { title: string; children?: ReactNode; action?: ReactNode; testId?: string }) {
@@ -30,8 +31,14 @@ export function ErrorBanner({ error, onRetry, title, testId }: { error: ApiError
     <div className="banner banner-error" role="alert" data-testid={testId ?? 'error'} data-code={error.code}>
       <div className="banner-text">
         <strong>{title ?? 'Something went wrong'}</strong> <code className="code-chip">{error.code}</code>
-        <div className="banner-message">{error.message}</div>
-        {hint ? <div className="banner-hint">{hint}</div> : null}
+        <div className="banner-message">
+          <InlineMarkdown text={error.message} />
+        </div>
+        {hint ? (
+          <div className="banner-hint">
+            <InlineMarkdown text={hint} />
+          </div>
+        ) : null}
       </div>
       {onRetry ? (
         <button type="button" className="btn btn-small" onClick={onRetry}>

@@ -9,6 +9,15 @@ import { suggestOutput } from './format.js';
 export type FieldType = FieldConfig['type'];
 export type WriteMode = 'raw' | 'jpg' | 'smart' | 'proportion';
 export const FIELD_TYPES: FieldType[] = ['rgb_image', 'int', 'float', 'bytes', 'json', 'ndarray', 'torch_tensor'];
+export type SourceType = DetectedSource['source']['type'];
+
+/** The field types a source can fill: clips only from videos, and only videos give clips. */
+export function fieldTypesFor(source: SourceType): FieldType[] {
+  return source === 'video_folder' || source === 'video_list' ? ['video_clip', ...FIELD_TYPES] : FIELD_TYPES;
+}
+
+/** A string column read as an int label: its categories (value → index), while they are read, or why not. */
+export type LabelMap = { state: 'loading' } | { state: 'ready'; categories: string[] } | { state: 'error'; message: string };
 export const WRITE_MODES: WriteMode[] = ['raw', 'jpg', 'smart', 'proportion'];
 export const DTYPES = ['uint8', 'int8', 'uint16', 'int16', 'uint32', 'int32', 'int64', 'uint64', 'float16', 'float32', 'float64'];
 
@@ -24,6 +33,19 @@ export interface FieldForm {
   dtype: string;
   shape: string;
   columns: string[] | undefined;
+  /** The type detection gave and the column it read: a string column (json/bytes) becomes an int label through categories. */
+  detectedType: FieldType;
+  sourceColumn: string;
+  labelMap: LabelMap | null;
+}
+
+/** A video source's clipping (strings while typing). */
+export interface ClipForm {
+  clipLength: string;
+  /** '' = clipLength (back to back). */
+  stride: string;
+  /** '' = each video's own rate. */
+  fps: string;
 }
 
 export interface BuildForm {
@@ -36,6 +58,8 @@ export interface BuildForm {
   /** '' = one per core. */
   workers: string;
   onError: 'fail' | 'skip';
+  /** Video sources only. */
+  clip: ClipForm | null;
 }
 
 export function fieldToForm(f: FieldConfig): FieldForm {
@@ -51,7 +75,13 @@ export function fieldToForm(f: FieldConfig): FieldForm {
     dtype: 'float32',
     shape: '1',
     columns: f.columns,
+    detectedType: f.type,
+    sourceColumn: f.columns?.[0] ?? f.name,
+    labelMap: f.type === 'int' && f.categories ? { state: 'ready', categories: f.categories } : null,
   };
+  if (f.type === 'video_clip') {
+    return { ...base, writeMode: f.writeMode ?? 'jpg', jpegQuality: String(f.jpegQuality ?? 90), maxResolution: f.maxResolution === null || f.maxResolution === undefined ? '' : String(f.maxResolution) };
+  }
   if (f.type === 'rgb_image') {
     return {
       ...base,
@@ -76,7 +106,35 @@ export function formFromDetected(d: DetectedSource): BuildForm {
     pageSizeMiB: '8',
     workers: '',
     onError: 'fail',
+    clip:
+      d.source.type === 'video_folder' || d.source.type === 'video_list'
+        ? { clipLength: String(d.source.clipLength), stride: d.source.stride === undefined ? '' : String(d.source.stride), fps: d.source.fps === null || d.source.fps === undefined ? '' : String(d.source.fps) }
+        : null,
   };
+}
+
+/** A string column (detected as json/bytes text) turned into an int: it needs categories. */
+export function needsCategories(f: Pick<FieldForm, 'type' | 'detectedType'>): boolean {
+  return f.type === 'int' && (f.detectedType === 'json' || f.detectedType === 'bytes');
+}
+
+/** The video source's clipping from the form, with messages keyed 'clip.clipLength', 'clip.stride', 'clip.fps'. */
+function clipOptions(clip: ClipForm, errors: FormErrors): { clipLength: number; stride?: number; fps: number | null } {
+  const clipLength = intIn(clip.clipLength, 1, 65535);
+  if (clipLength === null) errors['clip.clipLength'] = 'Clip length: a whole number of frames, 1 to 65535.';
+  let stride: number | undefined;
+  if (clip.stride.trim()) {
+    const s = intIn(clip.stride, 1, 65535);
+    if (s === null) errors['clip.stride'] = 'Stride: a whole number of frames between clip starts, or empty for back-to-back clips.';
+    else stride = s;
+  }
+  let fps: number | null = null;
+  if (clip.fps.trim()) {
+    const v = Number(clip.fps);
+    if (!Number.isFinite(v) || v <= 0 || v > 1000) errors['clip.fps'] = 'Frame rate: a positive number of frames per second, or empty for each video\'s own.';
+    else fps = v;
+  }
+  return { clipLength: clipLength ?? 16, ...(stride !== undefined ? { stride } : {}), fps };
 }
 
 /** Messages keyed by input: 'output', 'pageSize', 'workers', 'fields.0.name', 'fields.1.jpegQuality', … */
@@ -108,6 +166,15 @@ export function validateBuildForm(form: BuildForm): { errors: FormErrors; warnin
     const w = intIn(form.workers, 0, 256);
     if (w === null) errors.workers = 'Workers: a whole number from 0 (encode on one thread) to 256, or empty for one per core.';
     else numWorkers = w;
+  }
+
+  let source = form.source;
+  let clipFrames: number | null = null;
+  if (form.clip && (source.type === 'video_folder' || source.type === 'video_list')) {
+    const c = clipOptions(form.clip, errors);
+    const { stride: _oldStride, ...rest } = source;
+    source = { ...rest, clipLength: c.clipLength, fps: c.fps, ...(c.stride !== undefined ? { stride: c.stride } : {}) };
+    clipFrames = c.clipLength;
   }
 
   const names = new Set<string>();
@@ -159,10 +226,28 @@ export function validateBuildForm(form: BuildForm): { errors: FormErrors; warnin
         break;
       }
       case 'video_clip': {
-        // Clip fields come from video sources (docs/video.md); the form keeps their JPEG options.
+        // Every clip has the source's clip length: the field says so, and the writer checks it.
         const q = intIn(f.jpegQuality, 1, 100);
-        const maxResolution = f.maxResolution.trim() ? intIn(f.maxResolution, 1, 65535) : null;
-        fields.push({ name, type: 'video_clip', writeMode: f.writeMode === 'raw' ? 'raw' : 'jpg', jpegQuality: q ?? 90, maxResolution, frames: null, ...columns });
+        if (q === null) errors[k('jpegQuality')] = 'JPEG quality: 1 to 100.';
+        let maxResolution: number | null = null;
+        if (f.maxResolution.trim()) {
+          maxResolution = intIn(f.maxResolution, 1, 65535);
+          if (maxResolution === null) errors[k('maxResolution')] = 'Max resolution: a whole number of pixels (1–65535), or empty for none.';
+        }
+        if (clipFrames === null) errors[k('type')] = 'A video clip field needs a video source (a folder of videos, or a list of them).';
+        fields.push({ name, type: 'video_clip', writeMode: f.writeMode === 'raw' ? 'raw' : 'jpg', jpegQuality: q ?? 90, maxResolution, frames: clipFrames, ...columns });
+        break;
+      }
+      case 'int': {
+        if (!needsCategories(f)) {
+          fields.push({ name, type: 'int', ...columns });
+          break;
+        }
+        const m = f.labelMap;
+        if (!m || m.state === 'loading') errors[k('labels')] = 'Reading the column\'s values for the label mapping…';
+        else if (m.state === 'error') errors[k('labels')] = `Cannot map this column to integers: ${m.message}`;
+        // The source column by its own name: the field may have been renamed.
+        fields.push({ name, type: 'int', ...(m?.state === 'ready' ? { categories: m.categories } : {}), columns: f.columns ?? [f.sourceColumn] });
         break;
       }
       default:
@@ -177,7 +262,7 @@ export function validateBuildForm(form: BuildForm): { errors: FormErrors; warnin
     errors,
     warnings,
     config: {
-      source: form.source,
+      source,
       output: out,
       fields,
       pageSize,
@@ -187,7 +272,7 @@ export function validateBuildForm(form: BuildForm): { errors: FormErrors; warnin
   };
 }
 
-/** A field changed to another type keeps its name and columns, with that type's defaults. */
+/** A field changed to another type keeps its name and columns, with that type's defaults; a label mapping belongs to the int type only. */
 export function changeFieldType(f: FieldForm, type: FieldType): FieldForm {
-  return { ...f, type };
+  return { ...f, type, labelMap: type === 'int' ? f.labelMap : null };
 }

@@ -170,6 +170,8 @@ function Report({ report: r, job }: { report: BuildReport; job: BuildJob }) {
         </div>
       </div>
 
+      <LabelMappings job={job} />
+
       {r.skipped.length ? (
         <div data-testid="skipped-list">
           <h4>Skipped samples</h4>
@@ -225,5 +227,22 @@ function Report({ report: r, job }: { report: BuildReport; job: BuildJob }) {
         </button>
       </div>
     </section>
+  );
+}
+
+/** The category → int mappings the build stored (from its config): which integer each value became. */
+function LabelMappings({ job }: { job: BuildJob }) {
+  const maps = (job.config?.fields ?? []).flatMap((f) => (f.type === 'int' && f.categories ? [{ name: f.name, categories: f.categories }] : []));
+  if (!maps.length) return null;
+  return (
+    <div data-testid="report-label-maps">
+      <h4>Label mappings</h4>
+      {maps.map((m) => (
+        <p key={m.name} className="muted" data-testid={`label-map-${m.name}`}>
+          <strong>{m.name}</strong>: {m.categories.slice(0, 50).map((c, i) => `${c} → ${i}`).join(', ')}
+          {m.categories.length > 50 ? `, …and ${m.categories.length - 50} more` : ''}
+        </p>
+      ))}
+    </div>
   );
 }

@@ -4,7 +4,7 @@ import { PathPicker } from '../components/FileBrowser.js';
 import { Stat } from '../components/Form.js';
 import { EmptyState, ErrorBanner, Loading, Skeleton } from '../components/States.js';
 import { formatBytes, formatNumber, shortenPath } from '../lib/format.js';
-import { PREVIEW_COUNT, useDatasetsStore } from '../stores/datasets.js';
+import { inspectErrorFor, PREVIEW_COUNT, useDatasetsStore } from '../stores/datasets.js';
 
 export function DatasetScreen() {
   const d = useDatasetsStore();
@@ -28,8 +28,8 @@ export function DatasetScreen() {
       </section>
 
       {d.inspecting ? <Loading label="Reading the header and allocation table…" /> : null}
-      {d.inspectError ? <ErrorBanner error={d.inspectError} title="Cannot open this file" testId="dataset-error" /> : null}
-      {!d.inspect && !d.inspecting && !d.inspectError ? (
+      {inspectErrorFor(d) ? <ErrorBanner error={inspectErrorFor(d)!} title="Cannot open this file" testId="dataset-error" /> : null}
+      {!d.inspect && !d.inspecting && !inspectErrorFor(d) ? (
         <EmptyState title="No dataset open">
           <p>Type the path of a .beton file or browse to one. Only the metadata is read to show the layout; samples are decoded a page of {PREVIEW_COUNT} at a time.</p>
         </EmptyState>
@@ -209,7 +209,7 @@ function Thumbs({ preview, loading, focus }: { preview: PreviewResult; loading: 
         const image = entries.find(([, v]) => v.kind === 'image' || v.kind === 'frames');
         const rest = entries.filter(([k]) => k !== image?.[0]);
         return (
-          <figure key={s.index} className={`thumb ${s.index === focus ? 'is-focus' : ''}`} data-testid="thumb" data-focus={s.index === focus ? 'true' : undefined} aria-current={s.index === focus ? 'true' : undefined}>
+          <figure key={s.index} className={`thumb ${image?.[1].kind === 'frames' ? 'thumb-clip' : ''} ${s.index === focus ? 'is-focus' : ''}`} data-testid="thumb" data-focus={s.index === focus ? 'true' : undefined} aria-current={s.index === focus ? 'true' : undefined}>
             {image ? <Media name={image[0]} value={image[1]} index={s.index} /> : <div className="thumb-noimg">#{s.index}</div>}
             <figcaption>
               <span className="thumb-index">#{s.index}</span>

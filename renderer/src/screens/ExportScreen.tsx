@@ -6,14 +6,22 @@ import { EmptyState, ErrorBanner, Loading } from '../components/States.js';
 import { exportFileName, validateExportForm } from '../lib/export-form.js';
 import type { DecoderKind } from '../lib/profile-form.js';
 import type { OrderName } from '../lib/types.js';
-import { lastOkBuild, useBuildsStore } from '../stores/builds.js';
-import { useExportStore } from '../stores/export.js';
+import { InlineMarkdown } from '../components/InlineMarkdown.js';
+import { buildFor, useBuildsStore } from '../stores/builds.js';
+import { errorFor, exportKey, resultFor, useExportStore } from '../stores/export.js';
 
 export function ExportScreen() {
   const x = useExportStore();
   const f = x.form;
-  const build = useBuildsStore((s) => lastOkBuild(s));
+  // The build that wrote the chosen file, if this session ran it: never another dataset's build.
+  const build = useBuildsStore((s) => buildFor(s, f.file.trim()));
+  const fieldsReady = x.fields !== null && x.fields.path === f.file.trim();
   const checked = useMemo(() => validateExportForm(f, x.fields && x.fields.path === f.file.trim() ? x.fields.fields : null), [f, x.fields]);
+  const buildConfig = f.includeBuild && build?.config ? build.config : null;
+  const key = exportKey(checked.loader, buildConfig, f.format);
+  const result = resultFor(x, key);
+  const error = errorFor(x, key);
+  const fieldsError = x.fieldsError && x.fieldsError.key === f.file.trim() ? x.fieldsError.value : null;
   const [notice, setNotice] = useState<string | null>(null);
 
   const loadFields = x.loadFields;
@@ -23,18 +31,28 @@ export function ExportScreen() {
     return () => clearTimeout(t);
   }, [f.file, loadFields]);
 
+  // The code follows the settings: once the file's fields are known, changed settings (typed, or
+  // set by "Export the best loader") regenerate it, and older code is never shown meanwhile.
+  const generateFor = x.generate;
+  const hasAnswer = result !== null || error !== null;
+  useEffect(() => {
+    if (!fieldsReady || !checked.loader || hasAnswer) return;
+    const t = setTimeout(() => void generateFor(checked.loader, buildConfig), 250);
+    return () => clearTimeout(t);
+    // key holds loader, build and format: it changes exactly when they do.
+  }, [key, fieldsReady, hasAnswer, generateFor]);
+
   const generate = async (): Promise<void> => {
     setNotice(null);
     const fields = await x.loadFields();
     const v = validateExportForm(useExportStore.getState().form, fields);
-    const buildConfig = f.includeBuild && build?.config ? build.config : null;
     await x.generate(v.loader, buildConfig);
   };
 
   const copy = async (): Promise<void> => {
-    if (!x.result) return;
+    if (!result) return;
     try {
-      await navigator.clipboard.writeText(x.result.text);
+      await navigator.clipboard.writeText(result.text);
       setNotice('Copied to the clipboard.');
     } catch {
       setNotice('The clipboard is not available here: select the code and copy it.');
@@ -42,15 +60,15 @@ export function ExportScreen() {
   };
 
   const save = async (): Promise<void> => {
-    if (!x.result) return;
-    const name = exportFileName(f.file || 'dataset', x.result.language);
+    if (!result) return;
+    const name = exportFileName(f.file || 'dataset', result.language);
     const dialogs = window.betonDialogs;
     if (typeof dialogs?.saveText === 'function') {
-      const where = await dialogs.saveText(name, x.result.text);
+      const where = await dialogs.saveText(name, result.text);
       setNotice(where ? `Saved${typeof where === 'string' ? ` to ${where}` : ''}.` : 'Not saved.');
       return;
     }
-    const blob = new Blob([x.result.text], { type: x.result.language === 'python' ? 'text/x-python' : 'application/json' });
+    const blob = new Blob([result.text], { type: result.language === 'python' ? 'text/x-python' : 'application/json' });
     const url = URL.createObjectURL(blob);
     const a = document.createElement('a');
     a.href = url;
@@ -67,7 +85,9 @@ export function ExportScreen() {
     <div className="screen" data-testid="screen-export">
       <header className="screen-head">
         <h2>Export</h2>
-        <p>The same loader (and build) as Python FFCV code, or as JSON configs for `beton build --config` and the library.</p>
+        <p>
+          <InlineMarkdown text="The same loader (and build) as Python FFCV code, or as JSON configs for `beton build --config` and the library." />
+        </p>
       </header>
       <section className="card">
         <div className="grid-form">
@@ -103,10 +123,10 @@ export function ExportScreen() {
             <Check label="Normalize (ImageNet mean/std)" checked={f.normalize} onChange={(normalize) => x.setForm({ normalize })} />
             <Check label="OS page cache" checked={f.osCache} onChange={(osCache) => x.setForm({ osCache })} />
             <Check label="Drop the last partial batch" checked={f.dropLast} onChange={(dropLast) => x.setForm({ dropLast })} />
-            <Check label={build ? 'Include the last build (DatasetWriter code)' : 'Include a build (none this session)'} checked={f.includeBuild && !!build} disabled={!build} onChange={(includeBuild) => x.setForm({ includeBuild })} testId="export-include-build" />
+            <Check label={build ? 'Include the build that wrote this file (DatasetWriter code)' : 'Include its build (none this session wrote this file)'} checked={f.includeBuild && !!build} disabled={!build} onChange={(includeBuild) => x.setForm({ includeBuild })} testId="export-include-build" />
           </div>
         </div>
-        {x.fieldsError ? <ErrorBanner error={x.fieldsError} title="Cannot read this file's fields" /> : null}
+        {fieldsError ? <ErrorBanner error={fieldsError} title="Cannot read this file's fields" /> : null}
         {x.fields && x.fields.path === f.file.trim() ? (
           <p className="muted">
             Pipelines for {x.fields.fields.map((fl) => `${fl.name} (${fl.type})`).join(', ')}.
@@ -127,12 +147,12 @@ export function ExportScreen() {
         </div>
       </section>
 
-      {x.generating ? <Loading label="Generating…" /> : null}
-      {x.error ? <ErrorBanner error={x.error} title="Cannot generate the code" /> : null}
-      {x.result ? (
-        <section className="card">
+      {x.generating && !result ? <Loading label="Generating…" /> : null}
+      {error ? <ErrorBanner error={error} title="Cannot generate the code" /> : null}
+      {result ? (
+        <section className="card" data-testid="export-result">
           <header className="card-head">
-            <h3>{x.result.language === 'python' ? 'Python (FFCV)' : 'JSON'}</h3>
+            <h3>{result.language === 'python' ? 'Python (FFCV)' : 'JSON'}</h3>
             <div className="card-tools">
               <button type="button" className="btn btn-small" data-testid="copy-button" onClick={() => void copy()}>
                 Copy
@@ -147,11 +167,13 @@ export function ExportScreen() {
               {notice}
             </div>
           ) : null}
-          <CodeBlock text={x.result.text} language={x.result.language} />
+          <CodeBlock text={result.text} language={result.language} />
         </section>
-      ) : !x.generating && !x.error ? (
+      ) : !x.generating && !error ? (
         <EmptyState title="Nothing generated yet">
-          <p>Choose a dataset and the loader settings, then Generate. The Python runs with FFCV as it is; the JSON is what `beton build --config` and `Loader.open` read.</p>
+          <p>
+            <InlineMarkdown text="Choose a dataset and the loader settings, then Generate. The Python runs with FFCV as it is; the JSON is what `beton build --config` and `Loader.open` read." />
+          </p>
         </EmptyState>
       ) : null}
     </div>

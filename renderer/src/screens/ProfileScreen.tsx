@@ -9,7 +9,8 @@ import { cpuBars, gpuIndices, livePointRates, timelineRows, workersChart } from 
 import type { OrderName, PointResult, Verdict } from '../lib/types.js';
 import { useEnvStore } from '../stores/env.js';
 import { useExportStore } from '../stores/export.js';
-import { useProfilesStore, type ProfileJob } from '../stores/profiles.js';
+import { InlineMarkdown } from '../components/InlineMarkdown.js';
+import { pointProgressText, profileStartErrorFor, shownJob, useProfilesStore, type ProfileJob } from '../stores/profiles.js';
 import { useRunsStore } from '../stores/runs.js';
 import { useUiStore } from '../stores/ui.js';
 
@@ -28,8 +29,12 @@ export function ProfileScreen() {
   // beton serve without --allow-exec refuses training commands (EXEC_DISABLED); say so up front.
   const execOff = useEnvStore((e) => e.info?.allowExec === false);
   const checked = useMemo(() => validateProfileForm(f, { cores, numSamples: p.fileSamples && p.fileSamples.path === f.file.trim() ? p.fileSamples.numSamples : null }), [f, cores, p.fileSamples]);
-  const e = checked.errors;
+  // The command field is not red before anything is typed in it (Start stays off, the hint says what to type).
+  const e: Record<string, string | undefined> = { ...checked.errors };
+  if (!p.touched.command && !f.command.trim()) delete e.command;
   const running = p.job?.status === 'running';
+  const job = shownJob(p);
+  const startError = profileStartErrorFor(p, checked.params);
 
   // Learn the file's sample count (to check batch sizes) shortly after it is typed.
   const checkFile = p.checkFile;
@@ -117,7 +122,7 @@ export function ProfileScreen() {
           </div>
         )}
         <div className="actions">
-          {p.startError ? <ErrorBanner error={p.startError} title="The profile did not start" /> : null}
+          {startError ? <ErrorBanner error={startError} title="The profile did not start" /> : null}
           {checked.grid.length ? <span className="muted">{checked.grid.length} {checked.grid.length === 1 ? 'point' : 'points'} to measure</span> : null}
           {running ? (
             <button type="button" className="btn btn-danger" data-testid="profile-cancel" onClick={() => void p.cancel()} disabled={p.job?.cancelling}>
@@ -130,8 +135,8 @@ export function ProfileScreen() {
         </div>
       </section>
 
-      {p.job ? (
-        <Live job={p.job} />
+      {job ? (
+        <Live job={job} />
       ) : (
         <EmptyState title="No profile running">
           <p>A sweep runs the loader for a few seconds at each point of the grid and charts images/s, CPU per core and GPU use live; it ends with a verdict and what to try next.</p>
@@ -157,7 +162,7 @@ function Live({ job }: { job: ProfileJob }) {
         <div className="progress-head">
           <span className={`status status-${job.status}`}>{job.status === 'running' ? 'Measuring' : job.status === 'ok' ? 'Done' : job.status === 'cancelled' ? 'Cancelled' : 'Failed'}</span>
           <span className="muted" data-testid="profile-progress-text">
-            {job.progress?.message ?? (job.mode === 'grid' ? `${job.progress?.done ?? 0} of ${job.grid.length} points` : job.status === 'running' ? 'running your command' : '')}
+            {job.mode === 'grid' ? pointProgressText(job) : job.status === 'running' ? (job.progress?.message ?? 'running your command') : (job.progress?.message ?? '')}
           </span>
           {latest ? <span className="muted">now {formatRate(latest.imagesPerSec, 'img')}</span> : null}
         </div>
@@ -165,7 +170,7 @@ function Live({ job }: { job: ProfileJob }) {
         {job.status === 'failed' || job.status === 'cancelled' ? <ErrorBanner error={{ code: job.code ?? job.status.toUpperCase(), message: job.message ?? job.status }} title={job.status === 'failed' ? (job.mode === 'exec' ? 'The command failed' : 'The profile failed') : 'Cancelled'} testId="profile-error" /> : null}
       </section>
 
-      {outcome?.kind === 'sweep' ? <VerdictCard verdict={outcome.verdict} runId={outcome.runId} points={outcome.points} /> : null}
+      {outcome?.kind === 'sweep' ? <VerdictCard verdict={outcome.verdict} runId={outcome.runId} points={outcome.points} file={job.file ?? ''} /> : null}
       {outcome?.kind === 'exec' ? (
         <section className="card" data-testid="exec-result" data-failed={String(outcome.failure !== null)}>
           <h3>{outcome.failure ? 'Command failed' : job.status === 'cancelled' ? 'Command stopped' : 'Command finished'}</h3>
@@ -210,12 +215,11 @@ function Live({ job }: { job: ProfileJob }) {
 
 const VERDICT_TONE: Record<string, string> = { 'gpu-bound': 'good', balanced: 'good', 'input-bound': 'warn', 'decode-bound': 'warn', 'disk-bound': 'warn', unknown: 'neutral' };
 
-function VerdictCard({ verdict, runId, points }: { verdict: Verdict | null; runId: number; points: PointResult[] }) {
+function VerdictCard({ verdict, runId, points, file }: { verdict: Verdict | null; runId: number; points: PointResult[]; file: string }) {
   const setScreen = useUiStore((u) => u.setScreen);
   const toggleRun = useRunsStore((r) => r.toggle);
   const selected = useRunsStore((r) => r.selected);
   const setExport = useExportStore((s) => s.setForm);
-  const file = useProfilesStore((s) => s.form.file);
   const best = points.reduce<PointResult | null>((b, p) => (!b || p.imagesPerSec > b.imagesPerSec ? p : b), null);
   return (
     <section className="card verdict" data-testid="verdict" data-kind={verdict?.kind ?? 'none'}>
@@ -226,21 +230,23 @@ function VerdictCard({ verdict, runId, points }: { verdict: Verdict | null; runI
       {verdict ? (
         <>
           <p className="verdict-summary" data-testid="verdict-summary">
-            {verdict.summary}
+            <InlineMarkdown text={verdict.summary} />
           </p>
           <div className="two-col">
             <div>
               <h4>Evidence</h4>
               <ul data-testid="verdict-evidence">
                 {verdict.evidence.map((x, i) => (
-                  <li key={i}>{x}</li>
+                  <li key={i}>
+                    <InlineMarkdown text={x} />
+                  </li>
                 ))}
               </ul>
             </div>
             <div>
               <h4>What to try</h4>
               <ul data-testid="verdict-advice">
-                {verdict.advice.length ? verdict.advice.map((x, i) => <li key={i}>{x}</li>) : <li className="muted">Nothing obvious: this setup is already balanced.</li>}
+                {verdict.advice.length ? verdict.advice.map((x, i) => <li key={i}><InlineMarkdown text={x} /></li>) : <li className="muted">Nothing obvious: this setup is already balanced.</li>}
               </ul>
             </div>
           </div>
@@ -294,6 +300,7 @@ function VerdictCard({ verdict, runId, points }: { verdict: Verdict | null; runI
           <button
             type="button"
             className="btn"
+            data-testid="export-best"
             onClick={() => {
               setExport({ file, batchSize: String(best.config.batchSize), numWorkers: String(best.config.workers), order: best.config.order, osCache: best.config.osCache });
               setScreen('export');

@@ -1,3 +1,4 @@
+import { InlineMarkdown } from '../components/InlineMarkdown.js';
 import { useEffect, useMemo } from 'react';
 import { ChartCard, Lines } from '../components/Charts.js';
 import { EmptyState, ErrorBanner, Loading, Skeleton } from '../components/States.js';
@@ -41,7 +42,9 @@ export function RunsScreen() {
             </button>
           }
         >
-          <p>Runs appear here when a profile finishes, from this app or from `beton profile`.</p>
+          <p>
+            <InlineMarkdown text="Runs appear here when a profile finishes, from this app or from `beton profile`." />
+          </p>
         </EmptyState>
       ) : null}
 

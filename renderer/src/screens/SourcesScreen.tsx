@@ -2,14 +2,15 @@ import { useMemo } from 'react';
 import { Check, FieldMessage, SelectField, TextField } from '../components/Form.js';
 import { PathPicker } from '../components/FileBrowser.js';
 import { EmptyState, ErrorBanner, Loading } from '../components/States.js';
-import { DTYPES, FIELD_TYPES, validateBuildForm, WRITE_MODES, type FieldForm, type FieldType, type WriteMode } from '../lib/build-form.js';
+import { DTYPES, fieldTypesFor, needsCategories, validateBuildForm, WRITE_MODES, type FieldForm, type FieldType, type WriteMode } from '../lib/build-form.js';
 import { formatNumber } from '../lib/format.js';
-import { useBuildsStore } from '../stores/builds.js';
+import { startErrorFor, useBuildsStore } from '../stores/builds.js';
 import { useEnvStore } from '../stores/env.js';
-import { useSourcesStore } from '../stores/sources.js';
+import { sourceErrorFor, useSourcesStore } from '../stores/sources.js';
 import { useUiStore } from '../stores/ui.js';
 
-const SOURCE_LABEL: Record<string, string> = { image_folder: 'Image folder', image_list: 'Image list', table: 'Table' };
+const SOURCE_LABEL: Record<string, string> = { image_folder: 'Image folder', image_list: 'Image list', table: 'Table', video_folder: 'Video folder', video_list: 'Video list' };
+const CLIP_WRITE_MODES: WriteMode[] = ['jpg', 'raw'];
 const TYPE_LABEL: Record<FieldType, string> = { rgb_image: 'RGB image', int: 'int', float: 'float', bytes: 'bytes', json: 'JSON', ndarray: 'ndarray', torch_tensor: 'torch tensor', video_clip: 'video clip' };
 
 export function SourcesScreen() {
@@ -21,6 +22,8 @@ export function SourcesScreen() {
   const errors = checked?.errors ?? {};
   const warnings = checked?.warnings ?? {};
   const errorCount = Object.keys(errors).length;
+  const sourceError = sourceErrorFor(s);
+  const types = s.form ? fieldTypesFor(s.form.source.type) : [];
 
   const startBuild = async (overwrite = false): Promise<void> => {
     if (!checked?.config) return;
@@ -28,7 +31,8 @@ export function SourcesScreen() {
     if (id) setScreen('build');
   };
   // An existing output is never replaced silently: the host refuses, and the user decides here.
-  const outputExists = builds.startError?.code === 'OUTPUT_EXISTS';
+  const startError = startErrorFor(builds, checked?.config ?? null);
+  const outputExists = startError?.code === 'OUTPUT_EXISTS';
 
   return (
     <div className="screen" data-testid="screen-sources">
@@ -64,9 +68,9 @@ export function SourcesScreen() {
       </section>
 
       {s.detecting ? <Loading label="Reading the source and detecting its schema…" /> : null}
-      {s.error ? <ErrorBanner error={s.error} title="Cannot read this source" onRetry={() => void s.detect()} /> : null}
+      {sourceError ? <ErrorBanner error={sourceError} title="Cannot read this source" onRetry={() => void s.detect()} /> : null}
 
-      {!s.form && !s.detecting && !s.error ? (
+      {!s.form && !s.detecting && !sourceError ? (
         <EmptyState title="No source chosen yet">
           <p>Type a path or use Browse… to choose a folder or a file. Folders are read as <em>ImageFolder</em> (labels from sub-folder names, as torchvision); tables become one field per column.</p>
         </EmptyState>
@@ -102,13 +106,27 @@ export function SourcesScreen() {
                 </thead>
                 <tbody>
                   {s.form.fields.map((f, i) => (
-                    <FieldRow key={i} index={i} field={f} errors={errors} warnings={warnings} onChange={(patch) => s.updateField(i, patch)} onRemove={s.form!.fields.length > 1 ? () => s.removeField(i) : undefined} />
+                    <FieldRow key={i} index={i} field={f} types={types} errors={errors} warnings={warnings} onChange={(patch) => s.updateField(i, patch)} onRemove={s.form!.fields.length > 1 ? () => s.removeField(i) : undefined} />
                   ))}
                 </tbody>
               </table>
             </div>
             <FieldMessage id="fields-error" error={errors.fields} />
           </section>
+
+          {s.form.clip ? (
+            <section className="card" data-testid="clip-card">
+              <header className="card-head">
+                <h3>Clips</h3>
+                <span className="card-sub">How each video is cut into samples (decoded with ffmpeg).</span>
+              </header>
+              <div className="grid-form">
+                <TextField label="Clip length (frames)" value={s.form.clip.clipLength} onChange={(clipLength) => s.updateClip({ clipLength })} error={errors['clip.clipLength']} testId="clip-length" inputMode="numeric" hint="Frames per sample (T)." />
+                <TextField label="Stride (frames)" value={s.form.clip.stride} onChange={(stride) => s.updateClip({ stride })} error={errors['clip.stride']} testId="clip-stride" inputMode="numeric" placeholder={`${s.form.clip.clipLength || 'clip length'} (back to back)`} hint="Frames between clip starts; less than the length overlaps clips." />
+                <TextField label="Frame rate (fps)" value={s.form.clip.fps} onChange={(fps) => s.updateClip({ fps })} error={errors['clip.fps']} testId="clip-fps" inputMode="decimal" placeholder="each video's own" hint="Resample every video to this rate first." />
+              </div>
+            </section>
+          ) : null}
 
           <section className="card">
             <header className="card-head">
@@ -141,8 +159,8 @@ export function SourcesScreen() {
                   Replace it
                 </button>
               </div>
-            ) : builds.startError ? (
-              <ErrorBanner error={builds.startError} title="The build did not start" />
+            ) : startError ? (
+              <ErrorBanner error={startError} title="The build did not start" />
             ) : null}
             <span className="muted" data-testid="form-status">
               {errorCount ? `${errorCount} ${errorCount === 1 ? 'problem' : 'problems'} to fix before building` : 'Ready to build'}
@@ -157,7 +175,7 @@ export function SourcesScreen() {
   );
 }
 
-function FieldRow({ index, field: f, errors, warnings, onChange, onRemove }: { index: number; field: FieldForm; errors: Record<string, string>; warnings: Record<string, string>; onChange(p: Partial<FieldForm>): void; onRemove: (() => void) | undefined }) {
+function FieldRow({ index, field: f, types, errors, warnings, onChange, onRemove }: { index: number; field: FieldForm; types: FieldType[]; errors: Record<string, string>; warnings: Record<string, string>; onChange(p: Partial<FieldForm>): void; onRemove: (() => void) | undefined }) {
   const k = (key: string): string => `fields.${index}.${key}`;
   const cell = (key: keyof FieldForm, label: string, props: { inputMode?: 'numeric' | 'decimal'; placeholder?: string } = {}) => (
     <td>
@@ -166,7 +184,9 @@ function FieldRow({ index, field: f, errors, warnings, onChange, onRemove }: { i
     </td>
   );
   const isImage = f.type === 'rgb_image';
+  const isClip = f.type === 'video_clip';
   const isArray = f.type === 'ndarray' || f.type === 'torch_tensor';
+  const labels = needsCategories(f) ? f.labelMap : null;
   return (
     <tr data-testid={`field-row-${f.name}`}>
       <td>
@@ -176,7 +196,7 @@ function FieldRow({ index, field: f, errors, warnings, onChange, onRemove }: { i
       </td>
       <td>
         <select aria-label={`${f.name} type`} value={f.type} onChange={(e) => onChange({ type: e.target.value as FieldType })} data-testid={`field-${index}-type`}>
-          {FIELD_TYPES.map((t) => (
+          {types.map((t) => (
             <option key={t} value={t}>
               {TYPE_LABEL[t]}
             </option>
@@ -203,6 +223,29 @@ function FieldRow({ index, field: f, errors, warnings, onChange, onRemove }: { i
             <FieldMessage id={`f${index}-pt`} warning={warnings[k('passThrough')]} />
           </td>
         </>
+      ) : isClip ? (
+        <>
+          <td>
+            <select aria-label={`${f.name} write mode`} value={f.writeMode} onChange={(e) => onChange({ writeMode: e.target.value as WriteMode })} data-testid={`field-${index}-writeMode`}>
+              {CLIP_WRITE_MODES.map((m) => (
+                <option key={m} value={m}>
+                  {m === 'jpg' ? 'jpg (per frame)' : 'raw'}
+                </option>
+              ))}
+            </select>
+          </td>
+          {cell('maxResolution', 'max resolution', { inputMode: 'numeric', placeholder: 'none' })}
+          {cell('jpegQuality', 'JPEG quality', { inputMode: 'numeric' })}
+          <td colSpan={3} className="muted">
+            Frames per clip: the clip length, under Clips.
+            <FieldMessage id={`f${index}-type`} error={errors[k('type')]} />
+          </td>
+        </>
+      ) : labels !== null || needsCategories(f) ? (
+        <td colSpan={6} data-testid={`field-${index}-labels`} data-state={labels?.state ?? 'none'}>
+          <LabelMapping labels={labels} />
+          <FieldMessage id={`f${index}-labels`} error={errors[k('labels')]} />
+        </td>
       ) : isArray ? (
         <td colSpan={6}>
           <div className="inline-fields">
@@ -230,5 +273,27 @@ function FieldRow({ index, field: f, errors, warnings, onChange, onRemove }: { i
         ) : null}
       </td>
     </tr>
+  );
+}
+
+/** category → int: each value and the integer it is stored as (the mapping saved with the build). */
+function LabelMapping({ labels }: { labels: FieldForm['labelMap'] }) {
+  if (!labels || labels.state === 'loading') return <span className="muted">Reading the column's values…</span>;
+  if (labels.state === 'error') return null;
+  const shown = labels.categories.slice(0, 24);
+  return (
+    <div className="label-map">
+      <span className="muted">
+        {formatNumber(labels.categories.length)} categories → int, in sorted order (saved in the build config):
+      </span>
+      <ul className="label-map-list">
+        {shown.map((c, i) => (
+          <li key={c}>
+            <code>{i}</code> {c}
+          </li>
+        ))}
+        {labels.categories.length > shown.length ? <li className="muted">…and {formatNumber(labels.categories.length - shown.length)} more</li> : null}
+      </ul>
+    </div>
   );
 }

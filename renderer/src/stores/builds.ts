@@ -2,6 +2,7 @@ import { create } from 'zustand';
 import type { BuildConfigInput } from '../../../core/api/build-config.js';
 import type { FinishedEvent, ProgressEvent } from '../../../core/api/contract.js';
 import { call, toApiError, type ApiError } from '../lib/api.js';
+import { keyOf } from '../lib/keyed.js';
 import { appendBounded } from '../lib/series.js';
 import type { BuildReport } from '../lib/types.js';
 
@@ -55,6 +56,8 @@ interface BuildsState {
   currentId: string | null;
   starting: boolean;
   startError: ApiError | null;
+  /** The config startError answered (keyOf(config)): a changed form is a new question. */
+  startErrorKey: string | null;
   /** overwrite: replace an existing output (the host refuses with OUTPUT_EXISTS otherwise; the Sources screen asks). */
   start(config: BuildConfigInput, overwrite?: boolean): Promise<string | null>;
   cancel(id?: string): Promise<void>;
@@ -92,8 +95,9 @@ export const useBuildsStore = create<BuildsState>()((set, get) => {
     currentId: null,
     starting: false,
     startError: null,
+    startErrorKey: null,
     start: async (config, overwrite = false) => {
-      set({ starting: true, startError: null });
+      set({ starting: true, startError: null, startErrorKey: null });
       try {
         const { jobId } = await call('builds.start', { config, ...(overwrite ? { overwrite: true } : {}) });
         const job = get().jobs[jobId];
@@ -101,7 +105,7 @@ export const useBuildsStore = create<BuildsState>()((set, get) => {
         set({ starting: false, currentId: jobId });
         return jobId;
       } catch (e) {
-        set({ starting: false, startError: toApiError(e) });
+        set({ starting: false, startError: toApiError(e), startErrorKey: keyOf(config) });
         return null;
       }
     },
@@ -173,6 +177,21 @@ export function lastOkBuild(s: Pick<BuildsState, 'jobs' | 'order'>): BuildJob | 
   for (const id of s.order) {
     const j = s.jobs[id];
     if (j && j.status === 'ok' && j.report) return j;
+  }
+  return null;
+}
+
+/** The start error for this config, or null when the form has changed since (the old error no longer applies). */
+export function startErrorFor(s: Pick<BuildsState, 'startError' | 'startErrorKey'>, config: BuildConfigInput | null): ApiError | null {
+  return config && s.startErrorKey === keyOf(config) ? s.startError : null;
+}
+
+/** The newest successful build that wrote `path` (this session): the build to export with that file. */
+export function buildFor(s: Pick<BuildsState, 'jobs' | 'order'>, path: string): BuildJob | null {
+  if (!path) return null;
+  for (const id of s.order) {
+    const j = s.jobs[id];
+    if (j && j.status === 'ok' && j.report && j.config && j.report.path === path) return j;
   }
   return null;
 }

@@ -13,6 +13,8 @@ interface DatasetsState {
   inspecting: boolean;
   inspect: InspectResult | null;
   inspectError: ApiError | null;
+  /** The path inspectError answered: once the path input changes the error is no longer shown. */
+  inspectErrorKey: string | null;
   /** First sample of the page shown: always a multiple of PREVIEW_COUNT. */
   start: number;
   /** The sample asked for (Go to sample, a page-map cell), highlighted on its page; null when paging. */
@@ -36,6 +38,7 @@ export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
   inspecting: false,
   inspect: null,
   inspectError: null,
+  inspectErrorKey: null,
   start: 0,
   focus: null,
   previewLoading: false,
@@ -45,7 +48,7 @@ export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
   open: async (p) => {
     const path = (p ?? get().path).trim();
     if (!path) {
-      set({ inspectError: new ApiError('BAD_REQUEST', 'Give the path of a .beton file.') });
+      set({ inspectError: new ApiError('BAD_REQUEST', 'Give the path of a .beton file.'), inspectErrorKey: '' });
       return;
     }
     const my = ++inspectSeq;
@@ -58,7 +61,7 @@ export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
       await get().goTo(0);
     } catch (e) {
       if (my !== inspectSeq) return;
-      set({ inspectError: toApiError(e), inspecting: false });
+      set({ inspectError: toApiError(e), inspectErrorKey: path, inspecting: false });
     }
   },
   goTo: async (index, focus = false) => {
@@ -88,3 +91,8 @@ export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
     set({ openPath: null, inspect: null, preview: null, inspectError: null, previewError: null, inspecting: false, previewLoading: false, start: 0, focus: null });
   },
 }));
+
+/** The open error for the path as typed now, or null once it was edited. */
+export function inspectErrorFor(d: Pick<DatasetsState, 'path' | 'inspectError' | 'inspectErrorKey'>): ApiError | null {
+  return d.inspectErrorKey === d.path.trim() ? d.inspectError : null;
+}

@@ -1,6 +1,8 @@
 import { create } from 'zustand';
 import type { ApiEvent, FinishedEvent, Params, ProgressEvent, SampleEvent } from '../../../core/api/contract.js';
 import { call, toApiError, type ApiError } from '../lib/api.js';
+import { fitBatchSize } from '../lib/batch-size.js';
+import { keyOf } from '../lib/keyed.js';
 import { DEFAULT_PROFILE_FORM, type ProfileForm } from '../lib/profile-form.js';
 import { appendBounded } from '../lib/series.js';
 import { outcomeWithKind, type PointConfig, type ProfileOutcome, type TelemetrySample } from '../lib/types.js';
@@ -14,7 +16,11 @@ export interface ProfileJob {
   grid: PointConfig[];
   startedAt: number;
   status: 'running' | 'ok' | 'cancelled' | 'failed';
-  progress: { done: number; total: number | null; message: string | null } | null;
+  /** done: points finished; measuring: the index of the point the newest telemetry belongs to. */
+  progress: { done: number; total: number | null; message: string | null; measuring?: number | null } | null;
+  /** What it was started with: the sweep's file, or the command run (exec). */
+  file: string | null;
+  command: string | null;
   samples: TelemetrySample[];
   outcome: ProfileOutcome | null;
   message: string | null;
@@ -30,6 +36,10 @@ interface ProfilesState {
   job: ProfileJob | null;
   starting: boolean;
   startError: ApiError | null;
+  /** The params startError answered (keyOf(params)). */
+  startErrorKey: string | null;
+  /** Inputs the user has edited: an empty required input is not an error before it is. */
+  touched: Partial<Record<keyof ProfileForm, true>>;
   setForm(patch: Partial<ProfileForm>): void;
   checkFile(): Promise<void>;
   start(params: Params<'profiles.start'>, grid: PointConfig[]): Promise<string | null>;
@@ -60,13 +70,28 @@ export const useProfilesStore = create<ProfilesState>()((set, get) => {
     job: null,
     starting: false,
     startError: null,
-    setForm: (patch) => set((s) => ({ form: { ...s.form, ...patch } })),
+    startErrorKey: null,
+    touched: {},
+    setForm: (patch) =>
+      set((s) => {
+        const form = { ...s.form, ...patch };
+        const touched = { ...s.touched };
+        for (const k of Object.keys(patch) as Array<keyof ProfileForm>) if (patch[k] !== s.form[k]) touched[k] = true;
+        // A dataset already inspected sizes the untouched default batch when it is chosen again.
+        const fs = s.fileSamples;
+        if (!touched.batchSizes && fs && fs.path === form.file.trim()) form.batchSizes = String(fitBatchSize(DEFAULT_PROFILE_FORM.batchSizes, fs.numSamples));
+        return { form, touched };
+      }),
     checkFile: async () => {
       const path = get().form.file.trim();
       if (!path || get().fileSamples?.path === path) return;
       try {
         const r = await call('datasets.inspect', { path });
-        if (get().form.file.trim() === path) set({ fileSamples: { path, numSamples: r.numSamples } });
+        const s = get();
+        if (s.form.file.trim() !== path) return;
+        // The default batch size follows the dataset (no larger than it) until the user types one.
+        const fitted = s.touched.batchSizes ? {} : { form: { ...s.form, batchSizes: String(fitBatchSize(DEFAULT_PROFILE_FORM.batchSizes, r.numSamples)) } };
+        set({ fileSamples: { path, numSamples: r.numSamples }, ...fitted });
       } catch {
         set({ fileSamples: null }); // the start call reports what is wrong with the file
       }
@@ -74,12 +99,13 @@ export const useProfilesStore = create<ProfilesState>()((set, get) => {
     start: async (params, grid) => {
       if (get().job?.status === 'running') return null;
       early = [];
-      set({ starting: true, startError: null });
+      set({ starting: true, startError: null, startErrorKey: null });
       try {
         const { jobId } = await call('profiles.start', params);
+        const inputs = 'exec' in params ? { mode: 'exec' as const, file: params.exec.file ?? null, command: params.exec.command } : { mode: 'grid' as const, file: params.plan.file, command: null };
         set({
           starting: false,
-          job: { id: jobId, mode: 'exec' in params ? 'exec' : 'grid', grid, startedAt: Date.now(), status: 'running', progress: null, samples: [], outcome: null, message: null, code: null, cancelling: false },
+          job: { id: jobId, ...inputs, grid, startedAt: Date.now(), status: 'running', progress: null, samples: [], outcome: null, message: null, code: null, cancelling: false },
         });
         const replay = early.filter((e) => 'jobId' in e.data && e.data.jobId === jobId);
         early = [];
@@ -91,7 +117,7 @@ export const useProfilesStore = create<ProfilesState>()((set, get) => {
         return jobId;
       } catch (e) {
         early = [];
-        set({ starting: false, startError: toApiError(e) });
+        set({ starting: false, startError: toApiError(e), startErrorKey: keyOf(params) });
         return null;
       }
     },
@@ -112,14 +138,17 @@ export const useProfilesStore = create<ProfilesState>()((set, get) => {
     },
     onProgress: (e) => {
       if (e.kind !== 'profile') return;
-      if (!update(e.jobId, (j) => (j.status === 'running' ? { ...j, progress: { done: e.done, total: e.total, message: e.message ?? null } } : null))) keepEarly({ event: 'jobs:progress', data: e });
+      if (!update(e.jobId, (j) => (j.status === 'running' ? { ...j, progress: { done: e.done, total: e.total, message: e.message ?? null, measuring: j.progress?.measuring ?? null } } : null))) keepEarly({ event: 'jobs:progress', data: e });
     },
     onSample: (e) => {
       const s = e.sample;
       const handled = update(e.jobId, (j) => {
         if (j.status !== 'running') return null;
         const next = appendBounded(j.samples, s, { now: 0, lastAt: 0, minIntervalMs: 0, max: SAMPLES_MAX, force: true });
-        return { ...j, samples: next.series };
+        // The point being measured is the one its telemetry names, not the count of points finished.
+        const measuring = s.point ?? j.progress?.measuring ?? null;
+        const progress = { done: j.progress?.done ?? 0, total: j.progress?.total ?? j.grid.length, message: j.progress?.message ?? null, measuring };
+        return { ...j, samples: next.series, progress };
       });
       if (!handled) keepEarly({ event: 'jobs:sample', data: e });
     },
@@ -133,7 +162,7 @@ export const useProfilesStore = create<ProfilesState>()((set, get) => {
           status: e.status,
           outcome,
           cancelling: false,
-          progress: e.status === 'ok' ? { done: total, total, message: null } : j.progress,
+          progress: e.status === 'ok' ? { done: total, total, message: null, measuring: null } : j.progress,
           message: e.status === 'ok' ? null : (e.message ?? e.status),
           code: e.status === 'failed' ? (e.code ?? 'FAILED') : null,
         };
@@ -142,3 +171,32 @@ export const useProfilesStore = create<ProfilesState>()((set, get) => {
     },
   };
 });
+
+/**
+ * The job the Profile screen shows: a running one always (it is what is happening), a finished
+ * one only while the form still asks what it answered (same mode, same file or command).
+ * Opening Profile for a new build never shows the last command's result.
+ */
+export function shownJob(s: Pick<ProfilesState, 'job' | 'form'>): ProfileJob | null {
+  const j = s.job;
+  if (!j) return null;
+  if (j.status === 'running') return j;
+  if (j.mode !== s.form.mode) return null;
+  if (j.mode === 'grid') return j.file === s.form.file.trim() ? j : null;
+  return j.command === s.form.command.trim() ? j : null;
+}
+
+/** The start error for these params, or null once the form asks something else. */
+export function profileStartErrorFor(s: Pick<ProfilesState, 'startError' | 'startErrorKey'>, params: Params<'profiles.start'> | null): ApiError | null {
+  return params && s.startErrorKey === keyOf(params) ? s.startError : null;
+}
+
+/** "point 2 of 4 (1 done)": the point whose telemetry is plotted, numbered from 1. */
+export function pointProgressText(job: Pick<ProfileJob, 'status' | 'progress' | 'grid'>): string {
+  const total = job.progress?.total ?? job.grid.length;
+  const done = job.progress?.done ?? 0;
+  if (job.status !== 'running') return `${done} of ${total} points`;
+  const m = job.progress?.measuring;
+  const current = m === null || m === undefined ? done + 1 : m + 1;
+  return `measuring point ${Math.min(current, total)} of ${total} · ${done} done`;
+}
