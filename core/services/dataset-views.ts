@@ -7,6 +7,8 @@ import type { DecodedClip } from '../fields/video-clip-field.js';
 import { ndarrayValues } from '../reader/canonical.js';
 import { summarize } from '../reader/inspect.js';
 import { Reader } from '../reader/reader.js';
+import { ServiceError } from './service-error.js';
+import { classNamesFor, labelFieldOf, labelOf, labelSummary, manifestOf, manifestView, samplesWithLabel, storedBytes } from './dataset-labels.js';
 
 /**
  * sharp, loaded when a preview first needs it: every `beton` command imports this module
@@ -21,6 +23,8 @@ export async function inspectDataset(path: string): Promise<InspectResult> {
   const reader = await Reader.open(path);
   try {
     const s = summarize(reader);
+    const manifest = manifestOf(reader.path);
+    const labelField = labelFieldOf(reader, manifest.status === 'ok' ? manifest.manifest : null);
     const pages = new Map<number, [number, number, number]>();
     for (const a of reader.allocations) {
       if (a.size === 0) continue;
@@ -40,6 +44,8 @@ export async function inspectDataset(path: string): Promise<InspectResult> {
       fields: s.fields.map((f) => ({ name: f.name, type: f.type, ffcvClass: f.ffcvClass, typeId: f.typeId, arguments: f.arguments, heapBytes: f.heapBytes, ...(f.imageModes ? { imageModes: f.imageModes } : {}) })),
       regions: s.regions.map(({ name, offset, size }) => ({ name, offset, size })),
       pageMap: [...pages.entries()].sort((a, b) => a[0] - b[0]).map(([p, [lo, hi, used]]) => [p, lo, hi, used]),
+      manifest: manifestView(manifest),
+      labels: labelField ? labelSummary(reader, labelField, classNamesFor(manifest, labelField)) : null,
     };
   } finally {
     reader.close();
@@ -94,13 +100,23 @@ async function filmstrip(clip: DecodedClip, size: number): Promise<PreviewValue>
   return { kind: 'frames', mime: 'image/jpeg', base64, width: clip.width, height: clip.height };
 }
 
-/** Decoded samples [start, start+count) as small PNG thumbnails and short texts (nothing heavy crosses to the UI). */
-export async function previewDataset(path: string, start: number, count: number, thumb: number): Promise<PreviewResult> {
+/**
+ * Decoded samples [start, start+count) as small PNG thumbnails and short texts (nothing heavy
+ * crosses to the UI), with each field's stored bytes and the class name. With `filter.label`
+ * only the samples of that label, `start` counting among them.
+ */
+export async function previewDataset(path: string, start: number, count: number, thumb: number, filter: { label?: number; labelField?: string } = {}): Promise<PreviewResult> {
   const reader = await Reader.open(path);
   try {
-    const end = Math.min(reader.numSamples, start + count);
+    const manifest = manifestOf(reader.path);
+    const labelField = filter.labelField ?? labelFieldOf(reader, manifest.status === 'ok' ? manifest.manifest : null);
+    const names = classNamesFor(manifest, labelField);
+    const lf = labelField !== null && reader.fields.some((f) => f.name === labelField && f.field.type === 'int') ? reader.fieldIndex(labelField) : null;
+    if (filter.label !== undefined && lf === null) throw new ServiceError('BAD_REQUEST', `${reader.path} has no int field ${labelField === null ? 'named label' : `"${labelField}"`} to filter by; fields: ${reader.fields.map((f) => `${f.name} (${f.field.type})`).join(', ')}`);
+    const matching = filter.label !== undefined && lf !== null ? samplesWithLabel(reader, labelField!, filter.label) : null;
+    const indices = matching ? matching.slice(start, start + count) : Array.from({ length: Math.max(0, Math.min(reader.numSamples, start + count) - start) }, (_, k) => start + k);
     const samples: PreviewResult['samples'] = [];
-    for (let i = start; i < end; i++) {
+    for (const i of indices) {
       const fields: Record<string, PreviewValue> = {};
       for (const { name, field } of reader.fields) {
         const v = reader.readField(i, name);
@@ -111,9 +127,9 @@ export async function previewDataset(path: string, start: number, count: number,
               ? await filmstrip(v as DecodedClip, Math.max(32, Math.round(thumb / 2)))
               : { kind: 'text', text: text(field.type, v) };
       }
-      samples.push({ index: i, fields });
+      samples.push({ index: i, fields, storedBytes: storedBytes(reader, i), ...(lf !== null ? { className: names?.[labelOf(reader, i, lf)] ?? null } : {}) });
     }
-    return { path: reader.path, start, numSamples: reader.numSamples, samples };
+    return { path: reader.path, start, numSamples: reader.numSamples, samples, ...(matching && labelField !== null ? { filter: { field: labelField, label: filter.label!, matches: matching.length } } : {}) };
   } finally {
     reader.close();
   }
