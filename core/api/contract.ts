@@ -6,6 +6,7 @@ import type { DatasetSummary, FieldSummary, Region } from './dataset-summary.js'
 import type { JobResults } from './job-results.js';
 import type { TelemetrySample } from './profile-model.js';
 import type { RunComparison, RunSummary, StoredRun } from './runs-model.js';
+import type { BuildAdvice } from './build-advice.js';
 
 /**
  * The app's service contract: every request, response and event that crosses from the
@@ -64,12 +65,35 @@ export interface DetectedSource {
   length: number | null;
 }
 
+export type { BuildAdvice };
+
+/** The sidecar manifest beside a .beton as the Dataset screen sees it (docs/dataset-manifest.md). */
+export interface ManifestView {
+  status: 'ok' | 'missing' | 'corrupt' | 'stale';
+  path: string;
+  /** Why a corrupt or stale manifest is ignored; null otherwise. */
+  note: string | null;
+  classNames: { field: string; names: string[] } | null;
+  createdAt: string | null;
+}
+
+/** Samples per value of the class field (the histogram); no counts when it has more than 1000 values. */
+export interface LabelSummary {
+  field: string;
+  distinct: number;
+  truncated: boolean;
+  counts: Array<{ label: number; count: number; name: string | null }>;
+}
+
 /** The app's view of a dataset summary: without record offsets and hashes, with a page map. */
 export interface InspectResult extends Omit<DatasetSummary, 'allocations' | 'fields' | 'regions'> {
   fields: Array<Omit<FieldSummary, 'index' | 'metadataOffset' | 'metadataSize'>>;
   regions: Array<Omit<Region, 'sha256'>>;
   /** Which samples live on which page: [page, first sample, last sample, bytes used]. */
   pageMap: Array<[number, number, number, number]>;
+  manifest?: ManifestView;
+  /** The class field's histogram; null when the file has no int `label` (or manifest-named) field. */
+  labels?: LabelSummary | null;
 }
 
 export type PreviewValue =
@@ -79,9 +103,19 @@ export type PreviewValue =
 
 export interface PreviewResult {
   path: string;
+  /** With a label filter: the position among the matching samples. */
   start: number;
   numSamples: number;
-  samples: Array<{ index: number; fields: Record<string, PreviewValue> }>;
+  samples: Array<{
+    index: number;
+    fields: Record<string, PreviewValue>;
+    /** Bytes each field keeps in the data pages (0: stored in the record alone). */
+    storedBytes?: Record<string, number>;
+    /** The class name of its label, when the manifest has one. */
+    className?: string | null;
+  }>;
+  /** Set when filtered by label: how many samples match. */
+  filter?: { field: string; label: number; matches: number };
 }
 
 /** `runs.list` answers these; `runs.get` a StoredRun, `runs.compare` a RunComparison (core/runs makes them). */
@@ -129,10 +163,30 @@ export const Requests = {
   /** A string column's distinct values, sorted: the categories of a category → int label field. */
   'sources.categories': z.object({ path, column: z.string().min(1).max(256), format: z.enum(TABLE_FORMATS).optional() }).strict(),
   'datasets.inspect': z.object({ path }).strict(),
-  'datasets.preview': z.object({ path, start: z.number().int().min(0).default(0), count: z.number().int().min(1).max(64).default(24), thumb: z.number().int().min(16).max(512).default(96) }).strict(),
+  'datasets.preview': z
+    .object({
+      path,
+      start: z.number().int().min(0).default(0),
+      count: z.number().int().min(1).max(64).default(24),
+      thumb: z.number().int().min(16).max(512).default(96),
+      /** Only samples whose class field (labelField, default the dataset's) has this value; start counts among them. */
+      label: z.number().int().optional(),
+      labelField: z.string().min(1).max(256).optional(),
+    })
+    .strict(),
   /** overwrite: replace an existing output (default false: OUTPUT_EXISTS); an output that is an input is refused either way (OUTPUT_IS_INPUT). */
   'builds.start': z.object({ config: BuildConfig, overwrite: z.boolean().optional() }).strict(),
   'builds.cancel': z.object({ jobId: z.string().min(1).max(64) }).strict(),
+  /** Advice before building: estimates from encoding `sample` seeded source items (nothing is written). loaderSize: the loader's crop, for the upscaling warning. */
+  'builds.advise': z
+    .object({
+      config: BuildConfig,
+      sample: z.number().int().min(1).max(256).default(24),
+      seed: z.number().int().min(0).default(0),
+      loaderSize: z.number().int().min(8).max(8192).nullable().default(null),
+      previewItems: z.number().int().min(0).max(8).default(4),
+    })
+    .strict(),
   'profiles.start': z.union([z.object({ plan: ProfilePlanInput }).strict(), z.object({ exec: ExecPlanInput }).strict()]),
   'profiles.cancel': z.object({ jobId: z.string().min(1).max(64) }).strict(),
   'runs.list': z.object({ limit: z.number().int().positive().max(1000).default(200) }).strict(),
@@ -159,6 +213,7 @@ export interface Results {
   'datasets.preview': PreviewResult;
   'builds.start': { jobId: string };
   'builds.cancel': { cancelled: boolean };
+  'builds.advise': BuildAdvice;
   'profiles.start': { jobId: string };
   'profiles.cancel': { cancelled: boolean };
   'runs.list': RunSummary[];

@@ -10,6 +10,7 @@ import { DatasetWriter, type WriteProgress } from '../writer/dataset-writer.js';
 import { checkBuildOutput } from './output-guard.js';
 import { replaceFile } from '../writer/replace-file.js';
 import { selectSlice } from '../writer/selection.js';
+import { classNamesOf, writeSidecarManifest } from '../writer/sidecar-manifest.js';
 
 export interface BuildOptions {
   signal?: AbortSignal;
@@ -74,11 +75,14 @@ export async function buildDataset(config: BuildConfig, opts: BuildOptions = {})
     await replaceFile(reportPath, JSON.stringify(doc, null, 2) + '\n');
   }
   const srcBytes = report.sourceBytes || (slice.start === 0 && slice.end === source.length ? (source.sourceBytes?.() ?? 0) : 0);
-  return {
+  const result: BuildReport = {
     ...report,
     source: { kind: source.kind, path: source.path, items },
     compressionRatio: srcBytes > 0 ? srcBytes / report.fileSize : null,
     passThrough: Object.values(report.imageModes).reduce((s, m) => s + m.passThrough, 0),
     reportPath,
   };
+  // After the .beton's rename (the manifest holds its content hash); if it fails, neither stays.
+  await writeSidecarManifest(output, { config, report: result, classNames: classNamesOf(source, fieldConfigs) });
+  return result;
 }

@@ -6,6 +6,7 @@ import type { InspectResult } from '../api/contract.js';
 import type { DatasetSummary } from '../api/dataset-summary.js';
 import { summarize } from '../reader/inspect.js';
 import { Reader } from '../reader/reader.js';
+import { classNamesFor, labelFieldOf, labelSummary, manifestOf, manifestView } from './dataset-labels.js';
 
 /** The file's summary (`beton inspect --json`); `hashRegions` adds each region's sha256 (reads them). */
 export async function summarizeDataset(path: string, opts: { hashRegions?: boolean } = {}): Promise<DatasetSummary> {
@@ -22,6 +23,8 @@ export async function inspectDataset(path: string): Promise<InspectResult> {
   const reader = await Reader.open(path);
   try {
     const s = summarize(reader);
+    const manifest = manifestOf(reader.path);
+    const labelField = labelFieldOf(reader, manifest.status === 'ok' ? manifest.manifest : null);
     const pages = new Map<number, [number, number, number]>();
     for (const a of reader.allocations) {
       if (a.size === 0) continue;
@@ -41,6 +44,8 @@ export async function inspectDataset(path: string): Promise<InspectResult> {
       fields: s.fields.map((f) => ({ name: f.name, type: f.type, ffcvClass: f.ffcvClass, typeId: f.typeId, arguments: f.arguments, heapBytes: f.heapBytes, ...(f.imageModes ? { imageModes: f.imageModes } : {}) })),
       regions: s.regions.map(({ name, offset, size }) => ({ name, offset, size })),
       pageMap: [...pages.entries()].sort((a, b) => a[0] - b[0]).map(([p, [lo, hi, used]]) => [p, lo, hi, used]),
+      manifest: manifestView(manifest),
+      labels: labelField ? labelSummary(reader, labelField, classNamesFor(manifest, labelField)) : null,
     };
   } finally {
     reader.close();

@@ -19,6 +19,7 @@ beton build --config build.json
 beton build SOURCE --schema-only > build.json     (edit, then --config build.json)
 beton build SOURCE -o OUT.beton --shards N --emit slurm|k8s    (jobs for a cluster)
 beton build --status DIR                           (progress of a sharded build)
+beton build SOURCE [-o OUT.beton] [options] --advise [--crop N]   (estimates, writes nothing)
 
 Builds a .beton file. SOURCE is picked by its path: a folder is an ImageFolder
 (root/<class>/<image>); .csv/.tsv/.parquet/.jsonl/.npy/.npz is a table, or an image list
@@ -51,6 +52,11 @@ is decoded with ffmpeg into clips (docs/video.md).
                                (--write-mode jpg|raw, --max-resolution, --jpeg-quality apply to the clip frames)
   --config FILE                a build config (docs/build-config.md); flags override it
   --json                       print the build report as JSON
+  --advise                     encode a seeded sample of SOURCE with these settings and print
+                               the expected file size and build time, a page size for small
+                               datasets, JPEG sizes per quality; writes nothing (docs/build-advice.md)
+  --crop N                     with --advise: the loader's crop size (warns if images are smaller)
+  --sample N                   with --advise: source items to encode (default 24)
 
 ${SHARDS_HELP}`;
 
@@ -77,6 +83,9 @@ const BUILD_OPTIONS = {
   stride: { type: 'string' },
   fps: { type: 'string' },
   ffmpeg: { type: 'string' },
+  advise: { type: 'boolean' },
+  crop: { type: 'string' },
+  sample: { type: 'string' },
   ...SHARDS_OPTIONS,
   } as const;export async function buildCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseBuildArgs(argv);
@@ -163,7 +172,8 @@ async function build(values: BuildValues, positionals: string[], emit: boolean, 
   if (values['page-size'] !== undefined) raw.pageSize = num('page-size', values['page-size']);
   if (values.workers !== undefined) raw.numWorkers = num('workers', values.workers);
   if (!raw.source) throw new UsageError('missing SOURCE (an image folder or a table file) or --config');
-  if (values['schema-only'] && !raw.output) raw.output = 'out.beton';
+  if ((values['schema-only'] || values.advise) && !raw.output) raw.output = 'out.beton';
+  if (!values.advise && (values.crop !== undefined || values.sample !== undefined)) throw new UsageError('--crop and --sample go with --advise');
   if (!raw.output) throw new UsageError('missing -o OUT.beton');
 
   let parsed = parseBuildConfig(raw as BuildConfigInput);
@@ -171,7 +181,7 @@ async function build(values: BuildValues, positionals: string[], emit: boolean, 
   const inputs = values.config ? [resolve(values.config)] : [];
   // Before any work (schema detection, workers): an output that would destroy an input, or
   // an existing file without --force. --schema-only and --emit write no .beton now.
-  if (!values['schema-only'] && !emit) {
+  if (!values['schema-only'] && !emit && !values.advise) {
     setOutput(resolve(baseDir, parsed.value.output));
     await checkBuildOutput(parsed.value, baseDir, { overwrite: values.force ?? false, inputs });
   }
@@ -196,6 +206,14 @@ async function build(values: BuildValues, positionals: string[], emit: boolean, 
     const again = parseBuildConfig({ ...cfg, image: undefined, fields });
     if (!again.ok) throw new UsageError(`invalid build config:\n  ${again.errors.join('\n  ')}`);
     parsed = again;
+  }
+  if (values.advise) {
+    const { adviseBuild } = await import('../app/build-advice.js');
+    const { formatAdvice } = await import('./advice-format.js');
+    const advice = await adviseBuild(parsed.value, { baseDir, loaderSize: num('crop', values.crop) ?? null, sample: num('sample', values.sample) ?? 24, previewItems: 2 });
+    if (values.json) process.stdout.write(JSON.stringify({ ...advice, quality: advice.quality && { ...advice.quality, items: advice.quality.items.map((i) => ({ ...i, variants: i.variants.map(({ preview: _p, ...v }) => v) })) } }, null, 2) + '\n');
+    else process.stdout.write(formatAdvice(advice));
+    return 0;
   }
   const bar = new ProgressBar('build');
   const shard = parsed.value.shard;

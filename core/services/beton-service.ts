@@ -131,7 +131,7 @@ export class BetonService {
       return { column: p.column, ...(await distinctCategories(reader, p.column)) };
     },
     'datasets.inspect': async (p) => inspectDataset(this.fs.check(p.path)),
-    'datasets.preview': async (p) => previewDataset(this.fs.check(p.path), p.start, p.count, p.thumb),
+    'datasets.preview': async (p) => previewDataset(this.fs.check(p.path), p.start, p.count, p.thumb, { ...(p.label !== undefined ? { label: p.label } : {}), ...(p.labelField ? { labelField: p.labelField } : {}) }),
     'builds.start': async (p) => {
       // A video source's own ffmpeg is a program the client names: a command like --exec.
       if ('ffmpeg' in p.config.source && p.config.source.ffmpeg !== undefined) this.mayExec();
@@ -155,6 +155,11 @@ export class BetonService {
       return { jobId };
     },
     'builds.cancel': async (p) => ({ cancelled: this.jobs.cancel(p.jobId) }),
+    'builds.advise': async (p) => {
+      const { adviseBuild } = await import('../app/build-advice.js');
+      const config = { ...p.config, source: { ...p.config.source, path: this.fs.check(p.config.source.path) } };
+      return adviseBuild(config, { sample: p.sample, seed: p.seed, loaderSize: p.loaderSize, previewItems: p.previewItems, ...(this.readGuard ? { readGuard: this.readGuard } : {}) });
+    },
     'profiles.start': async (p) => {
       // Refused before a job exists, so the client gets the code (403), not a failed job.
       const file = 'plan' in p ? this.fs.check(p.plan.file) : '';

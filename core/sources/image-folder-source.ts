@@ -47,6 +47,10 @@ export class ImageFolderDatasetSource implements DatasetSource {
   sourceBytes(): null {
     return null;
   }
+
+  classNames(): readonly string[] {
+    return this.folder.classes;
+  }
 }
 
 /** The listing as rows: image (absolute path), label, path (relative), class. */

@@ -24,4 +24,6 @@ export interface DatasetSource {
   samples(fields: readonly FieldConfig[], range?: { start: number; end: number }): AsyncIterable<Sample>;
   /** Total bytes of the source files read (for the compression ratio of the build report), if known. */
   sourceBytes?(): number | null;
+  /** Names of the `label` column's values in label order (class folders), for the sidecar manifest; null when there are none. */
+  classNames?(): readonly string[] | null;
 }

@@ -92,6 +92,10 @@ export class VideoDatasetSource implements DatasetSource {
     return this.listing.classes;
   }
 
+  classNames(): readonly string[] | null {
+    return this.classes;
+  }
+
   /** ffmpeg and ffprobe, checked on first use (a missing ffmpeg fails the build with an install hint). */
   tools(): FfmpegTools {
     this.toolsCache ??= findFfmpeg(this.opts.ffmpeg);

@@ -23,8 +23,8 @@ export function tempPathFor(out: string): string {
 
 const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** The outputs whose temporary files a write of `out` owns: OUT and its skip report. */
-const stemsOf = (out: string): string[] => [basename(out), `${basename(out)}.skipped.json`];
+/** The outputs whose temporary files a write of `out` owns: OUT, its skip report and its manifest. */
+const stemsOf = (out: string): string[] => [basename(out), `${basename(out)}.skipped.json`, `${basename(out)}.manifest.json`];
 
 /** The pid of a temporary file of `out` written on this machine, else null (not ours to judge). */
 function pidOf(name: string, out: string): number | null {

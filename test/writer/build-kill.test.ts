@@ -139,6 +139,6 @@ describe('a killed build leaves no output and no litter', () => {
     for (const n of Object.values(names)) writeFileSync(join(folder, n), 'x'.repeat(1000));
     const r = cli(['build', join(SAMPLE_IMAGES), '-o', out, '--workers', '1', '--range', '0:2']);
     expect(r.status, r.stderr).toBe(0);
-    expect(readdirSync(folder).sort()).toEqual(['data.beton', names.live, names.otherHost, names.otherOutput].sort());
+    expect(readdirSync(folder).sort()).toEqual(['data.beton', 'data.beton.manifest.json', names.live, names.otherHost, names.otherOutput].sort());
   });
 });

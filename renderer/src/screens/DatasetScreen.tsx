@@ -1,7 +1,8 @@
 import { useState } from 'react';
 import type { InspectResult, PreviewResult, PreviewValue } from '../../../core/api/contract.js';
+import { ClassHistogram, classLabel } from '../components/ClassHistogram.js';
 import { PathPicker } from '../components/FileBrowser.js';
-import { Stat } from '../components/Form.js';
+import { SelectField, Stat } from '../components/Form.js';
 import { EmptyState, ErrorBanner, Loading, Skeleton } from '../components/States.js';
 import { formatBytes, formatNumber, shortenPath } from '../lib/format.js';
 import { inspectErrorFor, PREVIEW_COUNT, useDatasetsStore } from '../stores/datasets.js';
@@ -35,6 +36,7 @@ export function DatasetScreen() {
         </EmptyState>
       ) : null}
       {d.inspect ? <Inspect info={d.inspect} /> : null}
+      {d.inspect ? <Classes info={d.inspect} /> : null}
       {d.inspect ? <Samples /> : null}
     </div>
   );
@@ -43,6 +45,8 @@ export function DatasetScreen() {
 function Inspect({ info }: { info: InspectResult }) {
   const goTo = useDatasetsStore((s) => s.goTo);
   const start = useDatasetsStore((s) => s.start);
+  const filtered = useDatasetsStore((s) => s.labelFilter !== null);
+  const setLabelFilter = useDatasetsStore((s) => s.setLabelFilter);
   const totalHeap = info.fields.reduce((a, f) => a + f.heapBytes, 0);
   const end = start + PREVIEW_COUNT - 1;
   const maxPages = 2048;
@@ -121,7 +125,7 @@ function Inspect({ info }: { info: InspectResult }) {
           <div className="page-map" data-testid="page-map" data-count={info.pageMap.length}>
             {info.pageMap.slice(0, maxPages).map(([page, lo, hi, used]) => {
               const fill = info.pageSize ? used / info.pageSize : 0;
-              const current = lo <= end && hi >= start;
+              const current = !filtered && lo <= end && hi >= start;
               return (
                 <button
                   key={page}
@@ -130,7 +134,7 @@ function Inspect({ info }: { info: InspectResult }) {
                   style={{ ['--fill' as string]: String(Math.min(1, Math.max(0.08, fill))) }}
                   title={`Page ${page}: samples ${lo}–${hi}, ${formatBytes(used)} of ${formatBytes(info.pageSize)} used`}
                   aria-label={`Page ${page}, samples ${lo} to ${hi}, ${Math.round(fill * 100)}% used`}
-                  onClick={() => void goTo(lo, true)}
+                  onClick={() => void (filtered ? setLabelFilter(null) : Promise.resolve()).then(() => goTo(lo, true))}
                   data-testid="page-cell"
                 />
               );
@@ -157,9 +161,69 @@ function Inspect({ info }: { info: InspectResult }) {
   );
 }
 
+/** Class names (sidecar manifest), the histogram and the label filter. */
+function Classes({ info }: { info: InspectResult }) {
+  const d = useDatasetsStore();
+  const m = info.manifest;
+  const labels = info.labels ?? null;
+  return (
+    <section className="card" aria-label="Classes" data-testid="classes-card">
+      <header className="card-head">
+        <h3>Classes</h3>
+        <span className="card-sub" data-testid="manifest-status" data-status={m?.status ?? 'missing'}>
+          {m?.status === 'ok' && m.classNames ? (
+            <>
+              names from <code title={m.path}>{shortenPath(m.path, 60)}</code>
+            </>
+          ) : m?.status === 'ok' ? (
+            'the manifest has no class names; labels are shown as numbers'
+          ) : (
+            'no manifest beside the file; labels are shown as numbers'
+          )}
+        </span>
+      </header>
+      {m && m.note ? (
+        <p className="field-msg field-warning" role="status" data-testid="manifest-note">
+          {m.note}
+        </p>
+      ) : null}
+      {!labels ? (
+        <p className="muted">No class field: the file has no int field named label.</p>
+      ) : labels.truncated ? (
+        <p className="muted">
+          Field <code>{labels.field}</code> has more than 1000 distinct values: an id rather than a class, so no histogram.
+        </p>
+      ) : (
+        <>
+          <div className="row-wrap">
+            <div className="narrow">
+              <SelectField
+                label="Show class"
+                testId="label-filter"
+                value={d.labelFilter === null ? '' : String(d.labelFilter)}
+                onChange={(v) => void d.setLabelFilter(v === '' ? null : Number(v))}
+                options={[{ value: '', label: `All ${formatNumber(info.numSamples)} samples` }, ...labels.counts.map((c) => ({ value: String(c.label), label: `${c.name !== null ? `${c.name} (${c.label})` : `label ${c.label}`} · ${formatNumber(c.count)}` }))]}
+              />
+            </div>
+            <div className="align-end">
+              <p className="muted">
+                {formatNumber(labels.distinct)} classes in field <code>{labels.field}</code>; pick a bar to show only its samples.
+              </p>
+            </div>
+          </div>
+          <ClassHistogram labels={labels} selected={d.labelFilter} onSelect={(l) => void d.setLabelFilter(l)} />
+        </>
+      )}
+    </section>
+  );
+}
+
 function Samples() {
   const d = useDatasetsStore();
-  const n = d.inspect?.numSamples ?? 0;
+  const filter = d.labelFilter;
+  const counts = d.inspect?.labels?.counts ?? [];
+  const n = filter === null ? (d.inspect?.numSamples ?? 0) : (d.preview?.filter?.matches ?? counts.find((c) => c.label === filter)?.count ?? 0);
+  const filterName = filter === null ? null : classLabel(counts.find((c) => c.label === filter) ?? { label: filter, name: null });
   const [jump, setJump] = useState('');
   const last = Math.min(n, d.start + PREVIEW_COUNT) - 1;
   return (
@@ -167,7 +231,8 @@ function Samples() {
       <header className="card-head">
         <h3>Samples</h3>
         <span className="card-sub" data-testid="preview-range">
-          {n ? `${formatNumber(d.start)}–${formatNumber(last)} of ${formatNumber(n)}` : 'empty dataset'}
+          {n ? `${formatNumber(d.start)}–${formatNumber(last)} of ${formatNumber(n)}` : filter === null ? 'empty dataset' : 'no samples'}
+          {filterName !== null ? ` in ${filterName}` : ''}
         </span>
       </header>
       <div className="pager">
@@ -182,7 +247,8 @@ function Samples() {
           onSubmit={(e) => {
             e.preventDefault();
             const i = Number(jump);
-            if (jump.trim() !== '' && Number.isInteger(i) && i >= 0) void d.goTo(i, true);
+            // A sample number is a file position: the filter goes, or the page would count among the matches.
+            if (jump.trim() !== '' && Number.isInteger(i) && i >= 0) void (filter !== null ? d.setLabelFilter(null) : Promise.resolve()).then(() => d.goTo(i, true));
           }}
         >
           <label>
@@ -213,6 +279,16 @@ function Thumbs({ preview, loading, focus }: { preview: PreviewResult; loading: 
             {image ? <Media name={image[0]} value={image[1]} index={s.index} /> : <div className="thumb-noimg">#{s.index}</div>}
             <figcaption>
               <span className="thumb-index">#{s.index}</span>
+              {s.className ? (
+                <span className="thumb-class" data-testid="thumb-class">
+                  {s.className}
+                </span>
+              ) : null}
+              {image && image[1].kind === 'image' ? (
+                <span className="thumb-field" data-testid="thumb-stored" title={`${image[0]}: ${image[1].width}×${image[1].height}, stored ${image[1].mode === 'jpg' ? 'as JPEG' : 'raw'} in ${s.storedBytes?.[image[0]] ?? '?'} bytes`}>
+                  {image[1].width}×{image[1].height} <span className={`badge mode-${image[1].mode}`} data-testid="thumb-mode">{image[1].mode}</span> {s.storedBytes ? formatBytes(s.storedBytes[image[0]] ?? 0) : null}
+                </span>
+              ) : null}
               {rest.map(([k, v]) => (
                 <span key={k} className="thumb-field" title={v.kind === 'text' ? v.text : k}>
                   <span className="muted">{k}</span> {v.kind === 'text' ? v.text : v.kind}

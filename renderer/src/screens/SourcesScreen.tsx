@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
 import { Check, FieldMessage, SelectField, TextField } from '../components/Form.js';
+import { BuildAdvicePanel } from '../components/BuildAdvicePanel.js';
 import { PathPicker } from '../components/FileBrowser.js';
 import { EmptyState, ErrorBanner, Loading } from '../components/States.js';
 import { DTYPES, fieldTypesFor, needsCategories, validateBuildForm, WRITE_MODES, type FieldForm, type FieldType, type WriteMode } from '../lib/build-form.js';
@@ -148,6 +149,8 @@ export function SourcesScreen() {
               />
             </div>
           </section>
+
+          <BuildAdvicePanel config={checked?.config ?? null} onPageSize={(pageSizeMiB) => s.updateForm({ pageSizeMiB })} />
 
           <div className="actions">
             {outputExists ? (

@@ -22,6 +22,9 @@ interface DatasetsState {
   previewLoading: boolean;
   preview: PreviewResult | null;
   previewError: ApiError | null;
+  /** Show only samples of this label (the class field's value); null: all. Pages then count among the matches. */
+  labelFilter: number | null;
+  setLabelFilter(label: number | null): Promise<void>;
   setPath(p: string): void;
   open(path?: string): Promise<void>;
   /** Shows the page holding sample `index` (pages are PREVIEW_COUNT apart from 0); `focus` highlights it. */
@@ -44,6 +47,11 @@ export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
   previewLoading: false,
   preview: null,
   previewError: null,
+  labelFilter: null,
+  setLabelFilter: async (labelFilter) => {
+    set({ labelFilter, preview: null });
+    await get().goTo(0);
+  },
   setPath: (path) => set({ path }),
   open: async (p) => {
     const path = (p ?? get().path).trim();
@@ -53,7 +61,7 @@ export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
     }
     const my = ++inspectSeq;
     previewSeq++;
-    set({ path, inspecting: true, inspectError: null, inspect: null, openPath: null, preview: null, previewError: null, start: 0, focus: null });
+    set({ path, inspecting: true, inspectError: null, inspect: null, openPath: null, preview: null, previewError: null, start: 0, focus: null, labelFilter: null });
     try {
       const inspect = await call('datasets.inspect', { path });
       if (my !== inspectSeq) return;
@@ -65,9 +73,11 @@ export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
     }
   },
   goTo: async (index, focus = false) => {
-    const { openPath, inspect } = get();
+    const { openPath, inspect, labelFilter, preview: shown } = get();
     if (!openPath || !inspect) return;
-    const i = Math.max(0, Math.min(index, Math.max(0, inspect.numSamples - 1)));
+    // Filtered, positions count among the matches (known once a filtered page came back).
+    const total = labelFilter === null ? inspect.numSamples : (shown?.filter?.matches ?? (inspect.labels?.counts.find((c) => c.label === labelFilter)?.count ?? inspect.numSamples));
+    const i = Math.max(0, Math.min(index, Math.max(0, total - 1)));
     // The page holding it, not a page starting at it: "Go to sample 999" of 1000 must not show one sample.
     const s = Math.floor(i / PREVIEW_COUNT) * PREVIEW_COUNT;
     const my = ++previewSeq;
@@ -77,7 +87,7 @@ export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
       return;
     }
     try {
-      const preview = await call('datasets.preview', { path: openPath, start: s, count: PREVIEW_COUNT, thumb: THUMB_SIZE });
+      const preview = await call('datasets.preview', { path: openPath, start: s, count: PREVIEW_COUNT, thumb: THUMB_SIZE, ...(labelFilter !== null ? { label: labelFilter } : {}) });
       if (my !== previewSeq) return;
       set({ preview, previewLoading: false });
     } catch (e) {
@@ -88,7 +98,7 @@ export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
   close: () => {
     inspectSeq++;
     previewSeq++;
-    set({ openPath: null, inspect: null, preview: null, inspectError: null, previewError: null, inspecting: false, previewLoading: false, start: 0, focus: null });
+    set({ openPath: null, inspect: null, preview: null, inspectError: null, previewError: null, inspecting: false, previewLoading: false, start: 0, focus: null, labelFilter: null });
   },
 }));
 

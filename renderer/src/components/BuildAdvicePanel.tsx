@@ -1,0 +1,149 @@
+import { useState } from 'react';
+import type { BuildConfigInput } from '../../../core/api/build-config.js';
+import type { BuildAdvice } from '../../../core/api/contract.js';
+import { formatBytes, formatDuration, formatNumber } from '../lib/format.js';
+import { useAdviceStore } from '../stores/advice.js';
+import { useProfilesStore } from '../stores/profiles.js';
+import { Stat, TextField } from './Form.js';
+import { ErrorBanner, Loading } from './States.js';
+
+/**
+ * Advice before building (issue 14, feature 3): the host encodes a seeded sample of the
+ * source with the form's settings and says what the build will make. Every number is an
+ * estimate and says from how many items.
+ */
+export function BuildAdvicePanel({ config, onPageSize }: { config: BuildConfigInput | null; onPageSize(mib: string): void }) {
+  const a = useAdviceStore();
+  const profileForm = useProfilesStore((p) => p.form);
+  // The crop the Profile screen would load with: the loader's output size.
+  const [crop, setCrop] = useState(profileForm.decoder === 'simple' ? '' : profileForm.decoderSize);
+  const [sample, setSample] = useState('24');
+  const stale = a.advice !== null && config !== null && a.madeFor !== JSON.stringify(config);
+  const cropN = crop.trim() === '' ? null : Number(crop);
+  const sampleN = Number(sample);
+  const bad = (cropN !== null && !(Number.isInteger(cropN) && cropN >= 8)) || !(Number.isInteger(sampleN) && sampleN >= 1 && sampleN <= 256);
+  return (
+    <section className="card" data-testid="advice-card" aria-label="Advice before building">
+      <header className="card-head">
+        <h3>Before you build</h3>
+        <span className="card-sub">Estimates from encoding a sample of the source with these settings; nothing is written.</span>
+      </header>
+      <div className="row-wrap">
+        <div className="narrow">
+          <TextField label="Items to sample" value={sample} onChange={setSample} testId="advice-sample" inputMode="numeric" hint="1–256, picked at random (seed 0)." />
+        </div>
+        <div className="narrow">
+          <TextField label="Loader crop (px)" value={crop} onChange={setCrop} testId="advice-crop" inputMode="numeric" placeholder="none" hint="The size the loader decodes to (Profile's crop)." />
+        </div>
+        <div className="align-end">
+          <button type="button" className="btn" data-testid="advise-button" disabled={!config || a.loading || bad} onClick={() => config && void a.advise(config, { sample: sampleN, loaderSize: cropN })}>
+            {a.loading ? 'Estimating…' : 'Estimate'}
+          </button>
+        </div>
+      </div>
+      {a.loading ? <Loading label="Encoding a sample of the source…" /> : null}
+      {a.error ? <ErrorBanner error={a.error} title="No estimate" /> : null}
+      {a.advice ? <AdviceView advice={a.advice} stale={stale} onPageSize={onPageSize} /> : null}
+    </section>
+  );
+}
+
+function AdviceView({ advice: v, stale, onPageSize }: { advice: BuildAdvice; stale: boolean; onPageSize(mib: string): void }) {
+  const e = v.estimate;
+  return (
+    <div data-testid="advice-result" data-stale={stale ? 'true' : undefined} className={stale ? 'is-stale' : undefined}>
+      {stale ? <p className="field-msg field-warning">The settings changed since this estimate; estimate again.</p> : null}
+      <div className="stats">
+        <Stat label="Estimated file size" value={e.fileBytes === null ? '— (length unknown)' : `≈ ${formatBytes(e.fileBytes)}`} testId="advice-size" />
+        <Stat label="Estimated build time" value={e.buildSeconds === null ? '—' : `≈ ${formatDuration(e.buildSeconds * 1000)}`} testId="advice-time" />
+        <Stat label="Per sample" value={`${formatBytes(e.heapBytesPerSample)} · ${e.encodeMsPerSample.toFixed(1)} ms`} />
+        <Stat label="Sampled" value={`${formatNumber(v.sampled)} of ${v.items === null ? '?' : formatNumber(v.items)}`} testId="advice-sampled" />
+      </div>
+      <p className="muted" data-testid="advice-note">
+        {e.note}
+      </p>
+      {v.warnings.length ? (
+        <ul className="advice-warnings" data-testid="advice-warnings">
+          {v.warnings.map((w) => (
+            <li key={w} className="field-msg field-warning" data-testid={v.crop?.warning === w ? 'advice-crop-warning' : undefined}>
+              {w}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {v.pageSizes.length > 1 ? (
+        <div>
+          <h4>Page size</h4>
+          {v.pageSizeAdvice ? (
+            <p className="field-msg field-warning" data-testid="advice-page-advice">
+              {v.pageSizeAdvice}
+            </p>
+          ) : null}
+          <table className="table compact" data-testid="advice-pages">
+            <thead>
+              <tr>
+                <th scope="col">Page size</th>
+                <th scope="col">Pages</th>
+                <th scope="col">File size (est.)</th>
+                <th scope="col" />
+              </tr>
+            </thead>
+            <tbody>
+              {v.pageSizes.map((o) => (
+                <tr key={o.pageSize} data-suggested={o.suggested ? 'true' : undefined}>
+                  <th scope="row">{formatBytes(o.pageSize)}</th>
+                  <td className="num">{formatNumber(o.pages)}</td>
+                  <td className="num">≈ {formatBytes(o.fileBytes)}</td>
+                  <td>
+                    {o.chosen ? <span className="badge">chosen</span> : null}
+                    {o.suggested ? (
+                      <button type="button" className="btn btn-small" data-testid="advice-use-page" onClick={() => onPageSize(String(o.pageSize / (1024 * 1024)))}>
+                        Use {formatBytes(o.pageSize)}
+                      </button>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      {v.quality && v.quality.items.length ? <QualityPreview quality={v.quality} /> : null}
+    </div>
+  );
+}
+
+function QualityPreview({ quality: q }: { quality: NonNullable<BuildAdvice['quality']> }) {
+  return (
+    <div data-testid="advice-quality">
+      <h4>
+        JPEG quality on {q.items.length} sampled images <span className="muted">(field {q.field}, {q.writeMode}{q.smartThreshold !== null ? `, smart threshold ${formatNumber(q.smartThreshold)} B` : ''})</span>
+      </h4>
+      {q.smart ? (
+        <p className="muted" data-testid="advice-smart">
+          With this smart threshold {q.smart.jpg} of {q.smart.jpg + q.smart.raw} sampled images are stored as JPEG and {q.smart.raw} raw (JPEG when width × height × 3 &gt; threshold).
+        </p>
+      ) : null}
+      {q.items.map((it) => (
+        <div key={it.index} className="advice-quality-row" data-testid="advice-quality-item">
+          <div className="muted advice-quality-head">
+            #{it.index} · {it.width}×{it.height}
+          </div>
+          <div className="advice-variants">
+            {it.variants.map((vr) => (
+              <figure key={vr.label} className={`advice-variant ${vr.chosen ? 'is-chosen' : ''}`} data-testid="advice-variant" data-chosen={vr.chosen ? 'true' : undefined}>
+                {vr.preview ? <img src={`data:${vr.preview.mime};base64,${vr.preview.base64}`} alt={`sample ${it.index} as ${vr.label}${vr.preview.crop ? ' (1:1 crop of the middle)' : ''}`} width={vr.preview.width} height={vr.preview.height} /> : null}
+                <figcaption>
+                  <span>{vr.label}</span>
+                  <span className="num" data-testid="advice-variant-bytes">
+                    {formatBytes(vr.bytes)}
+                  </span>
+                </figcaption>
+              </figure>
+            ))}
+          </div>
+        </div>
+      ))}
+    </div>
+  );
+}
