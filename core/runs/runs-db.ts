@@ -18,6 +18,7 @@ import { BetonError } from '../format/errors.js';
 import { RunsDbError } from './errors.js';
 import { defaultDbPath } from './location.js';
 import { MIGRATIONS } from './migrations/index.js';
+import { sqliteBindingError, sqliteNativeBinding } from './sqlite-binding.js';
 import {
   BuildSchema,
   check,
@@ -343,7 +344,13 @@ export class RunsDb {
     if (!Number.isInteger(busy) || busy < 0) throw new RunsDbError('INVALID_INPUT', `busyTimeoutMs must be a non-negative integer, got ${String(busy)}`);
     const file = path ?? defaultDbPath();
     if (file !== ':memory:') makeFolderOf(file);
-    const db = new Database(file, { timeout: busy });
+    const nativeBinding = sqliteNativeBinding();
+    let db: Db;
+    try {
+      db = new Database(file, { timeout: busy, ...(nativeBinding ? { nativeBinding } : {}) });
+    } catch (e) {
+      throw sqliteBindingError(e);
+    }
     try {
       db.pragma(`busy_timeout = ${busy}`);
       db.pragma('synchronous = NORMAL');
