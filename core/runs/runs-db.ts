@@ -212,6 +212,8 @@ interface SampleRow {
   disk_read: number;
   cpu: string;
   gpus: string;
+  proc_cpu: number | null;
+  wait_ms: number | null;
 }
 
 interface BuildRow {
@@ -519,8 +521,8 @@ export class RunsDb {
   }
 
   private insertSamples(runId: number, vs: readonly TelemetrySample[]): void {
-    const stmt = this.db.prepare('INSERT INTO samples (run_id, t, point, images_per_sec, rss, disk_read, cpu, gpus) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
-    for (const s of vs) stmt.run(runId, s.t, s.point, s.imagesPerSec, s.rssBytes, s.diskReadBytes, toJson(s.cpuPerCore, 'sample cpu'), toJson(s.gpus, 'sample gpus'));
+    const stmt = this.db.prepare('INSERT INTO samples (run_id, t, point, images_per_sec, rss, disk_read, cpu, gpus, proc_cpu, wait_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    for (const s of vs) stmt.run(runId, s.t, s.point, s.imagesPerSec, s.rssBytes, s.diskReadBytes, toJson(s.cpuPerCore, 'sample cpu'), toJson(s.gpus, 'sample gpus'), s.processCpu ?? null, s.waitMsPerStep ?? null);
   }
 
   /** Marks a run finished with its final status and verdict (and, failed, why). */
@@ -588,7 +590,7 @@ export class RunsDb {
               schema: parseJson<DatasetInfo['schema']>(r.d_schema!, `schema of dataset ${r.dataset_id}`),
             };
       const samples = this.db
-        .prepare<unknown[], SampleRow>('SELECT t, point, images_per_sec, rss, disk_read, cpu, gpus FROM samples WHERE run_id = ? ORDER BY id')
+        .prepare<unknown[], SampleRow>('SELECT t, point, images_per_sec, rss, disk_read, cpu, gpus, proc_cpu, wait_ms FROM samples WHERE run_id = ? ORDER BY id')
         .all(id)
         .map(
           (s): TelemetrySample => ({
@@ -599,6 +601,9 @@ export class RunsDb {
             rssBytes: s.rss,
             diskReadBytes: s.disk_read,
             gpus: parseJson<TelemetrySample['gpus']>(s.gpus, `gpus of a sample of run ${id}`),
+            // Absent, not null, when not recorded: older samples read back as they were stored.
+            ...(s.proc_cpu !== null ? { processCpu: s.proc_cpu } : {}),
+            ...(s.wait_ms !== null ? { waitMsPerStep: s.wait_ms } : {}),
           }),
         );
       return {
