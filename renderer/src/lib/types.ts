@@ -33,8 +33,12 @@ export interface ProfileRunView {
   startedAt: string;
   finishedAt: string | null;
   status: RunSummary['status'];
-  machine: { hostname: string; cpuModel: string; cores: number } | null;
-  dataset: { path: string; numSamples: number } | null;
+  /** The plan as stored (sweep or command): every setting, shown as given. */
+  plan: Record<string, unknown>;
+  machine: { hostname: string; cpuModel: string; cores: number; ramBytes: number; os: string; node: string; gpus: string[] } | null;
+  dataset: { path: string; numSamples: number; sizeBytes: number; contentSha256: string | null } | null;
+  /** A failed run's reason. */
+  failure: string | null;
   points: PointResult[];
   samples: TelemetrySample[];
   verdict: Verdict | null;
@@ -105,6 +109,8 @@ export function asTelemetrySample(x: unknown): TelemetrySample | null {
     gpus: Array.isArray(x.gpus)
       ? x.gpus.filter(isObj).map((g) => ({ index: num(g.index), utilPercent: num(g.utilPercent), memoryUsedMiB: num(g.memoryUsedMiB), powerW: numOrNull(g.powerW) }))
       : [],
+    processCpu: numOrNull(x.processCpu),
+    waitMsPerStep: numOrNull(x.waitMsPerStep),
   };
 }
 
@@ -186,16 +192,30 @@ export function asProfileOutcome(x: unknown): ProfileOutcome | null {
 export function asProfileRun(x: unknown): ProfileRunView | null {
   if (!isObj(x) || typeof x.id !== 'number') return null;
   const status = (['running', 'ok', 'cancelled', 'failed'] as const).find((s) => s === x.status) ?? 'failed';
-  const m = isObj(x.machine) ? { hostname: str(x.machine.hostname), cpuModel: str(x.machine.cpuModel), cores: num(x.machine.cores) } : null;
-  const d = isObj(x.dataset) ? { path: str(x.dataset.path), numSamples: num(x.dataset.numSamples) } : null;
+  const m = isObj(x.machine)
+    ? {
+        hostname: str(x.machine.hostname),
+        cpuModel: str(x.machine.cpuModel),
+        cores: num(x.machine.cores),
+        ramBytes: num(x.machine.ramBytes),
+        os: str(x.machine.os),
+        node: str(x.machine.node),
+        gpus: Array.isArray(x.machine.gpus) ? x.machine.gpus.filter(isObj).map((g) => str(g.name, `GPU ${num(g.index)}`)) : [],
+      }
+    : null;
+  const d = isObj(x.dataset)
+    ? { path: str(x.dataset.path), numSamples: num(x.dataset.numSamples), sizeBytes: num(x.dataset.sizeBytes), contentSha256: typeof x.dataset.contentSha256 === 'string' ? x.dataset.contentSha256 : null }
+    : null;
   return {
     id: x.id,
     kind: x.kind === 'exec' ? 'exec' : 'sweep',
     startedAt: str(x.startedAt),
     finishedAt: typeof x.finishedAt === 'string' ? x.finishedAt : null,
     status,
+    plan: isObj(x.plan) ? x.plan : {},
     machine: m,
     dataset: d,
+    failure: isObj(x.failure) && typeof x.failure.message === 'string' ? x.failure.message : null,
     points: points(x.points),
     samples: Array.isArray(x.samples) ? x.samples.map(asTelemetrySample).filter((s): s is TelemetrySample => s !== null) : [],
     verdict: asVerdict(x.verdict),
