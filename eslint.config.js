@@ -13,7 +13,7 @@ const pure = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'native/build/**', 'renderer/dist/**', 'coverage/**', '.bench/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'native/build/**', 'renderer/dist/**', 'coverage/**', '.bench/**', '.cache/**', 'native-bindings/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {

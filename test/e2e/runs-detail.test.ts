@@ -164,10 +164,12 @@ describe.skipIf(!HAVE_CHROMIUM)('run detail and side-by-side comparison (issue 1
     expect(await changes.evaluateAll((els) => els.map((el) => el.className.includes('bad')))).toEqual([true, true]);
     // Red is the theme's colour for worse, not the text's.
     const [colour, danger] = await changes.first().evaluate((el) => {
-      const probe = document.createElement('span');
+      const doc = el.ownerDocument;
+      const probe = doc.createElement('span');
       probe.style.color = 'var(--danger)';
-      document.body.append(probe);
-      const c = [getComputedStyle(el).color, getComputedStyle(probe).color];
+      doc.body.append(probe);
+      const style = (e: typeof el): string => doc.defaultView!.getComputedStyle(e).color;
+      const c = [style(el), style(probe)];
       probe.remove();
       return c;
     });

@@ -61,7 +61,7 @@ const tooltipStyle = (c: ChartColors) => ({ contentStyle: { background: c.surfac
  * y title is turned along the axis left of the ticks. The legend goes above the plot, so it
  * never lands on the x title (recharts puts it at the bottom by default, over the title).
  */
-const margin = (xLabel?: string, yLabel?: string) => ({ top: 4, right: 16, bottom: xLabel ? 18 : 4, left: yLabel ? 12 : 0 });
+const margin = (xLabel?: string, yLabel?: string) => ({ top: 8, right: 16, bottom: xLabel ? 18 : 4, left: yLabel ? 12 : 0 });
 const xTitle = (c: ChartColors, value?: string) => (value ? { value, position: 'insideBottom' as const, offset: -12, fill: c.text, fontSize: 11 } : undefined);
 const yTitle = (c: ChartColors, value?: string) => (value ? { value, angle: -90, position: 'insideLeft' as const, offset: -4, style: { textAnchor: 'middle' as const }, fill: c.text, fontSize: 11 } : undefined);
 const legend = (c: ChartColors) => <Legend verticalAlign="top" align="right" height={24} iconSize={10} wrapperStyle={{ fontSize: 12, color: c.text, lineHeight: '16px' }} />;
