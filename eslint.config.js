@@ -35,7 +35,7 @@ function layerRule(folder) {
 }
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'native/build/**', 'renderer/dist/**', 'coverage/**', '.bench/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'native/build/**', 'renderer/dist/**', 'coverage/**', '.bench/**', '.cache/**', 'native-bindings/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {

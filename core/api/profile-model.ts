@@ -88,6 +88,18 @@ export interface TelemetrySample {
   /** Bytes this process (and children) read from storage over the last interval. */
   diskReadBytes: number;
   gpus: GpuReading[];
+  /**
+   * CPU used by the loading process itself (with its threads, and its children in exec mode)
+   * as a busy fraction 0..1 of all logical CPUs: comparable with the machine's mean of
+   * cpuPerCore, the rest being other processes. null when unknown; absent in older runs.
+   */
+  processCpu?: number | null;
+  /**
+   * Mean time the consumer waited for each batch (step) it took in this interval, in ms: the
+   * loader's wait per step. null when no batch was taken (between points, exec mode); absent
+   * in older runs.
+   */
+  waitMsPerStep?: number | null;
 }
 
 export interface PointResult {

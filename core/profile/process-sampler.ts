@@ -26,6 +26,22 @@ export function parseStatPpid(text: string): number | null {
   return Number.isInteger(ppid) ? ppid : null;
 }
 
+/**
+ * CPU time of a /proc/PID/stat text in clock ticks: utime + stime of the process (all its
+ * threads) plus cutime + cstime, what its reaped children used (so a child's time is not lost
+ * when it exits). Fields counted from the last ')', as in parseStatPpid.
+ */
+export function parseStatCpuTicks(text: string): number | null {
+  const close = text.lastIndexOf(')');
+  if (close < 0) return null;
+  const rest = text.slice(close + 1).trim().split(/\s+/); // field 3 (state) is rest[0]: utime (14) is rest[11]
+  const v = [11, 12, 13, 14].map((i) => Number(rest[i]));
+  return v.every((x) => Number.isFinite(x)) ? v.reduce((a, b) => a + b, 0) : null;
+}
+
+/** Linux's USER_HZ: /proc reports times in these ticks (100 on every mainstream architecture). */
+const TICKS_PER_SECOND = 100;
+
 /** `root` and all its descendants, given every process's parent. */
 export function descendants(root: number, parentOf: ReadonlyMap<number, number>): number[] {
   const children = new Map<number, number[]>();
@@ -87,6 +103,8 @@ export interface ProcessReading {
   rssBytes: number | null;
   /** Bytes read from storage since the previous reading (null when unknown). */
   diskReadBytes: number | null;
+  /** CPU time (user + system, all threads, reaped children) used since the previous reading, in ms (null when unknown). */
+  cpuMs: number | null;
 }
 
 export interface ProcessSampler {
@@ -105,34 +123,44 @@ export interface ProcessSampler {
  */
 export async function createProcessSampler(opts: { pid?: number } = {}): Promise<ProcessSampler> {
   const pid = opts.pid;
-  const readTotal = async (): Promise<{ read: number | null; rss: number | null }> => {
+  const readTotal = async (): Promise<{ read: number | null; rss: number | null; cpuMs: number | null }> => {
     if (pid == null) {
       const io = await readText('/proc/self/io');
-      return { read: io == null ? null : parseIoReadBytes(io), rss: process.memoryUsage.rss() };
+      const u = process.cpuUsage(); // every thread of ours: the loader's workers are threads
+      return { read: io == null ? null : parseIoReadBytes(io), rss: process.memoryUsage.rss(), cpuMs: (u.user + u.system) / 1000 };
     }
     const tree = await processTree(pid);
-    if (tree.length === 0) return { read: null, rss: null };
-    const [ios, statuses] = await Promise.all([
+    if (tree.length === 0) return { read: null, rss: null, cpuMs: null };
+    const [ios, statuses, stats] = await Promise.all([
       Promise.all(tree.map((p) => readText(`/proc/${p}/io`))),
       Promise.all(tree.map((p) => readText(`/proc/${p}/status`))),
+      Promise.all(tree.map((p) => readText(`/proc/${p}/stat`))),
     ]);
     let read: number | null = null;
     let rss: number | null = null;
+    let ticks: number | null = null;
     for (let i = 0; i < tree.length; i++) {
       const r = ios[i] == null ? null : parseIoReadBytes(ios[i]!);
       const m = statuses[i] == null ? null : parseVmRssBytes(statuses[i]!);
+      const c = stats[i] == null ? null : parseStatCpuTicks(stats[i]!);
       if (r != null) read = (read ?? 0) + r;
       if (m != null) rss = (rss ?? 0) + m;
+      if (c != null) ticks = (ticks ?? 0) + c;
     }
-    return { read, rss };
+    return { read, rss, cpuMs: ticks == null ? null : (ticks * 1000) / TICKS_PER_SECOND };
   };
-  let prev = (await readTotal()).read;
+  const first = await readTotal();
+  let prev = first.read;
+  let prevCpu = first.cpuMs;
   return {
     async sample() {
       const now = await readTotal();
       const diskReadBytes = now.read == null || prev == null ? null : Math.max(0, now.read - prev);
       if (now.read != null) prev = now.read;
-      return { rssBytes: now.rss, diskReadBytes };
+      // Like reads, the tree's sum can drop when a process leaves it: clamped.
+      const cpuMs = now.cpuMs == null || prevCpu == null ? null : Math.max(0, now.cpuMs - prevCpu);
+      if (now.cpuMs != null) prevCpu = now.cpuMs;
+      return { rssBytes: now.rss, diskReadBytes, cpuMs };
     },
   };
 }

@@ -114,6 +114,9 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
   let counted = 0;
   let lastCount = 0;
   let measuring = false;
+  // The consumer's wait per batch, summed between telemetry samples.
+  let waited = 0;
+  let waitedSteps = 0;
   const telemetry = await startTelemetry({
     gpu: opts.gpu ?? true,
     file: plan.file,
@@ -123,6 +126,11 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
       const n = counted - lastCount;
       lastCount = counted;
       return (n / windowMs) * 1000;
+    },
+    waitPerStep: () => {
+      const w = measuring && waitedSteps > 0 ? waited / waitedSteps : null;
+      waited = waitedSteps = 0;
+      return w;
     },
   });
   const points: PointResult[] = [];
@@ -167,12 +175,18 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
         const deadline = t0 + plan.secondsPerPoint * 1000;
         let images = 0;
         let batches = 0;
+        waited = waitedSteps = 0;
         while (performance.now() < deadline && !opts.signal?.aborted) {
+          let asked = performance.now();
           for await (const b of loader) {
+            const got = performance.now();
+            waited += got - asked;
+            waitedSteps++;
             images += b.size;
             counted += b.size;
             batches++;
-            if (performance.now() >= deadline || opts.signal?.aborted) break;
+            if (got >= deadline || opts.signal?.aborted) break;
+            asked = performance.now();
           }
         }
         const seconds = Math.max(1e-6, (performance.now() - t0) / 1000);

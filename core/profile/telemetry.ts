@@ -20,6 +20,8 @@ export interface TelemetryOptions {
    * replaces what setThroughput() last set — exec mode counts images itself, per window.
    */
   throughput?: (windowMs: number) => number | null;
+  /** Pull hook: the consumer's mean wait per batch since the last call (ms), null when it took none. */
+  waitPerStep?: () => number | null;
 }
 
 export interface Telemetry {
@@ -85,6 +87,8 @@ export async function startTelemetry(o: TelemetryOptions): Promise<Telemetry> {
       rssBytes: p.rssBytes ?? 0,
       diskReadBytes: p.diskReadBytes ?? 0,
       gpus: g,
+      processCpu: p.cpuMs == null || cpuPerCore.length === 0 || !(windowMs > 0) ? null : Math.min(1, p.cpuMs / (windowMs * cpuPerCore.length)),
+      waitMsPerStep: o.waitPerStep ? o.waitPerStep() : null,
     };
     samples.push(s);
     o.onSample?.(s);

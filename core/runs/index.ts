@@ -16,3 +16,4 @@ export { defaultDbPath } from './location.js';
 export { RunsDbError, type RunsDbErrorCode } from './errors.js';
 export { plotRun, plotCompare, type PlottableRun } from './plot.js';
 export { MIGRATIONS, type Migration } from './migrations/index.js';
+export { electronBindingPath, sqliteBindingError, sqliteNativeBinding, type SqliteRuntime } from './sqlite-binding.js';

@@ -19,6 +19,7 @@ import { BetonError } from '../format/errors.js';
 import { RunsDbError } from './errors.js';
 import { defaultDbPath } from './location.js';
 import { MIGRATIONS } from './migrations/index.js';
+import { sqliteBindingError, sqliteNativeBinding } from './sqlite-binding.js';
 import {
   BuildSchema,
   check,
@@ -142,6 +143,8 @@ interface SampleRow {
   disk_read: number;
   cpu: string;
   gpus: string;
+  proc_cpu: number | null;
+  wait_ms: number | null;
 }
 
 interface BuildRow {
@@ -274,7 +277,13 @@ export class RunsDb {
     if (!Number.isInteger(busy) || busy < 0) throw new RunsDbError('INVALID_INPUT', `busyTimeoutMs must be a non-negative integer, got ${String(busy)}`);
     const file = path ?? defaultDbPath();
     if (file !== ':memory:') makeFolderOf(file);
-    const db = new Database(file, { timeout: busy });
+    const nativeBinding = sqliteNativeBinding();
+    let db: Db;
+    try {
+      db = new Database(file, { timeout: busy, ...(nativeBinding ? { nativeBinding } : {}) });
+    } catch (e) {
+      throw sqliteBindingError(e);
+    }
     try {
       db.pragma(`busy_timeout = ${busy}`);
       db.pragma('synchronous = NORMAL');
@@ -443,8 +452,8 @@ export class RunsDb {
   }
 
   private insertSamples(runId: number, vs: readonly TelemetrySample[]): void {
-    const stmt = this.db.prepare('INSERT INTO samples (run_id, t, point, images_per_sec, rss, disk_read, cpu, gpus) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
-    for (const s of vs) stmt.run(runId, s.t, s.point, s.imagesPerSec, s.rssBytes, s.diskReadBytes, toJson(s.cpuPerCore, 'sample cpu'), toJson(s.gpus, 'sample gpus'));
+    const stmt = this.db.prepare('INSERT INTO samples (run_id, t, point, images_per_sec, rss, disk_read, cpu, gpus, proc_cpu, wait_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    for (const s of vs) stmt.run(runId, s.t, s.point, s.imagesPerSec, s.rssBytes, s.diskReadBytes, toJson(s.cpuPerCore, 'sample cpu'), toJson(s.gpus, 'sample gpus'), s.processCpu ?? null, s.waitMsPerStep ?? null);
   }
 
   /** Marks a run finished with its final status and verdict (and, failed, why). */
@@ -512,7 +521,7 @@ export class RunsDb {
               schema: parseJson<DatasetInfo['schema']>(r.d_schema!, `schema of dataset ${r.dataset_id}`),
             };
       const samples = this.db
-        .prepare<unknown[], SampleRow>('SELECT t, point, images_per_sec, rss, disk_read, cpu, gpus FROM samples WHERE run_id = ? ORDER BY id')
+        .prepare<unknown[], SampleRow>('SELECT t, point, images_per_sec, rss, disk_read, cpu, gpus, proc_cpu, wait_ms FROM samples WHERE run_id = ? ORDER BY id')
         .all(id)
         .map(
           (s): TelemetrySample => ({
@@ -523,6 +532,9 @@ export class RunsDb {
             rssBytes: s.rss,
             diskReadBytes: s.disk_read,
             gpus: parseJson<TelemetrySample['gpus']>(s.gpus, `gpus of a sample of run ${id}`),
+            // Absent, not null, when not recorded: older samples read back as they were stored.
+            ...(s.proc_cpu !== null ? { processCpu: s.proc_cpu } : {}),
+            ...(s.wait_ms !== null ? { waitMsPerStep: s.wait_ms } : {}),
           }),
         );
       return {

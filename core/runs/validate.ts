@@ -86,6 +86,8 @@ export const SampleSchema = z.object({
   rssBytes: nonneg,
   diskReadBytes: nonneg,
   gpus: z.array(GpuReadingSchema),
+  processCpu: nonneg.nullable().optional(),
+  waitMsPerStep: nonneg.nullable().optional(),
 }) satisfies z.ZodType<TelemetrySample>;
 
 export const VerdictSchema = z.looseObject({

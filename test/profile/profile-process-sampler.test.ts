@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createProcessSampler, descendants, pageCacheResidency, parseIoReadBytes, parseStatPpid, parseVmRssBytes, processTree } from '../../core/profile/process-sampler.js';
+import { createProcessSampler, descendants, pageCacheResidency, parseIoReadBytes, parseStatCpuTicks, parseStatPpid, parseVmRssBytes, processTree } from '../../core/profile/process-sampler.js';
 import { parseFincore } from '../../core/profile/page-cache-residency.js';
 import { sleep, withPath } from './profile-fake-gpu.js';
 
@@ -20,6 +20,13 @@ describe('process sampler: parsers', () => {
     // a command name with spaces and parentheses must not shift the fields
     expect(parseStatPpid('4242 (my (odd) name) S 77 4242 4242 0 -1 4194304')).toBe(77);
     expect(parseStatPpid('garbage')).toBeNull();
+  });
+
+  it('reads the CPU ticks of a stat line: utime + stime + cutime + cstime, past an odd command name', () => {
+    // pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime …
+    expect(parseStatCpuTicks('4242 (my (odd) name) S 77 4242 4242 0 -1 4194304 10 0 0 0 150 25 7 3 20 0 1')).toBe(185);
+    expect(parseStatCpuTicks('4242 (x) S 77')).toBeNull();
+    expect(parseStatCpuTicks('garbage')).toBeNull();
   });
 
   it('walks a process tree from a parent table', () => {
@@ -42,6 +49,10 @@ describe('process sampler: live', () => {
     const s = await createProcessSampler();
     const r = await s.sample();
     expect(r.rssBytes).toBeGreaterThan(10 * 1024 * 1024);
+    // Our own CPU time, between two readings around a busy loop of ~50 ms.
+    const until = performance.now() + 50;
+    while (performance.now() < until);
+    expect((await s.sample()).cpuMs).toBeGreaterThan(10); // shared machines steal some of it
     if (linux) expect(r.diskReadBytes).toBeGreaterThanOrEqual(0);
     else expect(r.diskReadBytes).toBeNull();
   });
@@ -73,7 +84,7 @@ describe('process sampler: live', () => {
       await exited;
       await sleep(100);
       expect(await processTree(child.pid!)).toEqual([]);
-      expect(await s.sample()).toEqual({ rssBytes: null, diskReadBytes: null });
+      expect(await s.sample()).toEqual({ rssBytes: null, diskReadBytes: null, cpuMs: null });
     } finally {
       // only while it runs: once reaped, its pid (and group id) may belong to someone else
       if (child.exitCode == null && child.signalCode == null) process.kill(-child.pid!, 'SIGKILL');

@@ -34,6 +34,10 @@ describe('profile sweep', () => {
     }
     expect(samples.length).toBeGreaterThan(4);
     expect(samples.some((s) => s.point !== null && (s.imagesPerSec ?? 0) > 0)).toBe(true);
+    // The loader's wait per step while a point is measured; none between points.
+    expect(samples.some((s) => s.point !== null && typeof s.waitMsPerStep === 'number' && s.waitMsPerStep >= 0)).toBe(true);
+    expect(samples.filter((s) => s.point === null).every((s) => s.waitMsPerStep === null)).toBe(true);
+    expect(samples.some((s) => (s.processCpu ?? 0) > 0)).toBe(true);
     expect(run.verdict?.evidence.length).toBeGreaterThan(0);
     expect(run.dataset?.numSamples).toBe(200);
   });

@@ -32,7 +32,26 @@ describe('telemetry', () => {
       expect(last).toMatchObject({ imagesPerSec: 1234.5, point: 3 });
       expect(samples[0]).toMatchObject({ imagesPerSec: null, point: null });
       expect(t.gpuUnavailable).toBeNull();
+      // Our own CPU as a fraction of the machine; no wait hook, no wait per step.
+      for (const x of samples) {
+        expect(x.processCpu).toBeGreaterThanOrEqual(0);
+        expect(x.processCpu).toBeLessThanOrEqual(1);
+        expect(x.waitMsPerStep).toBeNull();
+      }
     });
+  });
+
+  it('takes the wait per step from a pull hook, and sees its own busy CPU', async () => {
+    const seen: TelemetrySample[] = [];
+    let pulls = 0;
+    const t = await startTelemetry({ intervalMs: 60, gpu: false, onSample: (s) => seen.push(s), waitPerStep: () => (++pulls % 2 ? 12.5 : null) });
+    // Keep one core busy for a while: the process's share of the machine must show it.
+    const end = performance.now() + 400;
+    while (performance.now() < end) await new Promise((r) => setImmediate(r));
+    const samples = await t.stop();
+    expect(samples.map((x) => x.waitMsPerStep).slice(0, 2)).toEqual([12.5, null]);
+    const busiest = Math.max(...samples.map((x) => x.processCpu ?? 0));
+    expect(busiest).toBeGreaterThan(0.1 / cpus().length); // a tenth of a core at least, even on a loaded machine
   });
 
   it('keeps ticks on a grid of the interval', async () => {

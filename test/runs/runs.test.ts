@@ -54,6 +54,8 @@ function sample(i: number, withGpu: boolean): TelemetrySample {
     rssBytes: 3e8 + i,
     diskReadBytes: 4096 * i,
     gpus: withGpu ? [{ index: 0, utilPercent: (i * 7) % 100, memoryUsedMiB: 1024, powerW: i % 3 ? 250.5 : null }] : [],
+    // Migration 004; the first samples leave them out, as older runs do.
+    ...(i < 4 ? {} : { processCpu: 0.125 + (i % 5) / 10, waitMsPerStep: 0.5 * (i % 7) }),
   };
 }
 

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState, type ReactNode } from 'react';
-import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ReferenceArea, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { formatCompact } from '../lib/format.js';
 import { useUiStore } from '../stores/ui.js';
 
@@ -56,53 +56,99 @@ const key = (k: string): never => k as never;
 const axis = (c: ChartColors) => ({ stroke: c.grid, tick: { fill: c.text, fontSize: 11 }, tickLine: false });
 const tooltipStyle = (c: ChartColors) => ({ contentStyle: { background: c.surface, border: `1px solid ${c.grid}`, borderRadius: 6, fontSize: 12 }, labelStyle: { color: c.text } });
 
-/** A line chart over rows; `lines` name the numeric keys to draw. */
+/**
+ * Room for the axis titles: the x title sits under the ticks inside the bottom margin, the
+ * y title is turned along the axis left of the ticks. The legend goes above the plot, so it
+ * never lands on the x title (recharts puts it at the bottom by default, over the title).
+ */
+const margin = (xLabel?: string, yLabel?: string) => ({ top: 8, right: 16, bottom: xLabel ? 18 : 4, left: yLabel ? 12 : 0 });
+const xTitle = (c: ChartColors, value?: string) => (value ? { value, position: 'insideBottom' as const, offset: -12, fill: c.text, fontSize: 11 } : undefined);
+const yTitle = (c: ChartColors, value?: string) => (value ? { value, angle: -90, position: 'insideLeft' as const, offset: -4, style: { textAnchor: 'middle' as const }, fill: c.text, fontSize: 11 } : undefined);
+const legend = (c: ChartColors) => <Legend verticalAlign="top" align="right" height={24} iconSize={10} wrapperStyle={{ fontSize: 12, color: c.text, lineHeight: '16px' }} />;
+
+/** A stretch of the x axis to shade and name (a grid point on a timeline). */
+export interface XSpan {
+  x1: number;
+  x2: number;
+  label: string;
+}
+
+/** A line chart over rows; `lines` name the numeric keys to draw; `spans` shade and label stretches of x. */
 export function Lines<Row extends object>({
   rows,
   x,
   lines,
   xLabel,
+  yLabel,
   yFormat = formatCompact,
   xFormat,
   height = 220,
   dots = false,
   yDomain,
+  spans = [],
 }: {
   rows: Row[];
   x: keyof Row & string;
-  lines: Array<{ key: string; name?: string }>;
+  lines: Array<{ key: string; name?: string; dashed?: boolean }>;
   xLabel?: string;
+  /** The y axis's title, with its unit ("images/s", "wait per step (ms)"). */
+  yLabel?: string;
   yFormat?: (v: number) => string;
   xFormat?: (v: number) => string;
   height?: number;
   dots?: boolean;
   yDomain?: [number, number];
+  spans?: XSpan[];
 }) {
   const c = useChartColors();
   return (
     <ResponsiveContainer width="100%" height={height}>
-      <LineChart data={rows} margin={{ top: 8, right: 16, bottom: xLabel ? 16 : 4, left: 0 }}>
+      <LineChart data={rows} margin={margin(xLabel, yLabel)}>
         <CartesianGrid stroke={c.grid} strokeDasharray="3 3" vertical={false} />
-        <XAxis dataKey={key(x)} type="number" domain={['dataMin', 'dataMax']} {...axis(c)} tickFormatter={xFormat} label={xLabel ? { value: xLabel, position: 'insideBottom', offset: -8, fill: c.text, fontSize: 11 } : undefined} allowDecimals={false} />
-        <YAxis {...axis(c)} tickFormatter={(v: number) => yFormat(v)} width={48} domain={yDomain ?? [0, 'auto']} />
+        {spans.map((s, i) => (
+          <ReferenceArea key={`a${i}`} x1={s.x1} x2={s.x2} fill={c.series[i % 2 ? 1 : 0]} fillOpacity={0.06} ifOverflow="hidden" label={{ value: s.label, position: 'insideTopLeft', fill: c.text, fontSize: 10 }} />
+        ))}
+        {spans.map((s, i) => (
+          <ReferenceLine key={`l${i}`} x={s.x1} stroke={c.text} strokeOpacity={0.45} strokeDasharray="2 3" ifOverflow="hidden" />
+        ))}
+        <XAxis dataKey={key(x)} type="number" domain={['dataMin', 'dataMax']} {...axis(c)} tickFormatter={xFormat} label={xTitle(c, xLabel)} allowDecimals={false} />
+        <YAxis {...axis(c)} tickFormatter={(v: number) => yFormat(v)} width={48} domain={yDomain ?? [0, 'auto']} label={yTitle(c, yLabel)} />
         <Tooltip {...tooltipStyle(c)} formatter={(v) => (typeof v === 'number' ? yFormat(v) : String(v))} />
-        {lines.length > 1 ? <Legend wrapperStyle={{ fontSize: 12, color: c.text }} /> : null}
+        {lines.length > 1 ? legend(c) : null}
         {lines.map((l, i) => (
-          <Line key={l.key} type="monotone" dataKey={l.key} name={l.name ?? l.key} stroke={c.series[i % c.series.length]} strokeWidth={2} dot={dots ? { r: 3 } : false} isAnimationActive={false} connectNulls />
+          <Line key={l.key} type="monotone" dataKey={l.key} name={l.name ?? l.key} stroke={c.series[i % c.series.length]} strokeWidth={2} strokeDasharray={l.dashed ? '5 3' : undefined} dot={dots ? { r: 3 } : false} isAnimationActive={false} connectNulls />
         ))}
       </LineChart>
     </ResponsiveContainer>
   );
 }
 
-export function Bars<Row extends object>({ rows, x, y, height = 200, yFormat = formatCompact, yDomain }: { rows: Row[]; x: keyof Row & string; y: keyof Row & string; height?: number; yFormat?: (v: number) => string; yDomain?: [number, number] }) {
+export function Bars<Row extends object>({
+  rows,
+  x,
+  y,
+  height = 200,
+  yFormat = formatCompact,
+  yDomain,
+  xLabel,
+  yLabel,
+}: {
+  rows: Row[];
+  x: keyof Row & string;
+  y: keyof Row & string;
+  height?: number;
+  yFormat?: (v: number) => string;
+  yDomain?: [number, number];
+  xLabel?: string;
+  yLabel?: string;
+}) {
   const c = useChartColors();
   return (
     <ResponsiveContainer width="100%" height={height}>
-      <BarChart data={rows} margin={{ top: 8, right: 16, bottom: 4, left: 0 }}>
+      <BarChart data={rows} margin={margin(xLabel, yLabel)}>
         <CartesianGrid stroke={c.grid} strokeDasharray="3 3" vertical={false} />
-        <XAxis dataKey={key(x)} {...axis(c)} />
-        <YAxis {...axis(c)} tickFormatter={(v: number) => yFormat(v)} width={48} domain={yDomain ?? [0, 'auto']} />
+        <XAxis dataKey={key(x)} {...axis(c)} label={xTitle(c, xLabel)} />
+        <YAxis {...axis(c)} tickFormatter={(v: number) => yFormat(v)} width={48} domain={yDomain ?? [0, 'auto']} label={yTitle(c, yLabel)} />
         <Tooltip {...tooltipStyle(c)} formatter={(v) => (typeof v === 'number' ? yFormat(v) : String(v))} />
         <Bar dataKey={key(y)} fill={c.series[0]} isAnimationActive={false} radius={[3, 3, 0, 0]} />
       </BarChart>

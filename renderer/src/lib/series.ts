@@ -79,17 +79,56 @@ export function overlayChart(runs: ReadonlyArray<{ id: number; points: readonly 
   return { rows: [...byWorkers.values()].sort((a, b) => a.workers - b.workers), series };
 }
 
-/** Timeline rows: seconds, images/s, mean CPU %, and one column per GPU's utilisation. */
-export function timelineRows(samples: readonly TelemetrySample[]): Array<{ t: number; ips: number | null; cpu: number; [gpu: string]: number | null }> {
+export interface TimelineRow {
+  /** seconds since the run started */
+  t: number;
+  ips: number | null;
+  /** The machine's mean busy % over all logical CPUs. */
+  cpu: number;
+  /** The loading process's own share of all CPUs (%), null when unknown. */
+  proc: number | null;
+  /** The consumer's mean wait per batch (ms), null when it took none. */
+  wait: number | null;
+  [gpu: string]: number | null;
+}
+
+const seconds = (ms: number): number => Math.round(ms / 100) / 10;
+
+/** Timeline rows: seconds, images/s, machine and process CPU %, wait per step, and one column per GPU's utilisation. */
+export function timelineRows(samples: readonly TelemetrySample[]): TimelineRow[] {
   return samples.map((s) => {
-    const row: { t: number; ips: number | null; cpu: number; [gpu: string]: number | null } = {
-      t: Math.round(s.t / 100) / 10,
+    const row: TimelineRow = {
+      t: seconds(s.t),
       ips: s.imagesPerSec === null ? null : Math.round(s.imagesPerSec),
       cpu: s.cpuPerCore.length ? Math.round((s.cpuPerCore.reduce((a, b) => a + b, 0) / s.cpuPerCore.length) * 100) : 0,
+      proc: s.processCpu == null ? null : Math.round(s.processCpu * 1000) / 10,
+      wait: s.waitMsPerStep == null ? null : Math.round(s.waitMsPerStep * 100) / 100,
     };
     for (const g of s.gpus) row[`gpu${g.index}`] = g.utilPercent;
     return row;
   });
+}
+
+/** Whether any sample carries the given optional reading (older runs have none). */
+export const hasReading = (samples: readonly TelemetrySample[], k: 'processCpu' | 'waitMsPerStep'): boolean => samples.some((s) => s[k] != null);
+
+export interface PointSpan {
+  point: number;
+  /** seconds, as timelineRows' t */
+  x1: number;
+  x2: number;
+}
+
+/** The stretches of the timeline during which each grid point was measured (consecutive samples of one point). */
+export function pointSpans(samples: readonly TelemetrySample[]): PointSpan[] {
+  const out: PointSpan[] = [];
+  for (const s of samples) {
+    const last = out[out.length - 1];
+    if (s.point === null) continue;
+    if (last && last.point === s.point) last.x2 = seconds(s.t);
+    else out.push({ point: s.point, x1: seconds(s.t), x2: seconds(s.t) });
+  }
+  return out;
 }
 
 /** The GPUs seen in samples (indices, sorted). */

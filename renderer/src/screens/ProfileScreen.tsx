@@ -1,11 +1,13 @@
 import { useEffect, useMemo } from 'react';
-import { Bars, ChartCard, Lines } from '../components/Charts.js';
+import { ChartCard, Lines } from '../components/Charts.js';
 import { PathPicker } from '../components/FileBrowser.js';
+import { ProfileCharts } from '../components/ProfileCharts.js';
+import { bestPoint, PointsTable } from '../components/PointsTable.js';
 import { Check, ProgressBar, SelectField, TextField } from '../components/Form.js';
 import { EmptyState, ErrorBanner } from '../components/States.js';
-import { formatCompact, formatNumber, formatPercent, formatRate, percent } from '../lib/format.js';
-import { pointLabel, validateProfileForm, type DecoderKind } from '../lib/profile-form.js';
-import { cpuBars, gpuIndices, livePointRates, timelineRows, workersChart } from '../lib/series.js';
+import { formatNumber, formatRate, percent } from '../lib/format.js';
+import { validateProfileForm, type DecoderKind } from '../lib/profile-form.js';
+import { livePointRates, workersChart } from '../lib/series.js';
 import type { OrderName, PointResult, Verdict } from '../lib/types.js';
 import { useEnvStore } from '../stores/env.js';
 import { useExportStore } from '../stores/export.js';
@@ -151,9 +153,6 @@ function Live({ job }: { job: ProfileJob }) {
   const finalPoints: PointResult[] = outcome?.kind === 'sweep' ? outcome.points : [];
   const live = useMemo(() => livePointRates(job.samples), [job.samples]);
   const byWorkers = useMemo(() => workersChart(finalPoints, job.grid, live), [finalPoints, job.grid, live]);
-  const timeline = useMemo(() => timelineRows(job.samples), [job.samples]);
-  const gpus = useMemo(() => gpuIndices(job.samples), [job.samples]);
-  const cpu = useMemo(() => cpuBars(job.samples, job.status !== 'running'), [job.samples, job.status]);
   const pct = job.progress ? percent(job.progress.done, job.progress.total) : null;
   const latest = job.samples[job.samples.length - 1];
   return (
@@ -193,22 +192,12 @@ function Live({ job }: { job: ProfileJob }) {
         </section>
       ) : null}
 
-      <div className="chart-grid">
-        {job.mode === 'grid' ? (
-          <ChartCard title="Images/s vs workers" subtitle={finalPoints.length ? 'measured points' : 'live estimate'} testId="chart-points" count={byWorkers.rows.length} empty="Points appear as each grid cell is measured.">
-            <Lines rows={byWorkers.rows} x="workers" lines={byWorkers.series.map((k) => ({ key: k }))} xLabel="workers" dots />
-          </ChartCard>
-        ) : null}
-        <ChartCard title="Throughput" subtitle="images/s over time" testId="chart-timeline" count={timeline.filter((r) => r.ips !== null).length} empty="Waiting for the first measurement…">
-          <Lines rows={timeline} x="t" lines={[{ key: 'ips', name: 'images/s' }]} xLabel="seconds" />
+      {job.mode === 'grid' ? (
+        <ChartCard title="Images/s vs workers" subtitle={finalPoints.length ? 'measured points' : 'live estimate'} testId="chart-points" count={byWorkers.rows.length} empty="Points appear as each grid cell is measured.">
+          <Lines rows={byWorkers.rows} x="workers" lines={byWorkers.series.map((k) => ({ key: k }))} xLabel="workers" yLabel="images/s" dots />
         </ChartCard>
-        <ChartCard title="CPU per core" subtitle={job.status === 'running' ? 'now' : 'mean over the run'} testId="chart-cpu" count={cpu.length} empty="Waiting for CPU readings…">
-          <Bars rows={cpu} x="core" y="busy" yFormat={(v) => `${v}%`} yDomain={[0, 100]} />
-        </ChartCard>
-        <ChartCard title="GPU utilisation" subtitle={gpus.length ? `${gpus.length} GPU${gpus.length > 1 ? 's' : ''}` : undefined} testId="chart-gpu" count={gpus.length ? timeline.length : 0} empty={job.samples.length ? 'No GPU on this machine (nvidia-smi not found): CPU-side loading only.' : 'Waiting for readings…'}>
-          <Lines rows={timeline} x="t" lines={gpus.map((g) => ({ key: `gpu${g}`, name: `GPU ${g}` }))} xLabel="seconds" yFormat={(v) => `${Math.round(v)}%`} yDomain={[0, 100]} />
-        </ChartCard>
-      </div>
+      ) : null}
+      <ProfileCharts samples={job.samples} configs={job.grid} live running={job.status === 'running'} />
     </>
   );
 }
@@ -220,7 +209,7 @@ function VerdictCard({ verdict, runId, points, file }: { verdict: Verdict | null
   const toggleRun = useRunsStore((r) => r.toggle);
   const selected = useRunsStore((r) => r.selected);
   const setExport = useExportStore((s) => s.setForm);
-  const best = points.reduce<PointResult | null>((b, p) => (!b || p.imagesPerSec > b.imagesPerSec ? p : b), null);
+  const best = bestPoint(points);
   return (
     <section className="card verdict" data-testid="verdict" data-kind={verdict?.kind ?? 'none'}>
       <header className="card-head">
@@ -254,36 +243,7 @@ function VerdictCard({ verdict, runId, points, file }: { verdict: Verdict | null
       ) : (
         <p className="muted">No verdict: no point was measured.</p>
       )}
-      {points.length ? (
-        <div className="table-scroll">
-          <table className="table compact" data-testid="points-table">
-            <thead>
-              <tr>
-                <th scope="col">Point</th>
-                <th scope="col">images/s</th>
-                <th scope="col">batches/s</th>
-                <th scope="col">wait p50 / p95</th>
-                <th scope="col">CPU mean</th>
-                <th scope="col">GPU mean</th>
-              </tr>
-            </thead>
-            <tbody>
-              {points.map((pt) => (
-                <tr key={pt.index} className={pt === best ? 'is-best' : ''}>
-                  <th scope="row">{pointLabel(pt.config)}</th>
-                  <td className="num">{formatCompact(pt.imagesPerSec)}</td>
-                  <td className="num">{pt.batchesPerSec.toFixed(1)}</td>
-                  <td className="num">
-                    {pt.waitP50Ms.toFixed(1)} / {pt.waitP95Ms.toFixed(1)} ms
-                  </td>
-                  <td className="num">{pt.cpuPerCore.length ? formatPercent((pt.cpuPerCore.reduce((a, b) => a + b, 0) / pt.cpuPerCore.length) * 100) : '—'}</td>
-                  <td className="num">{pt.gpuUtilMean === null ? '—' : formatPercent(pt.gpuUtilMean)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
+      {points.length ? <PointsTable points={points} /> : null}
       <div className="actions">
         <button
           type="button"

@@ -1,11 +1,14 @@
 import { InlineMarkdown } from '../components/InlineMarkdown.js';
 import { useEffect, useMemo } from 'react';
 import { ChartCard, Lines } from '../components/Charts.js';
+import { PointsTable } from '../components/PointsTable.js';
+import { ProfileCharts } from '../components/ProfileCharts.js';
 import { EmptyState, ErrorBanner, Loading, Skeleton } from '../components/States.js';
 import { formatCompact, formatDateTime, shortenPath } from '../lib/format.js';
 import { pointLabel } from '../lib/profile-form.js';
 import { overlayChart } from '../lib/series.js';
-import type { ProfileRunView } from '../lib/types.js';
+import { runSettings, settingsDiff, type SettingGroup } from '../lib/run-settings.js';
+import type { PointConfig, ProfileRunView, Verdict } from '../lib/types.js';
 import { MAX_SELECTED, useRunsStore } from '../stores/runs.js';
 import { useUiStore } from '../stores/ui.js';
 
@@ -67,6 +70,9 @@ export function RunsScreen() {
                   <th scope="col">Best img/s</th>
                   <th scope="col">Verdict</th>
                   <th scope="col">
+                    <span className="sr-only">Details</span>
+                  </th>
+                  <th scope="col">
                     <span className="sr-only">Delete</span>
                   </th>
                 </tr>
@@ -97,6 +103,11 @@ export function RunsScreen() {
                       <td className="num">{run.points}</td>
                       <td className="num">{formatCompact(run.bestImagesPerSec)}</td>
                       <td>{run.verdictKind ? <span className="badge">{run.verdictKind}</span> : '—'}</td>
+                      <td>
+                        <button type="button" className="btn btn-small" data-testid={`run-open-${run.id}`} aria-pressed={r.open === run.id} onClick={() => r.openRun(r.open === run.id ? null : run.id)}>
+                          {r.open === run.id ? 'Hide' : 'Details'}
+                        </button>
+                      </td>
                       <td>
                         {r.confirmDelete === run.id ? (
                           <span className="confirm" role="group" aria-label={`Delete run ${run.id}?`}>
@@ -130,17 +141,7 @@ export function RunsScreen() {
           <ChartCard title="Images/s vs workers" subtitle={`best per worker count · ${r.selected.map((id) => `run ${id}`).join(' vs ')}`} testId="overlay-chart" count={overlay.rows.length} empty="The selected runs have no measured points (command runs are timelines only).">
             <Lines rows={overlay.rows} x="workers" lines={overlay.series.map((k) => ({ key: k }))} xLabel="workers" dots />
           </ChartCard>
-          {chosen.map((run) =>
-            run.verdict ? (
-              <section key={run.id} className="card">
-                <header className="card-head">
-                  <h3>Run {run.id}</h3>
-                  <span className="badge">{run.verdict.kind}</span>
-                </header>
-                <p>{run.verdict.summary}</p>
-              </section>
-            ) : null,
-          )}
+          {chosen.length === 2 ? <SideBySide a={[...chosen].sort((x, y) => x.id - y.id)[0]!} b={[...chosen].sort((x, y) => x.id - y.id)[1]!} /> : null}
           {r.comparison?.data ? (
             <section className="card" data-testid="compare-table">
               <header className="card-head">
@@ -187,6 +188,150 @@ export function RunsScreen() {
           {r.comparison?.error ? <ErrorBanner error={r.comparison.error} title="Cannot compare" /> : null}
         </>
       ) : null}
+
+      {r.open !== null ? (
+        r.details[r.open]?.run ? (
+          <RunDetail run={r.details[r.open]!.run!} onClose={() => r.openRun(null)} />
+        ) : r.details[r.open]?.error ? (
+          <ErrorBanner error={r.details[r.open]!.error!} title={`Cannot load run ${r.open}`} />
+        ) : (
+          <Loading label={`Loading run ${r.open}…`} />
+        )
+      ) : null}
     </div>
+  );
+}
+
+const GROUPS: SettingGroup[] = ['Plan', 'Machine', 'Dataset'];
+
+/** Grid configs by point index, from the measured points (a cancelled point has none: its span is named by number). */
+const configsOf = (run: ProfileRunView): Array<PointConfig | undefined> => {
+  const out: Array<PointConfig | undefined> = [];
+  for (const p of run.points) out[p.index] = p.config;
+  return out;
+};
+
+function VerdictBody({ verdict, testId }: { verdict: Verdict | null; testId: string }) {
+  if (!verdict) return <p className="muted">No verdict: no point was measured.</p>;
+  return (
+    <div data-testid={testId} data-kind={verdict.kind}>
+      <p className="verdict-summary">
+        <span className="badge">{verdict.kind}</span> {verdict.summary}
+      </p>
+      <h4>Evidence</h4>
+      <ul data-testid={`${testId}-evidence`}>
+        {verdict.evidence.map((x, i) => (
+          <li key={i}>{x}</li>
+        ))}
+      </ul>
+      <h4>What to try</h4>
+      <ul>{verdict.advice.length ? verdict.advice.map((x, i) => <li key={i}>{x}</li>) : <li className="muted">Nothing obvious: this setup is already balanced.</li>}</ul>
+    </div>
+  );
+}
+
+/** One run in full: every setting, the evidence behind its verdict, its timelines and its points. */
+function RunDetail({ run, onClose }: { run: ProfileRunView; onClose: () => void }) {
+  const settings = useMemo(() => runSettings(run), [run]);
+  const configs = useMemo(() => configsOf(run), [run]);
+  return (
+    <section className="card run-detail" data-testid="run-detail" data-id={run.id} aria-label={`Run ${run.id}`}>
+      <header className="card-head">
+        <h3>
+          Run {run.id} · {run.kind === 'exec' ? 'training command' : 'loader sweep'}
+        </h3>
+        <span className="card-sub">
+          <span className={`status status-${run.status}`}>{run.status}</span> · started {formatDateTime(run.startedAt)}
+          {run.finishedAt ? ` · finished ${formatDateTime(run.finishedAt)}` : ''}
+        </span>
+        <button type="button" className="btn btn-small btn-ghost" onClick={onClose} data-testid="run-detail-close">
+          Close
+        </button>
+      </header>
+      {run.failure ? <ErrorBanner error={{ code: run.failure.code ?? 'FAILED', message: run.failure.message }} title="The run failed" /> : null}
+      <div className="two-col">
+        <div>
+          <h4>Settings</h4>
+          <table className="table compact settings-table" data-testid="run-settings">
+            <tbody>
+              {GROUPS.map((g) =>
+                settings
+                  .filter((x) => x.group === g)
+                  .map((x, i) => (
+                    <tr key={x.key} data-key={x.key}>
+                      <td className="muted">{i === 0 ? g : ''}</td>
+                      <th scope="row">{x.label}</th>
+                      <td className="setting-value">{x.value}</td>
+                    </tr>
+                  )),
+              )}
+            </tbody>
+          </table>
+        </div>
+        <div>
+          <h4>Verdict</h4>
+          <VerdictBody verdict={run.verdict} testId="run-verdict" />
+        </div>
+      </div>
+      {run.points.length ? (
+        <>
+          <h4>Grid points</h4>
+          <PointsTable points={run.points} testId="run-points" />
+        </>
+      ) : null}
+      <h4>Timelines</h4>
+      <ProfileCharts samples={run.samples} configs={configs} />
+    </section>
+  );
+}
+
+/** Two runs side by side: their settings with what differs marked, and their verdicts (A is the older, the baseline). */
+function SideBySide({ a, b }: { a: ProfileRunView; b: ProfileRunView }) {
+  const rows = useMemo(() => settingsDiff(a, b), [a, b]);
+  const differing = rows.filter((x) => x.differs).length;
+  return (
+    <section className="card" data-testid="side-by-side">
+      <header className="card-head">
+        <h3>
+          Settings: run {a.id} (A) and run {b.id} (B)
+        </h3>
+        <span className="card-sub" data-testid="settings-diff-count">
+          {differing ? `${differing} setting${differing === 1 ? '' : 's'} differ${differing === 1 ? 's' : ''} (marked)` : 'the same settings'}
+        </span>
+      </header>
+      <div className="table-scroll">
+        <table className="table compact settings-diff" data-testid="settings-diff">
+          <thead>
+            <tr>
+              <th scope="col">Setting</th>
+              <th scope="col">A: run {a.id}</th>
+              <th scope="col">B: run {b.id}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((x) => (
+              <tr key={x.key} data-key={x.key} data-differs={String(x.differs)} className={x.differs ? 'is-diff' : ''}>
+                <th scope="row">
+                  <span className="muted">{x.group} · </span>
+                  {x.label}
+                </th>
+                <td className="setting-value">{x.a}</td>
+                <td className="setting-value">{x.b}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <div className="two-col">
+        <div>
+          <h4>A: run {a.id}</h4>
+          <VerdictBody verdict={a.verdict} testId="verdict-a" />
+        </div>
+        <div>
+          <h4>B: run {b.id}</h4>
+          <VerdictBody verdict={b.verdict} testId="verdict-b" />
+        </div>
+      </div>
+    </section>
   );
 }

@@ -27,12 +27,15 @@ interface RunsState {
   selected: number[];
   details: Record<number, RunDetail>;
   comparison: { a: number; b: number; data: RunComparison | null; error: ApiError | null } | null;
+  /** The run shown in full (settings, evidence, timelines, points), or null. */
+  open: number | null;
   /** The run whose deletion waits for confirmation. */
   confirmDelete: number | null;
   deleting: number | null;
   deleteError: ApiError | null;
   load(): Promise<void>;
   toggle(id: number): void;
+  openRun(id: number | null): void;
   clearSelection(): void;
   askDelete(id: number | null): void;
   remove(id: number): Promise<void>;
@@ -77,6 +80,7 @@ export const useRunsStore = create<RunsState>()((set, get) => {
     selected: [],
     details: {},
     comparison: null,
+    open: null,
     confirmDelete: null,
     deleting: null,
     deleteError: null,
@@ -90,8 +94,10 @@ export const useRunsStore = create<RunsState>()((set, get) => {
         // A run that is still running may change: drop cached details of running runs.
         const details = Object.fromEntries(Object.entries(get().details).filter(([id]) => ids.has(Number(id)) && list.find((r) => r.id === Number(id))?.status !== 'running'));
         const selected = get().selected.filter((id) => ids.has(id));
-        set({ list, loaded: true, loading: false, details, selected });
+        const open = get().open !== null && ids.has(get().open!) ? get().open : null;
+        set({ list, loaded: true, loading: false, details, selected, open });
         for (const id of selected) void loadDetail(id);
+        if (open !== null) void loadDetail(open);
       } catch (e) {
         if (my !== listSeq) return;
         set({ error: toApiError(e), loading: false, loaded: true });
@@ -103,6 +109,10 @@ export const useRunsStore = create<RunsState>()((set, get) => {
       for (const s of selected) void loadDetail(s);
       void loadComparison();
     },
+    openRun: (id) => {
+      set({ open: id });
+      if (id !== null) void loadDetail(id);
+    },
     clearSelection: () => set({ selected: [], comparison: null }),
     askDelete: (id) => set({ confirmDelete: id, deleteError: null }),
     remove: async (id) => {
@@ -112,7 +122,7 @@ export const useRunsStore = create<RunsState>()((set, get) => {
         set((s) => {
           const details = { ...s.details };
           delete details[id];
-          return { deleting: null, confirmDelete: null, selected: s.selected.filter((x) => x !== id), list: s.list.filter((r) => r.id !== id), details };
+          return { deleting: null, confirmDelete: null, selected: s.selected.filter((x) => x !== id), list: s.list.filter((r) => r.id !== id), details, open: s.open === id ? null : s.open };
         });
         if (get().comparison && !get().selected.includes(get().comparison!.a)) set({ comparison: null });
         if (get().comparison && !get().selected.includes(get().comparison!.b)) set({ comparison: null });

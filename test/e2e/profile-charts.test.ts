@@ -1,0 +1,95 @@
+/**
+ * End to end, issue 14 feature 4 and the chart part of defect 6: a sweep run from the app
+ * against `beton serve` with the fake nvidia-smi on PATH charts the loader's wait per step,
+ * the loader process's CPU next to the machine's and GPU utilisation, each timeline with its
+ * grid points shaded and named; every chart has a y-axis title with its unit, and no legend
+ * overlaps an axis title. Screenshots f4-profile-charts.png and d6-chart-legends.png.
+ */
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fakeGpuPaths, type FakeGpuPaths } from '../profile/profile-fake-gpu.js';
+import { ensureBuilt, HAVE_CHROMIUM, openPage, ROOT, shot, startServer, stopServer } from './e2e-helpers.js';
+
+if (!HAVE_CHROMIUM) console.warn('[e2e] SKIPPED: no Chromium (apt-get install -y chromium, or set BETON_CHROMIUM).');
+
+type Box = { x: number; y: number; width: number; height: number };
+const overlaps = (a: Box, b: Box): boolean => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+
+describe.skipIf(!HAVE_CHROMIUM)('profile charts that explain (issue 14.4, 14.6 charts), end to end', () => {
+  let tmp: string;
+  let gpu: FakeGpuPaths;
+  let server: ChildProcess | null = null;
+  let browser: Browser | null = null;
+  let page: Page;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    ensureBuilt();
+    tmp = mkdtempSync(join(tmpdir(), 'beton-e2e-charts-'));
+    cpSync(join(ROOT, 'assets/sample-images'), join(tmp, 'images'), { recursive: true });
+    execFileSync(process.execPath, [join(ROOT, 'bin/beton.js'), 'build', join(tmp, 'images'), '-o', join(tmp, 'images.beton')], { stdio: 'pipe' });
+    gpu = fakeGpuPaths();
+    let url: string;
+    ({ proc: server, url } = await startServer(tmp, { ...process.env, PATH: gpu.withFake, BETON_DB: join(tmp, 'runs.sqlite') }));
+    ({ browser, page } = await openPage(problems));
+    await page.goto(url);
+    await page.locator('[data-testid=connection][data-state=open]').waitFor();
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stopServer(server);
+    gpu?.cleanup();
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('a sweep charts wait per step, loader vs machine CPU and GPU use, with its grid points on the timelines', async () => {
+    await page.getByTestId('nav-profile').click();
+    await page.getByTestId('mode-grid').click();
+    await page.getByTestId('profile-file').fill(join(tmp, 'images.beton'));
+    await page.getByTestId('profile-workers').fill('1, 2');
+    await page.getByTestId('profile-batch').fill('4');
+    await page.getByTestId('profile-seconds').fill('1.5');
+    await page.getByTestId('profile-warmup').fill('1');
+    await page.getByTestId('profile-start').click();
+    await page.getByTestId('verdict').waitFor({ timeout: 120_000 });
+    const charts = page.getByTestId('profile-charts');
+    // Two points measured: two shaded, named stretches on each timeline.
+    for (const id of ['chart-timeline', 'chart-wait', 'chart-process-cpu', 'chart-gpu']) {
+      const c = charts.getByTestId(id);
+      expect(Number(await c.getAttribute('data-count')), id).toBeGreaterThan(0);
+      expect(await c.locator('.recharts-reference-area').count(), id).toBe(2);
+      const labels = await c.locator('.recharts-label').allTextContents();
+      expect(labels.filter((l) => l.includes('· bs')), id).toEqual(['1w · bs 4', '2w · bs 4']);
+    }
+    expect(await charts.getByTestId('chart-wait').locator('.recharts-line-curve').count()).toBe(1);
+    expect((await charts.getByTestId('chart-process-cpu').locator('.recharts-legend-item-text').allTextContents()).sort()).toEqual(['loader process', 'machine (all processes)']);
+    // The fake nvidia-smi reports two GPUs.
+    expect((await charts.getByTestId('chart-gpu').locator('.recharts-legend-item-text').allTextContents()).sort()).toEqual(['GPU 0', 'GPU 1']);
+    await charts.scrollIntoViewIfNeeded();
+    await shot(page, 'f4-profile-charts');
+  });
+
+  it('every chart has a y-axis title with its unit, and no legend overlaps an axis title or tick', async () => {
+    const charts = page.getByTestId('profile-charts');
+    const want: Record<string, string> = { 'chart-timeline': 'images/s', 'chart-wait': 'wait per step (ms)', 'chart-process-cpu': 'CPU busy (%)', 'chart-gpu': 'GPU busy (%)', 'chart-cpu': 'busy (%)' };
+    for (const [id, title] of Object.entries(want)) {
+      const c = charts.getByTestId(id);
+      // The y title: that text, turned along the axis, left of the plot.
+      const yTitle = c.locator('text.recharts-label').filter({ hasText: new RegExp(`^${title.replace(/[()]/g, '\\$&')}$`) });
+      expect(await yTitle.count(), id).toBe(1);
+      expect(await yTitle.getAttribute('transform'), id).toMatch(/rotate\(-90/);
+      const items = await c.locator('.recharts-legend-item').evaluateAll((els) => els.map((e) => { const r = e.getBoundingClientRect(); return { x: r.x, y: r.y, width: r.width, height: r.height }; }));
+      if (id === 'chart-process-cpu' || id === 'chart-gpu') expect(items.length, id).toBe(2);
+      const others = await c.locator('text.recharts-label, .recharts-cartesian-axis-tick-value').evaluateAll((els) => els.map((e) => { const r = e.getBoundingClientRect(); return { x: r.x, y: r.y, width: r.width, height: r.height, text: e.textContent }; }));
+      for (const lb of items) for (const box of others) expect(overlaps(lb, box), `${id}: legend item ${JSON.stringify(lb)} over ${JSON.stringify(box)}`).toBe(false);
+    }
+    await charts.getByTestId('chart-process-cpu').scrollIntoViewIfNeeded();
+    await charts.getByTestId('chart-process-cpu').screenshot({ path: join(ROOT, 'test-output/screenshots/d6-chart-legends.png') });
+    expect(problems).toEqual([]);
+  });
+});

@@ -1,0 +1,181 @@
+/**
+ * End to end, issue 14 feature 2: a run in full (every setting, the evidence behind the
+ * verdict, the timelines with their grid points, the points) and two runs side by side (a
+ * settings diff marking only what differs, direction-explicit ratios coloured by better and
+ * worse). `beton serve` over a runs database seeded with two sweeps that differ in
+ * batches-ahead and speed; screenshots f2-run-detail.png and f2-side-by-side.png.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PointResult, ProfileRun, TelemetrySample } from '../../core/profile/types.js';
+import { RunsDb } from '../../core/runs/runs-db.js';
+import { ensureBuilt, HAVE_CHROMIUM, openPage, shot, startServer, stopServer } from './e2e-helpers.js';
+
+if (!HAVE_CHROMIUM) console.warn('[e2e] SKIPPED: no Chromium (apt-get install -y chromium, or set BETON_CHROMIUM).');
+
+const point = (index: number, workers: number, ips: number): PointResult => ({
+  index,
+  config: { workers, batchSize: 64, order: 'random', osCache: true },
+  images: ips * 2,
+  seconds: 2,
+  imagesPerSec: ips,
+  batchesPerSec: ips / 64,
+  waitP50Ms: 64_000 / ips / 2,
+  waitP95Ms: 64_000 / ips,
+  workerBusyMsPerBatch: 40,
+  cpuPerCore: [0.6, 0.7],
+  rssPeakBytes: 2e8,
+  diskReadBytes: 0,
+  pageCacheResident: 1,
+  gpuUtilMean: null,
+});
+
+/** Two points of 2 s each, sampled every 250 ms, with the readings the charts show. */
+function samples(ips: number[]): TelemetrySample[] {
+  const out: TelemetrySample[] = [];
+  let t = 0;
+  ips.forEach((rate, p) => {
+    out.push({ t, point: null, imagesPerSec: null, cpuPerCore: [0.3, 0.2], rssBytes: 2e8, diskReadBytes: 0, processCpu: 0.1, waitMsPerStep: null, gpus: [] });
+    t += 250;
+    for (let k = 0; k < 8; k++, t += 250) {
+      out.push({ t, point: p, imagesPerSec: rate * (0.95 + 0.1 * ((k * 7) % 3) / 2), cpuPerCore: [0.7, 0.8], rssBytes: 2e8, diskReadBytes: 0, processCpu: 0.55 + k / 100, waitMsPerStep: 64_000 / rate, gpus: [] });
+    }
+  });
+  return out;
+}
+
+function run(startedAt: string, speed: number, batchesAhead: number | undefined, host: string): ProfileRun {
+  const rates = [600 * speed, 1000 * speed];
+  return {
+    kind: 'sweep',
+    startedAt,
+    finishedAt: startedAt.replace('10:00:00', '10:00:09'),
+    status: 'ok',
+    plan: { file: '/data/train.beton', workers: [1, 2], batchSizes: [64], orders: ['random'], osCache: [true], decoder: 'rrc:160', flip: true, ...(batchesAhead ? { batchesAhead } : {}), secondsPerPoint: 2, warmupBatches: 2 },
+    machine: { hostname: host, cpuModel: 'Test CPU @ 3 GHz', cores: 2, ramBytes: 2 ** 34, os: 'Linux 6.1', node: 'v20.19.0', gpus: [] },
+    dataset: { path: '/data/train.beton', sizeBytes: 5e8, headerSha256: 'ab'.repeat(32), contentSha256: 'cd'.repeat(32), numSamples: 10_000, schema: [{ name: 'image', type: 'rgb_image', typeId: 2 }] },
+    points: [point(0, 1, rates[0]!), point(1, 2, rates[1]!)],
+    samples: samples(rates),
+    verdict: {
+      kind: 'input-bound',
+      summary: `The loader delivers ${Math.round(rates[1]!)} images/s with 2 workers; the consumer waits for most batches.`,
+      evidence: [`wait per batch p50 ${(32_000 / rates[1]!).toFixed(1)} ms at 2 workers`, 'CPU 75% busy across 2 cores'],
+      advice: ['Add workers if cores are free.'],
+    },
+  };
+}
+
+describe.skipIf(!HAVE_CHROMIUM)('run detail and side-by-side comparison (issue 14.2), end to end', () => {
+  let tmp: string;
+  let server: ChildProcess | null = null;
+  let browser: Browser | null = null;
+  let page: Page;
+  const ids: number[] = [];
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    ensureBuilt();
+    tmp = mkdtempSync(join(tmpdir(), 'beton-e2e-runs-'));
+    const dbPath = join(tmp, 'runs.sqlite');
+    const db = RunsDb.open(dbPath);
+    // A is the older and faster; B runs 3.26x slower with batchesAhead 8 on another host.
+    ids.push(db.saveRun(run('2025-03-01T10:00:00.000Z', 1, undefined, 'box-a')), db.saveRun(run('2025-03-02T10:00:00.000Z', 1 / 3.26, 8, 'box-b')));
+    db.close();
+    let url: string;
+    ({ proc: server, url } = await startServer(tmp, { ...process.env, BETON_DB: dbPath }));
+    ({ browser, page } = await openPage(problems));
+    await page.goto(url);
+    await page.locator('[data-testid=connection][data-state=open]').waitFor();
+    await page.getByTestId('nav-runs').click();
+    await page.getByTestId('run-row').first().waitFor();
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stopServer(server);
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('shows one run in full: every setting, the evidence, the timelines with grid points, the points', async () => {
+    const [a] = ids;
+    await page.getByTestId(`run-open-${a}`).click();
+    const detail = page.getByTestId('run-detail');
+    await detail.waitFor();
+    expect(await detail.getAttribute('data-id')).toBe(String(a));
+    const settings = detail.getByTestId('run-settings');
+    for (const [key, value] of [
+      ['plan.workers', '1, 2'],
+      ['plan.decoder', 'rrc:160'],
+      ['plan.osCache', 'OS page cache'],
+      ['plan.batchesAhead', '3 (default)'],
+      ['plan.secondsPerPoint', '2'],
+      ['machine.hostname', 'box-a'],
+      ['machine.cpuModel', 'Test CPU @ 3 GHz'],
+      ['dataset.numSamples', '10000'],
+      ['dataset.content', 'cdcdcdcdcdcd…'],
+    ]) {
+      expect(await settings.locator(`tr[data-key="${key}"] .setting-value`).textContent(), key).toBe(value);
+    }
+    expect(await detail.getByTestId('run-verdict').getAttribute('data-kind')).toBe('input-bound');
+    expect(await detail.getByTestId('run-verdict-evidence').locator('li').allTextContents()).toEqual(['wait per batch p50 32.0 ms at 2 workers', 'CPU 75% busy across 2 cores']);
+    expect(await detail.getByTestId('run-points').locator('tbody tr').count()).toBe(2);
+    expect(await detail.getByTestId('run-points').locator('tr.is-best th').textContent()).toContain('2w');
+    // Timelines: one shaded, named stretch per grid point, on every timeline.
+    const timeline = detail.getByTestId('chart-timeline');
+    expect(Number(await timeline.getAttribute('data-count'))).toBe(16);
+    expect(await timeline.locator('.recharts-reference-area').count()).toBe(2);
+    const labels = await timeline.locator('.recharts-label').allTextContents();
+    expect(labels.filter((l) => l.includes('· bs'))).toEqual(['1w · bs 64', '2w · bs 64']);
+    expect(labels).toContain('images/s'); // the y axis's title, with its unit
+    expect(Number(await detail.getByTestId('chart-wait').getAttribute('data-count'))).toBe(16);
+    expect((await detail.getByTestId('chart-process-cpu').locator('.recharts-legend-item-text').allTextContents()).sort()).toEqual(['loader process', 'machine (all processes)']);
+    await detail.scrollIntoViewIfNeeded();
+    await shot(page, 'f2-run-detail');
+    await detail.getByTestId('run-detail-close').click();
+    expect(await page.getByTestId('run-detail').count()).toBe(0);
+  });
+
+  it('puts two runs side by side: only differing settings marked, ratios with their direction and colour', async () => {
+    const [a, b] = ids;
+    await page.getByTestId(`run-select-${b}`).check();
+    await page.getByTestId(`run-select-${a}`).check();
+    const side = page.getByTestId('side-by-side');
+    await side.waitFor();
+    const diff = side.getByTestId('settings-diff');
+    const differing = await diff.locator('tr[data-differs="true"]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-key')));
+    expect(differing.sort()).toEqual(['machine.hostname', 'plan.batchesAhead']);
+    expect(await diff.locator('tr[data-key="plan.batchesAhead"] td').allTextContents()).toEqual(['3 (default)', '8']);
+    expect(await diff.locator('tr.is-diff').count()).toBe(2);
+    expect(await diff.locator('tr[data-key="plan.workers"]').getAttribute('class')).toBe('');
+    expect(await side.getByTestId('settings-diff-count').textContent()).toBe('2 settings differ (marked)');
+    expect(await side.getByTestId('verdict-a').getAttribute('data-kind')).toBe('input-bound');
+    expect(await side.getByTestId('verdict-b').getAttribute('data-kind')).toBe('input-bound');
+    // The ratios say which run is faster, coloured worse (red) for the slower B.
+    const table = page.getByTestId('compare-table');
+    await table.waitFor();
+    expect(await table.getByTestId('compare-best').textContent()).toBe('Best point: B is 3.26× slower than A.');
+    expect(await table.getByTestId('compare-best').getAttribute('class')).toContain('bad');
+    const changes = table.getByTestId('compare-change');
+    expect(await changes.allTextContents()).toEqual(['B is 3.26× slower than A', 'B is 3.26× slower than A']);
+    expect(await changes.evaluateAll((els) => els.map((el) => el.className.includes('bad')))).toEqual([true, true]);
+    // Red is the theme's colour for worse, not the text's.
+    const [colour, danger] = await changes.first().evaluate((el) => {
+      const doc = el.ownerDocument;
+      const probe = doc.createElement('span');
+      probe.style.color = 'var(--danger)';
+      doc.body.append(probe);
+      const style = (e: typeof el): string => doc.defaultView!.getComputedStyle(e).color;
+      const c = [style(el), style(probe)];
+      probe.remove();
+      return c;
+    });
+    expect(colour).toBe(danger);
+    await side.scrollIntoViewIfNeeded();
+    await shot(page, 'f2-side-by-side');
+    expect(problems).toEqual([]);
+  });
+});
