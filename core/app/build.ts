@@ -10,7 +10,7 @@ import { DatasetWriter, type WriteProgress } from '../writer/dataset-writer.js';
 import { checkBuildOutput } from './output-guard.js';
 import { replaceFile } from '../writer/replace-file.js';
 import { selectSlice } from '../writer/selection.js';
-import { classNamesOf, writeSidecarManifest } from '../writer/sidecar-manifest.js';
+import { classNamesOf, labelMappingsOf, writeSidecarManifest } from '../writer/sidecar-manifest.js';
 
 export interface BuildOptions {
   signal?: AbortSignal;
@@ -83,6 +83,6 @@ export async function buildDataset(config: BuildConfig, opts: BuildOptions = {})
     reportPath,
   };
   // After the .beton's rename (the manifest holds its content hash); if it fails, neither stays.
-  await writeSidecarManifest(output, { config, report: result, classNames: classNamesOf(source, fieldConfigs) });
+  await writeSidecarManifest(output, { config, report: result, classNames: classNamesOf(source, fieldConfigs), labelMappings: labelMappingsOf(fieldConfigs) });
   return result;
 }

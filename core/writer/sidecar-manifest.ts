@@ -49,11 +49,23 @@ export async function writeSidecarManifest(betonPath: string, input: ManifestInp
 
 /**
  * The class names of a build: the source's (class folders) for the int field that carries
- * its `label` column, when the build writes one.
+ * its `label` column, when the build writes one; else the categories of a string column
+ * mapped to an int label (category → int: the names are the categories in index order).
  */
 export function classNamesOf(source: { kind: string; classNames?(): readonly string[] | null }, fields: readonly FieldConfig[]): ManifestInput['classNames'] {
   const names = source.classNames?.() ?? null;
-  if (!names) return null;
-  const field = fields.find((f) => f.type === 'int' && (f.columns ? f.columns.length === 1 && f.columns[0] === 'label' : f.name === 'label'));
-  return field ? { field: field.name, names, from: source.kind } : null;
+  if (names) {
+    const field = fields.find((f) => f.type === 'int' && (f.columns ? f.columns.length === 1 && f.columns[0] === 'label' : f.name === 'label'));
+    if (field) return { field: field.name, names, from: source.kind };
+  }
+  const mapped = fields.filter((f) => f.type === 'int' && f.categories !== undefined);
+  const field = mapped.find((f) => f.name === 'label') ?? mapped[0];
+  return field?.type === 'int' && field.categories ? { field: field.name, names: [...field.categories], from: 'categories' } : null;
+}
+
+/** Every category → int mapping the build applied, by field: { label: { bird: 0, cat: 1 } }. */
+export function labelMappingsOf(fields: readonly FieldConfig[]): Record<string, Record<string, number>> {
+  const out: Record<string, Record<string, number>> = {};
+  for (const f of fields) if (f.type === 'int' && f.categories) out[f.name] = Object.fromEntries(f.categories.map((c, i) => [c, i]));
+  return out;
 }
