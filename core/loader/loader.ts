@@ -311,7 +311,8 @@ export class Loader {
         while (!error && nextDispatch < this.length && nextDispatch < releasedUpTo + S) {
           const b = nextDispatch++;
           const n = sizeOf(b);
-          const hold = await this.memory.hold(order.subarray(b * bs, b * bs + n));
+          const pending = this.memory.hold(order.subarray(b * bs, b * bs + n));
+          const hold = pending instanceof Promise ? await pending : pending;
           if (error) {
             // The iteration ended while the pages were loading: dispatch nothing more.
             hold.release();

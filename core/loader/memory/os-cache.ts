@@ -12,8 +12,8 @@ export class OsCache implements MemoryManager {
   readonly plan = { kind: 'os' } as const;
   readonly pagesRead = 0;
 
-  hold(): Promise<PageHold> {
-    return Promise.resolve(NOTHING_HELD);
+  hold(): PageHold {
+    return NOTHING_HELD;
   }
 
   async close(): Promise<void> {}
