@@ -12,14 +12,30 @@ const appPackages = { group: ['electron', 'react', 'react-dom', 'zustand', 'rech
  * (the writer and the loader share the reader and the workers, never each other), not
  * anything above. The first four are pure (no I/O; the renderer may import types of api).
  */
-export const LEVELS = [['format'], ['pipeline'], ['api'], ['fields'], ['native'], ['images', 'workers'], ['reader'], ['writer', 'loader'], ['sources', 'profile'], ['runs', 'export'], ['app'], ['services'], ['cli']];
+export const LEVELS = [
+  ['format'],
+  ['pipeline'],
+  ['api'],
+  ['fields'],
+  ['native'],
+  ['images', 'workers'],
+  ['reader'],
+  ['writer', 'loader'],
+  ['sources', 'profile'],
+  ['runs', 'export'],
+  ['app'],
+  ['services'],
+  ['cli'],
+];
 const PURE = ['format', 'fields', 'pipeline', 'api'];
 const levelOf = (folder) => LEVELS.findIndex((l) => l.includes(folder));
 const order = LEVELS.map((l) => l.join(' | ')).join(' < ');
 
 /** The rule for core/<folder>: its peers and every folder above are out of reach. */
 function layerRule(folder) {
-  const out = LEVELS.slice(levelOf(folder)).flat().filter((f) => f !== folder);
+  const out = LEVELS.slice(levelOf(folder))
+    .flat()
+    .filter((f) => f !== folder);
   const patterns = [appPackages];
   if (PURE.includes(folder)) {
     patterns.push({ group: nodeBuiltins, message: 'pure layer: no I/O (node:*) here; move it to a node-layer folder' });
@@ -35,7 +51,18 @@ function layerRule(folder) {
 }
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'native/build/**', 'renderer/dist/**', 'coverage/**', '.bench/**', '.cache/**', 'native-bindings/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'native/build/**',
+      'renderer/dist/**',
+      'coverage/**',
+      '.bench/**',
+      '.cache/**',
+      'native-bindings/**',
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     rules: {
@@ -62,9 +89,19 @@ export default tseslint.config(
         {
           patterns: [
             { group: nodeBuiltins, message: 'renderer: no Node modules here; ask the host through the contract (renderer/src/lib/api.ts)' },
-            { group: ['electron', 'sharp', 'better-sqlite3', 'zod', 'beton-studio'], message: 'renderer: a sandboxed page; it reaches the app only through the contract' },
-            { group: ['**/core/**', '!**/core/api', '!**/core/api/**'], message: 'renderer: from core only the contract (core/api), and only its types' },
-            { group: ['**/core/api', '**/core/api/**'], allowTypeImports: true, message: 'renderer: use `import type` from core/api (its schemas and zod stay on the host side)' },
+            {
+              group: ['electron', 'sharp', 'better-sqlite3', 'zod', 'beton-studio'],
+              message: 'renderer: a sandboxed page; it reaches the app only through the contract',
+            },
+            {
+              group: ['**/core/**', '!**/core/api', '!**/core/api/**'],
+              message: 'renderer: from core only the contract (core/api), and only its types',
+            },
+            {
+              group: ['**/core/api', '**/core/api/**'],
+              allowTypeImports: true,
+              message: 'renderer: use `import type` from core/api (its schemas and zod stay on the host side)',
+            },
           ],
         },
       ],

@@ -38,7 +38,8 @@ export default defineConfig({
         configure: (proxy) => {
           proxy.on('proxyReq', (proxyReq) => {
             const origin = proxyReq.getHeader('origin');
-            if (typeof origin === 'string' && /^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d+$/.test(origin)) proxyReq.setHeader('origin', new URL(target).origin);
+            if (typeof origin === 'string' && /^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d+$/.test(origin))
+              proxyReq.setHeader('origin', new URL(target).origin);
           });
         },
       },

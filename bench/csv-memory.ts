@@ -79,7 +79,8 @@ function parseConfig(argv: string[]): Config | 'help' {
   });
   if (values.help) return 'help';
   const quick = values.quick ?? false;
-  const rows = values.rows === undefined ? (quick ? QUICK_ROWS : DEFAULT_ROWS) : values.rows.split(',').map((r) => positiveInt(r.trim(), '--rows'));
+  const rows =
+    values.rows === undefined ? (quick ? QUICK_ROWS : DEFAULT_ROWS) : values.rows.split(',').map((r) => positiveInt(r.trim(), '--rows'));
   if (new Set(rows).size !== rows.length) throw new UsageError('--rows has duplicates');
   const fields = values.fields ?? 'inferred';
   if (fields !== 'inferred' && fields !== 'given') throw new UsageError(`--fields must be inferred or given, got "${fields}"`);
@@ -110,7 +111,9 @@ async function runBenchmark(cfg: Config): Promise<number> {
   for (const rows of cfg.rows) {
     const table = await ensureCsvTable({ rows, seed: cfg.seed, dir, onProgress: progressPrinter(`generating ${rows}-row CSV`) });
     const m = table.manifest;
-    console.log(`${table.path}: ${m.rows} rows, ${(m.bytes / 2 ** 20).toFixed(1)} MiB; ${table.generated ? `generated in ${(table.elapsedMs / 1000).toFixed(1)} s` : 'reused (manifest matches)'}`);
+    console.log(
+      `${table.path}: ${m.rows} rows, ${(m.bytes / 2 ** 20).toFixed(1)} MiB; ${table.generated ? `generated in ${(table.elapsedMs / 1000).toFixed(1)} s` : 'reused (manifest matches)'}`,
+    );
     // The CSV source counts rows only below its limit (and without quotes, which this file has none of).
     const counted = m.bytes < COUNT_LIMIT_BYTES;
     for (const lengthMode of cfg.lengths) {
@@ -208,11 +211,29 @@ function printReport(cfg: Config, runs: Run[], totalS: number): string {
     `  numWorkers ${first?.numWorkers ?? '?'}${cfg.numWorkers === null ? ' (library default: one per core)' : ''}; process.memoryUsage() every ${cfg.intervalMs} ms; ` +
       `each build in a fresh node process; ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'})`,
   );
-  lines.push('  writer path: direct = length known, metadata written in place; spill = length unknown, metadata/pages/allocations to temp files, moved at the end');
+  lines.push(
+    '  writer path: direct = length known, metadata written in place; spill = length unknown, metadata/pages/allocations to temp files, moved at the end',
+  );
   lines.push('');
   lines.push(
     renderTable(
-      ['rows', 'CSV MiB', 'length', 'writer path', 'build s', 'rows/s', 'writer rows/s', 'peak RSS MiB', 'kernel maxRSS MiB', 'RSS@10%', 'RSS@50%', 'RSS@90%', '90%-10%', 'file MiB', 'verified'],
+      [
+        'rows',
+        'CSV MiB',
+        'length',
+        'writer path',
+        'build s',
+        'rows/s',
+        'writer rows/s',
+        'peak RSS MiB',
+        'kernel maxRSS MiB',
+        'RSS@10%',
+        'RSS@50%',
+        'RSS@90%',
+        '90%-10%',
+        'file MiB',
+        'verified',
+      ],
       runs.map((r) => {
         const x = r.result;
         const g = growth(x);
@@ -238,10 +259,27 @@ function printReport(cfg: Config, runs: Run[], totalS: number): string {
     ),
   );
   lines.push('');
-  lines.push('main-thread heap, MiB (workers\' heaps are in RSS only): used at 10/50/90 %, retained after a full GC at 10/50/90 %, ArrayBuffers peak; RSS before/after the build:');
+  lines.push(
+    "main-thread heap, MiB (workers' heaps are in RSS only): used at 10/50/90 %, retained after a full GC at 10/50/90 %, ArrayBuffers peak; RSS before/after the build:",
+  );
   lines.push(
     renderTable(
-      ['rows', 'writer path', 'heap@10%', 'heap@50%', 'heap@90%', 'GC@10%', 'GC@50%', 'GC@90%', 'heap peak', 'ArrayBuffers peak', 'RSS before', 'RSS after', 'samples', 'max gap ms'],
+      [
+        'rows',
+        'writer path',
+        'heap@10%',
+        'heap@50%',
+        'heap@90%',
+        'GC@10%',
+        'GC@50%',
+        'GC@90%',
+        'heap peak',
+        'ArrayBuffers peak',
+        'RSS before',
+        'RSS after',
+        'samples',
+        'max gap ms',
+      ],
       runs.map((r) => {
         const x = r.result;
         const h = (t: number): string => {
@@ -252,7 +290,22 @@ function printReport(cfg: Config, runs: Run[], totalS: number): string {
           const c = at(x, t);
           return c && c.heapAfterGc !== null ? mb(c.heapAfterGc) : '-';
         };
-        return [String(x.rows), x.writerPath, h(1), h(5), h(9), g(1), g(5), g(9), mb(x.peakSampled.heapUsed), mb(x.peakSampled.arrayBuffers), mb(x.baseline.rss), mb(x.afterBuild.rss), String(x.samples), fmt(x.maxGapMs, 0)];
+        return [
+          String(x.rows),
+          x.writerPath,
+          h(1),
+          h(5),
+          h(9),
+          g(1),
+          g(5),
+          g(9),
+          mb(x.peakSampled.heapUsed),
+          mb(x.peakSampled.arrayBuffers),
+          mb(x.baseline.rss),
+          mb(x.afterBuild.rss),
+          String(x.samples),
+          fmt(x.maxGapMs, 0),
+        ];
       }),
     ),
   );
@@ -261,20 +314,34 @@ function printReport(cfg: Config, runs: Run[], totalS: number): string {
   lines.push(
     renderTable(
       ['rows', 'writer path', ...Array.from({ length: 9 }, (_, i) => `${(i + 1) * 10}%`)],
-      runs.map((r) => [String(r.result.rows), r.result.writerPath, ...Array.from({ length: 9 }, (_, i) => {
-        const c = at(r.result, i + 1);
-        return c ? mb(c.mem.rss) : '-';
-      })]),
+      runs.map((r) => [
+        String(r.result.rows),
+        r.result.writerPath,
+        ...Array.from({ length: 9 }, (_, i) => {
+          const c = at(r.result, i + 1);
+          return c ? mb(c.mem.rss) : '-';
+        }),
+      ]),
     ),
   );
   lines.push('');
-  lines.push('verification, after the build and its measurements (Reader holds the whole metadata and allocation tables, so its memory grows with the rows):');
+  lines.push(
+    'verification, after the build and its measurements (Reader holds the whole metadata and allocation tables, so its memory grows with the rows):',
+  );
   lines.push(
     renderTable(
       ['rows', 'writer path', 'numSamples', 'rows checked', 'Reader.open s', 'RSS after open MiB', 'result'],
       runs.map((r) => {
         const x = r.result;
-        return [String(x.rows), x.writerPath, String(x.numSamples), String(x.verify.checked), fmt(x.verify.openMs / 1000), mb(x.verify.rssAfterOpen), x.verify.ok ? 'ok' : 'FAILED'];
+        return [
+          String(x.rows),
+          x.writerPath,
+          String(x.numSamples),
+          String(x.verify.checked),
+          fmt(x.verify.openMs / 1000),
+          mb(x.verify.rssAfterOpen),
+          x.verify.ok ? 'ok' : 'FAILED',
+        ];
       }),
     ),
   );
@@ -282,7 +349,9 @@ function printReport(cfg: Config, runs: Run[], totalS: number): string {
   const v = verdicts(runs);
   const ref = runs[0];
   if (ref && v.length > 1) {
-    lines.push(`flat = peak RSS within ${FLAT_PEAK_RATIO}x of the ${ref.result.rows}-row build's (${mb(ref.result.peakSampled.rss)} MiB, ${ref.result.writerPath} path) and RSS growing < ${mb(FLAT_GROWTH_BYTES)} MiB from 10 % to 90 %:`);
+    lines.push(
+      `flat = peak RSS within ${FLAT_PEAK_RATIO}x of the ${ref.result.rows}-row build's (${mb(ref.result.peakSampled.rss)} MiB, ${ref.result.writerPath} path) and RSS growing < ${mb(FLAT_GROWTH_BYTES)} MiB from 10 % to 90 %:`,
+    );
     for (const x of v.slice(1)) {
       lines.push(
         `  ${x.run.result.rows} rows, ${x.run.result.writerPath} path: peak ${mb(x.run.result.peakSampled.rss)} MiB = ${fmt(x.ratio, 2)}x the reference, ` +
@@ -291,12 +360,16 @@ function printReport(cfg: Config, runs: Run[], totalS: number): string {
     }
   }
   for (const r of runs) {
-    if (!r.result.verify.ok) lines.push(`VERIFY FAILED for ${r.result.rows} rows (${r.result.writerPath}): ${r.result.verify.problems.join('; ')}`);
+    if (!r.result.verify.ok)
+      lines.push(`VERIFY FAILED for ${r.result.rows} rows (${r.result.writerPath}): ${r.result.verify.problems.join('; ')}`);
   }
   const other = runs.map((r) => r.result.otherCores).filter((c): c is number => c !== null);
   if (other.length > 0) {
-    lines.push(`other load during the builds (other processes + hypervisor steal): median ${fmt(median(other), 2)}, max ${fmt(max(other), 2)} cores`);
-    if (max(other) > 0.25) lines.push('  WARNING: the machine was not idle; rows/s are lower than on an idle machine (memory figures are not affected)');
+    lines.push(
+      `other load during the builds (other processes + hypervisor steal): median ${fmt(median(other), 2)}, max ${fmt(max(other), 2)} cores`,
+    );
+    if (max(other) > 0.25)
+      lines.push('  WARNING: the machine was not idle; rows/s are lower than on an idle machine (memory figures are not affected)');
   }
   lines.push(`total benchmark time ${fmt(totalS)} s`);
   return lines.join('\n');
@@ -308,8 +381,21 @@ function toJson(cfg: Config, runs: Run[], totalS: number): Record<string, unknow
     bench: 'csv-memory',
     version: 1,
     date: new Date().toISOString(),
-    env: { node: process.version, platform: `${process.platform}-${process.arch}`, cores: availableParallelism(), cpu: cpus()[0]?.model ?? null },
-    config: { rows: cfg.rows, lengths: cfg.lengths, fields: cfg.fields, numWorkers: cfg.numWorkers, intervalMs: cfg.intervalMs, seed: cfg.seed, quick: cfg.quick },
+    env: {
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`,
+      cores: availableParallelism(),
+      cpu: cpus()[0]?.model ?? null,
+    },
+    config: {
+      rows: cfg.rows,
+      lengths: cfg.lengths,
+      fields: cfg.fields,
+      numWorkers: cfg.numWorkers,
+      intervalMs: cfg.intervalMs,
+      seed: cfg.seed,
+      quick: cfg.quick,
+    },
     runs: runs.map(({ table, result: x }) => ({
       rows: x.rows,
       csvBytes: table.manifest.bytes,
@@ -330,14 +416,34 @@ function toJson(cfg: Config, runs: Run[], totalS: number): Record<string, unknow
         afterBuildRss: MiB(x.afterBuild.rss),
         peakHeapUsed: MiB(x.peakSampled.heapUsed),
         peakArrayBuffers: MiB(x.peakSampled.arrayBuffers),
-        checkpoints: x.checkpoints.map((c) => ({ pct: c.tenth * 10, rss: MiB(c.mem.rss), heapUsed: MiB(c.mem.heapUsed), arrayBuffers: MiB(c.mem.arrayBuffers), heapAfterGc: c.heapAfterGc === null ? null : MiB(c.heapAfterGc) })),
+        checkpoints: x.checkpoints.map((c) => ({
+          pct: c.tenth * 10,
+          rss: MiB(c.mem.rss),
+          heapUsed: MiB(c.mem.heapUsed),
+          arrayBuffers: MiB(c.mem.arrayBuffers),
+          heapAfterGc: c.heapAfterGc === null ? null : MiB(c.heapAfterGc),
+        })),
         rssSeries: x.rssSeries.map(MiB),
       },
       samples: x.samples,
       maxGapMs: round(x.maxGapMs, 0),
-      verify: { ok: x.verify.ok, checkedRows: x.verify.checked, problems: x.verify.problems, readerOpenMs: round(x.verify.openMs, 0), rssAfterReaderOpenMiB: MiB(x.verify.rssAfterOpen) },
+      verify: {
+        ok: x.verify.ok,
+        checkedRows: x.verify.checked,
+        problems: x.verify.problems,
+        readerOpenMs: round(x.verify.openMs, 0),
+        rssAfterReaderOpenMiB: MiB(x.verify.rssAfterOpen),
+      },
     })),
-    verdicts: verdicts(runs).slice(1).map((v) => ({ rows: v.run.result.rows, writerPath: v.run.result.writerPath, peakRatio: round(v.ratio, 3), growthMiB: v.growth === null ? null : MiB(v.growth), flat: v.flat })),
+    verdicts: verdicts(runs)
+      .slice(1)
+      .map((v) => ({
+        rows: v.run.result.rows,
+        writerPath: v.run.result.writerPath,
+        peakRatio: round(v.ratio, 3),
+        growthMiB: v.growth === null ? null : MiB(v.growth),
+        flat: v.flat,
+      })),
     totalSeconds: round(totalS),
   };
 }

@@ -27,7 +27,13 @@ import { CropResizer } from '../core/loader/image-decode.js';
 import { chooseScale, decodePath, describeDecodePath } from '../core/native/turbo.js';
 import { centerCrop, randomResizedCrop, type Crop } from '../core/pipeline/crop.js';
 import { rngFor } from '../core/pipeline/rng.js';
-import { CenterCropRGBImageDecoder, RandomHorizontalFlip, RandomResizedCropRGBImageDecoder, ToCHW, type PipelineStep } from '../core/pipeline/spec.js';
+import {
+  CenterCropRGBImageDecoder,
+  RandomHorizontalFlip,
+  RandomResizedCropRGBImageDecoder,
+  ToCHW,
+  type PipelineStep,
+} from '../core/pipeline/spec.js';
 import { DEFAULT_SEED, describe, ensureImageNetLike, progressPrinter, type ImageNetLike } from './generate-imagenet-like.js';
 import { UsageError, benchMain, intSetting, nonNegativeInt, positiveInt, type BenchMain } from './lib/cli.js';
 import { withCpu } from './lib/cpu.js';
@@ -124,9 +130,11 @@ async function ensureFullSizeFile(ds: ImageNetLike): Promise<string> {
   const partial = `${path}.partial-${process.pid}`;
   const t0 = performance.now();
   const items = new ImageFolderSource(ds.root).items;
-  await new DatasetWriter(partial, { image: new RGBImageField({ writeMode: 'jpg', jpegQuality: 90, passThrough: true }), label: new IntField() }, { numWorkers: 2 }).write(
-    items.map((it) => ({ image: it.path, label: it.label })),
-  );
+  await new DatasetWriter(
+    partial,
+    { image: new RGBImageField({ writeMode: 'jpg', jpegQuality: 90, passThrough: true }), label: new IntField() },
+    { numWorkers: 2 },
+  ).write(items.map((it) => ({ image: it.path, label: it.label })));
   await rm(stamp, { force: true });
   await rename(partial, path);
   await writeFile(stamp, want);
@@ -149,12 +157,23 @@ interface LoaderPair {
 }
 
 async function loaderEpochs(file: string, p: Pipeline, cfg: Config, fastDecode: boolean): Promise<{ ips: number[]; other: number[] }> {
-  const loader = await Loader.open(file, { batchSize: cfg.batchSize, numWorkers: cfg.workers, order: 'random', seed: SEED, fastDecode, pipelines: { image: p.steps } });
+  const loader = await Loader.open(file, {
+    batchSize: cfg.batchSize,
+    numWorkers: cfg.workers,
+    order: 'random',
+    seed: SEED,
+    fastDecode,
+    pipelines: { image: p.steps },
+  });
   const ips: number[] = [];
   const other: number[] = [];
   try {
     for (let e = 0; e <= cfg.epochs; e++) {
-      const { value: images, wallMs, otherCores } = await withCpu(async () => {
+      const {
+        value: images,
+        wallMs,
+        otherCores,
+      } = await withCpu(async () => {
         let n = 0;
         for await (const b of loader) n += b.size;
         return n;
@@ -262,12 +281,18 @@ async function runBenchmark(cfg: Config): Promise<void> {
     { label: 'jpg full', path: await ensureFullSizeFile(ds) },
   ];
   log(`decode path: ${describeDecodePath()}`);
-  if (decodePath() !== 'turbojpeg-npm') log('WARNING: no libjpeg-turbo: both settings decode whole images with the system libjpeg; fastDecode changes nothing');
+  if (decodePath() !== 'turbojpeg-npm')
+    log('WARNING: no libjpeg-turbo: both settings decode whole images with the system libjpeg; fastDecode changes nothing');
   const stored = new Map(files.map((f) => [f.label, preloadImages(f.path)]));
   for (const f of files) await readFile(f.path); // page cache warm for every run
   const rows: Row[] = [];
-  for (const f of files) for (const p of PIPELINES) rows.push({ file: f.label, pipeline: p.name, pairs: [], thread: [], pixels: pixelStats(stored.get(f.label)!, p) });
-  for (const r of rows) log(`${r.file} ${r.pipeline}: PSNR ${fmtDb(r.pixels.psnr)} dB (worst image ${fmtDb(r.pixels.worstImagePsnr)}), ${(r.pixels.scaledShare * 100).toFixed(0)}% of images at a reduced DCT scale`);
+  for (const f of files)
+    for (const p of PIPELINES)
+      rows.push({ file: f.label, pipeline: p.name, pairs: [], thread: [], pixels: pixelStats(stored.get(f.label)!, p) });
+  for (const r of rows)
+    log(
+      `${r.file} ${r.pipeline}: PSNR ${fmtDb(r.pixels.psnr)} dB (worst image ${fmtDb(r.pixels.worstImagePsnr)}), ${(r.pixels.scaledShare * 100).toFixed(0)}% of images at a reduced DCT scale`,
+    );
 
   const steps = cfg.reps * rows.length;
   let step = 0;
@@ -280,7 +305,12 @@ async function runBenchmark(cfg: Config): Promise<void> {
         const first = await loaderEpochs(f.path, p, cfg, fastFirst);
         const second = await loaderEpochs(f.path, p, cfg, !fastFirst);
         const [ex, fa] = fastFirst ? [second, first] : [first, second];
-        const pair = { exact: ex.ips, fast: fa.ips, ratio: median(fa.ips) / median(ex.ips), otherCores: median([...ex.other, ...fa.other]) };
+        const pair = {
+          exact: ex.ips,
+          fast: fa.ips,
+          ratio: median(fa.ips) / median(ex.ips),
+          otherCores: median([...ex.other, ...fa.other]),
+        };
         row.pairs.push(pair);
         row.thread.push(threadCost(stored.get(f.label)!, p));
         const t = row.thread.at(-1)!;
@@ -313,15 +343,39 @@ async function runBenchmark(cfg: Config): Promise<void> {
     ];
   });
   console.log('');
-  console.log(`fastDecode vs exact (FFCV's pixels): ${cfg.count} images, ${cfg.reps} pairs × ${cfg.epochs} timed epochs, ${cfg.workers} workers, batch ${cfg.batchSize}; medians`);
+  console.log(
+    `fastDecode vs exact (FFCV's pixels): ${cfg.count} images, ${cfg.reps} pairs × ${cfg.epochs} timed epochs, ${cfg.workers} workers, batch ${cfg.batchSize}; medians`,
+  );
   console.log(
     renderTable(
-      ['file', 'pipeline', 'DCT-scaled', 'exact img/s', 'fast img/s', 'paired', 'µs/img 1 thread exact / fast', 'thread', 'PSNR dB', 'worst img', 'mean |d|', 'max |d|', 'bytes ≠'],
+      [
+        'file',
+        'pipeline',
+        'DCT-scaled',
+        'exact img/s',
+        'fast img/s',
+        'paired',
+        'µs/img 1 thread exact / fast',
+        'thread',
+        'PSNR dB',
+        'worst img',
+        'mean |d|',
+        'max |d|',
+        'bytes ≠',
+      ],
       table,
     ),
   );
-  console.log(`"paired": median over pairs of fast ÷ exact, each pair run back to back. Other load (median): ${median(rows.flatMap((r) => r.pairs.map((p) => p.otherCores))).toFixed(2)} cores. ${((performance.now() - t0) / 1000).toFixed(0)} s.`);
-  const json = JSON.stringify({ bench: 'fast-decode', version: 1, config: cfg, decodePath: describeDecodePath(), rows: rows.map((r) => ({ ...r, pixels: { ...r.pixels, psnr: round(r.pixels.psnr, 2) } })) });
+  console.log(
+    `"paired": median over pairs of fast ÷ exact, each pair run back to back. Other load (median): ${median(rows.flatMap((r) => r.pairs.map((p) => p.otherCores))).toFixed(2)} cores. ${((performance.now() - t0) / 1000).toFixed(0)} s.`,
+  );
+  const json = JSON.stringify({
+    bench: 'fast-decode',
+    version: 1,
+    config: cfg,
+    decodePath: describeDecodePath(),
+    rows: rows.map((r) => ({ ...r, pixels: { ...r.pixels, psnr: round(r.pixels.psnr, 2) } })),
+  });
   console.log(json);
   if (cfg.jsonFile) await writeFile(cfg.jsonFile, json + '\n');
 }

@@ -80,10 +80,20 @@ export async function ensureImageNetLike(options: ImageNetLikeOptions = {}): Pro
   const seed = options.seed ?? DEFAULT_SEED;
   const classes = options.classes ?? DEFAULT_CLASSES;
   if (!Number.isInteger(count) || count < 1) throw new UsageError(`count must be a positive integer, got ${count}`);
-  if (!Number.isInteger(classes) || classes < 1 || classes > count) throw new UsageError(`classes must be an integer in [1, count], got ${classes}`);
+  if (!Number.isInteger(classes) || classes < 1 || classes > count)
+    throw new UsageError(`classes must be an integer in [1, count], got ${classes}`);
   if (!Number.isInteger(seed) || seed < 0) throw new UsageError(`seed must be a non-negative integer, got ${seed}`);
   const root = resolve(options.dir ?? defaultDir(count, seed));
-  const wanted = { generator: GENERATOR, version: GENERATOR_VERSION, seed, count, classes, minSide: MIN_SIDE, maxSide: MAX_SIDE, quality: QUALITY };
+  const wanted = {
+    generator: GENERATOR,
+    version: GENERATOR_VERSION,
+    seed,
+    count,
+    classes,
+    minSide: MIN_SIDE,
+    maxSide: MAX_SIDE,
+    quality: QUALITY,
+  };
 
   const existing = readManifest(root);
   if (existing && matches(existing, wanted) && filesIntact(root, existing)) {
@@ -91,7 +101,9 @@ export async function ensureImageNetLike(options: ImageNetLikeOptions = {}): Pro
   }
   if (existsSync(root) && !existing) {
     // Only ever replace a folder this generator made: --dir could point anywhere.
-    throw new UsageError(`${root} exists but has no ${GENERATOR} manifest.json; refusing to overwrite it (remove it or choose another --dir)`);
+    throw new UsageError(
+      `${root} exists but has no ${GENERATOR} manifest.json; refusing to overwrite it (remove it or choose another --dir)`,
+    );
   }
 
   // Build beside the target and rename at the end, so an interrupted run never leaves a

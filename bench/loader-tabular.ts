@@ -41,7 +41,15 @@ const HELP = `loader tabular [--rows N] [--rounds R] [--epochs E] [--workers W] 
 function parse(argv: string[]): Config | 'help' {
   const { values } = parseArgs({
     args: argv,
-    options: { rows: { type: 'string' }, rounds: { type: 'string' }, epochs: { type: 'string' }, workers: { type: 'string' }, 'batch-size': { type: 'string' }, quick: { type: 'boolean' }, help: { type: 'boolean' } },
+    options: {
+      rows: { type: 'string' },
+      rounds: { type: 'string' },
+      epochs: { type: 'string' },
+      workers: { type: 'string' },
+      'batch-size': { type: 'string' },
+      quick: { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
   });
   if (values.help) return 'help';
   const quick = values.quick ?? false;
@@ -76,7 +84,9 @@ async function ensureTable(rows: number): Promise<string> {
     await new Promise<void>((r) => out.once('finish', () => r()));
     renameSync(csv + '.tmp', csv);
   }
-  const r = spawnSync(process.execPath, [join(repoRoot(), 'bin/beton.js'), 'build', csv, '-o', beton], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const r = spawnSync(process.execPath, [join(repoRoot(), 'bin/beton.js'), 'build', csv, '-o', beton], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   if (r.status !== 0) throw new Error(`beton build ${csv} failed (exit ${r.status})`);
   return beton;
 }
@@ -105,7 +115,11 @@ function runOurs(file: string, c: Config): Run {
 }
 
 function runFfcv(file: string, c: Config): Run | null {
-  const r = spawnSync(PYTHON, [join(repoRoot(), 'bench/py/ffcv_tabular.py'), file, String(c.epochs), String(c.batchSize), String(c.workers)], { encoding: 'utf8', cwd: '/' });
+  const r = spawnSync(
+    PYTHON,
+    [join(repoRoot(), 'bench/py/ffcv_tabular.py'), file, String(c.epochs), String(c.batchSize), String(c.workers)],
+    { encoding: 'utf8', cwd: '/' },
+  );
   if (r.error || r.status !== 0) {
     process.stderr.write(`FFCV not run (${r.error?.message ?? r.stderr.trim().split('\n').pop()}); install it: pip install ffcv\n`);
     return null;
@@ -138,7 +152,12 @@ async function run(c: Config): Promise<number> {
   });
   const o = summary(ours);
   const f = ffcv.length ? summary(ffcv) : null;
-  const rows = (Object.keys(o) as Array<keyof typeof o>).map((k) => [k, String(round(o[k], 3)), f ? String(round(f[k], 3)) : '—', f ? `${round(o[k] / f[k], 2)}x` : '—']);
+  const rows = (Object.keys(o) as Array<keyof typeof o>).map((k) => [
+    k,
+    String(round(o[k], 3)),
+    f ? String(round(f[k], 3)) : '—',
+    f ? `${round(o[k] / f[k], 2)}x` : '—',
+  ]);
   console.log(`${c.rows} records (int + float), random order, batch ${c.batchSize}, ${c.workers} workers; medians of ${c.rounds} rounds`);
   console.log(renderTable(['', 'ours', 'FFCV', 'ours/FFCV'], rows));
   console.log(JSON.stringify({ bench: 'loader-tabular', config: c, ours: o, ffcv: f, runs: { ours, ffcv } }));

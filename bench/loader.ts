@@ -26,9 +26,26 @@ import { describeDecodePath, decodePath } from '../core/native/turbo.js';
 import { main as fastDecodeMain } from './fast-decode.js';
 import { main as tabularMain } from './loader-tabular.js';
 import { DEFAULT_COUNT, DEFAULT_SEED, describe, ensureImageNetLike, progressPrinter, type ImageNetLike } from './generate-imagenet-like.js';
-import { UsageError, benchMain, intSetting, isEntryPoint, listSetting, nonNegativeInt, positiveInt, runAsScript, type BenchMain } from './lib/cli.js';
+import {
+  UsageError,
+  benchMain,
+  intSetting,
+  isEntryPoint,
+  listSetting,
+  nonNegativeInt,
+  positiveInt,
+  runAsScript,
+  type BenchMain,
+} from './lib/cli.js';
 import { withCpu } from './lib/cpu.js';
-import { LOADER_MODES, MAX_RESOLUTION, SMART_THRESHOLD, ensureLoaderDataset, type LoaderDataset, type LoaderMode } from './lib/loader-data.js';
+import {
+  LOADER_MODES,
+  MAX_RESOLUTION,
+  SMART_THRESHOLD,
+  ensureLoaderDataset,
+  type LoaderDataset,
+  type LoaderMode,
+} from './lib/loader-data.js';
 import {
   loaderPipelines,
   measureBreakdown,
@@ -184,7 +201,8 @@ function parseConfig(argv: string[]): Config | 'help' {
     jsonFile: values.json,
   };
   const smallest = Math.max(...cfg.batchSizes);
-  if (cfg.count < smallest) throw new UsageError(`--count ${cfg.count} is below batch size ${smallest}: with dropLast no batch would be made`);
+  if (cfg.count < smallest)
+    throw new UsageError(`--count ${cfg.count} is below batch size ${smallest}: with dropLast no batch would be made`);
   return cfg;
 }
 
@@ -221,8 +239,11 @@ class ForeignLoad {
 function codeVersion(): string {
   if (process.env['BENCH_CODE']) return process.env['BENCH_CODE'];
   try {
-    const git = (...args: string[]): string => execFileSync('git', args, { cwd: repoRoot(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const dirty = git('status', '--porcelain', '--', 'core', 'native').split('\n').filter((l) => l !== '').length;
+    const git = (...args: string[]): string =>
+      execFileSync('git', args, { cwd: repoRoot(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dirty = git('status', '--porcelain', '--', 'core', 'native')
+      .split('\n')
+      .filter((l) => l !== '').length;
     return `${git('rev-parse', '--short', 'HEAD')}${dirty ? ` + ${dirty} uncommitted change(s) in core/ or native/` : ''}`;
   } catch {
     return 'unknown (no git)';
@@ -231,7 +252,8 @@ function codeVersion(): string {
 
 const log = (line: string): void => void process.stderr.write(line + '\n');
 const fmt = (v: number, digits = 0): string => v.toFixed(digits);
-const cpuNote = (cores: number, other: number | null): string => `${cores.toFixed(2)} cores busy` + (other === null ? '' : `, other load ${other.toFixed(2)}`);
+const cpuNote = (cores: number, other: number | null): string =>
+  `${cores.toFixed(2)} cores busy` + (other === null ? '' : `, other load ${other.toFixed(2)}`);
 const configKey = (mode: LoaderMode, bs: number, order: Order, cache: Cache, w: number): string => `${mode}|${bs}|${order}|${cache}|${w}`;
 
 async function runBenchmark(cfg: Config): Promise<void> {
@@ -241,7 +263,9 @@ async function runBenchmark(cfg: Config): Promise<void> {
   const files = new Map<LoaderMode, LoaderDataset>();
   for (const mode of cfg.modes) {
     const f = await ensureLoaderDataset(ds, mode);
-    log(`${f.path}: ${f.mix.jpg} jpg / ${f.mix.raw} raw, ${(f.fileSize / 1e6).toFixed(1)} MB; ${f.built ? `built in ${f.buildSeconds.toFixed(1)} s` : 'reused'}`);
+    log(
+      `${f.path}: ${f.mix.jpg} jpg / ${f.mix.raw} raw, ${(f.fileSize / 1e6).toFixed(1)} MB; ${f.built ? `built in ${f.buildSeconds.toFixed(1)} s` : 'reused'}`,
+    );
     files.set(mode, f);
   }
   log(`decode path: ${describeDecodePath()}`);
@@ -254,10 +278,17 @@ async function runBenchmark(cfg: Config): Promise<void> {
   // Page cache: every run reads files from memory, not the first one from disk.
   for (const f of files.values()) await readFile(f.path);
   // Untimed: JIT and library warm-up of the limit loop.
-  for (const mode of cfg.modes) measureLimit(stored.get(mode)!.slice(0, 200), { size: OUTPUT_SIZE, seed: SEED, epochs: [0], strict: cfg.strict });
+  for (const mode of cfg.modes)
+    measureLimit(stored.get(mode)!.slice(0, 200), { size: OUTPUT_SIZE, seed: SEED, epochs: [0], strict: cfg.strict });
 
   const noise = new ForeignLoad();
-  const rec: Records = { limits: new Map(cfg.modes.map((m) => [m, []])), probes: new Map(cfg.modes.map((m) => [m, []])), parallel: new Map(), runs: new Map(), naive: new Map() };
+  const rec: Records = {
+    limits: new Map(cfg.modes.map((m) => [m, []])),
+    probes: new Map(cfg.modes.map((m) => [m, []])),
+    parallel: new Map(),
+    runs: new Map(),
+    naive: new Map(),
+  };
   const timedEpochs = Array.from({ length: cfg.epochs - 1 }, (_, i) => i + 1);
   const limitOptions = { size: OUTPUT_SIZE, seed: SEED, epochs: timedEpochs.slice(0, 2), strict: cfg.strict };
   const parallelCounts = cfg.workers.filter((w) => w > 1);
@@ -282,7 +313,9 @@ async function runBenchmark(cfg: Config): Promise<void> {
         noise.record(`limit x${t} ${mode} rep ${rep}`, other);
         const key = `${mode}|${t}`;
         rec.parallel.set(key, [...(rec.parallel.get(key) ?? []), { ...par, other }]);
-        log(`[${++step}/${steps}] rep ${rep} limit ${mode} on ${t} threads at once: ${fmt(par.imagesPerSec)} img/s (${fmt(par.efficiency, 2)} of ${t} x one thread)${other === null ? '' : `, other load ${other.toFixed(2)}`}`);
+        log(
+          `[${++step}/${steps}] rep ${rep} limit ${mode} on ${t} threads at once: ${fmt(par.imagesPerSec)} img/s (${fmt(par.efficiency, 2)} of ${t} x one thread)${other === null ? '' : `, other load ${other.toFixed(2)}`}`,
+        );
       }
       // A short limit probe between configurations: each configuration's ratios use the mean
       // of the probes just before and after it (the machine's speed drifts by tens of % over
@@ -300,7 +333,8 @@ async function runBenchmark(cfg: Config): Promise<void> {
             for (const w of cfg.workers) {
               const key = configKey(mode, bs, order, cache, w);
               let run = rec.runs.get(key);
-              if (!run) rec.runs.set(key, (run = { mode, batchSize: bs, order, cache, workers: w, warmup: [], timed: [], openSeconds: [] }));
+              if (!run)
+                rec.runs.set(key, (run = { mode, batchSize: bs, order, cache, workers: w, warmup: [], timed: [], openSeconds: [] }));
               await runLoader(file, run, cfg, noise, rep);
               const next = probe();
               const last = run.timed.slice(-(cfg.epochs - 1));
@@ -322,7 +356,9 @@ async function runBenchmark(cfg: Config): Promise<void> {
           if (!run) rec.naive.set(key, (run = { batchSize: bs, workers: w, timed: [] }));
           await runNaive(items, run, cfg, noise, rep);
           const last = run.timed.slice(-cfg.naiveEpochs);
-          log(`[${++step}/${steps}] rep ${rep} naive bs ${bs} w${w}: ${last.map((e) => fmt(e.imagesPerSec)).join(' ')} img/s, ${cpuNote(median(last.map((e) => e.cores)), median(last.map((e) => e.otherCores ?? 0)))}`);
+          log(
+            `[${++step}/${steps}] rep ${rep} naive bs ${bs} w${w}: ${last.map((e) => fmt(e.imagesPerSec)).join(' ')} img/s, ${cpuNote(median(last.map((e) => e.cores)), median(last.map((e) => e.otherCores ?? 0)))}`,
+          );
         }
       }
     }
@@ -331,10 +367,14 @@ async function runBenchmark(cfg: Config): Promise<void> {
   const breakdowns = new Map<LoaderMode, BreakdownResult>();
   if (cfg.breakdown) {
     for (const mode of cfg.modes) {
-      const { value: b, otherCores } = await withCpu(async () => measureBreakdown(files.get(mode)!.path, stored.get(mode)!, { ...limitOptions, batchSize: cfg.batchSizes[0]! }));
+      const { value: b, otherCores } = await withCpu(async () =>
+        measureBreakdown(files.get(mode)!.path, stored.get(mode)!, { ...limitOptions, batchSize: cfg.batchSizes[0]! }),
+      );
       noise.record(`breakdown ${mode}`, otherCores);
       breakdowns.set(mode, b);
-      log(`breakdown ${mode}: loader ${b.us.total.toFixed(0)} µs/sample (decode ${b.us.decode.toFixed(0)}, ${b.stage} ${b.us.pixelStage.toFixed(0)}), limit ${b.limit.total.toFixed(0)} (decode ${b.limit.decode.toFixed(0)}, flip+CHW ${b.limit.copy.toFixed(0)})${otherCores === null ? '' : `, other load ${otherCores.toFixed(2)}`}`);
+      log(
+        `breakdown ${mode}: loader ${b.us.total.toFixed(0)} µs/sample (decode ${b.us.decode.toFixed(0)}, ${b.stage} ${b.us.pixelStage.toFixed(0)}), limit ${b.limit.total.toFixed(0)} (decode ${b.limit.decode.toFixed(0)}, flip+CHW ${b.limit.copy.toFixed(0)})${otherCores === null ? '' : `, other load ${otherCores.toFixed(2)}`}`,
+      );
     }
   }
 
@@ -361,7 +401,12 @@ async function runLoader(file: string, run: LoaderRun, cfg: Config, noise: Forei
   try {
     for (let e = 0; e < cfg.epochs; e++) {
       const before = loader.stats();
-      const { value: images, wallMs, cores, otherCores } = await withCpu(async () => {
+      const {
+        value: images,
+        wallMs,
+        cores,
+        otherCores,
+      } = await withCpu(async () => {
         let n = 0;
         for await (const b of loader) n += b.size;
         return n;
@@ -386,19 +431,37 @@ async function runLoader(file: string, run: LoaderRun, cfg: Config, noise: Forei
   }
 }
 
-async function runNaive(items: ReadonlyArray<{ path: string; label: number }>, run: NaiveRun, cfg: Config, noise: ForeignLoad, rep: number): Promise<void> {
+async function runNaive(
+  items: ReadonlyArray<{ path: string; label: number }>,
+  run: NaiveRun,
+  cfg: Config,
+  noise: ForeignLoad,
+  rep: number,
+): Promise<void> {
   const loader = await NaiveLoader.open(items, { workers: run.workers, batchSize: run.batchSize, size: OUTPUT_SIZE, seed: SEED });
   try {
     // Warm-up (untimed): one batch per worker, so each worker's JIT and sharp are loaded.
     for await (const _ of loader.epoch(0, run.workers));
     for (let e = 1; e <= cfg.naiveEpochs; e++) {
       const busy0 = loader.busyMs;
-      const { value: images, wallMs, cores, otherCores } = await withCpu(async () => {
+      const {
+        value: images,
+        wallMs,
+        cores,
+        otherCores,
+      } = await withCpu(async () => {
         let n = 0;
         for await (const b of loader.epoch(e)) n += b.labels.length;
         return n;
       });
-      run.timed.push({ imagesPerSec: (images / wallMs) * 1000, cores, otherCores, busy: (loader.busyMs - busy0) / (wallMs * run.workers), waitMsMedian: 0, pairedLimit: null });
+      run.timed.push({
+        imagesPerSec: (images / wallMs) * 1000,
+        cores,
+        otherCores,
+        busy: (loader.busyMs - busy0) / (wallMs * run.workers),
+        waitMsMedian: 0,
+        pairedLimit: null,
+      });
       noise.record(`naive bs${run.batchSize} w${run.workers} rep ${rep} epoch ${e}`, otherCores);
     }
   } finally {
@@ -452,7 +515,8 @@ const isQuiet = (other: number | null): boolean => other !== null && other <= QU
 const medianOrNull = (xs: number[]): number | null => (xs.length ? median(xs) : null);
 
 function summarize(cfg: Config, rec: Records, name: ViewName): View {
-  const keep = <T extends { other?: number | null; otherCores?: number | null }>(xs: T[]): T[] => (name === 'all' ? xs : xs.filter((x) => isQuiet(x.other ?? x.otherCores ?? null)));
+  const keep = <T extends { other?: number | null; otherCores?: number | null }>(xs: T[]): T[] =>
+    name === 'all' ? xs : xs.filter((x) => isQuiet(x.other ?? x.otherCores ?? null));
   const limit = new Map([...rec.limits].map(([m, l]) => [m, medianOrNull(keep(l).map((x) => x.imagesPerSec))]));
   const parallel = new Map([...rec.parallel].map(([k, l]) => [k, medianOrNull(keep(l).map((x) => x.imagesPerSec))]));
   const naive = new Map([...rec.naive].map(([k, r]) => [k, medianOrNull(keep(r.timed).map((e) => e.imagesPerSec))]));
@@ -494,16 +558,36 @@ function summarize(cfg: Config, rec: Records, name: ViewName): View {
 
 const cellText = (v: number | null, digits = 2): string => (v === null ? '-' : fmt(v, digits));
 
-function printReport(cfg: Config, ds: ImageNetLike, files: Map<LoaderMode, LoaderDataset>, views: View[], rec: Records, breakdowns: Map<LoaderMode, BreakdownResult>, noise: ForeignLoad, totalS: number): string {
+function printReport(
+  cfg: Config,
+  ds: ImageNetLike,
+  files: Map<LoaderMode, LoaderDataset>,
+  views: View[],
+  rec: Records,
+  breakdowns: Map<LoaderMode, BreakdownResult>,
+  noise: ForeignLoad,
+  totalS: number,
+): string {
   const m = ds.manifest;
   const L: string[] = [];
-  L.push(`loader benchmark: ${m.count} images (${m.minSide}-${m.maxSide} px JPEG q${m.quality} sources) stored with maxResolution ${MAX_RESOLUTION}:`);
-  for (const f of files.values()) L.push(`  ${f.mode.padEnd(5)} ${f.mix.jpg} jpg / ${f.mix.raw} raw, ${(f.fileSize / 1e6).toFixed(1)} MB${f.mode === 'smart' ? ` (smartThreshold ${SMART_THRESHOLD} B = 256x224x3)` : ''}`);
-  L.push(`  pipeline: image RandomResizedCrop(${OUTPUT_SIZE}) + RandomHorizontalFlip + ToCHW (uint8), label IntDecoder; seed ${SEED}, dropLast`);
+  L.push(
+    `loader benchmark: ${m.count} images (${m.minSide}-${m.maxSide} px JPEG q${m.quality} sources) stored with maxResolution ${MAX_RESOLUTION}:`,
+  );
+  for (const f of files.values())
+    L.push(
+      `  ${f.mode.padEnd(5)} ${f.mix.jpg} jpg / ${f.mix.raw} raw, ${(f.fileSize / 1e6).toFixed(1)} MB${f.mode === 'smart' ? ` (smartThreshold ${SMART_THRESHOLD} B = 256x224x3)` : ''}`,
+    );
+  L.push(
+    `  pipeline: image RandomResizedCrop(${OUTPUT_SIZE}) + RandomHorizontalFlip + ToCHW (uint8), label IntDecoder; seed ${SEED}, dropLast`,
+  );
   L.push(`  decode path: ${describeDecodePath()}`);
   L.push(`  code: ${codeVersion()}`);
-  L.push(`  ${cfg.reps} repetition(s) x ${cfg.epochs} epochs per configuration (first = warm-up, reported apart); img/s = median of the ${cfg.reps * (cfg.epochs - 1)} timed epochs`);
-  L.push(`  ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), node ${process.version}, sharp ${sharp.versions.sharp} / libvips ${sharp.versions.vips}`);
+  L.push(
+    `  ${cfg.reps} repetition(s) x ${cfg.epochs} epochs per configuration (first = warm-up, reported apart); img/s = median of the ${cfg.reps * (cfg.epochs - 1)} timed epochs`,
+  );
+  L.push(
+    `  ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), node ${process.version}, sharp ${sharp.versions.sharp} / libvips ${sharp.versions.vips}`,
+  );
   L.push('');
   L.push(...yardsticks(cfg, views, rec));
   // The quiet table only when some timed segment was not quiet (else it repeats the first).
@@ -523,11 +607,19 @@ function printReport(cfg: Config, ds: ImageNetLike, files: Map<LoaderMode, Loade
     return (max(t) - min(t)) / c.imagesPerSec;
   };
   const worst = all.reduce((a, b) => (spread(b) > spread(a) ? b : a), all[0]!);
-  if (worst) L.push(`epoch-to-epoch spread, (max-min)/median: worst ${fmt(spread(worst) * 100)}% (${worst.mode} bs ${worst.batchSize} ${worst.order} ${worst.cache} w${worst.workers})`);
+  if (worst)
+    L.push(
+      `epoch-to-epoch spread, (max-min)/median: worst ${fmt(spread(worst) * 100)}% (${worst.mode} bs ${worst.batchSize} ${worst.order} ${worst.cache} w${worst.workers})`,
+    );
   const other = noise.summary();
   if (other) {
-    L.push(`other load during timed segments (other processes + hypervisor steal): median ${fmt(other.median, 2)}, max ${fmt(other.max, 2)} cores (${other.worst}); ${other.overQuarter}/${other.segments} segments above ${QUIET}`);
-    if (other.max > QUIET) L.push('  WARNING: the machine was not idle; segments that shared it are slower (medians damp, not remove, this; see the quiet table), and 2-worker runs suffer most on 2 cores');
+    L.push(
+      `other load during timed segments (other processes + hypervisor steal): median ${fmt(other.median, 2)}, max ${fmt(other.max, 2)} cores (${other.worst}); ${other.overQuarter}/${other.segments} segments above ${QUIET}`,
+    );
+    if (other.max > QUIET)
+      L.push(
+        '  WARNING: the machine was not idle; segments that shared it are slower (medians damp, not remove, this; see the quiet table), and 2-worker runs suffer most on 2 cores',
+      );
   }
   L.push(`total benchmark time ${fmt(totalS, 1)} s`);
   return L.join('\n');
@@ -547,17 +639,32 @@ function yardsticks(cfg: Config, views: View[], rec: Records): string[] {
     ]);
     const probes = rec.probes.get(mode)!;
     if (probes.length) {
-      rows.push([`limit ${mode}: probes between configs`, fmt(median(probes)), '', `${probes.length} probes on every ${PROBE_STRIDE}th image, range ${fmt(min(probes))}-${fmt(max(probes))}: the machine's drift; /limit pairs each config with its neighbours`]);
+      rows.push([
+        `limit ${mode}: probes between configs`,
+        fmt(median(probes)),
+        '',
+        `${probes.length} probes on every ${PROBE_STRIDE}th image, range ${fmt(min(probes))}-${fmt(max(probes))}: the machine's drift; /limit pairs each config with its neighbours`,
+      ]);
     }
     for (const [k, p] of rec.parallel) {
       if (!k.startsWith(`${mode}|`)) continue;
       const t = p[0]!.threads;
-      rows.push([`limit ${mode}: ${t} threads at once`, fmt(all.parallel.get(k)!), cellText(quiet.parallel.get(k) ?? null, 0), `${fmt(median(p.map((x) => x.efficiency)), 2)} of ${t} x one thread (what the machine gives ${t} threads)`]);
+      rows.push([
+        `limit ${mode}: ${t} threads at once`,
+        fmt(all.parallel.get(k)!),
+        cellText(quiet.parallel.get(k) ?? null, 0),
+        `${fmt(median(p.map((x) => x.efficiency)), 2)} of ${t} x one thread (what the machine gives ${t} threads)`,
+      ]);
     }
   }
   for (const [k, r] of rec.naive) {
     const v = all.naive.get(k)!;
-    rows.push([`naive bs ${r.batchSize}, ${r.workers} worker${r.workers > 1 ? 's' : ''}`, fmt(v), cellText(quiet.naive.get(k) ?? null, 0), `${fmt(v / r.workers)}/s per worker; readFile + sharp metadata/extract/resize/flop + CHW collate, ${fmt(median(r.timed.map((e) => e.cores)), 2)} cores busy`]);
+    rows.push([
+      `naive bs ${r.batchSize}, ${r.workers} worker${r.workers > 1 ? 's' : ''}`,
+      fmt(v),
+      cellText(quiet.naive.get(k) ?? null, 0),
+      `${fmt(v / r.workers)}/s per worker; readFile + sharp metadata/extract/resize/flop + CHW collate, ${fmt(median(r.timed.map((e) => e.cores)), 2)} cores busy`,
+    ]);
   }
   L.push(renderTable(['yardstick', 'img/s', 'quiet', 'notes'], rows));
   return L;
@@ -566,21 +673,34 @@ function yardsticks(cfg: Config, views: View[], rec: Records): string[] {
 function grid(cfg: Config, v: View): string[] {
   const L: string[] = [];
   if (v.name === 'all') {
-    L.push(`our loader, all timed epochs (img/s medians; /limit = ours / (limit x workers), target >= ${TARGET_LIMIT}, each epoch against the limit probed around its config;`);
+    L.push(
+      `our loader, all timed epochs (img/s medians; /limit = ours / (limit x workers), target >= ${TARGET_LIMIT}, each epoch against the limit probed around its config;`,
+    );
     L.push(`/plim = /limit / the parallel efficiency of that many threads at once (ours against the limit on that many threads);`);
     L.push(`/naive = ours / naive at the same batch size and workers, target >= ${TARGET_NAIVE}; 2w/1w: linear = 2):`);
   } else {
-    L.push(`our loader, quiet epochs only (other load <= ${QUIET} core; ratios against quiet yardsticks; '-' = no quiet run; n = quiet epochs / all):`);
+    L.push(
+      `our loader, quiet epochs only (other load <= ${QUIET} core; ratios against quiet yardsticks; '-' = no quiet run; n = quiet epochs / all):`,
+    );
   }
   const ws = cfg.workers;
   const headers = ['mode', 'batch', 'order', 'osCache'];
-  for (const w of ws) headers.push(`w${w} img/s`, `w${w} warm`, `w${w}/limit`, ...(w > 1 ? [`w${w}/plim`] : []), ...(cfg.naive ? [`w${w}/naive`] : []), `w${w} busy`);
+  for (const w of ws)
+    headers.push(
+      `w${w} img/s`,
+      `w${w} warm`,
+      `w${w}/limit`,
+      ...(w > 1 ? [`w${w}/plim`] : []),
+      ...(cfg.naive ? [`w${w}/naive`] : []),
+      `w${w} busy`,
+    );
   const scaled = ws.includes(1) ? ws.filter((w) => w > 1) : [];
   for (const w of scaled) headers.push(`${w}w/1w`);
   headers.push(v.name === 'all' ? 'other load' : 'n');
   const rows: string[][] = [];
   const groups: Array<[LoaderMode, number, Order, Cache]> = [];
-  for (const mode of cfg.modes) for (const bs of cfg.batchSizes) for (const order of cfg.orders) for (const cache of cfg.caches) groups.push([mode, bs, order, cache]);
+  for (const mode of cfg.modes)
+    for (const bs of cfg.batchSizes) for (const order of cfg.orders) for (const cache of cfg.caches) groups.push([mode, bs, order, cache]);
   for (const [mode, bs, order, cache] of groups) {
     const g = v.cells.filter((c) => c.mode === mode && c.batchSize === bs && c.order === order && c.cache === cache);
     const row = [mode, String(bs), order, cache];
@@ -591,7 +711,14 @@ function grid(cfg: Config, v: View): string[] {
         row.push(...Array<string>(width).fill('-'));
         continue;
       }
-      row.push(fmt(c.imagesPerSec), c.warmupPerSec === null ? '-' : fmt(c.warmupPerSec), cellText(c.overLimit), ...(w > 1 ? [cellText(c.overParallel)] : []), ...(cfg.naive ? [cellText(c.overNaive)] : []), `${fmt(c.busy * 100)}%`);
+      row.push(
+        fmt(c.imagesPerSec),
+        c.warmupPerSec === null ? '-' : fmt(c.warmupPerSec),
+        cellText(c.overLimit),
+        ...(w > 1 ? [cellText(c.overParallel)] : []),
+        ...(cfg.naive ? [cellText(c.overNaive)] : []),
+        `${fmt(c.busy * 100)}%`,
+      );
     }
     for (const w of scaled) row.push(cellText(g.find((x) => x.workers === w)?.overW1 ?? null));
     if (v.name === 'all') {
@@ -601,26 +728,35 @@ function grid(cfg: Config, v: View): string[] {
     rows.push(row);
   }
   L.push(renderTable(headers, rows));
-  if (v.name === 'all') L.push("  busy = loader workers' busy time / (wall x workers), the rest idle (message round trips, dispatch, epoch ends); other load = max over the row of each config's median, in cores");
+  if (v.name === 'all')
+    L.push(
+      "  busy = loader workers' busy time / (wall x workers), the rest idle (message round trips, dispatch, epoch ends); other load = max over the row of each config's median, in cores",
+    );
   L.push(...verdict(cfg, v));
   return L;
 }
 
 function verdict(cfg: Config, v: View): string[] {
   const L: string[] = [`targets (${v.name === 'all' ? 'all epochs' : 'quiet epochs'}):`];
-  const range = (xs: number[]): string => (xs.length ? `range ${fmt(min(xs), 2)}-${fmt(max(xs), 2)}, median ${fmt(median(xs), 2)}` : 'no data');
+  const range = (xs: number[]): string =>
+    xs.length ? `range ${fmt(min(xs), 2)}-${fmt(max(xs), 2)}, median ${fmt(median(xs), 2)}` : 'no data';
   for (const w of cfg.workers) {
     const ol = v.cells.filter((c) => c.workers === w && c.overLimit !== null).map((c) => c.overLimit!);
-    L.push(`  our/limit >= ${TARGET_LIMIT} at ${w} worker${w > 1 ? 's' : ''}: ${ol.filter((x) => x >= TARGET_LIMIT).length}/${ol.length} configs (${range(ol)})`);
+    L.push(
+      `  our/limit >= ${TARGET_LIMIT} at ${w} worker${w > 1 ? 's' : ''}: ${ol.filter((x) => x >= TARGET_LIMIT).length}/${ol.length} configs (${range(ol)})`,
+    );
     if (w > 1) {
       const op = v.cells.filter((c) => c.workers === w && c.overParallel !== null).map((c) => c.overParallel!);
-      L.push(`    against the ${w}-thread limit measured at once (what this machine allows): ${op.filter((x) => x >= TARGET_LIMIT).length}/${op.length} configs >= ${TARGET_LIMIT} (${range(op)})`);
+      L.push(
+        `    against the ${w}-thread limit measured at once (what this machine allows): ${op.filter((x) => x >= TARGET_LIMIT).length}/${op.length} configs >= ${TARGET_LIMIT} (${range(op)})`,
+      );
     }
   }
   const sc = v.cells.filter((c) => c.overW1 !== null).map((c) => c.overW1!);
   if (sc.length) L.push(`  worker scaling 2w/1w (linear = 2.00): ${range(sc)}`);
   const nv = v.cells.filter((c) => c.overNaive !== null).map((c) => c.overNaive!);
-  if (nv.length) L.push(`  our/naive >= ${TARGET_NAIVE}: ${nv.filter((x) => x >= TARGET_NAIVE).length}/${nv.length} configs (${range(nv)})`);
+  if (nv.length)
+    L.push(`  our/naive >= ${TARGET_NAIVE}: ${nv.filter((x) => x >= TARGET_NAIVE).length}/${nv.length} configs (${range(nv)})`);
   return L;
 }
 
@@ -630,7 +766,9 @@ function verdict(cfg: Config, v: View): string[] {
  */
 function breakdownReport(cfg: Config, v: View, breakdowns: Map<LoaderMode, BreakdownResult>): string[] {
   const L: string[] = [];
-  L.push("where a worker's time goes, µs per image, one thread: 'loader' = decode-worker.ts runSample rebuilt from core pieces and timed step by step,");
+  L.push(
+    "where a worker's time goes, µs per image, one thread: 'loader' = decode-worker.ts runSample rebuilt from core pieces and timed step by step,",
+  );
   L.push("'limit' = the limit's steps, in the same loop (interleaved sample by sample, so both see the same machine):");
   const modes = [...breakdowns.keys()];
   const headers = ['step', ...modes.flatMap((m) => [`${m} limit`, `${m} loader`])];
@@ -652,25 +790,46 @@ function breakdownReport(cfg: Config, v: View, breakdowns: Map<LoaderMode, Break
   ];
   if (cfg.workers.includes(1)) {
     const w1 = (mode: LoaderMode): Cell[] => v.cells.filter((c) => c.mode === mode && c.workers === 1);
-    rows.push(['loader w1 runs: worker busy per image (median)', ...modes.flatMap((m) => ['', fmt(median(w1(m).map((c) => (c.busy * 1e6) / c.imagesPerSec)), 1)])]);
-    rows.push(['loader w1 runs: wall per image (median)', ...modes.flatMap((m) => ['', fmt(median(w1(m).map((c) => 1e6 / c.imagesPerSec)), 1)])]);
+    rows.push([
+      'loader w1 runs: worker busy per image (median)',
+      ...modes.flatMap((m) => ['', fmt(median(w1(m).map((c) => (c.busy * 1e6) / c.imagesPerSec)), 1)]),
+    ]);
+    rows.push([
+      'loader w1 runs: wall per image (median)',
+      ...modes.flatMap((m) => ['', fmt(median(w1(m).map((c) => 1e6 / c.imagesPerSec)), 1)]),
+    ]);
   }
   L.push(renderTable(headers, rows));
-  L.push("  limit's crop params = 2 rngs + randomResizedCrop; the loader draws its crop inside decoder.decode and the flip inside the stage");
+  L.push(
+    "  limit's crop params = 2 rngs + randomResizedCrop; the loader draws its crop inside decoder.decode and the flip inside the stage",
+  );
   // Drift-free estimate: per-sample work ratio from the interleaved loop, times the share of
   // wall time the workers were busy (the rest is idle: messages, dispatch, epoch ends).
   for (const w of cfg.workers) {
     const parts = modes.map((m) => {
       const b = breakdowns.get(m)!;
       const busy = medianOrNull(v.cells.filter((c) => c.mode === m && c.workers === w).map((c) => c.busy));
-      return busy === null ? `${m} -` : `${m} ${fmt((b.limit.total / b.us.total) * busy, 2)} (${fmt(b.limit.total / b.us.total, 2)} x busy ${fmt(busy * 100)}%)`;
+      return busy === null
+        ? `${m} -`
+        : `${m} ${fmt((b.limit.total / b.us.total) * busy, 2)} (${fmt(b.limit.total / b.us.total, 2)} x busy ${fmt(busy * 100)}%)`;
     });
-    L.push(`  drift-free estimate of our/${w > 1 ? 'plim' : 'limit'} at ${w} worker${w > 1 ? 's' : ''} = limit/loader per-sample work x worker busy: ${parts.join('; ')}`);
+    L.push(
+      `  drift-free estimate of our/${w > 1 ? 'plim' : 'limit'} at ${w} worker${w > 1 ? 's' : ''} = limit/loader per-sample work x worker busy: ${parts.join('; ')}`,
+    );
   }
   return L;
 }
 
-function toJson(cfg: Config, ds: ImageNetLike, files: Map<LoaderMode, LoaderDataset>, views: View[], rec: Records, breakdowns: Map<LoaderMode, BreakdownResult>, noise: ForeignLoad, totalS: number): Record<string, unknown> {
+function toJson(
+  cfg: Config,
+  ds: ImageNetLike,
+  files: Map<LoaderMode, LoaderDataset>,
+  views: View[],
+  rec: Records,
+  breakdowns: Map<LoaderMode, BreakdownResult>,
+  noise: ForeignLoad,
+  totalS: number,
+): Record<string, unknown> {
   const m = ds.manifest;
   const r1 = (v: number): number => round(v, 1);
   const r3 = (v: number | null): number | null => (v === null ? null : round(v, 3));
@@ -684,7 +843,17 @@ function toJson(cfg: Config, ds: ImageNetLike, files: Map<LoaderMode, LoaderData
     bench: 'loader',
     version: 1,
     date: new Date().toISOString(),
-    env: { node: process.version, platform: `${process.platform}-${process.arch}`, cores: availableParallelism(), cpu: cpus()[0]?.model ?? null, sharp: sharp.versions.sharp, vips: sharp.versions.vips, decodePath: decodePath(), decodePathDetail: describeDecodePath(), code: codeVersion() },
+    env: {
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`,
+      cores: availableParallelism(),
+      cpu: cpus()[0]?.model ?? null,
+      sharp: sharp.versions.sharp,
+      vips: sharp.versions.vips,
+      decodePath: decodePath(),
+      decodePathDetail: describeDecodePath(),
+      code: codeVersion(),
+    },
     config: {
       count: m.count,
       seed: m.seed,
@@ -702,14 +871,37 @@ function toJson(cfg: Config, ds: ImageNetLike, files: Map<LoaderMode, LoaderData
       [...rec.limits].map(([mode, l]) => [
         mode,
         {
-          runs: l.map((x) => ({ img_per_s: r1(x.imagesPerSec), decodeOnly: r1(x.decodeOnlyPerSec), usPerImage: { params: r1(x.us.params), decode: r1(x.us.decode), copy: r1(x.us.copy) }, otherLoad: x.other === null ? null : round(x.other, 2) })),
+          runs: l.map((x) => ({
+            img_per_s: r1(x.imagesPerSec),
+            decodeOnly: r1(x.decodeOnlyPerSec),
+            usPerImage: { params: r1(x.us.params), decode: r1(x.us.decode), copy: r1(x.us.copy) },
+            otherLoad: x.other === null ? null : round(x.other, 2),
+          })),
           probes: rec.probes.get(mode)!.map(r1),
-          parallel: [...rec.parallel].filter(([k]) => k.startsWith(`${mode}|`)).map(([, p]) => ({ threads: p[0]!.threads, runs: p.map((x) => ({ img_per_s: r1(x.imagesPerSec), efficiency: round(x.efficiency, 3), otherLoad: x.other === null ? null : round(x.other, 2) })) })),
+          parallel: [...rec.parallel]
+            .filter(([k]) => k.startsWith(`${mode}|`))
+            .map(([, p]) => ({
+              threads: p[0]!.threads,
+              runs: p.map((x) => ({
+                img_per_s: r1(x.imagesPerSec),
+                efficiency: round(x.efficiency, 3),
+                otherLoad: x.other === null ? null : round(x.other, 2),
+              })),
+            })),
         },
       ]),
     ),
     naive: [...rec.naive.values()].map((r) => ({ batchSize: r.batchSize, workers: r.workers, epochs: r.timed.map(epoch) })),
-    runs: [...rec.runs.values()].map((r) => ({ mode: r.mode, batchSize: r.batchSize, order: r.order, osCache: r.cache === 'on', workers: r.workers, epochs: r.timed.map(epoch), warmup: r.warmup.map(epoch), openSeconds: r.openSeconds.map((x) => round(x, 3)) })),
+    runs: [...rec.runs.values()].map((r) => ({
+      mode: r.mode,
+      batchSize: r.batchSize,
+      order: r.order,
+      osCache: r.cache === 'on',
+      workers: r.workers,
+      epochs: r.timed.map(epoch),
+      warmup: r.warmup.map(epoch),
+      openSeconds: r.openSeconds.map((x) => round(x, 3)),
+    })),
     summary: Object.fromEntries(
       views.map((v) => [
         v.name,
@@ -736,7 +928,14 @@ function toJson(cfg: Config, ds: ImageNetLike, files: Map<LoaderMode, LoaderData
       ]),
     ),
     breakdown: Object.fromEntries(
-      [...breakdowns].map(([mode, b]) => [mode, { stage: b.stage, usPerImage: Object.fromEntries(Object.entries(b.us).map(([k, v]) => [k, r1(v)])), limitUsPerImage: Object.fromEntries(Object.entries(b.limit).map(([k, v]) => [k, r1(v)])) }]),
+      [...breakdowns].map(([mode, b]) => [
+        mode,
+        {
+          stage: b.stage,
+          usPerImage: Object.fromEntries(Object.entries(b.us).map(([k, v]) => [k, r1(v)])),
+          limitUsPerImage: Object.fromEntries(Object.entries(b.limit).map(([k, v]) => [k, r1(v)])),
+        },
+      ]),
     ),
     targets: { overLimit: TARGET_LIMIT, overNaive: TARGET_NAIVE },
     otherLoadCores: noise.summary(),

@@ -21,7 +21,8 @@ const BENCHMARKS = {
   },
   loader: {
     module: 'loader.js',
-    summary: 'Loader img/s (RRC 160 + flip + CHW) over batch x order x osCache x workers vs the bare native decode (limit) and a naive sharp loader',
+    summary:
+      'Loader img/s (RRC 160 + flip + CHW) over batch x order x osCache x workers vs the bare native decode (limit) and a naive sharp loader',
   },
   'csv-memory': {
     module: 'csv-memory.js',
@@ -29,7 +30,8 @@ const BENCHMARKS = {
   },
   video: {
     module: 'video.js',
-    summary: 'video clips: .beton (VideoClipField, per-frame JPEG) vs ffmpeg decoding per clip — loader start, epoch time, storage, as ratios',
+    summary:
+      'video clips: .beton (VideoClipField, per-frame JPEG) vs ffmpeg decoding per clip — loader start, epoch time, storage, as ratios',
   },
   merge: {
     module: 'merge.js',
@@ -58,7 +60,9 @@ function usage(stream) {
 function warnIfStale(compiled) {
   const source = join(here, relative(distBench, compiled)).replace(/\.js$/, '.ts');
   if (existsSync(source) && statSync(source).mtimeMs > statSync(compiled).mtimeMs) {
-    process.stderr.write(`warning: ${relative(root, source)} is newer than its build; run "npm run build:ts" to benchmark the current code\n`);
+    process.stderr.write(
+      `warning: ${relative(root, source)} is newer than its build; run "npm run build:ts" to benchmark the current code\n`,
+    );
   }
 }
 

@@ -17,7 +17,17 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildDataset, ClipSimpleDecoder, ffmpegAvailable, IntDecoder, Loader, parseBuildConfig, Reader, VideoDatasetSource, type DecodedClip } from '../core/index.js';
+import {
+  buildDataset,
+  ClipSimpleDecoder,
+  ffmpegAvailable,
+  IntDecoder,
+  Loader,
+  parseBuildConfig,
+  Reader,
+  VideoDatasetSource,
+  type DecodedClip,
+} from '../core/index.js';
 import { benchMain, intSetting, isEntryPoint, runAsScript, type BenchMain } from './lib/cli.js';
 import { median, round } from './lib/stats.js';
 import { benchScratchDir } from './lib/repo.js';
@@ -88,7 +98,11 @@ function ensureVideos(cfg: Config): string {
     const dir = join(root, `class${i % 4}`);
     mkdirSync(dir, { recursive: true });
     const src = `testsrc2=s=${W}x${H}:r=${cfg.fps}:d=${cfg.seconds},hue=h=${(i * 37) % 360},noise=alls=10:allf=t+u`;
-    const r = spawnSync('ffmpeg', ['-y', '-v', 'error', '-f', 'lavfi', '-i', src, '-c:v', 'mpeg4', '-q:v', '4', join(dir, `v${String(i).padStart(3, '0')}.avi`)], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const r = spawnSync(
+      'ffmpeg',
+      ['-y', '-v', 'error', '-f', 'lavfi', '-i', src, '-c:v', 'mpeg4', '-q:v', '4', join(dir, `v${String(i).padStart(3, '0')}.avi`)],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
     if (r.status !== 0) throw new Error('ffmpeg failed generating the benchmark videos');
   }
   writeFileSync(done, '');
@@ -148,7 +162,18 @@ interface Clip {
 async function baselineIndex(files: string[], cfg: Config): Promise<Clip[]> {
   const counts = await pool(
     files.map((f) => async () => {
-      const out = await run('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-count_packets', '-show_entries', 'stream=nb_read_packets', '-of', 'csv=p=0', f]);
+      const out = await run('ffprobe', [
+        '-v',
+        'error',
+        '-select_streams',
+        'v:0',
+        '-count_packets',
+        '-show_entries',
+        'stream=nb_read_packets',
+        '-of',
+        'csv=p=0',
+        f,
+      ]);
       return Number(Buffer.from(out).toString().trim());
     }),
     cfg.workers,
@@ -162,13 +187,28 @@ async function baselineIndex(files: string[], cfg: Config): Promise<Clip[]> {
 
 /** Baseline sample: seek to the clip's first frame and decode T frames of RGB. */
 function decodeClip(c: Clip, cfg: Config, frames = cfg.clipLength): Promise<Uint8Array> {
-  const args = ['-nostdin', '-v', 'error', '-ss', String(c.start / cfg.fps), '-i', c.path, '-frames:v', String(frames), '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'];
+  const args = [
+    '-nostdin',
+    '-v',
+    'error',
+    '-ss',
+    String(c.start / cfg.fps),
+    '-i',
+    c.path,
+    '-frames:v',
+    String(frames),
+    '-f',
+    'rawvideo',
+    '-pix_fmt',
+    'rgb24',
+    'pipe:1',
+  ];
   return run('ffmpeg', args, frames * W * H * 3);
 }
 
 function shuffle<T>(xs: T[], seed: number): T[] {
   let s = seed >>> 0;
-  const rnd = (): number => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  const rnd = (): number => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
   for (let i = xs.length - 1; i > 0; i--) {
     const j = Math.floor(rnd() * (i + 1));
     [xs[i], xs[j]] = [xs[j]!, xs[i]!];
@@ -190,7 +230,13 @@ async function runBenchmark(cfg: Config): Promise<number> {
   // Build the .beton (not compared: a one-time cost; reported for reference).
   const out = join(benchScratchDir(), `video-${cfg.videos}x${cfg.seconds}s-T${cfg.clipLength}.beton`);
   // FFCV's smallest page size: the data region starts a page into the file, so large pages pad small sets.
-  const bc = parseBuildConfig({ source: { type: 'video_folder', path: root, clipLength: cfg.clipLength }, output: out, numWorkers: cfg.workers, chunkSize: 8, pageSize: 2 ** 21 });
+  const bc = parseBuildConfig({
+    source: { type: 'video_folder', path: root, clipLength: cfg.clipLength },
+    output: out,
+    numWorkers: cfg.workers,
+    chunkSize: 8,
+    pageSize: 2 ** 21,
+  });
   if (!bc.ok) throw new Error(bc.errors.join('\n'));
   const tb = performance.now();
   const built = await buildDataset(bc.value);
@@ -203,7 +249,14 @@ async function runBenchmark(cfg: Config): Promise<number> {
   // Ours: Loader.open + first batch, then whole epochs.
   const pipelines = { clip: [ClipSimpleDecoder()], label: [IntDecoder()], video_id: null, start_frame: null };
   const t0 = performance.now();
-  const loader = await Loader.open(out, { batchSize: cfg.batchSize, numWorkers: cfg.workers, order: 'random', seed: 1, dropLast: false, pipelines });
+  const loader = await Loader.open(out, {
+    batchSize: cfg.batchSize,
+    numWorkers: cfg.workers,
+    order: 'random',
+    seed: 1,
+    dropLast: false,
+    pipelines,
+  });
   let oursStartS = 0;
   const oursEpochs: number[] = [];
   try {
@@ -231,13 +284,19 @@ async function runBenchmark(cfg: Config): Promise<number> {
   for (let e = 0; e < cfg.reps; e++) {
     const order = shuffle([...clips], e + 1);
     const te = performance.now();
-    await pool(order.map((c) => () => decodeClip(c, cfg)), cfg.workers);
+    await pool(
+      order.map((c) => () => decodeClip(c, cfg)),
+      cfg.workers,
+    );
     baseEpochs.push((performance.now() - te) / 1000);
   }
   // What a clip costs ffmpeg before its frames (spawn, open, seek): one frame instead of T.
   const sample = shuffle([...clips], 99).slice(0, Math.min(40, clips.length));
   const tf = performance.now();
-  await pool(sample.map((c) => () => decodeClip(c, cfg, 1)), 1);
+  await pool(
+    sample.map((c) => () => decodeClip(c, cfg, 1)),
+    1,
+  );
   const fixedMs = (performance.now() - tf) / sample.length;
 
   // Same frames? Compare one clip decoded both ways (JPEG q90 against the video's own pixels).

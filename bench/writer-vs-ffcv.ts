@@ -100,7 +100,11 @@ export async function runVsFfcv(cfg: VsFfcvConfig): Promise<void> {
 
     log(`one thread, step by step (${cfg.stageImages} images, both stacks)…`);
     stages = { ours: oursStages(paths.slice(0, cfg.stageImages), cfg), ffcv: null };
-    const ffcvStages = await runJson(cfg.python, [join(py, 'ffcv_stages.py'), root, String(cfg.stageImages), String(cfg.maxResolution), String(cfg.quality)], pyCwd);
+    const ffcvStages = await runJson(
+      cfg.python,
+      [join(py, 'ffcv_stages.py'), root, String(cfg.stageImages), String(cfg.maxResolution), String(cfg.quality)],
+      pyCwd,
+    );
     stages.ffcv = ffcvStages as Stages['ffcv'];
 
     const total = cfg.rounds * cfg.workers.length * 2;
@@ -111,7 +115,9 @@ export async function runVsFfcv(cfg: VsFfcvConfig): Promise<void> {
           const run = impl === 'ours' ? await runOurs(root, out, w, cfg, round) : await runFfcv(root, out, w, cfg, round, py, pyCwd);
           runs.push(run);
           if (impl === 'ffcv' && w === 1 && reference === null) reference = run.sha256;
-          log(`[${runs.length}/${total}] round ${round} ${impl} w${w}: ${fmt(run.imagesPerSec)} images/s (${fmt(run.seconds, 2)} s; process ${fmt(run.processSeconds, 2)} s; ${fmt((run.cpuSeconds * 1000) / cfg.count, 2)} CPU ms/image; load ${fmt(run.loadBefore, 2)}→${fmt(run.loadAfter, 2)}, other ${run.otherCores === null ? '?' : fmt(run.otherCores, 2)} cores)`);
+          log(
+            `[${runs.length}/${total}] round ${round} ${impl} w${w}: ${fmt(run.imagesPerSec)} images/s (${fmt(run.seconds, 2)} s; process ${fmt(run.processSeconds, 2)} s; ${fmt((run.cpuSeconds * 1000) / cfg.count, 2)} CPU ms/image; load ${fmt(run.loadBefore, 2)}→${fmt(run.loadAfter, 2)}, other ${run.otherCores === null ? '?' : fmt(run.otherCores, 2)} cores)`,
+          );
           await rm(out, { force: true });
         }
       }
@@ -132,7 +138,13 @@ export async function runVsFfcv(cfg: VsFfcvConfig): Promise<void> {
     bench: 'writer-vs-ffcv',
     version: 1,
     date: new Date().toISOString(),
-    env: { node: process.version, cores: availableParallelism(), cpu: cpus()[0]?.model ?? null, python: cfg.python, onePath: hasTranscodeJpeg() },
+    env: {
+      node: process.version,
+      cores: availableParallelism(),
+      cpu: cpus()[0]?.model ?? null,
+      python: cfg.python,
+      onePath: hasTranscodeJpeg(),
+    },
     config: { ...cfg, pageSize: PAGE_SIZE, writeMode: 'jpg' },
     runs,
     stages,
@@ -143,14 +155,26 @@ export async function runVsFfcv(cfg: VsFfcvConfig): Promise<void> {
   };
   console.log(JSON.stringify(json));
   if (cfg.jsonFile) await import('node:fs/promises').then((fs) => fs.writeFile(cfg.jsonFile!, JSON.stringify(json) + '\n'));
-  if (!allEqual) throw new Error(`our file differs from FFCV's single-worker file (sha256 ${reference ?? 'none'}): ${identity.filter((i) => !i.equal).map((i) => `w${i.workers} round ${i.round}`).join(', ')}`);
+  if (!allEqual)
+    throw new Error(
+      `our file differs from FFCV's single-worker file (sha256 ${reference ?? 'none'}): ${identity
+        .filter((i) => !i.equal)
+        .map((i) => `w${i.workers} round ${i.round}`)
+        .join(', ')}`,
+    );
 }
 
 async function checkFfcv(python: string, cwd: string): Promise<void> {
   try {
-    await runJson(python, ['-c', 'import json, ffcv; print(json.dumps({"ffcv": ffcv.__version__ if hasattr(ffcv, "__version__") else "?"}))'], cwd);
+    await runJson(
+      python,
+      ['-c', 'import json, ffcv; print(json.dumps({"ffcv": ffcv.__version__ if hasattr(ffcv, "__version__") else "?"}))'],
+      cwd,
+    );
   } catch (e) {
-    throw new Error(`FFCV is not importable with ${python} (run from ${cwd}): ${(e as Error).message}\n  the reference FFCV is installed for Debian's /usr/bin/python3; --python names another interpreter`);
+    throw new Error(
+      `FFCV is not importable with ${python} (run from ${cwd}): ${(e as Error).message}\n  the reference FFCV is installed for Debian's /usr/bin/python3; --python names another interpreter`,
+    );
   }
 }
 
@@ -175,7 +199,15 @@ async function runOurs(root: string, out: string, workers: number, cfg: VsFfcvCo
   };
 }
 
-async function runFfcv(root: string, out: string, workers: number, cfg: VsFfcvConfig, round: number, py: string, cwd: string): Promise<Run> {
+async function runFfcv(
+  root: string,
+  out: string,
+  workers: number,
+  cfg: VsFfcvConfig,
+  round: number,
+  py: string,
+  cwd: string,
+): Promise<Run> {
   const args = [join(py, 'ffcv_writer.py'), root, out, String(workers), String(cfg.maxResolution), String(cfg.quality), String(PAGE_SIZE)];
   const m = await measured(() => runJson(cfg.python, args, cwd));
   const r = m.value as { seconds: number; samples: number; cpuSeconds: number; processCpuSeconds: number };
@@ -199,7 +231,9 @@ async function runFfcv(root: string, out: string, workers: number, cfg: VsFfcvCo
  * before and after, and the machine's busy CPU seconds meanwhile (/proc/stat; the caller
  * subtracts the child's own CPU, start-up included).
  */
-async function measured<T>(fn: () => Promise<T>): Promise<{ value: T; seconds: number; loadBefore: number; loadAfter: number; busySeconds: number | null }> {
+async function measured<T>(
+  fn: () => Promise<T>,
+): Promise<{ value: T; seconds: number; loadBefore: number; loadAfter: number; busySeconds: number | null }> {
   const loadBefore = loadavg()[0]!;
   const b0 = machineBusySeconds();
   const t0 = performance.now();
@@ -229,7 +263,8 @@ function runJson(cmd: string, args: string[], cwd: string): Promise<unknown> {
     child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
     child.on('error', rejectRun);
     child.on('close', (code) => {
-      if (code !== 0) return rejectRun(new Error(`${cmd} ${args[0] ?? ''} exited with ${code}: ${err.trim().split('\n').slice(-5).join('\n')}`));
+      if (code !== 0)
+        return rejectRun(new Error(`${cmd} ${args[0] ?? ''} exited with ${code}: ${err.trim().split('\n').slice(-5).join('\n')}`));
       const last = out.trim().split('\n').pop() ?? '';
       try {
         resolveRun(JSON.parse(last));
@@ -307,14 +342,38 @@ function summary(cfg: VsFfcvConfig, runs: Run[]): Summary {
   return s;
 }
 
-function report(cfg: VsFfcvConfig, sourceBytes: number, runs: Run[], stages: Stages, reference: string | null, allEqual: boolean, totalS: number): string {
+function report(
+  cfg: VsFfcvConfig,
+  sourceBytes: number,
+  runs: Run[],
+  stages: Stages,
+  reference: string | null,
+  allEqual: boolean,
+  totalS: number,
+): string {
   const lines: string[] = [];
   const n = cfg.count;
-  lines.push(`writer vs FFCV: ${n} images (300-500 px JPEG q90, ${fmt(sourceBytes / 1e6)} MB), write mode jpg, max resolution ${cfg.maxResolution}, quality ${cfg.quality}, 8 MiB pages`);
-  lines.push(`  ${cfg.rounds} rounds alternating ours/FFCV per worker count, each build a fresh process; ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}); FFCV under ${cfg.python}`);
-  lines.push('  images/s = samples / the writer\'s own time (ours: DatasetWriter.write; FFCV: from_indexed_dataset), worker start included, imports not');
+  lines.push(
+    `writer vs FFCV: ${n} images (300-500 px JPEG q90, ${fmt(sourceBytes / 1e6)} MB), write mode jpg, max resolution ${cfg.maxResolution}, quality ${cfg.quality}, 8 MiB pages`,
+  );
+  lines.push(
+    `  ${cfg.rounds} rounds alternating ours/FFCV per worker count, each build a fresh process; ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}); FFCV under ${cfg.python}`,
+  );
+  lines.push(
+    "  images/s = samples / the writer's own time (ours: DatasetWriter.write; FFCV: from_indexed_dataset), worker start included, imports not",
+  );
   lines.push('');
-  const headers = ['workers', 'ours img/s', 'FFCV img/s', 'ours/FFCV', 'ours proc s', 'FFCV proc s', 'ours CPU ms/img', 'FFCV CPU ms/img', 'load 1m'];
+  const headers = [
+    'workers',
+    'ours img/s',
+    'FFCV img/s',
+    'ours/FFCV',
+    'ours proc s',
+    'FFCV proc s',
+    'ours CPU ms/img',
+    'FFCV CPU ms/img',
+    'load 1m',
+  ];
   const rows = cfg.workers.map((w) => {
     const o = runs.filter((r) => r.impl === 'ours' && r.workers === w);
     const f = runs.filter((r) => r.impl === 'ffcv' && r.workers === w);
@@ -338,7 +397,8 @@ function report(cfg: VsFfcvConfig, sourceBytes: number, runs: Run[], stages: Sta
   if (w1) {
     for (const w of cfg.workers.filter((x) => x > 1)) {
       const ratio = (impl: Impl): number =>
-        median(runs.filter((r) => r.impl === impl && r.workers === w).map((r) => r.imagesPerSec)) / median(runs.filter((r) => r.impl === impl && r.workers === 1).map((r) => r.imagesPerSec));
+        median(runs.filter((r) => r.impl === impl && r.workers === w).map((r) => r.imagesPerSec)) /
+        median(runs.filter((r) => r.impl === impl && r.workers === 1).map((r) => r.imagesPerSec));
       lines.push(`w${w}/w1: ours ${fmt(ratio('ours'), 2)}x, FFCV ${fmt(ratio('ffcv'), 2)}x`);
     }
   }
@@ -354,20 +414,41 @@ function report(cfg: VsFfcvConfig, sourceBytes: number, runs: Run[], stages: Sta
   lines.push(`ours/FFCV per round (pairs run back to back): ${perRound.join('; ')}`);
   const other = runs.map((r) => r.otherCores).filter((x): x is number => x !== null);
   if (other.length > 0) {
-    lines.push(`other load during the builds: median ${fmt(median(other), 2)}, max ${fmt(max(other), 2)} cores; 1-minute load average ${fmt(min(runs.map((r) => r.loadBefore)), 2)}-${fmt(max(runs.map((r) => r.loadAfter)), 2)}`);
-    if (max(other) > 0.25) lines.push('  WARNING: the machine was not idle: absolute numbers are low; the per-round ratios are the fairer read');
+    lines.push(
+      `other load during the builds: median ${fmt(median(other), 2)}, max ${fmt(max(other), 2)} cores; 1-minute load average ${fmt(min(runs.map((r) => r.loadBefore)), 2)}-${fmt(max(runs.map((r) => r.loadAfter)), 2)}`,
+    );
+    if (max(other) > 0.25)
+      lines.push('  WARNING: the machine was not idle: absolute numbers are low; the per-round ratios are the fairer read');
   }
   lines.push('');
-  lines.push(`byte identity: FFCV w1 sha256 ${reference ?? '?'}; ours ${allEqual ? 'EQUAL at every worker count and round' : 'DIFFERENT (see JSON identity)'}`);
+  lines.push(
+    `byte identity: FFCV w1 sha256 ${reference ?? '?'}; ours ${allEqual ? 'EQUAL at every worker count and round' : 'DIFFERENT (see JSON identity)'}`,
+  );
   lines.push('');
 
   // Our account: medians per worker count, per image.
   lines.push('where our time goes (median over rounds; ms per image unless noted; worker stages are thread CPU):');
-  const acctHeaders = ['workers', 'read', 'decode', 'resize', 'encode', 'worker other', 'worker CPU', 'worker busy %', 'post', 'main CPU', 'place', 'page copy', 'startup ms', 'finish ms'];
+  const acctHeaders = [
+    'workers',
+    'read',
+    'decode',
+    'resize',
+    'encode',
+    'worker other',
+    'worker CPU',
+    'worker busy %',
+    'post',
+    'main CPU',
+    'place',
+    'page copy',
+    'startup ms',
+    'finish ms',
+  ];
   const acctRows = cfg.workers.map((w) => {
     const ts = runs.filter((r) => r.impl === 'ours' && r.workers === w && r.timings).map((r) => r.timings!);
     const per = (f: (t: WriterTimings) => number): string => fmt(median(ts.map(f)) / n, 3);
-    const sumW = (t: WriterTimings, k: 'readMs' | 'decodeMs' | 'resizeMs' | 'encodeMs' | 'postMs' | 'busyMs'): number => t.workers.reduce((s, x) => s + x[k], 0);
+    const sumW = (t: WriterTimings, k: 'readMs' | 'decodeMs' | 'resizeMs' | 'encodeMs' | 'postMs' | 'busyMs'): number =>
+      t.workers.reduce((s, x) => s + x[k], 0);
     const cpuW = (t: WriterTimings): number => t.workers.reduce((s, x) => s + (x.cpuMs ?? 0), 0);
     return [
       `w${w}`,
@@ -387,16 +468,35 @@ function report(cfg: VsFfcvConfig, sourceBytes: number, runs: Run[], stages: Sta
     ];
   });
   lines.push(renderTable(acctHeaders, acctRows));
-  lines.push('  worker other = worker CPU not in the four stages (JS per sample, the label field, message building); busy % = wall inside chunks / (wall x workers)');
-  lines.push('  main CPU covers the whole write on the main thread (chunking, receiving results, placing, page copies); startup = slowest worker to load; finish = tables, header, fsync, rename');
+  lines.push(
+    '  worker other = worker CPU not in the four stages (JS per sample, the label field, message building); busy % = wall inside chunks / (wall x workers)',
+  );
+  lines.push(
+    '  main CPU covers the whole write on the main thread (chunking, receiving results, placing, page copies); startup = slowest worker to load; finish = tables, header, fsync, rename',
+  );
   lines.push('');
   lines.push(`one thread, step by step, CPU ms per image (${cfg.stageImages} images, second pass):`);
   const o = stages.ours;
   const f = stages.ffcv;
   const stageRows = [
-    ['ours (libjpeg-turbo decode, exact INTER_AREA, libjpeg-turbo encode)', fmt(o.read, 3), fmt(o.decode, 3), fmt(o.resize, 3), fmt(o.encode, 3), fmt(o.read + o.decode + o.resize + o.encode, 3)],
+    [
+      'ours (libjpeg-turbo decode, exact INTER_AREA, libjpeg-turbo encode)',
+      fmt(o.read, 3),
+      fmt(o.decode, 3),
+      fmt(o.resize, 3),
+      fmt(o.encode, 3),
+      fmt(o.read + o.decode + o.resize + o.encode, 3),
+    ],
   ];
-  if (f) stageRows.push(['FFCV (PIL open+convert, np.asarray, cv2 resize, cv2 imencode)', fmt(f.open, 3), fmt(f.decode + f.asarray, 3), fmt(f.resize, 3), fmt(f.encode, 3), fmt(f.open + f.decode + f.asarray + f.resize + f.encode, 3)]);
+  if (f)
+    stageRows.push([
+      'FFCV (PIL open+convert, np.asarray, cv2 resize, cv2 imencode)',
+      fmt(f.open, 3),
+      fmt(f.decode + f.asarray, 3),
+      fmt(f.resize, 3),
+      fmt(f.encode, 3),
+      fmt(f.open + f.decode + f.asarray + f.resize + f.encode, 3),
+    ]);
   lines.push(renderTable(['stack', 'read/open', 'decode', 'resize', 'encode', 'total'], stageRows));
   lines.push(`total benchmark time ${fmt(totalS)} s`);
   return lines.join('\n');

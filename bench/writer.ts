@@ -24,7 +24,17 @@ import { native } from '../core/native/index.js';
 import { DEFAULT_SEED, describe, ensureImageNetLike, progressPrinter, type ImageNetLike } from './generate-imagenet-like.js';
 import { bareEncode, bareProbe, type BareEncodeResult, type EncodeSettings } from './lib/bare-encode.js';
 import { withCpu } from './lib/cpu.js';
-import { UsageError, benchMain, intSetting, isEntryPoint, listSetting, nonNegativeInt, positiveInt, runAsScript, type BenchMain } from './lib/cli.js';
+import {
+  UsageError,
+  benchMain,
+  intSetting,
+  isEntryPoint,
+  listSetting,
+  nonNegativeInt,
+  positiveInt,
+  runAsScript,
+  type BenchMain,
+} from './lib/cli.js';
 import { benchScratchDir } from './lib/repo.js';
 import { max, median, min, round } from './lib/stats.js';
 import { renderTable } from './lib/table.js';
@@ -110,7 +120,6 @@ const HELP = `usage: writer [options]
   --python PY           --vs-ffcv: the interpreter with FFCV installed (default ${DEFAULT_PYTHON})
   --stage-images N      --vs-ffcv: images timed step by step on one thread (default ${DEFAULT_STAGE_IMAGES})`;
 
-
 function parseConfig(argv: string[]): Config | VsFfcvConfig | 'help' {
   const { values } = parseArgs({
     args: argv,
@@ -144,7 +153,8 @@ function parseConfig(argv: string[]): Config | VsFfcvConfig | 'help' {
       seed: values.seed === undefined ? DEFAULT_SEED : nonNegativeInt(values.seed, '--seed'),
       rounds: values.rounds === undefined ? DEFAULT_ROUNDS : positiveInt(values.rounds, '--rounds'),
       workers,
-      maxResolution: values['max-resolution'] === undefined ? DEFAULT_MAX_RESOLUTION : positiveInt(values['max-resolution'], '--max-resolution'),
+      maxResolution:
+        values['max-resolution'] === undefined ? DEFAULT_MAX_RESOLUTION : positiveInt(values['max-resolution'], '--max-resolution'),
       quality: JPEG_QUALITY,
       python: values.python ?? DEFAULT_PYTHON,
       stageImages: values['stage-images'] === undefined ? DEFAULT_STAGE_IMAGES : positiveInt(values['stage-images'], '--stage-images'),
@@ -162,8 +172,10 @@ function parseConfig(argv: string[]): Config | VsFfcvConfig | 'help' {
     parts: [...new Set(listSetting(values.only, 'only', PARTS, PARTS))],
     modes: listSetting(values.modes, 'modes', MODES, MODES),
     workers,
-    maxResolution: values['max-resolution'] === undefined ? DEFAULT_MAX_RESOLUTION : positiveInt(values['max-resolution'], '--max-resolution'),
-    smartThreshold: values['smart-threshold'] === undefined ? DEFAULT_SMART_THRESHOLD : nonNegativeInt(values['smart-threshold'], '--smart-threshold'),
+    maxResolution:
+      values['max-resolution'] === undefined ? DEFAULT_MAX_RESOLUTION : positiveInt(values['max-resolution'], '--max-resolution'),
+    smartThreshold:
+      values['smart-threshold'] === undefined ? DEFAULT_SMART_THRESHOLD : nonNegativeInt(values['smart-threshold'], '--smart-threshold'),
     jsonFile: values.json,
   };
 }
@@ -187,10 +199,23 @@ async function runBenchmark(cfg: Config): Promise<void> {
   if (!cfg.quick) await warmUp(source, outDir, cfg);
 
   const results = new Map<Mode, ModeResult>(
-    (capped ? cfg.modes : []).map((mode) => [mode, { mode, mix: { raw: 0, jpg: 0 }, fileSize: 0, bare: { imagesPerSec: [], msPerImage: [], cores: [] }, writer: workerMap(cfg) }]),
+    (capped ? cfg.modes : []).map((mode) => [
+      mode,
+      { mode, mix: { raw: 0, jpg: 0 }, fileSize: 0, bare: { imagesPerSec: [], msPerImage: [], cores: [] }, writer: workerMap(cfg) },
+    ]),
   );
   const pass = new Map<boolean, PassThroughResult>(
-    (passthrough ? [false, true] : []).map((pt) => [pt, { passThrough: pt, stored: { raw: 0, jpg: 0, passThrough: 0 }, fileSize: 0, imageBytes: 0, bare: { imagesPerSec: [], cores: [] }, writer: workerMap(cfg) }]),
+    (passthrough ? [false, true] : []).map((pt) => [
+      pt,
+      {
+        passThrough: pt,
+        stored: { raw: 0, jpg: 0, passThrough: 0 },
+        fileSize: 0,
+        imageBytes: 0,
+        bare: { imagesPerSec: [], cores: [] },
+        writer: workerMap(cfg),
+      },
+    ]),
   );
   const runs = cfg.reps * (results.size + pass.size) * (1 + cfg.workers.length);
   const noise = new ForeignLoad();
@@ -207,30 +232,46 @@ async function runBenchmark(cfg: Config): Promise<void> {
       r.bare.cores.push(bareCores);
       log(`[${++run}/${runs}] rep ${rep} ${mode} bare encode: ${bare.imagesPerSec.toFixed(1)} images/s, ${cpuNote(bareCores, bareOther)}`);
       for (const w of cfg.workers) {
-        const { value: report, cores, otherCores } = await withCpu(() => writeOnce(source, allSamples, outDir, cappedOptions(cfg, mode), w, `${mode}-w${w}`));
+        const {
+          value: report,
+          cores,
+          otherCores,
+        } = await withCpu(() => writeOnce(source, allSamples, outDir, cappedOptions(cfg, mode), w, `${mode}-w${w}`));
         noise.record(`${mode} w${w} rep ${rep}`, otherCores);
         r.writer.get(w)!.samplesPerSec.push(report.samplesPerSec);
         r.writer.get(w)!.cores.push(cores);
         const modes = report.imageModes['image'] ?? { raw: 0, jpg: 0 };
         if (modes.raw !== bare.mix.raw || modes.jpg !== bare.mix.jpg) {
-          throw new Error(`${mode}: the writer stored ${modes.raw} raw/${modes.jpg} jpg but the bare encode chose ${bare.mix.raw}/${bare.mix.jpg}; bench/lib/bare-encode.ts no longer mirrors RGBImageField`);
+          throw new Error(
+            `${mode}: the writer stored ${modes.raw} raw/${modes.jpg} jpg but the bare encode chose ${bare.mix.raw}/${bare.mix.jpg}; bench/lib/bare-encode.ts no longer mirrors RGBImageField`,
+          );
         }
         r.mix = { raw: modes.raw, jpg: modes.jpg };
         r.fileSize = report.fileSize;
-        log(`[${++run}/${runs}] rep ${rep} ${mode} writer numWorkers=${w}: ${report.samplesPerSec.toFixed(1)} samples/s, ${cpuNote(cores, otherCores)}`);
+        log(
+          `[${++run}/${runs}] rep ${rep} ${mode} writer numWorkers=${w}: ${report.samplesPerSec.toFixed(1)} samples/s, ${cpuNote(cores, otherCores)}`,
+        );
       }
     }
     for (const [pt, r] of pass) {
       const label = `jpg uncapped passThrough=${pt ? 'on' : 'off'}`;
-      const { value: bare, cores: bareCores, otherCores: bareOther } = await withCpu(async () =>
-        pt ? bareProbe(paths, null) : { ...(await bareEncode(paths, passSettings())), passed: 0 },
-      );
+      const {
+        value: bare,
+        cores: bareCores,
+        otherCores: bareOther,
+      } = await withCpu(async () => (pt ? bareProbe(paths, null) : { ...(await bareEncode(paths, passSettings())), passed: 0 }));
       noise.record(`passThrough ${pt ? 'on' : 'off'} bare rep ${rep}`, bareOther);
       r.bare.imagesPerSec.push(bare.imagesPerSec);
       r.bare.cores.push(bareCores);
-      log(`[${++run}/${runs}] rep ${rep} ${label} bare ${pt ? 'probe' : 'encode'}: ${bare.imagesPerSec.toFixed(1)} images/s${pt ? ` (${bare.passed}/${paths.length} qualify)` : ''}, ${cpuNote(bareCores, bareOther)}`);
+      log(
+        `[${++run}/${runs}] rep ${rep} ${label} bare ${pt ? 'probe' : 'encode'}: ${bare.imagesPerSec.toFixed(1)} images/s${pt ? ` (${bare.passed}/${paths.length} qualify)` : ''}, ${cpuNote(bareCores, bareOther)}`,
+      );
       for (const w of cfg.workers) {
-        const { value: report, cores, otherCores } = await withCpu(() => writeOnce(source, allSamples, outDir, passOptions(pt), w, `pt-${pt ? 'on' : 'off'}-w${w}`));
+        const {
+          value: report,
+          cores,
+          otherCores,
+        } = await withCpu(() => writeOnce(source, allSamples, outDir, passOptions(pt), w, `pt-${pt ? 'on' : 'off'}-w${w}`));
         noise.record(`passThrough ${pt ? 'on' : 'off'} w${w} rep ${rep}`, otherCores);
         r.writer.get(w)!.samplesPerSec.push(report.samplesPerSec);
         r.writer.get(w)!.cores.push(cores);
@@ -238,12 +279,16 @@ async function runBenchmark(cfg: Config): Promise<void> {
         // Mode 'jpg' stores every image as JPEG; pass-through takes exactly what the probe accepts.
         const wantPassed = pt ? bare.passed : 0;
         if (modes.jpg !== paths.length || modes.raw !== 0 || modes.passThrough !== wantPassed) {
-          throw new Error(`${label} w${w}: the writer stored ${modes.raw} raw/${modes.jpg} jpg with ${modes.passThrough} passed through; expected 0/${paths.length} with ${wantPassed} (what probePassThrough accepts inline)`);
+          throw new Error(
+            `${label} w${w}: the writer stored ${modes.raw} raw/${modes.jpg} jpg with ${modes.passThrough} passed through; expected 0/${paths.length} with ${wantPassed} (what probePassThrough accepts inline)`,
+          );
         }
         r.stored = { raw: modes.raw, jpg: modes.jpg, passThrough: modes.passThrough };
         r.fileSize = report.fileSize;
         r.imageBytes = report.heapBytes['image'] ?? 0;
-        log(`[${++run}/${runs}] rep ${rep} ${label} writer numWorkers=${w}: ${report.samplesPerSec.toFixed(1)} samples/s, ${modes.passThrough} passed through, ${cpuNote(cores, otherCores)}`);
+        log(
+          `[${++run}/${runs}] rep ${rep} ${label} writer numWorkers=${w}: ${report.samplesPerSec.toFixed(1)} samples/s, ${modes.passThrough} passed through, ${cpuNote(cores, otherCores)}`,
+        );
       }
     }
   }
@@ -271,7 +316,12 @@ function passSettings(): EncodeSettings {
 }
 
 function cappedOptions(cfg: Config, mode: Mode): RGBImageFieldOptions {
-  return { writeMode: mode, maxResolution: cfg.maxResolution, jpegQuality: JPEG_QUALITY, smartThreshold: mode === 'smart' ? cfg.smartThreshold : null };
+  return {
+    writeMode: mode,
+    maxResolution: cfg.maxResolution,
+    jpegQuality: JPEG_QUALITY,
+    smartThreshold: mode === 'smart' ? cfg.smartThreshold : null,
+  };
 }
 
 /** No cap, so every qualifying source JPEG can pass through (a resize would rule it out). */
@@ -282,7 +332,14 @@ function passOptions(passThrough: boolean): RGBImageFieldOptions {
 /** Items of an ImageFolderSource, as the writer receives them (an array has the `length` it uses). */
 type FolderSamples = ReadonlyArray<{ image: { path: string }; label: number }>;
 
-async function writeOnce(source: ImageFolderSource, samples: FolderSamples, outDir: string, image: RGBImageFieldOptions, numWorkers: number, tag: string): Promise<WriteReport> {
+async function writeOnce(
+  source: ImageFolderSource,
+  samples: FolderSamples,
+  outDir: string,
+  image: RGBImageFieldOptions,
+  numWorkers: number,
+  tag: string,
+): Promise<WriteReport> {
   const schema = source.schema(image);
   const out = join(outDir, `writer-${tag}.beton`);
   try {
@@ -308,7 +365,8 @@ async function warmUp(source: ImageFolderSource, outDir: string, cfg: Config): P
   if (cfg.parts.includes('passthrough')) {
     await bareEncode(subPaths, passSettings());
     await bareProbe(subPaths, null);
-    for (const pt of [false, true]) for (const w of cfg.workers) await writeOnce(source, subset, outDir, passOptions(pt), w, `warmup-pt-w${w}`);
+    for (const pt of [false, true])
+      for (const w of cfg.workers) await writeOnce(source, subset, outDir, passOptions(pt), w, `warmup-pt-w${w}`);
   }
 }
 
@@ -338,12 +396,23 @@ function log(line: string): void {
 const fmt = (v: number, digits = 1): string => v.toFixed(digits);
 
 /** Human-readable report: configuration, the tables of each part, spread, other load. */
-function printReport(cfg: Config, ds: ImageNetLike, results: ModeResult[], pass: PassThroughResult[], noise: ForeignLoad, totalS: number): string {
+function printReport(
+  cfg: Config,
+  ds: ImageNetLike,
+  results: ModeResult[],
+  pass: PassThroughResult[],
+  noise: ForeignLoad,
+  totalS: number,
+): string {
   const m = ds.manifest;
   const lines: string[] = [];
-  lines.push(`writer benchmark: ${m.count} images, ${m.classes} classes, ${m.minSide}-${m.maxSide} px sources (JPEG q${m.quality}, ${(m.totalBytes / 1e6).toFixed(1)} MB)`);
+  lines.push(
+    `writer benchmark: ${m.count} images, ${m.classes} classes, ${m.minSide}-${m.maxSide} px sources (JPEG q${m.quality}, ${(m.totalBytes / 1e6).toFixed(1)} MB)`,
+  );
   lines.push(`  parts: ${cfg.parts.join(', ')}; writer defaults otherwise (pageSize ${DEFAULT_PAGE_SIZE / 2 ** 20} MiB, chunkSize 100)`);
-  lines.push(`  median of ${cfg.reps} run${cfg.reps === 1 ? '' : 's'} per configuration; ratios are ratios of medians; ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'})`);
+  lines.push(
+    `  median of ${cfg.reps} run${cfg.reps === 1 ? '' : 's'} per configuration; ratios are ratios of medians; ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'})`,
+  );
   if (results.length > 0) {
     lines.push('');
     lines.push(...cappedReport(cfg, results));
@@ -357,8 +426,11 @@ function printReport(cfg: Config, ds: ImageNetLike, results: ModeResult[], pass:
   if (cfg.reps > 1 && spread) lines.push(`run-to-run spread, (max-min)/median: worst ${fmt(spread.value * 100)}% (${spread.where})`);
   const other = noise.summary();
   if (other) {
-    lines.push(`other load during timed runs (other processes + hypervisor steal): median ${fmt(other.median, 2)}, max ${fmt(other.max, 2)} cores (${other.worst})`);
-    if (other.max > 0.25) lines.push('  WARNING: the machine was not idle; runs that shared it are slower (the median damps, not removes, this)');
+    lines.push(
+      `other load during timed runs (other processes + hypervisor steal): median ${fmt(other.median, 2)}, max ${fmt(other.max, 2)} cores (${other.worst})`,
+    );
+    if (other.max > 0.25)
+      lines.push('  WARNING: the machine was not idle; runs that shared it are slower (the median damps, not removes, this)');
   }
   lines.push(`total benchmark time ${fmt(totalS)} s`);
   return lines.join('\n');
@@ -367,7 +439,9 @@ function printReport(cfg: Config, ds: ImageNetLike, results: ModeResult[], pass:
 /** The original tables: every mode at maxResolution, main table, per-step table, cores. */
 function cappedReport(cfg: Config, results: ModeResult[]): string[] {
   const lines: string[] = [];
-  lines.push(`== capped: maxResolution ${cfg.maxResolution} for ALL modes (as FFCV's ImageNet configs; keeps raw files reasonable), jpegQuality ${JPEG_QUALITY},`);
+  lines.push(
+    `== capped: maxResolution ${cfg.maxResolution} for ALL modes (as FFCV's ImageNet configs; keeps raw files reasonable), jpegQuality ${JPEG_QUALITY},`,
+  );
   lines.push(`   smartThreshold ${cfg.smartThreshold} B (a ${describeThreshold(cfg)} raw image)`);
   lines.push('');
   const headers = ['mode', 'stored raw/jpg', 'file MB', 'bare img/s'];
@@ -417,9 +491,15 @@ function cappedReport(cfg: Config, results: ModeResult[]): string[] {
 function passThroughReport(cfg: Config, ds: ImageNetLike, pass: PassThroughResult[]): string[] {
   const lines: string[] = [];
   const n = ds.manifest.count;
-  lines.push(`== passthrough: write mode jpg, maxResolution null (no resize, so pass-through applies), jpegQuality ${JPEG_QUALITY}; sources ${(ds.manifest.totalBytes / 1e6).toFixed(1)} MB`);
-  lines.push('   bare (one thread, no writer): off = read + decode (loadRGB) + JPEG encode at source size; on = probePassThrough (read, header checks, strict verify decode)');
-  lines.push('   JPEG MB = image bytes stored (on: the source files byte for byte); the file grows in whole 8 MiB pages; on/off row: speed-up in the samples/s columns');
+  lines.push(
+    `== passthrough: write mode jpg, maxResolution null (no resize, so pass-through applies), jpegQuality ${JPEG_QUALITY}; sources ${(ds.manifest.totalBytes / 1e6).toFixed(1)} MB`,
+  );
+  lines.push(
+    '   bare (one thread, no writer): off = read + decode (loadRGB) + JPEG encode at source size; on = probePassThrough (read, header checks, strict verify decode)',
+  );
+  lines.push(
+    '   JPEG MB = image bytes stored (on: the source files byte for byte); the file grows in whole 8 MiB pages; on/off row: speed-up in the samples/s columns',
+  );
   lines.push('');
   const headers = ['passThrough', 'passed through', 'JPEG MB', 'file MB', 'bare img/s'];
   for (const w of cfg.workers) headers.push(`w${w} samples/s`, `w${w}/bare`);
@@ -439,7 +519,13 @@ function passThroughReport(cfg: Config, ds: ImageNetLike, pass: PassThroughResul
   const on = pass.find((r) => r.passThrough);
   if (off && on) {
     const ratio = (a: number[], b: number[]): string => `${fmt(median(a) / median(b), 2)}x`;
-    const row = ['on/off', '', `${fmt(on.imageBytes / off.imageBytes, 2)}x`, `${fmt(on.fileSize / off.fileSize, 2)}x`, ratio(on.bare.imagesPerSec, off.bare.imagesPerSec)];
+    const row = [
+      'on/off',
+      '',
+      `${fmt(on.imageBytes / off.imageBytes, 2)}x`,
+      `${fmt(on.fileSize / off.fileSize, 2)}x`,
+      ratio(on.bare.imagesPerSec, off.bare.imagesPerSec),
+    ];
     for (const w of cfg.workers) row.push(ratio(on.writer.get(w)!.samplesPerSec, off.writer.get(w)!.samplesPerSec), '');
     for (const _ of scaled) row.push('');
     rows.push(row);
@@ -450,7 +536,11 @@ function passThroughReport(cfg: Config, ds: ImageNetLike, pass: PassThroughResul
   lines.push(
     renderTable(
       ['passThrough', 'bare', ...cfg.workers.map((w) => `writer w${w}`)],
-      pass.map((r) => [r.passThrough ? 'on' : 'off', fmt(median(r.bare.cores), 2), ...cfg.workers.map((w) => fmt(median(r.writer.get(w)!.cores), 2))]),
+      pass.map((r) => [
+        r.passThrough ? 'on' : 'off',
+        fmt(median(r.bare.cores), 2),
+        ...cfg.workers.map((w) => fmt(median(r.writer.get(w)!.cores), 2)),
+      ]),
     ),
   );
   return lines;
@@ -480,7 +570,14 @@ function worstSpread(results: ModeResult[], pass: PassThroughResult[]): { value:
 }
 
 /** The machine-readable record: every repetition, the medians and the ratios. */
-function toJson(cfg: Config, ds: ImageNetLike, results: ModeResult[], pass: PassThroughResult[], noise: ForeignLoad, totalS: number): Record<string, unknown> {
+function toJson(
+  cfg: Config,
+  ds: ImageNetLike,
+  results: ModeResult[],
+  pass: PassThroughResult[],
+  noise: ForeignLoad,
+  totalS: number,
+): Record<string, unknown> {
   const m = ds.manifest;
   const pixels = m.images.reduce((s, im) => s + im.width * im.height, 0);
   return {
@@ -516,16 +613,25 @@ function toJson(cfg: Config, ds: ImageNetLike, results: ModeResult[], pass: Pass
       const writer: Record<string, unknown> = {};
       const ratios: Record<string, number> = {};
       for (const [w, v] of r.writer) {
-        writer[`w${w}`] = { median: round(median(v.samplesPerSec)), runs: v.samplesPerSec.map((x) => round(x)), coresBusy: round(median(v.cores), 2) };
+        writer[`w${w}`] = {
+          median: round(median(v.samplesPerSec)),
+          runs: v.samplesPerSec.map((x) => round(x)),
+          coresBusy: round(median(v.cores), 2),
+        };
         ratios[`w${w}_over_bare`] = round(median(v.samplesPerSec) / bare, 3);
       }
       const w1 = r.writer.get(1);
-      for (const [w, v] of r.writer) if (w1 && w > 1) ratios[`w${w}_over_w1`] = round(median(v.samplesPerSec) / median(w1.samplesPerSec), 3);
+      for (const [w, v] of r.writer)
+        if (w1 && w > 1) ratios[`w${w}_over_w1`] = round(median(v.samplesPerSec) / median(w1.samplesPerSec), 3);
       return {
         mode: r.mode,
         stored: r.mix,
         fileSize: r.fileSize,
-        bareImagesPerSec: { median: round(bare), runs: r.bare.imagesPerSec.map((x) => round(x)), coresBusy: round(median(r.bare.cores), 2) },
+        bareImagesPerSec: {
+          median: round(bare),
+          runs: r.bare.imagesPerSec.map((x) => round(x)),
+          coresBusy: round(median(r.bare.cores), 2),
+        },
         bareMsPerImage: {
           decode: round(median(r.bare.msPerImage.map((x) => x.decode)), 3),
           resize: round(median(r.bare.msPerImage.map((x) => x.resize)), 3),
@@ -549,7 +655,8 @@ function passThroughJson(cfg: Config, pass: PassThroughResult[]): Record<string,
   const speedUp: Record<string, number> = {};
   if (off && on) {
     speedUp['bare'] = round(median(on.bare.imagesPerSec) / median(off.bare.imagesPerSec), 3);
-    for (const w of cfg.workers) speedUp[`w${w}`] = round(median(on.writer.get(w)!.samplesPerSec) / median(off.writer.get(w)!.samplesPerSec), 3);
+    for (const w of cfg.workers)
+      speedUp[`w${w}`] = round(median(on.writer.get(w)!.samplesPerSec) / median(off.writer.get(w)!.samplesPerSec), 3);
   }
   return {
     writeMode: 'jpg',
@@ -557,13 +664,22 @@ function passThroughJson(cfg: Config, pass: PassThroughResult[]): Record<string,
     jpegQuality: JPEG_QUALITY,
     settings: pass.map((r) => {
       const writer: Record<string, unknown> = {};
-      for (const [w, v] of r.writer) writer[`w${w}`] = { median: round(median(v.samplesPerSec)), runs: v.samplesPerSec.map((x) => round(x)), coresBusy: round(median(v.cores), 2) };
+      for (const [w, v] of r.writer)
+        writer[`w${w}`] = {
+          median: round(median(v.samplesPerSec)),
+          runs: v.samplesPerSec.map((x) => round(x)),
+          coresBusy: round(median(v.cores), 2),
+        };
       return {
         passThrough: r.passThrough,
         stored: r.stored,
         fileSize: r.fileSize,
         imageBytes: r.imageBytes,
-        bareImagesPerSec: { median: round(median(r.bare.imagesPerSec)), runs: r.bare.imagesPerSec.map((x) => round(x)), coresBusy: round(median(r.bare.cores), 2) },
+        bareImagesPerSec: {
+          median: round(median(r.bare.imagesPerSec)),
+          runs: r.bare.imagesPerSec.map((x) => round(x)),
+          coresBusy: round(median(r.bare.cores), 2),
+        },
         writerSamplesPerSec: writer,
       };
     }),

@@ -6,7 +6,13 @@ export * from './format/errors.js';
 export * from './format/constants.js';
 export { parseDType, type DType } from './format/dtype.js';
 export * from './fields/index.js';
-export { DatasetWriter, type DatasetWriterOptions, type WriteProgress, type WriteReport, type SampleSource } from './writer/dataset-writer.js';
+export {
+  DatasetWriter,
+  type DatasetWriterOptions,
+  type WriteProgress,
+  type WriteReport,
+  type SampleSource,
+} from './writer/dataset-writer.js';
 export type { Sample } from './writer/sample.js';
 export { Reader, type ReaderOptions, type HeapRef, type DecodedSample } from './reader/reader.js';
 export { canonicalSample } from './reader/canonical.js';
@@ -18,7 +24,14 @@ export type { DatasetSource } from './sources/source.js';
 // Video: a clip field (custom, type 255), ffmpeg-backed sources, clip decoders (docs/video.md).
 export * from './fields/video-clip-field.js';
 export { VideoDatasetSource, VIDEO_COLUMNS, type VideoSourceOptions, type VideoClip } from './sources/video-source.js';
-export { listVideoFolder, readVideoList, looksLikeVideoFolder, VIDEO_EXTENSIONS, type VideoItem, type VideoListing } from './sources/video-folder.js';
+export {
+  listVideoFolder,
+  readVideoList,
+  looksLikeVideoFolder,
+  VIDEO_EXTENSIONS,
+  type VideoItem,
+  type VideoListing,
+} from './sources/video-folder.js';
 export { findFfmpeg, ffmpegAvailable, probeVideo, type FfmpegTools, type VideoInfo } from './sources/video-ffmpeg.js';
 export { clipGeometry, clipFieldStats, type ClipStats } from './loader/clip-decoders.js';
 export { buildDataset, type BuildReport, type BuildOptions } from './app/build.js';
@@ -33,7 +46,21 @@ export type { ElementType, TensorSpec, OutputArray } from './pipeline/dtypes.js'
 export type { OrderName, OrderFactory, OrderContext, TraversalOrder } from './loader/orders/index.js';
 // The app: its contract (core/api) and the one service implementation both hosts use
 // (Electron main over IPC, `beton serve` over HTTP + server-sent events).
-export { IPC, METHODS, EVENT_NAMES, isMethod, parseRequest, type ApiError, type ApiEvent, type Envelope, type Method, type Params, type Results, type EventName, type Events } from './api/contract.js';
+export {
+  IPC,
+  METHODS,
+  EVENT_NAMES,
+  isMethod,
+  parseRequest,
+  type ApiError,
+  type ApiEvent,
+  type Envelope,
+  type Method,
+  type Params,
+  type Results,
+  type EventName,
+  type Events,
+} from './api/contract.js';
 export { BetonService, type ServiceOptions } from './services/beton-service.js';
 export { startHttpServer, CSP, type HttpServerOptions } from './services/http-server.js';
 export * from './runs/index.js';

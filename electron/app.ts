@@ -39,7 +39,10 @@ export async function startApp(o: AppOptions): Promise<{ service: BetonService; 
   const service = new BetonService({ roots: null, host: 'electron', version: o.version, ...(o.dbPath ? { dbPath: o.dbPath } : {}) });
   const tracker = new JobTracker();
 
-  ipcMain.handle(IPC.invoke, createIpcHandler(service, isTrustedUrl, (m, r) => tracker.onResult(m, r)));
+  ipcMain.handle(
+    IPC.invoke,
+    createIpcHandler(service, isTrustedUrl, (m, r) => tracker.onResult(m, r)),
+  );
   const dialogs = createDialogHandlers({
     isTrustedUrl,
     showOpen: (opts) => {
@@ -116,8 +119,12 @@ export async function startApp(o: AppOptions): Promise<{ service: BetonService; 
     headers['Content-Security-Policy'] = [csp];
     callback({ responseHeaders: headers });
   });
-  ses.setPermissionRequestHandler((_wc, permission, callback, details) => callback(permissionAllowed(permission, details.requestingUrl, isTrustedUrl)));
-  ses.setPermissionCheckHandler((_wc, permission, requestingOrigin, details) => permissionAllowed(permission, details.requestingUrl ?? requestingOrigin, isTrustedUrl));
+  ses.setPermissionRequestHandler((_wc, permission, callback, details) =>
+    callback(permissionAllowed(permission, details.requestingUrl, isTrustedUrl)),
+  );
+  ses.setPermissionCheckHandler((_wc, permission, requestingOrigin, details) =>
+    permissionAllowed(permission, details.requestingUrl ?? requestingOrigin, isTrustedUrl),
+  );
 
   const createWindow = async (): Promise<void> => {
     const win = new BrowserWindow(windowOptions(o.preload));
@@ -126,7 +133,10 @@ export async function startApp(o: AppOptions): Promise<{ service: BetonService; 
       if (o.devUrl) await win.loadURL(o.devUrl);
       else await win.loadFile(o.indexHtml);
     } catch (e) {
-      dialog.showErrorBox('Beton Studio', `The app's page did not load (${(e as Error).message}).\nIf you run from a checkout: npm run build`);
+      dialog.showErrorBox(
+        'Beton Studio',
+        `The app's page did not load (${(e as Error).message}).\nIf you run from a checkout: npm run build`,
+      );
       win.show();
     }
   };

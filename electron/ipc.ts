@@ -53,7 +53,13 @@ function filePath(u: URL): string | null {
 /** Is `frame` our page's top frame? (An iframe, even of our own origin, may not call.) */
 export function isTrustedSender(event: SenderEvent, isTrustedUrl: (url: string) => boolean): boolean {
   const frame = event.senderFrame;
-  return frame !== null && frame !== undefined && (frame.parent === null || frame.parent === undefined) && typeof frame.url === 'string' && isTrustedUrl(frame.url);
+  return (
+    frame !== null &&
+    frame !== undefined &&
+    (frame.parent === null || frame.parent === undefined) &&
+    typeof frame.url === 'string' &&
+    isTrustedUrl(frame.url)
+  );
 }
 
 /** `{ method: string, params?: unknown }`, nothing else. */
@@ -180,7 +186,8 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v ===
 /** `{ kind?, title?, filters? }` (kind defaults to 'any'); filters are display hints, checked all the same. */
 export function parseOpenArgs(req: unknown): Parsed<OpenDialogArgs> {
   if (req === undefined || req === null) req = {};
-  if (!isPlainObject(req) || Object.keys(req).some((k) => k !== 'kind' && k !== 'title' && k !== 'filters')) return badRequest('expected { kind, title?, filters? }');
+  if (!isPlainObject(req) || Object.keys(req).some((k) => k !== 'kind' && k !== 'title' && k !== 'filters'))
+    return badRequest('expected { kind, title?, filters? }');
   const kind = req.kind ?? 'any';
   if (!OPEN_KINDS.includes(kind as OpenKind)) return badRequest(`kind: expected one of ${OPEN_KINDS.join(', ')}`);
   const out: OpenDialogArgs = { kind: kind as OpenKind };
@@ -219,7 +226,8 @@ export function parseSaveArgs(req: unknown): Parsed<SaveDialogArgs> {
   }
   if (typeof text !== 'string') return badRequest('text: expected a string');
   // Cheap bound before counting bytes: UTF-8 needs at least one byte per UTF-16 unit.
-  if (text.length > MAX_SAVE_BYTES || Buffer.byteLength(text, 'utf8') > MAX_SAVE_BYTES) return badRequest(`text: over ${MAX_SAVE_BYTES / (1024 * 1024)} MB`);
+  if (text.length > MAX_SAVE_BYTES || Buffer.byteLength(text, 'utf8') > MAX_SAVE_BYTES)
+    return badRequest(`text: over ${MAX_SAVE_BYTES / (1024 * 1024)} MB`);
   return { ok: true, value: { name, text } };
 }
 
@@ -246,7 +254,11 @@ export function openDialogOptions(args: OpenDialogArgs, platform: string = proce
     case 'beton':
       return { title: args.title ?? 'Open a .beton dataset', properties: ['openFile'], filters: withAll(args.filters ?? [BETON_FILES]) };
     case 'file':
-      return { title: args.title ?? 'Choose a file', properties: ['openFile'], filters: withAll(args.filters ?? [DATA_FILES, BETON_FILES]) };
+      return {
+        title: args.title ?? 'Choose a file',
+        properties: ['openFile'],
+        filters: withAll(args.filters ?? [DATA_FILES, BETON_FILES]),
+      };
     case 'any':
       return {
         title: args.title ?? 'Choose a folder or a file',
@@ -260,7 +272,12 @@ export function openDialogOptions(args: OpenDialogArgs, platform: string = proce
 export function saveDialogFilters(name: string): FileFilter[] {
   const ext = /\.([A-Za-z0-9]{1,8})$/.exec(name)?.[1]?.toLowerCase();
   const known: Record<string, string> = { py: 'Python', json: 'JSON', txt: 'Text', csv: 'CSV' };
-  return ext ? [{ name: known[ext] ?? ext.toUpperCase(), extensions: [ext] }, { name: 'All files', extensions: ['*'] }] : [{ name: 'All files', extensions: ['*'] }];
+  return ext
+    ? [
+        { name: known[ext] ?? ext.toUpperCase(), extensions: [ext] },
+        { name: 'All files', extensions: ['*'] },
+      ]
+    : [{ name: 'All files', extensions: ['*'] }];
 }
 
 /** The native pieces the dialog handlers use (Electron's dialog and fs in app.ts; fakes in tests). */
@@ -300,7 +317,11 @@ export function createDialogHandlers(d: DialogDeps): {
       const args = parseSaveArgs(req);
       if (!args.ok) return args;
       try {
-        const r = await d.showSave({ title: `Save ${args.value.name}`, defaultPath: d.joinPath(d.defaultDir(), args.value.name), filters: saveDialogFilters(args.value.name) });
+        const r = await d.showSave({
+          title: `Save ${args.value.name}`,
+          defaultPath: d.joinPath(d.defaultDir(), args.value.name),
+          filters: saveDialogFilters(args.value.name),
+        });
         if (r.canceled || !r.filePath) return { ok: true, value: null };
         await d.writeText(r.filePath, args.value.text);
         return { ok: true, value: r.filePath };

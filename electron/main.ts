@@ -11,7 +11,8 @@ function devUrl(): string | null {
   const raw = process.env.BETON_DEV_URL;
   if (!raw || app.isPackaged) return null;
   const u = new URL(raw);
-  if (u.protocol !== 'http:' || !['localhost', '127.0.0.1', '[::1]'].includes(u.hostname)) throw new Error(`BETON_DEV_URL must be http://localhost:PORT, got ${raw}`);
+  if (u.protocol !== 'http:' || !['localhost', '127.0.0.1', '[::1]'].includes(u.hostname))
+    throw new Error(`BETON_DEV_URL must be http://localhost:PORT, got ${raw}`);
   return u.href;
 }
 
@@ -23,7 +24,9 @@ function version(): string {
   }
 }
 
-startApp({ indexHtml: here('../../renderer/dist/index.html'), preload: here('./preload.cjs'), devUrl: devUrl(), version: version() }).catch((e: unknown) => {
-  console.error(e);
-  app.exit(1);
-});
+startApp({ indexHtml: here('../../renderer/dist/index.html'), preload: here('./preload.cjs'), devUrl: devUrl(), version: version() }).catch(
+  (e: unknown) => {
+    console.error(e);
+    app.exit(1);
+  },
+);

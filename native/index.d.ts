@@ -40,12 +40,7 @@ export function mmapFile(path: string): ArrayBuffer;
  * Gives the kernel a paging hint for a range of a buffer from mmapFile.
  * Returns false (doing nothing) when the buffer is not a live mapping.
  */
-export function madvise(
-  buffer: ArrayBuffer,
-  offset: number,
-  length: number,
-  advice: MadviseAdvice,
-): boolean;
+export function madvise(buffer: ArrayBuffer, offset: number, length: number, advice: MadviseAdvice): boolean;
 
 /**
  * How much of the file the OS page cache holds now (mincore(2) over a fresh
@@ -64,24 +59,14 @@ export function jpegInfo(src: Uint8Array): JpegInfo;
  * strict = true throws NATIVE_JPEG_WARNING when libjpeg had to recover from
  * corrupt data; by default such images decode like they do in FFCV.
  */
-export function jpegDecodeRGB(
-  src: Uint8Array,
-  dst: Uint8Array,
-  fastDct: boolean,
-  strict?: boolean,
-): JpegDecodeResult;
+export function jpegDecodeRGB(src: Uint8Array, dst: Uint8Array, fastDct: boolean, strict?: boolean): JpegDecodeResult;
 
 /**
  * Encodes packed RGB as baseline 4:2:0 JFIF, byte-identical to OpenCV 4.6's
  * cv2.imencode('.jpg', bgr, [IMWRITE_JPEG_QUALITY, quality]) (FFCV's writer).
  * quality is an integer in [0, 100].
  */
-export function jpegEncodeRGB(
-  rgb: Uint8Array,
-  width: number,
-  height: number,
-  quality: number,
-): Buffer;
+export function jpegEncodeRGB(rgb: Uint8Array, width: number, height: number, quality: number): Buffer;
 
 /**
  * Shrinks packed RGB like cv2.resize(..., interpolation=cv2.INTER_AREA),
@@ -129,4 +114,12 @@ export function pcg64ShuffleU32(values: Uint32Array, start: number, end: number,
  * Copies `width` bytes at ids[k] * stride + offset of `src` into row k of `dst`, rows
  * packed from byte `dstStart`. Throws RangeError for rows or ids outside the buffers.
  */
-export function gatherRecords(src: Uint8Array, stride: number, offset: number, width: number, ids: Uint32Array, dst: Uint8Array, dstStart: number): void;
+export function gatherRecords(
+  src: Uint8Array,
+  stride: number,
+  offset: number,
+  width: number,
+  ids: Uint32Array,
+  dst: Uint8Array,
+  dstStart: number,
+): void;

@@ -6,7 +6,19 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildDataset, parseBuildConfig, ImageFolderSource, Loader, RandomHorizontalFlip, RandomResizedCropRGBImageDecoder, Reader, RunsDb, ToCHW, defaultDbPath, summarize } from '../core/index.js';
+import {
+  buildDataset,
+  parseBuildConfig,
+  ImageFolderSource,
+  Loader,
+  RandomHorizontalFlip,
+  RandomResizedCropRGBImageDecoder,
+  Reader,
+  RunsDb,
+  ToCHW,
+  defaultDbPath,
+  summarize,
+} from '../core/index.js';
 import { profile } from '../core/profile/sweep.js';
 import { ProgressBar } from '../core/cli/progress.js';
 
@@ -25,10 +37,14 @@ const config = parseBuildConfig({
   pageSize: 2 * 1024 * 1024,
 });
 if (!config.ok) throw new Error(config.errors.join('; '));
-const report = await buildDataset(config.value, { onProgress: (p) => bar.update({ done: p.done, total: p.total, rate: p.samplesPerSec, etaMs: p.etaMs }) });
+const report = await buildDataset(config.value, {
+  onProgress: (p) => bar.update({ done: p.done, total: p.total, rate: p.samplesPerSec, etaMs: p.etaMs }),
+});
 bar.update({ done: report.numSamples, total: report.numSamples, rate: report.samplesPerSec, etaMs: 0 }, true);
 bar.done();
-console.log(`  wrote ${report.path}: ${report.numSamples} samples, ${(report.fileSize / 2 ** 20).toFixed(1)} MiB, ${report.samplesPerSec.toFixed(0)} samples/s`);
+console.log(
+  `  wrote ${report.path}: ${report.numSamples} samples, ${(report.fileSize / 2 ** 20).toFixed(1)} MiB, ${report.samplesPerSec.toFixed(0)} samples/s`,
+);
 
 const reader = await Reader.open(out);
 const s = summarize(reader);
@@ -55,12 +71,17 @@ for await (const batch of loader) {
 const secs = (performance.now() - t0) / 1000;
 await loader.close();
 reader.close();
-console.log(`  loaded ${images} images (RandomResizedCrop 96 + flip + CHW) in ${(secs * 1000).toFixed(0)} ms: ${(images / secs).toFixed(0)} images/s`);
+console.log(
+  `  loaded ${images} images (RandomResizedCrop 96 + flip + CHW) in ${(secs * 1000).toFixed(0)} ms: ${(images / secs).toFixed(0)} images/s`,
+);
 console.log(`  labels: ${[...labels.entries()].map(([l, c]) => `${source.classes[Number(l)]}=${c}`).join(', ')}`);
 
 // Profile it: a short sweep over workers, then the verdict, recorded in the runs database.
 const run = await profile({ file: out, batchSizes: [16], decoder: 'rrc:96', secondsPerPoint: 1, warmupBatches: 1 }, { gpu: true });
-for (const p of run.points) console.log(`  profile: ${p.config.workers} worker${p.config.workers === 1 ? '' : 's'}: ${p.imagesPerSec.toFixed(0)} images/s, consumer waited ${p.waitP50Ms.toFixed(1)} ms/batch (median)`);
+for (const p of run.points)
+  console.log(
+    `  profile: ${p.config.workers} worker${p.config.workers === 1 ? '' : 's'}: ${p.imagesPerSec.toFixed(0)} images/s, consumer waited ${p.waitP50Ms.toFixed(1)} ms/batch (median)`,
+  );
 if (run.verdict) console.log(`  verdict: ${run.verdict.kind} — ${run.verdict.summary}`);
 const db = RunsDb.open();
 const id = db.saveRun(run);

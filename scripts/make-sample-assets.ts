@@ -12,13 +12,16 @@ const classes = ['circles', 'gradients', 'stripes', 'squares'];
 const perClass = 12;
 
 let seed = 2024;
-const rand = (): number => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+const rand = (): number => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 
 function paint(kind: string, w: number, h: number): Uint8Array {
   const px = new Uint8Array(w * h * 3);
   const [r0, g0, b0] = [rand() * 255, rand() * 255, rand() * 255];
   const [r1, g1, b1] = [rand() * 255, rand() * 255, rand() * 255];
-  const cx = rand() * w, cy = rand() * h, rad = (0.2 + rand() * 0.3) * Math.min(w, h), period = 6 + rand() * 20;
+  const cx = rand() * w,
+    cy = rand() * h,
+    rad = (0.2 + rand() * 0.3) * Math.min(w, h),
+    period = 6 + rand() * 20;
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
       let t: number;

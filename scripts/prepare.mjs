@@ -10,7 +10,11 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const same = (a, b) => {
-  try { return realpathSync(a) === realpathSync(b); } catch { return false; }
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
+  }
 };
 const inCheckout = !process.env.INIT_CWD || same(process.env.INIT_CWD, root);
 const run = (script) => execSync(`npm run --silent ${script}`, { cwd: root, stdio: 'inherit' });

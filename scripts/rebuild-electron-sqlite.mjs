@@ -50,12 +50,16 @@ const env = { ...process.env };
 // An npm `nodedir` setting would point node-gyp at Node's headers instead of Electron's.
 for (const k of Object.keys(env)) if (/^npm_config_nodedir$/i.test(k)) delete env[k];
 const gyp = require.resolve('node-gyp/bin/node-gyp.js');
-const r = spawnSync(process.execPath, [gyp, 'rebuild', '--release', `--target=${electronVersion}`, '--dist-url=https://electronjs.org/headers', '--directory', work], { stdio: 'inherit', env });
+const r = spawnSync(
+  process.execPath,
+  [gyp, 'rebuild', '--release', `--target=${electronVersion}`, '--dist-url=https://electronjs.org/headers', '--directory', work],
+  { stdio: 'inherit', env },
+);
 const built = join(work, 'build', 'Release', 'better_sqlite3.node');
 if (r.status !== 0 || !existsSync(built)) {
   fail(
     `node-gyp could not build better-sqlite3 for Electron ${electronVersion} (exit ${r.status ?? r.signal})`,
-    'It needs a C++ toolchain (as `npm install` did) and, the first time, Electron\'s headers from https://electronjs.org/headers. ' +
+    "It needs a C++ toolchain (as `npm install` did) and, the first time, Electron's headers from https://electronjs.org/headers. " +
       'Offline, copy a better_sqlite3.node built for this Electron to ' +
       target +
       '. The CLI and `beton serve` do not need it.',

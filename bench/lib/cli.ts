@@ -18,7 +18,12 @@ export class UsageError extends Error {
  * `run`. Bad input — a UsageError, or parseArgs' ERR_PARSE_ARGS_* errors for unknown or
  * malformed flags — prints the message and the help and exits 2.
  */
-export function benchMain<C>(name: string, help: string, parse: (argv: string[]) => C | 'help', run: (cfg: C) => Promise<number | void>): BenchMain {
+export function benchMain<C>(
+  name: string,
+  help: string,
+  parse: (argv: string[]) => C | 'help',
+  run: (cfg: C) => Promise<number | void>,
+): BenchMain {
   return async (argv) => {
     let cfg: C | 'help';
     try {
@@ -64,11 +69,20 @@ export function intSetting(flag: string | undefined, flagName: string, envName: 
 }
 
 /** Comma-separated list whose items must come from `allowed`. */
-export function listSetting<T extends string>(value: string | undefined, flagName: string, allowed: readonly T[], fallback: readonly T[]): T[] {
+export function listSetting<T extends string>(
+  value: string | undefined,
+  flagName: string,
+  allowed: readonly T[],
+  fallback: readonly T[],
+): T[] {
   if (value === undefined) return [...fallback];
-  const items = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   for (const item of items) {
-    if (!(allowed as readonly string[]).includes(item)) throw new UsageError(`--${flagName}: unknown value "${item}" (allowed: ${allowed.join(', ')})`);
+    if (!(allowed as readonly string[]).includes(item))
+      throw new UsageError(`--${flagName}: unknown value "${item}" (allowed: ${allowed.join(', ')})`);
   }
   if (items.length === 0) throw new UsageError(`--${flagName} is empty`);
   return items as T[];

@@ -206,11 +206,17 @@ async function verifyOutput(spec: ChildSpec): Promise<{ fields: FieldConfig[]; r
     if (reader.numSamples !== spec.rows) problems.push(`numSamples ${reader.numSamples}, expected ${spec.rows}`);
     const n = Math.min(reader.numSamples, spec.rows);
     const picks = new Set<number>([0, 1, n >> 1, n - 2, n - 1]);
-    for (let k = 0; k < 8; k++) picks.add(Math.floor(((k * 2654435761) % 4294967296) / 4294967296 * n));
+    for (let k = 0; k < 8; k++) picks.add(Math.floor((((k * 2654435761) % 4294967296) / 4294967296) * n));
     for (const i of [...picks].filter((i) => i >= 0 && i < n).sort((a, b) => a - b)) {
       const want = csvRow(spec.seed, i);
       const got = reader.read(i);
-      const expect: Record<string, unknown> = { id: BigInt(want.id), x: Number(want.x), y: Number(want.y), label: BigInt(want.label), tag: want.tag };
+      const expect: Record<string, unknown> = {
+        id: BigInt(want.id),
+        x: Number(want.x),
+        y: Number(want.y),
+        label: BigInt(want.label),
+        tag: want.tag,
+      };
       for (const [k, v] of Object.entries(expect)) {
         if (got[k] !== v) problems.push(`row ${i} ${k}: got ${String(got[k])}, expected ${String(v)}`);
       }

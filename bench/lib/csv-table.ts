@@ -14,7 +14,24 @@ const GENERATOR_VERSION = 1;
 
 export const CSV_COLUMNS = ['id', 'x', 'y', 'label', 'tag'] as const;
 /** Short strings: none of them reads as a number, a boolean or an NA spelling (inference keeps them json). */
-const TAGS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'theta', 'iota', 'kappa', 'lambda', 'omicron', 'sigma', 'tau', 'upsilon', 'omega', 'rho'];
+const TAGS = [
+  'alpha',
+  'beta',
+  'gamma',
+  'delta',
+  'epsilon',
+  'zeta',
+  'theta',
+  'iota',
+  'kappa',
+  'lambda',
+  'omicron',
+  'sigma',
+  'tau',
+  'upsilon',
+  'omega',
+  'rho',
+];
 
 export interface CsvRow {
   id: number;
@@ -54,14 +71,26 @@ export interface CsvTableFile {
 }
 
 /** Returns `<dir>/table-<rows>[-s<seed>].csv`, writing it first unless a matching one is there. */
-export async function ensureCsvTable(opts: { rows: number; seed: number; dir: string; onProgress?: (done: number, total: number) => void }): Promise<CsvTableFile> {
+export async function ensureCsvTable(opts: {
+  rows: number;
+  seed: number;
+  dir: string;
+  onProgress?: (done: number, total: number) => void;
+}): Promise<CsvTableFile> {
   const t0 = performance.now();
   const { rows, seed, dir } = opts;
   const path = join(dir, `table-${rows}${seed === 1 ? '' : `-s${seed}`}.csv`);
   const manifestPath = `${path}.json`;
   const wanted = { generator: GENERATOR, version: GENERATOR_VERSION, seed, rows, columns: CSV_COLUMNS };
   const existing = readManifest(manifestPath);
-  if (existing && existing.generator === wanted.generator && existing.version === wanted.version && existing.seed === seed && existing.rows === rows && sizeOf(path) === existing.bytes) {
+  if (
+    existing &&
+    existing.generator === wanted.generator &&
+    existing.version === wanted.version &&
+    existing.seed === seed &&
+    existing.rows === rows &&
+    sizeOf(path) === existing.bytes
+  ) {
     return { path, manifest: existing, generated: false, elapsedMs: performance.now() - t0 };
   }
   await mkdir(dir, { recursive: true });

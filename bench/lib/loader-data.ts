@@ -46,7 +46,12 @@ interface Sidecar {
 }
 
 export function imageOptions(mode: LoaderMode): RGBImageFieldOptions {
-  return { writeMode: mode, maxResolution: MAX_RESOLUTION, jpegQuality: JPEG_QUALITY, smartThreshold: mode === 'smart' ? SMART_THRESHOLD : null };
+  return {
+    writeMode: mode,
+    maxResolution: MAX_RESOLUTION,
+    jpegQuality: JPEG_QUALITY,
+    smartThreshold: mode === 'smart' ? SMART_THRESHOLD : null,
+  };
 }
 
 /** Returns the .beton of `ds` in `mode`, building it (2 writer workers) unless a matching one is cached. */
@@ -69,7 +74,8 @@ export async function ensureLoaderDataset(ds: ImageNetLike, mode: LoaderMode): P
   if (
     cached &&
     !ds.generated &&
-    JSON.stringify({ ...cached, fileSize: undefined, mix: undefined }) === JSON.stringify({ ...wanted, fileSize: undefined, mix: undefined }) &&
+    JSON.stringify({ ...cached, fileSize: undefined, mix: undefined }) ===
+      JSON.stringify({ ...wanted, fileSize: undefined, mix: undefined }) &&
     existsSync(path) &&
     statSync(path).size === cached.fileSize
   ) {

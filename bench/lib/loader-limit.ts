@@ -28,7 +28,14 @@ import { byteSize, elementCount, viewOf, type OutputArray } from '../../core/pip
 import { planStages } from '../../core/pipeline/plan.js';
 import { rngFor } from '../../core/pipeline/rng.js';
 import { spawnWorker } from '../../core/workers/spawn-worker.js';
-import { IntDecoder, RandomHorizontalFlip, RandomResizedCropRGBImageDecoder, ToCHW, type DecoderSpec, type OpSpec } from '../../core/pipeline/spec.js';
+import {
+  IntDecoder,
+  RandomHorizontalFlip,
+  RandomResizedCropRGBImageDecoder,
+  ToCHW,
+  type DecoderSpec,
+  type OpSpec,
+} from '../../core/pipeline/spec.js';
 
 export const SCALE: readonly [number, number] = [0.08, 1];
 export const RATIO: readonly [number, number] = [3 / 4, 4 / 3];
@@ -56,7 +63,13 @@ export function preloadImages(path: string): StoredImage[] {
       const meta = reader.fieldMetadata(i, f);
       const ref = reader.heapRef(i, f);
       if (!ref) throw new Error(`${path}: sample ${i} has no image bytes`);
-      out.push({ id: i, raw: meta.getUint8(0) === IMAGE_MODE_RAW, width: meta.getUint16(1, true), height: meta.getUint16(3, true), bytes: reader.readBytes(ref) });
+      out.push({
+        id: i,
+        raw: meta.getUint8(0) === IMAGE_MODE_RAW,
+        width: meta.getUint16(1, true),
+        height: meta.getUint16(3, true),
+        bytes: reader.readBytes(ref),
+      });
     }
     return out;
   } finally {
@@ -99,7 +112,14 @@ interface LimitTimes {
  * The limit's per-sample work on one stored image, adding each step's time to `t`: the
  * loader's crop and flip draws, the native crop+resize (into `dst`) and flip/CHW (into `out`).
  */
-function limitStep(im: StoredImage, epoch: number, o: Pick<LimitOptions, 'size' | 'seed' | 'strict'>, dst: Uint8Array, out: Uint8Array, t: LimitTimes): void {
+function limitStep(
+  im: StoredImage,
+  epoch: number,
+  o: Pick<LimitOptions, 'size' | 'seed' | 'strict'>,
+  dst: Uint8Array,
+  out: Uint8Array,
+  t: LimitTimes,
+): void {
   const S = o.size;
   const a = performance.now();
   const crop = randomResizedCrop(im.height, im.width, SCALE, RATIO, rngFor(o.seed, epoch, im.id, 0));
@@ -152,7 +172,12 @@ export interface ParallelLimitResult {
  * below twice one thread (shared caches, memory bandwidth, a host's hyperthread siblings),
  * which bounds how linear any loader can be.
  */
-export async function measureParallelLimit(path: string, threads: number, o: LimitOptions, singleThread: number): Promise<ParallelLimitResult> {
+export async function measureParallelLimit(
+  path: string,
+  threads: number,
+  o: LimitOptions,
+  singleThread: number,
+): Promise<ParallelLimitResult> {
   const workers: Worker[] = Array.from({ length: threads }, () => spawnWorker('./limit-worker.js', import.meta.url, { path, options: o }));
   try {
     await Promise.all(
@@ -177,7 +202,12 @@ export async function measureParallelLimit(path: string, threads: number, o: Lim
     const images = results.reduce((s, r) => s + r.result.images, 0);
     const slowest = Math.max(...results.map((r) => r.ms));
     const imagesPerSec = (images / slowest) * 1000;
-    return { threads, imagesPerSec, efficiency: imagesPerSec / (threads * singleThread), perThread: results.map((r) => r.result.imagesPerSec) };
+    return {
+      threads,
+      imagesPerSec,
+      efficiency: imagesPerSec / (threads * singleThread),
+      perThread: results.map((r) => r.result.imagesPerSec),
+    };
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
   }
@@ -211,7 +241,11 @@ export interface BreakdownResult {
  * loop, alternating which goes first, the limit's steps run on the same sample, so the two
  * columns share the machine's state (a neighbour's load shifts both alike).
  */
-export function measureBreakdown(path: string, images: readonly StoredImage[], o: { size: number; seed: number; epochs: readonly number[]; batchSize: number; strict: boolean }): BreakdownResult {
+export function measureBreakdown(
+  path: string,
+  images: readonly StoredImage[],
+  o: { size: number; seed: number; epochs: readonly number[]; batchSize: number; strict: boolean },
+): BreakdownResult {
   const reader = Reader.openSync(path);
   try {
     const heap = heapAccess({ kind: 'os' }, path, reader.pageSize);
@@ -223,7 +257,8 @@ export function measureBreakdown(path: string, images: readonly StoredImage[], o
     const lblDecoder = createDecoder(pipes.label[0]!, reader.fields[fLabel]!.field, fieldStats(reader, fLabel));
     const lblPlan = planStages(lblDecoder.output, []);
     const stage = imgPlan.stages[0];
-    if (imgPlan.stages.length !== 1 || !stage) throw new Error(`expected one fused stage, got ${imgPlan.stages.map((s) => s.name).join(', ')}`);
+    if (imgPlan.stages.length !== 1 || !stage)
+      throw new Error(`expected one fused stage, got ${imgPlan.stages.map((s) => s.name).join(', ')}`);
     const scratch = viewOf(imgDecoder.output.dtype, new ArrayBuffer(byteSize(imgDecoder.output)), 0, elementCount(imgDecoder.output));
     const imgRow = byteSize(imgPlan.sampleOutput);
     const lblRow = byteSize(lblPlan.sampleOutput);
@@ -283,11 +318,19 @@ export function measureBreakdown(path: string, images: readonly StoredImage[], o
     return {
       images: n,
       stage: stage.name,
-      us: { metadata: per(t.metadata), heapRef: per(t.heapRef), rng: per(t.rng), decode: per(t.decode), pixelStage: per(t.pixelStage), label: per(t.label), rowViews: per(t.rowViews), total: per(total) },
+      us: {
+        metadata: per(t.metadata),
+        heapRef: per(t.heapRef),
+        rng: per(t.rng),
+        decode: per(t.decode),
+        pixelStage: per(t.pixelStage),
+        label: per(t.label),
+        rowViews: per(t.rowViews),
+        total: per(total),
+      },
       limit: { params: per(lim.params), decode: per(lim.decode), copy: per(lim.copy), total: per(limTotal) },
     };
   } finally {
     reader.close();
   }
 }
-

@@ -55,13 +55,21 @@ export class NaiveLoader {
   }
 
   static async open(items: ReadonlyArray<{ path: string; label: number }>, o: NaiveOptions): Promise<NaiveLoader> {
-    const init: NaiveInit = { paths: items.map((i) => i.path), labels: items.map((i) => i.label), size: o.size, seed: o.seed, sharpConcurrency: 1 };
+    const init: NaiveInit = {
+      paths: items.map((i) => i.path),
+      labels: items.map((i) => i.label),
+      size: o.size,
+      seed: o.seed,
+      sharpConcurrency: 1,
+    };
     const workers = Array.from({ length: o.workers }, () => spawnWorker('./naive-worker.js', import.meta.url, init));
     await Promise.all(
       workers.map(
         (w) =>
           new Promise<void>((resolve, reject) => {
-            w.once('message', (r: NaiveReply) => (r.type === 'ready' ? resolve() : reject(new Error(`naive worker: unexpected ${r.type}`))));
+            w.once('message', (r: NaiveReply) =>
+              r.type === 'ready' ? resolve() : reject(new Error(`naive worker: unexpected ${r.type}`)),
+            );
             w.once('error', reject);
           }),
       ),

@@ -51,7 +51,13 @@ async function handle(msg: NaiveRequest): Promise<void> {
       await loadSample(id, msg.epoch, images, k);
       labels[k] = BigInt(init.labels[id]!);
     }
-    const reply: NaiveReply = { type: 'batch', batch: msg.batch, images: images.buffer, labels: labels.buffer, busyMs: performance.now() - t0 };
+    const reply: NaiveReply = {
+      type: 'batch',
+      batch: msg.batch,
+      images: images.buffer,
+      labels: labels.buffer,
+      busyMs: performance.now() - t0,
+    };
     parentPort!.postMessage(reply, [images.buffer, labels.buffer]);
   } catch (e) {
     parentPort!.postMessage({ type: 'error', batch: msg.batch, message: (e as Error).message } satisfies NaiveReply);

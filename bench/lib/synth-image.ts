@@ -15,9 +15,7 @@ export type RGB = readonly [number, number, number];
 /** A per-class set of hues, so classes look different (a cue for loader demos, not needed for timing). */
 export function classPalette(classIndex: number, numClasses: number, rng: Rng): RGB[] {
   const hue = (classIndex * 360) / Math.max(numClasses, 1);
-  return Array.from({ length: 5 }, () =>
-    hslToRgb((hue + rng.range(-40, 40) + 360) % 360, rng.range(0.25, 0.85), rng.range(0.2, 0.8)),
-  );
+  return Array.from({ length: 5 }, () => hslToRgb((hue + rng.range(-40, 40) + 360) % 360, rng.range(0.25, 0.85), rng.range(0.2, 0.8)));
 }
 
 export interface SynthOptions {

@@ -26,9 +26,13 @@ const samples = [...source];
 const schema = source.schema({ writeMode: 'jpg', maxResolution: args.maxResolution, jpegQuality: args.quality });
 const importMs = performance.now();
 const cpu0 = process.cpuUsage();
-const report = await new DatasetWriter(args.out, schema, { numWorkers: args.workers, pageSize: args.pageSize, timings: true }).write(samples);
+const report = await new DatasetWriter(args.out, schema, { numWorkers: args.workers, pageSize: args.pageSize, timings: true }).write(
+  samples,
+);
 const cpu = process.cpuUsage(cpu0);
 // The whole process's CPU too (start-up and imports included): the parent subtracts it from
 // the machine's busy time to see what other processes used.
 const total = process.cpuUsage();
-process.stdout.write(JSON.stringify({ report, cpuMs: (cpu.user + cpu.system) / 1000, processCpuMs: (total.user + total.system) / 1000, importMs }) + '\n');
+process.stdout.write(
+  JSON.stringify({ report, cpuMs: (cpu.user + cpu.system) / 1000, processCpuMs: (total.user + total.system) / 1000, importMs }) + '\n',
+);

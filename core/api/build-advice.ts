@@ -60,8 +60,21 @@ export interface BuildAdvice {
   pageSizes: PageSizeOption[];
   pageSizeAdvice: string | null;
   /** JPEG quality / smart threshold preview of the first image field, on a few sampled items. */
-  quality: { field: string; smartThreshold: number | null; writeMode: string; items: QualityPreviewItem[]; smart: { jpg: number; raw: number } | null } | null;
+  quality: {
+    field: string;
+    smartThreshold: number | null;
+    writeMode: string;
+    items: QualityPreviewItem[];
+    smart: { jpg: number; raw: number } | null;
+  } | null;
   /** Stored image sizes in the sample against the loader's crop. */
-  crop: { loaderSize: number; maxResolution: number | null; minSide: number; maxSide: number; smallerThanCrop: number; warning: string | null } | null;
+  crop: {
+    loaderSize: number;
+    maxResolution: number | null;
+    minSide: number;
+    maxSide: number;
+    smallerThanCrop: number;
+    warning: string | null;
+  } | null;
   warnings: string[];
 }

@@ -114,7 +114,9 @@ export const SourceConfig = z.discriminatedUnion('type', [
   /** Videos in root/<class>/<video> (labels as ImageFolder), decoded with ffmpeg into clips (docs/video.md). */
   z.object({ type: z.literal('video_folder'), path: z.string().min(1), ...videoClipping }).strict(),
   /** A CSV/JSONL list of videos: path,label[,start,end] (seconds); paths relative to the list's folder. */
-  z.object({ type: z.literal('video_list'), path: z.string().min(1), format: z.enum(['csv', 'jsonl']).optional(), ...videoClipping }).strict(),
+  z
+    .object({ type: z.literal('video_list'), path: z.string().min(1), format: z.enum(['csv', 'jsonl']).optional(), ...videoClipping })
+    .strict(),
 ]);
 export type SourceConfig = z.infer<typeof SourceConfig>;
 
@@ -137,7 +139,11 @@ export const BuildConfig = z
     /** A contiguous slice [start, end) of the source's samples (Python slice bounds). */
     range: z.tuple([z.number().int(), z.number().int().nullable()]).optional(),
     /** Shard k of N: a contiguous slice, so shards built in parallel concatenate in order. */
-    shard: z.object({ index: z.number().int().min(0), count: positiveInt }).strict().refine((s) => s.index < s.count, 'index must be < count').optional(),
+    shard: z
+      .object({ index: z.number().int().min(0), count: positiveInt })
+      .strict()
+      .refine((s) => s.index < s.count, 'index must be < count')
+      .optional(),
   })
   .strict();
 export type BuildConfig = z.infer<typeof BuildConfig>;

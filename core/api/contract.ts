@@ -136,7 +136,10 @@ const ProfilePlanInput = z
     batchSizes: z.array(z.number().int().positive().max(4096)).min(1).max(8).optional(),
     orders: z.array(z.enum(ORDER_NAMES)).min(1).default(['random']),
     osCache: z.array(z.boolean()).min(1).default([true]),
-    decoder: z.string().regex(/^(simple|rrc:[1-9]\d*|center:[1-9]\d*)$/).default('rrc:160'),
+    decoder: z
+      .string()
+      .regex(/^(simple|rrc:[1-9]\d*|center:[1-9]\d*)$/)
+      .default('rrc:160'),
     flip: z.boolean().default(true),
     /** The loader's batchesAhead for every point (absent: its default, 3); the verdict may advise raising it. */
     batchesAhead: z.number().int().min(1).max(64).optional(),
@@ -145,7 +148,13 @@ const ProfilePlanInput = z
   })
   .strict();
 
-const ExecPlanInput = z.object({ command: z.string().min(1).max(8192), throughputRegex: z.string().max(1000).nullable().default(null), file: path.nullable().default(null) }).strict();
+const ExecPlanInput = z
+  .object({
+    command: z.string().min(1).max(8192),
+    throughputRegex: z.string().max(1000).nullable().default(null),
+    file: path.nullable().default(null),
+  })
+  .strict();
 
 export const Requests = {
   'env.info': z.object({}).strict(),
@@ -230,7 +239,10 @@ export function isMethod(m: unknown): m is Method {
 }
 
 /** Validates an untrusted request; errors name the bad key. */
-export function parseRequest(method: unknown, params: unknown): { ok: true; method: Method; params: ParsedParams<Method> } | { ok: false; error: ApiError } {
+export function parseRequest(
+  method: unknown,
+  params: unknown,
+): { ok: true; method: Method; params: ParsedParams<Method> } | { ok: false; error: ApiError } {
   if (!isMethod(method)) return { ok: false, error: { code: 'UNKNOWN_METHOD', message: `unknown method ${String(method).slice(0, 80)}` } };
   const r = Requests[method].safeParse(params ?? {});
   if (!r.success) {

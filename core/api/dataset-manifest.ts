@@ -19,7 +19,12 @@ export const DatasetManifest = z.object({
   format: z.literal(MANIFEST_FORMAT),
   version: z.number().int().positive(),
   /** Which .beton this describes: sha256 of its header, field table and allocation table (core/reader/content-hash.ts). */
-  beton: z.object({ file: z.string(), contentSha256: z.string().regex(/^[0-9a-f]{64}$/), fileSize: z.number().int().nonnegative(), numSamples: z.number().int().nonnegative() }),
+  beton: z.object({
+    file: z.string(),
+    contentSha256: z.string().regex(/^[0-9a-f]{64}$/),
+    fileSize: z.number().int().nonnegative(),
+    numSamples: z.number().int().nonnegative(),
+  }),
   /**
    * Names of an int label field's values, in label order (names[k] is label k). Image and
    * video folders: the class folder names. null when the source has none.

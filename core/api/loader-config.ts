@@ -27,11 +27,31 @@ export const DecoderConfig = z.discriminatedUnion('decoder', [
   z.object({ decoder: z.literal('float') }).strict(),
   z.object({ decoder: z.literal('ndarray') }).strict(),
   z.object({ decoder: z.literal('bytes') }).strict(),
-  z.object({ decoder: z.literal('random_resized_crop'), size: pair, scale: pair.default([0.08, 1]), ratio: pair.default([3 / 4, 4 / 3]) }).strict(),
-  z.object({ decoder: z.literal('center_crop'), size: pair, ratio: z.number().positive().max(1).default(224 / 256) }).strict(),
+  z
+    .object({ decoder: z.literal('random_resized_crop'), size: pair, scale: pair.default([0.08, 1]), ratio: pair.default([3 / 4, 4 / 3]) })
+    .strict(),
+  z
+    .object({
+      decoder: z.literal('center_crop'),
+      size: pair,
+      ratio: z
+        .number()
+        .positive()
+        .max(1)
+        .default(224 / 256),
+    })
+    .strict(),
   // video_clip fields: (T, H, W, 3) clips (core/loader/clip-decoders.ts).
   z.object({ decoder: z.literal('clip_simple'), size: pair.optional(), ...clipOptions }).strict(),
-  z.object({ decoder: z.literal('clip_random_resized_crop'), size: pair, scale: pair.default([0.08, 1]), ratio: pair.default([3 / 4, 4 / 3]), ...clipOptions }).strict(),
+  z
+    .object({
+      decoder: z.literal('clip_random_resized_crop'),
+      size: pair,
+      scale: pair.default([0.08, 1]),
+      ratio: pair.default([3 / 4, 4 / 3]),
+      ...clipOptions,
+    })
+    .strict(),
 ]);
 
 export type ClipDecoderConfig = Extract<z.infer<typeof DecoderConfig>, { decoder: 'clip_simple' | 'clip_random_resized_crop' }>;
@@ -53,7 +73,10 @@ export const LoaderConfig = z
     dropLast: z.boolean().default(true),
     batchesAhead: z.number().int().positive().default(3),
     osCache: z.boolean().default(true),
-    distributed: z.object({ rank: z.number().int().min(0), worldSize: z.number().int().positive() }).strict().optional(),
+    distributed: z
+      .object({ rank: z.number().int().min(0), worldSize: z.number().int().positive() })
+      .strict()
+      .optional(),
     /** Output name → steps, or null to disable a field. */
     pipelines: z.record(z.string(), PipelineConfigSchema.nullable()).default({}),
   })
@@ -64,5 +87,16 @@ export type LoaderConfigInput = z.input<typeof LoaderConfig>;
 export function parseLoaderConfig(input: unknown): { ok: true; value: LoaderConfig } | { ok: false; errors: string[] } {
   const r = LoaderConfig.safeParse(input);
   if (r.success) return { ok: true, value: r.data };
-  return { ok: false, errors: r.error.issues.map((i) => `${i.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') || '(root)'}: ${i.message}`) };
+  return {
+    ok: false,
+    errors: r.error.issues.map(
+      (i) =>
+        `${
+          i.path
+            .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+            .join('')
+            .replace(/^\./, '') || '(root)'
+        }: ${i.message}`,
+    ),
+  };
 }

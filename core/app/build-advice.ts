@@ -47,7 +47,11 @@ const WORTH_SUGGESTING = 0.1;
  */
 export async function adviseBuild(config: BuildConfig, opts: AdviseOptions = {}): Promise<BuildAdvice> {
   const base = opts.baseDir ?? process.cwd();
-  const source = await openSource({ ...config.source, path: resolve(base, config.source.path) }, base, opts.readGuard ? { readGuard: opts.readGuard } : {});
+  const source = await openSource(
+    { ...config.source, path: resolve(base, config.source.path) },
+    base,
+    opts.readGuard ? { readGuard: opts.readGuard } : {},
+  );
   const fieldConfigs = await buildFields(config, source);
   const fields = toNamedFields(fieldConfigs);
   const slice = selectSlice(source.length, config.range, config.shard);
@@ -55,7 +59,10 @@ export async function adviseBuild(config: BuildConfig, opts: AdviseOptions = {})
   const seed = opts.seed ?? 0;
   const want = Math.max(1, opts.sample ?? 24);
   const picked: BuildAdvice['picked'] = SEEKABLE.has(source.kind) && items !== null && items > want ? 'random' : 'first';
-  const indices = picked === 'random' ? pickIndices(items!, want, seed).map((i) => i + slice.start) : range(slice.start, slice.end === null ? slice.start + want : Math.min(slice.end, slice.start + want));
+  const indices =
+    picked === 'random'
+      ? pickIndices(items!, want, seed).map((i) => i + slice.start)
+      : range(slice.start, slice.end === null ? slice.start + want : Math.min(slice.end, slice.start + want));
   const samples = await fetchSamples(source, fieldConfigs, indices, picked === 'random');
 
   const needsCodec = fields.some((f) => f.field.type === 'rgb_image' || f.field.type === 'video_clip');
@@ -80,7 +87,9 @@ export async function adviseBuild(config: BuildConfig, opts: AdviseOptions = {})
     }
   }
   const heapSizes = encoded.map((e) => e.values.reduce((sum, v) => sum + (v.heap?.byteLength ?? 0), 0));
-  const objectsPerSample = encoded.length ? encoded.reduce((s, e) => s + e.values.filter((v) => v.heap !== null).length, 0) / encoded.length : 0;
+  const objectsPerSample = encoded.length
+    ? encoded.reduce((s, e) => s + e.values.filter((v) => v.heap !== null).length, 0) / encoded.length
+    : 0;
   const mean = heapSizes.length ? heapSizes.reduce((a, b) => a + b, 0) / heapSizes.length : 0;
   const largest = heapSizes.length ? Math.max(...heapSizes) : 0;
   const msPerSample = encoded.length ? encodeMs / encoded.length : 0;
@@ -89,17 +98,25 @@ export async function adviseBuild(config: BuildConfig, opts: AdviseOptions = {})
 
   const layout = { items, recordSize, numFields: fields.length, heapSizes, objectsPerSample };
   const candidates = pageSizeCandidates(config.pageSize, largest);
-  const pageSizes: PageSizeOption[] = items === null || heapSizes.length === 0 ? [] : candidates.map((p) => ({ pageSize: p, ...estimateFile(layout, p), chosen: p === config.pageSize, suggested: false }));
+  const pageSizes: PageSizeOption[] =
+    items === null || heapSizes.length === 0
+      ? []
+      : candidates.map((p) => ({ pageSize: p, ...estimateFile(layout, p), chosen: p === config.pageSize, suggested: false }));
   const chosen = pageSizes.find((o) => o.chosen) ?? null;
   let pageSizeAdvice: string | null = null;
-  const best = pageSizes.filter((o) => o.pageSize < config.pageSize).sort((a, b) => a.fileBytes - b.fileBytes || b.pageSize - a.pageSize)[0];
+  const best = pageSizes
+    .filter((o) => o.pageSize < config.pageSize)
+    .sort((a, b) => a.fileBytes - b.fileBytes || b.pageSize - a.pageSize)[0];
   if (chosen && best && chosen.fileBytes - best.fileBytes >= WORTH_SUGGESTING * chosen.fileBytes) {
     best.suggested = true;
     pageSizeAdvice = `With ${mib(config.pageSize)} pages the file is about ${mib(chosen.fileBytes)}, mostly padding (the header region and the last page are whole pages); ${mib(best.pageSize)} pages make it about ${mib(best.fileBytes)}. FFCV reads any page size; its writer needs at least 2 MiB.`;
   }
 
   const warnings: string[] = [];
-  if (failed) warnings.push(`${failed} of ${samples.length} sampled items failed to encode (${firstFailure}); with onError "fail" the build would stop there.`);
+  if (failed)
+    warnings.push(
+      `${failed} of ${samples.length} sampled items failed to encode (${firstFailure}); with onError "fail" the build would stop there.`,
+    );
   const quality = await qualityPreview(fieldConfigs, fields, encoded, enc, opts);
   const crop = cropCheck(fieldConfigs, fields, encoded, opts.loaderSize ?? null);
   if (crop?.warning) warnings.push(crop.warning);
@@ -129,7 +146,8 @@ export async function adviseBuild(config: BuildConfig, opts: AdviseOptions = {})
   };
 }
 
-const mib = (b: number): string => (b >= 1024 * 1024 ? `${+(b / 1024 / 1024).toFixed(b >= 100 * 1024 * 1024 ? 0 : 1)} MiB` : `${Math.ceil(b / 1024)} KiB`);
+const mib = (b: number): string =>
+  b >= 1024 * 1024 ? `${+(b / 1024 / 1024).toFixed(b >= 100 * 1024 * 1024 ? 0 : 1)} MiB` : `${Math.ceil(b / 1024)} KiB`;
 const range = (a: number, b: number): number[] => Array.from({ length: Math.max(0, b - a) }, (_, i) => a + i);
 
 /** `k` distinct positions of [0, n), sorted, the same for the same seed (partial Fisher-Yates over a sparse map). */
@@ -146,7 +164,12 @@ export function pickIndices(n: number, k: number, seed: number): number[] {
   return out.sort((a, b) => a - b);
 }
 
-async function fetchSamples(source: DatasetSource, fields: readonly FieldConfig[], indices: readonly number[], oneByOne: boolean): Promise<Array<{ index: number; sample: Sample }>> {
+async function fetchSamples(
+  source: DatasetSource,
+  fields: readonly FieldConfig[],
+  indices: readonly number[],
+  oneByOne: boolean,
+): Promise<Array<{ index: number; sample: Sample }>> {
   const out: Array<{ index: number; sample: Sample }> = [];
   if (oneByOne) {
     for (const i of indices) for await (const sample of source.samples(fields, { start: i, end: i + 1 })) out.push({ index: i, sample });
@@ -170,7 +193,10 @@ export function pageSizeCandidates(chosen: number, largestSample: number): numbe
  * (a sample never straddles two; the last page is written whole), then the allocation
  * table. Sample sizes cycle through the sampled ones.
  */
-export function estimateFile(l: { items: number | null; recordSize: number; numFields: number; heapSizes: readonly number[]; objectsPerSample: number }, pageSize: number): { fileBytes: number; pages: number } {
+export function estimateFile(
+  l: { items: number | null; recordSize: number; numFields: number; heapSizes: readonly number[]; objectsPerSample: number },
+  pageSize: number,
+): { fileBytes: number; pages: number } {
   const n = l.items ?? 0;
   const m1 = HEADER_SIZE + FIELD_DESCRIPTOR_SIZE * l.numFields + n * l.recordSize;
   const d0 = Math.ceil(m1 / pageSize) * pageSize;
@@ -198,7 +224,13 @@ const imageMeta = (v: EncodedValue): { mode: 'raw' | 'jpg'; width: number; heigh
 type Encoded = Array<{ index: number; sample: Sample; values: EncodedValue[] }>;
 type EncodeOpts = { codec: ImageCodec | undefined; seed: number; baseDir: string | undefined };
 
-async function qualityPreview(configs: readonly FieldConfig[], fields: readonly NamedField[], encoded: Encoded, enc: EncodeOpts, opts: AdviseOptions): Promise<BuildAdvice['quality']> {
+async function qualityPreview(
+  configs: readonly FieldConfig[],
+  fields: readonly NamedField[],
+  encoded: Encoded,
+  enc: EncodeOpts,
+  opts: AdviseOptions,
+): Promise<BuildAdvice['quality']> {
   const f = configs.findIndex((c) => c.type === 'rgb_image');
   const cfg = configs[f];
   if (!cfg || cfg.type !== 'rgb_image') return null;
@@ -210,17 +242,41 @@ async function qualityPreview(configs: readonly FieldConfig[], fields: readonly 
   for (const e of encoded.slice(0, opts.previewItems ?? 4)) {
     const value = Array.isArray(e.sample) ? e.sample[f] : (e.sample as Record<string, unknown>)[name];
     const as = imageMeta(e.values[f]!);
-    const variants: QualityVariant[] = [{ label: `as configured (${cfg.writeMode})`, ...as, quality: as.mode === 'jpg' ? cfg.jpegQuality : null, bytes: e.values[f]!.heap?.byteLength ?? 0, preview: await preview(e.values[f]!), chosen: true }];
-    const alt: Array<{ label: string; mode: 'raw' | 'jpg'; quality: number | null }> = [...qualities.map((q) => ({ label: `JPEG q${q}`, mode: 'jpg' as const, quality: q })), { label: 'raw', mode: 'raw', quality: null }];
+    const variants: QualityVariant[] = [
+      {
+        label: `as configured (${cfg.writeMode})`,
+        ...as,
+        quality: as.mode === 'jpg' ? cfg.jpegQuality : null,
+        bytes: e.values[f]!.heap?.byteLength ?? 0,
+        preview: await preview(e.values[f]!),
+        chosen: true,
+      },
+    ];
+    const alt: Array<{ label: string; mode: 'raw' | 'jpg'; quality: number | null }> = [
+      ...qualities.map((q) => ({ label: `JPEG q${q}`, mode: 'jpg' as const, quality: q })),
+      { label: 'raw', mode: 'raw', quality: null },
+    ];
     for (const a of alt) {
       const field = fieldFromSpec({ ...spec, writeMode: a.mode, jpegQuality: a.quality ?? cfg.jpegQuality, passThrough: false });
       const [v] = await encodeSample([{ name, field }], { [name]: value }, e.index, enc);
       variants.push({ ...a, bytes: v!.heap?.byteLength ?? 0, preview: await preview(v!), chosen: false });
     }
-    items.push({ index: e.index, source: typeof value === 'object' && value && 'path' in value ? String((value as { path: unknown }).path) : typeof value === 'string' ? value : null, width: as.width, height: as.height, variants });
+    items.push({
+      index: e.index,
+      source:
+        typeof value === 'object' && value && 'path' in value
+          ? String((value as { path: unknown }).path)
+          : typeof value === 'string'
+            ? value
+            : null,
+      width: as.width,
+      height: as.height,
+      variants,
+    });
   }
   const modes = encoded.map((e) => imageMeta(e.values[f]!).mode);
-  const smart = cfg.writeMode === 'smart' ? { jpg: modes.filter((m) => m === 'jpg').length, raw: modes.filter((m) => m === 'raw').length } : null;
+  const smart =
+    cfg.writeMode === 'smart' ? { jpg: modes.filter((m) => m === 'jpg').length, raw: modes.filter((m) => m === 'raw').length } : null;
   return { field: name, writeMode: cfg.writeMode, smartThreshold: cfg.smartThreshold, items, smart };
 }
 
@@ -230,8 +286,10 @@ async function preview(v: EncodedValue): Promise<QualityVariant['preview']> {
   const m = imageMeta(v);
   const sharp = (await import('sharp')).default;
   const small = m.width <= WHOLE_PREVIEW && m.height <= WHOLE_PREVIEW;
-  if (small && m.mode === 'jpg') return { mime: 'image/jpeg', base64: Buffer.from(v.heap).toString('base64'), width: m.width, height: m.height, crop: false };
-  const img = m.mode === 'jpg' ? sharp(Buffer.from(v.heap)) : sharp(Buffer.from(v.heap), { raw: { width: m.width, height: m.height, channels: 3 } });
+  if (small && m.mode === 'jpg')
+    return { mime: 'image/jpeg', base64: Buffer.from(v.heap).toString('base64'), width: m.width, height: m.height, crop: false };
+  const img =
+    m.mode === 'jpg' ? sharp(Buffer.from(v.heap)) : sharp(Buffer.from(v.heap), { raw: { width: m.width, height: m.height, channels: 3 } });
   const w = Math.min(CROP, m.width);
   const h = Math.min(CROP, m.height);
   const cut = small ? img : img.extract({ left: Math.floor((m.width - w) / 2), top: Math.floor((m.height - h) / 2), width: w, height: h });
@@ -239,7 +297,12 @@ async function preview(v: EncodedValue): Promise<QualityVariant['preview']> {
   return { mime: 'image/png', base64: png.toString('base64'), width: small ? m.width : w, height: small ? m.height : h, crop: !small };
 }
 
-function cropCheck(configs: readonly FieldConfig[], fields: readonly NamedField[], encoded: Encoded, loaderSize: number | null): BuildAdvice['crop'] {
+function cropCheck(
+  configs: readonly FieldConfig[],
+  fields: readonly NamedField[],
+  encoded: Encoded,
+  loaderSize: number | null,
+): BuildAdvice['crop'] {
   const f = configs.findIndex((c) => c.type === 'rgb_image');
   const cfg = configs[f];
   if (loaderSize === null || !cfg || cfg.type !== 'rgb_image' || !encoded.length) return null;

@@ -49,7 +49,11 @@ export async function buildDataset(config: BuildConfig, opts: BuildOptions = {})
   const base = opts.baseDir ?? process.cwd();
   // Before any work: an output that would destroy an input, or an existing file not to be replaced.
   await checkBuildOutput(config, base, { overwrite: opts.overwrite ?? true, ...(opts.inputs ? { inputs: opts.inputs } : {}) });
-  const source = await openSource({ ...config.source, path: resolve(base, config.source.path) }, base, opts.readGuard ? { readGuard: opts.readGuard } : {});
+  const source = await openSource(
+    { ...config.source, path: resolve(base, config.source.path) },
+    base,
+    opts.readGuard ? { readGuard: opts.readGuard } : {},
+  );
   const fieldConfigs = await buildFields(config, source);
   const slice = selectSlice(source.length, config.range, config.shard);
   const output = resolve(base, config.output);
@@ -70,7 +74,12 @@ export async function buildDataset(config: BuildConfig, opts: BuildOptions = {})
   let reportPath: string | null = null;
   if (report.skipped.length > 0) {
     reportPath = `${output}.skipped.json`;
-    const doc = { output, source: source.path, written: report.numSamples, skipped: report.skipped.map(({ index, source: s, field, reason }) => ({ index, path: s ?? null, field: field ?? null, reason })) };
+    const doc = {
+      output,
+      source: source.path,
+      written: report.numSamples,
+      skipped: report.skipped.map(({ index, source: s, field, reason }) => ({ index, path: s ?? null, field: field ?? null, reason })),
+    };
     // Replaced, not written through: a link at this name must not send the report elsewhere.
     await replaceFile(reportPath, JSON.stringify(doc, null, 2) + '\n');
   }
@@ -83,6 +92,11 @@ export async function buildDataset(config: BuildConfig, opts: BuildOptions = {})
     reportPath,
   };
   // After the .beton's rename (the manifest holds its content hash); if it fails, neither stays.
-  await writeSidecarManifest(output, { config, report: result, classNames: classNamesOf(source, fieldConfigs), labelMappings: labelMappingsOf(fieldConfigs) });
+  await writeSidecarManifest(output, {
+    config,
+    report: result,
+    classNames: classNamesOf(source, fieldConfigs),
+    labelMappings: labelMappingsOf(fieldConfigs),
+  });
   return result;
 }

@@ -35,7 +35,12 @@ export function labelSummary(reader: Reader, field: string, names: readonly stri
     if (counts.size > MAX_CLASSES) return { field, distinct: counts.size, truncated: true, counts: [] };
   }
   const rows = [...counts.entries()].sort((a, b) => a[0] - b[0]);
-  return { field, distinct: counts.size, truncated: false, counts: rows.map(([label, count]) => ({ label, count, name: names?.[label] ?? null })) };
+  return {
+    field,
+    distinct: counts.size,
+    truncated: false,
+    counts: rows.map(([label, count]) => ({ label, count, name: names?.[label] ?? null })),
+  };
 }
 
 /** Indices of the samples whose `field` equals `label`, in file order. */
@@ -72,7 +77,13 @@ export function manifestOf(path: string): ManifestStatus {
 export function manifestView(m: ManifestStatus): ManifestView {
   if (m.status !== 'ok') return { status: m.status, path: m.path, note: 'note' in m ? m.note : null, classNames: null, createdAt: null };
   const c = m.manifest.classNames;
-  return { status: 'ok', path: m.path, note: null, classNames: c ? { field: c.field, names: c.names } : null, createdAt: m.manifest.createdAt };
+  return {
+    status: 'ok',
+    path: m.path,
+    note: null,
+    classNames: c ? { field: c.field, names: c.names } : null,
+    createdAt: m.manifest.createdAt,
+  };
 }
 
 /** The manifest's names for `field`'s values, if it has them. */

@@ -22,9 +22,14 @@ export interface BuildExportOptions {
  * The writer code for a build config, with the fields it writes: the config's own, else the
  * source's detected schema (the source is opened only then).
  */
-export async function buildExport(config: BuildConfig, baseDir: string, opts: BuildExportOptions = {}): Promise<{ text: string; fields: FieldConfig[] }> {
+export async function buildExport(
+  config: BuildConfig,
+  baseDir: string,
+  opts: BuildExportOptions = {},
+): Promise<{ text: string; fields: FieldConfig[] }> {
   const source = opts.sourcePath === undefined ? config.source : { ...config.source, path: opts.sourcePath };
-  const fields = config.fields ?? (await buildFields(config, await openSource(source, baseDir, opts.readGuard ? { readGuard: opts.readGuard } : {})));
+  const fields =
+    config.fields ?? (await buildFields(config, await openSource(source, baseDir, opts.readGuard ? { readGuard: opts.readGuard } : {})));
   return { text: buildToPython(config, fields), fields };
 }
 

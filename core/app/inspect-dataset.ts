@@ -41,7 +41,15 @@ export async function inspectDataset(path: string): Promise<InspectResult> {
       pageSize: s.pageSize,
       numPages: s.numPages,
       recordSize: s.recordSize,
-      fields: s.fields.map((f) => ({ name: f.name, type: f.type, ffcvClass: f.ffcvClass, typeId: f.typeId, arguments: f.arguments, heapBytes: f.heapBytes, ...(f.imageModes ? { imageModes: f.imageModes } : {}) })),
+      fields: s.fields.map((f) => ({
+        name: f.name,
+        type: f.type,
+        ffcvClass: f.ffcvClass,
+        typeId: f.typeId,
+        arguments: f.arguments,
+        heapBytes: f.heapBytes,
+        ...(f.imageModes ? { imageModes: f.imageModes } : {}),
+      })),
       regions: s.regions.map(({ name, offset, size }) => ({ name, offset, size })),
       pageMap: [...pages.entries()].sort((a, b) => a[0] - b[0]).map(([p, [lo, hi, used]]) => [p, lo, hi, used]),
       manifest: manifestView(manifest),
@@ -51,4 +59,3 @@ export async function inspectDataset(path: string): Promise<InspectResult> {
     reader.close();
   }
 }
-

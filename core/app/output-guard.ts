@@ -44,33 +44,54 @@ const isInside = (child: string, folder: string): boolean => child.startsWith(fo
  * then can it be replaced), is a folder, or exists and `overwrite` is not set.
  * Paths are compared after resolving symbolic links. Relative paths resolve from `baseDir`.
  */
-export async function checkBuildOutput(config: Pick<BuildConfig, 'source' | 'output'>, baseDir: string, opts: OutputGuardOptions = {}): Promise<void> {
+export async function checkBuildOutput(
+  config: Pick<BuildConfig, 'source' | 'output'>,
+  baseDir: string,
+  opts: OutputGuardOptions = {},
+): Promise<void> {
   const out = resolve(baseDir, config.output);
   const realOut = realOrPlanned(out);
   if (realOut === null) return; // its folder is missing: the write reports that with the path
   const source = resolve(baseDir, config.source.path);
   const realSource = realOrPlanned(source);
   const refuse = (why: string): never => {
-    throw new BetonEncodeError('OUTPUT_IS_INPUT', `the output ${out} ${why}; building would destroy it. Write the .beton file somewhere else (-o)`, { source });
+    throw new BetonEncodeError(
+      'OUTPUT_IS_INPUT',
+      `the output ${out} ${why}; building would destroy it. Write the .beton file somewhere else (-o)`,
+      { source },
+    );
   };
-  if (realSource !== null && realOut === realSource) refuse(`is the source ${config.source.type === 'image_folder' || config.source.type === 'video_folder' ? 'folder' : 'file'} itself`);
-  for (const p of opts.inputs ?? []) if (realOrPlanned(resolve(baseDir, p)) === realOut) refuse(`is the build config ${resolve(baseDir, p)}`);
-  if (realSource !== null && (config.source.type === 'image_folder' || config.source.type === 'video_folder') && isInside(realOut, realSource)) {
+  if (realSource !== null && realOut === realSource)
+    refuse(`is the source ${config.source.type === 'image_folder' || config.source.type === 'video_folder' ? 'folder' : 'file'} itself`);
+  for (const p of opts.inputs ?? [])
+    if (realOrPlanned(resolve(baseDir, p)) === realOut) refuse(`is the build config ${resolve(baseDir, p)}`);
+  if (
+    realSource !== null &&
+    (config.source.type === 'image_folder' || config.source.type === 'video_folder') &&
+    isInside(realOut, realSource)
+  ) {
     refuse(`is inside the source folder ${source} (it would replace a source file, or be read by the next build of that folder)`);
   }
   const existing = kindOf(realOut);
   if (existing === 'dir') {
-    throw new BetonEncodeError('BAD_OPTIONS', `the output ${out} is a folder; give a file name, e.g. ${join(out, 'data.beton')}`, { source });
+    throw new BetonEncodeError('BAD_OPTIONS', `the output ${out} is a folder; give a file name, e.g. ${join(out, 'data.beton')}`, {
+      source,
+    });
   }
   if (existing === null) return;
   if (!opts.overwrite) {
-    throw new BetonEncodeError('OUTPUT_EXISTS', `${out} already exists; choose another output or pass --force (overwrite: true) to replace it`, { source });
+    throw new BetonEncodeError(
+      'OUTPUT_EXISTS',
+      `${out} already exists; choose another output or pass --force (overwrite: true) to replace it`,
+      { source },
+    );
   }
   // Replacing is asked for: the one case left is a file a list names as an input.
   if (config.source.type === 'image_list' && (await listNames(source, config.source.imageColumn, config.source.format, realOut))) {
     refuse(`is an image that ${source} lists`);
   }
-  if (config.source.type === 'video_list' && videoListNames(source, config.source.format, realOut)) refuse(`is a video that ${source} lists`);
+  if (config.source.type === 'video_list' && videoListNames(source, config.source.format, realOut))
+    refuse(`is a video that ${source} lists`);
 }
 
 /** Whether a list entry, resolved from the list's folder (and through links), is the file at `realOut`. */

@@ -31,7 +31,11 @@ export interface SweepHooks {
  * that was cancelled) is recorded as failed with the points and samples it had, and its
  * error is rethrown; a database that cannot take that record does not hide the sweep's error.
  */
-export async function profileSweep(plan: Partial<ProfilePlan> & { file: string }, runs: RunRecorder, hooks: SweepHooks = {}): Promise<{ run: ProfileRun; runId: number; outcome: SweepOutcome }> {
+export async function profileSweep(
+  plan: Partial<ProfilePlan> & { file: string },
+  runs: RunRecorder,
+  hooks: SweepHooks = {},
+): Promise<{ run: ProfileRun; runId: number; outcome: SweepOutcome }> {
   const startedAt = new Date().toISOString();
   // Kept as they come, so a sweep that fails is recorded with what it had measured.
   const points: PointResult[] = [];
@@ -76,7 +80,13 @@ export interface ExecHooks {
 }
 
 /** The record of a training command's run: the one place its fields are assembled. */
-export function execRunRecord(plan: ExecPlan, machine: MachineInfo, startedAt: string, res: ExecResult, finishedAt: string = new Date().toISOString()): ProfileRun {
+export function execRunRecord(
+  plan: ExecPlan,
+  machine: MachineInfo,
+  startedAt: string,
+  res: ExecResult,
+  finishedAt: string = new Date().toISOString(),
+): ProfileRun {
   const { status, failure } = execOutcome(res);
   return {
     kind: 'exec',
@@ -95,17 +105,36 @@ export function execRunRecord(plan: ExecPlan, machine: MachineInfo, startedAt: s
 
 /** What the app shows of a command's run (jobs:finished's result). */
 export function execOutcomeOf(runId: number, run: ProfileRun, res: ExecResult): ExecOutcome {
-  return { runId, exitCode: res.exitCode, signal: res.signal, imagesTotal: res.imagesTotal, seconds: res.seconds, stderrTail: res.stderrTail, failure: run.failure?.message ?? null };
+  return {
+    runId,
+    exitCode: res.exitCode,
+    signal: res.signal,
+    imagesTotal: res.imagesTotal,
+    seconds: res.seconds,
+    stderrTail: res.stderrTail,
+    failure: run.failure?.message ?? null,
+  };
 }
 
 /**
  * Runs the user's training command, sampling it from outside, and records the run; a
  * command that exits non-zero is a run with status 'failed' (and why), not an exception.
  */
-export async function profileExec(plan: ExecPlan, runs: RunRecorder, hooks: ExecHooks = {}): Promise<{ run: ProfileRun; runId: number; result: ExecResult; outcome: ExecOutcome }> {
+export async function profileExec(
+  plan: ExecPlan,
+  runs: RunRecorder,
+  hooks: ExecHooks = {},
+): Promise<{ run: ProfileRun; runId: number; result: ExecResult; outcome: ExecOutcome }> {
   const machine = await machineInfo();
   const startedAt = new Date().toISOString();
-  const result = await runExec({ command: plan.command, throughputRegex: plan.throughputRegex, signal: hooks.signal, gpu: hooks.gpu, onSample: hooks.onSample, onGpuUnavailable: hooks.onGpuUnavailable });
+  const result = await runExec({
+    command: plan.command,
+    throughputRegex: plan.throughputRegex,
+    signal: hooks.signal,
+    gpu: hooks.gpu,
+    onSample: hooks.onSample,
+    onGpuUnavailable: hooks.onGpuUnavailable,
+  });
   const run = execRunRecord(plan, machine, startedAt, result);
   const runId = runs.saveRun(run);
   return { run, runId, result, outcome: execOutcomeOf(runId, run, result) };

@@ -37,7 +37,8 @@ export async function benchLoaderCommand(argv: string[]): Promise<number> {
   };
   const order = values.order;
   if (order !== undefined && !isOrderName(order)) throw new UsageError(`--order expects ${ORDER_CHOICES}, got "${order}"`);
-  if (values.decoder !== undefined && !DECODER_SPEC.test(values.decoder)) throw new UsageError(`--decoder expects simple, rrc:SIZE or center:SIZE (SIZE a positive integer), got "${values.decoder}"`);
+  if (values.decoder !== undefined && !DECODER_SPEC.test(values.decoder))
+    throw new UsageError(`--decoder expects simple, rrc:SIZE or center:SIZE (SIZE a positive integer), got "${values.decoder}"`);
   const json = values.json ?? false;
   const res = await benchLoader(positionals[0]!, {
     numWorkers: num('workers', values.workers),
@@ -50,7 +51,12 @@ export async function benchLoaderCommand(argv: string[]): Promise<number> {
     epochs: num('epochs', values.epochs),
     // Even with --json: stderr is for people, stdout stays one JSON document.
     onNote: (m) => process.stderr.write(`note: ${m}\n`),
-    onEpoch: json ? undefined : (e) => process.stderr.write(`  epoch ${e.epoch}: ${e.imagesPerSec.toFixed(0)} img/s, ${e.batchesPerSec.toFixed(2)} batches/s, ${e.seconds.toFixed(2)} s, median wait ${e.waitMsMedian.toFixed(1)} ms${e.epoch === 0 ? ' (warm-up)' : ''}\n`),
+    onEpoch: json
+      ? undefined
+      : (e) =>
+          process.stderr.write(
+            `  epoch ${e.epoch}: ${e.imagesPerSec.toFixed(0)} img/s, ${e.batchesPerSec.toFixed(2)} batches/s, ${e.seconds.toFixed(2)} s, median wait ${e.waitMsMedian.toFixed(1)} ms${e.epoch === 0 ? ' (warm-up)' : ''}\n`,
+          ),
   });
   if (json) {
     process.stdout.write(JSON.stringify({ ...res, epochs: res.epochs.map((e) => e.imagesPerSec), epoch_details: res.epochs }) + '\n');

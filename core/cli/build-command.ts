@@ -87,7 +87,8 @@ const BUILD_OPTIONS = {
   crop: { type: 'string' },
   sample: { type: 'string' },
   ...SHARDS_OPTIONS,
-  } as const;export async function buildCommand(argv: string[]): Promise<number> {
+} as const;
+export async function buildCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseBuildArgs(argv);
   if (values.status !== undefined) {
     if (positionals.length || values.output || values.config) throw new UsageError('--status DIR takes no SOURCE, -o or --config');
@@ -114,7 +115,13 @@ function parseBuildArgs(argv: string[]) {
 }
 type BuildValues = ReturnType<typeof parseBuildArgs>['values'];
 
-async function build(values: BuildValues, positionals: string[], emit: boolean, signal: AbortSignal, setOutput: (file: string) => void): Promise<number> {
+async function build(
+  values: BuildValues,
+  positionals: string[],
+  emit: boolean,
+  signal: AbortSignal,
+  setOutput: (file: string) => void,
+): Promise<number> {
   let raw: Record<string, unknown> = {};
   let baseDir = process.cwd();
   if (values.config) {
@@ -141,7 +148,8 @@ async function build(values: BuildValues, positionals: string[], emit: boolean, 
   if (positionals[0]) raw.source = await sourceFor(resolve(positionals[0]), clipping, values['image-column']);
   else if (Object.keys(clipping).length) {
     const src = raw.source as { type?: string } | undefined;
-    if (src?.type !== 'video_folder' && src?.type !== 'video_list') throw new UsageError('--clip-length/--stride/--fps/--ffmpeg apply to a video SOURCE (a folder of videos or a video list)');
+    if (src?.type !== 'video_folder' && src?.type !== 'video_list')
+      throw new UsageError('--clip-length/--stride/--fps/--ffmpeg apply to a video SOURCE (a folder of videos or a video list)');
     raw.source = { ...src, ...clipping };
   }
   const video = (raw.source as { type?: string } | undefined)?.type?.startsWith('video_') === true;
@@ -158,7 +166,10 @@ async function build(values: BuildValues, positionals: string[], emit: boolean, 
   if (video) {
     for (const k of ['writeMode', 'maxResolution', 'jpegQuality'] as const) if (image[k] !== undefined) clipOptions[k] = image[k];
     const other = Object.keys(image).filter((k) => !(k in clipOptions));
-    if (other.length) throw new UsageError(`--${other.map((k) => k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())).join(', --')} do not apply to video clips (only --write-mode jpg|raw, --max-resolution, --jpeg-quality)`);
+    if (other.length)
+      throw new UsageError(
+        `--${other.map((k) => k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())).join(', --')} do not apply to video clips (only --write-mode jpg|raw, --max-resolution, --jpeg-quality)`,
+      );
     // A clip is many frames: small chunks keep the frames in flight to the encoders bounded.
     raw.chunkSize ??= 8;
   } else if (Object.keys(image).length) raw.image = image;
@@ -173,7 +184,8 @@ async function build(values: BuildValues, positionals: string[], emit: boolean, 
   if (values.workers !== undefined) raw.numWorkers = num('workers', values.workers);
   if (!raw.source) throw new UsageError('missing SOURCE (an image folder or a table file) or --config');
   if ((values['schema-only'] || values.advise) && !raw.output) raw.output = 'out.beton';
-  if (!values.advise && (values.crop !== undefined || values.sample !== undefined)) throw new UsageError('--crop and --sample go with --advise');
+  if (!values.advise && (values.crop !== undefined || values.sample !== undefined))
+    throw new UsageError('--crop and --sample go with --advise');
   if (!raw.output) throw new UsageError('missing -o OUT.beton');
 
   let parsed = parseBuildConfig(raw as BuildConfigInput);
@@ -189,11 +201,16 @@ async function build(values: BuildValues, positionals: string[], emit: boolean, 
     const cfg = parsed.value;
     const source = await openSource(cfg.source, baseDir);
     let fields = await buildFields(cfg, source);
-    if (Object.keys(clipOptions).length) fields = fields.map((f) => (f.type === 'video_clip' ? { ...f, ...clipOptions } : f)) as typeof fields;
+    if (Object.keys(clipOptions).length)
+      fields = fields.map((f) => (f.type === 'video_clip' ? { ...f, ...clipOptions } : f)) as typeof fields;
     if (values.columns) {
-      const keep = values.columns.split(',').map((c) => c.trim()).filter(Boolean);
+      const keep = values.columns
+        .split(',')
+        .map((c) => c.trim())
+        .filter(Boolean);
       const missing = keep.filter((c) => !fields.some((f) => f.name === c || f.columns?.includes(c)));
-      if (missing.length) throw new UsageError(`--columns: no field or column named ${missing.join(', ')} (have: ${fields.map((f) => f.name).join(', ')})`);
+      if (missing.length)
+        throw new UsageError(`--columns: no field or column named ${missing.join(', ')} (have: ${fields.map((f) => f.name).join(', ')})`);
       fields = fields.filter((f) => keep.includes(f.name) || f.columns?.some((c) => keep.includes(c)));
     }
     if (values['schema-only']) {
@@ -210,8 +227,26 @@ async function build(values: BuildValues, positionals: string[], emit: boolean, 
   if (values.advise) {
     const { adviseBuild } = await import('../app/build-advice.js');
     const { formatAdvice } = await import('./advice-format.js');
-    const advice = await adviseBuild(parsed.value, { baseDir, loaderSize: num('crop', values.crop) ?? null, sample: num('sample', values.sample) ?? 24, previewItems: 2 });
-    if (values.json) process.stdout.write(JSON.stringify({ ...advice, quality: advice.quality && { ...advice.quality, items: advice.quality.items.map((i) => ({ ...i, variants: i.variants.map(({ preview: _p, ...v }) => v) })) } }, null, 2) + '\n');
+    const advice = await adviseBuild(parsed.value, {
+      baseDir,
+      loaderSize: num('crop', values.crop) ?? null,
+      sample: num('sample', values.sample) ?? 24,
+      previewItems: 2,
+    });
+    if (values.json)
+      process.stdout.write(
+        JSON.stringify(
+          {
+            ...advice,
+            quality: advice.quality && {
+              ...advice.quality,
+              items: advice.quality.items.map((i) => ({ ...i, variants: i.variants.map(({ preview: _p, ...v }) => v) })),
+            },
+          },
+          null,
+          2,
+        ) + '\n',
+      );
     else process.stdout.write(formatAdvice(advice));
     return 0;
   }
@@ -244,7 +279,11 @@ async function build(values: BuildValues, positionals: string[], emit: boolean, 
  * The source config for a SOURCE path: with --clip-length a folder of videos or a video
  * list; a folder that holds videos without it is refused with a hint; else as detectSourceConfig.
  */
-async function sourceFor(path: string, clipping: Record<string, unknown>, imageColumn: string | undefined): Promise<Record<string, unknown>> {
+async function sourceFor(
+  path: string,
+  clipping: Record<string, unknown>,
+  imageColumn: string | undefined,
+): Promise<Record<string, unknown>> {
   let folder = false;
   try {
     folder = statSync(path).isDirectory();
@@ -254,7 +293,9 @@ async function sourceFor(path: string, clipping: Record<string, unknown>, imageC
   if (clipping.clipLength === undefined) {
     if (Object.keys(clipping).length) throw new UsageError('--stride/--fps/--ffmpeg need --clip-length T (frames per clip)');
     if (folder && looksLikeVideoFolder(path)) {
-      throw new UsageError(`${path} holds videos (root/<class>/<video>); give --clip-length T (frames per clip), optionally --stride S and --fps F`);
+      throw new UsageError(
+        `${path} holds videos (root/<class>/<video>); give --clip-length T (frames per clip), optionally --stride S and --fps F`,
+      );
     }
     return { ...(await detectSourceConfig(path, { imageColumn })) };
   }
@@ -265,7 +306,8 @@ async function sourceFor(path: string, clipping: Record<string, unknown>, imageC
   return { type: 'video_list', path, format, ...clipping };
 }
 
-const size = (b: number): string => (b >= 1 << 20 ? `${(b / (1 << 20)).toFixed(1)} MiB` : b >= 1024 ? `${(b / 1024).toFixed(1)} KiB` : `${b} B`);
+const size = (b: number): string =>
+  b >= 1 << 20 ? `${(b / (1 << 20)).toFixed(1)} MiB` : b >= 1024 ? `${(b / 1024).toFixed(1)} KiB` : `${b} B`;
 
 /** The human summary of a build (the JSON report carries the same and more). */
 export function formatReport(r: BuildReport): string {
@@ -274,7 +316,9 @@ export function formatReport(r: BuildReport): string {
     `  ${r.numSamples} samples written, ${r.skipped.length} skipped (of ${r.source.items} from ${r.source.kind} ${r.source.path})`,
     `  ${size(r.fileSize)} in ${r.pages} pages of ${size(r.pageSize)}${r.compressionRatio ? `; sources ${r.compressionRatio.toFixed(2)}x the output` : ''}`,
     `  ${(r.elapsedMs / 1000).toFixed(2)} s, ${r.samplesPerSec.toFixed(1)} samples/s`,
-    `  bytes per field: ${Object.entries(r.heapBytes).map(([f, b]) => `${f} ${size(b)}`).join(', ')}`,
+    `  bytes per field: ${Object.entries(r.heapBytes)
+      .map(([f, b]) => `${f} ${size(b)}`)
+      .join(', ')}`,
     ...Object.entries(r.imageModes).map(([f, m]) => `  ${f}: ${m.raw} raw, ${m.jpg} jpg (${m.passThrough} passed through unchanged)`),
   ];
   if (r.reportPath) lines.push(`  skipped samples are listed in ${r.reportPath}`);

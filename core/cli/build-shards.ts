@@ -55,7 +55,8 @@ export function checkShardsFlags(f: ShardsFlags, shard: string | undefined): boo
   const emit = f.emit !== undefined || f.shards !== undefined;
   if (!emit) {
     for (const k of ['emit-to', 'shards-dir', 'image', 'pvc', 'wait', 'timeout'] as const) {
-      if (f[k] !== undefined) throw new UsageError(`--${k} applies to --shards N --emit slurm|k8s${k === 'wait' || k === 'timeout' ? ' or --status DIR' : ''}`);
+      if (f[k] !== undefined)
+        throw new UsageError(`--${k} applies to --shards N --emit slurm|k8s${k === 'wait' || k === 'timeout' ? ' or --status DIR' : ''}`);
     }
     return false;
   }
@@ -89,7 +90,11 @@ function thisBeton(): string[] {
 }
 
 /** `--shards N --emit slurm|k8s`: the job files for a build config that already has its fields. */
-export function emitShardJobs(config: Record<string, unknown> & { output: string; source: { path: string }; numWorkers?: number }, baseDir: string, f: ShardsFlags): number {
+export function emitShardJobs(
+  config: Record<string, unknown> & { output: string; source: { path: string }; numWorkers?: number },
+  baseDir: string,
+  f: ShardsFlags,
+): number {
   const n = count('shards', f.shards)!;
   const output = resolve(baseDir, config.output);
   const source = resolve(baseDir, config.source.path);
@@ -108,7 +113,10 @@ export function emitShardJobs(config: Record<string, unknown> & { output: string
   if (f.emit === 'slurm') text = slurmScript(plan, thisBeton());
   else {
     const mountPath = commonFolder([source, output, shardsDir + sep + 'x']);
-    if (!mountPath) throw new UsageError(`SOURCE (${source}), OUT and the shards folder share no folder to mount the volume at; put them under one folder`);
+    if (!mountPath)
+      throw new UsageError(
+        `SOURCE (${source}), OUT and the shards folder share no folder to mount the volume at; put them under one folder`,
+      );
     text = k8sManifests(plan, { image: f.image ?? 'beton-studio:latest', pvc: f.pvc ?? 'beton-data', mountPath });
   }
   if (f['emit-to']) {
@@ -123,7 +131,9 @@ export function emitShardJobs(config: Record<string, unknown> & { output: string
 const fmtTime = (ms: number | null): string => {
   if (ms === null || !Number.isFinite(ms)) return '?';
   const s = Math.max(0, Math.round(ms / 1000));
-  return s >= 3600 ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m` : `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+  return s >= 3600
+    ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`
+    : `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 };
 
 export function formatShardsStatus(s: ShardsStatus, now = Date.now()): string {
@@ -135,7 +145,8 @@ export function formatShardsStatus(s: ShardsStatus, now = Date.now()): string {
     const count = `${p.done}/${p.total ?? '?'}`;
     const age = `updated ${fmtTime(now - Date.parse(p.updatedAt))} ago on ${p.host} (pid ${p.pid})`;
     if (state === 'failed') return `${id} FAILED   ${count}  ${age}: ${p.error ?? 'no reason recorded'}`;
-    if (state === 'done') return `${id} done     ${count}${p.skipped ? ` (${p.skipped} skipped)` : ''}  ${p.samplesPerSec.toFixed(1)} samples/s`;
+    if (state === 'done')
+      return `${id} done     ${count}${p.skipped ? ` (${p.skipped} skipped)` : ''}  ${p.samplesPerSec.toFixed(1)} samples/s`;
     return `${id} running  ${count}  ${p.samplesPerSec.toFixed(1)} samples/s ETA ${fmtTime(p.etaMs)}  ${age}${stale ? '  STALE: no update for over 5 min, the process may have died' : ''}`;
   });
   if (s.ignored.length) lines.push(`  (ignored, another shard count: ${s.ignored.join(', ')})`);
@@ -163,7 +174,9 @@ export async function shardStatusCommand(dirArg: string, f: ShardsFlags, pollMs 
   let s = read();
   if (!f.wait) {
     if (s.count === 0) {
-      process.stderr.write(`beton build --status: no shard progress files (*.progress.json) in ${dir} yet; give --shards N to list the pending shards\n`);
+      process.stderr.write(
+        `beton build --status: no shard progress files (*.progress.json) in ${dir} yet; give --shards N to list the pending shards\n`,
+      );
       return 1;
     }
     print(s);
@@ -191,5 +204,18 @@ export async function shardStatusCommand(dirArg: string, f: ShardsFlags, pollMs 
 /** Before the first shard creates the folder, every shard is pending. */
 function readShardsStatusOrPending(dir: string, n: number | undefined): ShardsStatus {
   const c = n ?? 0;
-  return { dir, count: c, shards: Array.from({ length: c }, (_, index) => ({ index, state: 'pending', stale: false, progress: null })), done: 0, running: 0, pending: c, failed: 0, items: 0, totalItems: null, samplesPerSec: 0, etaMs: null, ignored: [] };
+  return {
+    dir,
+    count: c,
+    shards: Array.from({ length: c }, (_, index) => ({ index, state: 'pending', stale: false, progress: null })),
+    done: 0,
+    running: 0,
+    pending: c,
+    failed: 0,
+    items: 0,
+    totalItems: null,
+    samplesPerSec: 0,
+    etaMs: null,
+    ignored: [],
+  };
 }

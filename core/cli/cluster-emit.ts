@@ -27,7 +27,11 @@ export function shq(s: string): string {
 /** A job name both schedulers accept: lowercase letters, digits and '-', from OUT's file name. */
 export function jobName(output: string): string {
   const base = (output.split('/').pop() ?? 'dataset').replace(/\.beton$/i, '');
-  const clean = base.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40);
+  const clean = base
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40);
   return clean || 'dataset';
 }
 
@@ -148,14 +152,15 @@ export function k8sManifests(plan: ShardPlan, k8s: K8sOptions): string {
     { name: 'data', mountPath: k8s.mountPath },
     { name: 'config', mountPath: '/etc/beton', readOnly: true },
   ];
-  const shardScript = [
-    'set -eu',
-    `mkdir -p ${shq(plan.shardsDir)}`,
-    'k=$JOB_COMPLETION_INDEX',
-    shardPathLine(plan, '$k'),
-    // --force: a retried pod replaces the shard an earlier attempt of it finished.
-    `exec beton build --config /etc/beton/build.json --shard "$k/${plan.count}" -o "$shard" --force --workers ${plan.cpus}`,
-  ].join('\n') + '\n';
+  const shardScript =
+    [
+      'set -eu',
+      `mkdir -p ${shq(plan.shardsDir)}`,
+      'k=$JOB_COMPLETION_INDEX',
+      shardPathLine(plan, '$k'),
+      // --force: a retried pod replaces the shard an earlier attempt of it finished.
+      `exec beton build --config /etc/beton/build.json --shard "$k/${plan.count}" -o "$shard" --force --workers ${plan.cpus}`,
+    ].join('\n') + '\n';
   const configMap = {
     apiVersion: 'v1',
     kind: 'ConfigMap',

@@ -38,7 +38,13 @@ export async function dumpCommand(argv: string[]): Promise<number> {
       else throw e;
     });
     const head = {
-      header: { version: s.version, num_fields: s.fields.length, page_size: s.pageSize, num_samples: s.numSamples, alloc_table_ptr: reader.header.allocTablePtr },
+      header: {
+        version: s.version,
+        num_fields: s.fields.length,
+        page_size: s.pageSize,
+        num_samples: s.numSamples,
+        alloc_table_ptr: reader.header.allocTablePtr,
+      },
       fields: s.fields.map((f) => ({ name: f.name, type_id: f.typeId, type: f.ffcvClass, arguments: f.arguments })),
     };
     const headText = JSON.stringify(head);

@@ -54,7 +54,11 @@ export async function exportCommand(argv: string[]): Promise<number> {
     const r = parseBuildConfig(readJson(file));
     if (!r.ok) throw new UsageError(`invalid build config ${file}:\n  ${r.errors.join('\n  ')}`);
     const base = dirname(file);
-    const cfg = { ...r.value, source: { ...r.value.source, path: resolve(base, r.value.source.path) }, output: resolve(base, r.value.output) };
+    const cfg = {
+      ...r.value,
+      source: { ...r.value.source, path: resolve(base, r.value.source.path) },
+      output: resolve(base, r.value.output),
+    };
     const { text, fields } = await buildExport(cfg, base);
     parts.push(text);
     docs.build = { ...cfg, fields };
@@ -92,10 +96,19 @@ async function loaderFromFlags(file: string, v: Record<string, string | boolean 
     const pipelines: LoaderConfigInput['pipelines'] = {};
     for (const { name, field } of reader.fields) {
       if (field.type === 'rgb_image') {
-        const decoder = m[1] === 'simple' ? { decoder: 'simple_rgb' as const } : m[1] === 'rrc' ? { decoder: 'random_resized_crop' as const, size: [size, size] as [number, number] } : { decoder: 'center_crop' as const, size: [size, size] as [number, number] };
+        const decoder =
+          m[1] === 'simple'
+            ? { decoder: 'simple_rgb' as const }
+            : m[1] === 'rrc'
+              ? { decoder: 'random_resized_crop' as const, size: [size, size] as [number, number] }
+              : { decoder: 'center_crop' as const, size: [size, size] as [number, number] };
         pipelines[name] = [decoder, ...(v.flip ? [{ op: 'random_horizontal_flip' as const }] : []), { op: 'to_chw' as const }];
       } else if (field.type === 'video_clip') {
-        pipelines[name] = [c[1] === 'simple' ? { decoder: 'clip_simple', ...flip } : { decoder: 'clip_random_resized_crop', size: [clipSize, clipSize], ...flip }];
+        pipelines[name] = [
+          c[1] === 'simple'
+            ? { decoder: 'clip_simple', ...flip }
+            : { decoder: 'clip_random_resized_crop', size: [clipSize, clipSize], ...flip },
+        ];
       } else if (field.type === 'int') pipelines[name] = [{ decoder: 'int' }];
       else if (field.type === 'float') pipelines[name] = [{ decoder: 'float' }];
       else if (field.type === 'ndarray' || field.type === 'torch_tensor') pipelines[name] = [{ decoder: 'ndarray' }];

@@ -8,10 +8,15 @@ beton inspect --env [--json]      (the JPEG decode path, native addons, CPU and 
 Prints version, sample count, page size, fields with their arguments, pages used, bytes
 per field and the raw/jpg mix of image fields. Reads only metadata and the allocation table.`;
 
-const mib = (b: number): string => (b >= 1 << 20 ? `${(b / (1 << 20)).toFixed(2)} MiB` : b >= 1024 ? `${(b / 1024).toFixed(1)} KiB` : `${b} B`);
+const mib = (b: number): string =>
+  b >= 1 << 20 ? `${(b / (1 << 20)).toFixed(2)} MiB` : b >= 1024 ? `${(b / 1024).toFixed(1)} KiB` : `${b} B`;
 
 export async function inspectCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, hash: { type: 'boolean' }, env: { type: 'boolean' } } });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { json: { type: 'boolean' }, hash: { type: 'boolean' }, env: { type: 'boolean' } },
+  });
   if (values.env) return envReport(values.json ?? false);
   if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
   const s = await summarizeDataset(positionals[0]!, { hashRegions: values.hash ?? false });
@@ -30,7 +35,9 @@ export async function inspectCommand(argv: string[]): Promise<number> {
       return `    ${f.index}. ${f.name.padEnd(16)} ${f.ffcvClass} (type ${f.typeId})${args}, metadata @${f.metadataOffset} (${f.metadataSize} B), heap ${mib(f.heapBytes)}${modes}`;
     }),
     `  regions:`,
-    ...s.regions.map((r) => `    ${r.name.padEnd(12)} @${String(r.offset).padEnd(10)} ${mib(r.size)}${r.sha256 ? ` sha256 ${r.sha256}` : ''}`),
+    ...s.regions.map(
+      (r) => `    ${r.name.padEnd(12)} @${String(r.offset).padEnd(10)} ${mib(r.size)}${r.sha256 ? ` sha256 ${r.sha256}` : ''}`,
+    ),
   ];
   process.stdout.write(lines.join('\n') + '\n');
   return 0;
@@ -42,7 +49,14 @@ async function envReport(json: boolean): Promise<number> {
   const { native } = await import('../native/index.js');
   const { machineInfo } = await import('../profile/machine.js');
   const m = await machineInfo();
-  const env = { decodePath: decodePath(), decode: describeDecodePath(), turbo: turboStatus(), writerJpeg: native.jpegLibrary, node: process.version, machine: m };
+  const env = {
+    decodePath: decodePath(),
+    decode: describeDecodePath(),
+    turbo: turboStatus(),
+    writerJpeg: native.jpegLibrary,
+    node: process.version,
+    machine: m,
+  };
   if (json) process.stdout.write(JSON.stringify(env, null, 2) + '\n');
   else {
     process.stdout.write(

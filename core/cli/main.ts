@@ -86,23 +86,34 @@ const WRITES_ATOMICALLY = new Set(['build', 'merge']);
  * (it prints as INTERNAL); BETON_DEBUG=1 adds the stack to every failure.
  */
 function report(e: unknown, cmd: string, help: string): number {
-  const debug = process.env.BETON_DEBUG === '1' && e instanceof Error && e.stack ? `${e.stack}
-` : '';
+  const debug =
+    process.env.BETON_DEBUG === '1' && e instanceof Error && e.stack
+      ? `${e.stack}
+`
+      : '';
   const code = (e as { code?: unknown } | null)?.code;
-  if (e instanceof UsageError || code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' || code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+  if (
+    e instanceof UsageError ||
+    code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ||
+    code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' ||
+    code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL'
+  ) {
     process.stderr.write(`beton ${cmd}: ${(e as Error).message}\n\n${help}\n${debug}`);
     return 2;
   }
   const be = asBetonError(e);
   if (!be) {
     const msg = e instanceof Error ? e.message : String(e);
-    process.stderr.write(`beton ${cmd}: error [INTERNAL]: ${msg}\n  This looks like a bug in beton: run again with BETON_DEBUG=1 for the stack trace, and report it.\n${debug}`);
+    process.stderr.write(
+      `beton ${cmd}: error [INTERNAL]: ${msg}\n  This looks like a bug in beton: run again with BETON_DEBUG=1 for the stack trace, and report it.\n${debug}`,
+    );
     return 1;
   }
   const lines = [`beton ${cmd}: error [${be.code}]: ${be.message}`];
   const hint = be.code === 'OUT_OF_MEMORY' ? (OUT_OF_MEMORY_HINT[cmd] ?? be.hint) : be.hint;
   if (hint) lines.push(`  ${hint}`);
-  if (WRITES_ATOMICALLY.has(cmd) && !(be instanceof InterruptedError) && be.code !== 'OUTPUT_EXISTS' && be.code !== 'OUTPUT_IS_INPUT') lines.push('  No output file was written.');
+  if (WRITES_ATOMICALLY.has(cmd) && !(be instanceof InterruptedError) && be.code !== 'OUTPUT_EXISTS' && be.code !== 'OUTPUT_IS_INPUT')
+    lines.push('  No output file was written.');
   process.stderr.write(lines.join('\n') + '\n' + debug);
   if (be instanceof InterruptedError) return 128 + (constants.signals[be.signal as NodeJS.Signals] ?? 0);
   return 1;

@@ -32,15 +32,29 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   // A signal stops the merge through its failure path (the temporary file is removed) and
   // exits 128 + n, as beton build; the sync cleanup is for a merge that does not stop.
   const output = resolve(values.output);
-  const signals = abortOnSignals({ what: 'the merge', outcome: 'no output was written (the temporary file was removed)', cleanupSync: () => removeOwnTempsSync(output) });
+  const signals = abortOnSignals({
+    what: 'the merge',
+    outcome: 'no output was written (the temporary file was removed)',
+    cleanupSync: () => removeOwnTempsSync(output),
+  });
   try {
     const report = await mergeDatasets(positionals, values.output, {
       overwrite: values.force ?? false,
       signal: signals.signal,
       // Nothing in the first second: the rate is meaningless until then, and a short merge needs only the final line.
-      onProgress: (p) => p.elapsedMs > 1000 && bar.update({ done: Math.round(p.bytesDone / MIB), total: Math.round(p.bytesTotal / MIB), rate: p.bytesPerSec / MIB, etaMs: p.etaMs }),
+      onProgress: (p) =>
+        p.elapsedMs > 1000 &&
+        bar.update({
+          done: Math.round(p.bytesDone / MIB),
+          total: Math.round(p.bytesTotal / MIB),
+          rate: p.bytesPerSec / MIB,
+          etaMs: p.etaMs,
+        }),
     });
-    bar.update({ done: Math.round(report.bytesCopied / MIB), total: Math.round(report.bytesCopied / MIB), rate: report.bytesPerSec / MIB, etaMs: 0 }, true);
+    bar.update(
+      { done: Math.round(report.bytesCopied / MIB), total: Math.round(report.bytesCopied / MIB), rate: report.bytesPerSec / MIB, etaMs: 0 },
+      true,
+    );
     bar.done();
     process.stdout.write(values.json ? JSON.stringify(report, null, 2) + '\n' : formatMergeReport(report));
     return 0;
@@ -55,9 +69,11 @@ export async function mergeCommand(argv: string[]): Promise<number> {
 }
 
 export function formatMergeReport(r: MergeReport): string {
-  return [
-    `wrote ${r.path}`,
-    `  ${r.numSamples} samples from ${r.inputs.length} files, ${r.pages} pages of ${(r.pageSize / MIB).toFixed(1)} MiB, ${(r.fileSize / MIB).toFixed(1)} MiB`,
-    `  ${(r.elapsedMs / 1000).toFixed(2)} s, ${(r.bytesPerSec / 1e9).toFixed(2)} GB/s`,
-  ].join('\n') + '\n';
+  return (
+    [
+      `wrote ${r.path}`,
+      `  ${r.numSamples} samples from ${r.inputs.length} files, ${r.pages} pages of ${(r.pageSize / MIB).toFixed(1)} MiB, ${(r.fileSize / MIB).toFixed(1)} MiB`,
+      `  ${(r.elapsedMs / 1000).toFixed(2)} s, ${(r.bytesPerSec / 1e9).toFixed(2)} GB/s`,
+    ].join('\n') + '\n'
+  );
 }

@@ -70,7 +70,8 @@ export async function profileCommand(argv: string[]): Promise<number> {
       throw new UsageError((e as Error).message.replace('--throughput-regex', '--regex'));
     }
   }
-  if (values.decoder !== undefined && !DECODER_SPEC.test(values.decoder)) throw new UsageError(`--decoder expects simple, rrc:SIZE or center:SIZE (SIZE a positive integer), got "${values.decoder}"`);
+  if (values.decoder !== undefined && !DECODER_SPEC.test(values.decoder))
+    throw new UsageError(`--decoder expects simple, rrc:SIZE or center:SIZE (SIZE a positive integer), got "${values.decoder}"`);
   if (values.db === '') throw new UsageError('--db expects a path');
   // The run is stored at the end: a database that cannot take it (damaged, newer schema,
   // not a database, unwritable) must fail now, not after a sweep of minutes.
@@ -87,10 +88,16 @@ export async function profileCommand(argv: string[]): Promise<number> {
     let run: ProfileRun;
     let id: number;
     if (values.exec) {
-      const r = await profileExec({ command: values.exec, throughputRegex: values.regex ?? null, file: positionals[0] ?? null }, runs, { signal: ac.signal, gpu: !values['no-gpu'], onGpuUnavailable: (why) => log(`(${why})\n`) });
+      const r = await profileExec({ command: values.exec, throughputRegex: values.regex ?? null, file: positionals[0] ?? null }, runs, {
+        signal: ac.signal,
+        gpu: !values['no-gpu'],
+        onGpuUnavailable: (why) => log(`(${why})\n`),
+      });
       ({ run, runId: id } = r);
       const res = r.result;
-      log(`command exited with ${res.exitCode ?? res.signal}; ${res.imagesTotal} images in ${res.seconds.toFixed(1)} s (${(res.imagesTotal / Math.max(res.seconds, 1e-9)).toFixed(1)} img/s)\n`);
+      log(
+        `command exited with ${res.exitCode ?? res.signal}; ${res.imagesTotal} images in ${res.seconds.toFixed(1)} s (${(res.imagesTotal / Math.max(res.seconds, 1e-9)).toFixed(1)} img/s)\n`,
+      );
     } else {
       const orders = list(values.orders, 'orders');
       for (const o of orders ?? []) if (!isOrderName(o)) throw new UsageError(`--orders: unknown order "${o}"`);
@@ -120,21 +127,28 @@ export async function profileCommand(argv: string[]): Promise<number> {
         // Even with --json: stderr is for people, stdout stays one JSON document.
         onNote: (m) => process.stderr.write(`note: ${m}\n`),
         onPoint: (p, done, total) => {
-          log(`  [${done}/${total}] workers ${p.config.workers}, batch ${p.config.batchSize}, ${p.config.order}, ${p.config.osCache ? 'os cache' : 'process cache'}: ${p.imagesPerSec.toFixed(0)} img/s, wait p50 ${p.waitP50Ms.toFixed(1)} ms / p95 ${p.waitP95Ms.toFixed(1)} ms\n`);
+          log(
+            `  [${done}/${total}] workers ${p.config.workers}, batch ${p.config.batchSize}, ${p.config.order}, ${p.config.osCache ? 'os cache' : 'process cache'}: ${p.imagesPerSec.toFixed(0)} img/s, wait p50 ${p.waitP50Ms.toFixed(1)} ms / p95 ${p.waitP95Ms.toFixed(1)} ms\n`,
+          );
         },
         // A failed sweep is a run too: recorded as failed with why, then the error is reported as usual.
-        onFailedRecorded: (failedId) => process.stderr.write(`beton profile: the failed sweep is recorded as run ${failedId} (beton runs show it)\n`),
+        onFailedRecorded: (failedId) =>
+          process.stderr.write(`beton profile: the failed sweep is recorded as run ${failedId} (beton runs show it)\n`),
       }));
     }
     if (values.json) {
       process.stdout.write(JSON.stringify({ ...run, id, samples: run.samples.length }) + '\n');
     } else if (run.verdict) {
       const v = run.verdict;
-      process.stdout.write(`\nrun ${id}: ${v.kind.toUpperCase()} — ${v.summary}\n${v.evidence.map((e) => `  • ${e}`).join('\n')}\n${v.advice.length ? `next:\n${v.advice.map((a) => `  → ${a}`).join('\n')}\n` : ''}(beton runs show ${id}; beton runs plot ${id} -o run.svg)\n`);
+      process.stdout.write(
+        `\nrun ${id}: ${v.kind.toUpperCase()} — ${v.summary}\n${v.evidence.map((e) => `  • ${e}`).join('\n')}\n${v.advice.length ? `next:\n${v.advice.map((a) => `  → ${a}`).join('\n')}\n` : ''}(beton runs show ${id}; beton runs plot ${id} -o run.svg)\n`,
+      );
     } else if (run.failure) {
       // The command's stderr went by as it ran; its last lines again, where the verdict would be.
       const tail = run.failure.stderrTail ?? [];
-      process.stdout.write(`run ${id} saved as FAILED: ${run.failure.message}\n${tail.length ? `last lines of stderr:\n${tail.map((l) => `  ${l}`).join('\n')}\n` : ''}`);
+      process.stdout.write(
+        `run ${id} saved as FAILED: ${run.failure.message}\n${tail.length ? `last lines of stderr:\n${tail.map((l) => `  ${l}`).join('\n')}\n` : ''}`,
+      );
     } else process.stdout.write(`run ${id} saved (${run.status})\n`);
     return run.status === 'failed' ? 1 : 0;
   } finally {

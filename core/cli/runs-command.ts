@@ -52,11 +52,14 @@ export async function runsCommand(argv: string[]): Promise<number> {
   });
   const [sub, ...args] = positionals;
   if (!sub) throw new UsageError(`expected a subcommand: ${SUBCOMMANDS.join(', ')}`);
-  if (!(SUBCOMMANDS as readonly string[]).includes(sub)) throw new UsageError(`unknown subcommand "${sub}"; expected ${SUBCOMMANDS.join(', ')}`);
+  if (!(SUBCOMMANDS as readonly string[]).includes(sub))
+    throw new UsageError(`unknown subcommand "${sub}"; expected ${SUBCOMMANDS.join(', ')}`);
   const cmd = sub as Sub;
   if (!ARITY[cmd].includes(args.length)) {
     const want = ARITY[cmd].map((n) => (n === 0 ? 'no' : String(n))).join(' or ');
-    throw new UsageError(`runs ${cmd} takes ${want} run ID${ARITY[cmd].includes(1) && !ARITY[cmd].includes(2) ? '' : 's'}, got ${args.length}`);
+    throw new UsageError(
+      `runs ${cmd} takes ${want} run ID${ARITY[cmd].includes(1) && !ARITY[cmd].includes(2) ? '' : 's'}, got ${args.length}`,
+    );
   }
   const ids = args.map(parseId);
   const limit = parseLimit(values.limit);
@@ -74,7 +77,9 @@ export async function runsCommand(argv: string[]): Promise<number> {
       out(json ? '[]' : `No ${cmd === 'list' ? 'runs' : 'builds'} yet (no database at ${path}).`);
       return 0;
     }
-    process.stderr.write(`beton runs: run ${ids.join(' / ')} not found: there is no runs database at ${path} (pass --db PATH, or set BETON_DB)\n`);
+    process.stderr.write(
+      `beton runs: run ${ids.join(' / ')} not found: there is no runs database at ${path} (pass --db PATH, or set BETON_DB)\n`,
+    );
     return 1;
   }
 
@@ -157,7 +162,13 @@ function dbError(e: unknown, path: string, sqliteCode: string | null): number {
 // ---------- human output ----------
 
 const mib = (b: number): string =>
-  b >= 1 << 30 ? `${(b / (1 << 30)).toFixed(2)} GiB` : b >= 1 << 20 ? `${(b / (1 << 20)).toFixed(1)} MiB` : b >= 1024 ? `${(b / 1024).toFixed(1)} KiB` : `${b} B`;
+  b >= 1 << 30
+    ? `${(b / (1 << 30)).toFixed(2)} GiB`
+    : b >= 1 << 20
+      ? `${(b / (1 << 20)).toFixed(1)} MiB`
+      : b >= 1024
+        ? `${(b / 1024).toFixed(1)} KiB`
+        : `${b} B`;
 const rate = (n: number | null): string => (n === null ? '-' : n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(1));
 const when = (iso: string): string => iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, '');
 const cache = (c: PointConfig): string => (c.osCache ? 'os' : 'process');
@@ -176,7 +187,17 @@ function table(head: string[], rows: string[][], right: ReadonlySet<number> = ne
 function formatList(runs: RunSummary[]): string {
   return table(
     ['ID', 'STARTED', 'KIND', 'STATUS', 'POINTS', 'BEST IMG/S', 'VERDICT', 'HOST', 'DATASET'],
-    runs.map((r) => [String(r.id), when(r.startedAt), r.kind, r.status, String(r.points), rate(r.bestImagesPerSec), r.verdictKind ?? '-', r.hostname, r.datasetPath ?? '-']),
+    runs.map((r) => [
+      String(r.id),
+      when(r.startedAt),
+      r.kind,
+      r.status,
+      String(r.points),
+      rate(r.bestImagesPerSec),
+      r.verdictKind ?? '-',
+      r.hostname,
+      r.datasetPath ?? '-',
+    ]),
     new Set([0, 4, 5]),
   );
 }
@@ -184,7 +205,14 @@ function formatList(runs: RunSummary[]): string {
 function formatBuilds(builds: BuildRecord[]): string {
   return table(
     ['ID', 'CREATED', 'SAMPLES', 'SIZE', 'SAMPLES/S', 'OUTPUT'],
-    builds.map((b) => [String(b.id), when(b.createdAt), String(b.report.numSamples), mib(b.report.fileSize ?? 0), rate(b.report.samplesPerSec ?? null), b.report.path]),
+    builds.map((b) => [
+      String(b.id),
+      when(b.createdAt),
+      String(b.report.numSamples),
+      mib(b.report.fileSize ?? 0),
+      rate(b.report.samplesPerSec ?? null),
+      b.report.path,
+    ]),
     new Set([0, 2, 3, 4]),
   );
 }
@@ -209,7 +237,9 @@ function formatPlan(run: StoredRun): string {
 
 function formatRun(run: StoredRun): string {
   const m = run.machine;
-  const gpus = m.gpus.length ? `; GPUs: ${m.gpus.map((g) => `${g.name} (${(g.memoryTotalMiB / 1024).toFixed(0)} GiB)`).join(', ')}` : '; no GPU';
+  const gpus = m.gpus.length
+    ? `; GPUs: ${m.gpus.map((g) => `${g.name} (${(g.memoryTotalMiB / 1024).toFixed(0)} GiB)`).join(', ')}`
+    : '; no GPU';
   const d = run.dataset;
   const lines = [
     `Run #${run.id} · ${run.kind} · ${run.status}`,
@@ -228,7 +258,21 @@ function formatRun(run: StoredRun): string {
       '',
       indent(
         table(
-          ['#', 'WORKERS', 'BATCH', 'ORDER', 'CACHE', 'IMG/S', 'BATCH/S', 'WAIT P50', 'WAIT P95', 'RSS PEAK', 'DISK READ', 'PAGE CACHE', 'GPU'],
+          [
+            '#',
+            'WORKERS',
+            'BATCH',
+            'ORDER',
+            'CACHE',
+            'IMG/S',
+            'BATCH/S',
+            'WAIT P50',
+            'WAIT P95',
+            'RSS PEAK',
+            'DISK READ',
+            'PAGE CACHE',
+            'GPU',
+          ],
           run.points.map((p) => [
             // Numbered from 1, as the verdict's "Best point #N" counts them.
             String(p.index + 1),
@@ -289,15 +333,34 @@ function tone(text: string, direction: Change['direction'], colour: boolean): st
 
 /** "3.26× slower": a row's change without the "B is … than A" frame the header gives. */
 const short = (r: CompareRow): string =>
-  r.direction === 'same' ? `about the same (${(r.ratio ?? 1).toFixed(2)}×)` : r.direction === null || r.factor === null ? '-' : `${r.factor.toFixed(2)}× ${r.direction}`;
+  r.direction === 'same'
+    ? `about the same (${(r.ratio ?? 1).toFixed(2)}×)`
+    : r.direction === null || r.factor === null
+      ? '-'
+      : `${r.factor.toFixed(2)}× ${r.direction}`;
 
 function formatCompare(c: RunComparison, colour = useColour()): string {
-  const head = (label: string, s: RunSummary): string => `  ${label}  run #${s.id}: ${s.kind}, ${s.status}, started ${when(s.startedAt)}, ${s.hostname}, ${s.datasetPath ?? '-'}`;
-  const lines = [head('A', c.a), head('B', c.b), `  ${c.sameMachine ? 'same machine' : 'different machines'}; ${c.datasetNote}`, `  best point: ${tone(c.best.text, c.best.direction, colour)}`, ''];
+  const head = (label: string, s: RunSummary): string =>
+    `  ${label}  run #${s.id}: ${s.kind}, ${s.status}, started ${when(s.startedAt)}, ${s.hostname}, ${s.datasetPath ?? '-'}`;
+  const lines = [
+    head('A', c.a),
+    head('B', c.b),
+    `  ${c.sameMachine ? 'same machine' : 'different machines'}; ${c.datasetNote}`,
+    `  best point: ${tone(c.best.text, c.best.direction, colour)}`,
+    '',
+  ];
   if (c.rows.length) {
     const t = table(
       ['WORKERS', 'BATCH', 'ORDER', 'CACHE', 'A IMG/S', 'B IMG/S', 'B AGAINST A'],
-      c.rows.map((r) => [String(r.config.workers), String(r.config.batchSize), r.config.order, cache(r.config), rate(r.a.imagesPerSec), rate(r.b.imagesPerSec), short(r)]),
+      c.rows.map((r) => [
+        String(r.config.workers),
+        String(r.config.batchSize),
+        r.config.order,
+        cache(r.config),
+        rate(r.a.imagesPerSec),
+        rate(r.b.imagesPerSec),
+        short(r),
+      ]),
       new Set([0, 1, 4, 5]),
     ).split('\n');
     // Coloured after the layout: escape codes would count as width. The change is the last column.

@@ -35,7 +35,13 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { port: { type: 'string' }, host: { type: 'string' }, db: { type: 'string' }, 'allow-exec': { type: 'boolean', default: false }, 'allow-host': { type: 'string', multiple: true } },
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      db: { type: 'string' },
+      'allow-exec': { type: 'boolean', default: false },
+      'allow-host': { type: 'string', multiple: true },
+    },
   });
   const port = values.port === undefined ? 5780 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port expects 0..65535, got "${values.port}"`);
@@ -47,8 +53,11 @@ export async function serveCommand(argv: string[]): Promise<number> {
   }
   const allowExec = values['allow-exec'] === true;
   const allowedHosts = values['allow-host'] ?? [];
-  for (const h of allowedHosts) if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d+)?$/i.test(h)) throw new UsageError(`--allow-host expects NAME or NAME:PORT (IPv6 in brackets), got "${h}"`);
-  if (allowExec) process.stderr.write('warning: --allow-exec: anyone holding the URL can run shell commands as you (Profile → Training command)\n');
+  for (const h of allowedHosts)
+    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d+)?$/i.test(h))
+      throw new UsageError(`--allow-host expects NAME or NAME:PORT (IPv6 in brackets), got "${h}"`);
+  if (allowExec)
+    process.stderr.write('warning: --allow-exec: anyone holding the URL can run shell commands as you (Profile → Training command)\n');
   const service = new BetonService({ roots, dbPath: values.db, host: 'server', allowExec });
   const { url, close } = await startHttpServer({ service, host, port, allowedHosts, staticDir: join(packageRoot(), 'renderer', 'dist') });
   process.stdout.write(`Beton Studio is serving ${roots.join(', ')}\n  open ${url}\n  (Ctrl-C to stop)\n`);

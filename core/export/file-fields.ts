@@ -15,7 +15,11 @@ export async function exportFieldsOf(file: string): Promise<ExportField[] | unde
     return undefined;
   }
   try {
-    return reader.fields.map(({ name, field }) => ({ name, type: field.type, ...(field instanceof NDArrayField ? { dtype: field.dtype.str } : {}) }));
+    return reader.fields.map(({ name, field }) => ({
+      name,
+      type: field.type,
+      ...(field instanceof NDArrayField ? { dtype: field.dtype.str } : {}),
+    }));
   } finally {
     reader.close();
   }

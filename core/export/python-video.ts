@@ -1,7 +1,10 @@
 export { VIDEO_CLIP_PYTHON } from '../fields/video-clip-python.js';
 
 /** Lines describing a video source to FFCV users (FFCV has no video reader). */
-export function videoSourcePy(src: { type: 'video_folder' | 'video_list'; path: string; clipLength: number; stride?: number | undefined; fps: number | null }, fieldNames: readonly string[]): string[] {
+export function videoSourcePy(
+  src: { type: 'video_folder' | 'video_list'; path: string; clipLength: number; stride?: number | undefined; fps: number | null },
+  fieldNames: readonly string[],
+): string[] {
   const stride = src.stride ?? src.clipLength;
   return [
     `# Source ${src.type} ${JSON.stringify(src.path)}: FFCV has no video reader. Provide an indexed dataset of clips`,

@@ -38,7 +38,12 @@ export function buildToPython(config: BuildConfig, fields: readonly FieldConfig[
   lines.push(...preludes(fields.map((f) => findFieldType(f.type))));
   const src = config.source;
   if (src.type === 'video_folder' || src.type === 'video_list') {
-    lines.push(...videoSourcePy(src, fields.map((f) => f.name)));
+    lines.push(
+      ...videoSourcePy(
+        src,
+        fields.map((f) => f.name),
+      ),
+    );
   } else if (src.type === 'image_folder') {
     lines.push('from torchvision.datasets import ImageFolder', `dataset = ImageFolder(${py(src.path)})`);
     for (const note of new Set(fields.flatMap((f) => findFieldType(f.type)?.python?.buildNotes?.(f) ?? []))) lines.push(`# Note: ${note}`);
@@ -50,7 +55,10 @@ export function buildToPython(config: BuildConfig, fields: readonly FieldConfig[
       'dataset = ...  # e.g. a torch.utils.data.Dataset',
     );
   }
-  if (config.range || config.shard) lines.push(`# Beton Studio built a slice (${config.range ? `range ${py(config.range)}` : ''}${config.shard ? ` shard ${config.shard.index}/${config.shard.count}` : ''}); pass indices= to from_indexed_dataset for the same.`);
+  if (config.range || config.shard)
+    lines.push(
+      `# Beton Studio built a slice (${config.range ? `range ${py(config.range)}` : ''}${config.shard ? ` shard ${config.shard.index}/${config.shard.count}` : ''}); pass indices= to from_indexed_dataset for the same.`,
+    );
   lines.push(
     '',
     'writer = DatasetWriter(',
@@ -183,19 +191,29 @@ export function loaderToPython(config: LoaderConfig, opts: LoaderExportOptions =
       continue;
     }
     const own = typeOf.get(name)?.python;
-    let parts = own?.pipeline && customFields.includes(name) ? own.pipeline(name, steps as readonly PipelineStepLike[], notes, (s) => stepPy(s as Step, notes)) : steps.flatMap((s) => stepPy(s, notes));
+    let parts =
+      own?.pipeline && customFields.includes(name)
+        ? own.pipeline(name, steps as readonly PipelineStepLike[], notes, (s) => stepPy(s as Step, notes))
+        : steps.flatMap((s) => stepPy(s, notes));
     // Our loader hands out typed arrays; PyTorch code wants tensors: end every pipeline in one.
     const dedup: string[] = [];
     for (const p of parts) if (!(p === 'ToTensor()' && dedup.includes('ToTensor()'))) dedup.push(p);
     parts = dedup;
     const dtype = dtypes.get(name);
-    if (dtype !== undefined && isWideUnsigned(dtype) && (parts[0] === 'NDArrayDecoder()' || parts[0] === 'ToTensor()' || parts.length === 0)) {
+    if (
+      dtype !== undefined &&
+      isWideUnsigned(dtype) &&
+      (parts[0] === 'NDArrayDecoder()' || parts[0] === 'ToTensor()' || parts.length === 0)
+    ) {
       if (parts[0] === 'NDArrayDecoder()') parts.shift();
       parts.unshift('NDArrayAsSignedDecoder()');
       unsigned.push(name);
-      notes.push(`"${name}" is ${dtype}: its batches hold the same bytes as int${8 * Number(dtype.slice(2))} (FFCV cannot allocate unsigned tensors wider than a byte); .view() them back`);
+      notes.push(
+        `"${name}" is ${dtype}: its batches hold the same bytes as int${8 * Number(dtype.slice(2))} (FFCV cannot allocate unsigned tensors wider than a byte); .view() them back`,
+      );
     }
-    if (dtype?.startsWith('>')) notes.push(`"${name}" is big-endian (${dtype}): torch, and so FFCV, cannot hold it; rewrite the field little-endian`);
+    if (dtype?.startsWith('>'))
+      notes.push(`"${name}" is big-endian (${dtype}): torch, and so FFCV, cannot hold it; rewrite the field little-endian`);
     if (!parts.includes('ToTensor()')) parts.push('ToTensor()');
     if (parts[0] === 'IntDecoder()' && parts.length === 2) parts.push('Squeeze()');
     pipes.push(`        ${py(name)}: [${parts.join(', ')}],`);
@@ -224,7 +242,9 @@ export function loaderToPython(config: LoaderConfig, opts: LoaderExportOptions =
     `    drop_last=${py(config.dropLast)},`,
     `    batches_ahead=${config.batchesAhead},`,
     `    distributed=${py(Boolean(config.distributed))},`,
-    ...(custom.length ? [`    custom_fields={${customFields.map((n, k) => `${JSON.stringify(n)}: ${custom[k]!.python!.customClass!}`).join(', ')}},`] : []),
+    ...(custom.length
+      ? [`    custom_fields={${customFields.map((n, k) => `${JSON.stringify(n)}: ${custom[k]!.python!.customClass!}`).join(', ')}},`]
+      : []),
     '    pipelines={',
     ...pipes,
     '    },',
@@ -236,6 +256,11 @@ export function loaderToPython(config: LoaderConfig, opts: LoaderExportOptions =
     '            pass  # your training step',
     '',
   ];
-  if (config.distributed) lines.splice(lines.indexOf('loader = Loader('), 0, `# rank ${config.distributed.rank} of ${config.distributed.worldSize}: FFCV takes both from torch.distributed (init_process_group first).`);
+  if (config.distributed)
+    lines.splice(
+      lines.indexOf('loader = Loader('),
+      0,
+      `# rank ${config.distributed.rank} of ${config.distributed.worldSize}: FFCV takes both from torch.distributed (init_process_group first).`,
+    );
   return lines.join('\n');
 }

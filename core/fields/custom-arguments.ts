@@ -10,7 +10,11 @@ const CUSTOM_MAGIC = [0x42, 0x54, 0x53, 0x46];
 /** Argument blob for a custom (type 255) field: our magic, then its spec as JSON. */
 export function customArguments(spec: FieldSpec): Uint8Array {
   const text = new TextEncoder().encode(JSON.stringify(spec));
-  if (text.byteLength > FIELD_ARGS_SIZE - 6) throw new BetonEncodeError('BAD_SCHEMA', `custom field spec is ${text.byteLength} bytes; at most ${FIELD_ARGS_SIZE - 6} fit in the descriptor`);
+  if (text.byteLength > FIELD_ARGS_SIZE - 6)
+    throw new BetonEncodeError(
+      'BAD_SCHEMA',
+      `custom field spec is ${text.byteLength} bytes; at most ${FIELD_ARGS_SIZE - 6} fit in the descriptor`,
+    );
   const out = new Uint8Array(FIELD_ARGS_SIZE);
   out.set(CUSTOM_MAGIC, 0);
   new DataView(out.buffer).setUint16(4, text.byteLength, true);

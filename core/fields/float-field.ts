@@ -38,7 +38,11 @@ export const FLOAT_TYPE: FieldType<FloatField> = {
   ffcvClass: 'FloatField',
   fromSpec: () => new FloatField(),
   decoders: {
-    float: () => ({ output: { shape: [1], dtype: 'float64' }, copiesMetadata: 8, decode: (m, _h, d) => ((d as Float64Array)[0] = m.getFloat64(0, true)) }),
+    float: () => ({
+      output: { shape: [1], dtype: 'float64' },
+      copiesMetadata: 8,
+      decode: (m, _h, d) => ((d as Float64Array)[0] = m.getFloat64(0, true)),
+    }),
   },
   defaultDecoder: { decoder: 'float' },
   preview: (v) => ({ kind: 'text', text: floatRepr(v as number) }),

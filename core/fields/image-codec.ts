@@ -26,7 +26,11 @@ export interface ImageCodec {
    * The source file's JPEG bytes when they can be stored unchanged (8-bit YCbCr or grey
    * JPEG, no EXIF rotation, no resize under maxResolution, complete), else null.
    */
-  probePassThrough?(input: ImageInput, baseDir: string | undefined, maxResolution: number | null): Promise<{ bytes: Uint8Array; width: number; height: number } | null>;
+  probePassThrough?(
+    input: ImageInput,
+    baseDir: string | undefined,
+    maxResolution: number | null,
+  ): Promise<{ bytes: Uint8Array; width: number; height: number } | null>;
   /**
    * Read, decode, resize and store in one step for the inputs it handles (the common
    * source JPEG), with the bytes load → resizeArea → encodeJpeg would give; otherwise
@@ -40,7 +44,15 @@ export interface ImageCodec {
 export type TranscodePlanner = (width: number, height: number) => { width: number; height: number; jpegQuality: number | null } | null;
 
 /** A transcode's result: the stored bytes, or the input to decode the general way instead. */
-export type TranscodeOutcome = { bytes: Uint8Array; width: number; height: number; jpeg: boolean; /** Size of the source file read (the build's compression ratio). */ sourceBytes?: number } | { fallback: ImageInput };
+export type TranscodeOutcome =
+  | {
+      bytes: Uint8Array;
+      width: number;
+      height: number;
+      jpeg: boolean;
+      /** Size of the source file read (the build's compression ratio). */ sourceBytes?: number;
+    }
+  | { fallback: ImageInput };
 
 export function isRGBPixels(v: unknown): v is RGBPixels {
   return (

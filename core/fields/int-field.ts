@@ -41,7 +41,11 @@ export const INT_TYPE: FieldType<IntField> = {
   ffcvClass: 'IntField',
   fromSpec: () => new IntField(),
   decoders: {
-    int: () => ({ output: { shape: [1], dtype: 'int64' }, copiesMetadata: 8, decode: (m, _h, d) => ((d as BigInt64Array)[0] = m.getBigInt64(0, true)) }),
+    int: () => ({
+      output: { shape: [1], dtype: 'int64' },
+      copiesMetadata: 8,
+      decode: (m, _h, d) => ((d as BigInt64Array)[0] = m.getBigInt64(0, true)),
+    }),
   },
   defaultDecoder: { decoder: 'int' },
   preview: (v) => ({ kind: 'text', text: String(v) }),

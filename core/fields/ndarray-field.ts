@@ -1,5 +1,13 @@
 import { FIELD_ARGS_SIZE } from '../format/constants.js';
-import { parseDType, readElement, typedArrayNameFor, typedView, writeElement, type DType, type NumericTypedArray } from '../format/dtype.js';
+import {
+  parseDType,
+  readElement,
+  typedArrayNameFor,
+  typedView,
+  writeElement,
+  type DType,
+  type NumericTypedArray,
+} from '../format/dtype.js';
 import { BetonEncodeError, BetonFormatError } from '../format/errors.js';
 import { describeValue, Field, type EncodedValue, type FieldSpec } from './field.js';
 import { elementTypeOf } from '../pipeline/dtypes.js';
@@ -44,11 +52,17 @@ export class NDArrayField extends Field<NDArray> {
     this.dtype = parseDType(opts.dtype);
     const shape = [...opts.shape];
     if (shape.length === 0 || shape.length > MAX_RANK) {
-      throw new BetonEncodeError('BAD_SCHEMA', `NDArrayField shape must have rank 1..${MAX_RANK} (FFCV cannot read back rank 0), got [${shape.join(', ')}]`);
+      throw new BetonEncodeError(
+        'BAD_SCHEMA',
+        `NDArrayField shape must have rank 1..${MAX_RANK} (FFCV cannot read back rank 0), got [${shape.join(', ')}]`,
+      );
     }
     for (const d of shape) {
       if (!Number.isSafeInteger(d) || d <= 0) {
-        throw new BetonEncodeError('BAD_SCHEMA', `NDArrayField shape dimensions must be positive integers (FFCV drops zero dims), got [${shape.join(', ')}]`);
+        throw new BetonEncodeError(
+          'BAD_SCHEMA',
+          `NDArrayField shape dimensions must be positive integers (FFCV drops zero dims), got [${shape.join(', ')}]`,
+        );
       }
     }
     this.shape = shape;
@@ -128,12 +142,18 @@ export class NDArrayField extends Field<NDArray> {
       return this.fromNumbers(Array.from(value as unknown as ArrayLike<number | bigint>));
     }
     if (Array.isArray(value)) return this.fromNumbers(value.flat(MAX_RANK) as unknown[]);
-    throw new BetonEncodeError('BAD_VALUE', `NDArrayField expects a typed array, a (nested) number array or {dtype, shape, bytes}; got ${describeValue(value)}`);
+    throw new BetonEncodeError(
+      'BAD_VALUE',
+      `NDArrayField expects a typed array, a (nested) number array or {dtype, shape, bytes}; got ${describeValue(value)}`,
+    );
   }
 
   private fromNumbers(values: unknown[]): Uint8Array {
     if (values.length !== this.count) {
-      throw new BetonEncodeError('BAD_VALUE', `NDArrayField expects ${this.count} elements for shape [${this.shape.join(', ')}], got ${values.length}`);
+      throw new BetonEncodeError(
+        'BAD_VALUE',
+        `NDArrayField expects ${this.count} elements for shape [${this.shape.join(', ')}], got ${values.length}`,
+      );
     }
     const out = new Uint8Array(this.elementSize);
     values.forEach((x, i) => {
@@ -184,7 +204,11 @@ export function ndarrayValues(a: NDArray): unknown {
 const ndarrayDecoder: DecoderFactory = (_step, field) => {
   const f = field as NDArrayField;
   const dtype = elementTypeOf(f.dtype.str);
-  if (!dtype) throw new PipelineError('UNSUPPORTED_INPUT', `the loader cannot hold dtype ${f.dtype.str} (complex or big-endian); read it with Reader instead`);
+  if (!dtype)
+    throw new PipelineError(
+      'UNSUPPORTED_INPUT',
+      `the loader cannot hold dtype ${f.dtype.str} (complex or big-endian); read it with Reader instead`,
+    );
   return {
     output: { shape: [...f.shape], dtype },
     decode: (_m, heap, d) => new Uint8Array(d.buffer, d.byteOffset, d.byteLength).set(heap!),
@@ -192,7 +216,13 @@ const ndarrayDecoder: DecoderFactory = (_step, field) => {
 };
 
 /** Everything but the constructor is shared by ndarray and torch_tensor (same bytes). */
-function arrayType<F extends NDArrayField>(type: string, typeId: number, ffcvClass: string, make: (o: { dtype: string; shape: number[] }) => F, fieldPy: (dtype: string, shape: string) => string): FieldType<F> {
+function arrayType<F extends NDArrayField>(
+  type: string,
+  typeId: number,
+  ffcvClass: string,
+  make: (o: { dtype: string; shape: number[] }) => F,
+  fieldPy: (dtype: string, shape: string) => string,
+): FieldType<F> {
   return {
     type,
     typeId,
@@ -211,13 +241,20 @@ function arrayType<F extends NDArrayField>(type: string, typeId: number, ffcvCla
       return { dtype: a.dtype, shape: a.shape, sha256: t.sha256(a.bytes), values: ndarrayValues(a) };
     },
     python: {
-      field: (c) => fieldPy(JSON.stringify(c.dtype), `(${(c.shape as number[]).join(', ')}${(c.shape as number[]).length === 1 ? ',' : ''})`),
+      field: (c) =>
+        fieldPy(JSON.stringify(c.dtype), `(${(c.shape as number[]).join(', ')}${(c.shape as number[]).length === 1 ? ',' : ''})`),
       decoders: { ndarray: () => 'NDArrayDecoder()' },
     },
   };
 }
 
-export const NDARRAY_TYPE = arrayType('ndarray', 4, 'NDArrayField', (o) => new NDArrayField(o), (dtype, shape) => `NDArrayField(dtype=np.dtype(${dtype}), shape=${shape})`);
+export const NDARRAY_TYPE = arrayType(
+  'ndarray',
+  4,
+  'NDArrayField',
+  (o) => new NDArrayField(o),
+  (dtype, shape) => `NDArrayField(dtype=np.dtype(${dtype}), shape=${shape})`,
+);
 export const TORCH_TENSOR_TYPE = arrayType(
   'torch_tensor',
   6,

@@ -129,7 +129,7 @@ export function parsePythonJson(text: string, opts: { keepFloats?: boolean } = {
       i++;
       const obj: Record<string, unknown> = {};
       ws();
-      if (text[i] === '}') return i++, obj;
+      if (text[i] === '}') return (i++, obj);
       for (;;) {
         ws();
         if (text[i] !== '"') fail('expected a string key');
@@ -150,7 +150,7 @@ export function parsePythonJson(text: string, opts: { keepFloats?: boolean } = {
       i++;
       const arr: unknown[] = [];
       ws();
-      if (text[i] === ']') return i++, arr;
+      if (text[i] === ']') return (i++, arr);
       for (;;) {
         arr.push(value());
         ws();
@@ -160,7 +160,14 @@ export function parsePythonJson(text: string, opts: { keepFloats?: boolean } = {
       }
     }
     if (c === '"') return str();
-    for (const [lit, v] of [['null', null], ['true', true], ['false', false], ['NaN', NaN], ['Infinity', Infinity], ['-Infinity', -Infinity]] as const) {
+    for (const [lit, v] of [
+      ['null', null],
+      ['true', true],
+      ['false', false],
+      ['NaN', NaN],
+      ['Infinity', Infinity],
+      ['-Infinity', -Infinity],
+    ] as const) {
       if (text.startsWith(lit, i)) {
         i += lit.length;
         return opts.keepFloats && typeof v === 'number' ? new PyFloat(v) : v;

@@ -90,8 +90,21 @@ export function fieldFromDescriptor(d: FieldDescriptor, custom: Record<string, F
     );
   }
   const ft = byId.get(d.typeId);
-  if (!ft) throw new BetonFormatError('UNKNOWN_FIELD_TYPE', `${where} has unknown type id ${d.typeId}; the file is corrupt or from a newer FFCV`, { file });
+  if (!ft)
+    throw new BetonFormatError('UNKNOWN_FIELD_TYPE', `${where} has unknown type id ${d.typeId}; the file is corrupt or from a newer FFCV`, {
+      file,
+    });
   return ft.fromArguments ? ft.fromArguments(d.arguments, where) : ft.fromSpec({ type: ft.type });
 }
 
-for (const ft of [FLOAT_TYPE, INT_TYPE, RGB_IMAGE_TYPE, BYTES_TYPE, NDARRAY_TYPE, JSON_TYPE, TORCH_TENSOR_TYPE, VIDEO_CLIP_TYPE] as FieldType[]) registerFieldType(ft);
+for (const ft of [
+  FLOAT_TYPE,
+  INT_TYPE,
+  RGB_IMAGE_TYPE,
+  BYTES_TYPE,
+  NDARRAY_TYPE,
+  JSON_TYPE,
+  TORCH_TENSOR_TYPE,
+  VIDEO_CLIP_TYPE,
+] as FieldType[])
+  registerFieldType(ft);

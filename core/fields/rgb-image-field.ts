@@ -68,7 +68,10 @@ export class RGBImageField extends Field<DecodedImage> {
     this.compressProbability = opts.compressProbability ?? 0.5;
     this.passThrough = opts.passThrough ?? false;
     if (!WRITE_MODES.includes(this.writeMode)) {
-      throw new BetonEncodeError('BAD_SCHEMA', `RGBImageField writeMode must be one of ${WRITE_MODES.join(', ')}, got "${String(this.writeMode)}"`);
+      throw new BetonEncodeError(
+        'BAD_SCHEMA',
+        `RGBImageField writeMode must be one of ${WRITE_MODES.join(', ')}, got "${String(this.writeMode)}"`,
+      );
     }
     if (this.maxResolution !== null && (!Number.isInteger(this.maxResolution) || this.maxResolution < 1)) {
       throw new BetonEncodeError('BAD_SCHEMA', `RGBImageField maxResolution must be a positive integer, got ${this.maxResolution}`);
@@ -115,7 +118,8 @@ export class RGBImageField extends Field<DecodedImage> {
         if (w < 1 || h < 1 || w > MAX_DIM || h > MAX_DIM) return null;
         return { width: w, height: h, jpegQuality: this.chooseJpeg({ width: w, height: h }, once) ? this.jpegQuality : null };
       });
-      if ('bytes' in r) return { ...imageValue(r.jpeg, r.width, r.height, r.bytes), ...(r.sourceBytes ? { sourceBytes: r.sourceBytes } : {}) };
+      if ('bytes' in r)
+        return { ...imageValue(r.jpeg, r.width, r.height, r.bytes), ...(r.sourceBytes ? { sourceBytes: r.sourceBytes } : {}) };
       return this.encodePixels(await this.pixelsOf(r.fallback, once), once, true);
     }
     return this.encodePixels(await this.pixelsOf(value, ctx), ctx, true);
@@ -124,7 +128,10 @@ export class RGBImageField extends Field<DecodedImage> {
   private async pixelsOf(value: unknown, ctx: EncodeContext): Promise<RGBPixels> {
     if (isRGBPixels(value)) return value;
     if (ctx.codec) return ctx.codec.load(value as ImageInput, ctx.baseDir);
-    throw new BetonEncodeError('BAD_VALUE', 'RGBImageField needs RGB pixels {data, width, height} (no image codec available to read files)');
+    throw new BetonEncodeError(
+      'BAD_VALUE',
+      'RGBImageField needs RGB pixels {data, width, height} (no image codec available to read files)',
+    );
   }
 
   /** Resize, choose the mode (unless already chosen: `draw` false means raw), store. */
@@ -134,12 +141,18 @@ export class RGBImageField extends Field<DecodedImage> {
     const [w, h] = cappedSize(px.width, px.height, this.maxResolution);
     if (w !== px.width || h !== px.height) {
       if (w < 1 || h < 1) {
-        throw new BetonEncodeError('BAD_VALUE', `image ${px.width}x${px.height} would shrink to ${w}x${h} under maxResolution ${this.maxResolution}; raise maxResolution`);
+        throw new BetonEncodeError(
+          'BAD_VALUE',
+          `image ${px.width}x${px.height} would shrink to ${w}x${h} under maxResolution ${this.maxResolution}; raise maxResolution`,
+        );
       }
       px = need(ctx).resizeArea(px, w, h);
     }
     if (px.width > MAX_DIM || px.height > MAX_DIM) {
-      throw new BetonEncodeError('BAD_VALUE', `image ${px.width}x${px.height} exceeds the format's 65535-pixel limit per side; set maxResolution`);
+      throw new BetonEncodeError(
+        'BAD_VALUE',
+        `image ${px.width}x${px.height} exceeds the format's 65535-pixel limit per side; set maxResolution`,
+      );
     }
     const jpg = draw && this.chooseJpeg(px, ctx);
     const heap = jpg ? need(ctx).encodeJpeg(px, this.jpegQuality) : px.data;
@@ -193,7 +206,12 @@ export interface StoredImage {
 }
 
 function isStoredImage(v: unknown): v is StoredImage {
-  return typeof v === 'object' && v !== null && (v as StoredImage).stored instanceof Uint8Array && ((v as StoredImage).mode === 'raw' || (v as StoredImage).mode === 'jpg');
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    (v as StoredImage).stored instanceof Uint8Array &&
+    ((v as StoredImage).mode === 'raw' || (v as StoredImage).mode === 'jpg')
+  );
 }
 
 function storedImage(v: StoredImage): EncodedValue {
@@ -225,6 +243,9 @@ function need(ctx: EncodeContext): NonNullable<EncodeContext['codec']> {
 
 function checkPixels(px: RGBPixels): void {
   if (px.width < 1 || px.height < 1 || px.data.byteLength !== px.width * px.height * 3) {
-    throw new BetonEncodeError('BAD_VALUE', `RGB pixels must be width·height·3 bytes (got ${px.data.byteLength} for ${px.width}x${px.height}); RGB only, no alpha`);
+    throw new BetonEncodeError(
+      'BAD_VALUE',
+      `RGB pixels must be width·height·3 bytes (got ${px.data.byteLength} for ${px.width}x${px.height}); RGB only, no alpha`,
+    );
   }
 }

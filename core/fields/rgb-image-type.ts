@@ -16,7 +16,10 @@ export interface ImageStats extends FieldStats {
 
 /** One walk over the metadata table (width at +1, height at +3), no DataView per record. */
 export function imageStats(t: FieldTable): ImageStats {
-  let minW = Infinity, maxW = 0, minH = Infinity, maxH = 0;
+  let minW = Infinity,
+    maxW = 0,
+    minH = Infinity,
+    maxH = 0;
   for (let i = 0, off = t.offset; i < t.numSamples; i++, off += t.stride) {
     const w = t.metadata.getUint16(off + 1, true);
     const h = t.metadata.getUint16(off + 3, true);
@@ -25,7 +28,9 @@ export function imageStats(t: FieldTable): ImageStats {
     if (h < minH) minH = h;
     if (h > maxH) maxH = h;
   }
-  return t.numSamples > 0 ? { minWidth: minW, maxWidth: maxW, minHeight: minH, maxHeight: maxH } : { minWidth: 0, maxWidth: 0, minHeight: 0, maxHeight: 0 };
+  return t.numSamples > 0
+    ? { minWidth: minW, maxWidth: maxW, minHeight: minH, maxHeight: maxH }
+    : { minWidth: 0, maxWidth: 0, minHeight: 0, maxHeight: 0 };
 }
 
 /**
@@ -34,7 +39,8 @@ export function imageStats(t: FieldTable): ImageStats {
  * image as a JPEG that the Reader refuses.
  */
 export function isRawImage(mode: number): boolean {
-  if (mode !== IMAGE_MODE_RAW && mode !== IMAGE_MODE_JPG) throw new BetonFormatError('CORRUPT_DATA', `image mode ${mode} is neither 0 (jpg) nor 1 (raw)`);
+  if (mode !== IMAGE_MODE_RAW && mode !== IMAGE_MODE_JPG)
+    throw new BetonFormatError('CORRUPT_DATA', `image mode ${mode} is neither 0 (jpg) nor 1 (raw)`);
   return mode === IMAGE_MODE_RAW;
 }
 
@@ -97,7 +103,14 @@ export const RGB_IMAGE_TYPE: FieldType<RGBImageField> = {
   },
   canonical: (v, t) => {
     const im = v as DecodedImage;
-    return { mode: im.mode, width: im.width, height: im.height, sha256: t.sha256(im.data), stored_size: im.stored.byteLength, stored_sha256: t.sha256(im.stored) };
+    return {
+      mode: im.mode,
+      width: im.width,
+      height: im.height,
+      sha256: t.sha256(im.data),
+      stored_size: im.stored.byteLength,
+      stored_sha256: t.sha256(im.stored),
+    };
   },
   python: {
     field: (c) =>

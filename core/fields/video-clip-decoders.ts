@@ -71,7 +71,14 @@ export function flipClip(d: Uint8Array, T: number, H: number, W: number): void {
  * Fills the T output frames of `out` (`frameBytes` each) from the stored frames `picks`
  * names; a frame picked twice in a row is copied rather than decoded again.
  */
-function fillFrames(out: Uint8Array, frameBytes: number, picks: readonly number[], heap: Uint8Array, count: number, decodeFrame: (stored: Uint8Array, dst: Uint8Array) => void): void {
+function fillFrames(
+  out: Uint8Array,
+  frameBytes: number,
+  picks: readonly number[],
+  heap: Uint8Array,
+  count: number,
+  decodeFrame: (stored: Uint8Array, dst: Uint8Array) => void,
+): void {
   const ranges = clipFrameRanges(heap, count);
   picks.forEach((pick, t) => {
     if (t > 0 && pick === picks[t - 1]) return void out.copyWithin(t * frameBytes, (t - 1) * frameBytes, t * frameBytes);
@@ -88,13 +95,19 @@ function isRawMode(mode: number): boolean {
 
 function checkOptions(spec: ClipDecoderSpec, storedFrames: number): void {
   const t = spec.temporal;
-  if (t?.mode === 'every' && !(Number.isInteger(t.k) && t.k >= 1)) throw new PipelineError('BAD_PIPELINE', `${spec.decoder}: temporal every k needs an integer k >= 1, got ${t.k}`);
-  if (t?.mode === 'random_window' && !(Number.isInteger(t.length) && t.length >= 1)) throw new PipelineError('BAD_PIPELINE', `${spec.decoder}: a random window needs an integer length >= 1, got ${t.length}`);
-  if (t && t.mode !== 'every' && t.mode !== 'random_window') throw new PipelineError('BAD_PIPELINE', `${spec.decoder}: temporal mode must be "every" or "random_window"`);
+  if (t?.mode === 'every' && !(Number.isInteger(t.k) && t.k >= 1))
+    throw new PipelineError('BAD_PIPELINE', `${spec.decoder}: temporal every k needs an integer k >= 1, got ${t.k}`);
+  if (t?.mode === 'random_window' && !(Number.isInteger(t.length) && t.length >= 1))
+    throw new PipelineError('BAD_PIPELINE', `${spec.decoder}: a random window needs an integer length >= 1, got ${t.length}`);
+  if (t && t.mode !== 'every' && t.mode !== 'random_window')
+    throw new PipelineError('BAD_PIPELINE', `${spec.decoder}: temporal mode must be "every" or "random_window"`);
   const p = spec.flip ?? 0;
   if (!(p >= 0 && p <= 1)) throw new PipelineError('BAD_PIPELINE', `${spec.decoder}: flip is a probability in [0, 1], got ${p}`);
   if (!(Number.isInteger(storedFrames) && storedFrames >= 1)) {
-    throw new PipelineError('BAD_PIPELINE', `${spec.decoder}: the clip length to plan for is unknown (the file has no clips, or the loader gave no clip statistics); give frames: T`);
+    throw new PipelineError(
+      'BAD_PIPELINE',
+      `${spec.decoder}: the clip length to plan for is unknown (the file has no clips, or the loader gave no clip statistics); give frames: T`,
+    );
   }
 }
 
@@ -119,14 +132,21 @@ export function createClipDecoder(step: DecoderStep, field: Field, stats: FieldS
       }
       size = [cs.maxHeight, cs.maxWidth];
     }
-    if (!size) throw new PipelineError('BAD_PIPELINE', 'ClipSimpleDecoder: the frame size is unknown (no clip statistics from the loader); give size: [H, W]');
+    if (!size)
+      throw new PipelineError(
+        'BAD_PIPELINE',
+        'ClipSimpleDecoder: the frame size is unknown (no clip statistics from the loader); give size: [H, W]',
+      );
     const [H, W] = size;
     const fb = H * W * 3;
     return {
       output: { shape: [T, H, W, 3], dtype: 'uint8' },
       decode: (meta, heap, d, rng) => {
         const h = readClipHeader(meta);
-        if (h.width !== W || h.height !== H) throw new Error(`clip frames are ${h.width}x${h.height}, the decoder was planned for ${W}x${H}; use ClipRandomResizedCropDecoder for clips of several sizes`);
+        if (h.width !== W || h.height !== H)
+          throw new Error(
+            `clip frames are ${h.width}x${h.height}, the decoder was planned for ${W}x${H}; use ClipRandomResizedCropDecoder for clips of several sizes`,
+          );
         const picks = pickFrames(h.count, T, spec.temporal, rng);
         const flip = flipP > 0 && rng.next() < flipP;
         const out = d as Uint8Array;

@@ -114,14 +114,20 @@ export function readClipHeader(meta: DataView): ClipHeader {
  */
 export function clipFrameRanges(heap: Uint8Array, count: number): Array<[number, number]> {
   const table = 4 * (count + 1);
-  if (heap.byteLength < table) throw new BetonFormatError('CORRUPT_DATA', `clip of ${count} frames has a ${heap.byteLength}-byte heap object, smaller than its ${table}-byte frame table`);
+  if (heap.byteLength < table)
+    throw new BetonFormatError(
+      'CORRUPT_DATA',
+      `clip of ${count} frames has a ${heap.byteLength}-byte heap object, smaller than its ${table}-byte frame table`,
+    );
   const dv = new DataView(heap.buffer, heap.byteOffset, heap.byteLength);
   const out: Array<[number, number]> = [];
   let prev = dv.getUint32(0, true);
-  if (prev !== table) throw new BetonFormatError('CORRUPT_DATA', `clip frame table starts frame 0 at ${prev}, expected ${table} (right after the table)`);
+  if (prev !== table)
+    throw new BetonFormatError('CORRUPT_DATA', `clip frame table starts frame 0 at ${prev}, expected ${table} (right after the table)`);
   for (let k = 1; k <= count; k++) {
     const next = dv.getUint32(4 * k, true);
-    if (next < prev || next > heap.byteLength) throw new BetonFormatError('CORRUPT_DATA', `clip frame ${k - 1} spans ${prev}..${next}, outside the ${heap.byteLength}-byte object`);
+    if (next < prev || next > heap.byteLength)
+      throw new BetonFormatError('CORRUPT_DATA', `clip frame ${k - 1} spans ${prev}..${next}, outside the ${heap.byteLength}-byte object`);
     out.push([prev, next]);
     prev = next;
   }
@@ -156,11 +162,22 @@ export function fpsRational(fps: FrameRate | null | undefined): [number, number]
 }
 
 export function isClipFrames(v: unknown): v is ClipFrames {
-  return typeof v === 'object' && v !== null && (v as ClipFrames).frames instanceof Uint8Array && Number.isInteger((v as ClipFrames).width) && Number.isInteger((v as ClipFrames).height);
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    (v as ClipFrames).frames instanceof Uint8Array &&
+    Number.isInteger((v as ClipFrames).width) &&
+    Number.isInteger((v as ClipFrames).height)
+  );
 }
 
 function isStoredClip(v: unknown): v is StoredClip {
-  return typeof v === 'object' && v !== null && Array.isArray((v as StoredClip).stored) && ((v as StoredClip).mode === 'jpg' || (v as StoredClip).mode === 'raw');
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    Array.isArray((v as StoredClip).stored) &&
+    ((v as StoredClip).mode === 'jpg' || (v as StoredClip).mode === 'raw')
+  );
 }
 
 export class VideoClipField extends Field<DecodedClip> {
@@ -181,9 +198,13 @@ export class VideoClipField extends Field<DecodedClip> {
     this.maxResolution = opts.maxResolution ?? null;
     this.frames = opts.frames ?? null;
     if (!CLIP_WRITE_MODES.includes(this.writeMode)) {
-      throw new BetonEncodeError('BAD_SCHEMA', `VideoClipField writeMode must be one of ${CLIP_WRITE_MODES.join(', ')}, got "${String(this.writeMode)}"`);
+      throw new BetonEncodeError(
+        'BAD_SCHEMA',
+        `VideoClipField writeMode must be one of ${CLIP_WRITE_MODES.join(', ')}, got "${String(this.writeMode)}"`,
+      );
     }
-    if (!(this.jpegQuality >= 1 && this.jpegQuality <= 100)) throw new BetonEncodeError('BAD_SCHEMA', `VideoClipField jpegQuality must be 1..100, got ${opts.jpegQuality}`);
+    if (!(this.jpegQuality >= 1 && this.jpegQuality <= 100))
+      throw new BetonEncodeError('BAD_SCHEMA', `VideoClipField jpegQuality must be 1..100, got ${opts.jpegQuality}`);
     if (this.maxResolution !== null && (!Number.isInteger(this.maxResolution) || this.maxResolution < 1)) {
       throw new BetonEncodeError('BAD_SCHEMA', `VideoClipField maxResolution must be a positive integer, got ${this.maxResolution}`);
     }
@@ -193,7 +214,13 @@ export class VideoClipField extends Field<DecodedClip> {
   }
 
   toSpec(): FieldSpec {
-    return { type: this.type, writeMode: this.writeMode, jpegQuality: this.jpegQuality, maxResolution: this.maxResolution, frames: this.frames };
+    return {
+      type: this.type,
+      writeMode: this.writeMode,
+      jpegQuality: this.jpegQuality,
+      maxResolution: this.maxResolution,
+      frames: this.frames,
+    };
   }
 
   /** Our custom-field blob: "BTSF", u16 length, then the spec as JSON (the Python export parses the same). */
@@ -208,15 +235,24 @@ export class VideoClipField extends Field<DecodedClip> {
     }
     const { width, height } = value;
     const count = value.count ?? value.frames.byteLength / Math.max(1, width * height * 3);
-    if (!Number.isInteger(count) || count < 1 || count > MAX_FRAMES) throw new BetonEncodeError('BAD_VALUE', `a clip has 1..${MAX_FRAMES} frames, got ${count}`);
+    if (!Number.isInteger(count) || count < 1 || count > MAX_FRAMES)
+      throw new BetonEncodeError('BAD_VALUE', `a clip has 1..${MAX_FRAMES} frames, got ${count}`);
     if (width < 1 || height < 1 || value.frames.byteLength !== count * width * height * 3) {
-      throw new BetonEncodeError('BAD_VALUE', `clip frames must be count·width·height·3 bytes (got ${value.frames.byteLength} for ${count} frames of ${width}x${height}); RGB only`);
+      throw new BetonEncodeError(
+        'BAD_VALUE',
+        `clip frames must be count·width·height·3 bytes (got ${value.frames.byteLength} for ${count} frames of ${width}x${height}); RGB only`,
+      );
     }
     this.checkCount(count);
     const fps = fpsRational(value.fps);
     const [w, h] = cappedSize(width, height, this.maxResolution);
-    if (w < 1 || h < 1) throw new BetonEncodeError('BAD_VALUE', `frames ${width}x${height} would shrink to ${w}x${h} under maxResolution ${this.maxResolution}; raise maxResolution`);
-    if (w > MAX_DIM || h > MAX_DIM) throw new BetonEncodeError('BAD_VALUE', `frames ${w}x${h} exceed the 65535-pixel limit per side; set maxResolution`);
+    if (w < 1 || h < 1)
+      throw new BetonEncodeError(
+        'BAD_VALUE',
+        `frames ${width}x${height} would shrink to ${w}x${h} under maxResolution ${this.maxResolution}; raise maxResolution`,
+      );
+    if (w > MAX_DIM || h > MAX_DIM)
+      throw new BetonEncodeError('BAD_VALUE', `frames ${w}x${h} exceed the 65535-pixel limit per side; set maxResolution`);
     const resize = w !== width || h !== height;
     const codec = resize || this.writeMode === 'jpg' ? need(ctx) : null;
     const frameBytes = width * height * 3;
@@ -231,7 +267,10 @@ export class VideoClipField extends Field<DecodedClip> {
 
   private checkCount(count: number): void {
     if (this.frames !== null && count !== this.frames) {
-      throw new BetonEncodeError('BAD_VALUE', `the field declares ${this.frames} frames per clip, this clip has ${count}; set frames: null for clips of varying length`);
+      throw new BetonEncodeError(
+        'BAD_VALUE',
+        `the field declares ${this.frames} frames per clip, this clip has ${count}; set frames: null for clips of varying length`,
+      );
     }
   }
 
@@ -249,7 +288,8 @@ export class VideoClipField extends Field<DecodedClip> {
   private pack(mode: ClipWriteMode, width: number, height: number, fps: [number, number], frames: readonly Uint8Array[]): EncodedValue {
     const table = 4 * (frames.length + 1);
     const size = frames.reduce((s, f) => s + f.byteLength, table);
-    if (size > 0xffffffff) throw new BetonEncodeError('BAD_VALUE', `a clip of ${size} bytes is larger than any page; use fewer frames, maxResolution or JPEG`);
+    if (size > 0xffffffff)
+      throw new BetonEncodeError('BAD_VALUE', `a clip of ${size} bytes is larger than any page; use fewer frames, maxResolution or JPEG`);
     const heap = new Uint8Array(size);
     const dv = new DataView(heap.buffer);
     let off = table;
@@ -277,7 +317,8 @@ export class VideoClipField extends Field<DecodedClip> {
 
   decode(meta: DataView, heap: Uint8Array | null, ctx: DecodeContext): DecodedClip {
     const h = readClipHeader(meta);
-    if (h.mode !== CLIP_MODE_JPG && h.mode !== CLIP_MODE_RAW) throw new BetonFormatError('CORRUPT_DATA', `clip mode ${h.mode} is neither 0 (jpg) nor 1 (raw)`);
+    if (h.mode !== CLIP_MODE_JPG && h.mode !== CLIP_MODE_RAW)
+      throw new BetonFormatError('CORRUPT_DATA', `clip mode ${h.mode} is neither 0 (jpg) nor 1 (raw)`);
     const bytes = heap ?? new Uint8Array(0);
     const ranges = clipFrameRanges(bytes, h.count);
     const frameBytes = h.width * h.height * 3;
@@ -287,14 +328,18 @@ export class VideoClipField extends Field<DecodedClip> {
       const f = bytes.subarray(a, b);
       stored.push(f);
       if (h.mode === CLIP_MODE_RAW) {
-        if (f.byteLength !== frameBytes) throw new BetonFormatError('CORRUPT_DATA', `raw clip frame ${k} is ${f.byteLength} bytes, expected ${h.width}x${h.height}x3`);
+        if (f.byteLength !== frameBytes)
+          throw new BetonFormatError('CORRUPT_DATA', `raw clip frame ${k} is ${f.byteLength} bytes, expected ${h.width}x${h.height}x3`);
         data.set(f, k * frameBytes);
         return;
       }
       if (!ctx.codec) throw new BetonFormatError('CORRUPT_DATA', 'decoding JPEG clip frames needs the image codec');
       const px = ctx.codec.decodeJpeg(f);
       if (px.width !== h.width || px.height !== h.height) {
-        throw new BetonFormatError('CORRUPT_DATA', `clip frame ${k} is a ${px.width}x${px.height} JPEG but the metadata says ${h.width}x${h.height}`);
+        throw new BetonFormatError(
+          'CORRUPT_DATA',
+          `clip frame ${k} is a ${px.width}x${px.height} JPEG but the metadata says ${h.width}x${h.height}`,
+        );
       }
       data.set(px.data, k * frameBytes);
     });

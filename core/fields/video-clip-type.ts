@@ -6,16 +6,23 @@ import { VideoClipField, type DecodedClip, type VideoClipFieldOptions } from './
 import { clipDecoderPy, VIDEO_CLIP_PYTHON, videoFieldPy } from './video-clip-python.js';
 
 const num = (v: unknown): number | null | undefined => v as number | null | undefined;
-const isClipStep = (s: PipelineStepLike): s is ClipDecoderConfig => 'decoder' in s && (s.decoder === 'clip_simple' || s.decoder === 'clip_random_resized_crop');
+const isClipStep = (s: PipelineStepLike): s is ClipDecoderConfig =>
+  'decoder' in s && (s.decoder === 'clip_simple' || s.decoder === 'clip_random_resized_crop');
 
 /** A clip as a filmstrip: up to 8 evenly spaced frames as small JPEGs. */
-async function filmstrip(clip: DecodedClip, size: number, jpeg: (px: { data: Uint8Array; width: number; height: number }, size: number, quality: number) => Promise<string>) {
+async function filmstrip(
+  clip: DecodedClip,
+  size: number,
+  jpeg: (px: { data: Uint8Array; width: number; height: number }, size: number, quality: number) => Promise<string>,
+) {
   const frameBytes = clip.width * clip.height * 3;
   const picks = Math.min(8, clip.count);
   const base64: string[] = [];
   for (let k = 0; k < picks; k++) {
     const f = Math.floor((k * clip.count) / picks);
-    base64.push(await jpeg({ data: clip.data.subarray(f * frameBytes, (f + 1) * frameBytes), width: clip.width, height: clip.height }, size, 80));
+    base64.push(
+      await jpeg({ data: clip.data.subarray(f * frameBytes, (f + 1) * frameBytes), width: clip.width, height: clip.height }, size, 80),
+    );
   }
   return { kind: 'frames' as const, mime: 'image/jpeg' as const, base64, width: clip.width, height: clip.height };
 }

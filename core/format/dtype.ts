@@ -41,10 +41,12 @@ const ALIASES: Record<string, string> = {
 export function parseDType(input: string): DType {
   const s = ALIASES[input] ?? input;
   const m = /^([<>|=]?)([biufc])(\d+)$/.exec(s);
-  if (!m) throw new BetonEncodeError('BAD_SCHEMA', `unsupported dtype "${input}"; use a numpy typestr such as "<f4" or a name such as "float32"`);
+  if (!m)
+    throw new BetonEncodeError('BAD_SCHEMA', `unsupported dtype "${input}"; use a numpy typestr such as "<f4" or a name such as "float32"`);
   const kind = m[2] as DType['kind'];
   const itemsize = Number(m[3]);
-  if (!VALID[kind].includes(itemsize)) throw new BetonEncodeError('BAD_SCHEMA', `unsupported dtype "${input}": no ${kind}${itemsize} in numpy`);
+  if (!VALID[kind].includes(itemsize))
+    throw new BetonEncodeError('BAD_SCHEMA', `unsupported dtype "${input}": no ${kind}${itemsize} in numpy`);
   let order = (m[1] || '<') as DType['order'] | '=';
   if (order === '=') order = '<';
   // numpy writes '|' for types where byte order is meaningless.
@@ -88,17 +90,28 @@ type Ctor = new (buf: ArrayBufferLike, off: number, len: number) => NumericTyped
 
 function ctorFor(d: DType): Ctor | null {
   switch (`${d.kind}${d.itemsize}`) {
-    case 'i1': return Int8Array;
-    case 'u1': return Uint8Array;
-    case 'i2': return Int16Array;
-    case 'u2': return Uint16Array;
-    case 'i4': return Int32Array;
-    case 'u4': return Uint32Array;
-    case 'i8': return BigInt64Array;
-    case 'u8': return BigUint64Array;
-    case 'f4': return Float32Array;
-    case 'f8': return Float64Array;
-    default: return null;
+    case 'i1':
+      return Int8Array;
+    case 'u1':
+      return Uint8Array;
+    case 'i2':
+      return Int16Array;
+    case 'u2':
+      return Uint16Array;
+    case 'i4':
+      return Int32Array;
+    case 'u4':
+      return Uint32Array;
+    case 'i8':
+      return BigInt64Array;
+    case 'u8':
+      return BigUint64Array;
+    case 'f4':
+      return Float32Array;
+    case 'f8':
+      return Float64Array;
+    default:
+      return null;
   }
 }
 
@@ -117,7 +130,8 @@ export function readElement(d: DType, bytes: Uint8Array, i: number): number | bi
   const off = i * d.itemsize;
   const v = new DataView(bytes.buffer, bytes.byteOffset + off, d.itemsize);
   switch (d.kind) {
-    case 'b': return v.getUint8(0) !== 0;
+    case 'b':
+      return v.getUint8(0) !== 0;
     case 'i':
       if (d.itemsize === 1) return v.getInt8(0);
       if (d.itemsize === 2) return v.getInt16(0, le);
@@ -144,7 +158,9 @@ export function writeElement(d: DType, bytes: Uint8Array, i: number, value: numb
   const v = new DataView(bytes.buffer, bytes.byteOffset + i * d.itemsize, d.itemsize);
   const n = typeof value === 'boolean' ? Number(value) : value;
   switch (d.kind) {
-    case 'b': v.setUint8(0, n ? 1 : 0); return;
+    case 'b':
+      v.setUint8(0, n ? 1 : 0);
+      return;
     case 'i':
     case 'u': {
       if (d.itemsize === 8) {

@@ -56,7 +56,9 @@ export class BetonFormatError extends BetonError<BetonErrorCode> {
     message: string,
     readonly details: { file?: string; offset?: number; sample?: number } = {},
   ) {
-    super(code, message, { hint: 'Check that the file is a complete .beton file (FFCV format version 2); rebuild it if it was cut short.' });
+    super(code, message, {
+      hint: 'Check that the file is a complete .beton file (FFCV format version 2); rebuild it if it was cut short.',
+    });
   }
 }
 
@@ -108,7 +110,7 @@ const SYSTEM_HINTS: Record<string, string> = {
   ETXTBSY: 'The file is busy (a program is running from it); try again when it is free.',
   ENOMEM: 'The system is out of memory: close other programs or use smaller settings.',
   EADDRINUSE: 'Another program is listening on that port: stop it, or pass --port N (--port 0 takes any free port).',
-  EADDRNOTAVAIL: 'That address is not one of this machine\'s; pass --host 127.0.0.1 (or an address of this machine).',
+  EADDRNOTAVAIL: "That address is not one of this machine's; pass --host 127.0.0.1 (or an address of this machine).",
   EAFNOSUPPORT: 'This machine does not support that address family; pass --host 127.0.0.1.',
   ECONNREFUSED: 'Nothing is listening there; check the host and port.',
   EPIPE: 'The reader at the other end of the pipe went away.',
@@ -143,14 +145,21 @@ export function asBetonError(e: unknown): BetonError | null {
     // file or directory, open '/x'"; "listen EADDRINUSE: address …" → "address … (listen)".
     const m = e.message;
     const lead = `${e.syscall ?? ''} ${e.code}: `;
-    const message = m.startsWith(`${e.code}: `) ? m.slice(e.code.length + 2) : e.syscall && m.startsWith(lead) ? `${m.slice(lead.length)} (${e.syscall})` : m;
+    const message = m.startsWith(`${e.code}: `)
+      ? m.slice(e.code.length + 2)
+      : e.syscall && m.startsWith(lead)
+        ? `${m.slice(lead.length)} (${e.syscall})`
+        : m;
     return new BetonError(e.code, message, { cause: e, hint: SYSTEM_HINTS[e.code] ?? null });
   }
   if (e.name === 'SqliteError' && typeof code === 'string' && code.startsWith('SQLITE_')) {
     return new BetonError(code, e.message, { cause: e, hint: sqliteHint(code) });
   }
   if (code === 'ERR_MEMORY_ALLOCATION_FAILED' || (e instanceof RangeError && OUT_OF_MEMORY.test(e.message))) {
-    return new BetonError('OUT_OF_MEMORY', `out of memory (${e.message})`, { cause: e, hint: 'Use smaller settings (batch size, output size, workers).' });
+    return new BetonError('OUT_OF_MEMORY', `out of memory (${e.message})`, {
+      cause: e,
+      hint: 'Use smaller settings (batch size, output size, workers).',
+    });
   }
   return null;
 }
@@ -159,7 +168,8 @@ function sqliteHint(code: string): string | null {
   if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
     return 'The runs database is damaged or is not a runs database: move the file aside (a new one is made), or pass --db PATH.';
   }
-  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return 'Another process holds the runs database; try again when it is done.';
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))
+    return 'Another process holds the runs database; try again when it is done.';
   if (code.startsWith('SQLITE_FULL')) return 'The disk is full: free some space.';
   if (code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_PERM')) {
     return 'The runs database cannot be written there: check its permissions, or pass --db PATH.';

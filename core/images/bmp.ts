@@ -31,7 +31,8 @@ export function decodeBmp(b: Uint8Array): RGBPixels {
   const topDown = height < 0;
   height = Math.abs(height);
   checkSize(width, height, 'BMP');
-  if (comp === 4 || comp === 5) throw unreadable(`the BMP holds an embedded ${comp === 4 ? 'JPEG' : 'PNG'}, which is not supported`, FIX_FORMAT);
+  if (comp === 4 || comp === 5)
+    throw unreadable(`the BMP holds an embedded ${comp === 4 ? 'JPEG' : 'PNG'}, which is not supported`, FIX_FORMAT);
   const rle = comp === 1 || comp === 2;
   const fields = comp === 3 || comp === 6;
   if (!(comp === 0 || (comp === 1 && bpp === 8) || (comp === 2 && bpp === 4) || (fields && (bpp === 16 || bpp === 32)))) {

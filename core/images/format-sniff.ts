@@ -8,8 +8,17 @@ export function sniff(b: Uint8Array): Format {
   if (b.length >= 6 && /^GIF8[79]a$/.test(ascii(b, 0, 6))) return 'gif';
   if (b.length >= 12 && ascii(b, 0, 4) === 'RIFF' && ascii(b, 8, 12) === 'WEBP') return 'webp';
   if (b.length >= 4 && (ascii(b, 0, 4) === 'II*\0' || ascii(b, 0, 4) === 'MM\0*')) return 'tiff';
-  if (b.length >= 18 && b[0] === 0x42 && b[1] === 0x4d && [12, 40, 52, 56, 64, 108, 124].includes(b[14]! | (b[15]! << 8)) && b[16] === 0 && b[17] === 0) return 'bmp';
-  if (b.length >= 4 && b[0] === 0x50 && b[1]! >= 0x31 && b[1]! <= 0x36 && /^\s+[#0-9]/.test(ascii(b, 2, Math.min(b.length, 64)))) return 'pnm';
+  if (
+    b.length >= 18 &&
+    b[0] === 0x42 &&
+    b[1] === 0x4d &&
+    [12, 40, 52, 56, 64, 108, 124].includes(b[14]! | (b[15]! << 8)) &&
+    b[16] === 0 &&
+    b[17] === 0
+  )
+    return 'bmp';
+  if (b.length >= 4 && b[0] === 0x50 && b[1]! >= 0x31 && b[1]! <= 0x36 && /^\s+[#0-9]/.test(ascii(b, 2, Math.min(b.length, 64))))
+    return 'pnm';
   if (b.length >= 12 && ascii(b, 4, 8) === 'ftyp') return 'heif';
   return 'other';
 }
@@ -17,7 +26,10 @@ export function sniff(b: Uint8Array): Format {
 /** Why bytes that no decoder recognised are not an image, in words. */
 export function notAnImage(b: Uint8Array): string {
   const head = Buffer.from(b.subarray(0, 512)).toString('utf8');
-  const start = head.replace(/^\uFEFF/, '').trimStart().toLowerCase();
+  const start = head
+    .replace(/^\uFEFF/, '')
+    .trimStart()
+    .toLowerCase();
   if (start.startsWith('<!doctype html') || start.startsWith('<html') || start.startsWith('<head')) {
     return 'the file is an HTML page, not an image (an error page saved by a failed download?)';
   }

@@ -21,7 +21,9 @@ export function iccDescription(icc: Uint8Array): string | null {
       const len = v.getUint32(off + 20);
       const at = off + v.getUint32(off + 24);
       if (at + len > icc.length) return null;
-      return Buffer.from(icc.subarray(at, at + len)).swap16().toString('utf16le');
+      return Buffer.from(icc.subarray(at, at + len))
+        .swap16()
+        .toString('utf16le');
     }
     return null;
   }

@@ -45,7 +45,8 @@ export function decodePnm(b: Uint8Array): RGBPixels {
     if (kind === 4) {
       const stride = Math.ceil(width / 8);
       if (p + stride * height > b.length) throw truncatedAs('PBM');
-      for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) samples[y * width + x] = (b[p + y * stride + (x >> 3)]! >> (7 - (x & 7))) & 1;
+      for (let y = 0; y < height; y++)
+        for (let x = 0; x < width; x++) samples[y * width + x] = (b[p + y * stride + (x >> 3)]! >> (7 - (x & 7))) & 1;
     } else {
       const wide = maxval > 255;
       if (p + n * (wide ? 2 : 1) > b.length) throw truncatedAs(kind === 5 ? 'PGM' : 'PPM');

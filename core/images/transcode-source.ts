@@ -23,7 +23,12 @@ export interface TranscodeClock {
  * input to hand to load() instead (the bytes already read, so the file is read once; a
  * file that cannot be read is left to load(), which reports why).
  */
-export function transcodeSource(input: ImageInput, baseDir: string | undefined, plan: TranscodePlanner, clock?: TranscodeClock): TranscodeOutcome {
+export function transcodeSource(
+  input: ImageInput,
+  baseDir: string | undefined,
+  plan: TranscodePlanner,
+  clock?: TranscodeClock,
+): TranscodeOutcome {
   if (isRGBPixels(input) || process.env.BETON_SOURCE_DECODER === 'sharp') return { fallback: input };
   const src = sourceOf(input, baseDir);
   let bytes: Uint8Array;

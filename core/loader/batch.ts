@@ -36,7 +36,8 @@ export class Batch {
   /** A deep copy that outlives the next iteration step. */
   clone(): Batch {
     const outputs: Record<string, BatchOutput> = {};
-    for (const [k, o] of Object.entries(this.outputs)) outputs[k] = { data: o.data.slice() as OutputArray, shape: [...o.shape], dtype: o.dtype };
+    for (const [k, o] of Object.entries(this.outputs))
+      outputs[k] = { data: o.data.slice() as OutputArray, shape: [...o.shape], dtype: o.dtype };
     return new Batch(this.epoch, this.index, this.sampleIds.slice(), outputs);
   }
 }

@@ -51,7 +51,10 @@ const runners: Runner[] = init.outputs.map((o) => {
   // One scratch buffer per intermediate tensor; the last stage writes into the slot.
   const specs = [decoder.output, ...plan.stages.map((s) => s.output)];
   const scratch = specs.map((s) => viewOf(s.dtype, new ArrayBuffer(byteSize(s)), 0, elementCount(s)));
-  const copy = decoder.copiesMetadata && plan.stages.length === 0 ? { from: reader.recordLayout.offsets[o.field]!, bytes: decoder.copiesMetadata } : null;
+  const copy =
+    decoder.copiesMetadata && plan.stages.length === 0
+      ? { from: reader.recordLayout.offsets[o.field]!, bytes: decoder.copiesMetadata }
+      : null;
   return {
     field: o.field,
     decoder,
@@ -145,7 +148,14 @@ parentPort!.on('message', (msg: WorkerRequest) => {
     parentPort!.postMessage(reply);
   } catch (e) {
     const err = e as Error & { code?: string };
-    const reply: WorkerReply = { type: 'error', batch: msg.batch, sample: failing.sample, output: failing.output, code: err.code ?? 'DECODE_FAILED', message: err.message };
+    const reply: WorkerReply = {
+      type: 'error',
+      batch: msg.batch,
+      sample: failing.sample,
+      output: failing.output,
+      code: err.code ?? 'DECODE_FAILED',
+      message: err.message,
+    };
     parentPort!.postMessage(reply);
   }
 });

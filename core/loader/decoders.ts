@@ -49,7 +49,10 @@ export function createDecoder(spec: DecoderStep, field: Field, stats: FieldStats
   const make = fieldType(field.type).decoders?.[spec.decoder];
   if (!make) {
     const known = allFieldTypes().some((t) => t.decoders && spec.decoder in t.decoders);
-    throw new PipelineError('BAD_PIPELINE', known ? `decoder ${spec.decoder} cannot read a ${field.ffcvClass}` : `unknown decoder "${spec.decoder}"`);
+    throw new PipelineError(
+      'BAD_PIPELINE',
+      known ? `decoder ${spec.decoder} cannot read a ${field.ffcvClass}` : `unknown decoder "${spec.decoder}"`,
+    );
   }
   return make(spec, field, stats, decodeKernels(options));
 }

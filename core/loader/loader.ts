@@ -67,7 +67,8 @@ export interface LoaderStats {
 }
 
 const int = (v: unknown, name: string, min: number): number => {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw new LoaderError('BAD_OPTIONS', `${name} must be an integer >= ${min}, got ${String(v)}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min)
+    throw new LoaderError('BAD_OPTIONS', `${name} must be an integer >= ${min}, got ${String(v)}`);
   return v;
 };
 
@@ -150,11 +151,18 @@ export class Loader {
         batchSize,
         ...(options.distributed ? { distributed: options.distributed } : {}),
         // Page-aware orders group samples by the pages of every field.
-        pagesOfSample: pagesOfFields(reader, reader.fields.map((_, f) => f)),
+        pagesOfSample: pagesOfFields(
+          reader,
+          reader.fields.map((_, f) => f),
+        ),
       });
       const firstOrder = order.sampleOrder(0);
       const fields = [...new Set(outputs.map((o) => o.plan.field))];
-      memory = await openMemory(osCache, path, reader, { fields, batchSize, ...(options.processCacheBytes !== undefined ? { bytes: options.processCacheBytes } : {}) });
+      memory = await openMemory(osCache, path, reader, {
+        fields,
+        batchSize,
+        ...(options.processCacheBytes !== undefined ? { bytes: options.processCacheBytes } : {}),
+      });
       const claims = new SharedArrayBuffer(4 * (batchesAhead + 1));
       const init: WorkerInit = {
         claims,
@@ -168,7 +176,18 @@ export class Loader {
         fastDecode: options.fastDecode ?? false,
       };
       workers = await startWorkers(numWorkers, init);
-      return new Loader(path, reader, { ...options, dropLast, batchesAhead, osCache }, seed, order, firstOrder, outputs, workers, memory, new Int32Array(claims));
+      return new Loader(
+        path,
+        reader,
+        { ...options, dropLast, batchesAhead, osCache },
+        seed,
+        order,
+        firstOrder,
+        outputs,
+        workers,
+        memory,
+        new Int32Array(claims),
+      );
     } catch (e) {
       await Promise.all(workers.map((w) => w.terminate()));
       await memory?.close();
@@ -188,15 +207,25 @@ export class Loader {
    * partitions the kept ids between ranks as usual. This loader stays open.
    */
   async filter(output: string, condition: (row: OutputArray, sampleId: number) => boolean): Promise<Loader> {
-    if (!this.outputNames.includes(output)) throw new LoaderError('BAD_OPTIONS', `filter: no output "${output}" (outputs: ${this.outputNames.join(', ')})`);
-    if (typeof condition !== 'function') throw new LoaderError('BAD_OPTIONS', 'filter: condition must be a function (row, sampleId) => boolean');
+    if (!this.outputNames.includes(output))
+      throw new LoaderError('BAD_OPTIONS', `filter: no output "${output}" (outputs: ${this.outputNames.join(', ')})`);
+    if (typeof condition !== 'function')
+      throw new LoaderError('BAD_OPTIONS', 'filter: condition must be a function (row, sampleId) => boolean');
     const { distributed: _distributed, signal, pipelines = {}, ...rest } = this.opts;
     // Only `output` stays enabled: other file fields off, other extra outputs left out.
     const only: Record<string, PipelineConfig> = {};
     for (const f of this.reader.fields) if (f.name !== output) only[f.name] = null;
     if (pipelines[output] !== undefined) only[output] = pipelines[output]!;
     const indices = this.opts.indices ?? Array.from({ length: this.reader.numSamples }, (_, i) => i);
-    const pass = await Loader.open(this.path, { ...rest, indices, order: 'sequential', dropLast: false, seed: this.seed, pipelines: only, ...(signal ? { signal } : {}) });
+    const pass = await Loader.open(this.path, {
+      ...rest,
+      indices,
+      order: 'sequential',
+      dropLast: false,
+      seed: this.seed,
+      pipelines: only,
+      ...(signal ? { signal } : {}),
+    });
     const kept: number[] = [];
     try {
       for await (const batch of pass) {
@@ -225,7 +254,11 @@ export class Loader {
 
   /** Continue from a saved state: the next iteration yields exactly the remaining batches. */
   resume(state: LoaderState): void {
-    if (state.seed !== this.seed) throw new LoaderError('BAD_OPTIONS', `state was saved with seed ${state.seed}, this loader uses ${this.seed}; open the loader with that seed`);
+    if (state.seed !== this.seed)
+      throw new LoaderError(
+        'BAD_OPTIONS',
+        `state was saved with seed ${state.seed}, this loader uses ${this.seed}; open the loader with that seed`,
+      );
     if (this.current) throw new LoaderError('BAD_OPTIONS', 'resume() while an epoch is being iterated; finish or break out of it first');
     this.nextEpoch = int(state.epoch, 'state.epoch', 0);
     this.startBatch = Math.min(int(state.batch, 'state.batch', 0), this.length);
@@ -328,7 +361,13 @@ export class Loader {
           remaining.set(b, parts);
           Atomics.store(this.claims, b % S, 0);
           for (let p = 0; p < parts; p++) {
-            this.workers[(b + p) % this.workers.length]!.postMessage({ type: 'job', epoch, batch: b, slot: b % S, size: n } satisfies WorkerRequest);
+            this.workers[(b + p) % this.workers.length]!.postMessage({
+              type: 'job',
+              epoch,
+              batch: b,
+              slot: b % S,
+              size: n,
+            } satisfies WorkerRequest);
           }
         }
       } catch (e) {
@@ -421,7 +460,8 @@ export class Loader {
 function sampleIndices(given: ArrayLike<number> | undefined, numSamples: number, path: string): Uint32Array {
   if (given) {
     const ids = Uint32Array.from(given);
-    for (const id of ids) if (id >= numSamples) throw new LoaderError('BAD_OPTIONS', `indices contains ${id}, but ${path} has ${numSamples} samples`);
+    for (const id of ids)
+      if (id >= numSamples) throw new LoaderError('BAD_OPTIONS', `indices contains ${id}, but ${path} has ${numSamples} samples`);
     return ids;
   }
   // A plain loop: Uint32Array.from with a map function is ~10x slower on a million ids.

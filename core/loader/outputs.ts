@@ -33,7 +33,10 @@ export function planOutputs(reader: Reader, pipelines: Record<string, PipelineCo
   for (const [name, p] of Object.entries(pipelines)) {
     if (names.includes(name) || p === null) continue;
     if (Array.isArray(p) || !p || typeof (p as { source?: unknown }).source !== 'string') {
-      throw new LoaderError('BAD_PIPELINE', `pipeline "${name}" is not a field of the file; give it as { source: <field>, steps: [...] } (fields: ${names.join(', ')})`);
+      throw new LoaderError(
+        'BAD_PIPELINE',
+        `pipeline "${name}" is not a field of the file; give it as { source: <field>, steps: [...] } (fields: ${names.join(', ')})`,
+      );
     }
     const src = (p as { source: string; steps: readonly PipelineStep[] }).source;
     const f = names.indexOf(src);
@@ -46,7 +49,8 @@ export function planOutputs(reader: Reader, pipelines: Record<string, PipelineCo
     const first = steps[0];
     const decoder: DecoderSpec = first && isDecoder(first) ? first : defaultDecoder(field);
     const ops = (first && isDecoder(first) ? steps.slice(1) : steps) as OpSpec[];
-    if (ops.some((s) => isDecoder(s as PipelineStep))) throw new LoaderError('BAD_PIPELINE', `pipeline "${name}": a decoder may only come first`);
+    if (ops.some((s) => isDecoder(s as PipelineStep)))
+      throw new LoaderError('BAD_PIPELINE', `pipeline "${name}": a decoder may only come first`);
     const stats = fieldStats(reader, f);
     let plan;
     let cheapRows = false;
@@ -60,7 +64,10 @@ export function planOutputs(reader: Reader, pipelines: Record<string, PipelineCo
     const ring = new SharedArrayBuffer(Math.max(8, slots * batchSize * byteSize(plan.sampleOutput)));
     const batchBuffers: OutputArray[] = [];
     for (const st of plan.batchStages) {
-      for (let s = 0; s < slots; s++) batchBuffers.push(viewOf(st.output.dtype, new ArrayBuffer(batchSize * byteSize(st.output)), 0, batchSize * elementCount(st.output)));
+      for (let s = 0; s < slots; s++)
+        batchBuffers.push(
+          viewOf(st.output.dtype, new ArrayBuffer(batchSize * byteSize(st.output)), 0, batchSize * elementCount(st.output)),
+        );
     }
     out.push({
       plan: { name, field: f, decoder, ops, stats, sampleOutput: plan.sampleOutput, ring },

@@ -54,15 +54,18 @@ export interface NativeAddon {
   jpegInfo(src: Uint8Array): JpegInfo;
   jpegDecodeRGB(src: Uint8Array, dst: Uint8Array, fastDct: boolean, strict?: boolean): JpegDecodeResult;
   jpegEncodeRGB(rgb: Uint8Array, width: number, height: number, quality: number): Buffer;
-  resizeAreaRGB(
+  resizeAreaRGB(src: Uint8Array, srcWidth: number, srcHeight: number, dst: Uint8Array, dstWidth: number, dstHeight: number): void;
+  mapPixels(
     src: Uint8Array,
-    srcWidth: number,
-    srcHeight: number,
     dst: Uint8Array,
-    dstWidth: number,
-    dstHeight: number,
+    lut: Uint8Array | null,
+    height: number,
+    width: number,
+    channels: number,
+    elemBytes: number,
+    flip: boolean,
+    chw: boolean,
   ): void;
-  mapPixels(src: Uint8Array, dst: Uint8Array, lut: Uint8Array | null, height: number, width: number, channels: number, elemBytes: number, flip: boolean, chw: boolean): void;
   pcg64ShuffleU32(values: Uint32Array, start: number, end: number, limbs: Uint16Array, stash: Uint32Array): void;
   gatherRecords(src: Uint8Array, stride: number, offset: number, width: number, ids: Uint32Array, dst: Uint8Array, dstStart: number): void;
   readonly jpegLibrary: string;
@@ -140,11 +143,7 @@ function isOurPackageRoot(dir: string): boolean {
   if (!existsSync(manifest)) return false;
   try {
     const parsed: unknown = JSON.parse(readFileSync(manifest, 'utf8'));
-    return (
-      typeof parsed === 'object' &&
-      parsed !== null &&
-      (parsed as { name?: unknown }).name === PACKAGE_NAME
-    );
+    return typeof parsed === 'object' && parsed !== null && (parsed as { name?: unknown }).name === PACKAGE_NAME;
   } catch {
     return false;
   }
@@ -161,10 +160,7 @@ function findPackageRoot(start: string): string {
     if (isOurPackageRoot(dir)) return dir;
     const parent = dirname(dir);
     if (parent === dir) {
-      throw new NativeError(
-        'NATIVE_LOAD',
-        `cannot find the ${PACKAGE_NAME} package root above ${start}`,
-      );
+      throw new NativeError('NATIVE_LOAD', `cannot find the ${PACKAGE_NAME} package root above ${start}`);
     }
     dir = parent;
   }
@@ -192,7 +188,9 @@ function requireAddon<T>(path: string, what: string): T {
     return createRequire(import.meta.url)(path) as T;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new NativeError('NATIVE_LOAD', `cannot load ${what} at ${path} (build it with "npm run build:native"): ${reason}`, { cause: error });
+    throw new NativeError('NATIVE_LOAD', `cannot load ${what} at ${path} (build it with "npm run build:native"): ${reason}`, {
+      cause: error,
+    });
   }
 }
 
@@ -222,7 +220,8 @@ export const native: NativeAddon = {
   mapPixels: (src, dst, lut, height, width, channels, elemBytes, flip, chw) =>
     loadNative().mapPixels(src, dst, lut, height, width, channels, elemBytes, flip, chw),
   pcg64ShuffleU32: (values, start, end, limbs, stash) => loadNative().pcg64ShuffleU32(values, start, end, limbs, stash),
-  gatherRecords: (src, stride, offset, width, ids, dst, dstStart) => loadNative().gatherRecords(src, stride, offset, width, ids, dst, dstStart),
+  gatherRecords: (src, stride, offset, width, ids, dst, dstStart) =>
+    loadNative().gatherRecords(src, stride, offset, width, ids, dst, dstStart),
   get jpegLibrary() {
     return loadNative().jpegLibrary;
   },
@@ -259,10 +258,7 @@ function requirePath(value: unknown): void {
 
 function requireCapacity(buffer: Uint8Array, needed: number, name: string): void {
   if (buffer.length < needed) {
-    throw new NativeError(
-      'NATIVE_BUFFER_SIZE',
-      `${name} holds ${buffer.length} bytes but ${needed} are needed`,
-    );
+    throw new NativeError('NATIVE_BUFFER_SIZE', `${name} holds ${buffer.length} bytes but ${needed} are needed`);
   }
 }
 
@@ -280,12 +276,7 @@ export function mmapFile(path: string): ArrayBuffer {
  * Paging hint for part of a buffer returned by {@link mmapFile}. Returns false
  * when the buffer is not a mapping (e.g. the Electron copy fallback).
  */
-export function madvise(
-  buffer: ArrayBuffer,
-  offset: number,
-  length: number,
-  advice: MadviseAdvice,
-): boolean {
+export function madvise(buffer: ArrayBuffer, offset: number, length: number, advice: MadviseAdvice): boolean {
   if (!(buffer instanceof ArrayBuffer)) throw argumentError('buffer must be an ArrayBuffer');
   requireInteger(offset, 'offset', 0, buffer.byteLength);
   requireInteger(length, 'length', 0, buffer.byteLength - offset);
@@ -331,11 +322,7 @@ export interface DecodedRGB extends JpegDecodeResult {
  * least width*height*3 bytes, checked before anything is written); without
  * it, a buffer of the right size is allocated from the header.
  */
-export function jpegDecodeRGB(
-  src: Uint8Array,
-  dst?: Uint8Array,
-  options: JpegDecodeOptions = {},
-): DecodedRGB {
+export function jpegDecodeRGB(src: Uint8Array, dst?: Uint8Array, options: JpegDecodeOptions = {}): DecodedRGB {
   requireBytes(src, 'src');
   const fastDct = options.fastDct ?? true;
   const strict = options.strict ?? false;
@@ -356,12 +343,7 @@ export function jpegDecodeRGB(
  * Encodes packed RGB as a baseline JPEG exactly like FFCV's writer
  * (cv2.imencode with IMWRITE_JPEG_QUALITY = quality on libjpeg-turbo).
  */
-export function jpegEncodeRGB(
-  rgb: Uint8Array,
-  width: number,
-  height: number,
-  quality = 90,
-): Buffer {
+export function jpegEncodeRGB(rgb: Uint8Array, width: number, height: number, quality = 90): Buffer {
   requireBytes(rgb, 'rgb');
   requireInteger(width, 'width', 1, JPEG_MAX_DIMENSION);
   requireInteger(height, 'height', 1, JPEG_MAX_DIMENSION);
@@ -570,18 +552,7 @@ export function cropResizeRGB(
   const target = dst === undefined ? new Uint8Array(needed) : requireBytes(dst, 'dst');
   requireCapacity(target, needed, 'dst');
   callTurbo((addon) => {
-    addon.cropResizeRGB(
-      src,
-      srcWidth,
-      srcHeight,
-      rect.x,
-      rect.y,
-      rect.w,
-      rect.h,
-      target,
-      outWidth,
-      outHeight,
-    );
+    addon.cropResizeRGB(src, srcWidth, srcHeight, rect.x, rect.y, rect.w, rect.h, target, outWidth, outHeight);
   });
   return target.subarray(0, needed);
 }
@@ -603,7 +574,15 @@ export function pcg64ShuffleU32(values: Uint32Array, start: number, end: number,
  * Copies `width` bytes at ids[k]·stride + offset of `src` (a metadata table) to row k of
  * `dst` from `dstStart`: a tabular loader's whole per-sample work, one call per batch.
  */
-export function gatherRecords(src: Uint8Array, stride: number, offset: number, width: number, ids: Uint32Array, dst: Uint8Array, dstStart: number): void {
+export function gatherRecords(
+  src: Uint8Array,
+  stride: number,
+  offset: number,
+  width: number,
+  ids: Uint32Array,
+  dst: Uint8Array,
+  dstStart: number,
+): void {
   if (![stride, offset, width, dstStart].every((v) => Number.isInteger(v) && v >= 0) || offset + width > stride) {
     throw argumentError(`gatherRecords: bad layout (stride ${stride}, offset ${offset}, width ${width}, dstStart ${dstStart})`);
   }

@@ -96,22 +96,14 @@ export function findTurboJpegLibrary(): { libPath: string; packageVersion?: stri
   try {
     manifestPath = require.resolve(`${TURBOJPEG_PACKAGE}/package.json`);
   } catch (error) {
-    throw new NativeError(
-      'NATIVE_LOAD',
-      `the ${TURBOJPEG_PACKAGE} package is not installed`,
-      { cause: error },
-    );
+    throw new NativeError('NATIVE_LOAD', `the ${TURBOJPEG_PACKAGE} package is not installed`, { cause: error });
   }
   const packageDir = dirname(manifestPath);
-  const packageVersion = (JSON.parse(readFileSync(manifestPath, 'utf8')) as { version?: string })
-    .version;
+  const packageVersion = (JSON.parse(readFileSync(manifestPath, 'utf8')) as { version?: string }).version;
   const fileName = libraryFileName();
   const platformDir = `jpeg-turbo-${process.platform}-${process.arch}${isMusl() ? '-musl' : ''}`;
   if (fileName === undefined) {
-    throw new NativeError(
-      'NATIVE_LOAD',
-      `${TURBOJPEG_PACKAGE} ships no shared libturbojpeg for ${process.platform}`,
-    );
+    throw new NativeError('NATIVE_LOAD', `${TURBOJPEG_PACKAGE} ships no shared libturbojpeg for ${process.platform}`);
   }
   const libPath = join(packageDir, 'prebuilds', platformDir, fileName);
   if (!existsSync(libPath)) {
@@ -136,10 +128,7 @@ export function turboStatus(): TurboStatus {
     const { libPath, packageVersion } = findTurboJpegLibrary();
     const addon = loadTurboAddon();
     const library = callTurbo(() => addon.turboLoad(libPath));
-    status =
-      packageVersion === undefined
-        ? { path: 'turbojpeg-npm', library }
-        : { path: 'turbojpeg-npm', library, packageVersion };
+    status = packageVersion === undefined ? { path: 'turbojpeg-npm', library } : { path: 'turbojpeg-npm', library, packageVersion };
   } catch (error) {
     status = { path: 'sharp', reason: error instanceof Error ? error.message : String(error) };
   }
@@ -286,7 +275,21 @@ export function decodeCropResize(
     requireSide(expect.height, 'expect.height');
   }
   return callTurbo((addon) =>
-    addon.turboDecodeCropResize(src, dst, rect.x, rect.y, rect.w, rect.h, outW, outH, fastDct, scaling, strict, expect?.width, expect?.height),
+    addon.turboDecodeCropResize(
+      src,
+      dst,
+      rect.x,
+      rect.y,
+      rect.w,
+      rect.h,
+      outW,
+      outH,
+      fastDct,
+      scaling,
+      strict,
+      expect?.width,
+      expect?.height,
+    ),
   );
 }
 
@@ -295,11 +298,7 @@ export function decodeCropResize(
  * SimpleRGBImageDecoder). With `dst`, pixels go there (checked before
  * anything is written); without it, a buffer is allocated from the header.
  */
-export function decodeFull(
-  src: Uint8Array,
-  dst?: Uint8Array,
-  options: TurboDecodeOptions = {},
-): DecodedRGB {
+export function decodeFull(src: Uint8Array, dst?: Uint8Array, options: TurboDecodeOptions = {}): DecodedRGB {
   requireBytes(src, 'src');
   requireTurbo();
   let target: Uint8Array;
@@ -344,13 +343,7 @@ async function loadSharp(): Promise<Sharp> {
  * mozjpeg's accurate IDCT and has no area kernel (linear is the closest
  * match). Use it only so that datasets still load without libjpeg-turbo.
  */
-export async function decodeCropResizeSharp(
-  src: Uint8Array,
-  dst: Uint8Array,
-  crop: CropRect,
-  outW: number,
-  outH: number,
-): Promise<void> {
+export async function decodeCropResizeSharp(src: Uint8Array, dst: Uint8Array, crop: CropRect, outW: number, outH: number): Promise<void> {
   requireBytes(src, 'src');
   requireBytes(dst, 'dst');
   const rect = requireCrop(crop);

@@ -6,7 +6,15 @@
 import { JPEG_MAX_DIMENSION, loadNative, type NativeAddon } from './index.js';
 
 interface TranscodeAddon {
-  transcodeJpeg(src: Uint8Array, srcWidth: number, srcHeight: number, dstWidth: number, dstHeight: number, quality: number, stages?: Float64Array): Uint8Array | null;
+  transcodeJpeg(
+    src: Uint8Array,
+    srcWidth: number,
+    srcHeight: number,
+    dstWidth: number,
+    dstHeight: number,
+    quality: number,
+    stages?: Float64Array,
+  ): Uint8Array | null;
   threadCpuMs(): number;
   jpegCheck(src: Uint8Array): JpegCheck;
 }
@@ -51,12 +59,30 @@ export function hasTranscodeJpeg(): boolean {
  * reports any error or warning — or when the addon lacks the function. `stages` (3
  * elements): the thread CPU ms of decode, resize and encode are added to it.
  */
-export function transcodeJpeg(src: Uint8Array, srcWidth: number, srcHeight: number, dstWidth: number, dstHeight: number, quality: number | null, stages?: Float64Array): Uint8Array | null {
+export function transcodeJpeg(
+  src: Uint8Array,
+  srcWidth: number,
+  srcHeight: number,
+  dstWidth: number,
+  dstHeight: number,
+  quality: number | null,
+  stages?: Float64Array,
+): Uint8Array | null {
   const f = transcodeFn();
   if (!f) return null;
   // The addon throws on sizes outside these; here they only mean "not this path".
-  if (!(srcWidth <= JPEG_MAX_DIMENSION && srcHeight <= JPEG_MAX_DIMENSION && dstWidth >= 1 && dstHeight >= 1 && dstWidth <= srcWidth && dstHeight <= srcHeight)) return null;
-  const out = stages ? f(src, srcWidth, srcHeight, dstWidth, dstHeight, quality ?? -1, stages) : f(src, srcWidth, srcHeight, dstWidth, dstHeight, quality ?? -1);
+  if (!(
+    srcWidth <= JPEG_MAX_DIMENSION &&
+    srcHeight <= JPEG_MAX_DIMENSION &&
+    dstWidth >= 1 &&
+    dstHeight >= 1 &&
+    dstWidth <= srcWidth &&
+    dstHeight <= srcHeight
+  ))
+    return null;
+  const out = stages
+    ? f(src, srcWidth, srcHeight, dstWidth, dstHeight, quality ?? -1, stages)
+    : f(src, srcWidth, srcHeight, dstWidth, dstHeight, quality ?? -1);
   return out === null ? null : new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
 }
 

@@ -62,7 +62,8 @@ export class ImageMixupStage implements BatchStage {
     readonly input: TensorSpec,
     private readonly o: Extract<OpSpec, { op: 'image_mixup' }>,
   ) {
-    if (input.dtype === 'int64' || input.dtype === 'uint64' || input.dtype === 'float16') throw new PipelineError('UNSUPPORTED_INPUT', `ImageMixup cannot mix ${input.dtype}`);
+    if (input.dtype === 'int64' || input.dtype === 'uint64' || input.dtype === 'float16')
+      throw new PipelineError('UNSUPPORTED_INPUT', `ImageMixup cannot mix ${input.dtype}`);
     this.output = input;
   }
   run(src: OutputArray, dst: OutputArray, n: number, ctx: BatchContext): void {
@@ -89,7 +90,8 @@ export class LabelMixupStage implements BatchStage {
     readonly input: TensorSpec,
     private readonly o: Extract<OpSpec, { op: 'label_mixup' }>,
   ) {
-    if (elementCount(input) !== 1) throw new PipelineError('UNSUPPORTED_INPUT', `LabelMixup needs one label per sample, got [${input.shape.join(', ')}]`);
+    if (elementCount(input) !== 1)
+      throw new PipelineError('UNSUPPORTED_INPUT', `LabelMixup needs one label per sample, got [${input.shape.join(', ')}]`);
   }
   run(src: OutputArray, dst: OutputArray, n: number, ctx: BatchContext): void {
     const lam = lambdas(this.o.alpha, this.o.sameLambda, n, ctx);

@@ -15,7 +15,13 @@ export function roundHalfEven(x: number): number {
 }
 
 /** torchvision's / FFCV's RandomResizedCrop parameters (10 tries, then a clamped centre crop). */
-export function randomResizedCrop(h: number, w: number, scale: readonly [number, number], ratio: readonly [number, number], rng: Rng): Crop {
+export function randomResizedCrop(
+  h: number,
+  w: number,
+  scale: readonly [number, number],
+  ratio: readonly [number, number],
+  rng: Rng,
+): Crop {
   const area = h * w;
   const lr0 = Math.log(ratio[0]);
   const lr1 = Math.log(ratio[1]);

@@ -1,4 +1,13 @@
-import { ELEMENT_BYTES, float16Value, float64ToFloat16Bits, torchCast, viewOf, type ElementType, type OutputArray, type TensorSpec } from './dtypes.js';
+import {
+  ELEMENT_BYTES,
+  float16Value,
+  float64ToFloat16Bits,
+  torchCast,
+  viewOf,
+  type ElementType,
+  type OutputArray,
+  type TensorSpec,
+} from './dtypes.js';
 import { opType, type OpSpec } from './ops/index.js';
 import { PipelineError, requireImage, type SampleStage, type StageContext } from './stage.js';
 
@@ -62,13 +71,15 @@ export class FusedPixelStage implements SampleStage {
     let chw = false;
     for (const o of ops) {
       if (o.op === 'normalize') {
-        if (o.mean.length !== this.C || o.std.length !== this.C) throw new PipelineError('BAD_PIPELINE', `NormalizeImage needs ${this.C} means and stds`);
+        if (o.mean.length !== this.C || o.std.length !== this.C)
+          throw new PipelineError('BAD_PIPELINE', `NormalizeImage needs ${this.C} means and stds`);
         if (dtype !== 'uint8') throw new PipelineError('BAD_PIPELINE', 'NormalizeImage must come before Convert');
         dtype = o.dtype;
       } else if (o.op === 'random_brightness' && dtype !== 'uint8') {
         throw new PipelineError('BAD_PIPELINE', 'RandomBrightness works on uint8 pixels; put it before NormalizeImage/Convert');
       } else if (o.op === 'convert') {
-        if (o.dtype === 'int64' || o.dtype === 'uint64') throw new PipelineError('BAD_PIPELINE', 'Convert to 64-bit integers is not supported for images');
+        if (o.dtype === 'int64' || o.dtype === 'uint64')
+          throw new PipelineError('BAD_PIPELINE', 'Convert to 64-bit integers is not supported for images');
         dtype = o.dtype;
       } else if (o.op === 'to_chw') chw = true;
     }
@@ -126,7 +137,12 @@ export class FusedPixelStage implements SampleStage {
           break;
         }
         case 'normalize': {
-          const round = o.dtype === 'float32' ? Math.fround : o.dtype === 'float16' ? (x: number) => float16Value(float64ToFloat16Bits(x)) : (x: number) => x;
+          const round =
+            o.dtype === 'float32'
+              ? Math.fround
+              : o.dtype === 'float16'
+                ? (x: number) => float16Value(float64ToFloat16Bits(x))
+                : (x: number) => x;
           for (let c = 0; c < C; c++) for (let v = 0; v < 256; v++) lut[c * 256 + v] = round((lut[c * 256 + v]! - o.mean[c]!) / o.std[c]!);
           dtype = o.dtype;
           break;

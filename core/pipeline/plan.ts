@@ -45,7 +45,10 @@ export function planStages(decoded: TensorSpec, ops: readonly OpSpec[], pixelKer
       continue;
     }
     if (!type.sampleStage) {
-      throw new PipelineError('UNSUPPORTED_INPUT', `${o.op} works on uint8 images (H, W, C); it got ${spec.dtype} [${spec.shape.join(', ')}]`);
+      throw new PipelineError(
+        'UNSUPPORTED_INPUT',
+        `${o.op} works on uint8 images (H, W, C); it got ${spec.dtype} [${spec.shape.join(', ')}]`,
+      );
     }
     const st: SampleStage = type.sampleStage(spec, o);
     stages.push(st);

@@ -20,7 +20,12 @@ function mix32(x: number): number {
 }
 
 export function rngFor(seed: number, epoch: number, id: number, stream = 0): Rng {
-  let s = mix32(mix32(mix32(seed >>> 0) ^ Math.floor(seed / 2 ** 32)) ^ mix32(epoch >>> 0) ^ mix32((id >>> 0) + 0x9e3779b9) ^ mix32(Math.floor(id / 2 ** 32) + stream * 0x85ebca6b));
+  let s = mix32(
+    mix32(mix32(seed >>> 0) ^ Math.floor(seed / 2 ** 32)) ^
+      mix32(epoch >>> 0) ^
+      mix32((id >>> 0) + 0x9e3779b9) ^
+      mix32(Math.floor(id / 2 ** 32) + stream * 0x85ebca6b),
+  );
   const next = (): number => {
     // mulberry32
     s = (s + 0x6d2b79f5) >>> 0;

@@ -31,7 +31,7 @@ export class TranslateStage implements SampleStage {
         const sx = x + dx;
         const di = (y * W + x) * C;
         const inside = sy >= 0 && sy < H && sx >= 0 && sx < W;
-        for (let c = 0; c < C; c++) s[di + c] = inside ? this.scratch[(sy * W + sx) * C + c]! : this.o.fill[c] ?? 0;
+        for (let c = 0; c < C; c++) s[di + c] = inside ? this.scratch[(sy * W + sx) * C + c]! : (this.o.fill[c] ?? 0);
       }
     }
   }
@@ -56,7 +56,8 @@ export class CutoutStage implements SampleStage {
     const y0 = ctx.rng.int(H - k + 1);
     const x0 = ctx.rng.int(W - k + 1);
     const s = src as Uint8Array;
-    for (let y = y0; y < y0 + k; y++) for (let x = x0; x < x0 + k; x++) for (let c = 0; c < C; c++) s[(y * W + x) * C + c] = this.o.fill[c] ?? 0;
+    for (let y = y0; y < y0 + k; y++)
+      for (let x = x0; x < x0 + k; x++) for (let c = 0; c < C; c++) s[(y * W + x) * C + c] = this.o.fill[c] ?? 0;
   }
 }
 
@@ -128,7 +129,10 @@ export class ConvertStage implements SampleStage {
   readonly name = 'convert';
   readonly inPlace = false;
   readonly output: TensorSpec;
-  constructor(readonly input: TensorSpec, o: Extract<OpSpec, { op: 'convert' }>) {
+  constructor(
+    readonly input: TensorSpec,
+    o: Extract<OpSpec, { op: 'convert' }>,
+  ) {
     this.output = { shape: input.shape, dtype: o.dtype };
   }
   run(src: OutputArray, dst: OutputArray): void {
@@ -162,7 +166,8 @@ export class TransposeStage implements SampleStage {
   readonly inPlace = false;
   readonly output: TensorSpec;
   constructor(readonly input: TensorSpec) {
-    if (input.shape.length !== 3) throw new PipelineError('UNSUPPORTED_INPUT', `ToCHW needs (H, W, C) input, got [${input.shape.join(', ')}]`);
+    if (input.shape.length !== 3)
+      throw new PipelineError('UNSUPPORTED_INPUT', `ToCHW needs (H, W, C) input, got [${input.shape.join(', ')}]`);
     const [H, W, C] = input.shape as [number, number, number];
     this.output = { shape: [C, H, W], dtype: input.dtype };
   }
@@ -189,7 +194,10 @@ export class CustomStage implements SampleStage {
     try {
       this.fn = new Function(`return (${o.source});`)() as CustomSampleFn;
     } catch (e) {
-      throw new PipelineError('BAD_PIPELINE', `custom op "${o.name}": its function does not compile on its own (${(e as Error).message}); it must be self-contained`);
+      throw new PipelineError(
+        'BAD_PIPELINE',
+        `custom op "${o.name}": its function does not compile on its own (${(e as Error).message}); it must be self-contained`,
+      );
     }
     if (typeof this.fn !== 'function') throw new PipelineError('BAD_PIPELINE', `custom op "${o.name}" is not a function`);
   }

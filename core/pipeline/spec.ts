@@ -49,14 +49,22 @@ export const isDecoder = (s: PipelineStep): s is DecoderSpec => 'decoder' in s;
 const pair = (s: number | readonly [number, number]): [number, number] => (typeof s === 'number' ? [s, s] : [s[0], s[1]]);
 
 export const SimpleRGBImageDecoder = (): DecoderSpec => ({ decoder: 'simple_rgb' });
-export const RandomResizedCropRGBImageDecoder = (size: number | readonly [number, number], scale: readonly [number, number] = [0.08, 1], ratio: readonly [number, number] = [3 / 4, 4 / 3]): DecoderSpec => ({
+export const RandomResizedCropRGBImageDecoder = (
+  size: number | readonly [number, number],
+  scale: readonly [number, number] = [0.08, 1],
+  ratio: readonly [number, number] = [3 / 4, 4 / 3],
+): DecoderSpec => ({
   decoder: 'random_resized_crop',
   size: pair(size),
   scale,
   ratio,
 });
 export const DEFAULT_CROP_RATIO = 224 / 256;
-export const CenterCropRGBImageDecoder = (size: number | readonly [number, number], ratio = DEFAULT_CROP_RATIO): DecoderSpec => ({ decoder: 'center_crop', size: pair(size), ratio });
+export const CenterCropRGBImageDecoder = (size: number | readonly [number, number], ratio = DEFAULT_CROP_RATIO): DecoderSpec => ({
+  decoder: 'center_crop',
+  size: pair(size),
+  ratio,
+});
 export const IntDecoder = (): DecoderSpec => ({ decoder: 'int' });
 export const FloatDecoder = (): DecoderSpec => ({ decoder: 'float' });
 export const NDArrayDecoder = (): DecoderSpec => ({ decoder: 'ndarray' });
@@ -75,7 +83,10 @@ export const ClipSimpleDecoder = (opts: ClipDecoderOptions & { size?: number | r
   return { decoder: 'clip_simple', ...rest, ...(size !== undefined ? { size: pair(size) } : {}) };
 };
 /** RandomResizedCrop with one crop per clip (the same for every frame), then (T, size, size, 3). */
-export const ClipRandomResizedCropDecoder = (size: number | readonly [number, number], opts: ClipDecoderOptions & { scale?: readonly [number, number]; ratio?: readonly [number, number] } = {}): DecoderSpec => ({
+export const ClipRandomResizedCropDecoder = (
+  size: number | readonly [number, number],
+  opts: ClipDecoderOptions & { scale?: readonly [number, number]; ratio?: readonly [number, number] } = {},
+): DecoderSpec => ({
   decoder: 'clip_random_resized_crop',
   ...opts,
   size: pair(size),

@@ -30,7 +30,10 @@ export class PipelineError extends BetonError<'BAD_PIPELINE' | 'UNSUPPORTED_INPU
 
 export function requireImage(op: string, s: TensorSpec): [number, number, number] {
   if (s.dtype !== 'uint8' || s.shape.length !== 3) {
-    throw new PipelineError('UNSUPPORTED_INPUT', `${op} works on uint8 images (H, W, C) before NormalizeImage/ToCHW; it got ${s.dtype} [${s.shape.join(', ')}]. Move it earlier in the pipeline`);
+    throw new PipelineError(
+      'UNSUPPORTED_INPUT',
+      `${op} works on uint8 images (H, W, C) before NormalizeImage/ToCHW; it got ${s.dtype} [${s.shape.join(', ')}]. Move it earlier in the pipeline`,
+    );
   }
   return [s.shape[0]!, s.shape[1]!, s.shape[2]!];
 }

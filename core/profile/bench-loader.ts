@@ -1,7 +1,14 @@
 import { Loader, type LoaderOptions } from '../loader/loader.js';
 import type { OrderName } from '../loader/orders/index.js';
 import { asBetonError, BetonError } from '../format/errors.js';
-import { CenterCropRGBImageDecoder, RandomHorizontalFlip, RandomResizedCropRGBImageDecoder, SimpleRGBImageDecoder, ToCHW, type PipelineStep } from '../pipeline/spec.js';
+import {
+  CenterCropRGBImageDecoder,
+  RandomHorizontalFlip,
+  RandomResizedCropRGBImageDecoder,
+  SimpleRGBImageDecoder,
+  ToCHW,
+  type PipelineStep,
+} from '../pipeline/spec.js';
 
 export interface BenchLoaderOptions {
   numWorkers?: number;
@@ -62,8 +69,12 @@ export function parseDecoder(spec: string): PipelineStep {
   const [kind, size] = spec.split(':');
   const n = Number(size);
   if (kind === 'simple' && size === undefined) return SimpleRGBImageDecoder();
-  if ((kind === 'rrc' || kind === 'center') && DECODER_SPEC.test(spec)) return kind === 'rrc' ? RandomResizedCropRGBImageDecoder(n) : CenterCropRGBImageDecoder(n);
-  throw new BetonError('BAD_OPTIONS', `the decoder is simple, rrc:SIZE or center:SIZE with SIZE a positive integer (pixels), got "${spec}"`);
+  if ((kind === 'rrc' || kind === 'center') && DECODER_SPEC.test(spec))
+    return kind === 'rrc' ? RandomResizedCropRGBImageDecoder(n) : CenterCropRGBImageDecoder(n);
+  throw new BetonError(
+    'BAD_OPTIONS',
+    `the decoder is simple, rrc:SIZE or center:SIZE with SIZE a positive integer (pixels), got "${spec}"`,
+  );
 }
 
 /**
@@ -71,18 +82,33 @@ export function parseDecoder(spec: string): PipelineStep {
  * loader drops the last partial batch, so a larger one would measure nothing), or the
  * default capped at the dataset's size, saying so through `note`.
  */
-export function fitBatchSize(file: string, numSamples: number, given: number | undefined, flag: string, note?: (message: string) => void): number {
-  if (numSamples === 0) throw new BetonError('NO_SAMPLES', `${file} has no samples: there is nothing to load`, { hint: 'Rebuild it from a source with samples.' });
+export function fitBatchSize(
+  file: string,
+  numSamples: number,
+  given: number | undefined,
+  flag: string,
+  note?: (message: string) => void,
+): number {
+  if (numSamples === 0)
+    throw new BetonError('NO_SAMPLES', `${file} has no samples: there is nothing to load`, {
+      hint: 'Rebuild it from a source with samples.',
+    });
   if (given !== undefined) {
     if (given > numSamples) {
-      throw new BetonError('TOO_FEW_SAMPLES', `${file} has ${numSamples} samples, fewer than one batch of ${given} (the last partial batch is dropped, so nothing would be measured)`, {
-        hint: `Pass ${flag} ${numSamples} or less.`,
-      });
+      throw new BetonError(
+        'TOO_FEW_SAMPLES',
+        `${file} has ${numSamples} samples, fewer than one batch of ${given} (the last partial batch is dropped, so nothing would be measured)`,
+        {
+          hint: `Pass ${flag} ${numSamples} or less.`,
+        },
+      );
     }
     return given;
   }
   if (numSamples >= DEFAULT_BATCH_SIZE) return DEFAULT_BATCH_SIZE;
-  note?.(`${file} has ${numSamples} samples, fewer than the default batch of ${DEFAULT_BATCH_SIZE}: using batches of ${numSamples} (${flag} to choose)`);
+  note?.(
+    `${file} has ${numSamples} samples, fewer than the default batch of ${DEFAULT_BATCH_SIZE}: using batches of ${numSamples} (${flag} to choose)`,
+  );
   return numSamples;
 }
 
@@ -90,7 +116,9 @@ export function fitBatchSize(file: string, numSamples: number, given: number | u
 export function loaderMemoryError(e: unknown, batchSize: number, decoder: string): unknown {
   if (asBetonError(e)?.code !== 'OUT_OF_MEMORY') return e;
   const side = Number(decoder.split(':')[1]);
-  const per = Number.isFinite(side) ? ` (${((batchSize * side * side * 3) / 2 ** 30).toFixed(1)} GiB per batch of ${side}×${side} RGB images)` : '';
+  const per = Number.isFinite(side)
+    ? ` (${((batchSize * side * side * 3) / 2 ** 30).toFixed(1)} GiB per batch of ${side}×${side} RGB images)`
+    : '';
   return new BetonError('OUT_OF_MEMORY', `the loader's batch buffers do not fit in memory: batch ${batchSize}, decoder ${decoder}${per}`, {
     cause: e,
     hint: "Lower the batch size or the decoder's output size.",
@@ -128,7 +156,16 @@ export async function benchLoader(file: string, o: BenchLoaderOptions = {}): Pro
   };
   const steps: PipelineStep[] = [parseDecoder(cfg.decoder), ...(cfg.flip ? [RandomHorizontalFlip()] : []), ToCHW()];
   const t0 = performance.now();
-  const opts: LoaderOptions = { batchSize: cfg.batchSize, numWorkers: cfg.numWorkers, order: cfg.order, osCache: cfg.osCache, fastDecode: cfg.fastDecode, seed: o.seed ?? 0, pipelines: { [field]: steps }, signal: o.signal };
+  const opts: LoaderOptions = {
+    batchSize: cfg.batchSize,
+    numWorkers: cfg.numWorkers,
+    order: cfg.order,
+    osCache: cfg.osCache,
+    fastDecode: cfg.fastDecode,
+    seed: o.seed ?? 0,
+    pipelines: { [field]: steps },
+    signal: o.signal,
+  };
   const loader = await Loader.open(file, opts).catch((e: unknown) => {
     throw loaderMemoryError(e, cfg.batchSize, cfg.decoder);
   });
@@ -147,9 +184,22 @@ export async function benchLoader(file: string, o: BenchLoaderOptions = {}): Pro
       }
       const seconds = (performance.now() - te) / 1000;
       // Never a silent "0 img/s": an epoch that loads nothing is a failure to explain.
-      if (images === 0) throw new BetonError('NOTHING_LOADED', `epoch ${e} of ${file} loaded no images (batch ${cfg.batchSize}, ${loader.length} batches per epoch)`, { hint: 'Use a smaller batch size.' });
+      if (images === 0)
+        throw new BetonError(
+          'NOTHING_LOADED',
+          `epoch ${e} of ${file} loaded no images (batch ${cfg.batchSize}, ${loader.length} batches per epoch)`,
+          { hint: 'Use a smaller batch size.' },
+        );
       const waits = loader.stats().waitMs.slice(before);
-      const res = { epoch: e, images, batches, seconds, imagesPerSec: images / seconds, batchesPerSec: batches / seconds, waitMsMedian: median(waits) };
+      const res = {
+        epoch: e,
+        images,
+        batches,
+        seconds,
+        imagesPerSec: images / seconds,
+        batchesPerSec: batches / seconds,
+        waitMsMedian: median(waits),
+      };
       results.push(res);
       o.onEpoch?.(res);
     }

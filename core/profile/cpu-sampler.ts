@@ -30,7 +30,9 @@ export function parseProcStat(text: string): CpuTimes[] {
 }
 
 /** The same from os.cpus() (ms), for platforms without /proc. */
-export function cpuTimesFromOs(list: ReadonlyArray<{ times: { user: number; nice: number; sys: number; idle: number; irq: number } }>): CpuTimes[] {
+export function cpuTimesFromOs(
+  list: ReadonlyArray<{ times: { user: number; nice: number; sys: number; idle: number; irq: number } }>,
+): CpuTimes[] {
   return list.map(({ times: t }) => {
     const busy = t.user + t.nice + t.sys + t.irq;
     return { busy, total: busy + t.idle };

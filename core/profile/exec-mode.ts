@@ -58,7 +58,8 @@ export function execOutcome(res: ExecResult): { status: 'ok' | 'cancelled' | 'fa
   if (res.cancelled) return { status: 'cancelled', failure: null };
   if (res.exitCode === 0) return { status: 'ok', failure: null };
   const why = res.exitCode === 127 ? ' (command not found)' : res.exitCode === 126 ? ' (not executable)' : '';
-  const message = res.exitCode !== null ? `the command exited with code ${res.exitCode}${why}` : `the command was killed by ${res.signal ?? 'a signal'}`;
+  const message =
+    res.exitCode !== null ? `the command exited with code ${res.exitCode}${why}` : `the command was killed by ${res.signal ?? 'a signal'}`;
   return { status: 'failed', failure: { message, exitCode: res.exitCode, signal: res.signal, stderrTail: res.stderrTail } };
 }
 
@@ -94,18 +95,28 @@ function killGroup(child: ChildProcess, sig: NodeJS.Signals): void {
  */
 export async function runExec(o: ExecOptions): Promise<ExecResult> {
   const regex = o.throughputRegex == null || o.throughputRegex === '' ? null : compileThroughputRegex(o.throughputRegex);
-  if (o.signal?.aborted) return { exitCode: null, signal: null, cancelled: true, samples: [], imagesTotal: 0, seconds: 0, gpuUnavailable: null, stderrTail: [] };
+  if (o.signal?.aborted)
+    return { exitCode: null, signal: null, cancelled: true, samples: [], imagesTotal: 0, seconds: 0, gpuUnavailable: null, stderrTail: [] };
 
   const meter = new ThroughputMeter();
   const t0 = performance.now();
   const since = (): number => performance.now() - t0;
   // Python block-buffers a piped stdout: its reports would arrive in bursts of kilobytes.
   const env = { PYTHONUNBUFFERED: '1', ...(o.env ?? process.env) };
-  const child = spawn(o.command, { shell: true, detached: !isWindows, stdio: ['ignore', 'pipe', 'pipe'], cwd: o.cwd, env, windowsHide: true });
+  const child = spawn(o.command, {
+    shell: true,
+    detached: !isWindows,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: o.cwd,
+    env,
+    windowsHide: true,
+  });
 
   const spawned = new Promise<void>((resolve, reject) => {
     child.once('spawn', () => resolve());
-    child.once('error', (e) => reject(new ExecError('SPAWN_FAILED', `could not start "${o.command}"${o.cwd ? ` in ${o.cwd}` : ''}: ${e.message}`)));
+    child.once('error', (e) =>
+      reject(new ExecError('SPAWN_FAILED', `could not start "${o.command}"${o.cwd ? ` in ${o.cwd}` : ''}: ${e.message}`)),
+    );
   });
   // Later 'error' events (a failed kill on Windows) must not become uncaught exceptions.
   child.on('error', () => undefined);

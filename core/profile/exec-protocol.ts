@@ -53,7 +53,10 @@ export function compileThroughputRegex(src: string | RegExp): RegExp {
     throw new ExecError('BAD_REGEX', `--throughput-regex is not a valid regular expression: ${(e as Error).message}`);
   }
   if (!/\(\?<(images|ips)>/.test(re.source)) {
-    throw new ExecError('BAD_REGEX', `--throughput-regex needs a named group (?<images>…) (cumulative images) or (?<ips>…) (images/s), got /${re.source}/`);
+    throw new ExecError(
+      'BAD_REGEX',
+      `--throughput-regex needs a named group (?<images>…) (cumulative images) or (?<ips>…) (images/s), got /${re.source}/`,
+    );
   }
   return re;
 }

@@ -14,7 +14,13 @@ export function failureOf(e: unknown): RunFailure {
  * known), the points and samples it had measured, and why it failed — so a failed sweep
  * shows in the runs as failed instead of not at all.
  */
-export async function failedSweepRun(planInput: Partial<ProfilePlan> & { file: string }, startedAt: string, e: unknown, points: readonly PointResult[], samples: readonly TelemetrySample[]): Promise<ProfileRun> {
+export async function failedSweepRun(
+  planInput: Partial<ProfilePlan> & { file: string },
+  startedAt: string,
+  e: unknown,
+  points: readonly PointResult[],
+  samples: readonly TelemetrySample[],
+): Promise<ProfileRun> {
   return {
     kind: 'sweep',
     startedAt,

@@ -111,7 +111,10 @@ export function startGpuSampler(o: GpuSamplerOptions): GpuSampler {
 
   let child: ReturnType<typeof spawn>;
   try {
-    child = spawn('nvidia-smi', [`--query-gpu=${QUERY}`, '--format=csv,noheader,nounits', '-lms', String(interval)], { stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+    child = spawn('nvidia-smi', [`--query-gpu=${QUERY}`, '--format=csv,noheader,nounits', '-lms', String(interval)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      windowsHide: true,
+    });
   } catch (e) {
     unavailable(`no GPU: could not start nvidia-smi (${(e as Error).message})`);
     return { stop: () => void (stopped = true) };
@@ -170,14 +173,19 @@ export function startGpuSampler(o: GpuSamplerOptions): GpuSampler {
 export function gpuInventory(opts: { timeoutMs?: number } = {}): Promise<GpuInfo[]> {
   return new Promise((resolve) => {
     try {
-      execFile('nvidia-smi', [`--query-gpu=${INVENTORY}`, '--format=csv,noheader,nounits'], { timeout: opts.timeoutMs ?? 10_000, windowsHide: true }, (err, stdout) => {
-        if (err) return resolve([]);
-        const gpus = String(stdout)
-          .split('\n')
-          .map((l) => parseInventoryLine(l))
-          .filter((g): g is GpuInfo => g != null);
-        resolve(gpus);
-      });
+      execFile(
+        'nvidia-smi',
+        [`--query-gpu=${INVENTORY}`, '--format=csv,noheader,nounits'],
+        { timeout: opts.timeoutMs ?? 10_000, windowsHide: true },
+        (err, stdout) => {
+          if (err) return resolve([]);
+          const gpus = String(stdout)
+            .split('\n')
+            .map((l) => parseInventoryLine(l))
+            .filter((g): g is GpuInfo => g != null);
+          resolve(gpus);
+        },
+      );
     } catch {
       resolve([]);
     }

@@ -30,9 +30,14 @@ export function pageCacheResidency(path: string, opts: { timeoutMs?: number; nat
   }
   return new Promise((resolve) => {
     try {
-      execFile('fincore', ['--bytes', '--noheadings', '--raw', '--output', 'RES,SIZE', path], { timeout: opts.timeoutMs ?? 5000, windowsHide: true }, (err, stdout) => {
-        resolve(err ? null : parseFincore(String(stdout)));
-      });
+      execFile(
+        'fincore',
+        ['--bytes', '--noheadings', '--raw', '--output', 'RES,SIZE', path],
+        { timeout: opts.timeoutMs ?? 5000, windowsHide: true },
+        (err, stdout) => {
+          resolve(err ? null : parseFincore(String(stdout)));
+        },
+      );
     } catch {
       resolve(null); // spawn can throw synchronously on odd arguments (e.g. a NUL in path)
     }

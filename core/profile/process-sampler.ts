@@ -21,7 +21,10 @@ export function parseVmRssBytes(text: string): number | null {
 export function parseStatPpid(text: string): number | null {
   const close = text.lastIndexOf(')');
   if (close < 0) return null;
-  const rest = text.slice(close + 1).trim().split(/\s+/); // state ppid pgrp …
+  const rest = text
+    .slice(close + 1)
+    .trim()
+    .split(/\s+/); // state ppid pgrp …
   const ppid = Number(rest[1]);
   return Number.isInteger(ppid) ? ppid : null;
 }
@@ -34,7 +37,10 @@ export function parseStatPpid(text: string): number | null {
 export function parseStatCpuTicks(text: string): number | null {
   const close = text.lastIndexOf(')');
   if (close < 0) return null;
-  const rest = text.slice(close + 1).trim().split(/\s+/); // field 3 (state) is rest[0]: utime (14) is rest[11]
+  const rest = text
+    .slice(close + 1)
+    .trim()
+    .split(/\s+/); // field 3 (state) is rest[0]: utime (14) is rest[11]
   const v = [11, 12, 13, 14].map((i) => Number(rest[i]));
   return v.every((x) => Number.isFinite(x)) ? v.reduce((a, b) => a + b, 0) : null;
 }

@@ -108,7 +108,9 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
   r.close();
   const steps: PipelineStep[] = [parseDecoder(plan.decoder), ...(plan.flip ? [RandomHorizontalFlip()] : []), ToCHW()];
   const grid: PointConfig[] = [];
-  for (const osCache of plan.osCache) for (const order of plan.orders) for (const batchSize of plan.batchSizes) for (const workers of plan.workers) grid.push({ workers, batchSize, order, osCache });
+  for (const osCache of plan.osCache)
+    for (const order of plan.orders)
+      for (const batchSize of plan.batchSizes) for (const workers of plan.workers) grid.push({ workers, batchSize, order, osCache });
 
   // Throughput for the telemetry: images counted by the point loop, read every sample.
   let counted = 0;
@@ -157,7 +159,10 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
       });
       try {
         // fitBatchSize ruled this out; kept so a sweep can never measure nothing silently.
-        if (loader.length === 0) throw new BetonError('TOO_FEW_SAMPLES', `${plan.file} has fewer samples than one batch of ${cfg.batchSize}`, { hint: `Pass --batch-sizes ${dataset.numSamples} or less.` });
+        if (loader.length === 0)
+          throw new BetonError('TOO_FEW_SAMPLES', `${plan.file} has fewer samples than one batch of ${cfg.batchSize}`, {
+            hint: `Pass --batch-sizes ${dataset.numSamples} or less.`,
+          });
         // Warm-up: the first batches pay for worker start-up and cold caches.
         let warm = 0;
         outer: while (warm < plan.warmupBatches) {
@@ -195,7 +200,10 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
         const waits = after.waitMs.slice(before.waitMs.length);
         const mine = telemetry.samples().slice(sampleFrom);
         const cores = mine[0]?.cpuPerCore.length ?? 0;
-        const cpuPerCore = Array.from({ length: cores }, (_, c) => mine.reduce((s, x) => s + (x.cpuPerCore[c] ?? 0), 0) / Math.max(1, mine.length));
+        const cpuPerCore = Array.from(
+          { length: cores },
+          (_, c) => mine.reduce((s, x) => s + (x.cpuPerCore[c] ?? 0), 0) / Math.max(1, mine.length),
+        );
         const gpuVals = mine.flatMap((s) => s.gpus.map((g) => g.utilPercent));
         const point: PointResult = {
           index,
@@ -225,5 +233,18 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
     // Also on failure: no sampler (or nvidia-smi child) outlives the run.
     samples = await telemetry.stop();
   }
-  return { kind: 'sweep', startedAt, finishedAt: new Date().toISOString(), status, plan, machine, dataset, points, samples, verdict: points.length ? diagnose(points, samples, machine, { dataset, ...(plan.batchesAhead !== undefined ? { batchesAhead: plan.batchesAhead } : {}) }) : null };
+  return {
+    kind: 'sweep',
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    status,
+    plan,
+    machine,
+    dataset,
+    points,
+    samples,
+    verdict: points.length
+      ? diagnose(points, samples, machine, { dataset, ...(plan.batchesAhead !== undefined ? { batchesAhead: plan.batchesAhead } : {}) })
+      : null,
+  };
 }

@@ -87,7 +87,8 @@ export async function startTelemetry(o: TelemetryOptions): Promise<Telemetry> {
       rssBytes: p.rssBytes ?? 0,
       diskReadBytes: p.diskReadBytes ?? 0,
       gpus: g,
-      processCpu: p.cpuMs == null || cpuPerCore.length === 0 || !(windowMs > 0) ? null : Math.min(1, p.cpuMs / (windowMs * cpuPerCore.length)),
+      processCpu:
+        p.cpuMs == null || cpuPerCore.length === 0 || !(windowMs > 0) ? null : Math.min(1, p.cpuMs / (windowMs * cpuPerCore.length)),
       waitMsPerStep: o.waitPerStep ? o.waitPerStep() : null,
     };
     samples.push(s);
@@ -98,17 +99,20 @@ export async function startTelemetry(o: TelemetryOptions): Promise<Telemetry> {
     if (stopped) return;
     k++;
     const due = t0 + k * interval;
-    timer = setTimeout(() => {
-      if (stopped) return;
-      if (inFlight == null) {
-        inFlight = take()
-          .catch(() => undefined) // a failed read skips one sample; telemetry must not crash the run
-          .finally(() => (inFlight = null));
-      }
-      // Skip the slots a slow tick overran, so ticks stay on the grid.
-      while (t0 + (k + 1) * interval <= performance.now()) k++;
-      schedule();
-    }, Math.max(0, due - performance.now()));
+    timer = setTimeout(
+      () => {
+        if (stopped) return;
+        if (inFlight == null) {
+          inFlight = take()
+            .catch(() => undefined) // a failed read skips one sample; telemetry must not crash the run
+            .finally(() => (inFlight = null));
+        }
+        // Skip the slots a slow tick overran, so ticks stay on the grid.
+        while (t0 + (k + 1) * interval <= performance.now()) k++;
+        schedule();
+      },
+      Math.max(0, due - performance.now()),
+    );
   };
   schedule();
 

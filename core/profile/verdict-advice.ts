@@ -45,10 +45,14 @@ export function moreWorkers(points: readonly PointResult[], best: PointResult, m
   const w = best.config.workers;
   if (s && s.bestIsMax && s.gain >= THRESHOLDS.scalingGain) {
     const next = Math.max(w + 1, Math.min(2 * w, machine.cores));
-    const room = w < machine.cores ? `try ${next} (the machine has ${machine.cores} logical cores)` : `the machine has only ${machine.cores} logical cores: a bigger machine would help`;
+    const room =
+      w < machine.cores
+        ? `try ${next} (the machine has ${machine.cores} logical cores)`
+        : `the machine has only ${machine.cores} logical cores: a bigger machine would help`;
     return `More workers: ${s.lower.config.workers} → ${f.count(w, 'worker')} raised throughput ${f.ips(s.lower.imagesPerSec)} → ${f.ips(best.imagesPerSec)} (+${f.pct(s.gain)}); ${room}.`;
   }
-  if (!s && w < machine.cores) return `More workers: only ${f.count(w, 'worker')} for ${f.count(machine.cores, 'logical core')}; sweep workers up to ${machine.cores} (Profile → Workers, beton profile --workers).`;
+  if (!s && w < machine.cores)
+    return `More workers: only ${f.count(w, 'worker')} for ${f.count(machine.cores, 'logical core')}; sweep workers up to ${machine.cores} (Profile → Workers, beton profile --workers).`;
   return null;
 }
 
@@ -68,7 +72,12 @@ export function fitsInRam(dataset: DatasetInfo | null, machine: MachineInfo): bo
  * osCache and order advice. `measuredOnly`: just what the grid compared — when storage is not
  * the problem, advice from the file's size alone would be beside the point.
  */
-export function cacheAdvice(points: readonly PointResult[], dataset: DatasetInfo | null, machine: MachineInfo, measuredOnly = false): string[] {
+export function cacheAdvice(
+  points: readonly PointResult[],
+  dataset: DatasetInfo | null,
+  machine: MachineInfo,
+  measuredOnly = false,
+): string[] {
   const out: string[] = [];
   const byCache = bestBy(points, 'osCache');
   const on = byCache.get(true);
@@ -78,16 +87,22 @@ export function cacheAdvice(points: readonly PointResult[], dataset: DatasetInfo
   if (on && off) {
     const better = on.imagesPerSec >= off.imagesPerSec ? on : off;
     const worse = better === on ? off : on;
-    out.push(`osCache ${better.config.osCache ? 'on' : 'off'}: ${f.ips(better.imagesPerSec)} against ${f.ips(worse.imagesPerSec)} with it ${worse.config.osCache ? 'on' : 'off'} (best of each; Profile → Cache, beton profile --os-cache, the loader's osCache).`);
+    out.push(
+      `osCache ${better.config.osCache ? 'on' : 'off'}: ${f.ips(better.imagesPerSec)} against ${f.ips(worse.imagesPerSec)} with it ${worse.config.osCache ? 'on' : 'off'} (best of each; Profile → Cache, beton profile --os-cache, the loader's osCache).`,
+    );
   } else if (fits === true && !measuredOnly) {
-    out.push(`osCache on: ${size} fits in ${f.bytes(machine.ramBytes)} of RAM, so after the first epoch every read is served from the page cache (Profile → Cache "OS page cache", beton profile --os-cache on, the loader's osCache).`);
+    out.push(
+      `osCache on: ${size} fits in ${f.bytes(machine.ramBytes)} of RAM, so after the first epoch every read is served from the page cache (Profile → Cache "OS page cache", beton profile --os-cache on, the loader's osCache).`,
+    );
   }
   if (fits === false && !measuredOnly) {
     const byOrder = bestBy(points, 'order');
     const q = byOrder.get('quasi_random');
     const r = byOrder.get('random');
     const measured = q && r ? ` (measured: ${f.ips(q.imagesPerSec)} quasi_random against ${f.ips(r.imagesPerSec)} random)` : '';
-    out.push(`order quasi_random with osCache off: ${size} is larger than ${f.pct(THRESHOLDS.ramFit)} of the ${f.bytes(machine.ramBytes)} RAM, so random order keeps missing the page cache; quasi_random reads whole pages in runs${measured}.`);
+    out.push(
+      `order quasi_random with osCache off: ${size} is larger than ${f.pct(THRESHOLDS.ramFit)} of the ${f.bytes(machine.ramBytes)} RAM, so random order keeps missing the page cache; quasi_random reads whole pages in runs${measured}.`,
+    );
   }
   return out;
 }
@@ -99,16 +114,27 @@ export function cacheAdvice(points: readonly PointResult[], dataset: DatasetInfo
 export function decodeAdvice(best: PointResult | null, machine: MachineInfo, cpusSaturated = false): string[] {
   const out: string[] = [];
   // Saturated CPUs have no core to spare: more workers would only share them.
-  if (best && best.config.workers < machine.cores && !cpusSaturated) out.push(`Use every core: ${f.count(best.config.workers, 'worker')} on ${f.count(machine.cores, 'logical core')} (Profile → Workers, beton profile --workers ${machine.cores}).`);
-  out.push('Store images raw: rebuild with Write mode raw (Sources; beton build --write-mode raw), or smart with a higher Smart threshold (--smart-threshold), or proportion with a lower Compress p. (--compress-probability); raw images skip JPEG decoding at the cost of disk and RAM.');
-  out.push('Lower Max resolution at build time (Sources; beton build --max-resolution): decoding and resizing cost grows with the stored pixels, and most pipelines crop far smaller.');
-  out.push('If the file was built with Pass-through (--pass-through), its JPEGs are the full-size sources: rebuild without it and with a Max resolution (--max-resolution) to store smaller ones.');
+  if (best && best.config.workers < machine.cores && !cpusSaturated)
+    out.push(
+      `Use every core: ${f.count(best.config.workers, 'worker')} on ${f.count(machine.cores, 'logical core')} (Profile → Workers, beton profile --workers ${machine.cores}).`,
+    );
+  out.push(
+    'Store images raw: rebuild with Write mode raw (Sources; beton build --write-mode raw), or smart with a higher Smart threshold (--smart-threshold), or proportion with a lower Compress p. (--compress-probability); raw images skip JPEG decoding at the cost of disk and RAM.',
+  );
+  out.push(
+    'Lower Max resolution at build time (Sources; beton build --max-resolution): decoding and resizing cost grows with the stored pixels, and most pipelines crop far smaller.',
+  );
+  out.push(
+    'If the file was built with Pass-through (--pass-through), its JPEGs are the full-size sources: rebuild without it and with a Max resolution (--max-resolution) to store smaller ones.',
+  );
   return out;
 }
 
 export function diskAdvice(points: readonly PointResult[], dataset: DatasetInfo | null, machine: MachineInfo): string[] {
   const out = cacheAdvice(points, dataset, machine);
-  out.push('Smaller files read faster: store JPEG (Sources → Write mode jpg or smart, a lower JPEG quality or Max resolution; beton build --write-mode jpg --jpeg-quality --max-resolution) to trade CPU for bytes.');
+  out.push(
+    'Smaller files read faster: store JPEG (Sources → Write mode jpg or smart, a lower JPEG quality or Max resolution; beton build --write-mode jpg --jpeg-quality --max-resolution) to trade CPU for bytes.',
+  );
   out.push('Put the file on faster storage (a local NVMe copy instead of a network or spinning disk).');
   return out;
 }

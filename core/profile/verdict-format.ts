@@ -25,4 +25,5 @@ export const count = (n: number, noun: string): string => `${n} ${noun}${n === 1
 /** Busy cores as the verdict quotes them ("2.0 of 2 logical cores busy"), one formatting for summary and evidence. */
 export const cores = (busy: number, of: number): string => `${busy.toFixed(1)} of ${count(of, 'logical core')} busy`;
 
-export const config = (c: PointConfig): string => `${count(c.workers, 'worker')}, batch ${c.batchSize}, ${c.order}, ${c.osCache ? 'OS cache' : 'process cache'}`;
+export const config = (c: PointConfig): string =>
+  `${count(c.workers, 'worker')}, batch ${c.batchSize}, ${c.order}, ${c.osCache ? 'OS cache' : 'process cache'}`;

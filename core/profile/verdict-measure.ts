@@ -58,7 +58,12 @@ export function bestPoint(points: readonly PointResult[]): PointResult | null {
   return best;
 }
 
-export function measurePoint(p: PointResult, samples: readonly TelemetrySample[], machine: MachineInfo, dataset: DatasetInfo | null): Measures {
+export function measurePoint(
+  p: PointResult,
+  samples: readonly TelemetrySample[],
+  machine: MachineInfo,
+  dataset: DatasetInfo | null,
+): Measures {
   const own = samples.filter((s) => s.point === p.index);
   const perCore = p.cpuPerCore.length > 0 ? p.cpuPerCore : cpuOf(own);
   const cpuMean = mean(perCore);

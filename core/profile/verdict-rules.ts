@@ -64,7 +64,9 @@ export function factsOf(m: Measures): Facts {
 export function waitPhrase(x: Facts, m: Measures): string | null {
   if (x.waiting === null || !known(m.waitFraction) || !known(m.waitP50Ms) || !known(m.stepMs)) return null;
   const detail = `(${f.ms(m.waitP50Ms)} of a ${f.ms(m.stepMs)} step)`;
-  return x.waiting ? `the consumer waits ${f.pct(m.waitFraction)} of each step for data ${detail}` : `the consumer waits only ${f.pct(m.waitFraction)} of each step ${detail}`;
+  return x.waiting
+    ? `the consumer waits ${f.pct(m.waitFraction)} of each step for data ${detail}`
+    : `the consumer waits only ${f.pct(m.waitFraction)} of each step ${detail}`;
 }
 
 /** "the CPUs are saturated (2.0 of 2 logical cores busy)" / "the CPUs are not saturated (…)". */
@@ -76,7 +78,9 @@ export function cpuPhrase(x: Facts, m: Measures): string | null {
 /** "storage is busy (420.0 MiB/s of reads)" / "storage is not busy (…)". */
 export function storagePhrase(x: Facts, m: Measures): string | null {
   if (x.storageBusy === null) return null;
-  const rate = known(m.diskBytesPerSec) ? `${f.bytes(m.diskBytesPerSec)}/s of reads` : `reads ${f.pct(m.diskFractionOfData ?? 0)} of the bytes consumed`;
+  const rate = known(m.diskBytesPerSec)
+    ? `${f.bytes(m.diskBytesPerSec)}/s of reads`
+    : `reads ${f.pct(m.diskFractionOfData ?? 0)} of the bytes consumed`;
   return `storage is ${x.storageBusy ? 'busy' : 'not busy'} (${rate})`;
 }
 
@@ -95,7 +99,10 @@ const join = (parts: Array<string | null>, sep = ', '): string => parts.filter(k
 export function saturationPhrase(x: Facts, m: Measures): string {
   const busy = [x.cpuSaturated ? cpuPhrase(x, m) : null, x.storageBusy ? storagePhrase(x, m) : null].filter(known);
   if (busy.length) return busy.join(' and ');
-  const quiet = [known(m.cpuBusyCores) ? f.cores(m.cpuBusyCores, m.cores) : null, known(m.diskBytesPerSec) ? `storage ${f.bytes(m.diskBytesPerSec)}/s` : null].filter(known);
+  const quiet = [
+    known(m.cpuBusyCores) ? f.cores(m.cpuBusyCores, m.cores) : null,
+    known(m.diskBytesPerSec) ? `storage ${f.bytes(m.diskBytesPerSec)}/s` : null,
+  ].filter(known);
   if (x.cpuSaturated === null && x.storageBusy === null) return 'no CPU or storage readings';
   return `nothing is saturated${quiet.length ? ` (${quiet.join(', ')})` : ''}`;
 }
@@ -129,7 +136,11 @@ export const RULES: readonly VerdictRule[] = [
     when:
       `sweeps: ${waits}, storage is not busy, and either the CPUs are saturated (mean above ${f.pct(T.cpuSaturated)}) or every worker is busy ` +
       `(≥ ${f.pct(T.workersBusy)} of wall time × workers) with busy cores ≥ ${T.cpuWorking} × min(workers, cores)`,
-    applies: (x) => x.mode === 'sweep' && x.waiting === true && x.storageBusy !== true && (x.cpuSaturated === true || (x.workersBusy === true && x.cpuWorking === true)),
+    applies: (x) =>
+      x.mode === 'sweep' &&
+      x.waiting === true &&
+      x.storageBusy !== true &&
+      (x.cpuSaturated === true || (x.workersBusy === true && x.cpuWorking === true)),
     summary: (x, m) => {
       const cpu = x.cpuSaturated
         ? `${cpuPhrase(x, m)}${x.workersBusy === false && known(m.workerBusyFraction) ? ` though the workers were busy only ${f.pct(m.workerBusyFraction)} (other processes share the CPUs)` : ''}`
@@ -157,10 +168,13 @@ export const RULES: readonly VerdictRule[] = [
     when: `${waits} and none of the above explains it; exec runs: the CPUs are saturated while the GPU is not busy (≤ ${T.gpuBusyPercent}%)`,
     applies: (x) => x.waiting === true || execStarved(x),
     summary: (x, m) => {
-      if (x.waiting === null) return `Input-bound: ${cpuPhrase(x, m)} while ${gpuPhrase(m)} — the CPU side (data loading, or the script's own Python work) is the limit.`;
+      if (x.waiting === null)
+        return `Input-bound: ${cpuPhrase(x, m)} while ${gpuPhrase(m)} — the CPU side (data loading, or the script's own Python work) is the limit.`;
       const state = join([cpuPhrase(x, m), storagePhrase(x, m), cachePhrase(x, m)]);
       const nothing = x.cpuSaturated !== true && x.storageBusy !== true && x.cacheCold !== true;
-      const why = nothing ? 'the loader cannot keep up although nothing is saturated: it needs more parallelism' : 'reading and decoding both take their share';
+      const why = nothing
+        ? 'the loader cannot keep up although nothing is saturated: it needs more parallelism'
+        : 'reading and decoding both take their share';
       return `Input-bound: ${waitPhrase(x, m)}${state ? `; ${state}` : ''} — ${why}.`;
     },
   },

@@ -22,13 +22,19 @@ export interface DiagnoseOptions {
 function evidenceOf(m: Measures, pointsMeasured: number): string[] {
   const ev: string[] = [];
   // Points are numbered from 1 for people (their index counts from 0).
-  if (m.point) ev.push(`Best point #${m.point.index + 1} of ${pointsMeasured} (${f.config(m.point.config)}): ${f.ips(m.point.imagesPerSec)} over ${m.point.seconds.toFixed(1)} s.`);
+  if (m.point)
+    ev.push(
+      `Best point #${m.point.index + 1} of ${pointsMeasured} (${f.config(m.point.config)}): ${f.ips(m.point.imagesPerSec)} over ${m.point.seconds.toFixed(1)} s.`,
+    );
   else if (m.imagesPerSec != null) ev.push(`The command reported ${f.ips(m.imagesPerSec)} on average while it produced images.`);
   else ev.push('The command reported no throughput.');
   if (m.waitP50Ms != null && m.stepMs != null && m.waitFraction != null) {
-    ev.push(`The consumer waited ${f.ms(m.waitP50Ms)} per batch (median; p95 ${f.ms(m.waitP95Ms ?? m.waitP50Ms)}) of a ${f.ms(m.stepMs)} step: ${f.pct(m.waitFraction)} of its time.`);
+    ev.push(
+      `The consumer waited ${f.ms(m.waitP50Ms)} per batch (median; p95 ${f.ms(m.waitP95Ms ?? m.waitP50Ms)}) of a ${f.ms(m.stepMs)} step: ${f.pct(m.waitFraction)} of its time.`,
+    );
   }
-  if (m.workerBusyFraction != null && m.point) ev.push(`Workers were busy ${f.pct(m.workerBusyFraction)} of the time (${f.count(m.point.config.workers, 'worker')}).`);
+  if (m.workerBusyFraction != null && m.point)
+    ev.push(`Workers were busy ${f.pct(m.workerBusyFraction)} of the time (${f.count(m.point.config.workers, 'worker')}).`);
   if (m.cpuBusyCores != null && m.cpuMean != null) ev.push(`CPU: ${f.cores(m.cpuBusyCores, m.cores)} (${f.pct(m.cpuMean)}).`);
   if (m.diskBytesPerSec != null) {
     const share = m.diskFractionOfData != null ? `, ${f.pct(m.diskFractionOfData)} of the bytes the samples occupy` : '';
@@ -41,7 +47,13 @@ function evidenceOf(m: Measures, pointsMeasured: number): string[] {
 
 /** The fewest workers within 5% of the best, everything else equal: the CPU that can go back to training. */
 function fewerWorkers(points: readonly PointResult[], best: PointResult): string | null {
-  const row = points.filter((p) => p.images > 0 && p.config.batchSize === best.config.batchSize && p.config.order === best.config.order && p.config.osCache === best.config.osCache);
+  const row = points.filter(
+    (p) =>
+      p.images > 0 &&
+      p.config.batchSize === best.config.batchSize &&
+      p.config.order === best.config.order &&
+      p.config.osCache === best.config.osCache,
+  );
   const enough = row.filter((p) => p.imagesPerSec >= 0.95 * best.imagesPerSec).sort((a, b) => a.config.workers - b.config.workers)[0];
   if (!enough || enough.config.workers >= best.config.workers) return null;
   return `Fewer workers: ${f.count(enough.config.workers, 'worker')} already give ${f.ips(enough.imagesPerSec)} (${f.pct(enough.imagesPerSec / best.imagesPerSec)} of the best); the spare cores can go to the training process.`;
@@ -59,7 +71,16 @@ function batchesAheadAdvice(m: Measures, current: number): string | null {
 }
 
 /** Advice for a verdict, most promising first (null entries are dropped). */
-function adviceFor(kind: VerdictKind, x: Facts, m: Measures, all: readonly PointResult[], best: PointResult | null, machine: MachineInfo, dataset: DatasetInfo | null, batchesAhead: number): Array<string | null> {
+function adviceFor(
+  kind: VerdictKind,
+  x: Facts,
+  m: Measures,
+  all: readonly PointResult[],
+  best: PointResult | null,
+  machine: MachineInfo,
+  dataset: DatasetInfo | null,
+  batchesAhead: number,
+): Array<string | null> {
   switch (kind) {
     case 'gpu-bound':
       return [
@@ -81,7 +102,9 @@ function adviceFor(kind: VerdictKind, x: Facts, m: Measures, all: readonly Point
       return [...diskAdvice(all, dataset, machine), best ? moreWorkers(all, best, machine) : null];
     case 'input-bound':
       if (x.waiting === null) {
-        return [`Give the training script's data loader more workers (its num_workers), up to the ${f.count(machine.cores, 'logical core')}, or make its per-sample work cheaper (see decode advice: store raw or smaller images).`];
+        return [
+          `Give the training script's data loader more workers (its num_workers), up to the ${f.count(machine.cores, 'logical core')}, or make its per-sample work cheaper (see decode advice: store raw or smaller images).`,
+        ];
       }
       return [
         best ? moreWorkers(all, best, machine) : null,
@@ -90,11 +113,15 @@ function adviceFor(kind: VerdictKind, x: Facts, m: Measures, all: readonly Point
         ...cacheAdvice(all, dataset, machine, x.storageBusy !== true && x.cacheCold !== true),
       ];
     case 'unknown':
-      return ['Run on a machine where nvidia-smi works, or profile the loader itself with a sweep (beton profile FILE, or the Profile screen\'s loader sweep).'];
+      return [
+        "Run on a machine where nvidia-smi works, or profile the loader itself with a sweep (beton profile FILE, or the Profile screen's loader sweep).",
+      ];
     case 'balanced': {
       const scaling = best ? stepDown(all, best, 'workers') : null;
       return [
-        best ? `Keep ${f.config(best.config)}: ${f.ips(best.imagesPerSec)}.` : 'The limit is in the training step itself (Python overhead, synchronisation, small batches): a larger batch or fewer host-device syncs.',
+        best
+          ? `Keep ${f.config(best.config)}: ${f.ips(best.imagesPerSec)}.`
+          : 'The limit is in the training step itself (Python overhead, synchronisation, small batches): a larger batch or fewer host-device syncs.',
         scaling && scaling.bestIsMax && scaling.gain >= T.scalingGain ? moreWorkers(all, best!, machine) : null,
         best ? largerBatch(all, best) : null,
       ];
@@ -109,11 +136,21 @@ const compact = (xs: Array<string | null>): string[] => xs.filter((x): x is stri
  * points, from an exec run's samples. Pure; the rules are RULES (verdict-rules.ts), shown in
  * docs/profiler.md.
  */
-export function diagnose(points: readonly PointResult[], samples: readonly TelemetrySample[], machine: MachineInfo, opts: DiagnoseOptions = {}): Verdict {
+export function diagnose(
+  points: readonly PointResult[],
+  samples: readonly TelemetrySample[],
+  machine: MachineInfo,
+  opts: DiagnoseOptions = {},
+): Verdict {
   const dataset = opts.dataset ?? null;
   const best = bestPoint(points);
   if (!best && samples.length === 0) {
-    return { kind: 'unknown', summary: 'Nothing was measured: no grid point loaded any image and there are no telemetry samples.', evidence: [], advice: ['Run a sweep with at least one point, or an exec run that lasts a few seconds.'] };
+    return {
+      kind: 'unknown',
+      summary: 'Nothing was measured: no grid point loaded any image and there are no telemetry samples.',
+      evidence: [],
+      advice: ['Run a sweep with at least one point, or an exec run that lasts a few seconds.'],
+    };
   }
   const m = best ? measurePoint(best, samples, machine, dataset) : measureExec(samples, machine);
   const x = factsOf(m);

@@ -26,7 +26,7 @@ export function datasetContentSha256(file: string): string {
     const fields = Buffer.alloc(HEADER_SIZE + FIELD_DESCRIPTOR_SIZE * h.numFields);
     hash.update(fields.subarray(0, readSync(fd, fields, 0, fields.length, 0)));
     const buf = Buffer.alloc(CHUNK);
-    for (let pos = Math.min(h.allocTablePtr, size); pos < size; ) {
+    for (let pos = Math.min(h.allocTablePtr, size); pos < size;) {
       const n = readSync(fd, buf, 0, Math.min(CHUNK, size - pos), pos);
       if (n === 0) break;
       hash.update(buf.subarray(0, n));

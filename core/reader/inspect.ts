@@ -70,7 +70,7 @@ export function fileRegions(reader: Reader, hash: boolean): Region[] {
       for (const reg of list) {
         const h = createHash('sha256');
         const buf = new Uint8Array(1 << 20);
-        for (let done = 0; done < reg.size; ) {
+        for (let done = 0; done < reg.size;) {
           const n = readSync(fd, buf, 0, Math.min(buf.byteLength, reg.size - done), reg.offset + done);
           if (n <= 0) break;
           h.update(buf.subarray(0, n));

@@ -88,7 +88,11 @@ export class Reader {
     const read = (offset: number, length: number): Uint8Array => {
       const buf = new Uint8Array(length);
       const n = readSync(fd, buf, 0, length, offset);
-      if (n !== length) throw new BetonFormatError('TRUNCATED', `${file}: expected ${length} bytes at offset ${offset}, file ends at ${size}`, { file, offset });
+      if (n !== length)
+        throw new BetonFormatError('TRUNCATED', `${file}: expected ${length} bytes at offset ${offset}, file ends at ${size}`, {
+          file,
+          offset,
+        });
       return buf;
     };
     const err = (code: ConstructorParameters<typeof BetonFormatError>[0], msg: string, offset?: number): never => {
@@ -98,12 +102,20 @@ export class Reader {
     const header = decodeHeader(read(0, Math.min(size, HEADER_SIZE)), file);
     const ps = header.pageSize;
     if (!isPowerOfTwo(ps) || ps < MIN_READER_PAGE_SIZE || ps > MAX_PAGE_SIZE) {
-      err('BAD_PAGE_SIZE', `page size ${ps} is not a power of two between ${MIN_READER_PAGE_SIZE} and 2^31; the header is corrupt or this is not a .beton file`, 4);
+      err(
+        'BAD_PAGE_SIZE',
+        `page size ${ps} is not a power of two between ${MIN_READER_PAGE_SIZE} and 2^31; the header is corrupt or this is not a .beton file`,
+        4,
+      );
     }
     if (header.numFields === 0) err('BAD_HEADER', 'the header declares 0 fields; the file is corrupt', 2);
     const tableEnd = HEADER_SIZE + FIELD_DESCRIPTOR_SIZE * header.numFields;
     if (tableEnd > size) {
-      err('TRUNCATED', `the field table of ${header.numFields} fields ends at byte ${tableEnd}, past the end of the file (${size} bytes); the file is truncated`, HEADER_SIZE);
+      err(
+        'TRUNCATED',
+        `the field table of ${header.numFields} fields ends at byte ${tableEnd}, past the end of the file (${size} bytes); the file is truncated`,
+        HEADER_SIZE,
+      );
     }
     const table = read(HEADER_SIZE, tableEnd - HEADER_SIZE);
     const fields: NamedField[] = [];
@@ -130,7 +142,8 @@ export class Reader {
     const N = header.numSamples;
     const T = header.allocTablePtr;
     const reg = regions(fields.length, N, layout.size, ps);
-    if (T > size) err('TRUNCATED', `the allocation table should start at byte ${T} but the file has only ${size} bytes; the file is truncated`, 16);
+    if (T > size)
+      err('TRUNCATED', `the allocation table should start at byte ${T} but the file has only ${size} bytes; the file is truncated`, 16);
     if (reg.metadataEnd > T) {
       err(
         'BAD_HEADER',
@@ -139,10 +152,18 @@ export class Reader {
       );
     }
     if (T !== reg.metadataEnd && (T < reg.dataStart || (T - reg.dataStart) % ps !== 0)) {
-      err('BAD_HEADER', `alloc_table_ptr ${T} is neither the end of the metadata (${reg.metadataEnd}) nor a page boundary after the first page (${reg.dataStart})`, 16);
+      err(
+        'BAD_HEADER',
+        `alloc_table_ptr ${T} is neither the end of the metadata (${reg.metadataEnd}) nor a page boundary after the first page (${reg.dataStart})`,
+        16,
+      );
     }
     if ((size - T) % ALLOC_ENTRY_SIZE !== 0) {
-      err('TRUNCATED', `the allocation table (${size - T} bytes from ${T}) is not a whole number of 24-byte entries; the file is truncated or has trailing bytes`, T);
+      err(
+        'TRUNCATED',
+        `the allocation table (${size - T} bytes from ${T}) is not a whole number of 24-byte entries; the file is truncated or has trailing bytes`,
+        T,
+      );
     }
     const metadata = read(reg.metadata.offset, reg.metadata.size);
     checkRecordPadding(metadata, layout, fields, N, (i, at, v) =>
@@ -161,9 +182,18 @@ export class Reader {
       const sampleId = readU64(view, off, file);
       const ptr = readU64(view, off + 8, file);
       const asize = readU64(view, off + 16, file);
-      if (sampleId >= N) err('BAD_ALLOC_TABLE', `allocation entry ${k} names sample ${sampleId}, but the header says num_samples = ${N}; num_samples or the table is corrupt`, T + off);
+      if (sampleId >= N)
+        err(
+          'BAD_ALLOC_TABLE',
+          `allocation entry ${k} names sample ${sampleId}, but the header says num_samples = ${N}; num_samples or the table is corrupt`,
+          T + off,
+        );
       if (asize > 0 && (ptr < reg.dataStart || ptr + asize > T)) {
-        err('BAD_ALLOC_TABLE', `allocation entry ${k} spans bytes ${ptr}..${ptr + asize}, outside the data pages (${reg.dataStart}..${T})`, T + off);
+        err(
+          'BAD_ALLOC_TABLE',
+          `allocation entry ${k} spans bytes ${ptr}..${ptr + asize}, outside the data pages (${reg.dataStart}..${T})`,
+          T + off,
+        );
       }
       allocations.sampleIds[k] = sampleId;
       allocations.ptrs[k] = ptr;
@@ -173,27 +203,43 @@ export class Reader {
     // shorter table means the file lost its tail at an entry boundary.
     const heapFields = fields.filter((f) => f.field.pointerOffset !== null && f.field.typeId !== 255).length;
     if (allocations.length < N * heapFields) {
-      err('TRUNCATED', `the allocation table has ${allocations.length} entries but the samples own ${N * heapFields} heap objects; the file is truncated`, T);
+      err(
+        'TRUNCATED',
+        `the allocation table has ${allocations.length} entries but the samples own ${N * heapFields} heap objects; the file is truncated`,
+        T,
+      );
     }
     // With built-in fields only, the count is exact, per sample too: more entries, or a
     // sample owning more, means the table or num_fields/num_samples is wrong. (A custom
     // field may allocate any number of objects.)
     if (fields.every((f) => f.field.typeId !== 255)) {
       if (allocations.length > N * heapFields) {
-        err('BAD_ALLOC_TABLE', `the allocation table has ${allocations.length} entries but the ${N} samples own ${N * heapFields} heap objects (${heapFields} per sample); the table, num_fields or num_samples is wrong`, T);
+        err(
+          'BAD_ALLOC_TABLE',
+          `the allocation table has ${allocations.length} entries but the ${N} samples own ${N * heapFields} heap objects (${heapFields} per sample); the table, num_fields or num_samples is wrong`,
+          T,
+        );
       }
       const owned = heapFields < 255 ? new Uint8Array(N) : new Uint32Array(N);
       for (let k = 0; k < count; k++) {
         const id = allocations.sampleIds[k]!;
         if (++owned[id]! > heapFields) {
-          err('BAD_ALLOC_TABLE', `allocation entry ${k}: sample ${id} owns more than its ${heapFields} heap objects; the allocation table is corrupt`, T + k * ALLOC_ENTRY_SIZE);
+          err(
+            'BAD_ALLOC_TABLE',
+            `allocation entry ${k}: sample ${id} owns more than its ${heapFields} heap objects; the allocation table is corrupt`,
+            T + k * ALLOC_ENTRY_SIZE,
+          );
         }
       }
     }
     // Pages are only ever taken for an object of at least one byte: without one, the table
     // follows the metadata directly (FFCV's writer never pads a file that has no page).
     if (T !== reg.metadataEnd && !allocations.sizes.some((s) => s > 0)) {
-      err('BAD_HEADER', `alloc_table_ptr is ${T}, but no heap object has any bytes, so the table must follow the metadata at ${reg.metadataEnd}; num_fields, num_samples or alloc_table_ptr is wrong`, 16);
+      err(
+        'BAD_HEADER',
+        `alloc_table_ptr is ${T}, but no heap object has any bytes, so the table must follow the metadata at ${reg.metadataEnd}; num_fields, num_samples or alloc_table_ptr is wrong`,
+        16,
+      );
     }
     const reader = new Reader(file, fd, size, header, fields, layout, reg, metadata, allocations, ctx);
     reader.checkPointers();
@@ -214,7 +260,11 @@ export class Reader {
     const overlap = this.allocIndex.firstOverlap();
     if (overlap) {
       const [ptr, size, next] = overlap;
-      throw new BetonFormatError('BAD_ALLOC_TABLE', `${this.path}: the allocation table has an object at ${ptr} of ${size} bytes overlapping the next one at ${next}; the table is corrupt`, { file: this.path, offset: T });
+      throw new BetonFormatError(
+        'BAD_ALLOC_TABLE',
+        `${this.path}: the allocation table has an object at ${ptr} of ${size} bytes overlapping the next one at ${next}; the table is corrupt`,
+        { file: this.path, offset: T },
+      );
     }
     // Metadata-only fields (int, float) own no object: a tabular file skips the whole walk.
     const heapFields = this.fields.flatMap((d, f) => (d.field.pointerOffset === null ? [] : [f]));
@@ -238,15 +288,23 @@ export class Reader {
         if (this.fields[f]!.field.typeId === 255) continue;
         const k = this.allocIndex.indexOf(ref.ptr);
         if (k < 0) bad(`points at byte ${ref.ptr}, where no allocation starts; the metadata or the allocation table is corrupt`);
-        if (this.allocIndex.ownerOf(k) !== i) bad(`the object at ${ref.ptr} belongs to sample ${this.allocIndex.ownerOf(k)} in the allocation table; num_fields, a field type or the metadata is wrong`);
-        if (this.allocIndex.sizeOf(k) !== ref.size) bad(`the metadata implies an object of ${ref.size} bytes at ${ref.ptr}, the allocation table says ${this.allocIndex.sizeOf(k)}; the metadata (size, shape, width/height) or the table is corrupt`);
+        if (this.allocIndex.ownerOf(k) !== i)
+          bad(
+            `the object at ${ref.ptr} belongs to sample ${this.allocIndex.ownerOf(k)} in the allocation table; num_fields, a field type or the metadata is wrong`,
+          );
+        if (this.allocIndex.sizeOf(k) !== ref.size)
+          bad(
+            `the metadata implies an object of ${ref.size} bytes at ${ref.ptr}, the allocation table says ${this.allocIndex.sizeOf(k)}; the metadata (size, shape, width/height) or the table is corrupt`,
+          );
       }
     }
   }
 
   private checkIndex(i: number): void {
     if (!Number.isInteger(i) || i < 0 || i >= this.numSamples) {
-      throw new BetonFormatError('SAMPLE_OUT_OF_RANGE', `${this.path}: sample ${i} does not exist (the file has ${this.numSamples})`, { file: this.path });
+      throw new BetonFormatError('SAMPLE_OUT_OF_RANGE', `${this.path}: sample ${i} does not exist (the file has ${this.numSamples})`, {
+        file: this.path,
+      });
     }
   }
 
@@ -289,7 +347,8 @@ export class Reader {
     const buf = new Uint8Array(ref.size);
     if (ref.size === 0) return buf;
     const n = readSync(this.handle(), buf, 0, ref.size, ref.ptr);
-    if (n !== ref.size) throw new BetonFormatError('TRUNCATED', `${this.path}: short read at ${ref.ptr}`, { file: this.path, offset: ref.ptr });
+    if (n !== ref.size)
+      throw new BetonFormatError('TRUNCATED', `${this.path}: short read at ${ref.ptr}`, { file: this.path, offset: ref.ptr });
     return buf;
   }
 
@@ -302,7 +361,10 @@ export class Reader {
       return this.fields[idx]!.field.decode(this.fieldMetadata(i, idx), heap, this.ctx);
     } catch (e) {
       const err = e as Error;
-      throw new BetonFormatError('CORRUPT_DATA', `${this.path}: sample ${i}, field "${this.fields[idx]!.name}": ${err.message}`, { file: this.path, sample: i });
+      throw new BetonFormatError('CORRUPT_DATA', `${this.path}: sample ${i}, field "${this.fields[idx]!.name}": ${err.message}`, {
+        file: this.path,
+        sample: i,
+      });
     }
   }
 
@@ -316,7 +378,10 @@ export class Reader {
 
   fieldIndex(name: string): number {
     const i = this.fields.findIndex((f) => f.name === name);
-    if (i < 0) throw new BetonFormatError('BAD_FIELD', `${this.path}: no field "${name}" (fields: ${this.fields.map((f) => f.name).join(', ')})`, { file: this.path });
+    if (i < 0)
+      throw new BetonFormatError('BAD_FIELD', `${this.path}: no field "${name}" (fields: ${this.fields.map((f) => f.name).join(', ')})`, {
+        file: this.path,
+      });
     return i;
   }
 
@@ -338,7 +403,13 @@ export class Reader {
  * fills its metadata from zeroed shared memory, so padding is always 0. Data there means
  * the record layout rebuilt from the field table is not the one the file was written with.
  */
-function checkRecordPadding(metadata: Uint8Array, layout: RecordLayout, fields: readonly NamedField[], n: number, bad: (sample: number, at: number, value: number) => never): void {
+function checkRecordPadding(
+  metadata: Uint8Array,
+  layout: RecordLayout,
+  fields: readonly NamedField[],
+  n: number,
+  bad: (sample: number, at: number, value: number) => never,
+): void {
   const covered = new Uint8Array(layout.size);
   fields.forEach((f, k) => covered.fill(1, layout.offsets[k]!, layout.offsets[k]! + f.field.metadata.size));
   const pad: number[] = [];

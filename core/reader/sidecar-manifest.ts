@@ -27,11 +27,19 @@ export function readSidecarManifest(betonPath: string, contentSha256?: string): 
   const r = DatasetManifest.safeParse(json);
   if (!r.success) {
     const issue = r.error.issues[0];
-    return { status: 'corrupt', path, note: `${path} is not a dataset manifest (${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'bad shape'}); class names are not shown` };
+    return {
+      status: 'corrupt',
+      path,
+      note: `${path} is not a dataset manifest (${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'bad shape'}); class names are not shown`,
+    };
   }
   const m = r.data;
   if (m.format !== MANIFEST_FORMAT || m.version > MANIFEST_VERSION) {
-    return { status: 'corrupt', path, note: `${path} is manifest version ${m.version}, newer than this reader (${MANIFEST_VERSION}); update beton-studio to read it` };
+    return {
+      status: 'corrupt',
+      path,
+      note: `${path} is manifest version ${m.version}, newer than this reader (${MANIFEST_VERSION}); update beton-studio to read it`,
+    };
   }
   const actual = contentSha256 ?? datasetContentSha256(betonPath);
   if (actual !== m.beton.contentSha256) {

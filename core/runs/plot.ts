@@ -29,7 +29,13 @@ interface Frame {
   bottom: number;
 }
 
-const frame = (height: number, legendWidth: number, bottomMargin = 58): Frame => ({ height, left: 78, right: WIDTH - 24 - legendWidth, top: 48, bottom: height - bottomMargin });
+const frame = (height: number, legendWidth: number, bottomMargin = 58): Frame => ({
+  height,
+  left: 78,
+  right: WIDTH - 24 - legendWidth,
+  top: 48,
+  bottom: height - bottomMargin,
+});
 
 export function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
@@ -131,7 +137,13 @@ function throughputChart(points: readonly PointResult[], height: number): string
   const workers = [...new Set(points.map((p) => p.config.workers))].sort((a, b) => a - b);
   const slot = (f.right - f.left) / workers.length;
   const x = (w: number): number => f.left + slot * (workers.indexOf(w) + 0.5);
-  const ticks = niceTicks(0, maxOf(points.map((p) => p.imagesPerSec), 0) * 1.08);
+  const ticks = niceTicks(
+    0,
+    maxOf(
+      points.map((p) => p.imagesPerSec),
+      0,
+    ) * 1.08,
+  );
   const ax = yAxis(f, ticks, 'Images/s');
   out.push(ax.svg);
   for (const w of workers) out.push(text(x(w), f.bottom + 18, String(w), `text-anchor="middle" font-size="12" fill="${MUTED}"`));
@@ -147,20 +159,30 @@ function throughputChart(points: readonly PointResult[], height: number): string
     for (const p of sorted) {
       // Points counted from 1 as everywhere else people read them; "1 worker", not "1 workers".
       const tip = `#${p.index + 1}: ${p.config.workers} worker${p.config.workers === 1 ? '' : 's'}, ${seriesLabel(p.config)}: ${Math.round(p.imagesPerSec)} images/s, wait p50 ${p.waitP50Ms.toFixed(1)} ms`;
-      out.push(`<circle cx="${r2(x(p.config.workers))}" cy="${r2(ax.y(p.imagesPerSec))}" r="4" fill="${color}"><title>${esc(tip)}</title></circle>`);
+      out.push(
+        `<circle cx="${r2(x(p.config.workers))}" cy="${r2(ax.y(p.imagesPerSec))}" r="4" fill="${color}"><title>${esc(tip)}</title></circle>`,
+      );
     }
   });
   const bx = x(best.config.workers);
   const by = ax.y(best.imagesPerSec);
   out.push(`<circle cx="${r2(bx)}" cy="${r2(by)}" r="8" fill="none" stroke="${INK}" stroke-width="1.5"/>`);
-  out.push(text(bx, by - 13, `best ${fmtNum(best.imagesPerSec)} img/s`, `text-anchor="middle" font-size="12" font-weight="600" fill="${INK}"`));
+  out.push(
+    text(bx, by - 13, `best ${fmtNum(best.imagesPerSec)} img/s`, `text-anchor="middle" font-size="12" font-weight="600" fill="${INK}"`),
+  );
   out.push(legend(f, items.slice(0, 14)));
-  if (items.length > 14) out.push(text(f.right + 24, f.top + 8 + 14 * 20 + 4, `… and ${items.length - 14} more`, `font-size="12" fill="${MUTED}"`));
+  if (items.length > 14)
+    out.push(text(f.right + 24, f.top + 8 + 14 * 20 + 4, `… and ${items.length - 14} more`, `font-size="12" fill="${MUTED}"`));
   return out.join('');
 }
 
 /** Path of a series over time, broken where the value is null. */
-function brokenPath(samples: readonly TelemetrySample[], x: (t: number) => number, y: (v: number) => number, value: (s: TelemetrySample) => number | null): string {
+function brokenPath(
+  samples: readonly TelemetrySample[],
+  x: (t: number) => number,
+  y: (v: number) => number,
+  value: (s: TelemetrySample) => number | null,
+): string {
   let d = '';
   let pen = false;
   for (const s of samples) {
@@ -175,7 +197,8 @@ function brokenPath(samples: readonly TelemetrySample[], x: (t: number) => numbe
   return d.trim();
 }
 
-const gpuMean = (s: TelemetrySample): number | null => (s.gpus.length ? s.gpus.reduce((a, g) => a + g.utilPercent, 0) / s.gpus.length : null);
+const gpuMean = (s: TelemetrySample): number | null =>
+  s.gpus.length ? s.gpus.reduce((a, g) => a + g.utilPercent, 0) / s.gpus.length : null;
 
 const maxOf = (xs: Iterable<number>, floor: number): number => {
   let m = floor;
@@ -215,17 +238,27 @@ export function thinSamples(samples: readonly TelemetrySample[], max: number): r
 }
 
 /** Images/s over time (and mean GPU utilisation, right axis), for one or more runs. */
-function timelineChart(input: ReadonlyArray<{ samples: readonly TelemetrySample[]; label: string; color: string }>, height: number, heading: string): string {
+function timelineChart(
+  input: ReadonlyArray<{ samples: readonly TelemetrySample[]; label: string; color: string }>,
+  height: number,
+  heading: string,
+): string {
   const f = frame(height, 230);
   const out = [title(f, heading)];
   const runs = input.map((r) => ({ ...r, samples: thinSamples(r.samples, Math.round((f.right - f.left) * 2)) }));
   const all = runs.flatMap((r) => r.samples);
   if (all.length === 0) return out.concat(emptyMessage(f, 'No telemetry samples in this run'), xLabel(f, 'Time (s)')).join('');
-  const tMax = maxOf(all.map((s) => s.t / 1000), 0.001);
+  const tMax = maxOf(
+    all.map((s) => s.t / 1000),
+    0.001,
+  );
   const xt = niceTicks(0, tMax, 8);
   const xHi = xt[xt.length - 1]!;
   const x = (tMs: number): number => f.left + (tMs / 1000 / xHi) * (f.right - f.left);
-  const ipsMax = maxOf(all.map((s) => s.imagesPerSec ?? 0), 0);
+  const ipsMax = maxOf(
+    all.map((s) => s.imagesPerSec ?? 0),
+    0,
+  );
   const ax = yAxis(f, niceTicks(0, ipsMax > 0 ? ipsMax * 1.08 : 1), 'Images/s');
   const single = runs.length === 1 ? runs[0]! : null;
   // Shade the span of each grid point (one run only: with two runs the bands would clash).
@@ -240,14 +273,20 @@ function timelineChart(input: ReadonlyArray<{ samples: readonly TelemetrySample[
       if (first.point !== null) {
         const x0 = x(first.t);
         const x1 = cur ? x(cur.t) : x(prev.t);
-        out.push(`<rect x="${r2(x0)}" y="${f.top}" width="${r2(Math.max(0, x1 - x0))}" height="${f.bottom - f.top}" fill="${band++ % 2 ? '#f2f5fa' : '#f8f9fb'}"><title>point #${first.point}</title></rect>`);
-        if (x1 - x0 > 26) out.push(text((x0 + x1) / 2, f.top + 14, `#${first.point}`, `text-anchor="middle" font-size="11" fill="${MUTED}"`));
+        out.push(
+          `<rect x="${r2(x0)}" y="${f.top}" width="${r2(Math.max(0, x1 - x0))}" height="${f.bottom - f.top}" fill="${band++ % 2 ? '#f2f5fa' : '#f8f9fb'}"><title>point #${first.point}</title></rect>`,
+        );
+        if (x1 - x0 > 26)
+          out.push(text((x0 + x1) / 2, f.top + 14, `#${first.point}`, `text-anchor="middle" font-size="11" fill="${MUTED}"`));
       }
       start = i;
     }
   }
   out.push(ax.svg);
-  for (const t of xt) out.push(text(f.left + (t / xHi) * (f.right - f.left), f.bottom + 18, fmtNum(t), `text-anchor="middle" font-size="12" fill="${MUTED}"`));
+  for (const t of xt)
+    out.push(
+      text(f.left + (t / xHi) * (f.right - f.left), f.bottom + 18, fmtNum(t), `text-anchor="middle" font-size="12" fill="${MUTED}"`),
+    );
   out.push(axesBox(f), xLabel(f, 'Time (s)'));
   const items: Array<{ label: string; color: string; dashed?: boolean }> = [];
   for (const r of runs) {
@@ -261,10 +300,19 @@ function timelineChart(input: ReadonlyArray<{ samples: readonly TelemetrySample[
     for (const t of [0, 25, 50, 75, 100]) out.push(text(f.right + 8, yg(t) + 4, String(t), `font-size="12" fill="${GPU_COLOR}"`));
     out.push(`<line x1="${f.right}" x2="${f.right}" y1="${f.top}" y2="${f.bottom}" stroke="${GPU_COLOR}"/>`);
     const mid = (f.top + f.bottom) / 2;
-    out.push(text(f.right + 44, mid, 'GPU util (%)', `transform="rotate(90 ${r2(f.right + 44)} ${r2(mid)})" text-anchor="middle" font-size="13" fill="${GPU_COLOR}"`));
+    out.push(
+      text(
+        f.right + 44,
+        mid,
+        'GPU util (%)',
+        `transform="rotate(90 ${r2(f.right + 44)} ${r2(mid)})" text-anchor="middle" font-size="13" fill="${GPU_COLOR}"`,
+      ),
+    );
     for (const r of withGpu) {
       const color = runs.length === 1 ? GPU_COLOR : r.color;
-      out.push(`<path d="${brokenPath(r.samples, x, yg, gpuMean)}" fill="none" stroke="${color}" stroke-width="1.2" stroke-opacity="0.55" stroke-dasharray="4 3"/>`);
+      out.push(
+        `<path d="${brokenPath(r.samples, x, yg, gpuMean)}" fill="none" stroke="${color}" stroke-width="1.2" stroke-opacity="0.55" stroke-dasharray="4 3"/>`,
+      );
       items.push({ label: runs.length === 1 ? 'GPU util (mean, %)' : `${r.label}: GPU util (%)`, color, dashed: true });
     }
   }
@@ -325,11 +373,24 @@ function compareBars(a: PlottableRun, b: PlottableRun, la: string, lb: string, h
     if (q && !seen.has(k)) pairs.push([p, q]);
     seen.add(k);
   }
-  if (pairs.length === 0) return out.concat(emptyMessage(f, 'The runs have no grid point in common'), xLabel(f, 'Grid point (workers · batch · order · cache)')).join('');
+  if (pairs.length === 0)
+    return out
+      .concat(emptyMessage(f, 'The runs have no grid point in common'), xLabel(f, 'Grid point (workers · batch · order · cache)'))
+      .join('');
   // Many points: slanted labels, which need a deeper bottom margin.
   const rotate = pairs.length > 6;
   if (rotate) f = frame(height, 230, 112);
-  const ax = yAxis(f, niceTicks(0, maxOf(pairs.flatMap(([p, q]) => [p.imagesPerSec, q.imagesPerSec]), 0) * 1.12), 'Images/s');
+  const ax = yAxis(
+    f,
+    niceTicks(
+      0,
+      maxOf(
+        pairs.flatMap(([p, q]) => [p.imagesPerSec, q.imagesPerSec]),
+        0,
+      ) * 1.12,
+    ),
+    'Images/s',
+  );
   out.push(ax.svg);
   const slot = (f.right - f.left) / pairs.length;
   const bw = Math.min(28, slot * 0.36);
@@ -339,7 +400,9 @@ function compareBars(a: PlottableRun, b: PlottableRun, la: string, lb: string, h
       [p.imagesPerSec, -bw, PALETTE[0]!, 'A'],
       [q.imagesPerSec, 0, PALETTE[1]!, 'B'],
     ] as const) {
-      out.push(`<rect x="${r2(cx + dx)}" y="${r2(ax.y(v))}" width="${r2(bw)}" height="${r2(f.bottom - ax.y(v))}" fill="${color}"><title>${esc(`${who}: ${configLabel(p.config)}: ${Math.round(v)} images/s`)}</title></rect>`);
+      out.push(
+        `<rect x="${r2(cx + dx)}" y="${r2(ax.y(v))}" width="${r2(bw)}" height="${r2(f.bottom - ax.y(v))}" fill="${color}"><title>${esc(`${who}: ${configLabel(p.config)}: ${Math.round(v)} images/s`)}</title></rect>`,
+      );
     }
     const ratio = p.imagesPerSec > 0 ? `×${(q.imagesPerSec / p.imagesPerSec).toFixed(2)}` : '—';
     out.push(text(cx, ax.y(Math.max(p.imagesPerSec, q.imagesPerSec)) - 6, ratio, `text-anchor="middle" font-size="11" fill="${INK}"`));
@@ -347,13 +410,23 @@ function compareBars(a: PlottableRun, b: PlottableRun, la: string, lb: string, h
     const ly = r2(f.bottom + 16);
     out.push(
       rotate
-        ? text(cx, f.bottom + 16, configLabel(p.config), `transform="rotate(-30 ${lx} ${ly})" text-anchor="end" font-size="10" fill="${MUTED}"`)
+        ? text(
+            cx,
+            f.bottom + 16,
+            configLabel(p.config),
+            `transform="rotate(-30 ${lx} ${ly})" text-anchor="end" font-size="10" fill="${MUTED}"`,
+          )
         : text(cx, f.bottom + 16, configLabel(p.config), `text-anchor="middle" font-size="10" fill="${MUTED}"`),
     );
   });
   out.push(axesBox(f));
   if (!rotate) out.push(xLabel(f, 'Grid point (workers · batch · order · cache)'));
-  out.push(legend(f, [{ label: la, color: PALETTE[0]!, bar: true }, { label: lb, color: PALETTE[1]!, bar: true }]));
+  out.push(
+    legend(f, [
+      { label: la, color: PALETTE[0]!, bar: true },
+      { label: lb, color: PALETTE[1]!, bar: true },
+    ]),
+  );
   return out.join('');
 }
 

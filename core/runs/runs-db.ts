@@ -74,7 +74,8 @@ export interface OpenOptions {
 }
 
 /** What to do about a damaged runs database (CORRUPT). */
-const CORRUPT_HINT = 'Move the file aside (a new database is made on the next run) or restore a backup; `sqlite3 FILE .recover` may save the runs in it. Or pass --db PATH to use another.';
+const CORRUPT_HINT =
+  'Move the file aside (a new database is made on the next run) or restore a backup; `sqlite3 FILE .recover` may save the runs in it. Or pass --db PATH to use another.';
 
 /** SQLite's "this file is damaged / not a database" codes. */
 const isCorruption = (code: string | null): boolean => code !== null && (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT'));
@@ -215,7 +216,10 @@ function makeFolderOf(file: string): void {
     const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
     // mkdir -p answers EEXIST when a part of the path is a file.
     const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'a part of that path is a file, not a folder' : (e as Error).message;
-    throw new BetonError(code === 'EEXIST' ? 'ENOTDIR' : code, `cannot make the folder ${dirname(file)} for the runs database: ${why}`, { cause: e, hint: 'Pass --db PATH (or set BETON_DB) to a file in a folder you can write.' });
+    throw new BetonError(code === 'EEXIST' ? 'ENOTDIR' : code, `cannot make the folder ${dirname(file)} for the runs database: ${why}`, {
+      cause: e,
+      hint: 'Pass --db PATH (or set BETON_DB) to a file in a folder you can write.',
+    });
   }
 }
 
@@ -228,7 +232,11 @@ function quickCheck(db: Db, file: string): void {
     .map((l) => l.trim())
     .filter((l) => l !== 'ok' && l !== '' && !l.startsWith('***'));
   if (problems.length) {
-    throw new RunsDbError('CORRUPT', `${file} is damaged: PRAGMA quick_check found ${problems.length} problem${problems.length === 1 ? '' : 's'}, the first: ${problems[0]}`, { hint: CORRUPT_HINT });
+    throw new RunsDbError(
+      'CORRUPT',
+      `${file} is damaged: PRAGMA quick_check found ${problems.length} problem${problems.length === 1 ? '' : 's'}, the first: ${problems[0]}`,
+      { hint: CORRUPT_HINT },
+    );
   }
 }
 
@@ -240,7 +248,10 @@ function quickCheck(db: Db, file: string): void {
 function migrate(db: Db): void {
   const version = (): number => Number(db.pragma('user_version', { simple: true }));
   const tooNew = (v: number): RunsDbError =>
-    new RunsDbError('NEWER_SCHEMA', `${db.name} has schema version ${v}, newer than this beton-studio understands (${SCHEMA_VERSION}); update beton-studio`);
+    new RunsDbError(
+      'NEWER_SCHEMA',
+      `${db.name} has schema version ${v}, newer than this beton-studio understands (${SCHEMA_VERSION}); update beton-studio`,
+    );
   const v0 = version();
   if (v0 > SCHEMA_VERSION) throw tooNew(v0);
   if (v0 === SCHEMA_VERSION) return;
@@ -272,9 +283,11 @@ export class RunsDb {
 
   /** Opens (creating the file and its folder if needed) and migrates the database. Default path: defaultDbPath(). */
   static open(path?: string, opts: OpenOptions = {}): RunsDb {
-    if (path !== undefined && (typeof path !== 'string' || path.length === 0)) throw new RunsDbError('INVALID_INPUT', 'database path must be a non-empty string');
+    if (path !== undefined && (typeof path !== 'string' || path.length === 0))
+      throw new RunsDbError('INVALID_INPUT', 'database path must be a non-empty string');
     const busy = opts.busyTimeoutMs ?? 5000;
-    if (!Number.isInteger(busy) || busy < 0) throw new RunsDbError('INVALID_INPUT', `busyTimeoutMs must be a non-negative integer, got ${String(busy)}`);
+    if (!Number.isInteger(busy) || busy < 0)
+      throw new RunsDbError('INVALID_INPUT', `busyTimeoutMs must be a non-negative integer, got ${String(busy)}`);
     const file = path ?? defaultDbPath();
     if (file !== ':memory:') makeFolderOf(file);
     const nativeBinding = sqliteNativeBinding();
@@ -330,14 +343,17 @@ export class RunsDb {
   }
 
   private requireRun(runId: number): void {
-    if (!this.db.prepare('SELECT 1 FROM profile_runs WHERE id = ?').get(runId)) throw new RunsDbError('NOT_FOUND', `run ${runId} not found in ${this.path}`);
+    if (!this.db.prepare('SELECT 1 FROM profile_runs WHERE id = ?').get(runId))
+      throw new RunsDbError('NOT_FOUND', `run ${runId} not found in ${this.path}`);
   }
 
   /** Records a machine (deduplicated: the same description gives the same id). */
   recordMachine(m: MachineInfo): number {
     const v = check(MachineSchema, m, 'machine');
     const gpus = toJson(v.gpus, 'machine.gpus');
-    const fingerprint = createHash('sha256').update(JSON.stringify([v.hostname, v.cpuModel, v.cores, v.ramBytes, v.os, v.node, gpus])).digest('hex');
+    const fingerprint = createHash('sha256')
+      .update(JSON.stringify([v.hostname, v.cpuModel, v.cores, v.ramBytes, v.os, v.node, gpus]))
+      .digest('hex');
     const row = this.db
       .prepare<unknown[], { id: number }>(
         `INSERT INTO machines (fingerprint, hostname, cpu_model, cores, ram_bytes, gpus, os, node, first_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -399,7 +415,10 @@ export class RunsDb {
     return this.insertRun(run, { status: 'running', verdict: null, finishedAt: null, failure: null });
   }
 
-  private insertRun(run: RunStart, end: { status: RunStatus; verdict: Verdict | null; finishedAt: string | null; failure: RunFailure | null }): number {
+  private insertRun(
+    run: RunStart,
+    end: { status: RunStatus; verdict: Verdict | null; finishedAt: string | null; failure: RunFailure | null },
+  ): number {
     const v = check(RunStartSchema, run, 'run');
     const plan = check(v.kind === 'sweep' ? SweepPlanSchema : ExecPlanSchema, v.plan, `${v.kind} plan`);
     return this.write(() => {
@@ -410,7 +429,19 @@ export class RunsDb {
           `INSERT INTO profile_runs (kind, plan, machine_id, dataset_id, dataset_sha256, status, verdict, verdict_kind, started_at, finished_at, failure)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(v.kind, toJson(plan, 'plan'), machineId, datasetId, v.dataset?.contentSha256 ?? null, end.status, end.verdict ? toJson(end.verdict, 'verdict') : null, end.verdict?.kind ?? null, v.startedAt, end.finishedAt, end.failure ? toJson(end.failure, 'failure') : null);
+        .run(
+          v.kind,
+          toJson(plan, 'plan'),
+          machineId,
+          datasetId,
+          v.dataset?.contentSha256 ?? null,
+          end.status,
+          end.verdict ? toJson(end.verdict, 'verdict') : null,
+          end.verdict?.kind ?? null,
+          v.startedAt,
+          end.finishedAt,
+          end.failure ? toJson(end.failure, 'failure') : null,
+        );
       return Number(r.lastInsertRowid);
     });
   }
@@ -432,9 +463,23 @@ export class RunsDb {
           `INSERT INTO points (run_id, idx, config, images_per_sec, batches_per_sec, wait_p50_ms, wait_p95_ms, rss_peak, disk_read_bytes,
              page_cache_resident, gpu_util_mean, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(runId, v.index, toJson(v.config, 'point config'), v.imagesPerSec, v.batchesPerSec, v.waitP50Ms, v.waitP95Ms, v.rssPeakBytes, v.diskReadBytes, v.pageCacheResident, v.gpuUtilMean, toJson(v, 'point'));
+        .run(
+          runId,
+          v.index,
+          toJson(v.config, 'point config'),
+          v.imagesPerSec,
+          v.batchesPerSec,
+          v.waitP50Ms,
+          v.waitP95Ms,
+          v.rssPeakBytes,
+          v.diskReadBytes,
+          v.pageCacheResident,
+          v.gpuUtilMean,
+          toJson(v, 'point'),
+        );
     } catch (e) {
-      if (isSqliteError(e, 'SQLITE_CONSTRAINT_UNIQUE')) throw new RunsDbError('INVALID_INPUT', `run ${runId} already has a point with index ${v.index}`);
+      if (isSqliteError(e, 'SQLITE_CONSTRAINT_UNIQUE'))
+        throw new RunsDbError('INVALID_INPUT', `run ${runId} already has a point with index ${v.index}`);
       throw e;
     }
   }
@@ -452,17 +497,44 @@ export class RunsDb {
   }
 
   private insertSamples(runId: number, vs: readonly TelemetrySample[]): void {
-    const stmt = this.db.prepare('INSERT INTO samples (run_id, t, point, images_per_sec, rss, disk_read, cpu, gpus, proc_cpu, wait_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
-    for (const s of vs) stmt.run(runId, s.t, s.point, s.imagesPerSec, s.rssBytes, s.diskReadBytes, toJson(s.cpuPerCore, 'sample cpu'), toJson(s.gpus, 'sample gpus'), s.processCpu ?? null, s.waitMsPerStep ?? null);
+    const stmt = this.db.prepare(
+      'INSERT INTO samples (run_id, t, point, images_per_sec, rss, disk_read, cpu, gpus, proc_cpu, wait_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    for (const s of vs)
+      stmt.run(
+        runId,
+        s.t,
+        s.point,
+        s.imagesPerSec,
+        s.rssBytes,
+        s.diskReadBytes,
+        toJson(s.cpuPerCore, 'sample cpu'),
+        toJson(s.gpus, 'sample gpus'),
+        s.processCpu ?? null,
+        s.waitMsPerStep ?? null,
+      );
   }
 
   /** Marks a run finished with its final status and verdict (and, failed, why). */
-  finishRun(runId: number, status: ProfileRun['status'], verdict: Verdict | null, finishedAt: string = new Date().toISOString(), failure: RunFailure | null = null): void {
+  finishRun(
+    runId: number,
+    status: ProfileRun['status'],
+    verdict: Verdict | null,
+    finishedAt: string = new Date().toISOString(),
+    failure: RunFailure | null = null,
+  ): void {
     checkId(runId, 'run id');
     const v = check(FinishSchema, { status, verdict, finishedAt, failure }, 'finishRun arguments');
     const r = this.db
       .prepare('UPDATE profile_runs SET status = ?, verdict = ?, verdict_kind = ?, finished_at = ?, failure = ? WHERE id = ?')
-      .run(v.status, v.verdict ? toJson(v.verdict, 'verdict') : null, v.verdict?.kind ?? null, v.finishedAt, v.failure ? toJson(v.failure, 'failure') : null, runId);
+      .run(
+        v.status,
+        v.verdict ? toJson(v.verdict, 'verdict') : null,
+        v.verdict?.kind ?? null,
+        v.finishedAt,
+        v.failure ? toJson(v.failure, 'failure') : null,
+        runId,
+      );
     if (r.changes === 0) throw new RunsDbError('NOT_FOUND', `run ${runId} not found in ${this.path}`);
   }
 
@@ -521,22 +593,22 @@ export class RunsDb {
               schema: parseJson<DatasetInfo['schema']>(r.d_schema!, `schema of dataset ${r.dataset_id}`),
             };
       const samples = this.db
-        .prepare<unknown[], SampleRow>('SELECT t, point, images_per_sec, rss, disk_read, cpu, gpus, proc_cpu, wait_ms FROM samples WHERE run_id = ? ORDER BY id')
+        .prepare<unknown[], SampleRow>(
+          'SELECT t, point, images_per_sec, rss, disk_read, cpu, gpus, proc_cpu, wait_ms FROM samples WHERE run_id = ? ORDER BY id',
+        )
         .all(id)
-        .map(
-          (s): TelemetrySample => ({
-            t: s.t,
-            point: s.point,
-            imagesPerSec: s.images_per_sec,
-            cpuPerCore: parseJson<number[]>(s.cpu, `cpu of a sample of run ${id}`),
-            rssBytes: s.rss,
-            diskReadBytes: s.disk_read,
-            gpus: parseJson<TelemetrySample['gpus']>(s.gpus, `gpus of a sample of run ${id}`),
-            // Absent, not null, when not recorded: older samples read back as they were stored.
-            ...(s.proc_cpu !== null ? { processCpu: s.proc_cpu } : {}),
-            ...(s.wait_ms !== null ? { waitMsPerStep: s.wait_ms } : {}),
-          }),
-        );
+        .map((s): TelemetrySample => ({
+          t: s.t,
+          point: s.point,
+          imagesPerSec: s.images_per_sec,
+          cpuPerCore: parseJson<number[]>(s.cpu, `cpu of a sample of run ${id}`),
+          rssBytes: s.rss,
+          diskReadBytes: s.disk_read,
+          gpus: parseJson<TelemetrySample['gpus']>(s.gpus, `gpus of a sample of run ${id}`),
+          // Absent, not null, when not recorded: older samples read back as they were stored.
+          ...(s.proc_cpu !== null ? { processCpu: s.proc_cpu } : {}),
+          ...(s.wait_ms !== null ? { waitMsPerStep: s.wait_ms } : {}),
+        }));
       return {
         id: r.id,
         kind: r.kind,
@@ -574,8 +646,11 @@ export class RunsDb {
     return this.db.transaction(() => {
       const [sa, sb] = [this.getSummary(a), this.getSummary(b)];
       const missing = [sa ? null : a, sb ? null : b].filter((x) => x !== null);
-      if (!sa || !sb) throw new RunsDbError('NOT_FOUND', `run${missing.length > 1 ? 's' : ''} ${missing.join(' and ')} not found in ${this.path}`);
-      const meta = this.db.prepare<unknown[], { machine_id: number; dataset_sha256: string | null; verdict: string | null }>('SELECT machine_id, dataset_sha256, verdict FROM profile_runs WHERE id = ?');
+      if (!sa || !sb)
+        throw new RunsDbError('NOT_FOUND', `run${missing.length > 1 ? 's' : ''} ${missing.join(' and ')} not found in ${this.path}`);
+      const meta = this.db.prepare<unknown[], { machine_id: number; dataset_sha256: string | null; verdict: string | null }>(
+        'SELECT machine_id, dataset_sha256, verdict FROM profile_runs WHERE id = ?',
+      );
       const [ma, mb] = [meta.get(a)!, meta.get(b)!];
       const pa = this.points(a);
       const pb = this.points(b);
@@ -619,15 +694,26 @@ export class RunsDb {
 }
 
 /** Whether two runs measured the same dataset, by content hash; null (unknown) where a run recorded none. */
-function sameDataset(a: { id: number; path: string | null; sha: string | null }, b: { id: number; path: string | null; sha: string | null }): { sameDataset: boolean | null; datasetNote: string } {
+function sameDataset(
+  a: { id: number; path: string | null; sha: string | null },
+  b: { id: number; path: string | null; sha: string | null },
+): { sameDataset: boolean | null; datasetNote: string } {
   const missing = [a, b].filter((r) => r.sha === null);
   if (missing.length) {
     const who = missing.map((r) => `run ${r.id}`).join(' and ');
-    return { sameDataset: null, datasetNote: `dataset unknown: ${who} recorded no dataset content (a command run without a .beton file, or recorded before content hashes)` };
+    return {
+      sameDataset: null,
+      datasetNote: `dataset unknown: ${who} recorded no dataset content (a command run without a .beton file, or recorded before content hashes)`,
+    };
   }
   const short = a.sha!.slice(0, 12);
-  if (a.sha === b.sha) return { sameDataset: true, datasetNote: `same dataset (content ${short}…)${a.path !== b.path ? `, at ${a.path ?? '?'} and ${b.path ?? '?'}` : ''}` };
-  if (a.path !== null && a.path === b.path) return { sameDataset: false, datasetNote: `different datasets: ${a.path} was rebuilt between the runs (its content differs)` };
+  if (a.sha === b.sha)
+    return {
+      sameDataset: true,
+      datasetNote: `same dataset (content ${short}…)${a.path !== b.path ? `, at ${a.path ?? '?'} and ${b.path ?? '?'}` : ''}`,
+    };
+  if (a.path !== null && a.path === b.path)
+    return { sameDataset: false, datasetNote: `different datasets: ${a.path} was rebuilt between the runs (its content differs)` };
   return { sameDataset: false, datasetNote: 'different datasets (their content differs)' };
 }
 

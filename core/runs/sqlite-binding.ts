@@ -70,9 +70,13 @@ export function sqliteNativeBinding(rt: SqliteRuntime = currentRuntime()): strin
   if (!rt.electron || !rt.defaultApp) return undefined;
   const file = electronBindingPath(rt.electron, rt.bindingsDir);
   if (!existsSync(file)) {
-    throw new BetonError('SQLITE_BINDING_MISSING', `the runs database needs better-sqlite3 built for Electron ${rt.electron}, and ${file} does not exist`, {
-      hint: `Run \`${REBUILD_COMMAND}\` in the checkout (npm start and npm run dev run it first; it needs Electron's headers from electronjs.org once). The CLI and beton serve keep working without it.`,
-    });
+    throw new BetonError(
+      'SQLITE_BINDING_MISSING',
+      `the runs database needs better-sqlite3 built for Electron ${rt.electron}, and ${file} does not exist`,
+      {
+        hint: `Run \`${REBUILD_COMMAND}\` in the checkout (npm start and npm run dev run it first; it needs Electron's headers from electronjs.org once). The CLI and beton serve keep working without it.`,
+      },
+    );
   }
   return file;
 }
@@ -86,6 +90,15 @@ export function sqliteBindingError(e: unknown, rt: SqliteRuntime = currentRuntim
   const text = err instanceof Error ? err.message : '';
   if (err?.code !== 'ERR_DLOPEN_FAILED' && !/NODE_MODULE_VERSION|was compiled against a different/.test(text)) return e;
   const runtime = rt.electron ? `Electron ${rt.electron}` : `Node ${process.versions.node}`;
-  const hint = rt.electron && rt.defaultApp ? `Run \`${REBUILD_COMMAND}\` to rebuild the Electron copy.` : rt.electron ? 'Reinstall the app: its better-sqlite3 was not rebuilt for Electron.' : 'Run `npm rebuild better-sqlite3` (something rebuilt node_modules/better-sqlite3 for Electron in place).';
-  return new BetonError('SQLITE_BINDING_MISMATCH', `better-sqlite3's native binary cannot be loaded in ${runtime}: ${text.split('\n')[0]}`, { cause: e, hint });
+  const hint =
+    rt.electron && rt.defaultApp
+      ? `Run \`${REBUILD_COMMAND}\` to rebuild the Electron copy.`
+      : rt.electron
+        ? 'Reinstall the app: its better-sqlite3 was not rebuilt for Electron.'
+        : 'Run `npm rebuild better-sqlite3` (something rebuilt node_modules/better-sqlite3 for Electron in place).';
+  return new BetonError(
+    'SQLITE_BINDING_MISMATCH',
+    `better-sqlite3's native binary cannot be loaded in ${runtime}: ${text.split('\n')[0]}`,
+    { cause: e, hint },
+  );
 }

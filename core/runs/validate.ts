@@ -28,7 +28,14 @@ const count = z.number().int().nonnegative();
 const posInt = z.number().int().positive();
 const isoTime = z.iso.datetime({ offset: true });
 
-const VERDICTS = ['input-bound', 'decode-bound', 'disk-bound', 'gpu-bound', 'balanced', 'unknown'] as const satisfies readonly VerdictKind[];
+const VERDICTS = [
+  'input-bound',
+  'decode-bound',
+  'disk-bound',
+  'gpu-bound',
+  'balanced',
+  'unknown',
+] as const satisfies readonly VerdictKind[];
 export const FINAL_STATUSES = ['ok', 'cancelled', 'failed'] as const;
 
 const GpuInfoSchema = z.looseObject({ index: count, name: z.string(), memoryTotalMiB: nonneg }) satisfies z.ZodType<GpuInfo>;
@@ -47,7 +54,10 @@ export const DatasetSchema = z.object({
   path: z.string().min(1),
   sizeBytes: nonneg,
   headerSha256: z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lowercase hex digits (sha256)'),
-  contentSha256: z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lowercase hex digits (sha256)').optional(),
+  contentSha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, 'expected 64 lowercase hex digits (sha256)')
+    .optional(),
   numSamples: count,
   schema: z.array(z.looseObject({ name: z.string(), type: z.string(), typeId: count })),
 }) satisfies z.ZodType<DatasetInfo>;
@@ -76,7 +86,12 @@ export const PointSchema = z.looseObject({
   gpuUtilMean: nonneg.nullable(),
 }) satisfies z.ZodType<PointResult>;
 
-const GpuReadingSchema = z.looseObject({ index: count, utilPercent: nonneg, memoryUsedMiB: nonneg, powerW: nonneg.nullable() }) satisfies z.ZodType<GpuReading>;
+const GpuReadingSchema = z.looseObject({
+  index: count,
+  utilPercent: nonneg,
+  memoryUsedMiB: nonneg,
+  powerW: nonneg.nullable(),
+}) satisfies z.ZodType<GpuReading>;
 
 export const SampleSchema = z.object({
   t: nonneg,
@@ -143,7 +158,12 @@ export const RunSchema = RunStartSchema.extend({
   verdict: VerdictSchema.nullable(),
 });
 
-export const FinishSchema = z.object({ status: z.enum(FINAL_STATUSES), verdict: VerdictSchema.nullable(), finishedAt: isoTime, failure: FailureSchema.nullable() });
+export const FinishSchema = z.object({
+  status: z.enum(FINAL_STATUSES),
+  verdict: VerdictSchema.nullable(),
+  finishedAt: isoTime,
+  failure: FailureSchema.nullable(),
+});
 
 export const ListOptionsSchema = z.strictObject({ limit: z.number().int().min(1).max(1_000_000).optional() });
 
@@ -165,7 +185,10 @@ export function check<S extends z.ZodType>(schema: S, value: unknown, what: stri
 /** A database id: a positive safe integer. */
 export function checkId(value: unknown, what: string): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    throw new RunsDbError('INVALID_INPUT', `${what} must be a positive integer, got ${typeof value === 'number' ? String(value) : typeof value}`);
+    throw new RunsDbError(
+      'INVALID_INPUT',
+      `${what} must be a positive integer, got ${typeof value === 'number' ? String(value) : typeof value}`,
+    );
   }
   return value;
 }

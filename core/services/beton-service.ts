@@ -121,7 +121,13 @@ export class BetonService {
     'sources.detect': async (p) => {
       const path = this.fs.check(p.path);
       const guard = this.readGuard ? { readGuard: this.readGuard } : {};
-      const source = await detectSourceConfig(path, { imageColumn: p.imageColumn, clipLength: p.clipLength ?? 16, stride: p.stride, fps: p.fps ?? null, ...guard });
+      const source = await detectSourceConfig(path, {
+        imageColumn: p.imageColumn,
+        clipLength: p.clipLength ?? 16,
+        stride: p.stride,
+        fps: p.fps ?? null,
+        ...guard,
+      });
       const src = await openSource(source, dirname(path), guard);
       const fields = await src.detectSchema();
       return { source, fields, length: src.length };
@@ -131,17 +137,30 @@ export class BetonService {
       return { column: p.column, ...(await distinctCategories(reader, p.column)) };
     },
     'datasets.inspect': async (p) => inspectDataset(this.fs.check(p.path)),
-    'datasets.preview': async (p) => previewDataset(this.fs.check(p.path), p.start, p.count, p.thumb, { ...(p.label !== undefined ? { label: p.label } : {}), ...(p.labelField ? { labelField: p.labelField } : {}) }),
+    'datasets.preview': async (p) =>
+      previewDataset(this.fs.check(p.path), p.start, p.count, p.thumb, {
+        ...(p.label !== undefined ? { label: p.label } : {}),
+        ...(p.labelField ? { labelField: p.labelField } : {}),
+      }),
     'builds.start': async (p) => {
       // A video source's own ffmpeg is a program the client names: a command like --exec.
       if ('ffmpeg' in p.config.source && p.config.source.ffmpeg !== undefined) this.mayExec();
-      const config = { ...p.config, source: { ...p.config.source, path: this.fs.check(p.config.source.path) }, output: this.fs.check(p.config.output, { mustExist: false }) };
+      const config = {
+        ...p.config,
+        source: { ...p.config.source, path: this.fs.check(p.config.source.path) },
+        output: this.fs.check(p.config.output, { mustExist: false }),
+      };
       // Refused before a job exists (the client gets OUTPUT_EXISTS / OUTPUT_IS_INPUT, not a failed job).
       const overwrite = p.overwrite ?? false;
       await checkBuildOutput(config, process.cwd(), { overwrite });
       const readGuard = this.readGuard;
       const jobId = this.jobs.start('build', async ({ signal, progress }) => {
-        const report = await buildDataset(config, { signal, overwrite, ...(readGuard ? { readGuard } : {}), onProgress: (x) => progress({ done: x.done, total: x.total, rate: x.samplesPerSec, etaMs: x.etaMs, elapsedMs: x.elapsedMs }) });
+        const report = await buildDataset(config, {
+          signal,
+          overwrite,
+          ...(readGuard ? { readGuard } : {}),
+          onProgress: (x) => progress({ done: x.done, total: x.total, rate: x.samplesPerSec, etaMs: x.etaMs, elapsedMs: x.elapsedMs }),
+        });
         try {
           const db = this.runs();
           const { datasetInfo } = await import('../profile/sweep.js');
@@ -158,7 +177,13 @@ export class BetonService {
     'builds.advise': async (p) => {
       const { adviseBuild } = await import('../app/build-advice.js');
       const config = { ...p.config, source: { ...p.config.source, path: this.fs.check(p.config.source.path) } };
-      return adviseBuild(config, { sample: p.sample, seed: p.seed, loaderSize: p.loaderSize, previewItems: p.previewItems, ...(this.readGuard ? { readGuard: this.readGuard } : {}) });
+      return adviseBuild(config, {
+        sample: p.sample,
+        seed: p.seed,
+        loaderSize: p.loaderSize,
+        previewItems: p.previewItems,
+        ...(this.readGuard ? { readGuard: this.readGuard } : {}),
+      });
     },
     'profiles.start': async (p) => {
       // Refused before a job exists, so the client gets the code (403), not a failed job.
@@ -180,10 +205,19 @@ export class BetonService {
           changed();
           return outcome;
         }
-        const { result: res, outcome } = await profileExec({ command: p.exec.command, throughputRegex: p.exec.throughputRegex, file: execFile }, this.runs(), { signal, onSample: sample });
+        const { result: res, outcome } = await profileExec(
+          { command: p.exec.command, throughputRegex: p.exec.throughputRegex, file: execFile },
+          this.runs(),
+          { signal, onSample: sample },
+        );
         changed();
         // A command that exits non-zero failed, whatever it printed: the job says so, with its exit code and stderr.
-        if (outcome.failure) return new JobFailed('EXEC_FAILED', `${outcome.failure}${res.stderrTail.length ? `: ${res.stderrTail[res.stderrTail.length - 1]}` : ''}`, outcome);
+        if (outcome.failure)
+          return new JobFailed(
+            'EXEC_FAILED',
+            `${outcome.failure}${res.stderrTail.length ? `: ${res.stderrTail[res.stderrTail.length - 1]}` : ''}`,
+            outcome,
+          );
         return outcome;
       });
       return { jobId };
@@ -198,14 +232,20 @@ export class BetonService {
       return { deleted };
     },
     'export.generate': async (p) => {
-      if (p.format === 'json') return { text: JSON.stringify({ ...(p.build ? { build: p.build } : {}), ...(p.loader ? { loader: p.loader } : {}) }, null, 2), language: 'json' };
+      if (p.format === 'json')
+        return {
+          text: JSON.stringify({ ...(p.build ? { build: p.build } : {}), ...(p.loader ? { loader: p.loader } : {}) }, null, 2),
+          language: 'json',
+        };
       const parts: string[] = [];
       if (p.build) {
         const checked = parseBuildConfig(p.build);
         if (!checked.ok) throw new ServiceError('BAD_REQUEST', checked.errors.join('; '));
         // The source is read (and so checked) only when the config does not list its fields.
         const sourcePath = checked.value.fields ? undefined : this.fs.check(checked.value.source.path);
-        parts.push((await buildExport(checked.value, process.cwd(), { sourcePath, ...(this.readGuard ? { readGuard: this.readGuard } : {}) })).text);
+        parts.push(
+          (await buildExport(checked.value, process.cwd(), { sourcePath, ...(this.readGuard ? { readGuard: this.readGuard } : {}) })).text,
+        );
       }
       if (p.loader) {
         // The file's fields when it lies in the served folders; otherwise the code is written from the config alone.

@@ -18,7 +18,9 @@ const getSharp = (): Promise<typeof SharpConstructor> => (sharpLoaded ??= import
 /** sharp for the field types' previews (core/fields stays free of it). */
 function previewTools(size: number): PreviewTools {
   const resized = async (px: RGBPixels, fit: number) =>
-    (await getSharp())(Buffer.from(px.data.buffer, px.data.byteOffset, px.data.byteLength), { raw: { width: px.width, height: px.height, channels: 3 } }).resize(fit, fit, {
+    (await getSharp())(Buffer.from(px.data.buffer, px.data.byteOffset, px.data.byteLength), {
+      raw: { width: px.width, height: px.height, channels: 3 },
+    }).resize(fit, fit, {
       fit: 'inside',
       withoutEnlargement: true,
     });
@@ -42,24 +44,50 @@ export async function previewValue(type: string, value: unknown, tools: PreviewT
 }
 
 /** Decoded samples [start, start+count) as small PNG thumbnails and short texts (nothing heavy crosses to the UI). */
-export async function previewDataset(path: string, start: number, count: number, thumb: number, filter: { label?: number; labelField?: string } = {}): Promise<PreviewResult> {
+export async function previewDataset(
+  path: string,
+  start: number,
+  count: number,
+  thumb: number,
+  filter: { label?: number; labelField?: string } = {},
+): Promise<PreviewResult> {
   const reader = await Reader.open(path);
   try {
     const manifest = manifestOf(reader.path);
     const labelField = filter.labelField ?? labelFieldOf(reader, manifest.status === 'ok' ? manifest.manifest : null);
     const names = classNamesFor(manifest, labelField);
-    const lf = labelField !== null && reader.fields.some((f) => f.name === labelField && f.field.type === 'int') ? reader.fieldIndex(labelField) : null;
-    if (filter.label !== undefined && lf === null) throw new ServiceError('BAD_REQUEST', `${reader.path} has no int field ${labelField === null ? 'named label' : `"${labelField}"`} to filter by; fields: ${reader.fields.map((f) => `${f.name} (${f.field.type})`).join(', ')}`);
+    const lf =
+      labelField !== null && reader.fields.some((f) => f.name === labelField && f.field.type === 'int')
+        ? reader.fieldIndex(labelField)
+        : null;
+    if (filter.label !== undefined && lf === null)
+      throw new ServiceError(
+        'BAD_REQUEST',
+        `${reader.path} has no int field ${labelField === null ? 'named label' : `"${labelField}"`} to filter by; fields: ${reader.fields.map((f) => `${f.name} (${f.field.type})`).join(', ')}`,
+      );
     const matching = filter.label !== undefined && lf !== null ? samplesWithLabel(reader, labelField!, filter.label) : null;
-    const indices = matching ? matching.slice(start, start + count) : Array.from({ length: Math.max(0, Math.min(reader.numSamples, start + count) - start) }, (_, k) => start + k);
+    const indices = matching
+      ? matching.slice(start, start + count)
+      : Array.from({ length: Math.max(0, Math.min(reader.numSamples, start + count) - start) }, (_, k) => start + k);
     const samples: PreviewResult['samples'] = [];
     const tools = previewTools(thumb);
     for (const i of indices) {
       const fields: Record<string, PreviewValue> = {};
       for (const { name, field } of reader.fields) fields[name] = await previewValue(field.type, reader.readField(i, name), tools);
-      samples.push({ index: i, fields, storedBytes: storedBytes(reader, i), ...(lf !== null ? { className: names?.[labelOf(reader, i, lf)] ?? null } : {}) });
+      samples.push({
+        index: i,
+        fields,
+        storedBytes: storedBytes(reader, i),
+        ...(lf !== null ? { className: names?.[labelOf(reader, i, lf)] ?? null } : {}),
+      });
     }
-    return { path: reader.path, start, numSamples: reader.numSamples, samples, ...(matching && labelField !== null ? { filter: { field: labelField, label: filter.label!, matches: matching.length } } : {}) };
+    return {
+      path: reader.path,
+      start,
+      numSamples: reader.numSamples,
+      samples,
+      ...(matching && labelField !== null ? { filter: { field: labelField, label: filter.label!, matches: matching.length } } : {}),
+    };
   } finally {
     reader.close();
   }

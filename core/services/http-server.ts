@@ -61,7 +61,8 @@ function originHostPort(origin: string): string | null {
 }
 
 /** The CSP of the app's page: own scripts and styles only, data: images (thumbnails), no framing. */
-export const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
+export const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
 
 const MIME: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -87,7 +88,9 @@ const MAX_BODY = 1 << 20;
  * 3. The token: Authorization: Bearer or X-Beton-Token; `?token=` only for GET /api/events,
  *    because EventSource cannot set headers (a query string ends up in logs and history).
  */
-export async function startHttpServer(o: HttpServerOptions): Promise<{ server: Server; url: string; token: string; close: () => Promise<void> }> {
+export async function startHttpServer(
+  o: HttpServerOptions,
+): Promise<{ server: Server; url: string; token: string; close: () => Promise<void> }> {
   const token = o.token ?? randomBytes(24).toString('hex');
   const tokenBuf = Buffer.from(token);
   const authorized = (req: IncomingMessage, url: URL): boolean => {
@@ -113,17 +116,34 @@ export async function startHttpServer(o: HttpServerOptions): Promise<{ server: S
     res.setHeader('Referrer-Policy', 'no-referrer');
     const host = hostPort(req.headers.host);
     if (host === null || !allowed.has(host)) {
-      return send(res, 403, { ok: false, error: { code: 'HOST_NOT_ALLOWED', message: `this server answers to ${[...allowed].join(', ')}, not to Host "${String(req.headers.host ?? '').slice(0, 100)}"; open the URL beton serve printed (a tunnel must keep the port, or start beton serve with --allow-host NAME:PORT)` } });
+      return send(res, 403, {
+        ok: false,
+        error: {
+          code: 'HOST_NOT_ALLOWED',
+          message: `this server answers to ${[...allowed].join(', ')}, not to Host "${String(req.headers.host ?? '').slice(0, 100)}"; open the URL beton serve printed (a tunnel must keep the port, or start beton serve with --allow-host NAME:PORT)`,
+        },
+      });
     }
     if (url.pathname.startsWith('/api/')) {
       const origin = req.headers.origin;
       if (origin !== undefined) {
         const o = originHostPort(origin);
-        if (o === null || !allowed.has(o)) return send(res, 403, { ok: false, error: { code: 'ORIGIN_NOT_ALLOWED', message: `requests from pages of ${origin.slice(0, 100)} are refused; only this server's own page may call it` } });
+        if (o === null || !allowed.has(o))
+          return send(res, 403, {
+            ok: false,
+            error: {
+              code: 'ORIGIN_NOT_ALLOWED',
+              message: `requests from pages of ${origin.slice(0, 100)} are refused; only this server's own page may call it`,
+            },
+          });
       }
       if (!authorized(req, url)) {
-        const inQuery = url.searchParams.has('token') && req.headers.authorization === undefined && req.headers['x-beton-token'] === undefined;
-        const message = inQuery && url.pathname !== '/api/events' ? 'send the token in the X-Beton-Token header (or Authorization: Bearer); only GET /api/events takes it in the query string' : 'missing or wrong token; open the URL beton serve printed';
+        const inQuery =
+          url.searchParams.has('token') && req.headers.authorization === undefined && req.headers['x-beton-token'] === undefined;
+        const message =
+          inQuery && url.pathname !== '/api/events'
+            ? 'send the token in the X-Beton-Token header (or Authorization: Bearer); only GET /api/events takes it in the query string'
+            : 'missing or wrong token; open the URL beton serve printed';
         return send(res, 401, { ok: false, error: { code: 'UNAUTHORIZED', message } });
       }
       if (url.pathname === '/api/events' && req.method === 'GET') {
@@ -157,7 +177,8 @@ export async function startHttpServer(o: HttpServerOptions): Promise<{ server: S
         });
       return;
     }
-    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, { ok: false, error: { code: 'METHOD_NOT_ALLOWED', message: 'GET only' } });
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return send(res, 405, { ok: false, error: { code: 'METHOD_NOT_ALLOWED', message: 'GET only' } });
     serveStatic(staticRoot, url.pathname, res);
   });
   await new Promise<void>((r, j) => {
@@ -193,7 +214,11 @@ export function statusOf(code: string): number {
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'Content-Length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -236,11 +261,16 @@ function serveStatic(root: string, pathname: string, res: ServerResponse): void 
   // Unknown paths get the app (client-side routes); real files are served as they are.
   if (!existsSync(file) || statSync(file).isDirectory()) file = join(root, 'index.html');
   if (!existsSync(file)) {
-    res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8' }).end('The app is not built: run `npm run build` in the beton-studio checkout.\n');
+    res
+      .writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8' })
+      .end('The app is not built: run `npm run build` in the beton-studio checkout.\n');
     return;
   }
   const type = MIME[extname(file)] ?? 'application/octet-stream';
-  const headers: Record<string, string> = { 'Content-Type': type, 'Cache-Control': extname(file) === '.html' ? 'no-store' : 'max-age=3600' };
+  const headers: Record<string, string> = {
+    'Content-Type': type,
+    'Cache-Control': extname(file) === '.html' ? 'no-store' : 'max-age=3600',
+  };
   if (type.startsWith('text/html')) {
     headers['Content-Security-Policy'] = CSP;
     headers['X-Frame-Options'] = 'DENY';

@@ -119,10 +119,17 @@ export class JobManager {
       Promise.resolve()
         .then(() => run({ jobId, signal: job.controller.signal, progress, sample }))
         .then((result) => {
-          if (result instanceof JobFailed) job.finish(aborted() ? { status: 'cancelled', message: 'cancelled', result: result.result } : { status: 'failed', code: result.code, message: result.message, result: result.result });
+          if (result instanceof JobFailed)
+            job.finish(
+              aborted()
+                ? { status: 'cancelled', message: 'cancelled', result: result.result }
+                : { status: 'failed', code: result.code, message: result.message, result: result.result },
+            );
           else job.finish(aborted() ? { status: 'cancelled', message: 'cancelled', result } : { status: 'ok', result });
         })
-        .catch((e: unknown) => job.finish(aborted() ? { status: 'cancelled', message: 'cancelled' } : { status: 'failed', ...apiErrorOf(e) }));
+        .catch((e: unknown) =>
+          job.finish(aborted() ? { status: 'cancelled', message: 'cancelled' } : { status: 'failed', ...apiErrorOf(e) }),
+        );
     });
     return jobId;
   }
@@ -132,7 +139,14 @@ export class JobManager {
     if (!job) return false;
     if (job.controller.signal.aborted) return true;
     job.controller.abort(new Error('cancelled by the user'));
-    job.giveUp = setTimeout(() => job.finish({ status: 'cancelled', message: `cancelled; the work had not stopped ${Math.round(this.cancelGraceMs / 1000)} s after the cancel and was left to end by itself` }), this.cancelGraceMs);
+    job.giveUp = setTimeout(
+      () =>
+        job.finish({
+          status: 'cancelled',
+          message: `cancelled; the work had not stopped ${Math.round(this.cancelGraceMs / 1000)} s after the cancel and was left to end by itself`,
+        }),
+      this.cancelGraceMs,
+    );
     job.giveUp.unref();
     return true;
   }

@@ -37,7 +37,13 @@ export function resolveColumns(field: FieldConfig, columns: readonly string[], w
 }
 
 export function globToRegExp(glob: string): RegExp {
-  return new RegExp(`^${glob.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's');
+  return new RegExp(
+    `^${glob
+      .split('*')
+      .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+    's',
+  );
 }
 
 export interface SampleMapper {
@@ -54,7 +60,11 @@ interface Converter {
 }
 
 /** Compiles the fields against a source's columns once; each row is then a few array lookups. */
-export function compileMapper(fields: readonly FieldConfig[], columns: readonly string[], ctx: { path: string; baseDir: string; readGuard?: ReadGuard }): SampleMapper {
+export function compileMapper(
+  fields: readonly FieldConfig[],
+  columns: readonly string[],
+  ctx: { path: string; baseDir: string; readGuard?: ReadGuard },
+): SampleMapper {
   const guard = ctx.readGuard;
   // The image is read later (in a worker) from the path the guard checked and resolved.
   const image = (v: unknown): unknown => {
@@ -70,7 +80,8 @@ export function compileMapper(fields: readonly FieldConfig[], columns: readonly 
   const converters: Converter[] = fields.map((f) => {
     const cols = resolveColumns(f, columns, where);
     const one = (): number => {
-      if (cols.length !== 1) throw schemaError(where, f, `a ${f.type} field takes exactly one column, got ${cols.length} (${names(cols, columns)})`);
+      if (cols.length !== 1)
+        throw schemaError(where, f, `a ${f.type} field takes exactly one column, got ${cols.length} (${names(cols, columns)})`);
       return cols[0]!;
     };
     const at = (c: number, row: TableRow, fn: (v: unknown) => unknown): unknown => {
@@ -110,7 +121,11 @@ export function compileMapper(fields: readonly FieldConfig[], columns: readonly 
         };
       }
       case 'video_clip':
-        throw schemaError(where, f, 'a video_clip field takes its frames from a video source (video_folder or video_list), not from a table column');
+        throw schemaError(
+          where,
+          f,
+          'a video_clip field takes its frames from a video source (video_folder or video_list), not from a table column',
+        );
       case 'ndarray':
       case 'torch_tensor': {
         let dtype;
@@ -129,7 +144,9 @@ export function compileMapper(fields: readonly FieldConfig[], columns: readonly 
             const w = new ElementWriter(d, count);
             for (const c of cols) at(c, row, (v) => w.add(v));
             if (w.count !== count) {
-              const e = new ValueProblem(`needs ${count} elements for shape [${shape.join(', ')}], got ${w.count} from ${names(cols, columns)}`);
+              const e = new ValueProblem(
+                `needs ${count} elements for shape [${shape.join(', ')}], got ${w.count} from ${names(cols, columns)}`,
+              );
               throw valueError(ctx.path, row, null, f, e);
             }
             const out: NDArray = { dtype: d.str, shape, bytes: w.bytes };
@@ -157,7 +174,10 @@ function names(cols: readonly number[], columns: readonly string[]): string {
 }
 
 function columnList(columns: readonly string[]): string {
-  const shown = columns.slice(0, 20).map((c) => JSON.stringify(c)).join(', ');
+  const shown = columns
+    .slice(0, 20)
+    .map((c) => JSON.stringify(c))
+    .join(', ');
   return `; the source has ${columns.length} column${columns.length === 1 ? '' : 's'}: ${shown}${columns.length > 20 ? ', …' : ''}`;
 }
 
@@ -169,5 +189,9 @@ function valueError(path: string, row: TableRow, column: string | null, f: Field
   if (!(e instanceof ValueProblem)) return e as Error;
   const line = row.line !== undefined ? ` (line ${row.line})` : '';
   const col = column !== null ? `, column "${column}"` : '';
-  return new BetonEncodeError('BAD_VALUE', `${path}: row ${row.index}${line}${col} → field "${f.name}" (${f.type}): ${e.message}`, { field: f.name, sample: row.index, source: path });
+  return new BetonEncodeError('BAD_VALUE', `${path}: row ${row.index}${line}${col} → field "${f.name}" (${f.type}): ${e.message}`, {
+    field: f.name,
+    sample: row.index,
+    source: path,
+  });
 }

@@ -32,7 +32,10 @@ export class CsvTable implements TableReader {
       header = record;
       break;
     }
-    if (!header) throw new BetonEncodeError('BAD_OPTIONS', `${path}: the file is empty; a header row naming the columns is required`, { source: path });
+    if (!header)
+      throw new BetonEncodeError('BAD_OPTIONS', `${path}: the file is empty; a header row naming the columns is required`, {
+        source: path,
+      });
     const length = size < COUNT_LIMIT_BYTES ? await countRecords(path, kind) : null;
     return new CsvTable(kind, path, uniqueHeader(header), length, size);
   }
@@ -72,7 +75,8 @@ async function* records(path: string, kind: Delimited): AsyncGenerator<{ record:
     for await (const r of stream as AsyncIterable<{ record: string[]; info: Info }>) yield r;
   } catch (e) {
     const err = e as Error & { code?: string };
-    if (err.code === 'ENOENT' || err.code === 'EACCES') throw new BetonEncodeError('BAD_OPTIONS', `cannot read ${path}: ${err.message}`, { source: path });
+    if (err.code === 'ENOENT' || err.code === 'EACCES')
+      throw new BetonEncodeError('BAD_OPTIONS', `cannot read ${path}: ${err.message}`, { source: path });
     throw new BetonEncodeError('BAD_VALUE', `${path}: ${err.message}`, { source: path });
   }
 }

@@ -26,7 +26,12 @@ export function looksLikeImageColumn(values: readonly unknown[]): boolean {
  * outside the served folders) is not looked at: the column counts as images whether or not
  * that file exists (the answer must not tell), and the build then refuses its rows.
  */
-export function findImageColumns(columns: readonly string[], rows: ReadonlyArray<readonly unknown[]>, baseDir: string, guard?: ReadGuard): string[] {
+export function findImageColumns(
+  columns: readonly string[],
+  rows: ReadonlyArray<readonly unknown[]>,
+  baseDir: string,
+  guard?: ReadGuard,
+): string[] {
   return columns.filter((_, i) => {
     const values = rows.map((r) => r[i]);
     if (!looksLikeImageColumn(values)) return false;

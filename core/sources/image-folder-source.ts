@@ -27,7 +27,11 @@ export class ImageFolderDatasetSource implements DatasetSource {
     this.path = folder.root;
     this.baseDir = folder.root;
     this.length = folder.length;
-    this.table = new TableSource(new ImageFolderRows(folder), { kind: this.kind, baseDir: folder.root, ...(opts.readGuard ? { readGuard: opts.readGuard } : {}) });
+    this.table = new TableSource(new ImageFolderRows(folder), {
+      kind: this.kind,
+      baseDir: folder.root,
+      ...(opts.readGuard ? { readGuard: opts.readGuard } : {}),
+    });
   }
 
   /** `readGuard` (beton serve): folders and images that lead outside the served folders are refused. */

@@ -45,11 +45,16 @@ export class ImageFolderSource implements Iterable<ImageFolderSample> {
     }
     this.classes = classes;
     if (this.classes.length === 0) {
-      throw new BetonEncodeError('BAD_OPTIONS', `${root} has no class folders; expected root/<class>/<image> (as torchvision's ImageFolder)`, { source: root });
+      throw new BetonEncodeError(
+        'BAD_OPTIONS',
+        `${root} has no class folders; expected root/<class>/<image> (as torchvision's ImageFolder)`,
+        { source: root },
+      );
     }
     this.items = [];
     this.classes.forEach((cls, label) => {
-      for (const path of walkFiles(join(root, cls), (n) => IMAGE_EXTENSIONS.includes(extname(n).toLowerCase()), guard)) this.items.push({ path, label });
+      for (const path of walkFiles(join(root, cls), (n) => IMAGE_EXTENSIONS.includes(extname(n).toLowerCase()), guard))
+        this.items.push({ path, label });
     });
     if (this.items.length === 0) {
       throw new BetonEncodeError('BAD_OPTIONS', `${root} has no images with extensions ${IMAGE_EXTENSIONS.join(' ')}`, { source: root });

@@ -60,11 +60,16 @@ export function inferSchema(input: InferInput, opts: InferOptions = {}): FieldCo
   }
   const proposals: Proposal[] = [];
   const firstImage = opts.imageColumns?.[0];
-  for (let i = 0; i < columns.length; ) {
+  for (let i = 0; i < columns.length;) {
     const group = numberedRun(columns, types, i);
     if (group) {
       const dtype = group.float ? 'float32' : 'int64';
-      proposals.push({ wanted: group.name, columns: group.columns, explicit: true, make: (name) => ({ name, type: 'ndarray', dtype, shape: [group.length] }) });
+      proposals.push({
+        wanted: group.name,
+        columns: group.columns,
+        explicit: true,
+        make: (name) => ({ name, type: 'ndarray', dtype, shape: [group.length] }),
+      });
       i += group.length;
       continue;
     }
@@ -203,7 +208,11 @@ function numericShape(v: unknown): { shape: number[]; leaves: Set<Leaf> } | null
  * A run of ≥ MIN_GROUP numeric columns named prefix + consecutive integers starting at
  * column `i`. Its columns are the glob `prefix*` when that matches exactly the run.
  */
-function numberedRun(columns: readonly string[], types: readonly InferredType[], i: number): { name: string; columns: string[]; length: number; float: boolean } | null {
+function numberedRun(
+  columns: readonly string[],
+  types: readonly InferredType[],
+  i: number,
+): { name: string; columns: string[]; length: number; float: boolean } | null {
   const numeric = (k: number): boolean => types[k]?.kind === 'int' || types[k]?.kind === 'float';
   const m = /^(.*?)(\d+)$/.exec(columns[i]!);
   if (!m || !numeric(i)) return null;

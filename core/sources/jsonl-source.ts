@@ -38,7 +38,8 @@ export class JsonlTable implements TableReader {
     }
     const keys = new Set<string>();
     for (const o of objects) for (const k of Object.keys(o)) keys.add(k);
-    if (keys.size === 0) throw new BetonEncodeError('BAD_OPTIONS', `${path}: no JSON objects with keys found; expected one object per line`, { source: path });
+    if (keys.size === 0)
+      throw new BetonEncodeError('BAD_OPTIONS', `${path}: no JSON objects with keys found; expected one object per line`, { source: path });
     const columns = [...keys];
     const head = objects.map((o) => columns.map((c) => o[c]));
     const length = size < COUNT_LIMIT_BYTES ? await countLines(path, { blankIsEmpty: true }) : null;
@@ -85,13 +86,18 @@ async function* lines(path: string, exact: boolean, skip = 0): AsyncGenerator<{ 
       }
       const v = parseLine(text, exact, path, line);
       if (!v || typeof v !== 'object' || Array.isArray(v)) {
-        throw new BetonEncodeError('BAD_VALUE', `${path}:${line}: expected a JSON object per line, got ${Array.isArray(v) ? 'an array' : JSON.stringify(v)}`, { source: path });
+        throw new BetonEncodeError(
+          'BAD_VALUE',
+          `${path}:${line}: expected a JSON object per line, got ${Array.isArray(v) ? 'an array' : JSON.stringify(v)}`,
+          { source: path },
+        );
       }
       yield { obj: v as Record<string, unknown>, line };
     }
   } catch (e) {
     const err = e as Error & { code?: string };
-    if (err.code === 'ENOENT' || err.code === 'EACCES') throw new BetonEncodeError('BAD_OPTIONS', `cannot read ${path}: ${err.message}`, { source: path });
+    if (err.code === 'ENOENT' || err.code === 'EACCES')
+      throw new BetonEncodeError('BAD_OPTIONS', `cannot read ${path}: ${err.message}`, { source: path });
     throw e;
   } finally {
     rl.close();

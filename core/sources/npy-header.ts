@@ -60,7 +60,8 @@ export function parseNpyHeader(bytes: Uint8Array, where: string): NpyHeader {
   }
   if (!dict || typeof dict !== 'object' || Array.isArray(dict)) throw bad(where, 'the header is not a dict');
   const { descr, fortran_order: fortran, shape } = dict;
-  if (Array.isArray(descr)) throw bad(where, 'structured dtypes (record arrays) are not supported; save each field as its own array (np.savez)');
+  if (Array.isArray(descr))
+    throw bad(where, 'structured dtypes (record arrays) are not supported; save each field as its own array (np.savez)');
   if (typeof descr !== 'string') throw bad(where, "the header has no 'descr'");
   if (!Array.isArray(shape) || !shape.every((d) => typeof d === 'number' && Number.isSafeInteger(d) && d >= 0)) {
     throw bad(where, "the header has no valid 'shape'");
@@ -84,7 +85,8 @@ function parseElement(descr: string, where: string): NpyElement {
     if (s[2] === 'U') return { kind: 'unicode', littleEndian: s[1] !== '>', itemsize: 4 * n };
     return { kind: 'bytes', itemsize: n };
   }
-  if (/O/.test(descr)) throw bad(where, `object arrays (${descr}) hold pickled Python objects and cannot be read; convert to a numeric or string dtype`);
+  if (/O/.test(descr))
+    throw bad(where, `object arrays (${descr}) hold pickled Python objects and cannot be read; convert to a numeric or string dtype`);
   if (/^[<>|=]?[Mm]8/.test(descr)) throw bad(where, `datetime dtype ${descr} is not supported; convert with a.astype('int64')`);
   try {
     const dtype = parseDType(descr);

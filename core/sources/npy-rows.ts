@@ -27,12 +27,19 @@ export async function readNpyHeader(reader: ByteReader, where: string): Promise<
 export function npyColumnType(h: NpyHeader, where: string): ColumnType {
   const el = h.element;
   if (el.kind !== 'numeric') {
-    if (h.shape.length > 1) throw new BetonEncodeError('BAD_OPTIONS', `${where}: string arrays with more than one dimension are not supported`, { source: where });
+    if (h.shape.length > 1)
+      throw new BetonEncodeError('BAD_OPTIONS', `${where}: string arrays with more than one dimension are not supported`, {
+        source: where,
+      });
     return el.kind === 'unicode' ? { kind: 'string' } : { kind: 'bytes' };
   }
   const rowShape = h.shape.slice(1);
   if (rowShape.some((d) => d === 0)) {
-    throw new BetonEncodeError('BAD_OPTIONS', `${where}: rows of shape (${rowShape.join(', ')}) are empty; FFCV cannot store zero-size arrays`, { source: where });
+    throw new BetonEncodeError(
+      'BAD_OPTIONS',
+      `${where}: rows of shape (${rowShape.join(', ')}) are empty; FFCV cannot store zero-size arrays`,
+      { source: where },
+    );
   }
   if (rowShape.length === 0) {
     if (el.dtype.kind === 'f') return { kind: 'float' };
@@ -82,12 +89,16 @@ export async function* npyRows(reader: ByteReader, h: NpyHeader, start: number, 
   }
   await reader.skip(start * h.rowBytes);
   const perBatch = Math.max(1, Math.floor(BATCH_BYTES / h.rowBytes));
-  for (let i = start; i < last; ) {
+  for (let i = start; i < last;) {
     const n = Math.min(perBatch, last - i);
     const batch = await reader.read(n * h.rowBytes);
     if (batch.byteLength < n * h.rowBytes) {
       const row = i + Math.floor(batch.byteLength / h.rowBytes);
-      throw new BetonEncodeError('BAD_OPTIONS', `${where}: truncated: the header promises ${rows} rows of ${h.rowBytes} bytes, data ends in row ${row}`, { source: where });
+      throw new BetonEncodeError(
+        'BAD_OPTIONS',
+        `${where}: truncated: the header promises ${rows} rows of ${h.rowBytes} bytes, data ends in row ${row}`,
+        { source: where },
+      );
     }
     for (let k = 0; k < n; k++) yield decodeNpyRow(h, batch, k * h.rowBytes);
     i += n;

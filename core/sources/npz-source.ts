@@ -61,7 +61,11 @@ export class NpzTable implements TableReader {
       const lengths = new Set(members.map((m) => m.header.shape[0]));
       if (lengths.size > 1) {
         const list = members.map((m) => `${m.entry.name} has ${m.header.shape[0]}`).join(', ');
-        throw new BetonEncodeError('BAD_OPTIONS', `${path}: all arrays must have the same length along axis 0 (one row per sample); ${list}`, { source: path });
+        throw new BetonEncodeError(
+          'BAD_OPTIONS',
+          `${path}: all arrays must have the same length along axis 0 (one row per sample); ${list}`,
+          { source: path },
+        );
       }
       return new NpzTable(path, members, size);
     } finally {
@@ -92,7 +96,10 @@ export class NpzTable implements TableReader {
         const values: unknown[] = new Array(this.columns.length);
         for (const { c, it } of iters) {
           const r = await it.next();
-          if (r.done) throw new BetonEncodeError('BAD_OPTIONS', `${this.path}:${this.members[c]!.entry.name}: ended before row ${index}`, { source: this.path });
+          if (r.done)
+            throw new BetonEncodeError('BAD_OPTIONS', `${this.path}:${this.members[c]!.entry.name}: ended before row ${index}`, {
+              source: this.path,
+            });
           values[c] = r.value;
         }
         yield { index, values };
@@ -125,7 +132,11 @@ function memberReader(path: string, fh: FileHandle, entry: ZipEntry, dataOffset:
     const inflated = pipeline(createReadStream(path, { start: dataOffset, end: end - 1 }), createInflateRaw(), () => undefined);
     return streamByteReader(inflated);
   }
-  throw new BetonEncodeError('BAD_OPTIONS', `${path}: member ${entry.name} uses zip compression method ${entry.method}; only stored (np.savez) and deflated (np.savez_compressed) are supported`, { source: path });
+  throw new BetonEncodeError(
+    'BAD_OPTIONS',
+    `${path}: member ${entry.name} uses zip compression method ${entry.method}; only stored (np.savez) and deflated (np.savez_compressed) are supported`,
+    { source: path },
+  );
 }
 
 /** A .npz archive as a DatasetSource (one field per member). */

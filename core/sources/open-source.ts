@@ -57,23 +57,42 @@ function videoOptions(c: Extract<SourceConfig, { type: 'video_folder' | 'video_l
  * table file is an image list when `imageColumn` is given or a CSV/TSV/JSONL column holds
  * image paths (the first such column), else a table.
  */
-export async function detectSourceConfig(path: string, opts: { imageColumn?: string; clipLength?: number; stride?: number; fps?: number | null; readGuard?: ReadGuard } = {}): Promise<SourceConfig> {
+export async function detectSourceConfig(
+  path: string,
+  opts: { imageColumn?: string; clipLength?: number; stride?: number; fps?: number | null; readGuard?: ReadGuard } = {},
+): Promise<SourceConfig> {
   const kind = await mustExist(path, 'either');
   if (kind === 'folder') {
     const videos = looksLikeVideoFolder(path, opts.readGuard);
     if (videos && opts.clipLength) {
-      return { type: 'video_folder', path, clipLength: opts.clipLength, ...(opts.stride ? { stride: opts.stride } : {}), fps: opts.fps ?? null };
+      return {
+        type: 'video_folder',
+        path,
+        clipLength: opts.clipLength,
+        ...(opts.stride ? { stride: opts.stride } : {}),
+        fps: opts.fps ?? null,
+      };
     }
     if (videos) {
-      throw new BetonEncodeError('BAD_OPTIONS', `${path} holds videos (root/<class>/<video>); a video source needs a clip length: { "type": "video_folder", "path": …, "clipLength": T } (CLI: --clip-length T)`, { source: path });
+      throw new BetonEncodeError(
+        'BAD_OPTIONS',
+        `${path} holds videos (root/<class>/<video>); a video source needs a clip length: { "type": "video_folder", "path": …, "clipLength": T } (CLI: --clip-length T)`,
+        { source: path },
+      );
     }
-    if (opts.imageColumn) throw new BetonEncodeError('BAD_OPTIONS', `${path} is a folder; --image-column applies to CSV/TSV/JSONL image lists`, { source: path });
+    if (opts.imageColumn)
+      throw new BetonEncodeError('BAD_OPTIONS', `${path} is a folder; --image-column applies to CSV/TSV/JSONL image lists`, {
+        source: path,
+      });
     return { type: 'image_folder', path };
   }
   const format = resolveTableFormat(path);
   const listable = format === 'csv' || format === 'tsv' || format === 'jsonl';
   if (opts.imageColumn) {
-    if (!listable) throw new BetonEncodeError('BAD_OPTIONS', `${path}: --image-column needs a CSV, TSV or JSONL image list, not ${format}`, { source: path });
+    if (!listable)
+      throw new BetonEncodeError('BAD_OPTIONS', `${path}: --image-column needs a CSV, TSV or JSONL image list, not ${format}`, {
+        source: path,
+      });
     return { type: 'image_list', path, imageColumn: opts.imageColumn, format };
   }
   if (listable) {
@@ -98,7 +117,11 @@ async function mustExist(path: string, want: 'file' | 'folder' | 'either'): Prom
   }
   const kind = st.isDirectory() ? 'folder' : 'file';
   if (want !== 'either' && kind !== want) {
-    throw new BetonEncodeError('BAD_OPTIONS', `source ${path} is a ${kind}; ${want === 'folder' ? 'an image_folder source is a folder' : 'a table or image list is a file'}`, { source: path });
+    throw new BetonEncodeError(
+      'BAD_OPTIONS',
+      `source ${path} is a ${kind}; ${want === 'folder' ? 'an image_folder source is a folder' : 'a table or image list is a file'}`,
+      { source: path },
+    );
   }
   return kind;
 }

@@ -31,7 +31,11 @@ export function tableFormatOf(path: string): TableFormat | null {
 export function resolveTableFormat(path: string, format?: TableFormat): TableFormat {
   const f = format ?? tableFormatOf(path);
   if (!f) {
-    throw new BetonEncodeError('BAD_OPTIONS', `${path}: cannot tell the table format from the extension "${extname(path)}"; use ${Object.keys(BY_EXTENSION).join(' ')} or set source.format (${TABLE_FORMATS.join(', ')})`, { source: path });
+    throw new BetonEncodeError(
+      'BAD_OPTIONS',
+      `${path}: cannot tell the table format from the extension "${extname(path)}"; use ${Object.keys(BY_EXTENSION).join(' ')} or set source.format (${TABLE_FORMATS.join(', ')})`,
+      { source: path },
+    );
   }
   return f;
 }

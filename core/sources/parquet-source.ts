@@ -1,5 +1,15 @@
 import * as zlib from 'node:zlib';
-import { asyncBufferFromFile, parquetMetadataAsync, parquetRead, parquetSchema, type AsyncBuffer, type Compressors, type FileMetaData, type RowGroup, type SchemaTree } from 'hyparquet';
+import {
+  asyncBufferFromFile,
+  parquetMetadataAsync,
+  parquetRead,
+  parquetSchema,
+  type AsyncBuffer,
+  type Compressors,
+  type FileMetaData,
+  type RowGroup,
+  type SchemaTree,
+} from 'hyparquet';
 import { BetonEncodeError } from '../format/errors.js';
 import type { ColumnType, LeafHint, RowRange, TableReader, TableRow } from './table-reader.js';
 import { TableSource, type TableSourceOptions } from './table-source.js';
@@ -101,7 +111,9 @@ export class ParquetTable implements TableReader {
         },
       });
     } catch (e) {
-      throw new BetonEncodeError('BAD_VALUE', `${this.path}: rows ${rowStart}..${rowEnd - 1}: ${(e as Error).message}`, { source: this.path });
+      throw new BetonEncodeError('BAD_VALUE', `${this.path}: rows ${rowStart}..${rowEnd - 1}: ${(e as Error).message}`, {
+        source: this.path,
+      });
     }
     return rows;
   }
@@ -128,7 +140,14 @@ function declaredType(t: SchemaTree, metadata: FileMetaData): ColumnType | undef
   const lt = el.logical_type?.type;
   const noNulls = (): boolean =>
     el.repetition_type === 'REQUIRED' ||
-    metadata.row_groups.every((g) => g.columns.some((c) => c.meta_data?.path_in_schema.length === 1 && c.meta_data.path_in_schema[0] === el.name && c.meta_data.statistics?.null_count === 0n));
+    metadata.row_groups.every((g) =>
+      g.columns.some(
+        (c) =>
+          c.meta_data?.path_in_schema.length === 1 &&
+          c.meta_data.path_in_schema[0] === el.name &&
+          c.meta_data.statistics?.null_count === 0n,
+      ),
+    );
   if (el.type === 'FLOAT' || el.type === 'DOUBLE') return ct === undefined && lt === undefined ? { kind: 'float' } : undefined;
   if (el.type === 'INT32' || el.type === 'INT64' || el.type === 'BOOLEAN') {
     const plainInt = (ct === undefined || /^U?INT_/.test(ct)) && (lt === undefined || lt === 'INTEGER');

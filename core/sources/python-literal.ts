@@ -18,7 +18,7 @@ export function parsePythonLiteral(text: string): PyLiteral {
     const out: PyLiteral[] = [];
     for (;;) {
       ws();
-      if (text[i] === close) return i++, out;
+      if (text[i] === close) return (i++, out);
       out.push(value());
       ws();
       if (text[i] === ',') i++;
@@ -33,7 +33,7 @@ export function parsePythonLiteral(text: string): PyLiteral {
       const obj: { [key: string]: PyLiteral } = {};
       for (;;) {
         ws();
-        if (text[i] === '}') return i++, obj;
+        if (text[i] === '}') return (i++, obj);
         const k = value();
         if (typeof k !== 'string') fail('expected a string key');
         ws();
@@ -44,8 +44,8 @@ export function parsePythonLiteral(text: string): PyLiteral {
         else if (text[i] !== '}') fail("expected ',' or '}'");
       }
     }
-    if (c === '(') return i++, seq(')');
-    if (c === '[') return i++, seq(']');
+    if (c === '(') return (i++, seq(')'));
+    if (c === '[') return (i++, seq(']'));
     if (c === "'" || c === '"') {
       const end = text.indexOf(c, i + 1);
       if (end < 0) fail('unterminated string');
@@ -53,7 +53,11 @@ export function parsePythonLiteral(text: string): PyLiteral {
       i = end + 1;
       return s;
     }
-    for (const [lit, v] of [['True', true], ['False', false], ['None', null]] as const) {
+    for (const [lit, v] of [
+      ['True', true],
+      ['False', false],
+      ['None', null],
+    ] as const) {
       if (text.startsWith(lit, i)) {
         i += lit.length;
         return v;

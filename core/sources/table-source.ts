@@ -52,12 +52,19 @@ export class TableSource implements DatasetSource {
     const found = this.opts.detectImages ? findImageColumns(r.columns, rows, this.baseDir, this.opts.readGuard) : [];
     const given = this.opts.imageColumns ?? [];
     const imageColumns = [...given, ...found.filter((c) => !given.includes(c))];
-    return inferSchema({ columns: r.columns, rows, textual: r.textual, declared: r.declared, hints: r.hints }, { ...this.opts, imageColumns });
+    return inferSchema(
+      { columns: r.columns, rows, textual: r.textual, declared: r.declared, hints: r.hints },
+      { ...this.opts, imageColumns },
+    );
   }
 
   samples(fields: readonly FieldConfig[], range?: { start: number; end: number }): AsyncIterable<Sample> {
     // Compiled here, not on first next(), so a bad mapping fails before the writer starts.
-    const mapper = compileMapper(fields, this.reader.columns, { path: this.path, baseDir: this.baseDir, ...(this.opts.readGuard ? { readGuard: this.opts.readGuard } : {}) });
+    const mapper = compileMapper(fields, this.reader.columns, {
+      path: this.path,
+      baseDir: this.baseDir,
+      ...(this.opts.readGuard ? { readGuard: this.opts.readGuard } : {}),
+    });
     const r = clampRange(range, this.length);
     const reader = this.reader;
     const path = this.path;

@@ -18,7 +18,27 @@ export class ValueProblem extends BetonError<'BAD_VALUE'> {
 }
 
 /** Cells pandas reads as missing (na_values defaults); numeric fields read them as NaN. */
-const NA_TEXT = new Set(['', '#N/A', '#N/A N/A', '#NA', '-1.#IND', '-1.#QNAN', '-NaN', '-nan', '1.#IND', '1.#QNAN', '<NA>', 'N/A', 'NA', 'NULL', 'NaN', 'None', 'n/a', 'nan', 'null']);
+const NA_TEXT = new Set([
+  '',
+  '#N/A',
+  '#N/A N/A',
+  '#NA',
+  '-1.#IND',
+  '-1.#QNAN',
+  '-NaN',
+  '-nan',
+  '1.#IND',
+  '1.#QNAN',
+  '<NA>',
+  'N/A',
+  'NA',
+  'NULL',
+  'NaN',
+  'None',
+  'n/a',
+  'nan',
+  'null',
+]);
 
 export function isMissing(v: unknown): boolean {
   return v === undefined || v === null;
@@ -69,12 +89,20 @@ export function parseBoolText(s: string): boolean | null {
 }
 
 export function isNDArrayValue(v: unknown): v is NDArray {
-  return typeof v === 'object' && v !== null && (v as NDArray).bytes instanceof Uint8Array && typeof (v as NDArray).dtype === 'string' && Array.isArray((v as NDArray).shape);
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    (v as NDArray).bytes instanceof Uint8Array &&
+    typeof (v as NDArray).dtype === 'string' &&
+    Array.isArray((v as NDArray).shape)
+  );
 }
 
 /** Hugging Face's image struct: `{ bytes, path }` with the encoded file in `bytes`. */
 export function isImageBytes(v: unknown): v is { bytes: Uint8Array; path?: unknown } {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && !isNDArrayValue(v) && (v as { bytes?: unknown }).bytes instanceof Uint8Array;
+  return (
+    typeof v === 'object' && v !== null && !Array.isArray(v) && !isNDArrayValue(v) && (v as { bytes?: unknown }).bytes instanceof Uint8Array
+  );
 }
 
 const describe = (v: unknown): string => {
@@ -99,7 +127,8 @@ export function toInt(v: unknown): number | bigint {
     const b = parseBoolText(v);
     if (b !== null) return b ? 1 : 0;
   }
-  if (isMissing(v) || (typeof v === 'string' && isNAText(v))) throw new ValueProblem('the value is missing (an int field needs a value in every row; use a float field for NaN)');
+  if (isMissing(v) || (typeof v === 'string' && isNAText(v)))
+    throw new ValueProblem('the value is missing (an int field needs a value in every row; use a float field for NaN)');
   throw new ValueProblem(`expected an integer, got ${describe(v)}`);
 }
 
@@ -268,7 +297,10 @@ export class ElementWriter {
     if (typeof x === 'number' && this.fast) {
       if (this.small) {
         if (!Number.isInteger(x)) throw new ValueProblem(`element ${this.count} is ${x}, not an integer (dtype ${this.dtype.str})`);
-        if (x < this.small[0] || x > this.small[1]) throw new ValueProblem(`element ${this.count} is ${x}, outside the range of dtype ${this.dtype.str} (${this.small[0]}..${this.small[1]})`);
+        if (x < this.small[0] || x > this.small[1])
+          throw new ValueProblem(
+            `element ${this.count} is ${x}, outside the range of dtype ${this.dtype.str} (${this.small[0]}..${this.small[1]})`,
+          );
       }
       this.fast[this.count++] = x;
       return;
@@ -277,7 +309,10 @@ export class ElementWriter {
       const isInt = typeof x === 'bigint' || typeof x === 'boolean' || Number.isInteger(x);
       if (!isInt) throw new ValueProblem(`element ${this.count} is ${x}, not an integer (dtype ${this.dtype.str})`);
       const b = typeof x === 'bigint' ? x : BigInt(Number(x));
-      if (b < this.range[0] || b > this.range[1]) throw new ValueProblem(`element ${this.count} is ${b}, outside the range of dtype ${this.dtype.str} (${this.range[0]}..${this.range[1]})`);
+      if (b < this.range[0] || b > this.range[1])
+        throw new ValueProblem(
+          `element ${this.count} is ${b}, outside the range of dtype ${this.dtype.str} (${this.range[0]}..${this.range[1]})`,
+        );
     }
     writeElement(this.dtype, this.bytes, this.count++, x);
   }

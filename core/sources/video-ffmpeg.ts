@@ -20,7 +20,8 @@ export class VideoReadError extends BetonError<'BAD_VIDEO'> {
   }
 }
 
-const INSTALL_HINT = 'install ffmpeg (Debian/Ubuntu: apt-get install ffmpeg) or give its path (--ffmpeg PATH, or "ffmpeg" in the source config)';
+const INSTALL_HINT =
+  'install ffmpeg (Debian/Ubuntu: apt-get install ffmpeg) or give its path (--ffmpeg PATH, or "ffmpeg" in the source config)';
 
 function runs(cmd: string): boolean {
   const r = spawnSync(cmd, ['-version'], { stdio: 'ignore', timeout: 20_000 });
@@ -37,8 +38,13 @@ function ffprobeFor(ffmpeg: string): string {
 export function findFfmpeg(ffmpeg?: string): FfmpegTools {
   const tools = { ffmpeg: ffmpeg ?? process.env.BETON_FFMPEG ?? 'ffmpeg', ffprobe: '' };
   tools.ffprobe = ffprobeFor(tools.ffmpeg);
-  if (!runs(tools.ffmpeg)) throw new BetonEncodeError('BAD_OPTIONS', `video sources need ffmpeg, but "${tools.ffmpeg}" does not run; ${INSTALL_HINT}`);
-  if (!runs(tools.ffprobe)) throw new BetonEncodeError('BAD_OPTIONS', `video sources need ffprobe (it comes with ffmpeg), but "${tools.ffprobe}" does not run; ${INSTALL_HINT}`);
+  if (!runs(tools.ffmpeg))
+    throw new BetonEncodeError('BAD_OPTIONS', `video sources need ffmpeg, but "${tools.ffmpeg}" does not run; ${INSTALL_HINT}`);
+  if (!runs(tools.ffprobe))
+    throw new BetonEncodeError(
+      'BAD_OPTIONS',
+      `video sources need ffprobe (it comes with ffmpeg), but "${tools.ffprobe}" does not run; ${INSTALL_HINT}`,
+    );
   return tools;
 }
 
@@ -82,16 +88,25 @@ function parseRate(s: string | undefined): [number, number] | null {
 
 /** The last meaningful line of ffmpeg's stderr, for messages. */
 export function lastLine(text: string): string {
-  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   return lines.at(-1) ?? 'no message';
 }
 
 /** Reads a video's first video stream's size and rate with ffprobe. */
 export function probeVideo(tools: FfmpegTools, path: string): Promise<VideoInfo> {
   const args = [
-    '-v', 'error', '-select_streams', 'v:0',
-    '-show_entries', 'stream=width,height,r_frame_rate,avg_frame_rate:stream_tags=rotate:stream_side_data=rotation:format=duration',
-    '-of', 'json', path,
+    '-v',
+    'error',
+    '-select_streams',
+    'v:0',
+    '-show_entries',
+    'stream=width,height,r_frame_rate,avg_frame_rate:stream_tags=rotate:stream_side_data=rotation:format=duration',
+    '-of',
+    'json',
+    path,
   ];
   return new Promise((resolve, reject) => {
     execFile(tools.ffprobe, args, { maxBuffer: 1 << 20, timeout: 60_000 }, (err, stdout, stderr) => {
@@ -109,7 +124,12 @@ export function probeVideo(tools: FfmpegTools, path: string): Promise<VideoInfo>
       const turned = Math.abs(Math.round(rotation / 90)) % 2 === 1;
       const fps = parseRate(s.avg_frame_rate) ?? parseRate(s.r_frame_rate) ?? [0, 1];
       const duration = Number(doc.format?.duration);
-      resolve({ width: turned ? s.height : s.width, height: turned ? s.width : s.height, fps, duration: Number.isFinite(duration) ? duration : null });
+      resolve({
+        width: turned ? s.height : s.width,
+        height: turned ? s.width : s.height,
+        fps,
+        duration: Number.isFinite(duration) ? duration : null,
+      });
     });
   });
 }

@@ -7,7 +7,22 @@ import { IMAGE_EXTENSIONS } from './image-folder.js';
 import type { ReadGuard } from './read-guard.js';
 
 /** Container extensions taken as videos (compared case-insensitively). */
-export const VIDEO_EXTENSIONS = ['.avi', '.mp4', '.m4v', '.mkv', '.mov', '.webm', '.mpg', '.mpeg', '.wmv', '.flv', '.ogv', '.3gp', '.mts', '.m2ts'];
+export const VIDEO_EXTENSIONS = [
+  '.avi',
+  '.mp4',
+  '.m4v',
+  '.mkv',
+  '.mov',
+  '.webm',
+  '.mpg',
+  '.mpeg',
+  '.wmv',
+  '.flv',
+  '.ogv',
+  '.3gp',
+  '.mts',
+  '.m2ts',
+];
 
 export const isVideoFile = (name: string): boolean => VIDEO_EXTENSIONS.includes(extname(name).toLowerCase());
 
@@ -46,12 +61,14 @@ function classFolders(root: string, guard?: ReadGuard): string[] {
  */
 export function listVideoFolder(root: string, guard?: ReadGuard): VideoListing {
   const classes = classFolders(root, guard);
-  if (classes.length === 0) throw new BetonEncodeError('BAD_OPTIONS', `${root} has no class folders; expected root/<class>/<video> (as UCF101)`, { source: root });
+  if (classes.length === 0)
+    throw new BetonEncodeError('BAD_OPTIONS', `${root} has no class folders; expected root/<class>/<video> (as UCF101)`, { source: root });
   const items: VideoItem[] = [];
   classes.forEach((cls, label) => {
     for (const path of walkFiles(join(root, cls), isVideoFile, guard)) items.push({ path, label });
   });
-  if (items.length === 0) throw new BetonEncodeError('BAD_OPTIONS', `${root} has no videos with extensions ${VIDEO_EXTENSIONS.join(' ')}`, { source: root });
+  if (items.length === 0)
+    throw new BetonEncodeError('BAD_OPTIONS', `${root} has no videos with extensions ${VIDEO_EXTENSIONS.join(' ')}`, { source: root });
   return { classes, items };
 }
 
@@ -127,11 +144,18 @@ export function readVideoList(path: string, format?: 'csv' | 'jsonl'): VideoList
   if (rows.length === 0) throw new BetonEncodeError('BAD_OPTIONS', `${path} lists no videos`, { source: path });
   const first = rows.find((r) => r.row)?.row ?? {};
   const pathCol = PATH_COLUMNS.find((c) => c in first);
-  if (!pathCol) throw new BetonEncodeError('BAD_SCHEMA', `${path}: no video path column; name it one of ${PATH_COLUMNS.join(', ')} (columns: ${Object.keys(first).join(', ')})`, { source: path });
+  if (!pathCol)
+    throw new BetonEncodeError(
+      'BAD_SCHEMA',
+      `${path}: no video path column; name it one of ${PATH_COLUMNS.join(', ')} (columns: ${Object.keys(first).join(', ')})`,
+      { source: path },
+    );
 
   const present = (v: unknown): boolean => v !== undefined && v !== null && v !== '';
   const labels = rows.map((r) => r.row?.label);
-  const intLabels = labels.every((l) => !present(l) || (typeof l === 'number' && Number.isInteger(l)) || (typeof l === 'string' && /^-?\d+$/.test(l)));
+  const intLabels = labels.every(
+    (l) => !present(l) || (typeof l === 'number' && Number.isInteger(l)) || (typeof l === 'string' && /^-?\d+$/.test(l)),
+  );
   const classes = intLabels ? null : [...new Set(labels.filter(present).map(String))].sort(byCodePoint);
   const base = dirname(resolve(path));
   const items: VideoItem[] = rows.map(({ line, row, error }) => {
@@ -151,7 +175,8 @@ export function readVideoList(path: string, format?: 'csv' | 'jsonl'): VideoList
       if (!Number.isFinite(n) || n < 0) item.error ??= `${where}: ${k} must be seconds >= 0, got ${JSON.stringify(v)}`;
       else item[k] = n;
     }
-    if (item.start != null && item.end != null && item.end <= item.start) item.error ??= `${where}: end (${item.end}) must be after start (${item.start})`;
+    if (item.start != null && item.end != null && item.end <= item.start)
+      item.error ??= `${where}: end (${item.end}) must be after start (${item.start})`;
     return item;
   });
   return { classes, items };

@@ -67,11 +67,13 @@ export class VideoDatasetSource implements DatasetSource {
     this.stride = opts.stride ?? opts.clipLength;
     this.fps = opts.fps ?? null;
     const posInt = (v: number, name: string): void => {
-      if (!Number.isInteger(v) || v < 1 || v > 65535) throw new BetonEncodeError('BAD_OPTIONS', `${name} must be an integer 1..65535, got ${v}`, { source: path });
+      if (!Number.isInteger(v) || v < 1 || v > 65535)
+        throw new BetonEncodeError('BAD_OPTIONS', `${name} must be an integer 1..65535, got ${v}`, { source: path });
     };
     posInt(this.clipLength, 'clipLength');
     posInt(this.stride, 'stride');
-    if (this.fps !== null && !(this.fps > 0 && Number.isFinite(this.fps))) throw new BetonEncodeError('BAD_OPTIONS', `fps must be a positive number, got ${this.fps}`, { source: path });
+    if (this.fps !== null && !(this.fps > 0 && Number.isFinite(this.fps)))
+      throw new BetonEncodeError('BAD_OPTIONS', `fps must be a positive number, got ${this.fps}`, { source: path });
   }
 
   /** `root/<class>/<video>`: labels from the sorted class folders. */
@@ -128,7 +130,11 @@ export class VideoDatasetSource implements DatasetSource {
     const cols = fields.map((f) => {
       const c = f.columns?.[0] ?? f.name;
       if (!(VIDEO_COLUMNS as readonly string[]).includes(c)) {
-        throw new BetonEncodeError('BAD_SCHEMA', `field "${f.name}": a video source has no value "${c}"; it offers ${VIDEO_COLUMNS.join(', ')}`, { source: this.path, field: f.name });
+        throw new BetonEncodeError(
+          'BAD_SCHEMA',
+          `field "${f.name}": a video source has no value "${c}"; it offers ${VIDEO_COLUMNS.join(', ')}`,
+          { source: this.path, field: f.name },
+        );
       }
       return { name: f.name, col: c as VideoColumn };
     });
@@ -152,12 +158,18 @@ export class VideoDatasetSource implements DatasetSource {
 
   private value(c: VideoClip, col: VideoColumn): unknown {
     switch (col) {
-      case 'clip': return c.clip;
-      case 'label': return c.label;
-      case 'video_id': return c.videoId;
-      case 'start_frame': return c.startFrame;
-      case 'path': return relative(this.baseDir, c.path);
-      case 'class': return this.listing.classes?.[c.label] ?? String(c.label);
+      case 'clip':
+        return c.clip;
+      case 'label':
+        return c.label;
+      case 'video_id':
+        return c.videoId;
+      case 'start_frame':
+        return c.startFrame;
+      case 'path':
+        return relative(this.baseDir, c.path);
+      case 'class':
+        return this.listing.classes?.[c.label] ?? String(c.label);
       case 'start_time': {
         const [n, d] = c.clip.fps;
         return (this.listing.items[c.videoId]?.start ?? 0) + (n > 0 ? (c.startFrame * d) / n : 0);

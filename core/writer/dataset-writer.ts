@@ -94,12 +94,16 @@ export class DatasetWriter {
       throw new BetonEncodeError('BAD_OPTIONS', `pageSize must be a power of two below 2^32, got ${ps}`);
     }
     if (ps < MIN_WRITER_PAGE_SIZE && !options.allowSmallPages) {
-      throw new BetonEncodeError('BAD_OPTIONS', `pageSize ${ps} is below FFCV's minimum of ${MIN_WRITER_PAGE_SIZE} (2 MiB); FFCV would refuse it`);
+      throw new BetonEncodeError(
+        'BAD_OPTIONS',
+        `pageSize ${ps} is below FFCV's minimum of ${MIN_WRITER_PAGE_SIZE} (2 MiB); FFCV would refuse it`,
+      );
     }
     const cs = options.chunkSize ?? 100;
     if (!Number.isInteger(cs) || cs < 1) throw new BetonEncodeError('BAD_OPTIONS', `chunkSize must be a positive integer, got ${cs}`);
     const nw = options.numWorkers;
-    if (nw !== undefined && (!Number.isInteger(nw) || nw < 0)) throw new BetonEncodeError('BAD_OPTIONS', `numWorkers must be a non-negative integer, got ${nw}`);
+    if (nw !== undefined && (!Number.isInteger(nw) || nw < 0))
+      throw new BetonEncodeError('BAD_OPTIONS', `numWorkers must be a non-negative integer, got ${nw}`);
   }
 
   async write(source: SampleSource): Promise<WriteReport> {
@@ -189,7 +193,11 @@ class WriteJob {
     // (pointers are absolute, so FFCV reads such a file as any other).
     const reg = regions(fields.length, capacity ?? 0, this.layout.size, pageSize);
     this.dataStart = this.spill ? 0 : reg.dataStart;
-    this.meta = new RecordSink(this.spill ? () => this.spillFile('meta') : async () => fh, this.spill ? 0 : reg.metadata.offset, this.layout.size);
+    this.meta = new RecordSink(
+      this.spill ? () => this.spillFile('meta') : async () => fh,
+      this.spill ? 0 : reg.metadata.offset,
+      this.layout.size,
+    );
     this.allocs = new RecordSink(() => this.spillFile('alloc'), 0, ALLOC_ENTRY_SIZE, 1 << 20);
     this.heapBytes = fields.map(() => 0);
     this.imageModes = fields.map((f) => (f.field.type === 'rgb_image' ? { raw: 0, jpg: 0, passThrough: 0 } : null));
@@ -245,7 +253,11 @@ class WriteJob {
     if (!this.main) return null;
     const c1 = threadCpuMs();
     const cpuMs = this.cpu0 !== null && c1 !== null ? c1 - this.cpu0 : null;
-    return { wallMs, main: { ...this.main, cpuMs, placeMs: Math.max(0, this.main.placeMs - this.main.pageWriteMs), finishMs }, workers: this.workerTimings };
+    return {
+      wallMs,
+      main: { ...this.main, cpuMs, placeMs: Math.max(0, this.main.placeMs - this.main.pageWriteMs), finishMs },
+      workers: this.workerTimings,
+    };
   }
 
   async run(source: SampleSource): Promise<void> {
@@ -261,7 +273,15 @@ class WriteJob {
         signal?.throwIfAborted();
         let outcome: SampleOutcome;
         try {
-          outcome = { ok: true, values: await encodeSample(this.fields, s, i, { codec, seed: this.opts.seed ?? 0, baseDir: this.opts.baseDir, indexBase: this.opts.sampleIndexBase }) };
+          outcome = {
+            ok: true,
+            values: await encodeSample(this.fields, s, i, {
+              codec,
+              seed: this.opts.seed ?? 0,
+              baseDir: this.opts.baseDir,
+              indexBase: this.opts.sampleIndexBase,
+            }),
+          };
         } catch (e) {
           outcome = { ok: false, skipped: failureOf(i, e) };
         }
@@ -281,12 +301,18 @@ class WriteJob {
       timings: this.opts.timings ?? false,
     });
     try {
-      await pool.run(source, chunkSize, (outcomes, start) => {
-        const t0 = this.main ? performance.now() : 0;
-        outcomes.forEach((o, k) => this.place(start + k, o));
-        if (this.main) this.main.placeMs += performance.now() - t0;
-        this.progress();
-      }, signal, this.capacity);
+      await pool.run(
+        source,
+        chunkSize,
+        (outcomes, start) => {
+          const t0 = this.main ? performance.now() : 0;
+          outcomes.forEach((o, k) => this.place(start + k, o));
+          if (this.main) this.main.placeMs += performance.now() - t0;
+          this.progress();
+        },
+        signal,
+        this.capacity,
+      );
     } finally {
       this.workerTimings = [...pool.timings.values()];
       await pool.close();
@@ -316,7 +342,11 @@ class WriteJob {
     if (!outcome.ok) {
       if (this.opts.onError !== 'skip') {
         const s = outcome.skipped;
-        throw new BetonEncodeError('BAD_VALUE', s.reason, { sample: index, ...(s.source ? { source: s.source } : {}), ...(s.field ? { field: s.field } : {}) });
+        throw new BetonEncodeError('BAD_VALUE', s.reason, {
+          sample: index,
+          ...(s.source ? { source: s.source } : {}),
+          ...(s.field ? { field: s.field } : {}),
+        });
       }
       this.skipped.push(outcome.skipped);
       return;
@@ -326,7 +356,10 @@ class WriteJob {
     if (this.capacity !== null && k >= this.capacity) {
       throw new BetonEncodeError('BAD_OPTIONS', `the source yielded more than the ${this.capacity} samples it announced`);
     }
-    const ptrs = this.allocator.placeSample(k, encoded.map((e) => e.heap));
+    const ptrs = this.allocator.placeSample(
+      k,
+      encoded.map((e) => e.heap),
+    );
     const rec = this.meta.next();
     const view = new DataView(rec.buffer, rec.byteOffset, rec.byteLength);
     for (let f = 0; f < encoded.length; f++) {
@@ -400,10 +433,11 @@ class WriteJob {
     const total = this.allocs.count * ALLOC_ENTRY_SIZE;
     if (!src || total === 0) return 0;
     const buf = new Uint8Array(ALLOC_ENTRY_SIZE * 43690);
-    for (let done = 0; done < total; ) {
+    for (let done = 0; done < total;) {
       const { bytesRead } = await src.read(buf, 0, Math.min(buf.byteLength, total - done), done);
       const view = new DataView(buf.buffer, 0, bytesRead);
-      for (let o = 0; o < bytesRead; o += ALLOC_ENTRY_SIZE) view.setBigInt64(o + 8, view.getBigInt64(o + 8, true) + BigInt(dataStart), true);
+      for (let o = 0; o < bytesRead; o += ALLOC_ENTRY_SIZE)
+        view.setBigInt64(o + 8, view.getBigInt64(o + 8, true) + BigInt(dataStart), true);
       await this.fh.write(buf, 0, bytesRead, T + done);
       done += bytesRead;
     }

@@ -22,7 +22,13 @@ export interface ChunkJob {
 }
 
 export type ChunkResult =
-  | { chunk: number; ok: true; outcomes: SampleOutcome[]; timings?: WorkerTimings; /** performance.now() when the worker had loaded. */ readyAt: number }
+  | {
+      chunk: number;
+      ok: true;
+      outcomes: SampleOutcome[];
+      timings?: WorkerTimings;
+      /** performance.now() when the worker had loaded. */ readyAt: number;
+    }
   | { chunk: number; ok: false; error: string };
 
 /**
@@ -72,7 +78,9 @@ export class EncodePool {
       return Math.max(1, Math.min(chunkSize, Math.max(MIN_TAIL_CHUNK, share)));
     };
     const iterator: AsyncIterator<Sample> | Iterator<Sample> =
-      Symbol.asyncIterator in source ? (source as AsyncIterable<Sample>)[Symbol.asyncIterator]() : (source as Iterable<Sample>)[Symbol.iterator]();
+      Symbol.asyncIterator in source
+        ? (source as AsyncIterable<Sample>)[Symbol.asyncIterator]()
+        : (source as Iterable<Sample>)[Symbol.iterator]();
     const inFlight = new Map<Worker, number>();
     const starts = new Map<number, number>();
     const ready = new Map<number, SampleOutcome[]>();

@@ -14,7 +14,12 @@ export interface EncodeOptions {
 }
 
 /** Encodes every field of one sample; errors name the sample, the field and the source. */
-export async function encodeSample(fields: readonly NamedField[], sample: Sample, index: number, opts: EncodeOptions): Promise<EncodedValue[]> {
+export async function encodeSample(
+  fields: readonly NamedField[],
+  sample: Sample,
+  index: number,
+  opts: EncodeOptions,
+): Promise<EncodedValue[]> {
   if (isSkipMarker(sample)) {
     const { reason, source, field } = sample.__betonSkip;
     throw new BetonEncodeError('BAD_VALUE', reason, { sample: index, ...(source ? { source } : {}), ...(field ? { field } : {}) });

@@ -38,7 +38,12 @@ async function run(job: ChunkJob): Promise<void> {
     for (let i = 0; i < job.samples.length; i++) {
       const index = job.start + i;
       try {
-        const values = await encodeSample(fields, job.samples[i]!, index, { codec, seed: init.seed, baseDir: init.baseDir, indexBase: init.indexBase });
+        const values = await encodeSample(fields, job.samples[i]!, index, {
+          codec,
+          seed: init.seed,
+          baseDir: init.baseDir,
+          indexBase: init.indexBase,
+        });
         outcomes.push({ ok: true, values });
       } catch (e) {
         outcomes.push({ ok: false, skipped: failureOf(index, e) });

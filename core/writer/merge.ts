@@ -73,7 +73,10 @@ export async function mergeDatasets(inputPaths: readonly string[], output: strin
   if (inputPaths.length === 0) throw new BetonEncodeError('BAD_OPTIONS', 'merge needs at least one input file');
   const out = resolve(output);
   if (!opts.overwrite && (await exists(out))) {
-    throw new BetonEncodeError('OUTPUT_EXISTS', `${out} already exists; choose another output or pass --force (overwrite: true) to replace it`);
+    throw new BetonEncodeError(
+      'OUTPUT_EXISTS',
+      `${out} already exists; choose another output or pass --force (overwrite: true) to replace it`,
+    );
   }
   const inputs: Input[] = [];
   try {
@@ -105,7 +108,11 @@ async function openInput(path: string, customFields: Record<string, Field> | und
     const reader = Reader.openSync(path, customFields ? { customFields } : {});
     try {
       if (reader.fileSize !== fileSize) {
-        throw new BetonFormatError('CORRUPT_DATA', `${path}: the file changed while it was being opened (${fileSize} then ${reader.fileSize} bytes); retry once nothing writes to it`, { file: path });
+        throw new BetonFormatError(
+          'CORRUPT_DATA',
+          `${path}: the file changed while it was being opened (${fileSize} then ${reader.fileSize} bytes); retry once nothing writes to it`,
+          { file: path },
+        );
       }
       const F = reader.fields.length;
       const descriptors = new Uint8Array(F * FIELD_DESCRIPTOR_SIZE);
@@ -141,16 +148,21 @@ function checkCompatible(inputs: readonly Input[]): void {
   const a = inputs[0]!;
   for (const b of inputs.slice(1)) {
     const why = (what: string): never => {
-      throw new BetonEncodeError('BAD_SCHEMA', `cannot merge ${b.path} into ${a.path}: ${what}; merge needs files built with the same fields and page size`);
+      throw new BetonEncodeError(
+        'BAD_SCHEMA',
+        `cannot merge ${b.path} into ${a.path}: ${what}; merge needs files built with the same fields and page size`,
+      );
     };
-    if (b.header.pageSize !== a.header.pageSize) why(`page size ${b.header.pageSize} vs ${a.header.pageSize} bytes (rebuild one with --page-size ${a.header.pageSize})`);
+    if (b.header.pageSize !== a.header.pageSize)
+      why(`page size ${b.header.pageSize} vs ${a.header.pageSize} bytes (rebuild one with --page-size ${a.header.pageSize})`);
     const fa = a.fields.map((f) => `${f.name}:${f.type}`).join(', ');
     const fb = b.fields.map((f) => `${f.name}:${f.type}`).join(', ');
     if (b.fields.length !== a.fields.length) why(`fields [${fb}] vs [${fa}]`);
     for (let f = 0; f < a.fields.length; f++) {
       const x = a.fields[f]!;
       const y = b.fields[f]!;
-      if (x.name !== y.name || x.typeId !== y.typeId || x.type !== y.type) why(`field ${f} is "${y.name}" (${y.type}) vs "${x.name}" (${x.type})`);
+      if (x.name !== y.name || x.typeId !== y.typeId || x.type !== y.type)
+        why(`field ${f} is "${y.name}" (${y.type}) vs "${x.name}" (${x.type})`);
       const off = f * FIELD_DESCRIPTOR_SIZE;
       if (!sameBytes(a.descriptors.subarray(off, off + FIELD_DESCRIPTOR_SIZE), b.descriptors.subarray(off, off + FIELD_DESCRIPTOR_SIZE))) {
         why(`field "${x.name}" (${x.type}) has different arguments (e.g. another dtype or shape)`);
@@ -183,7 +195,13 @@ async function writeMerged(inputs: readonly Input[], out: string, opts: MergeOpt
     if (!opts.onProgress) return;
     const elapsedMs = performance.now() - t0;
     const rate = bytesDone / Math.max(elapsedMs / 1000, 1e-9);
-    opts.onProgress({ bytesDone, bytesTotal, elapsedMs, bytesPerSec: rate, etaMs: rate > 0 ? ((bytesTotal - bytesDone) / rate) * 1000 : null });
+    opts.onProgress({
+      bytesDone,
+      bytesTotal,
+      elapsedMs,
+      bytesPerSec: rate,
+      etaMs: rate > 0 ? ((bytesTotal - bytesDone) / rate) * 1000 : null,
+    });
   };
 
   opts.signal?.throwIfAborted();
@@ -252,7 +270,10 @@ const MAX_U64 = 2n ** 64n - 1n;
 /** Adds `delta` to the u64 at `at`; a result outside u64 means the input held a garbage pointer. */
 function rebase(view: DataView, at: number, delta: bigint, file: string, what: string): void {
   const v = view.getBigUint64(at, true) + delta;
-  if (v < 0n || v > MAX_U64) throw new BetonFormatError('BAD_POINTER', `${file}: ${what} holds a pointer that cannot be moved (${v - delta}); the file is corrupt`, { file });
+  if (v < 0n || v > MAX_U64)
+    throw new BetonFormatError('BAD_POINTER', `${file}: ${what} holds a pointer that cannot be moved (${v - delta}); the file is corrupt`, {
+      file,
+    });
   view.setBigUint64(at, v, true);
 }
 
@@ -280,12 +301,19 @@ async function copyMetadata(input: Input, out: FileHandle, dst: number, delta: n
 }
 
 /** The input's allocation table with sample ids shifted by `sampleBase` and pointers by `delta`. */
-async function copyAllocTable(input: Input, out: FileHandle, dst: number, sampleBase: number, delta: number, progress: (n: number) => void): Promise<void> {
+async function copyAllocTable(
+  input: Input,
+  out: FileHandle,
+  dst: number,
+  sampleBase: number,
+  delta: number,
+  progress: (n: number) => void,
+): Promise<void> {
   const total = input.fileSize - input.header.allocTablePtr;
   const buf = new Uint8Array(ALLOC_ENTRY_SIZE * 43690);
   const base = BigInt(sampleBase);
   const d = BigInt(delta);
-  for (let done = 0; done < total; ) {
+  for (let done = 0; done < total;) {
     const chunk = buf.subarray(0, Math.min(buf.byteLength, total - done));
     await readFully(input.fh, chunk, input.header.allocTablePtr + done, input.path);
     const view = new DataView(chunk.buffer, chunk.byteOffset, chunk.byteLength);
@@ -303,7 +331,16 @@ async function copyAllocTable(input: Input, out: FileHandle, dst: number, sample
  * Copies `length` bytes verbatim. Several chunks are in flight at once: each read or write
  * runs on libuv's thread pool, so reading one chunk overlaps writing another.
  */
-async function copyRange(src: FileHandle, from: number, dst: FileHandle, to: number, length: number, file: string, opts: MergeOptions, progress: (n: number) => void): Promise<void> {
+async function copyRange(
+  src: FileHandle,
+  from: number,
+  dst: FileHandle,
+  to: number,
+  length: number,
+  file: string,
+  opts: MergeOptions,
+  progress: (n: number) => void,
+): Promise<void> {
   const chunk = opts.chunkBytes ?? 8 << 20;
   const lanes = Math.max(1, opts.parallelCopies ?? 4);
   let next = 0;
@@ -332,17 +369,21 @@ async function copyRange(src: FileHandle, from: number, dst: FileHandle, to: num
 }
 
 async function readFully(fh: FileHandle, buf: Uint8Array, pos: number, file: string): Promise<void> {
-  for (let got = 0; got < buf.byteLength; ) {
+  for (let got = 0; got < buf.byteLength;) {
     const { bytesRead } = await fh.read(buf, got, buf.byteLength - got, pos + got);
     if (bytesRead === 0) {
-      throw new BetonFormatError('TRUNCATED', `${file}: the file ends at byte ${pos + got} while ${buf.byteLength - got} more bytes were expected; it was cut short during the merge`, { file, offset: pos + got });
+      throw new BetonFormatError(
+        'TRUNCATED',
+        `${file}: the file ends at byte ${pos + got} while ${buf.byteLength - got} more bytes were expected; it was cut short during the merge`,
+        { file, offset: pos + got },
+      );
     }
     got += bytesRead;
   }
 }
 
 async function writeFully(fh: FileHandle, buf: Uint8Array, pos: number): Promise<void> {
-  for (let put = 0; put < buf.byteLength; ) {
+  for (let put = 0; put < buf.byteLength;) {
     const { bytesWritten } = await fh.write(buf, put, buf.byteLength - put, pos + put);
     put += bytesWritten;
   }

@@ -73,7 +73,11 @@ export class PageAllocator {
       }
       const size = obj.byteLength;
       if (size > this.pageSize) {
-        throw new BetonEncodeError('OBJECT_TOO_LARGE', `sample ${sampleId}: an object of ${size} bytes is larger than the page size ${this.pageSize}; use a larger page size`, { sample: sampleId });
+        throw new BetonEncodeError(
+          'OBJECT_TOO_LARGE',
+          `sample ${sampleId}: an object of ${size} bytes is larger than the page size ${this.pageSize}; use a larger page size`,
+          { sample: sampleId },
+        );
       }
       const free = this.hasPage ? this.pageSize - this.fill : 0;
       if (size > free) {

@@ -8,5 +8,10 @@ export type SampleOutcome = { ok: true; values: EncodedValue[] } | { ok: false; 
 
 export function failureOf(index: number, e: unknown): SkippedSample {
   const err = e as Error & { details?: { source?: string; field?: string } };
-  return { index, reason: err.message, ...(err.details?.source ? { source: err.details.source } : {}), ...(err.details?.field ? { field: err.details.field } : {}) };
+  return {
+    index,
+    reason: err.message,
+    ...(err.details?.source ? { source: err.details.source } : {}),
+    ...(err.details?.field ? { field: err.details.field } : {}),
+  };
 }

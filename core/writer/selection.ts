@@ -6,7 +6,11 @@ import { BetonEncodeError } from '../format/errors.js';
  * contiguous so shards concatenate in order; sizes differ by at most one). The shard is
  * taken within the range.
  */
-export function selectSlice(length: number | null, range?: readonly [number, number | null], shard?: { index: number; count: number }): { start: number; end: number | null } {
+export function selectSlice(
+  length: number | null,
+  range?: readonly [number, number | null],
+  shard?: { index: number; count: number },
+): { start: number; end: number | null } {
   let start = 0;
   let end: number | null = length;
   if (range) {

@@ -54,18 +54,47 @@ export class ShardProgressFile {
     output: string,
     private readonly minIntervalMs = 1000,
   ) {
-    this.state = { version: 1, shard, output, done: 0, total: null, written: 0, skipped: 0, samplesPerSec: 0, etaMs: null, startedAt: this.startedAt, host: hostname(), pid: process.pid };
+    this.state = {
+      version: 1,
+      shard,
+      output,
+      done: 0,
+      total: null,
+      written: 0,
+      skipped: 0,
+      samplesPerSec: 0,
+      etaMs: null,
+      startedAt: this.startedAt,
+      host: hostname(),
+      pid: process.pid,
+    };
     this.write('running');
   }
 
   update(p: WriteProgress): void {
-    this.state = { ...this.state, done: p.done, total: p.total, written: p.written, skipped: p.skipped, samplesPerSec: p.samplesPerSec, etaMs: p.etaMs };
+    this.state = {
+      ...this.state,
+      done: p.done,
+      total: p.total,
+      written: p.written,
+      skipped: p.skipped,
+      samplesPerSec: p.samplesPerSec,
+      etaMs: p.etaMs,
+    };
     if (Date.now() - this.last >= this.minIntervalMs) this.write('running');
   }
 
   finish(r: { numSamples: number; skipped: readonly unknown[]; samplesPerSec: number }): void {
     const done = r.numSamples + r.skipped.length;
-    this.state = { ...this.state, done, total: done, written: r.numSamples, skipped: r.skipped.length, samplesPerSec: r.samplesPerSec, etaMs: 0 };
+    this.state = {
+      ...this.state,
+      done,
+      total: done,
+      written: r.numSamples,
+      skipped: r.skipped.length,
+      samplesPerSec: r.samplesPerSec,
+      etaMs: 0,
+    };
     this.write('done');
   }
 
@@ -113,7 +142,12 @@ export interface ShardsStatus {
 function parseProgress(text: string): ShardProgress | null {
   try {
     const p = JSON.parse(text) as Partial<ShardProgress>;
-    const ok = p.version === 1 && typeof p.shard?.index === 'number' && typeof p.shard.count === 'number' && typeof p.state === 'string' && typeof p.done === 'number';
+    const ok =
+      p.version === 1 &&
+      typeof p.shard?.index === 'number' &&
+      typeof p.shard.count === 'number' &&
+      typeof p.state === 'string' &&
+      typeof p.done === 'number';
     return ok ? (p as ShardProgress) : null;
   } catch {
     return null;
@@ -163,7 +197,12 @@ export function readShardsStatus(dir: string, opts: { count?: number; now?: numb
   const running = shards.filter((x) => x.state === 'running' && !x.stale);
   const samplesPerSec = running.reduce((s, x) => s + (x.progress?.samplesPerSec ?? 0), 0);
   // The slowest running shard decides when the running ones finish; pending ones are unknown.
-  const etaMs = n('pending') === 0 && running.length > 0 ? Math.max(...running.map((x) => x.progress?.etaMs ?? Infinity)) : n('running') === 0 && n('pending') === 0 ? 0 : null;
+  const etaMs =
+    n('pending') === 0 && running.length > 0
+      ? Math.max(...running.map((x) => x.progress?.etaMs ?? Infinity))
+      : n('running') === 0 && n('pending') === 0
+        ? 0
+        : null;
   return {
     dir,
     count,

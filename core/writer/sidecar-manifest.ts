@@ -19,8 +19,15 @@ export function manifestFor(betonPath: string, input: ManifestInput): DatasetMan
   return {
     format: MANIFEST_FORMAT,
     version: MANIFEST_VERSION,
-    beton: { file: betonPath, contentSha256: datasetContentSha256(betonPath), fileSize: input.report.fileSize, numSamples: input.report.numSamples },
-    classNames: input.classNames ? { field: input.classNames.field, names: [...input.classNames.names], from: input.classNames.from } : null,
+    beton: {
+      file: betonPath,
+      contentSha256: datasetContentSha256(betonPath),
+      fileSize: input.report.fileSize,
+      numSamples: input.report.numSamples,
+    },
+    classNames: input.classNames
+      ? { field: input.classNames.field, names: [...input.classNames.names], from: input.classNames.from }
+      : null,
     labelMappings: input.labelMappings ?? {},
     build: input.config,
     report: input.report,
@@ -52,10 +59,15 @@ export async function writeSidecarManifest(betonPath: string, input: ManifestInp
  * its `label` column, when the build writes one; else the categories of a string column
  * mapped to an int label (category → int: the names are the categories in index order).
  */
-export function classNamesOf(source: { kind: string; classNames?(): readonly string[] | null }, fields: readonly FieldConfig[]): ManifestInput['classNames'] {
+export function classNamesOf(
+  source: { kind: string; classNames?(): readonly string[] | null },
+  fields: readonly FieldConfig[],
+): ManifestInput['classNames'] {
   const names = source.classNames?.() ?? null;
   if (names) {
-    const field = fields.find((f) => f.type === 'int' && (f.columns ? f.columns.length === 1 && f.columns[0] === 'label' : f.name === 'label'));
+    const field = fields.find(
+      (f) => f.type === 'int' && (f.columns ? f.columns.length === 1 && f.columns[0] === 'label' : f.name === 'label'),
+    );
     if (field) return { field: field.name, names, from: source.kind };
   }
   const mapped = fields.filter((f) => f.type === 'int' && f.categories !== undefined);

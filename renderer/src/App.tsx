@@ -125,9 +125,18 @@ function Sidebar({ screen, conn }: { screen: Screen; conn: ConnectionState }) {
         <ul className="nav">
           {SCREENS.map((s, i) => (
             <li key={s.id}>
-              <button type="button" className={`nav-item ${s.id === screen ? 'is-active' : ''}`} aria-current={s.id === screen ? 'page' : undefined} onClick={() => setScreen(s.id)} data-testid={`nav-${s.id}`} title={`${s.hint} (Alt+${i + 1})`}>
+              <button
+                type="button"
+                className={`nav-item ${s.id === screen ? 'is-active' : ''}`}
+                aria-current={s.id === screen ? 'page' : undefined}
+                onClick={() => setScreen(s.id)}
+                data-testid={`nav-${s.id}`}
+                title={`${s.hint} (Alt+${i + 1})`}
+              >
                 <span>{s.label}</span>
-                {(s.id === 'build' && running) || (s.id === 'profile' && profiling) ? <span className="pulse" aria-label="running" /> : null}
+                {(s.id === 'build' && running) || (s.id === 'profile' && profiling) ? (
+                  <span className="pulse" aria-label="running" />
+                ) : null}
               </button>
             </li>
           ))}
@@ -175,7 +184,10 @@ function AuthRequired() {
     <main className="auth" data-testid="auth-required">
       <div className="card auth-card">
         <h1>Access token needed</h1>
-        <p>This server only answers requests that carry its token. Open the full URL that <code>beton serve</code> printed when it started — it ends in <code>?token=…</code>.</p>
+        <p>
+          This server only answers requests that carry its token. Open the full URL that <code>beton serve</code> printed when it started —
+          it ends in <code>?token=…</code>.
+        </p>
         <p className="muted">The token is kept for this tab only and removed from the address bar.</p>
       </div>
     </main>

@@ -63,7 +63,13 @@ describe('core/app: the CLI and the service share one layer', () => {
     cliId = (JSON.parse(r.stdout.trim().split('\n').pop()!) as { id: number }).id;
     const finished = await serviceExec(service);
     expect(finished).toMatchObject({ kind: 'profile', status: 'failed', code: 'EXEC_FAILED' });
-    expect(finished.kind === 'profile' && finished.result).toMatchObject({ exitCode: 3, signal: null, imagesTotal: 30, failure: 'the command exited with code 3', stderrTail: ['out of patience'] });
+    expect(finished.kind === 'profile' && finished.result).toMatchObject({
+      exitCode: 3,
+      signal: null,
+      imagesTotal: 30,
+      failure: 'the command exited with code 3',
+      stderrTail: ['out of patience'],
+    });
     appId = finished.kind === 'profile' && finished.result ? finished.result.runId : 0;
     expect(appId).toBeGreaterThan(cliId);
 
@@ -71,7 +77,13 @@ describe('core/app: the CLI and the service share one layer', () => {
     try {
       const [fromCli, fromApp] = [getRun(runs, cliId), getRun(runs, appId)];
       expect(recordOf(fromApp)).toEqual(recordOf(fromCli));
-      expect(fromCli).toMatchObject({ kind: 'exec', status: 'failed', plan: { command, throughputRegex: null, file }, dataset: { path: file, numSamples: 20 }, failure: { exitCode: 3, stderrTail: ['out of patience'] } });
+      expect(fromCli).toMatchObject({
+        kind: 'exec',
+        status: 'failed',
+        plan: { command, throughputRegex: null, file },
+        dataset: { path: file, numSamples: 20 },
+        failure: { exitCode: 3, stderrTail: ['out of patience'] },
+      });
     } finally {
       runs.close();
     }
@@ -108,7 +120,11 @@ describe('core/app: the CLI and the service share one layer', () => {
     };
     let recorded = false;
     // 20 samples cannot fill one batch of 4096.
-    const sweep = profileSweep({ file, workers: [1], batchSizes: [4096], decoder: 'simple', secondsPerPoint: 0.2, warmupBatches: 0 }, broken, { onFailedRecorded: () => (recorded = true) });
+    const sweep = profileSweep(
+      { file, workers: [1], batchSizes: [4096], decoder: 'simple', secondsPerPoint: 0.2, warmupBatches: 0 },
+      broken,
+      { onFailedRecorded: () => (recorded = true) },
+    );
     await expect(sweep).rejects.toThrow(/4096|fewer samples/);
     expect(recorded).toBe(false);
   });

@@ -17,7 +17,13 @@ cpSync(resolve(__dirname, '../../assets/sample-images'), images, { recursive: tr
 const MiB = 1024 * 1024;
 
 function config(over: Partial<BuildConfigInput> = {}): BuildConfig {
-  const parsed = parseBuildConfig({ source: { type: 'image_folder', path: images }, output: join(dir, 'out.beton'), numWorkers: 1, image: { writeMode: 'jpg', maxResolution: 64 }, ...over });
+  const parsed = parseBuildConfig({
+    source: { type: 'image_folder', path: images },
+    output: join(dir, 'out.beton'),
+    numWorkers: 1,
+    image: { writeMode: 'jpg', maxResolution: 64 },
+    ...over,
+  });
   if (!parsed.ok) throw new Error(parsed.errors.join('; '));
   return parsed.value;
 }

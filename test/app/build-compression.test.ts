@@ -16,7 +16,8 @@ const images = join(dir, 'images');
 cpSync(resolve(__dirname, '../../assets/sample-images'), images, { recursive: true });
 
 /** Sizes of every file under `p`. */
-const sizeOf = (p: string): number => (statSync(p).isDirectory() ? readdirSync(p).reduce((s, n) => s + sizeOf(join(p, n)), 0) : statSync(p).size);
+const sizeOf = (p: string): number =>
+  statSync(p).isDirectory() ? readdirSync(p).reduce((s, n) => s + sizeOf(join(p, n)), 0) : statSync(p).size;
 
 describe('build report: compression ratio', () => {
   let n = 0;
@@ -26,7 +27,12 @@ describe('build report: compression ratio', () => {
     ['pass-through where it can, decoded elsewhere', { writeMode: 'jpg', passThrough: true }, 1],
   ] as const) {
     it(`counts every source image it read: ${name}`, async () => {
-      const parsed = parseBuildConfig({ source: { type: 'image_folder', path: images }, output: join(dir, `out${++n}.beton`), numWorkers: workers, image });
+      const parsed = parseBuildConfig({
+        source: { type: 'image_folder', path: images },
+        output: join(dir, `out${++n}.beton`),
+        numWorkers: workers,
+        image,
+      });
       expect(parsed.ok, JSON.stringify(parsed)).toBe(true);
       if (!parsed.ok) return;
       const report = await buildDataset(parsed.value);

@@ -18,7 +18,8 @@ const noTemps = (folder: string): void => expect(readdirSync(folder).filter((f) 
 beforeAll(() => {
   mkdirSync(p('imgs', 'a'), { recursive: true });
   mkdirSync(p('imgs', 'b'), { recursive: true });
-  for (const [i, f] of ['circles_01.jpg', 'circles_02.jpg', 'circles_04.jpg'].entries()) copyFileSync(join(SAMPLE_IMAGES, 'circles', f), p('imgs', i % 2 ? 'b' : 'a', f));
+  for (const [i, f] of ['circles_01.jpg', 'circles_02.jpg', 'circles_04.jpg'].entries())
+    copyFileSync(join(SAMPLE_IMAGES, 'circles', f), p('imgs', i % 2 ? 'b' : 'a', f));
   writeFileSync(p('table.csv'), 'x,y\n1,2.5\n3,4.5\n');
   mkdirSync(p('list'));
   copyFileSync(join(SAMPLE_IMAGES, 'circles', 'circles_01.jpg'), p('list', 'one.jpg'));
@@ -29,7 +30,10 @@ beforeAll(() => {
 describe('beton build refuses an output that is an input', () => {
   it('the source file itself: exit 1, OUTPUT_IS_INPUT, the file untouched (also through a link, and with --force)', () => {
     const before = bytes(p('table.csv'));
-    for (const args of [['-o', p('table.csv')], ['-o', p('table.csv'), '--force']]) {
+    for (const args of [
+      ['-o', p('table.csv')],
+      ['-o', p('table.csv'), '--force'],
+    ]) {
       const r = cli(['build', p('table.csv'), ...args]);
       expect(r.status, r.stderr).toBe(1);
       expect(r.stderr).toMatch(/error \[OUTPUT_IS_INPUT\]: the output .*table\.csv is the source file itself/);
@@ -114,7 +118,10 @@ describe('the app: builds.start carries overwrite', () => {
       writeFileSync(out, 'precious');
       const config = { source: { type: 'table' as const, path: p('table.csv') }, output: out };
       expect(await service.call('builds.start', { config })).toMatchObject({ ok: false, error: { code: 'OUTPUT_EXISTS' } });
-      expect(await service.call('builds.start', { config: { ...config, output: p('table.csv') }, overwrite: true })).toMatchObject({ ok: false, error: { code: 'OUTPUT_IS_INPUT' } });
+      expect(await service.call('builds.start', { config: { ...config, output: p('table.csv') }, overwrite: true })).toMatchObject({
+        ok: false,
+        error: { code: 'OUTPUT_IS_INPUT' },
+      });
       expect(readFileSync(out, 'utf8')).toBe('precious');
       const events: string[] = [];
       service.on((e) => e.event === 'jobs:finished' && events.push(e.data.status));

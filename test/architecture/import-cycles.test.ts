@@ -18,7 +18,15 @@ describe('import graph', () => {
       ['d.ts', []],
     ]);
     expect(importCycles(cyclic)).toEqual([['a.ts', 'b.ts', 'c.ts']]);
-    expect(importCycles(new Map([['a.ts', ['b.ts', 'c.ts']], ['b.ts', ['c.ts']], ['c.ts', []]]))).toEqual([]);
+    expect(
+      importCycles(
+        new Map([
+          ['a.ts', ['b.ts', 'c.ts']],
+          ['b.ts', ['c.ts']],
+          ['c.ts', []],
+        ]),
+      ),
+    ).toEqual([]);
   });
 
   it('folds files into their top-level folders', () => {
@@ -49,8 +57,7 @@ describe('import graph', () => {
   it('core has no import cycle outside core/loader/orders/', () => {
     const graph = importGraph(CORE);
     expect(graph.size).toBeGreaterThan(100);
-    const cycles = importCycles(graph)
-      .filter((c) => !c.every((f) => f.startsWith('loader/orders/')));
+    const cycles = importCycles(graph).filter((c) => !c.every((f) => f.startsWith('loader/orders/')));
     expect(cycles).toEqual([]);
   });
 

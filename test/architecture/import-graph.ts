@@ -19,7 +19,8 @@ function tsFiles(dir: string): string[] {
 
 function resolveSpecifier(from: string, spec: string): string | null {
   const base = resolve(dirname(from), spec);
-  for (const c of [base.replace(/\.js$/, '.ts'), base.replace(/\.js$/, '.tsx'), `${base}.ts`, join(base, 'index.ts')]) if (existsSync(c)) return c;
+  for (const c of [base.replace(/\.js$/, '.ts'), base.replace(/\.js$/, '.tsx'), `${base}.ts`, join(base, 'index.ts')])
+    if (existsSync(c)) return c;
   return null;
 }
 
@@ -28,9 +29,17 @@ export function runtimeImports(text: string, withTypes = false): string[] {
   const sf = ts.createSourceFile('x.ts', text, ts.ScriptTarget.Latest, false);
   const out: string[] = [];
   const visit = (n: ts.Node): void => {
-    if (ts.isImportDeclaration(n) && (withTypes || !n.importClause?.isTypeOnly) && ts.isStringLiteral(n.moduleSpecifier)) out.push(n.moduleSpecifier.text);
-    else if (ts.isExportDeclaration(n) && (withTypes || !n.isTypeOnly) && n.moduleSpecifier && ts.isStringLiteral(n.moduleSpecifier)) out.push(n.moduleSpecifier.text);
-    else if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.ImportKeyword && n.arguments[0] && ts.isStringLiteral(n.arguments[0])) out.push(n.arguments[0].text);
+    if (ts.isImportDeclaration(n) && (withTypes || !n.importClause?.isTypeOnly) && ts.isStringLiteral(n.moduleSpecifier))
+      out.push(n.moduleSpecifier.text);
+    else if (ts.isExportDeclaration(n) && (withTypes || !n.isTypeOnly) && n.moduleSpecifier && ts.isStringLiteral(n.moduleSpecifier))
+      out.push(n.moduleSpecifier.text);
+    else if (
+      ts.isCallExpression(n) &&
+      n.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      n.arguments[0] &&
+      ts.isStringLiteral(n.arguments[0])
+    )
+      out.push(n.arguments[0].text);
     ts.forEachChild(n, visit);
   };
   visit(sf);
@@ -44,7 +53,10 @@ export function importGraph(root: string, withTypes = false): ImportGraph {
     const targets = runtimeImports(readFileSync(f, 'utf8'), withTypes)
       .map((s) => resolveSpecifier(f, s))
       .filter((t): t is string => t !== null && t.startsWith(root));
-    graph.set(relative(root, f), targets.map((t) => relative(root, t)));
+    graph.set(
+      relative(root, f),
+      targets.map((t) => relative(root, t)),
+    );
   }
   return graph;
 }

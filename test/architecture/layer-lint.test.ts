@@ -25,11 +25,31 @@ describe('layer lint', () => {
 
   it.each([
     ['core/reader/x.ts', "import { main } from '../cli/main.js';\nexport const x = main;\n", 'a low node layer importing the CLI'],
-    ['core/writer/x.ts', "import { openSource } from '../sources/open-source.js';\nexport const x = openSource;\n", 'the writer opening sources (the old cycle)'],
-    ['core/loader/x.ts', "import { spawnWorker } from '../writer/spawn-worker.js';\nexport const x = spawnWorker;\n", 'a peer: the loader reaching into the writer'],
-    ['core/loader/orders/x.ts', "import type { PointResult } from '../../profile/types.js';\nexport type X = PointResult;\n", 'a type import from above, from a subfolder'],
-    ['core/fields/x.ts', "import { Reader } from '../reader/reader.js';\nexport const x = Reader;\n", 'a pure layer importing a node layer'],
-    ['core/sources/x.ts', "import { buildDataset } from '../app/build.js';\nexport const x = buildDataset;\n", 'a source calling the build orchestration'],
+    [
+      'core/writer/x.ts',
+      "import { openSource } from '../sources/open-source.js';\nexport const x = openSource;\n",
+      'the writer opening sources (the old cycle)',
+    ],
+    [
+      'core/loader/x.ts',
+      "import { spawnWorker } from '../writer/spawn-worker.js';\nexport const x = spawnWorker;\n",
+      'a peer: the loader reaching into the writer',
+    ],
+    [
+      'core/loader/orders/x.ts',
+      "import type { PointResult } from '../../profile/types.js';\nexport type X = PointResult;\n",
+      'a type import from above, from a subfolder',
+    ],
+    [
+      'core/fields/x.ts',
+      "import { Reader } from '../reader/reader.js';\nexport const x = Reader;\n",
+      'a pure layer importing a node layer',
+    ],
+    [
+      'core/sources/x.ts',
+      "import { buildDataset } from '../app/build.js';\nexport const x = buildDataset;\n",
+      'a source calling the build orchestration',
+    ],
   ])('rejects %s: %s', async (path, code) => {
     const errors = await layerErrors(path, code);
     expect(errors).toHaveLength(1);
@@ -39,7 +59,10 @@ describe('layer lint', () => {
   it.each([
     ['core/reader/x.ts', "import { mmapFile } from '../native/index.js';\nexport const x = mmapFile;\n"],
     ['core/sources/x.ts', "import { skipMarker } from '../writer/sample.js';\nexport const x = skipMarker;\n"],
-    ['core/app/x.ts', "import { openSource } from '../sources/open-source.js';\nimport { DatasetWriter } from '../writer/dataset-writer.js';\nexport const x = [openSource, DatasetWriter];\n"],
+    [
+      'core/app/x.ts',
+      "import { openSource } from '../sources/open-source.js';\nimport { DatasetWriter } from '../writer/dataset-writer.js';\nexport const x = [openSource, DatasetWriter];\n",
+    ],
     ['core/cli/x.ts', "import { BetonService } from '../services/beton-service.js';\nexport const x = BetonService;\n"],
   ])('accepts %s importing downwards', async (path, code) => {
     expect(await layerErrors(path, code)).toEqual([]);
@@ -48,7 +71,9 @@ describe('layer lint', () => {
   it('places every folder of core in the order', async () => {
     // Loaded by URL: the config is plain JavaScript, without types to import.
     const { LEVELS } = (await import(pathToFileURL(join(ROOT, 'eslint.config.js')).href)) as { LEVELS: string[][] };
-    const folders = readdirSync(join(ROOT, 'core'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    const folders = readdirSync(join(ROOT, 'core'), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
     expect(LEVELS.flat().sort()).toEqual(folders.sort());
   });
 });

@@ -7,7 +7,17 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliAsync, SAMPLE_IMAGES, STACK_LINE, writeCorruptJpegBeton, writeDamagedDb, writeImageBeton, writeIntBeton, writeNewerSchemaDb, writeRunsDb } from '../helpers/cli-inputs.js';
+import {
+  cliAsync,
+  SAMPLE_IMAGES,
+  STACK_LINE,
+  writeCorruptJpegBeton,
+  writeDamagedDb,
+  writeImageBeton,
+  writeIntBeton,
+  writeNewerSchemaDb,
+  writeRunsDb,
+} from '../helpers/cli-inputs.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-badcli-'));
 const p = (...parts: string[]): string => join(dir, ...parts);
@@ -72,7 +82,11 @@ const ROWS: Row[] = [
   { what: 'build: unknown flag', args: () => ['build', SAMPLE_IMAGES, '-o', fresh('b'), '--bogus'], exit: 2 },
   { what: 'build: --workers not a number', args: () => ['build', SAMPLE_IMAGES, '-o', fresh('b'), '--workers', 'many'], exit: 2 },
   { what: 'build: --write-mode unknown', args: () => ['build', SAMPLE_IMAGES, '-o', fresh('b'), '--write-mode', 'webp'], exit: 2 },
-  { what: 'build: --page-size not a power of two', args: () => ['build', SAMPLE_IMAGES, '-o', fresh('b'), '--page-size', '3000000'], exit: 2 },
+  {
+    what: 'build: --page-size not a power of two',
+    args: () => ['build', SAMPLE_IMAGES, '-o', fresh('b'), '--page-size', '3000000'],
+    exit: 2,
+  },
   { what: 'build: --range not a slice', args: () => ['build', SAMPLE_IMAGES, '-o', fresh('b'), '--range', 'abc'], exit: 2 },
   { what: 'build: --shard k >= N', args: () => ['build', SAMPLE_IMAGES, '-o', fresh('b'), '--shard', '5/3'], exit: 2 },
   { what: 'build: --config missing', args: () => ['build', '--config', p('nope.json')], exit: 2 },
@@ -80,14 +94,43 @@ const ROWS: Row[] = [
   { what: 'build: SOURCE missing', args: () => ['build', p('nope'), '-o', fresh('b')], exit: 1 },
   { what: 'build: SOURCE of unknown format', args: () => ['build', p('data.xyz'), '-o', fresh('b')], exit: 1 },
   { what: 'build: empty image folder', args: () => ['build', p('emptydir'), '-o', fresh('b')], exit: 1 },
-  { what: 'build: output folder is a file', args: () => ['build', SAMPLE_IMAGES, '-o', p('afile', 'x.beton'), '--workers', '1'], exit: 1, code: 'ENOTDIR' },
+  {
+    what: 'build: output folder is a file',
+    args: () => ['build', SAMPLE_IMAGES, '-o', p('afile', 'x.beton'), '--workers', '1'],
+    exit: 1,
+    code: 'ENOTDIR',
+  },
   // root writes through permissions: this row means something only for other users.
-  ...(process.getuid?.() === 0 ? [] : [{ what: 'build: output in a read-only folder', args: () => ['build', p('imgs'), '-o', p('readonly', 'x.beton'), '--workers', '1'], exit: 1 as const, code: 'EACCES' }]),
-  { what: 'build: output under /proc (not writable)', args: () => ['build', p('imgs'), '-o', '/proc/beton-test.beton', '--workers', '1'], exit: 1 },
+  ...(process.getuid?.() === 0
+    ? []
+    : [
+        {
+          what: 'build: output in a read-only folder',
+          args: () => ['build', p('imgs'), '-o', p('readonly', 'x.beton'), '--workers', '1'],
+          exit: 1 as const,
+          code: 'EACCES',
+        },
+      ]),
+  {
+    what: 'build: output under /proc (not writable)',
+    args: () => ['build', p('imgs'), '-o', '/proc/beton-test.beton', '--workers', '1'],
+    exit: 1,
+  },
   { what: 'build: output is a folder', args: () => ['build', p('imgs'), '-o', p('emptydir')], exit: 1 },
   { what: 'build: output is the source file', args: () => ['build', p('same.csv'), '-o', p('same.csv')], exit: 1, code: 'OUTPUT_IS_INPUT' },
-  { what: 'build: output is an image of the source folder', args: () => ['build', p('imgs'), '-o', p('imgs', 'a', 'x.jpg')], exit: 1, code: 'OUTPUT_IS_INPUT' },
-  { what: 'build: output exists, no --force', args: () => ['build', p('imgs'), '-o', G()], exit: 1, code: 'OUTPUT_EXISTS', says: /--force/ },
+  {
+    what: 'build: output is an image of the source folder',
+    args: () => ['build', p('imgs'), '-o', p('imgs', 'a', 'x.jpg')],
+    exit: 1,
+    code: 'OUTPUT_IS_INPUT',
+  },
+  {
+    what: 'build: output exists, no --force',
+    args: () => ['build', p('imgs'), '-o', G()],
+    exit: 1,
+    code: 'OUTPUT_EXISTS',
+    says: /--force/,
+  },
   // ---------- inspect / dump ----------
   { what: 'inspect: no FILE', args: () => ['inspect'], exit: 2 },
   { what: 'inspect: missing file', args: () => ['inspect', p('nope.beton')], exit: 1, code: 'ENOENT' },
@@ -107,22 +150,58 @@ const ROWS: Row[] = [
   { what: 'bench-loader: --order unknown', args: () => ['bench-loader', G(), '--order', 'shuffled'], exit: 2 },
   { what: 'bench-loader: missing file', args: () => ['bench-loader', p('nope.beton')], exit: 1, code: 'ENOENT' },
   { what: 'bench-loader: a foreign file', args: () => ['bench-loader', p('text.beton')], exit: 1 },
-  { what: 'bench-loader: decoder too large for memory', args: () => ['bench-loader', G(), '--decoder', 'rrc:100000', '--workers', '1'], exit: 1, code: 'OUT_OF_MEMORY', says: /--batch-size|--decoder/ },
+  {
+    what: 'bench-loader: decoder too large for memory',
+    args: () => ['bench-loader', G(), '--decoder', 'rrc:100000', '--workers', '1'],
+    exit: 1,
+    code: 'OUT_OF_MEMORY',
+    says: /--batch-size|--decoder/,
+  },
   { what: 'bench-loader: no image field', args: () => ['bench-loader', p('ints.beton')], exit: 1, code: 'NO_IMAGE_FIELD' },
-  { what: 'bench-loader: batch larger than the file', args: () => ['bench-loader', G(), '--batch-size', '1000', '--workers', '1'], exit: 1, code: 'TOO_FEW_SAMPLES', says: /--batch-size 40/ },
-  { what: 'bench-loader: a JPEG that does not decode', args: () => ['bench-loader', p('badjpeg.beton'), '--batch-size', '4', '--workers', '1', '--epochs', '2'], exit: 1, code: 'CORRUPT_SAMPLE' },
+  {
+    what: 'bench-loader: batch larger than the file',
+    args: () => ['bench-loader', G(), '--batch-size', '1000', '--workers', '1'],
+    exit: 1,
+    code: 'TOO_FEW_SAMPLES',
+    says: /--batch-size 40/,
+  },
+  {
+    what: 'bench-loader: a JPEG that does not decode',
+    args: () => ['bench-loader', p('badjpeg.beton'), '--batch-size', '4', '--workers', '1', '--epochs', '2'],
+    exit: 1,
+    code: 'CORRUPT_SAMPLE',
+  },
   // ---------- profile ----------
   { what: 'profile: no FILE', args: () => ['profile'], exit: 2 },
   { what: 'profile: --batch-sizes 0', args: () => ['profile', G(), '--batch-sizes', '0'], exit: 2 },
   { what: 'profile: --os-cache maybe', args: () => ['profile', G(), '--os-cache', 'maybe'], exit: 2 },
   { what: 'profile: --decoder size 0', args: () => ['profile', G(), '--decoder', 'center:0'], exit: 2 },
-  { what: 'profile: --regex does not compile', args: () => ['profile', '--exec', 'true', '--regex', '(', '--db', p('fresh1.sqlite')], exit: 2 },
+  {
+    what: 'profile: --regex does not compile',
+    args: () => ['profile', '--exec', 'true', '--regex', '(', '--db', p('fresh1.sqlite')],
+    exit: 2,
+  },
   { what: 'profile: --db not a database', args: () => ['profile', G(), '--db', p('notdb.sqlite'), '--no-gpu'], exit: 1, code: 'CORRUPT' },
-  { what: 'profile: --db of a newer schema', args: () => ['profile', G(), '--db', p('newer.sqlite'), '--no-gpu'], exit: 1, code: 'NEWER_SCHEMA' },
+  {
+    what: 'profile: --db of a newer schema',
+    args: () => ['profile', G(), '--db', p('newer.sqlite'), '--no-gpu'],
+    exit: 1,
+    code: 'NEWER_SCHEMA',
+  },
   { what: 'profile: --db damaged', args: () => ['profile', G(), '--db', p('damaged.sqlite'), '--no-gpu'], exit: 1, code: 'CORRUPT' },
   { what: 'profile: --db under a file', args: () => ['profile', G(), '--db', p('afile', 'runs.sqlite'), '--no-gpu'], exit: 1 },
-  { what: 'profile: batch larger than the file', args: () => ['profile', G(), '--batch-sizes', '1000', '--db', p('fresh2.sqlite'), '--no-gpu'], exit: 1, code: 'TOO_FEW_SAMPLES' },
-  { what: 'profile: missing file', args: () => ['profile', p('nope.beton'), '--db', p('fresh3.sqlite'), '--no-gpu'], exit: 1, code: 'ENOENT' },
+  {
+    what: 'profile: batch larger than the file',
+    args: () => ['profile', G(), '--batch-sizes', '1000', '--db', p('fresh2.sqlite'), '--no-gpu'],
+    exit: 1,
+    code: 'TOO_FEW_SAMPLES',
+  },
+  {
+    what: 'profile: missing file',
+    args: () => ['profile', p('nope.beton'), '--db', p('fresh3.sqlite'), '--no-gpu'],
+    exit: 1,
+    code: 'ENOENT',
+  },
   // ---------- runs ----------
   { what: 'runs: no subcommand', args: () => ['runs'], exit: 2 },
   { what: 'runs: unknown subcommand', args: () => ['runs', 'delete', '1'], exit: 2 },
@@ -132,7 +211,12 @@ const ROWS: Row[] = [
   { what: 'runs show: damaged database', args: () => ['runs', 'show', '1', '--db', p('damaged.sqlite')], exit: 1, code: 'CORRUPT' },
   { what: 'runs list: newer schema', args: () => ['runs', 'list', '--db', p('newer.sqlite')], exit: 1, code: 'NEWER_SCHEMA' },
   { what: 'runs list: --db is a folder', args: () => ['runs', 'list', '--db', p('emptydir')], exit: 1 },
-  { what: 'runs plot: output under a file', args: () => ['runs', 'plot', '1', '--db', p('runs.sqlite'), '-o', p('afile', 'c.svg')], exit: 1, code: 'ENOTDIR' },
+  {
+    what: 'runs plot: output under a file',
+    args: () => ['runs', 'plot', '1', '--db', p('runs.sqlite'), '-o', p('afile', 'c.svg')],
+    exit: 1,
+    code: 'ENOTDIR',
+  },
   // ---------- export ----------
   { what: 'export: nothing to export', args: () => ['export'], exit: 2 },
   { what: 'export: --build missing', args: () => ['export', '--build', p('nope.json')], exit: 2 },
@@ -149,7 +233,12 @@ const ROWS: Row[] = [
   { what: 'serve: --port out of range', args: () => ['serve', dir, '--port', '99999'], exit: 2 },
   { what: 'serve: folder missing', args: () => ['serve', p('nope')], exit: 2 },
   { what: 'serve: port in use', args: () => ['serve', dir, '--port', String(busyPort)], exit: 1, code: 'EADDRINUSE', says: /--port/ },
-  { what: 'serve: --host not of this machine', args: () => ['serve', dir, '--port', '0', '--host', '203.0.113.7'], exit: 1, code: 'EADDRNOTAVAIL' },
+  {
+    what: 'serve: --host not of this machine',
+    args: () => ['serve', dir, '--port', '0', '--host', '203.0.113.7'],
+    exit: 1,
+    code: 'EADDRNOTAVAIL',
+  },
 ];
 
 describe('beton CLI: bad input ends in one line and the right exit code', () => {
@@ -158,7 +247,8 @@ describe('beton CLI: bad input ends in one line and the right exit code', () => 
   it(`the matrix has ${ROWS.length} rows over every command`, () => {
     expect(ROWS.length).toBeGreaterThanOrEqual(40);
     const commands = new Set(ROWS.map((r) => r.args()[0]).filter(Boolean));
-    for (const c of ['build', 'inspect', 'dump', 'bench-loader', 'profile', 'runs', 'export', 'merge', 'serve']) expect(commands).toContain(c);
+    for (const c of ['build', 'inspect', 'dump', 'bench-loader', 'profile', 'runs', 'export', 'merge', 'serve'])
+      expect(commands).toContain(c);
   });
 
   it.each(ROWS.map((r) => [r.what, r] as const))('%s', async (_what, row) => {

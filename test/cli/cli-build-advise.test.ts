@@ -19,7 +19,21 @@ const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], {
 
 describe('beton build --advise', () => {
   it('prints the estimates, the page size suggestion and the crop warning; writes nothing', () => {
-    const r = cli('build', SAMPLE, '-o', join(dir, 'x.beton'), '--write-mode', 'jpg', '--max-resolution', '64', '--advise', '--crop', '160', '--sample', '12');
+    const r = cli(
+      'build',
+      SAMPLE,
+      '-o',
+      join(dir, 'x.beton'),
+      '--write-mode',
+      'jpg',
+      '--max-resolution',
+      '64',
+      '--advise',
+      '--crop',
+      '160',
+      '--sample',
+      '12',
+    );
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain('Estimated from 12 items picked at random (seed 0) of 48');
     expect(r.stdout).toMatch(/output: about 16\.0 MiB/);

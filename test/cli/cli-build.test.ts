@@ -18,7 +18,21 @@ function cli(...args: string[]): { status: number | null; stdout: string; stderr
 describe('beton build (CLI)', () => {
   it('builds the bundled sample with flags, and inspect --json describes it', () => {
     const out = join(dir, 'a.beton');
-    const b = cli('build', SAMPLE, '-o', out, '--write-mode', 'smart', '--smart-threshold', '30000', '--max-resolution', '128', '--workers', '2', '--json');
+    const b = cli(
+      'build',
+      SAMPLE,
+      '-o',
+      out,
+      '--write-mode',
+      'smart',
+      '--smart-threshold',
+      '30000',
+      '--max-resolution',
+      '128',
+      '--workers',
+      '2',
+      '--json',
+    );
     expect(b.status, b.stderr).toBe(0);
     const report = JSON.parse(b.stdout) as { numSamples: number; imageModes: { image: { raw: number; jpg: number } } };
     expect(report.numSamples).toBe(48);
@@ -28,7 +42,10 @@ describe('beton build (CLI)', () => {
     expect(i.status, i.stderr).toBe(0);
     const s = JSON.parse(i.stdout) as { numSamples: number; fields: Array<{ name: string; typeId: number; imageModes?: { jpg: number } }> };
     expect(s.numSamples).toBe(48);
-    expect(s.fields.map((f) => [f.name, f.typeId])).toEqual([['image', 2], ['label', 1]]);
+    expect(s.fields.map((f) => [f.name, f.typeId])).toEqual([
+      ['image', 2],
+      ['label', 1],
+    ]);
     expect(s.fields[0]!.imageModes!.jpg).toBe(report.imageModes.image.jpg);
     // Plain (non-TTY) progress lines go to stderr.
     expect(b.stderr).toMatch(/build: 48\/48/);
@@ -36,7 +53,15 @@ describe('beton build (CLI)', () => {
 
   it('builds from a config file; flags override it', () => {
     const cfg = join(dir, 'build.json');
-    writeFileSync(cfg, JSON.stringify({ source: { type: 'image_folder', path: SAMPLE }, output: 'from-config.beton', image: { writeMode: 'jpg', jpegQuality: 80 }, numWorkers: 1 }));
+    writeFileSync(
+      cfg,
+      JSON.stringify({
+        source: { type: 'image_folder', path: SAMPLE },
+        output: 'from-config.beton',
+        image: { writeMode: 'jpg', jpegQuality: 80 },
+        numWorkers: 1,
+      }),
+    );
     const b = cli('build', '--config', cfg, '--json');
     expect(b.status, b.stderr).toBe(0);
     expect(existsSync(join(dir, 'from-config.beton'))).toBe(true);
@@ -45,7 +70,10 @@ describe('beton build (CLI)', () => {
 
   it('an invalid config exits 2 and names the bad key', () => {
     const cfg = join(dir, 'bad.json');
-    writeFileSync(cfg, JSON.stringify({ source: { type: 'image_folder', path: SAMPLE }, output: 'x.beton', image: { writeMode: 'webp' }, pageSize: 1000 }));
+    writeFileSync(
+      cfg,
+      JSON.stringify({ source: { type: 'image_folder', path: SAMPLE }, output: 'x.beton', image: { writeMode: 'webp' }, pageSize: 1000 }),
+    );
     const b = cli('build', '--config', cfg);
     expect(b.status).toBe(2);
     expect(b.stderr).toContain('image.writeMode');
@@ -76,7 +104,10 @@ describe('beton build: sources, slices and policies', () => {
     expect(b.status, b.stderr).toBe(0);
     const cfg = JSON.parse(b.stdout) as { source: { type: string }; fields: Array<{ name: string; type: string; writeMode?: string }> };
     expect(cfg.source.type).toBe('image_folder');
-    expect(cfg.fields.map((f) => [f.name, f.type])).toEqual([['image', 'rgb_image'], ['label', 'int']]);
+    expect(cfg.fields.map((f) => [f.name, f.type])).toEqual([
+      ['image', 'rgb_image'],
+      ['label', 'int'],
+    ]);
     expect(cfg.fields[0]!.writeMode).toBe('jpg');
     const file = join(dir, 'schema.json');
     writeFileSync(file, JSON.stringify({ ...cfg, output: join(dir, 'from-schema.beton') }));
@@ -103,7 +134,7 @@ describe('beton build: sources, slices and policies', () => {
     expect(cli('build', SAMPLE, '-o', join(dir, 'x.beton'), '--shard', '3/3').status).toBe(2);
   });
 
-  it("--on-error skip writes the good samples and lists exactly the bad files", () => {
+  it('--on-error skip writes the good samples and lists exactly the bad files', () => {
     const src = join(dir, 'skipsrc');
     for (const cls of ['a', 'b']) {
       spawnSync('mkdir', ['-p', join(src, cls)]);
@@ -132,17 +163,28 @@ describe('beton inspect --env', () => {
     expect(['turbojpeg-npm', 'sharp']).toContain(env.decodePath);
     expect(env.decode.length).toBeGreaterThan(5);
     expect(env.writerJpeg).toMatch(/libjpeg/);
-    const off = spawnSync(process.execPath, [CLI, 'inspect', '--env', '--json'], { encoding: 'utf8', env: { ...process.env, BETON_TURBOJPEG_LIB: 'off' } });
+    const off = spawnSync(process.execPath, [CLI, 'inspect', '--env', '--json'], {
+      encoding: 'utf8',
+      env: { ...process.env, BETON_TURBOJPEG_LIB: 'off' },
+    });
     expect((JSON.parse(off.stdout) as { decodePath: string }).decodePath).toBe('sharp');
   });
 });
 
 describe('package entry', () => {
   it("import { Reader } from 'beton-studio' works from the checkout", () => {
-    const r = spawnSync(process.execPath, ['--input-type=module', '-e', "import { Reader, DatasetWriter, RGBImageField } from 'beton-studio'; console.log(typeof Reader.open, typeof DatasetWriter, typeof RGBImageField)"], {
-      encoding: 'utf8',
-      cwd: ROOT,
-    });
+    const r = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "import { Reader, DatasetWriter, RGBImageField } from 'beton-studio'; console.log(typeof Reader.open, typeof DatasetWriter, typeof RGBImageField)",
+      ],
+      {
+        encoding: 'utf8',
+        cwd: ROOT,
+      },
+    );
     expect(r.stderr).toBe('');
     expect(r.stdout.trim()).toBe('function function function');
   });

@@ -52,12 +52,20 @@ describe('one error base', () => {
   });
 
   it('Node system errors, SqliteErrors and failed allocations become BetonErrors with their code and a hint', () => {
-    const enospc = Object.assign(new Error("ENOSPC: no space left on device, write '/x'"), { code: 'ENOSPC', syscall: 'write', errno: -28 });
+    const enospc = Object.assign(new Error("ENOSPC: no space left on device, write '/x'"), {
+      code: 'ENOSPC',
+      syscall: 'write',
+      errno: -28,
+    });
     const a = asBetonError(enospc)!;
     expect(a.code).toBe('ENOSPC');
     expect(a.message).toBe("no space left on device, write '/x'");
     expect(a.hint).toMatch(/disk is full/);
-    const inUse = Object.assign(new Error('listen EADDRINUSE: address already in use 127.0.0.1:5780'), { code: 'EADDRINUSE', syscall: 'listen', errno: -98 });
+    const inUse = Object.assign(new Error('listen EADDRINUSE: address already in use 127.0.0.1:5780'), {
+      code: 'EADDRINUSE',
+      syscall: 'listen',
+      errno: -98,
+    });
     expect(asBetonError(inUse)).toMatchObject({ code: 'EADDRINUSE', message: 'address already in use 127.0.0.1:5780 (listen)' });
     expect(asBetonError(inUse)!.hint).toMatch(/--port/);
     let sqlite: unknown;
@@ -209,11 +217,14 @@ describe('the app service passes codes on', () => {
   it('a failed job ends with jobs:finished carrying the code', async () => {
     events = [];
     service.on((e) => events.push(e));
-    const r = await service.call('profiles.start', { plan: { file: join(base, 'small.beton'), batchSizes: [256], workers: [1], secondsPerPoint: 0.2 } });
+    const r = await service.call('profiles.start', {
+      plan: { file: join(base, 'small.beton'), batchSizes: [256], workers: [1], secondsPerPoint: 0.2 },
+    });
     expect(r.ok).toBe(true);
     const jobId = r.ok ? (r.value as { jobId: string }).jobId : '';
     const t0 = Date.now();
-    while (!events.some((e) => e.event === 'jobs:finished' && e.data.jobId === jobId) && Date.now() - t0 < 30_000) await new Promise((ok) => setTimeout(ok, 20));
+    while (!events.some((e) => e.event === 'jobs:finished' && e.data.jobId === jobId) && Date.now() - t0 < 30_000)
+      await new Promise((ok) => setTimeout(ok, 20));
     const fin = events.find((e) => e.event === 'jobs:finished' && e.data.jobId === jobId);
     expect(fin?.data).toMatchObject({ status: 'failed', code: 'TOO_FEW_SAMPLES' });
     service.close();

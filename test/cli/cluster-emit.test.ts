@@ -37,7 +37,8 @@ async function dumpAll(path: string): Promise<unknown[]> {
 }
 
 type Obj = Record<string, unknown>;
-const at = (o: unknown, ...path: Array<string | number>): unknown => path.reduce<unknown>((v, k) => (v as Record<string | number, unknown>)?.[k], o);
+const at = (o: unknown, ...path: Array<string | number>): unknown =>
+  path.reduce<unknown>((v, k) => (v as Record<string | number, unknown>)?.[k], o);
 
 describe('toYaml', () => {
   it('round-trips through a real YAML parser, strings staying strings', () => {
@@ -69,7 +70,24 @@ describe('beton build --shards N --emit k8s', () => {
     mkdirSync(root);
     cpSync(SAMPLE, join(root, 'src'), { recursive: true });
     const out = join(root, 'out', 'train.beton');
-    const e = cli(['build', join(root, 'src'), '-o', out, '--shards', '5', '--emit', 'k8s', '--workers', '3', '--write-mode', 'jpg', '--image', 'registry.example/beton:1.0', '--pvc', 'datasets']);
+    const e = cli([
+      'build',
+      join(root, 'src'),
+      '-o',
+      out,
+      '--shards',
+      '5',
+      '--emit',
+      'k8s',
+      '--workers',
+      '3',
+      '--write-mode',
+      'jpg',
+      '--image',
+      'registry.example/beton:1.0',
+      '--pvc',
+      'datasets',
+    ]);
     expect(e.status, e.stderr).toBe(0);
     const docs = yaml.loadAll(e.stdout) as Obj[];
     expect(docs.map((d) => d.kind)).toEqual(['ConfigMap', 'Job', 'Job']);
@@ -92,7 +110,10 @@ describe('beton build --shards N --emit k8s', () => {
     expect(script).toContain('--shard "$k/5"');
     expect(script).toContain('$JOB_COMPLETION_INDEX');
     // The script's shard path for k = 3, as sh computes it.
-    const path3 = spawnSync('sh', ['-c', `${script.split('\n').find((l) => l.startsWith('shard='))!}; echo "$shard"`], { encoding: 'utf8', env: { ...process.env, k: '3' } });
+    const path3 = spawnSync('sh', ['-c', `${script.split('\n').find((l) => l.startsWith('shard='))!}; echo "$shard"`], {
+      encoding: 'utf8',
+      env: { ...process.env, k: '3' },
+    });
     expect(path3.stdout.trim()).toBe(`${out}.shards/shard-00003-of-00005.beton`);
     const mounts = at(build, 'volumeMounts') as Obj[];
     expect(mounts[0]).toEqual({ name: 'data', mountPath: root });
@@ -102,7 +123,14 @@ describe('beton build --shards N --emit k8s', () => {
     const mpod = at(merge, 'spec', 'template', 'spec') as Obj;
     expect(at(mpod, 'initContainers', 0, 'command')).toEqual(['beton', 'build', '--status', `${out}.shards`, '--shards', '5', '--wait']);
     const mcmd = at(mpod, 'containers', 0, 'command') as string[];
-    expect(mcmd).toEqual(['beton', 'merge', ...[0, 1, 2, 3, 4].map((k) => `${out}.shards/shard-0000${k}-of-00005.beton`), '-o', out, '--force']);
+    expect(mcmd).toEqual([
+      'beton',
+      'merge',
+      ...[0, 1, 2, 3, 4].map((k) => `${out}.shards/shard-0000${k}-of-00005.beton`),
+      '-o',
+      out,
+      '--force',
+    ]);
     for (const d of docs) expect(at(d, 'metadata', 'name')).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
   });
 });
@@ -121,7 +149,10 @@ describe('beton build --shards N --emit slurm', () => {
     const bin = join(dir, 'fake-bin');
     mkdirSync(bin);
     const calls = join(dir, 'sbatch-calls');
-    writeFileSync(join(bin, 'sbatch'), `#!/bin/bash\necho "$*" >> ${JSON.stringify(calls)}\nn=$(wc -l < ${JSON.stringify(calls)})\necho "$((100 + n));cluster"\n`);
+    writeFileSync(
+      join(bin, 'sbatch'),
+      `#!/bin/bash\necho "$*" >> ${JSON.stringify(calls)}\nn=$(wc -l < ${JSON.stringify(calls)})\necho "$((100 + n));cluster"\n`,
+    );
     chmodSync(join(bin, 'sbatch'), 0o755);
     const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, SBATCH_EXTRA: '--partition=cpu --time=1:00:00' };
     const s = spawnSync('bash', [script], { encoding: 'utf8', env });
@@ -136,11 +167,17 @@ describe('beton build --shards N --emit slurm', () => {
     const array = readFileSync(join(shardsDir, 'build-shard.sbatch'), 'utf8');
     expect(array).toMatch(/^#SBATCH --array=0-2$/m);
     expect(array).toMatch(/^#SBATCH --cpus-per-task=1$/m);
-    expect(JSON.parse(readFileSync(join(shardsDir, 'build.json'), 'utf8'))).toMatchObject({ output: out, source: { type: 'image_folder', path: SAMPLE } });
+    expect(JSON.parse(readFileSync(join(shardsDir, 'build.json'), 'utf8'))).toMatchObject({
+      output: out,
+      source: { type: 'image_folder', path: SAMPLE },
+    });
 
     // Slurm runs each task with SLURM_ARRAY_TASK_ID (and SLURM_CPUS_PER_TASK), then the merge.
     for (let k = 0; k < 3; k++) {
-      const t = spawnSync('bash', [join(shardsDir, 'build-shard.sbatch')], { encoding: 'utf8', env: { ...process.env, SLURM_ARRAY_TASK_ID: String(k), SLURM_CPUS_PER_TASK: '1' } });
+      const t = spawnSync('bash', [join(shardsDir, 'build-shard.sbatch')], {
+        encoding: 'utf8',
+        env: { ...process.env, SLURM_ARRAY_TASK_ID: String(k), SLURM_CPUS_PER_TASK: '1' },
+      });
       expect(t.status, t.stderr).toBe(0);
     }
     const st = cli(['build', '--status', shardsDir, '--json']);
@@ -220,14 +257,37 @@ describe('beton build --status', () => {
   it('a running shard that stopped updating is reported stale; files of another shard count are ignored', () => {
     const d = join(dir, 'stale');
     mkdirSync(d);
-    const base = { version: 1, output: 'x', total: 10, written: 3, skipped: 0, samplesPerSec: 2, etaMs: 3500, startedAt: '2030-01-01T00:00:00.000Z', host: 'h', pid: 1 };
-    writeFileSync(join(d, 'a.progress.json'), JSON.stringify({ ...base, shard: { index: 0, count: 2 }, state: 'running', done: 3, updatedAt: '2030-01-01T00:00:00.000Z' }));
-    writeFileSync(join(d, 'b.progress.json'), JSON.stringify({ ...base, shard: { index: 1, count: 2 }, state: 'running', done: 5, updatedAt: '2030-01-01T00:09:00.000Z' }));
-    writeFileSync(join(d, 'old.progress.json'), JSON.stringify({ ...base, shard: { index: 0, count: 7 }, state: 'done', done: 1, updatedAt: '2029-01-01T00:00:00.000Z' }));
+    const base = {
+      version: 1,
+      output: 'x',
+      total: 10,
+      written: 3,
+      skipped: 0,
+      samplesPerSec: 2,
+      etaMs: 3500,
+      startedAt: '2030-01-01T00:00:00.000Z',
+      host: 'h',
+      pid: 1,
+    };
+    writeFileSync(
+      join(d, 'a.progress.json'),
+      JSON.stringify({ ...base, shard: { index: 0, count: 2 }, state: 'running', done: 3, updatedAt: '2030-01-01T00:00:00.000Z' }),
+    );
+    writeFileSync(
+      join(d, 'b.progress.json'),
+      JSON.stringify({ ...base, shard: { index: 1, count: 2 }, state: 'running', done: 5, updatedAt: '2030-01-01T00:09:00.000Z' }),
+    );
+    writeFileSync(
+      join(d, 'old.progress.json'),
+      JSON.stringify({ ...base, shard: { index: 0, count: 7 }, state: 'done', done: 1, updatedAt: '2029-01-01T00:00:00.000Z' }),
+    );
     writeFileSync(join(d, 'junk.progress.json'), '{"not":');
     const s = readShardsStatus(d, { now: Date.parse('2030-01-01T00:10:00.000Z') });
     expect(s.count).toBe(2);
-    expect(s.shards.map((x) => [x.state, x.stale])).toEqual([['running', true], ['running', false]]);
+    expect(s.shards.map((x) => [x.state, x.stale])).toEqual([
+      ['running', true],
+      ['running', false],
+    ]);
     expect(s.items).toBe(8);
     expect(s.totalItems).toBe(20);
     expect(s.ignored).toEqual(['old.progress.json']);

@@ -3,7 +3,18 @@
 // submitted as is, and the merged file must equal a single build. Without Slurm (or root)
 // the suite skips, loudly; under CI=true that is a failure (CI installs slurm-wlm and munge).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, cpSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  cpSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -99,7 +110,18 @@ class TestCluster {
     const key = spawnSync('runuser', asMunge(['mungekey', '--create', `--keyfile=${munge}/munge.key`]), { encoding: 'utf8' });
     if (key.status !== 0) throw new Error(`mungekey: ${key.stderr}`);
     const socket = join(munge, 'munge.socket');
-    this.daemon('runuser', asMunge(['munged', '-F', `--socket=${socket}`, `--key-file=${munge}/munge.key`, `--pid-file=${munge}/munged.pid`, `--seed-file=${munge}/munged.seed`, `--log-file=${munge}/munged.log`]));
+    this.daemon(
+      'runuser',
+      asMunge([
+        'munged',
+        '-F',
+        `--socket=${socket}`,
+        `--key-file=${munge}/munge.key`,
+        `--pid-file=${munge}/munged.pid`,
+        `--seed-file=${munge}/munged.seed`,
+        `--log-file=${munge}/munged.log`,
+      ]),
+    );
     await until('munged to create its socket', 15_000, () => existsSync(socket));
     const [ctldPort, slurmdPort] = [await freePort(), await freePort()];
     writeFileSync(
@@ -138,7 +160,9 @@ class TestCluster {
     // -D: stay in the foreground, so the processes are ours to stop; -i: ignore old state.
     this.daemon('slurmctld', ['-D', '-i', '-f', this.conf]);
     this.daemon('slurmd', ['-D', '-N', this.node, '-f', this.conf]);
-    await until('the node to be idle in sinfo', 45_000, () => /idle/.test(spawnSync('sinfo', ['-h', '-o', '%T'], { encoding: 'utf8', env: this.env }).stdout));
+    await until('the node to be idle in sinfo', 45_000, () =>
+      /idle/.test(spawnSync('sinfo', ['-h', '-o', '%T'], { encoding: 'utf8', env: this.env }).stdout),
+    );
   }
 
   /** Jobs still known to the controller (pending or running). */
@@ -198,7 +222,12 @@ describeSlurm('sharded builds on a real Slurm cluster', () => {
   afterAll(() => cluster.stop(), 30_000);
 
   /** Emits and submits a sharded build of `source`; returns when Slurm has no job left. */
-  async function submit(source: string, out: string, shards: number, flags: string[]): Promise<{ script: string; statuses: ShardsStatus[] }> {
+  async function submit(
+    source: string,
+    out: string,
+    shards: number,
+    flags: string[],
+  ): Promise<{ script: string; statuses: ShardsStatus[] }> {
     const script = join(work, `${shards}-submit.sh`);
     const e = cli(['build', source, '-o', out, '--shards', String(shards), '--emit', 'slurm', '--emit-to', script, ...flags]);
     expect(e.status, e.stderr).toBe(0);
@@ -222,9 +251,19 @@ describeSlurm('sharded builds on a real Slurm cluster', () => {
     const { statuses } = await submit(SAMPLE, out, 4, flags);
     const shardsDir = `${out}.shards`;
     const logs = readdirSync(shardsDir).filter((f) => f.startsWith('slurm-'));
-    expect(existsSync(out), `no merged file; ${logs.map((f) => `${f}: ${readFileSync(join(shardsDir, f), 'utf8')}`).join('\n')}`).toBe(true);
+    expect(existsSync(out), `no merged file; ${logs.map((f) => `${f}: ${readFileSync(join(shardsDir, f), 'utf8')}`).join('\n')}`).toBe(
+      true,
+    );
     expect(logs.length).toBe(5); // 4 tasks + the merge
-    expect(readFileSync(join(shardsDir, logs.find((f) => f.startsWith('slurm-merge-'))!), 'utf8')).toContain(`wrote ${out}`);
+    expect(
+      readFileSync(
+        join(
+          shardsDir,
+          logs.find((f) => f.startsWith('slurm-merge-'))!,
+        ),
+        'utf8',
+      ),
+    ).toContain(`wrote ${out}`);
 
     const single = join(work, 'single.beton');
     const b = cli(['build', SAMPLE, '-o', single, ...flags]);
@@ -235,7 +274,9 @@ describeSlurm('sharded builds on a real Slurm cluster', () => {
     expect(st.status, st.stderr).toBe(0);
     expect(st.stdout).toMatch(/4\/4 shards done, 0 running, 0 pending, 0 failed; 48\/48 samples \(100%\)/);
     expect(statuses.at(-1)?.done).toBe(4);
-    process.stderr.write(`slurm: 4 shard tasks + merge, submit to merged file in ${((Date.now() - t0) / 1000).toFixed(1)} s (including a single build to compare)\n`);
+    process.stderr.write(
+      `slurm: 4 shard tasks + merge, submit to merged file in ${((Date.now() - t0) / 1000).toFixed(1)} s (including a single build to compare)\n`,
+    );
   }, 180_000);
 
   it('a failing shard stops the merge (afterok) and shows as FAILED in --status; no output', async () => {

@@ -27,11 +27,31 @@ describe.skipIf(!HAVE_CHROMIUM)('screens follow their inputs; layout, video and 
     tmp = mkdtempSync(join(tmpdir(), 'beton-e2e-state-'));
     cpSync(join(ROOT, 'assets/sample-images'), join(tmp, 'images'), { recursive: true });
     const rows = Array.from({ length: 40 }, (_, i) => `${i},${SPECIES[(i * 7) % 3]},${(i * 0.37).toFixed(2)},note ${i},${i * 2},${i % 4}`);
-    writeFileSync(join(tmp, 'table.csv'), `id,species,weight,notes_for_a_rather_long_column,another_measurement,final_column_label\n${rows.join('\n')}\n`);
+    writeFileSync(
+      join(tmp, 'table.csv'),
+      `id,species,weight,notes_for_a_rather_long_column,another_measurement,final_column_label\n${rows.join('\n')}\n`,
+    );
     if (HAVE_FFMPEG) {
-      for (const [cls, colour] of [['a', 'red'], ['b', 'blue']] as const) {
+      for (const [cls, colour] of [
+        ['a', 'red'],
+        ['b', 'blue'],
+      ] as const) {
         mkdirSync(join(tmp, 'videos', cls), { recursive: true });
-        execFileSync('ffmpeg', ['-loglevel', 'error', '-f', 'lavfi', '-i', `testsrc=s=64x48:r=10:d=2`, '-vf', `drawbox=c=${colour}:t=4`, '-c:v', 'mjpeg', '-q:v', '3', join(tmp, 'videos', cls, 'v.avi')]);
+        execFileSync('ffmpeg', [
+          '-loglevel',
+          'error',
+          '-f',
+          'lavfi',
+          '-i',
+          `testsrc=s=64x48:r=10:d=2`,
+          '-vf',
+          `drawbox=c=${colour}:t=4`,
+          '-c:v',
+          'mjpeg',
+          '-q:v',
+          '3',
+          join(tmp, 'videos', cls, 'v.avi'),
+        ]);
       }
     }
     const started = await startServer(tmp, { ...process.env, BETON_DB: join(tmp, 'runs.sqlite') }, ['--allow-exec']);
@@ -117,7 +137,7 @@ describe.skipIf(!HAVE_CHROMIUM)('screens follow their inputs; layout, video and 
       return status && status.getAttribute('data-status') === 'running' ? document.querySelector('[data-testid=profile-progress-text]').textContent : null;
     })()`;
     const seen = new Set<string>();
-    for (const t0 = Date.now(); Date.now() - t0 < 60_000; ) {
+    for (const t0 = Date.now(); Date.now() - t0 < 60_000;) {
       const text = (await page.evaluate(probe)) as string | null;
       if (text === null && seen.size) break;
       if (text) seen.add(text);
@@ -125,7 +145,10 @@ describe.skipIf(!HAVE_CHROMIUM)('screens follow their inputs; layout, video and 
       await new Promise((r) => setTimeout(r, 100));
     }
     expect(seen.size).toBeGreaterThan(0);
-    expect([...seen].every((t) => /^measuring point [12] of 2 · [012] done$/.test(t)), [...seen].join(' | ')).toBe(true);
+    expect(
+      [...seen].every((t) => /^measuring point [12] of 2 · [012] done$/.test(t)),
+      [...seen].join(' | '),
+    ).toBe(true);
     await page.locator('[data-testid=profile-status][data-status=ok]').waitFor({ timeout: 60_000 });
     await page.getByTestId('verdict').waitFor();
   });
@@ -154,7 +177,9 @@ describe.skipIf(!HAVE_CHROMIUM)('screens follow their inputs; layout, video and 
   it('d7: a string column becomes an int label: category → int, the mapping shown, saved in the config and the values stored', async () => {
     await detect(join(tmp, 'table.csv'));
     const row = page.getByTestId('field-row-species');
-    const index = await page.locator('[data-testid^=field-row-]').evaluateAll((rows) => rows.findIndex((r) => r.getAttribute('data-testid') === 'field-row-species'));
+    const index = await page
+      .locator('[data-testid^=field-row-]')
+      .evaluateAll((rows) => rows.findIndex((r) => r.getAttribute('data-testid') === 'field-row-species'));
     await row.locator(`[data-testid=field-${index}-type]`).selectOption('int');
     await page.locator(`[data-testid=field-${index}-labels][data-state=ready]`).waitFor();
     const mapping = (await page.getByTestId(`field-${index}-labels`).textContent()) ?? '';
@@ -167,7 +192,9 @@ describe.skipIf(!HAVE_CHROMIUM)('screens follow their inputs; layout, video and 
     await page.getByTestId('open-in-dataset').click();
     await page.getByTestId('thumb').first().waitFor();
     // Row 0 is "cat" (index 1 of bird, cat, dog), row 1 "dog" (2), row 2 "bird" (0).
-    const species = await page.getByTestId('thumb').evaluateAll((els) => els.slice(0, 3).map((e) => /species\s*(\d+)/.exec(e.textContent ?? '')?.[1]));
+    const species = await page
+      .getByTestId('thumb')
+      .evaluateAll((els) => els.slice(0, 3).map((e) => /species\s*(\d+)/.exec(e.textContent ?? '')?.[1]));
     expect(species).toEqual(['1', '2', '0']);
   });
 
@@ -181,7 +208,10 @@ describe.skipIf(!HAVE_CHROMIUM)('screens follow their inputs; layout, video and 
     await page.getByTestId('screen-export').waitFor();
     expect(await page.getByTestId('export-file').inputValue()).toBe(join(tmp, 'images.beton'));
     await page.getByTestId('export-generate').click();
-    await page.locator('[data-testid=code-block]:has-text("DatasetWriter"), [data-testid=code-block]:has-text("\\"build\\"")').first().waitFor();
+    await page
+      .locator('[data-testid=code-block]:has-text("DatasetWriter"), [data-testid=code-block]:has-text("\\"build\\"")')
+      .first()
+      .waitFor();
     const code = (await page.getByTestId('code-block').textContent()) ?? '';
     // The images folder as the build's source (the path closed by its quote, not images.beton).
     expect(code).toMatch(new RegExp(`${join(tmp, 'images').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}["']`));
@@ -223,36 +253,39 @@ describe.skipIf(!HAVE_CHROMIUM)('screens follow their inputs; layout, video and 
     await page.setViewportSize({ width: 1440, height: 900 });
   });
 
-  it.skipIf(!HAVE_FFMPEG)('d7: a video folder shows a video clip field with its clip length, stride, fps, resolution and quality; the filmstrip shows all 8 frames', async () => {
-    await detect(join(tmp, 'videos'));
-    expect(await page.getByTestId('field-0-type').inputValue()).toBe('video_clip');
-    expect(await page.getByTestId('field-0-type').locator('option:checked').textContent()).toBe('video clip');
-    expect(await page.getByTestId('clip-length').inputValue()).toBe('16');
-    await page.getByTestId('clip-length').fill('8');
-    await page.getByTestId('clip-stride').fill('8');
-    await page.getByTestId('clip-fps').fill('10');
-    await page.getByTestId('field-0-maxResolution').fill('48');
-    await page.getByTestId('field-0-jpegQuality').fill('85');
-    expect(await page.getByTestId('field-0-writeMode').inputValue()).toBe('jpg');
-    await shot(page, 'd7-video-form');
-    await build();
-    // 20 frames per video, clips of 8 back to back: 2 clips each.
-    expect(await page.getByTestId('report-samples').textContent()).toBe('4');
-    await page.getByTestId('open-in-dataset').click();
-    await page.getByTestId('filmstrip').first().waitFor();
-    const frames = await page.evaluate(`(() => {
+  it.skipIf(!HAVE_FFMPEG)(
+    'd7: a video folder shows a video clip field with its clip length, stride, fps, resolution and quality; the filmstrip shows all 8 frames',
+    async () => {
+      await detect(join(tmp, 'videos'));
+      expect(await page.getByTestId('field-0-type').inputValue()).toBe('video_clip');
+      expect(await page.getByTestId('field-0-type').locator('option:checked').textContent()).toBe('video clip');
+      expect(await page.getByTestId('clip-length').inputValue()).toBe('16');
+      await page.getByTestId('clip-length').fill('8');
+      await page.getByTestId('clip-stride').fill('8');
+      await page.getByTestId('clip-fps').fill('10');
+      await page.getByTestId('field-0-maxResolution').fill('48');
+      await page.getByTestId('field-0-jpegQuality').fill('85');
+      expect(await page.getByTestId('field-0-writeMode').inputValue()).toBe('jpg');
+      await shot(page, 'd7-video-form');
+      await build();
+      // 20 frames per video, clips of 8 back to back: 2 clips each.
+      expect(await page.getByTestId('report-samples').textContent()).toBe('4');
+      await page.getByTestId('open-in-dataset').click();
+      await page.getByTestId('filmstrip').first().waitFor();
+      const frames = (await page.evaluate(`(() => {
       const strip = document.querySelector('[data-testid=filmstrip]');
       const box = strip.getBoundingClientRect();
       return [...strip.querySelectorAll('img')].map((img) => {
         const r = img.getBoundingClientRect();
         return { inside: r.left >= box.left - 0.5 && r.right <= box.right + 0.5 && r.top >= box.top - 0.5 && r.bottom <= box.bottom + 0.5, width: r.width };
       });
-    })()`) as Array<{ inside: boolean; width: number }>;
-    expect(frames.length).toBe(8);
-    expect(frames.every((f) => f.inside)).toBe(true);
-    expect(Math.min(...frames.map((f) => f.width))).toBeGreaterThanOrEqual(40);
-    await shot(page, 'd7-filmstrip');
-  });
+    })()`)) as Array<{ inside: boolean; width: number }>;
+      expect(frames.length).toBe(8);
+      expect(frames.every((f) => f.inside)).toBe(true);
+      expect(Math.min(...frames.map((f) => f.width))).toBeGreaterThanOrEqual(40);
+      await shot(page, 'd7-filmstrip');
+    },
+  );
 
   it('logged no page errors or console errors', () => {
     expect(problems.filter((p) => !p.includes('status of 4'))).toEqual([]);

@@ -18,7 +18,9 @@ const SHOTS = join(ROOT, 'test-output', 'screenshots');
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
 
 if (!HAVE_CHROMIUM) {
-  console.warn(`[e2e] SKIPPED: no Chromium at ${CHROMIUM}. Install it with \`apt-get install -y chromium\` (CI's .ci/run does), or set BETON_CHROMIUM.`);
+  console.warn(
+    `[e2e] SKIPPED: no Chromium at ${CHROMIUM}. Install it with \`apt-get install -y chromium\` (CI's .ci/run does), or set BETON_CHROMIUM.`,
+  );
 }
 
 /** Newest modification time under `p` (files only). */
@@ -31,19 +33,34 @@ function newest(p: string): number {
 /** The CLI and the renderer must be built; `npm test` builds the CLI, the renderer is built here when stale. */
 function ensureBuilt(): void {
   if (!existsSync(join(ROOT, 'dist/core/cli/serve-command.js'))) {
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
   }
   const index = join(ROOT, 'renderer/dist/index.html');
-  const sources = Math.max(newest(join(ROOT, 'renderer/src')), newest(join(ROOT, 'renderer/index.html')), newest(join(ROOT, 'renderer/public')), newest(join(ROOT, 'vite.config.ts')));
+  const sources = Math.max(
+    newest(join(ROOT, 'renderer/src')),
+    newest(join(ROOT, 'renderer/index.html')),
+    newest(join(ROOT, 'renderer/public')),
+    newest(join(ROOT, 'vite.config.ts')),
+  );
   if (!existsSync(index) || statSync(index).mtimeMs < sources) {
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
+    execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
   }
 }
 
 /** Starts `beton serve DIR --port 0` and resolves with the URL it prints. */
 function startServer(dir: string, env: NodeJS.ProcessEnv): Promise<{ proc: ChildProcess; url: string }> {
   return new Promise((ok, fail) => {
-    const proc = spawn(process.execPath, [join(ROOT, 'bin/beton.js'), 'serve', dir, '--port', '0'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [join(ROOT, 'bin/beton.js'), 'serve', dir, '--port', '0'], {
+      cwd: dir,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     const timer = setTimeout(() => fail(new Error(`beton serve printed no URL in 30 s:\n${out}\n${err}`)), 30_000);
@@ -77,7 +94,11 @@ describe.skipIf(!HAVE_CHROMIUM)('the app, end to end (beton serve + headless Chr
     await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
   };
   const api = (method: string, params: unknown, headers: Record<string, string> = { 'X-Beton-Token': token }): Promise<Response> =>
-    fetch(`${origin}/api/${method}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(params) });
+    fetch(`${origin}/api/${method}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...headers },
+      body: JSON.stringify(params),
+    });
 
   beforeAll(async () => {
     ensureBuilt();
@@ -90,9 +111,21 @@ describe.skipIf(!HAVE_CHROMIUM)('the app, end to end (beton serve + headless Chr
     token = u.searchParams.get('token')!;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, reducedMotion: 'reduce', colorScheme: 'light', acceptDownloads: true });
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 860 },
+      reducedMotion: 'reduce',
+      colorScheme: 'light',
+      acceptDownloads: true,
+    });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
     page = await context.newPage();
     page.setDefaultTimeout(60_000);
@@ -193,7 +226,12 @@ describe.skipIf(!HAVE_CHROMIUM)('the app, end to end (beton serve + headless Chr
     expect(await page.getByTestId('dataset-samples').textContent()).toBe('48');
     expect(Number(await page.getByTestId('page-map').getAttribute('data-count'))).toBeGreaterThan(0);
     expect(await page.getByTestId('thumb').count()).toBe(24);
-    expect(await page.locator('[data-testid=thumb] img').first().evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0);
+    expect(
+      await page
+        .locator('[data-testid=thumb] img')
+        .first()
+        .evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
+    ).toBeGreaterThan(0);
     expect(await page.getByTestId('fields-table').textContent()).toContain('RGBImageField');
     await shot('dataset');
     await page.getByTestId('page-next').click();

@@ -65,9 +65,13 @@ describe.skipIf(!HAVE_CHROMIUM)('advice before building (issue 14, feature 3), e
     expect(await page.getByTestId('advice-sampled').textContent()).toContain('16 of 48');
     expect(bytesOf((await page.getByTestId('advice-size').textContent())!)).toBe(16 * MiB);
     expect(await page.getByTestId('advice-time').textContent()).toMatch(/≈ /);
-    expect(await page.getByTestId('advice-page-advice').textContent()).toMatch(/^With 8 MiB pages the file is about 16 MiB.*2 MiB pages make it about 4 MiB/);
+    expect(await page.getByTestId('advice-page-advice').textContent()).toMatch(
+      /^With 8 MiB pages the file is about 16 MiB.*2 MiB pages make it about 4 MiB/,
+    );
     expect(await page.locator('[data-testid=advice-pages] tbody tr').count()).toBe(3);
-    expect(await page.getByTestId('advice-crop-warning').textContent()).toContain("The loader's 160 px crop is larger than the max resolution 64 px");
+    expect(await page.getByTestId('advice-crop-warning').textContent()).toContain(
+      "The loader's 160 px crop is larger than the max resolution 64 px",
+    );
     await shot(page, 'f3-advice');
   });
 
@@ -86,7 +90,12 @@ describe.skipIf(!HAVE_CHROMIUM)('advice before building (issue 14, feature 3), e
       // Shown rounded ("5.1 KiB"): within the rounding.
       expect(Math.abs(sizes[5]! - Number(w) * Number(h) * 3) / sizes[5]!).toBeLessThan(0.01);
       expect(await item.locator('img').count()).toBe(6);
-      expect(await item.locator('img').first().evaluate((el) => (el as unknown as { naturalWidth: number }).naturalWidth)).toBe(Number(w));
+      expect(
+        await item
+          .locator('img')
+          .first()
+          .evaluate((el) => (el as unknown as { naturalWidth: number }).naturalWidth),
+      ).toBe(Number(w));
     }
     await page.getByTestId('advice-quality').scrollIntoViewIfNeeded();
     await shot(page, 'f3-quality-preview');

@@ -91,7 +91,9 @@ describe.skipIf(!HAVE_CHROMIUM)('browse the dataset (issue 14, feature 1), end t
     await page.getByText('0–11 of 12 in squares').waitFor();
     await page.locator('[data-testid=thumb-grid][aria-busy=false]').waitFor();
     expect(await page.getByTestId('thumb-class').allTextContents()).toEqual(Array(12).fill('squares'));
-    expect(await page.locator('[data-testid=thumb] .thumb-index').allTextContents()).toEqual(Array.from({ length: 12 }, (_, i) => `#${24 + i}`));
+    expect(await page.locator('[data-testid=thumb] .thumb-index').allTextContents()).toEqual(
+      Array.from({ length: 12 }, (_, i) => `#${24 + i}`),
+    );
     expect(JSON.parse(requests.at(-1)!)).toMatchObject({ label: 2, start: 0 });
     await shot(page, 'f1-filter-histogram');
     // A bar click filters too; clicking the selected bar again shows all.
@@ -113,7 +115,9 @@ describe.skipIf(!HAVE_CHROMIUM)('browse the dataset (issue 14, feature 1), end t
     expect(await page.getByTestId('manifest-status').getAttribute('data-status')).toBe('stale');
     expect(await page.getByTestId('manifest-note').textContent()).toContain('describes another build of this file');
     expect(await page.getByTestId('thumb-class').count()).toBe(0);
-    expect(await page.getByTestId('class-histogram').getAttribute('aria-label')).toBe('Samples per class: label 0 12, label 1 12, label 2 12, label 3 12');
+    expect(await page.getByTestId('class-histogram').getAttribute('aria-label')).toBe(
+      'Samples per class: label 0 12, label 1 12, label 2 12, label 3 12',
+    );
     await shot(page, 'f1-manifest-note');
   });
 

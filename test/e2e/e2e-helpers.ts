@@ -25,19 +25,34 @@ function newest(p: string): number {
 export function ensureBuilt(): void {
   const cli = join(ROOT, 'dist/core/cli/serve-command.js');
   if (!existsSync(cli) || statSync(cli).mtimeMs < newest(join(ROOT, 'core'))) {
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
   }
   const index = join(ROOT, 'renderer/dist/index.html');
-  const sources = Math.max(newest(join(ROOT, 'renderer/src')), newest(join(ROOT, 'renderer/index.html')), newest(join(ROOT, 'renderer/public')), newest(join(ROOT, 'vite.config.ts')));
+  const sources = Math.max(
+    newest(join(ROOT, 'renderer/src')),
+    newest(join(ROOT, 'renderer/index.html')),
+    newest(join(ROOT, 'renderer/public')),
+    newest(join(ROOT, 'vite.config.ts')),
+  );
   if (!existsSync(index) || statSync(index).mtimeMs < sources) {
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
+    execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
   }
 }
 
 /** Starts `beton serve DIR --port 0 [args]` and resolves with the URL it prints. */
 export function startServer(dir: string, env: NodeJS.ProcessEnv, args: string[] = []): Promise<{ proc: ChildProcess; url: string }> {
   return new Promise((ok, fail) => {
-    const proc = spawn(process.execPath, [join(ROOT, 'bin/beton.js'), 'serve', dir, '--port', '0', ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [join(ROOT, 'bin/beton.js'), 'serve', dir, '--port', '0', ...args], {
+      cwd: dir,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     const timer = setTimeout(() => fail(new Error(`beton serve printed no URL in 30 s:\n${out}\n${err}`)), 30_000);
@@ -70,7 +85,14 @@ export async function openPage(problems: string[]): Promise<{ browser: Browser; 
   mkdirSync(SHOTS, { recursive: true });
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, reducedMotion: 'reduce', colorScheme: 'light' });
   const page = await context.newPage();

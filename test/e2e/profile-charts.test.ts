@@ -31,7 +31,9 @@ describe.skipIf(!HAVE_CHROMIUM)('profile charts that explain (issue 14.4, 14.6 c
     ensureBuilt();
     tmp = mkdtempSync(join(tmpdir(), 'beton-e2e-charts-'));
     cpSync(join(ROOT, 'assets/sample-images'), join(tmp, 'images'), { recursive: true });
-    execFileSync(process.execPath, [join(ROOT, 'bin/beton.js'), 'build', join(tmp, 'images'), '-o', join(tmp, 'images.beton')], { stdio: 'pipe' });
+    execFileSync(process.execPath, [join(ROOT, 'bin/beton.js'), 'build', join(tmp, 'images'), '-o', join(tmp, 'images.beton')], {
+      stdio: 'pipe',
+    });
     gpu = fakeGpuPaths();
     let url: string;
     ({ proc: server, url } = await startServer(tmp, { ...process.env, PATH: gpu.withFake, BETON_DB: join(tmp, 'runs.sqlite') }));
@@ -64,29 +66,56 @@ describe.skipIf(!HAVE_CHROMIUM)('profile charts that explain (issue 14.4, 14.6 c
       expect(Number(await c.getAttribute('data-count')), id).toBeGreaterThan(0);
       expect(await c.locator('.recharts-reference-area').count(), id).toBe(2);
       const labels = await c.locator('.recharts-label').allTextContents();
-      expect(labels.filter((l) => l.includes('· bs')), id).toEqual(['1w · bs 4', '2w · bs 4']);
+      expect(
+        labels.filter((l) => l.includes('· bs')),
+        id,
+      ).toEqual(['1w · bs 4', '2w · bs 4']);
     }
     expect(await charts.getByTestId('chart-wait').locator('.recharts-line-curve').count()).toBe(1);
-    expect((await charts.getByTestId('chart-process-cpu').locator('.recharts-legend-item-text').allTextContents()).sort()).toEqual(['loader process', 'machine (all processes)']);
+    expect((await charts.getByTestId('chart-process-cpu').locator('.recharts-legend-item-text').allTextContents()).sort()).toEqual([
+      'loader process',
+      'machine (all processes)',
+    ]);
     // The fake nvidia-smi reports two GPUs.
-    expect((await charts.getByTestId('chart-gpu').locator('.recharts-legend-item-text').allTextContents()).sort()).toEqual(['GPU 0', 'GPU 1']);
+    expect((await charts.getByTestId('chart-gpu').locator('.recharts-legend-item-text').allTextContents()).sort()).toEqual([
+      'GPU 0',
+      'GPU 1',
+    ]);
     await charts.scrollIntoViewIfNeeded();
     await shot(page, 'f4-profile-charts');
   });
 
   it('every chart has a y-axis title with its unit, and no legend overlaps an axis title or tick', async () => {
     const charts = page.getByTestId('profile-charts');
-    const want: Record<string, string> = { 'chart-timeline': 'images/s', 'chart-wait': 'wait per step (ms)', 'chart-process-cpu': 'CPU busy (%)', 'chart-gpu': 'GPU busy (%)', 'chart-cpu': 'busy (%)' };
+    const want: Record<string, string> = {
+      'chart-timeline': 'images/s',
+      'chart-wait': 'wait per step (ms)',
+      'chart-process-cpu': 'CPU busy (%)',
+      'chart-gpu': 'GPU busy (%)',
+      'chart-cpu': 'busy (%)',
+    };
     for (const [id, title] of Object.entries(want)) {
       const c = charts.getByTestId(id);
       // The y title: that text, turned along the axis, left of the plot.
       const yTitle = c.locator('text.recharts-label').filter({ hasText: new RegExp(`^${title.replace(/[()]/g, '\\$&')}$`) });
       expect(await yTitle.count(), id).toBe(1);
       expect(await yTitle.getAttribute('transform'), id).toMatch(/rotate\(-90/);
-      const items = await c.locator('.recharts-legend-item').evaluateAll((els) => els.map((e) => { const r = e.getBoundingClientRect(); return { x: r.x, y: r.y, width: r.width, height: r.height }; }));
+      const items = await c.locator('.recharts-legend-item').evaluateAll((els) =>
+        els.map((e) => {
+          const r = e.getBoundingClientRect();
+          return { x: r.x, y: r.y, width: r.width, height: r.height };
+        }),
+      );
       if (id === 'chart-process-cpu' || id === 'chart-gpu') expect(items.length, id).toBe(2);
-      const others = await c.locator('text.recharts-label, .recharts-cartesian-axis-tick-value').evaluateAll((els) => els.map((e) => { const r = e.getBoundingClientRect(); return { x: r.x, y: r.y, width: r.width, height: r.height, text: e.textContent }; }));
-      for (const lb of items) for (const box of others) expect(overlaps(lb, box), `${id}: legend item ${JSON.stringify(lb)} over ${JSON.stringify(box)}`).toBe(false);
+      const others = await c.locator('text.recharts-label, .recharts-cartesian-axis-tick-value').evaluateAll((els) =>
+        els.map((e) => {
+          const r = e.getBoundingClientRect();
+          return { x: r.x, y: r.y, width: r.width, height: r.height, text: e.textContent };
+        }),
+      );
+      for (const lb of items)
+        for (const box of others)
+          expect(overlaps(lb, box), `${id}: legend item ${JSON.stringify(lb)} over ${JSON.stringify(box)}`).toBe(false);
     }
     await charts.getByTestId('chart-process-cpu').scrollIntoViewIfNeeded();
     await charts.getByTestId('chart-process-cpu').screenshot({ path: join(ROOT, 'test-output/screenshots/d6-chart-legends.png') });

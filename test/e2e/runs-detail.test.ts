@@ -39,10 +39,30 @@ function samples(ips: number[]): TelemetrySample[] {
   const out: TelemetrySample[] = [];
   let t = 0;
   ips.forEach((rate, p) => {
-    out.push({ t, point: null, imagesPerSec: null, cpuPerCore: [0.3, 0.2], rssBytes: 2e8, diskReadBytes: 0, processCpu: 0.1, waitMsPerStep: null, gpus: [] });
+    out.push({
+      t,
+      point: null,
+      imagesPerSec: null,
+      cpuPerCore: [0.3, 0.2],
+      rssBytes: 2e8,
+      diskReadBytes: 0,
+      processCpu: 0.1,
+      waitMsPerStep: null,
+      gpus: [],
+    });
     t += 250;
     for (let k = 0; k < 8; k++, t += 250) {
-      out.push({ t, point: p, imagesPerSec: rate * (0.95 + 0.1 * ((k * 7) % 3) / 2), cpuPerCore: [0.7, 0.8], rssBytes: 2e8, diskReadBytes: 0, processCpu: 0.55 + k / 100, waitMsPerStep: 64_000 / rate, gpus: [] });
+      out.push({
+        t,
+        point: p,
+        imagesPerSec: rate * (0.95 + (0.1 * ((k * 7) % 3)) / 2),
+        cpuPerCore: [0.7, 0.8],
+        rssBytes: 2e8,
+        diskReadBytes: 0,
+        processCpu: 0.55 + k / 100,
+        waitMsPerStep: 64_000 / rate,
+        gpus: [],
+      });
     }
   });
   return out;
@@ -55,9 +75,27 @@ function run(startedAt: string, speed: number, batchesAhead: number | undefined,
     startedAt,
     finishedAt: startedAt.replace('10:00:00', '10:00:09'),
     status: 'ok',
-    plan: { file: '/data/train.beton', workers: [1, 2], batchSizes: [64], orders: ['random'], osCache: [true], decoder: 'rrc:160', flip: true, ...(batchesAhead ? { batchesAhead } : {}), secondsPerPoint: 2, warmupBatches: 2 },
+    plan: {
+      file: '/data/train.beton',
+      workers: [1, 2],
+      batchSizes: [64],
+      orders: ['random'],
+      osCache: [true],
+      decoder: 'rrc:160',
+      flip: true,
+      ...(batchesAhead ? { batchesAhead } : {}),
+      secondsPerPoint: 2,
+      warmupBatches: 2,
+    },
     machine: { hostname: host, cpuModel: 'Test CPU @ 3 GHz', cores: 2, ramBytes: 2 ** 34, os: 'Linux 6.1', node: 'v20.19.0', gpus: [] },
-    dataset: { path: '/data/train.beton', sizeBytes: 5e8, headerSha256: 'ab'.repeat(32), contentSha256: 'cd'.repeat(32), numSamples: 10_000, schema: [{ name: 'image', type: 'rgb_image', typeId: 2 }] },
+    dataset: {
+      path: '/data/train.beton',
+      sizeBytes: 5e8,
+      headerSha256: 'ab'.repeat(32),
+      contentSha256: 'cd'.repeat(32),
+      numSamples: 10_000,
+      schema: [{ name: 'image', type: 'rgb_image', typeId: 2 }],
+    },
     points: [point(0, 1, rates[0]!), point(1, 2, rates[1]!)],
     samples: samples(rates),
     verdict: {
@@ -83,7 +121,10 @@ describe.skipIf(!HAVE_CHROMIUM)('run detail and side-by-side comparison (issue 1
     const dbPath = join(tmp, 'runs.sqlite');
     const db = RunsDb.open(dbPath);
     // A is the older and faster; B runs 3.26x slower with batchesAhead 8 on another host.
-    ids.push(db.saveRun(run('2025-03-01T10:00:00.000Z', 1, undefined, 'box-a')), db.saveRun(run('2025-03-02T10:00:00.000Z', 1 / 3.26, 8, 'box-b')));
+    ids.push(
+      db.saveRun(run('2025-03-01T10:00:00.000Z', 1, undefined, 'box-a')),
+      db.saveRun(run('2025-03-02T10:00:00.000Z', 1 / 3.26, 8, 'box-b')),
+    );
     db.close();
     let url: string;
     ({ proc: server, url } = await startServer(tmp, { ...process.env, BETON_DB: dbPath }));
@@ -121,7 +162,10 @@ describe.skipIf(!HAVE_CHROMIUM)('run detail and side-by-side comparison (issue 1
       expect(await settings.locator(`tr[data-key="${key}"] .setting-value`).textContent(), key).toBe(value);
     }
     expect(await detail.getByTestId('run-verdict').getAttribute('data-kind')).toBe('input-bound');
-    expect(await detail.getByTestId('run-verdict-evidence').locator('li').allTextContents()).toEqual(['wait per batch p50 32.0 ms at 2 workers', 'CPU 75% busy across 2 cores']);
+    expect(await detail.getByTestId('run-verdict-evidence').locator('li').allTextContents()).toEqual([
+      'wait per batch p50 32.0 ms at 2 workers',
+      'CPU 75% busy across 2 cores',
+    ]);
     expect(await detail.getByTestId('run-points').locator('tbody tr').count()).toBe(2);
     expect(await detail.getByTestId('run-points').locator('tr.is-best th').textContent()).toContain('2w');
     // Timelines: one shaded, named stretch per grid point, on every timeline.
@@ -132,7 +176,10 @@ describe.skipIf(!HAVE_CHROMIUM)('run detail and side-by-side comparison (issue 1
     expect(labels.filter((l) => l.includes('· bs'))).toEqual(['1w · bs 64', '2w · bs 64']);
     expect(labels).toContain('images/s'); // the y axis's title, with its unit
     expect(Number(await detail.getByTestId('chart-wait').getAttribute('data-count'))).toBe(16);
-    expect((await detail.getByTestId('chart-process-cpu').locator('.recharts-legend-item-text').allTextContents()).sort()).toEqual(['loader process', 'machine (all processes)']);
+    expect((await detail.getByTestId('chart-process-cpu').locator('.recharts-legend-item-text').allTextContents()).sort()).toEqual([
+      'loader process',
+      'machine (all processes)',
+    ]);
     await detail.scrollIntoViewIfNeeded();
     await shot(page, 'f2-run-detail');
     await detail.getByTestId('run-detail-close').click();

@@ -39,9 +39,26 @@ function seededRun(startedAt: string, ips: number): ProfileRun {
     startedAt,
     finishedAt: startedAt,
     status: 'ok',
-    plan: { file: '/data/train.beton', workers: [2], batchSizes: [64], orders: ['random'], osCache: [true], decoder: 'rrc:160', flip: true, secondsPerPoint: 3, warmupBatches: 2 },
+    plan: {
+      file: '/data/train.beton',
+      workers: [2],
+      batchSizes: [64],
+      orders: ['random'],
+      osCache: [true],
+      decoder: 'rrc:160',
+      flip: true,
+      secondsPerPoint: 3,
+      warmupBatches: 2,
+    },
     machine: { hostname: 'box', cpuModel: 'CPU', cores: 2, ramBytes: 2 ** 33, os: 'Linux', node: 'v20', gpus: [] },
-    dataset: { path: '/data/train.beton', sizeBytes: 1e6, headerSha256: 'ab'.repeat(32), contentSha256: 'cd'.repeat(32), numSamples: 1000, schema: [{ name: 'image', type: 'rgb_image', typeId: 2 }] },
+    dataset: {
+      path: '/data/train.beton',
+      sizeBytes: 1e6,
+      headerSha256: 'ab'.repeat(32),
+      contentSha256: 'cd'.repeat(32),
+      numSamples: 1000,
+      schema: [{ name: 'image', type: 'rgb_image', typeId: 2 }],
+    },
     points: [point],
     samples: [],
     verdict: null,
@@ -92,7 +109,9 @@ describe.skipIf(!HAVE_CHROMIUM)('the app tells the truth (issue 14), end to end'
     const cell = page.getByTestId('compare-change').first();
     expect(await cell.textContent()).toBe('B is 3.26× slower than A');
     // Red (the theme's danger colour), not green. Evaluated as page scripts: this tsconfig has no DOM types.
-    const colour = await cell.evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(el).color);
+    const colour = await cell.evaluate(
+      (el) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(el).color,
+    );
     const rgb = await page.evaluate(`(() => {
       const probe = document.createElement('span');
       probe.style.color = getComputedStyle(document.documentElement).getPropertyValue('--danger').trim();

@@ -21,8 +21,14 @@ const fake = vi.hoisted(() => {
     appHandlers: new Map<string, Fn[]>(),
     ipc: new Map<string, Fn>(),
     windows: [] as Array<{ options: unknown; loaded: string[]; sent: Array<[string, unknown]>; url: string; shown: boolean }>,
-    headersHook: null as null | ((details: { responseHeaders?: Record<string, string[]> }, cb: (r: { responseHeaders?: Record<string, string[]> }) => void) => void),
-    permissionRequest: null as null | ((wc: unknown, permission: string, cb: (ok: boolean) => void, details: { requestingUrl: string }) => void),
+    headersHook: null as
+      | null
+      | ((
+          details: { responseHeaders?: Record<string, string[]> },
+          cb: (r: { responseHeaders?: Record<string, string[]> }) => void,
+        ) => void),
+    permissionRequest: null as
+      null | ((wc: unknown, permission: string, cb: (ok: boolean) => void, details: { requestingUrl: string }) => void),
     permissionCheck: null as null | ((wc: unknown, permission: string, origin: string, details: { requestingUrl?: string }) => boolean),
     opened: [] as string[],
     sandboxed: false,
@@ -154,7 +160,10 @@ describe('electron main (stubbed electron)', () => {
 
   it('sets the CSP header on every response, replacing any other', () => {
     let got: Record<string, string[]> | undefined;
-    fake.state.headersHook!({ responseHeaders: { 'content-security-policy': ['default-src *'], 'X-Other': ['1'] } }, (r) => (got = r.responseHeaders));
+    fake.state.headersHook!(
+      { responseHeaders: { 'content-security-policy': ['default-src *'], 'X-Other': ['1'] } },
+      (r) => (got = r.responseHeaders),
+    );
     expect(got).toEqual({ 'X-Other': ['1'], 'Content-Security-Policy': [CSP] });
     fake.state.headersHook!({}, (r) => (got = r.responseHeaders));
     expect(got).toEqual({ 'Content-Security-Policy': [CSP] });
@@ -198,14 +207,19 @@ describe('electron main (stubbed electron)', () => {
     const src = join(tmp, 'empty-folder');
     mkdirSync(join(src, 'a'), { recursive: true });
     const h = fake.state.ipc.get(IPC.invoke)! as (e: unknown, r: unknown) => Promise<Envelope<{ jobId: string }>>;
-    const r = await h(top(INDEX), { method: 'builds.start', params: { config: { source: { type: 'image_folder', path: src }, output: join(tmp, 'x.beton'), numWorkers: 1 } } });
+    const r = await h(top(INDEX), {
+      method: 'builds.start',
+      params: { config: { source: { type: 'image_folder', path: src }, output: join(tmp, 'x.beton'), numWorkers: 1 } },
+    });
     expect(r.ok, JSON.stringify(r)).toBe(true);
     const jobId = r.ok ? r.value.jobId : '';
     expect(started.tracker.size).toBe(1);
     const sent = fake.state.windows[0]!.sent;
     await vi.waitFor(() => expect(sent.some(([, e]) => (e as ApiEvent).event === 'jobs:finished')).toBe(true), { timeout: 60_000 });
     expect(sent.every(([ch]) => ch === IPC.event)).toBe(true);
-    const finished = sent.filter(([, e]) => (e as ApiEvent).event === 'jobs:finished').map(([, e]) => (e as Extract<ApiEvent, { event: 'jobs:finished' }>).data);
+    const finished = sent
+      .filter(([, e]) => (e as ApiEvent).event === 'jobs:finished')
+      .map(([, e]) => (e as Extract<ApiEvent, { event: 'jobs:finished' }>).data);
     expect(finished.map((f) => f.jobId)).toEqual([jobId]);
     expect(started.tracker.size).toBe(0);
   });

@@ -60,7 +60,11 @@ describe('windowOptions', () => {
 });
 
 describe('CSP', () => {
-  const directives = new Map(CSP.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k!, v]));
+  const directives = new Map(
+    CSP.split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .map(([k, ...v]) => [k!, v]),
+  );
   it("is strict: default-src 'self', no eval, no inline script, no plugins, no framing", () => {
     expect(CSP).toContain("default-src 'self'");
     expect(CSP).not.toContain('unsafe-eval');
@@ -129,11 +133,15 @@ const PRELOAD_BUILT = join(ROOT, 'dist/electron/preload.cjs');
 
 function compiledPreloads(): Array<[string, string]> {
   const src = readFileSync(PRELOAD_SRC, 'utf8');
-  const out = ts.transpileModule(src, { fileName: 'preload.cts', compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } }).outputText;
+  const out = ts.transpileModule(src, {
+    fileName: 'preload.cts',
+    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
+  }).outputText;
   const list: Array<[string, string]> = [['transpiled from electron/preload.cts', out]];
   // The file Electron loads, when it is built from the current source.
   try {
-    if (statSync(PRELOAD_BUILT).mtimeMs >= statSync(PRELOAD_SRC).mtimeMs) list.push(['dist/electron/preload.cjs', readFileSync(PRELOAD_BUILT, 'utf8')]);
+    if (statSync(PRELOAD_BUILT).mtimeMs >= statSync(PRELOAD_SRC).mtimeMs)
+      list.push(['dist/electron/preload.cjs', readFileSync(PRELOAD_BUILT, 'utf8')]);
   } catch {
     // not built: npm run build:electron
   }
@@ -181,7 +189,10 @@ describe.each(compiledPreloads())('preload (%s)', (_name, code) => {
 
   it('the dialogs send on the dialog channels main handles and return plain data', async () => {
     const s = runPreload(code);
-    const d = s.exposed.get('betonDialogs') as { openPath: (k?: unknown) => Promise<unknown>; saveText: (n: string, t: string) => Promise<unknown> };
+    const d = s.exposed.get('betonDialogs') as {
+      openPath: (k?: unknown) => Promise<unknown>;
+      saveText: (n: string, t: string) => Promise<unknown>;
+    };
     await expect(d.openPath('folder')).resolves.toBe('reply');
     const opts = { kind: 'file', title: '.beton file', filters: [{ name: 'Beton datasets', extensions: ['beton'] }] };
     await d.openPath(opts);
@@ -206,7 +217,8 @@ describe('layers', () => {
   const imports = (file: string): Array<{ spec: string; typeOnly: boolean }> => {
     const src = readFileSync(join(ROOT, 'electron', file), 'utf8');
     const out: Array<{ spec: string; typeOnly: boolean }> = [];
-    for (const m of src.matchAll(/^\s*import\s+(type\s+)?[^'"]*?(?:from\s+|require\()\s*['"]([^'"]+)['"]/gm)) out.push({ spec: m[2]!, typeOnly: Boolean(m[1]) });
+    for (const m of src.matchAll(/^\s*import\s+(type\s+)?[^'"]*?(?:from\s+|require\()\s*['"]([^'"]+)['"]/gm))
+      out.push({ spec: m[2]!, typeOnly: Boolean(m[1]) });
     for (const m of src.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) out.push({ spec: m[1]!, typeOnly: false });
     return out;
   };
@@ -215,7 +227,10 @@ describe('layers', () => {
     expect(files).toContain('main.ts');
     for (const f of files) {
       for (const { spec } of imports(f)) {
-        expect(spec === 'electron' || spec === 'beton-studio' || spec.startsWith('node:') || /^\.\/[\w-]+\.js$/.test(spec), `${f} imports ${spec}`).toBe(true);
+        expect(
+          spec === 'electron' || spec === 'beton-studio' || spec.startsWith('node:') || /^\.\/[\w-]+\.js$/.test(spec),
+          `${f} imports ${spec}`,
+        ).toBe(true);
       }
     }
   });
@@ -241,7 +256,10 @@ describe('trusted pages', () => {
     expect(trusted('')).toBe(false);
   });
   it('compares files, not spellings: percent-encoding differences still match', () => {
-    const t = trustedUrlPredicate({ indexUrl: pathToFileURL('/opt/Beton Studio/resources/app.asar/renderer/dist/index.html').href, devUrl: null });
+    const t = trustedUrlPredicate({
+      indexUrl: pathToFileURL('/opt/Beton Studio/resources/app.asar/renderer/dist/index.html').href,
+      devUrl: null,
+    });
     expect(t('file:///opt/Beton%20Studio/resources/app.asar/renderer/dist/index.html#/build')).toBe(true);
     expect(t('file:///opt/Beton%20Studio/resources/app.asar/renderer/dist/%69ndex.html')).toBe(true);
     expect(t('file:///opt/Beton%20Studio/resources/app.asar/renderer/dist/index.html%2f..%2f..%2fx.html')).toBe(false);
@@ -276,7 +294,12 @@ describe('createIpcHandler', () => {
     const f = fake();
     const h = createIpcHandler(f.service, trusted);
     const req = { method: 'env.info', params: {} };
-    for (const ev of [top('https://evil.example/'), top('file:///tmp/evil.html'), { senderFrame: null }, { senderFrame: { url: INDEX, parent: {} } }]) {
+    for (const ev of [
+      top('https://evil.example/'),
+      top('file:///tmp/evil.html'),
+      { senderFrame: null },
+      { senderFrame: { url: INDEX, parent: {} } },
+    ]) {
       const r = await h(ev, req);
       expect(r.ok).toBe(false);
       if (!r.ok) expect(r.error.code).toBe('FORBIDDEN');
@@ -290,7 +313,19 @@ describe('createIpcHandler', () => {
     class Req {
       method = 'env.info';
     }
-    for (const req of [null, undefined, 'env.info', 42, ['env.info', {}], {}, { method: 7 }, { method: '' }, { method: 'x'.repeat(65) }, { method: 'env.info', params: {}, extra: 1 }, new Req()]) {
+    for (const req of [
+      null,
+      undefined,
+      'env.info',
+      42,
+      ['env.info', {}],
+      {},
+      { method: 7 },
+      { method: '' },
+      { method: 'x'.repeat(65) },
+      { method: 'env.info', params: {}, extra: 1 },
+      new Req(),
+    ]) {
       const r = await h(top(INDEX), req);
       expect(r.ok, JSON.stringify(req)).toBe(false);
       if (!r.ok) expect(r.error.code).toBe('BAD_REQUEST');
@@ -303,14 +338,20 @@ describe('createIpcHandler', () => {
     const f = fake();
     const seen: string[] = [];
     const h = createIpcHandler(f.service, trusted, (m) => seen.push(m));
-    await expect(h(top(`${INDEX}#/runs`), { method: 'runs.list', params: { limit: 5 } })).resolves.toEqual({ ok: true, value: { echoed: 'runs.list' } });
+    await expect(h(top(`${INDEX}#/runs`), { method: 'runs.list', params: { limit: 5 } })).resolves.toEqual({
+      ok: true,
+      value: { echoed: 'runs.list' },
+    });
     expect(f.calls).toEqual([['runs.list', { limit: 5 }]]);
     expect(seen).toEqual(['runs.list']);
   });
 
   it('turns a throwing service into a FAILED envelope', async () => {
     const h = createIpcHandler({ call: () => Promise.reject(new Error('boom')) }, trusted);
-    await expect(h(top(INDEX), { method: 'env.info', params: {} })).resolves.toEqual({ ok: false, error: { code: 'FAILED', message: 'boom' } });
+    await expect(h(top(INDEX), { method: 'env.info', params: {} })).resolves.toEqual({
+      ok: false,
+      error: { code: 'FAILED', message: 'boom' },
+    });
   });
 
   it('with the real service: the contract validates params and names the bad key', async () => {
@@ -357,12 +398,21 @@ describe('JobTracker', () => {
 describe('links and permissions', () => {
   it('only https links with a host and no credentials go to the OS browser', () => {
     expect(externalUrl('https://github.com/libffcv/ffcv')).toBe('https://github.com/libffcv/ffcv');
-    for (const u of ['http://example.com/', 'file:///etc/passwd', 'javascript:alert(1)', 'smb://host/share', 'https://user:pw@example.com/', 'data:text/html,x', 'nonsense']) {
+    for (const u of [
+      'http://example.com/',
+      'file:///etc/passwd',
+      'javascript:alert(1)',
+      'smb://host/share',
+      'https://user:pw@example.com/',
+      'data:text/html,x',
+      'nonsense',
+    ]) {
       expect(externalUrl(u), u).toBeNull();
     }
   });
   it('denies every permission except clipboard writes from our page', () => {
-    for (const p of ['media', 'geolocation', 'notifications', 'openExternal', 'clipboard-read', 'fullscreen', 'hid', 'serial']) expect(permissionAllowed(p, INDEX, trusted)).toBe(false);
+    for (const p of ['media', 'geolocation', 'notifications', 'openExternal', 'clipboard-read', 'fullscreen', 'hid', 'serial'])
+      expect(permissionAllowed(p, INDEX, trusted)).toBe(false);
     expect(permissionAllowed('clipboard-sanitized-write', INDEX, trusted)).toBe(true);
     expect(permissionAllowed('clipboard-sanitized-write', 'https://evil.example/', trusted)).toBe(false);
   });
@@ -406,7 +456,14 @@ describe('native dialogs', () => {
     await h.open(top(INDEX), { kind: 'beton' });
     expect(log.open[1]).toMatchObject({ properties: ['openFile'], filters: [{ extensions: ['beton'] }, { extensions: ['*'] }] });
     await h.open(top(INDEX), { kind: 'file', title: '.beton file', filters: [{ name: 'Beton datasets', extensions: ['beton'] }] });
-    expect(log.open[2]).toEqual({ title: '.beton file', properties: ['openFile'], filters: [{ name: 'Beton datasets', extensions: ['beton'] }, { name: 'All files', extensions: ['*'] }] });
+    expect(log.open[2]).toEqual({
+      title: '.beton file',
+      properties: ['openFile'],
+      filters: [
+        { name: 'Beton datasets', extensions: ['beton'] },
+        { name: 'All files', extensions: ['*'] },
+      ],
+    });
     await h.open(top(INDEX), {});
     expect(log.open[3]).toMatchObject({ properties: process.platform === 'darwin' ? ['openFile', 'openDirectory'] : ['openFile'] });
     const bad: unknown[] = [
@@ -437,7 +494,10 @@ describe('native dialogs', () => {
     const r = await h.save(top(INDEX), { name: 'train.py', text: 'from ffcv.loader import Loader\n' });
     expect(r).toEqual({ ok: true, value: join(tmp, 'saved.py') });
     expect(readFileSync(join(tmp, 'saved.py'), 'utf8')).toBe('from ffcv.loader import Loader\n');
-    expect(log.save[0]).toMatchObject({ defaultPath: join('/home/u/Downloads', 'train.py'), filters: [{ name: 'Python', extensions: ['py'] }, { extensions: ['*'] }] });
+    expect(log.save[0]).toMatchObject({
+      defaultPath: join('/home/u/Downloads', 'train.py'),
+      filters: [{ name: 'Python', extensions: ['py'] }, { extensions: ['*'] }],
+    });
     const bad = [
       { name: '../../.bashrc', text: 'x' },
       { name: 'a/b.py', text: 'x' },

@@ -55,8 +55,18 @@ const fake = vi.hoisted(() => {
     },
     BrowserWindow,
     ipcMain: { handle: (ch: string, fn: Fn) => state.ipc.set(ch, fn) },
-    session: { defaultSession: { webRequest: { onHeadersReceived: () => undefined }, setPermissionRequestHandler: () => undefined, setPermissionCheckHandler: () => undefined } },
-    dialog: { showOpenDialog: async () => ({ canceled: true, filePaths: [] }), showSaveDialog: async () => ({ canceled: true }), showErrorBox: () => undefined },
+    session: {
+      defaultSession: {
+        webRequest: { onHeadersReceived: () => undefined },
+        setPermissionRequestHandler: () => undefined,
+        setPermissionCheckHandler: () => undefined,
+      },
+    },
+    dialog: {
+      showOpenDialog: async () => ({ canceled: true, filePaths: [] }),
+      showSaveDialog: async () => ({ canceled: true }),
+      showErrorBox: () => undefined,
+    },
     shell: { openExternal: async () => undefined },
   };
   return { state, electron };
@@ -68,9 +78,19 @@ const ELECTRON = '41.0.4';
 const tmp = mkdtempSync(join(tmpdir(), 'beton-main-graph-'));
 const bindings = join(tmp, 'native-bindings');
 const dbPath = join(tmp, 'runs.sqlite');
-const nodeBuild = join(dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node');
+const nodeBuild = join(
+  dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')),
+  'build',
+  'Release',
+  'better_sqlite3.node',
+);
 const INDEX = pathToFileURL(join(ROOT, 'renderer/dist/index.html')).href;
-const saved = { electron: process.versions.electron, defaultApp: (process as { defaultApp?: boolean }).defaultApp, dir: process.env.BETON_NATIVE_BINDINGS, db: process.env.BETON_DB };
+const saved = {
+  electron: process.versions.electron,
+  defaultApp: (process as { defaultApp?: boolean }).defaultApp,
+  dir: process.env.BETON_NATIVE_BINDINGS,
+  db: process.env.BETON_DB,
+};
 
 const call = (method: string): Promise<Envelope<unknown>> => {
   const h = fake.state.ipc.get(IPC.invoke) as unknown as (e: unknown, r: unknown) => Promise<Envelope<unknown>>;
@@ -86,14 +106,21 @@ beforeAll(async () => {
   // The compiled entry, built when missing or older than its sources (build:ts made dist/core).
   const main = join(ROOT, 'dist/electron/main.js');
   const newest = Math.max(...readdirSync(join(ROOT, 'electron')).map((n) => statSync(join(ROOT, 'electron', n)).mtimeMs));
-  if (!existsSync(main) || statSync(main).mtimeMs < newest) execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'electron/tsconfig.json'], { cwd: ROOT, stdio: 'inherit' });
+  if (!existsSync(main) || statSync(main).mtimeMs < newest)
+    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'electron/tsconfig.json'], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
   await import(pathToFileURL(main).href);
   await vi.waitFor(() => expect(fake.state.windows[0]?.loaded.length).toBe(1));
 });
 afterAll(() => {
   if (saved.electron === undefined) delete (process.versions as Record<string, string>).electron;
   (process as { defaultApp?: boolean }).defaultApp = saved.defaultApp;
-  for (const [k, v] of [['BETON_NATIVE_BINDINGS', saved.dir], ['BETON_DB', saved.db]] as const) {
+  for (const [k, v] of [
+    ['BETON_NATIVE_BINDINGS', saved.dir],
+    ['BETON_DB', saved.db],
+  ] as const) {
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;
   }

@@ -32,15 +32,31 @@ describe('Python FFCV export', () => {
   });
 
   it('a build config becomes a DatasetWriter call with the same options', () => {
-    const r = parseBuildConfig({ source: { type: 'image_folder', path: '/data/train' }, output: '/data/train.beton', image: { writeMode: 'smart', smartThreshold: 100000, maxResolution: 256 }, numWorkers: 8 });
+    const r = parseBuildConfig({
+      source: { type: 'image_folder', path: '/data/train' },
+      output: '/data/train.beton',
+      image: { writeMode: 'smart', smartThreshold: 100000, maxResolution: 256 },
+      numWorkers: 8,
+    });
     if (!r.ok) throw new Error(r.errors.join());
     const code = buildToPython(r.value, [
-      { name: 'image', type: 'rgb_image', writeMode: 'smart', maxResolution: 256, smartThreshold: 100000, jpegQuality: 90, compressProbability: 0.5, passThrough: false },
+      {
+        name: 'image',
+        type: 'rgb_image',
+        writeMode: 'smart',
+        maxResolution: 256,
+        smartThreshold: 100000,
+        jpegQuality: 90,
+        compressProbability: 0.5,
+        passThrough: false,
+      },
       { name: 'label', type: 'int' },
     ]);
     expect(pythonParses(code)).toBe('ok');
     expect(code).toContain('ImageFolder("/data/train")');
-    expect(code).toContain('"image": RGBImageField(write_mode="smart", max_resolution=256, smart_threshold=100000, jpeg_quality=90, compress_probability=0.5)');
+    expect(code).toContain(
+      '"image": RGBImageField(write_mode="smart", max_resolution=256, smart_threshold=100000, jpeg_quality=90, compress_probability=0.5)',
+    );
     expect(code).toContain('page_size=8388608');
     expect(code).toContain('num_workers=8');
   });
@@ -53,7 +69,12 @@ describe('Python FFCV export', () => {
       osCache: false,
       distributed: { rank: 1, worldSize: 4 },
       pipelines: {
-        image: [{ decoder: 'random_resized_crop', size: [160, 160] }, { op: 'random_horizontal_flip' }, { op: 'normalize', mean: [123.7, 116.3, 103.5], std: [58.4, 57.1, 57.4], dtype: 'float16' }, { op: 'to_chw' }],
+        image: [
+          { decoder: 'random_resized_crop', size: [160, 160] },
+          { op: 'random_horizontal_flip' },
+          { op: 'normalize', mean: [123.7, 116.3, 103.5], std: [58.4, 57.1, 57.4], dtype: 'float16' },
+          { op: 'to_chw' },
+        ],
         label: [{ decoder: 'int' }],
         meta: null,
       },
@@ -69,7 +90,7 @@ describe('Python FFCV export', () => {
     expect(code).toContain('"meta": None');
   });
 
-  it('clip decoders become the generated numba decoders with the same options; the file\'s video fields get custom_fields', () => {
+  it("clip decoders become the generated numba decoders with the same options; the file's video fields get custom_fields", () => {
     const r = parseLoaderConfig({
       file: 'v.beton',
       batchSize: 8,
@@ -81,10 +102,17 @@ describe('Python FFCV export', () => {
       },
     });
     if (!r.ok) throw new Error(r.errors.join());
-    const fields = [{ name: 'clip', type: 'video_clip' }, { name: 'raw', type: 'video_clip' }, { name: 'other', type: 'video_clip' }, { name: 'label', type: 'int' }];
+    const fields = [
+      { name: 'clip', type: 'video_clip' },
+      { name: 'raw', type: 'video_clip' },
+      { name: 'other', type: 'video_clip' },
+      { name: 'label', type: 'int' },
+    ];
     const code = loaderToPython(r.value, { fields });
     expect(pythonParses(code)).toBe('ok');
-    expect(code).toContain('"clip": [VideoClipRandomResizedCropDecoder((112, 112), scale=(0.5, 1), ratio=(0.75, 1.3333333333333333), every=2, flip=0.5), ToTensor()]');
+    expect(code).toContain(
+      '"clip": [VideoClipRandomResizedCropDecoder((112, 112), scale=(0.5, 1), ratio=(0.75, 1.3333333333333333), every=2, flip=0.5), ToTensor()]',
+    );
     expect(code).toContain('"raw": [VideoClipDecoder(frames=16, window=8), ToTensor()]');
     expect(code).toMatch(/random_horizontal_flip works on \(H, W, C\) images, not \(T, H, W, 3\) clips; left out of "raw"/);
     // FFCV's Reader needs the class of a disabled custom field too.
@@ -98,9 +126,19 @@ describe('Python FFCV export', () => {
   });
 
   it('unsigned arrays wider than a byte decode as the signed type of that width (FFCV allocates torch tensors)', () => {
-    const r = parseLoaderConfig({ file: 'a.beton', batchSize: 2, pipelines: { counts: [{ decoder: 'ndarray' }], f: [{ decoder: 'ndarray' }] } });
+    const r = parseLoaderConfig({
+      file: 'a.beton',
+      batchSize: 2,
+      pipelines: { counts: [{ decoder: 'ndarray' }], f: [{ decoder: 'ndarray' }] },
+    });
     if (!r.ok) throw new Error(r.errors.join());
-    const code = loaderToPython(r.value, { fields: [{ name: 'counts', type: 'ndarray', dtype: '<u2' }, { name: 'f', type: 'ndarray', dtype: '<f4' }, { name: 'ids', type: 'ndarray', dtype: '<u8' }] });
+    const code = loaderToPython(r.value, {
+      fields: [
+        { name: 'counts', type: 'ndarray', dtype: '<u2' },
+        { name: 'f', type: 'ndarray', dtype: '<f4' },
+        { name: 'ids', type: 'ndarray', dtype: '<u8' },
+      ],
+    });
     expect(pythonParses(code)).toBe('ok');
     expect(code).toContain('"counts": [NDArrayAsSignedDecoder(), ToTensor()]');
     expect(code).toContain('"f": [NDArrayDecoder(), ToTensor()]');
@@ -121,11 +159,17 @@ describe('Python FFCV export', () => {
 
   it('beton export FILE prints a runnable loader for a .beton file (CLI)', () => {
     const fixture = fixturePath('images_raw');
-    const r = spawnSync(process.execPath, [resolve(__dirname, '../../bin/beton.js'), 'export', fixture, '--decoder', 'center:128', '--batch-size', '32'], { encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      [resolve(__dirname, '../../bin/beton.js'), 'export', fixture, '--decoder', 'center:128', '--batch-size', '32'],
+      { encoding: 'utf8' },
+    );
     expect(r.status, r.stderr).toBe(0);
     expect(pythonParses(r.stdout)).toBe('ok');
     expect(r.stdout).toContain('CenterCropRGBImageDecoder((128, 128), ratio=0.875)');
-    const j = spawnSync(process.execPath, [resolve(__dirname, '../../bin/beton.js'), 'export', fixture, '--format', 'json'], { encoding: 'utf8' });
+    const j = spawnSync(process.execPath, [resolve(__dirname, '../../bin/beton.js'), 'export', fixture, '--format', 'json'], {
+      encoding: 'utf8',
+    });
     expect((JSON.parse(j.stdout) as { loader: { batchSize: number } }).loader.batchSize).toBe(256);
   });
 
@@ -134,15 +178,25 @@ describe('Python FFCV export', () => {
     const clip = { frames: new Uint8Array(2 * 4 * 2 * 3), width: 4, height: 2, count: 2 };
     await new DatasetWriter(
       file,
-      { clip: new VideoClipField({ writeMode: 'raw' }), n: new IntField(), x: new FloatField(), a: new NDArrayField({ dtype: '<u2', shape: [2] }), b: new BytesField(), j: new JSONField() },
+      {
+        clip: new VideoClipField({ writeMode: 'raw' }),
+        n: new IntField(),
+        x: new FloatField(),
+        a: new NDArrayField({ dtype: '<u2', shape: [2] }),
+        b: new BytesField(),
+        j: new JSONField(),
+      },
       { numWorkers: 0 },
     ).write([{ clip, n: 1, x: 0.5, a: new Uint16Array([1, 2]), b: new Uint8Array([1]), j: { k: 1 } }]);
-    const run = (...args: string[]): ReturnType<typeof spawnSync> => spawnSync(process.execPath, [resolve(__dirname, '../../bin/beton.js'), 'export', file, ...args], { encoding: 'utf8' });
+    const run = (...args: string[]): ReturnType<typeof spawnSync> =>
+      spawnSync(process.execPath, [resolve(__dirname, '../../bin/beton.js'), 'export', file, ...args], { encoding: 'utf8' });
     const r = run('--clip-decoder', 'rrc:32', '--flip', '--order', 'sequential');
     expect(r.status, String(r.stderr)).toBe(0);
     const code = String(r.stdout);
     expect(pythonParses(code)).toBe('ok');
-    expect(code).toContain('"clip": [VideoClipRandomResizedCropDecoder((32, 32), scale=(0.08, 1), ratio=(0.75, 1.3333333333333333), flip=0.5), ToTensor()]');
+    expect(code).toContain(
+      '"clip": [VideoClipRandomResizedCropDecoder((32, 32), scale=(0.08, 1), ratio=(0.75, 1.3333333333333333), flip=0.5), ToTensor()]',
+    );
     expect(code).toContain('custom_fields={"clip": VideoClipField}');
     expect(code).toContain('"n": [IntDecoder(), ToTensor(), Squeeze()]');
     expect(code).toContain('"x": [FloatDecoder(), ToTensor()]');
@@ -158,7 +212,10 @@ describe('Python FFCV export', () => {
     // still needs its class in custom_fields, or FFCV's Reader refuses the file.
     const service = new BetonService({ roots: null, host: 'electron', dbPath: join(dir, 'runs.sqlite') });
     try {
-      const env = await service.call('export.generate', { loader: { file, batchSize: 1, pipelines: { clip: null, a: [{ decoder: 'ndarray' }] } }, format: 'python' });
+      const env = await service.call('export.generate', {
+        loader: { file, batchSize: 1, pipelines: { clip: null, a: [{ decoder: 'ndarray' }] } },
+        format: 'python',
+      });
       if (!env.ok) throw new Error(env.error.message);
       const out = env.value as { text: string };
       expect(pythonParses(out.text)).toBe('ok');

@@ -128,7 +128,12 @@ const U16_PAIR_TYPE: FieldType<U16PairField> = {
   },
   preview: (v) => ({ kind: 'text', text: `(${(v as Pair).join(', ')})` }),
   canonical: (v) => ({ a: (v as Pair)[0], b: (v as Pair)[1] }),
-  python: { field: () => 'U16PairField()', decoders: { u16_pair: () => 'U16PairDecoder()' }, prelude: U16_PAIR_PYTHON, customClass: 'U16PairField' },
+  python: {
+    field: () => 'U16PairField()',
+    decoders: { u16_pair: () => 'U16PairDecoder()' },
+    prelude: U16_PAIR_PYTHON,
+    customClass: 'U16PairField',
+  },
 };
 
 registerFieldType(U16_PAIR_TYPE, { module: import.meta.url });
@@ -143,9 +148,11 @@ if (isMainThread) {
 
     it('builds with encode workers, reads back, loads with decode workers, previews, dumps and exports', async () => {
       expect(findFieldType('u16_pair')).toBe(U16_PAIR_TYPE);
-      const report = await new DatasetWriter(file, { pair: new U16PairField(), label: new IntField() }, { numWorkers: 2, chunkSize: 16 }).write(
-        Array.from({ length: n }, (_, i) => ({ pair: [...pair(i)], label: i })),
-      );
+      const report = await new DatasetWriter(
+        file,
+        { pair: new U16PairField(), label: new IntField() },
+        { numWorkers: 2, chunkSize: 16 },
+      ).write(Array.from({ length: n }, (_, i) => ({ pair: [...pair(i)], label: i })));
       expect(report.numSamples).toBe(n);
 
       // Reader: the descriptor says type 255 with our argument blob; the registry rebuilds the field.
@@ -193,11 +200,16 @@ if (isMainThread) {
         ],
       });
       expect(py).toContain('class U16PairField(Field):');
-      expect(py).toContain("custom_fields={\"pair\": U16PairField}");
-      const withPipeline = loaderToPython(LoaderConfig.parse({ file, batchSize: 32, pipelines: {} }), { fields: [{ name: 'pair', type: 'u16_pair' }] });
+      expect(py).toContain('custom_fields={"pair": U16PairField}');
+      const withPipeline = loaderToPython(LoaderConfig.parse({ file, batchSize: 32, pipelines: {} }), {
+        fields: [{ name: 'pair', type: 'u16_pair' }],
+      });
       expect(withPipeline.split('class U16PairField(Field):').length).toBe(2);
       // The writer export spells the field with the type's constructor.
-      const build = buildToPython({ source: { type: 'table', path: 'pairs.csv' }, output: file, pageSize: 8 << 20, chunkSize: 100 } as BuildConfig, [{ name: 'pair', type: 'u16_pair' } as unknown as FieldConfig]);
+      const build = buildToPython(
+        { source: { type: 'table', path: 'pairs.csv' }, output: file, pageSize: 8 << 20, chunkSize: 100 } as BuildConfig,
+        [{ name: 'pair', type: 'u16_pair' } as unknown as FieldConfig],
+      );
       expect(build).toContain('"pair": U16PairField(),');
       expect(build).toContain('class U16PairField(Field):');
       for (const code of [py, build]) {
@@ -208,8 +220,20 @@ if (isMainThread) {
       // Where FFCV is installed, the exported loader reads the file with the generated class.
       if (ffcvStatus().ok) {
         const module = join(dir, 'pairs_loader.py');
-        writeFileSync(module, loaderToPython(LoaderConfig.parse({ file, batchSize: 32, order: 'sequential', dropLast: false, numWorkers: 1, pipelines: { label: null } }), { fields: [{ name: 'pair', type: 'u16_pair' }, { name: 'label', type: 'int' }] }));
-        const script = 'import sys, json, importlib.util\nspec = importlib.util.spec_from_file_location("m", sys.argv[1]); m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\nout = []\nfor (pair,) in m.loader: out += pair.numpy().tolist()\nprint(json.dumps(out))';
+        writeFileSync(
+          module,
+          loaderToPython(
+            LoaderConfig.parse({ file, batchSize: 32, order: 'sequential', dropLast: false, numWorkers: 1, pipelines: { label: null } }),
+            {
+              fields: [
+                { name: 'pair', type: 'u16_pair' },
+                { name: 'label', type: 'int' },
+              ],
+            },
+          ),
+        );
+        const script =
+          'import sys, json, importlib.util\nspec = importlib.util.spec_from_file_location("m", sys.argv[1]); m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\nout = []\nfor (pair,) in m.loader: out += pair.numpy().tolist()\nprint(json.dumps(out))';
         const r = spawnSync(PYTHON, ['-c', script, module], { encoding: 'utf8', cwd: dir, timeout: 300_000 });
         expect(r.status, r.stderr).toBe(0);
         expect(JSON.parse(r.stdout.trim().split('\n').pop()!)).toEqual(Array.from({ length: n }, (_, i) => [...pair(i)]));

@@ -25,7 +25,12 @@ export interface CliResult {
 /** Runs `beton ARGS` to the end (killed after timeoutMs). */
 export function cli(args: readonly string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): CliResult {
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: opts.cwd, env: { ...process.env, BETON_DEBUG: '', ...opts.env }, timeout: opts.timeoutMs ?? 60_000 });
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    encoding: 'utf8',
+    cwd: opts.cwd,
+    env: { ...process.env, BETON_DEBUG: '', ...opts.env },
+    timeout: opts.timeoutMs ?? 60_000,
+  });
   return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, ms: performance.now() - t0 };
 }
 
@@ -50,14 +55,22 @@ export function cliAsync(args: readonly string[], opts: { timeoutMs?: number } =
 export const STACK_LINE = /^\s+at .+/m;
 
 /** `n` samples of w×h images (one colour per sample) and an int label. */
-export async function writeImageBeton(path: string, n: number, opts: { width?: number; height?: number; writeMode?: 'raw' | 'jpg' } = {}): Promise<void> {
+export async function writeImageBeton(
+  path: string,
+  n: number,
+  opts: { width?: number; height?: number; writeMode?: 'raw' | 'jpg' } = {},
+): Promise<void> {
   const width = opts.width ?? 24;
   const height = opts.height ?? 16;
   const samples = Array.from({ length: n }, (_, i) => ({
     image: { data: new Uint8Array(width * height * 3).map((_, k) => (i * 37 + k * 11) & 255), width, height },
     label: i % 5,
   }));
-  await new DatasetWriter(path, { image: new RGBImageField({ writeMode: opts.writeMode ?? 'raw' }), label: new IntField() }, { numWorkers: 0 }).write(samples);
+  await new DatasetWriter(
+    path,
+    { image: new RGBImageField({ writeMode: opts.writeMode ?? 'raw' }), label: new IntField() },
+    { numWorkers: 0 },
+  ).write(samples);
 }
 
 /** A file of ints only (no image field). */
@@ -98,11 +111,35 @@ export function sampleRun(): ProfileRun {
     startedAt: '2025-03-01T10:00:00.000Z',
     finishedAt: '2025-03-01T10:00:10.000Z',
     status: 'ok',
-    plan: { file: '/data/small.beton', workers: [1, 2], batchSizes: [16], orders: ['random'], osCache: [true], decoder: 'rrc:160', flip: true, secondsPerPoint: 1, warmupBatches: 1 },
+    plan: {
+      file: '/data/small.beton',
+      workers: [1, 2],
+      batchSizes: [16],
+      orders: ['random'],
+      osCache: [true],
+      decoder: 'rrc:160',
+      flip: true,
+      secondsPerPoint: 1,
+      warmupBatches: 1,
+    },
     machine: { hostname: 'box', cpuModel: 'cpu', cores: 2, ramBytes: 2 ** 33, os: 'Linux', node: 'v20.19.0', gpus: [] },
-    dataset: { path: '/data/small.beton', sizeBytes: 1000, headerSha256: 'ab'.repeat(32), numSamples: 40, schema: [{ name: 'image', type: 'rgb_image', typeId: 2 }] },
+    dataset: {
+      path: '/data/small.beton',
+      sizeBytes: 1000,
+      headerSha256: 'ab'.repeat(32),
+      numSamples: 40,
+      schema: [{ name: 'image', type: 'rgb_image', typeId: 2 }],
+    },
     points: [point(0, 1), point(1, 2)],
-    samples: Array.from({ length: 200 }, (_, i) => ({ t: i * 250, point: i < 100 ? 0 : 1, imagesPerSec: 400, cpuPerCore: [0.5, 0.5], rssBytes: 1e8, diskReadBytes: 0, gpus: [] })),
+    samples: Array.from({ length: 200 }, (_, i) => ({
+      t: i * 250,
+      point: i < 100 ? 0 : 1,
+      imagesPerSec: 400,
+      cpuPerCore: [0.5, 0.5],
+      rssBytes: 1e8,
+      diskReadBytes: 0,
+      gpus: [],
+    })),
     verdict: null,
   };
 }

@@ -102,15 +102,32 @@ export function orient(s: Pixels, o: number): Pixels {
     for (let x = 0; x < w; x++) {
       let X: number, Y: number;
       switch (o) {
-        case 1: [X, Y] = [x, y]; break;
-        case 2: [X, Y] = [w - 1 - x, y]; break;
-        case 3: [X, Y] = [w - 1 - x, h - 1 - y]; break;
-        case 4: [X, Y] = [x, h - 1 - y]; break;
-        case 5: [X, Y] = [y, x]; break;
-        case 6: [X, Y] = [h - 1 - y, x]; break;
-        case 7: [X, Y] = [h - 1 - y, w - 1 - x]; break;
-        case 8: [X, Y] = [y, w - 1 - x]; break;
-        default: throw new Error(`orientation ${o}`);
+        case 1:
+          [X, Y] = [x, y];
+          break;
+        case 2:
+          [X, Y] = [w - 1 - x, y];
+          break;
+        case 3:
+          [X, Y] = [w - 1 - x, h - 1 - y];
+          break;
+        case 4:
+          [X, Y] = [x, h - 1 - y];
+          break;
+        case 5:
+          [X, Y] = [y, x];
+          break;
+        case 6:
+          [X, Y] = [h - 1 - y, x];
+          break;
+        case 7:
+          [X, Y] = [h - 1 - y, w - 1 - x];
+          break;
+        case 8:
+          [X, Y] = [y, w - 1 - x];
+          break;
+        default:
+          throw new Error(`orientation ${o}`);
       }
       out.set(s.data.subarray((y * w + x) * 3, (y * w + x) * 3 + 3), (Y * W + X) * 3);
     }
@@ -282,7 +299,10 @@ export type Ink = readonly [c: number, m: number, y: number, k: number];
  * the CMY inks plus inverted K (transform 2), as libjpeg's CMYK->YCCK converter does.
  */
 export function craftCmykJpeg(width: number, height: number, ink: (x: number, y: number) => Ink, kind: 'cmyk' | 'ycck'): Uint8Array {
-  const comp = (id: number, f: (i: Ink) => number): { id: number; at: (x: number, y: number) => number } => ({ id, at: (x, y) => f(ink(x, y)) });
+  const comp = (id: number, f: (i: Ink) => number): { id: number; at: (x: number, y: number) => number } => ({
+    id,
+    at: (x, y) => f(ink(x, y)),
+  });
   if (kind === 'cmyk') {
     return craftJpeg({ width, height, adobe: 0, components: [0, 1, 2, 3].map((i) => comp(i + 1, (k) => 255 - k[i]!)) });
   }
@@ -371,7 +391,10 @@ export function craftPngHeader(width: number, height: number): Uint8Array {
 }
 
 /** Windows BMP: 24-bit BGR (bottom-up, rows padded to 4 bytes) or 8-bit palette. */
-export function craftBmp(p: Pixels, o: { bits: 24 | 32 | 8; topDown?: boolean; palette?: RGB[]; indices?: ArrayLike<number> } = { bits: 24 }): Uint8Array {
+export function craftBmp(
+  p: Pixels,
+  o: { bits: 24 | 32 | 8; topDown?: boolean; palette?: RGB[]; indices?: ArrayLike<number> } = { bits: 24 },
+): Uint8Array {
   const bpp = o.bits;
   const stride = Math.ceil((p.width * bpp) / 32) * 4;
   const pal = bpp === 8 ? o.palette! : [];
@@ -464,17 +487,45 @@ export async function writeOddImages(root: string, opts: OddImagesOptions = {}):
     cases.push({ name: c.file, ...rest, path, listed: LISTED.test(c.file) });
   };
   const q = quadrants();
-  const lossy = (p: Pixels, tol = 12): Pick<OddImageCase, 'width' | 'height' | 'probes'> => ({ width: p.width, height: p.height, probes: quadrantProbes(p, tol) });
+  const lossy = (p: Pixels, tol = 12): Pick<OddImageCase, 'width' | 'height' | 'probes'> => ({
+    width: p.width,
+    height: p.height,
+    probes: quadrantProbes(p, tol),
+  });
   const exact = (p: Pixels): Pick<OddImageCase, 'width' | 'height' | 'exact'> => ({ width: p.width, height: p.height, exact: p.data });
 
   // --- JPEG ----------------------------------------------------------------
   const baseline = await raw(q).jpeg({ quality: 95 }).toBuffer();
-  add({ cls: 'jpeg', file: 'baseline.jpg', bytes: baseline, outcome: 'ok', ...lossy(q), passThrough: true, note: 'baseline YCbCr JPEG (4:2:0)' });
+  add({
+    cls: 'jpeg',
+    file: 'baseline.jpg',
+    bytes: baseline,
+    outcome: 'ok',
+    ...lossy(q),
+    passThrough: true,
+    note: 'baseline YCbCr JPEG (4:2:0)',
+  });
   const progressive = await raw(q).jpeg({ quality: 95, progressive: true }).toBuffer();
-  add({ cls: 'jpeg', file: 'progressive.jpg', bytes: progressive, outcome: 'ok', ...lossy(q), passThrough: true, note: 'progressive YCbCr JPEG' });
+  add({
+    cls: 'jpeg',
+    file: 'progressive.jpg',
+    bytes: progressive,
+    outcome: 'ok',
+    ...lossy(q),
+    passThrough: true,
+    note: 'progressive YCbCr JPEG',
+  });
   const greyPx = makePixels(48, 32, (x) => (x < 24 ? [60, 60, 60] : [200, 200, 200]));
   const grey = await raw(greyPx).toColourspace('b-w').jpeg({ quality: 95 }).toBuffer();
-  add({ cls: 'jpeg', file: 'grey.jpg', bytes: grey, outcome: 'ok', ...lossy(greyPx, 3), passThrough: true, note: 'grayscale JPEG (1 component) -> R=G=B' });
+  add({
+    cls: 'jpeg',
+    file: 'grey.jpg',
+    bytes: grey,
+    outcome: 'ok',
+    ...lossy(greyPx, 3),
+    passThrough: true,
+    note: 'grayscale JPEG (1 component) -> R=G=B',
+  });
 
   // Ink patches: red (M+Y), white (no ink), black (K), yellow (Y). Colour-managed with
   // libvips' CMYK profile, so not exactly PIL's naive 255-ink values: tolerance 40.
@@ -486,92 +537,487 @@ export async function writeOddImages(root: string, opts: OddImagesOptions = {}):
   ];
   const patch = (x: number, y: number): number => (y < 16 ? 0 : 2) + (x < 16 ? 0 : 1);
   const inkProbes = inks.map((p, i) => ({ x: (i % 2) * 16 + 8, y: Math.floor(i / 2) * 16 + 8, rgb: p.rgb, tol: 45 }));
-  add({ cls: 'jpeg', file: 'cmyk-adobe.jpg', bytes: craftCmykJpeg(32, 32, (x, y) => inks[patch(x, y)]!.ink, 'cmyk'), outcome: 'ok', width: 32, height: 32, probes: inkProbes, passThrough: false, note: 'CMYK JPEG, Adobe marker, inverted samples (as Photoshop writes)' });
-  add({ cls: 'jpeg', file: 'ycck-adobe.jpg', bytes: craftCmykJpeg(32, 32, (x, y) => inks[patch(x, y)]!.ink, 'ycck'), outcome: 'ok', width: 32, height: 32, probes: inkProbes, passThrough: false, note: 'YCCK JPEG (Adobe transform 2), as Photoshop writes' });
+  add({
+    cls: 'jpeg',
+    file: 'cmyk-adobe.jpg',
+    bytes: craftCmykJpeg(32, 32, (x, y) => inks[patch(x, y)]!.ink, 'cmyk'),
+    outcome: 'ok',
+    width: 32,
+    height: 32,
+    probes: inkProbes,
+    passThrough: false,
+    note: 'CMYK JPEG, Adobe marker, inverted samples (as Photoshop writes)',
+  });
+  add({
+    cls: 'jpeg',
+    file: 'ycck-adobe.jpg',
+    bytes: craftCmykJpeg(32, 32, (x, y) => inks[patch(x, y)]!.ink, 'ycck'),
+    outcome: 'ok',
+    width: 32,
+    height: 32,
+    probes: inkProbes,
+    passThrough: false,
+    note: 'YCCK JPEG (Adobe transform 2), as Photoshop writes',
+  });
   const rgbPatches = makePixels(32, 32, (x, y) => [RED, GREEN, BLUE, YELLOW][patch(x, y)]!);
-  const rgbJpeg = craftJpeg({ width: 32, height: 32, adobe: 0, components: [0, 1, 2].map((c) => ({ id: 'RGB'.charCodeAt(c), at: (x: number, y: number) => rgbPatches.data[(y * 32 + x) * 3 + c]! })) });
-  add({ cls: 'jpeg', file: 'rgb-adobe.jpg', bytes: rgbJpeg, outcome: 'ok', ...exact(rgbPatches), passThrough: false, note: 'RGB JPEG (no colour transform, Adobe transform 0)' });
+  const rgbJpeg = craftJpeg({
+    width: 32,
+    height: 32,
+    adobe: 0,
+    components: [0, 1, 2].map((c) => ({ id: 'RGB'.charCodeAt(c), at: (x: number, y: number) => rgbPatches.data[(y * 32 + x) * 3 + c]! })),
+  });
+  add({
+    cls: 'jpeg',
+    file: 'rgb-adobe.jpg',
+    bytes: rgbJpeg,
+    outcome: 'ok',
+    ...exact(rgbPatches),
+    passThrough: false,
+    note: 'RGB JPEG (no colour transform, Adobe transform 0)',
+  });
 
   for (let o = 1; o <= 8; o++) {
     const bytes = insertAfterSoi(baseline, exifSegment(o, o % 2 ? 'II' : 'MM'));
-    add({ cls: 'jpeg', file: `exif-orientation-${o}.jpg`, bytes, outcome: 'ok', ...lossy(orient(q, o)), passThrough: o === 1, note: `EXIF orientation ${o}${o >= 5 ? ' (width/height swap)' : ''}` });
+    add({
+      cls: 'jpeg',
+      file: `exif-orientation-${o}.jpg`,
+      bytes,
+      outcome: 'ok',
+      ...lossy(orient(q, o)),
+      passThrough: o === 1,
+      note: `EXIF orientation ${o}${o >= 5 ? ' (width/height swap)' : ''}`,
+    });
   }
   const badExif = Buffer.concat([Buffer.from([0xff, 0xe1, 0, 40]), Buffer.from('Exif\0\0', 'latin1'), Buffer.alloc(32, 0xab)]);
-  add({ cls: 'jpeg', file: 'exif-garbage.jpg', bytes: insertAfterSoi(baseline, badExif), outcome: 'ok', ...lossy(q), passThrough: false, note: 'unparseable Exif segment: orientation ignored' });
+  add({
+    cls: 'jpeg',
+    file: 'exif-garbage.jpg',
+    bytes: insertAfterSoi(baseline, badExif),
+    outcome: 'ok',
+    ...lossy(q),
+    passThrough: false,
+    note: 'unparseable Exif segment: orientation ignored',
+  });
   const p3 = await raw(q).withIccProfile('p3').jpeg({ quality: 95 }).toBuffer();
-  add({ cls: 'jpeg', file: 'display-p3.jpg', bytes: p3, outcome: 'ok', ...lossy(q), passThrough: false, note: 'JPEG with a Display P3 ICC profile (converted to sRGB)' });
+  add({
+    cls: 'jpeg',
+    file: 'display-p3.jpg',
+    bytes: p3,
+    outcome: 'ok',
+    ...lossy(q),
+    passThrough: false,
+    note: 'JPEG with a Display P3 ICC profile (converted to sRGB)',
+  });
   const srgbIcc = await raw(q).withIccProfile('srgb').jpeg({ quality: 95 }).toBuffer();
-  add({ cls: 'jpeg', file: 'srgb-icc.jpg', bytes: srgbIcc, outcome: 'ok', ...lossy(q), passThrough: true, note: 'JPEG with an embedded sRGB ICC profile' });
+  add({
+    cls: 'jpeg',
+    file: 'srgb-icc.jpg',
+    bytes: srgbIcc,
+    outcome: 'ok',
+    ...lossy(q),
+    passThrough: true,
+    note: 'JPEG with an embedded sRGB ICC profile',
+  });
   const onePx = makePixels(1, 1, () => [10, 200, 30]);
-  add({ cls: 'jpeg', file: 'one-pixel.jpg', bytes: await raw(onePx).jpeg({ quality: 100 }).toBuffer(), outcome: 'ok', width: 1, height: 1, probes: [{ x: 0, y: 0, rgb: [10, 200, 30], tol: 12 }], passThrough: true, note: '1x1 JPEG' });
+  add({
+    cls: 'jpeg',
+    file: 'one-pixel.jpg',
+    bytes: await raw(onePx).jpeg({ quality: 100 }).toBuffer(),
+    outcome: 'ok',
+    width: 1,
+    height: 1,
+    probes: [{ x: 0, y: 0, rgb: [10, 200, 30], tol: 12 }],
+    passThrough: true,
+    note: '1x1 JPEG',
+  });
   const wide = makePixels(4000, 1, (x) => (x < 2000 ? [250, 250, 250] : [5, 5, 5]));
-  add({ cls: 'jpeg', file: 'wide-4000x1.jpg', bytes: await raw(wide).jpeg({ quality: 95 }).toBuffer(), outcome: 'ok', width: 4000, height: 1, probes: [{ x: 500, y: 0, rgb: [250, 250, 250], tol: 8 }, { x: 3500, y: 0, rgb: [5, 5, 5], tol: 8 }], passThrough: true, note: 'very wide JPEG (4000x1)' });
+  add({
+    cls: 'jpeg',
+    file: 'wide-4000x1.jpg',
+    bytes: await raw(wide).jpeg({ quality: 95 }).toBuffer(),
+    outcome: 'ok',
+    width: 4000,
+    height: 1,
+    probes: [
+      { x: 500, y: 0, rgb: [250, 250, 250], tol: 8 },
+      { x: 3500, y: 0, rgb: [5, 5, 5], tol: 8 },
+    ],
+    passThrough: true,
+    note: 'very wide JPEG (4000x1)',
+  });
   const tall = makePixels(1, 4000, (_x, y) => (y < 2000 ? [250, 250, 250] : [5, 5, 5]));
-  add({ cls: 'jpeg', file: 'tall-1x4000.jpg', bytes: await raw(tall).jpeg({ quality: 95 }).toBuffer(), outcome: 'ok', width: 1, height: 4000, probes: [{ x: 0, y: 500, rgb: [250, 250, 250], tol: 8 }, { x: 0, y: 3500, rgb: [5, 5, 5], tol: 8 }], passThrough: true, note: 'very tall JPEG (1x4000)' });
-  add({ cls: 'jpeg', file: 'missing-eoi.jpg', bytes: baseline.subarray(0, baseline.length - 2), outcome: 'ok', ...lossy(q), passThrough: false, note: 'complete JPEG data without the final EOI marker' });
+  add({
+    cls: 'jpeg',
+    file: 'tall-1x4000.jpg',
+    bytes: await raw(tall).jpeg({ quality: 95 }).toBuffer(),
+    outcome: 'ok',
+    width: 1,
+    height: 4000,
+    probes: [
+      { x: 0, y: 500, rgb: [250, 250, 250], tol: 8 },
+      { x: 0, y: 3500, rgb: [5, 5, 5], tol: 8 },
+    ],
+    passThrough: true,
+    note: 'very tall JPEG (1x4000)',
+  });
+  add({
+    cls: 'jpeg',
+    file: 'missing-eoi.jpg',
+    bytes: baseline.subarray(0, baseline.length - 2),
+    outcome: 'ok',
+    ...lossy(q),
+    passThrough: false,
+    note: 'complete JPEG data without the final EOI marker',
+  });
   const extraneous = Buffer.concat([baseline.subarray(0, baseline.length - 2), Buffer.from([0x12, 0x34, 0x56, 0xff, 0xd9])]);
-  add({ cls: 'jpeg', file: 'extraneous-bytes.jpg', bytes: extraneous, outcome: 'ok', ...lossy(q), passThrough: false, note: 'stray bytes before EOI (libjpeg warning "extraneous bytes", harmless); pass-through verifies with a strict decode, so it is re-encoded instead' });
-  add({ cls: 'jpeg', file: 'png-content.jpg', bytes: await raw(q).png().toBuffer(), outcome: 'ok', ...exact(q), passThrough: false, note: 'a PNG named .jpg (content decides)' });
+  add({
+    cls: 'jpeg',
+    file: 'extraneous-bytes.jpg',
+    bytes: extraneous,
+    outcome: 'ok',
+    ...lossy(q),
+    passThrough: false,
+    note: 'stray bytes before EOI (libjpeg warning "extraneous bytes", harmless); pass-through verifies with a strict decode, so it is re-encoded instead',
+  });
+  add({
+    cls: 'jpeg',
+    file: 'png-content.jpg',
+    bytes: await raw(q).png().toBuffer(),
+    outcome: 'ok',
+    ...exact(q),
+    passThrough: false,
+    note: 'a PNG named .jpg (content decides)',
+  });
 
   // --- PNG -----------------------------------------------------------------
   const palette: RGB[] = [RED, GREEN, BLUE, YELLOW];
   const idx = Array.from({ length: 32 * 32 }, (_, i) => patch(i % 32, Math.floor(i / 32)));
-  add({ cls: 'png', file: 'palette.png', bytes: craftPng({ width: 32, height: 32, colorType: 3, depth: 2, samples: idx, palette }), outcome: 'ok', ...exact(rgbPatches), passThrough: false, note: 'palette PNG (2-bit indices)' });
-  add({ cls: 'png', file: 'palette-trns.png', bytes: craftPng({ width: 32, height: 32, colorType: 3, depth: 8, samples: idx, palette, trns: [0, 128] }), outcome: 'ok', ...exact(rgbPatches), passThrough: false, note: 'palette PNG with transparency (tRNS): alpha dropped' });
+  add({
+    cls: 'png',
+    file: 'palette.png',
+    bytes: craftPng({ width: 32, height: 32, colorType: 3, depth: 2, samples: idx, palette }),
+    outcome: 'ok',
+    ...exact(rgbPatches),
+    passThrough: false,
+    note: 'palette PNG (2-bit indices)',
+  });
+  add({
+    cls: 'png',
+    file: 'palette-trns.png',
+    bytes: craftPng({ width: 32, height: 32, colorType: 3, depth: 8, samples: idx, palette, trns: [0, 128] }),
+    outcome: 'ok',
+    ...exact(rgbPatches),
+    passThrough: false,
+    note: 'palette PNG with transparency (tRNS): alpha dropped',
+  });
   const v16 = [0, 255, 256, 32767, 32768, 32896, 65279, 65280, 65535];
   const hi = (v: number): number => v >> 8;
-  add({ cls: 'png', file: 'grey16.png', bytes: craftPng({ width: v16.length, height: 1, colorType: 0, depth: 16, samples: v16 }), outcome: 'ok', ...exact(makePixels(v16.length, 1, (x) => [hi(v16[x]!), hi(v16[x]!), hi(v16[x]!)])), passThrough: false, note: '16-bit grey PNG -> high byte (v >> 8)' });
-  add({ cls: 'png', file: 'rgb16.png', bytes: craftPng({ width: v16.length, height: 1, colorType: 2, depth: 16, samples: v16.flatMap((v) => [v, 65535 - v, 1000]) }), outcome: 'ok', ...exact(makePixels(v16.length, 1, (x) => [hi(v16[x]!), hi(65535 - v16[x]!), 3])), passThrough: false, note: '16-bit RGB PNG -> high byte (v >> 8)' });
+  add({
+    cls: 'png',
+    file: 'grey16.png',
+    bytes: craftPng({ width: v16.length, height: 1, colorType: 0, depth: 16, samples: v16 }),
+    outcome: 'ok',
+    ...exact(makePixels(v16.length, 1, (x) => [hi(v16[x]!), hi(v16[x]!), hi(v16[x]!)])),
+    passThrough: false,
+    note: '16-bit grey PNG -> high byte (v >> 8)',
+  });
+  add({
+    cls: 'png',
+    file: 'rgb16.png',
+    bytes: craftPng({ width: v16.length, height: 1, colorType: 2, depth: 16, samples: v16.flatMap((v) => [v, 65535 - v, 1000]) }),
+    outcome: 'ok',
+    ...exact(makePixels(v16.length, 1, (x) => [hi(v16[x]!), hi(65535 - v16[x]!), 3])),
+    passThrough: false,
+    note: '16-bit RGB PNG -> high byte (v >> 8)',
+  });
   const rgba = [10, 20, 30, 0, 200, 100, 50, 128, 7, 8, 9, 255, 250, 251, 252, 1];
-  add({ cls: 'png', file: 'rgba.png', bytes: craftPng({ width: 4, height: 1, colorType: 6, depth: 8, samples: rgba }), outcome: 'ok', ...exact(makePixels(4, 1, (x) => [rgba[x * 4]!, rgba[x * 4 + 1]!, rgba[x * 4 + 2]!])), passThrough: false, note: 'RGBA PNG: alpha dropped, RGB unchanged (not composited)' });
+  add({
+    cls: 'png',
+    file: 'rgba.png',
+    bytes: craftPng({ width: 4, height: 1, colorType: 6, depth: 8, samples: rgba }),
+    outcome: 'ok',
+    ...exact(makePixels(4, 1, (x) => [rgba[x * 4]!, rgba[x * 4 + 1]!, rgba[x * 4 + 2]!])),
+    passThrough: false,
+    note: 'RGBA PNG: alpha dropped, RGB unchanged (not composited)',
+  });
   const ga = [10, 0, 200, 128, 255, 255];
-  add({ cls: 'png', file: 'grey-alpha.png', bytes: craftPng({ width: 3, height: 1, colorType: 4, depth: 8, samples: ga }), outcome: 'ok', ...exact(makePixels(3, 1, (x) => [ga[x * 2]!, ga[x * 2]!, ga[x * 2]!])), passThrough: false, note: 'grey+alpha PNG: alpha dropped, R=G=B' });
+  add({
+    cls: 'png',
+    file: 'grey-alpha.png',
+    bytes: craftPng({ width: 3, height: 1, colorType: 4, depth: 8, samples: ga }),
+    outcome: 'ok',
+    ...exact(makePixels(3, 1, (x) => [ga[x * 2]!, ga[x * 2]!, ga[x * 2]!])),
+    passThrough: false,
+    note: 'grey+alpha PNG: alpha dropped, R=G=B',
+  });
   const bits = [0, 1, 1, 0, 1, 0, 0, 1, 1, 1];
-  add({ cls: 'png', file: 'grey-1bit.png', bytes: craftPng({ width: bits.length, height: 1, colorType: 0, depth: 1, samples: bits }), outcome: 'ok', ...exact(makePixels(bits.length, 1, (x) => (bits[x] ? [255, 255, 255] : [0, 0, 0]))), passThrough: false, note: '1-bit grey PNG' });
-  add({ cls: 'png', file: 'one-pixel.png', bytes: craftPng({ width: 1, height: 1, colorType: 2, depth: 8, samples: [1, 2, 3] }), outcome: 'ok', ...exact(makePixels(1, 1, () => [1, 2, 3])), passThrough: false, note: '1x1 PNG' });
+  add({
+    cls: 'png',
+    file: 'grey-1bit.png',
+    bytes: craftPng({ width: bits.length, height: 1, colorType: 0, depth: 1, samples: bits }),
+    outcome: 'ok',
+    ...exact(makePixels(bits.length, 1, (x) => (bits[x] ? [255, 255, 255] : [0, 0, 0]))),
+    passThrough: false,
+    note: '1-bit grey PNG',
+  });
+  add({
+    cls: 'png',
+    file: 'one-pixel.png',
+    bytes: craftPng({ width: 1, height: 1, colorType: 2, depth: 8, samples: [1, 2, 3] }),
+    outcome: 'ok',
+    ...exact(makePixels(1, 1, () => [1, 2, 3])),
+    passThrough: false,
+    note: '1x1 PNG',
+  });
 
   // --- other formats ---------------------------------------------------------
-  add({ cls: 'other', file: 'lossless.webp', bytes: await raw(q).webp({ lossless: true }).toBuffer(), outcome: 'ok', ...exact(q), passThrough: false, note: 'lossless WebP' });
-  add({ cls: 'other', file: 'lossy.webp', bytes: await raw(q).webp({ quality: 95 }).toBuffer(), outcome: 'ok', ...lossy(q), passThrough: false, note: 'lossy WebP' });
-  add({ cls: 'other', file: 'lzw.tiff', bytes: await raw(q).tiff({ compression: 'lzw' }).toBuffer(), outcome: 'ok', ...exact(q), passThrough: false, note: 'TIFF (LZW)' });
+  add({
+    cls: 'other',
+    file: 'lossless.webp',
+    bytes: await raw(q).webp({ lossless: true }).toBuffer(),
+    outcome: 'ok',
+    ...exact(q),
+    passThrough: false,
+    note: 'lossless WebP',
+  });
+  add({
+    cls: 'other',
+    file: 'lossy.webp',
+    bytes: await raw(q).webp({ quality: 95 }).toBuffer(),
+    outcome: 'ok',
+    ...lossy(q),
+    passThrough: false,
+    note: 'lossy WebP',
+  });
+  add({
+    cls: 'other',
+    file: 'lzw.tiff',
+    bytes: await raw(q).tiff({ compression: 'lzw' }).toBuffer(),
+    outcome: 'ok',
+    ...exact(q),
+    passThrough: false,
+    note: 'TIFF (LZW)',
+  });
   const frame = (c: RGB): Pixels => makePixels(8, 8, () => c);
-  const gif = await sharp(Buffer.concat([frame(RED).data, frame(BLUE).data]), { raw: { width: 8, height: 16, channels: 3, pageHeight: 8 } }).gif({ delay: [100, 100] }).toBuffer();
-  add({ cls: 'other', file: 'animated.gif', bytes: gif, outcome: 'ok', width: 8, height: 8, probes: [{ x: 4, y: 4, rgb: RED, tol: 16 }], passThrough: false, note: 'animated GIF -> first frame (not listed by ImageFolder: torchvision has no .gif)' });
-  add({ cls: 'other', file: 'bgr24.bmp', bytes: craftBmp(q, { bits: 24 }), outcome: 'ok', ...exact(q), passThrough: false, note: 'BMP, 24-bit bottom-up' });
-  add({ cls: 'other', file: 'bgra32-topdown.bmp', bytes: craftBmp(q, { bits: 32, topDown: true }), outcome: 'ok', ...exact(q), passThrough: false, note: 'BMP, 32-bit top-down (4th byte dropped)' });
-  add({ cls: 'other', file: 'palette8.bmp', bytes: craftBmp(rgbPatches, { bits: 8, palette, indices: idx }), outcome: 'ok', ...exact(rgbPatches), passThrough: false, note: 'BMP, 8-bit palette' });
-  add({ cls: 'other', file: 'binary.ppm', bytes: craftPnm('P6', q.width, q.height, q.data), outcome: 'ok', ...exact(q), passThrough: false, note: 'binary PPM (P6)' });
+  const gif = await sharp(Buffer.concat([frame(RED).data, frame(BLUE).data]), { raw: { width: 8, height: 16, channels: 3, pageHeight: 8 } })
+    .gif({ delay: [100, 100] })
+    .toBuffer();
+  add({
+    cls: 'other',
+    file: 'animated.gif',
+    bytes: gif,
+    outcome: 'ok',
+    width: 8,
+    height: 8,
+    probes: [{ x: 4, y: 4, rgb: RED, tol: 16 }],
+    passThrough: false,
+    note: 'animated GIF -> first frame (not listed by ImageFolder: torchvision has no .gif)',
+  });
+  add({
+    cls: 'other',
+    file: 'bgr24.bmp',
+    bytes: craftBmp(q, { bits: 24 }),
+    outcome: 'ok',
+    ...exact(q),
+    passThrough: false,
+    note: 'BMP, 24-bit bottom-up',
+  });
+  add({
+    cls: 'other',
+    file: 'bgra32-topdown.bmp',
+    bytes: craftBmp(q, { bits: 32, topDown: true }),
+    outcome: 'ok',
+    ...exact(q),
+    passThrough: false,
+    note: 'BMP, 32-bit top-down (4th byte dropped)',
+  });
+  add({
+    cls: 'other',
+    file: 'palette8.bmp',
+    bytes: craftBmp(rgbPatches, { bits: 8, palette, indices: idx }),
+    outcome: 'ok',
+    ...exact(rgbPatches),
+    passThrough: false,
+    note: 'BMP, 8-bit palette',
+  });
+  add({
+    cls: 'other',
+    file: 'binary.ppm',
+    bytes: craftPnm('P6', q.width, q.height, q.data),
+    outcome: 'ok',
+    ...exact(q),
+    passThrough: false,
+    note: 'binary PPM (P6)',
+  });
   const g8 = Array.from({ length: 16 }, (_, i) => i * 17);
-  add({ cls: 'other', file: 'binary.pgm', bytes: craftPnm('P5', 16, 1, g8), outcome: 'ok', ...exact(makePixels(16, 1, (x) => [g8[x]!, g8[x]!, g8[x]!])), passThrough: false, note: 'binary PGM (P5)' });
-  add({ cls: 'other', file: 'grey16.pgm', bytes: craftPnm('P5', v16.length, 1, v16, 65535), outcome: 'ok', ...exact(makePixels(v16.length, 1, (x) => [hi(v16[x]!), hi(v16[x]!), hi(v16[x]!)])), passThrough: false, note: '16-bit PGM (maxval 65535) -> high byte' });
+  add({
+    cls: 'other',
+    file: 'binary.pgm',
+    bytes: craftPnm('P5', 16, 1, g8),
+    outcome: 'ok',
+    ...exact(makePixels(16, 1, (x) => [g8[x]!, g8[x]!, g8[x]!])),
+    passThrough: false,
+    note: 'binary PGM (P5)',
+  });
+  add({
+    cls: 'other',
+    file: 'grey16.pgm',
+    bytes: craftPnm('P5', v16.length, 1, v16, 65535),
+    outcome: 'ok',
+    ...exact(makePixels(v16.length, 1, (x) => [hi(v16[x]!), hi(v16[x]!), hi(v16[x]!)])),
+    passThrough: false,
+    note: '16-bit PGM (maxval 65535) -> high byte',
+  });
 
   // --- broken: must fail with a message that says why -----------------------
   const TRUNC = /truncated/;
-  add({ cls: 'broken', file: 'empty.jpg', bytes: new Uint8Array(0), outcome: 'error', error: /empty \(0 bytes\)/, passThrough: false, note: 'zero-byte file' });
+  add({
+    cls: 'broken',
+    file: 'empty.jpg',
+    bytes: new Uint8Array(0),
+    outcome: 'error',
+    error: /empty \(0 bytes\)/,
+    passThrough: false,
+    note: 'zero-byte file',
+  });
   // A textured image, so that most of each file is scan data; cut halfway through it.
   const noisy = makePixels(256, 192, (x, y) => [(x * 7 + y * 13) & 255, (x * y) & 255, (x ^ y) & 255]);
   const noisyJpeg = await raw(noisy).jpeg({ quality: 90 }).toBuffer();
   const noisyProgressive = await raw(noisy).jpeg({ quality: 90, progressive: true }).toBuffer();
   const midScan = (b: Uint8Array): Uint8Array => b.subarray(0, Math.floor((scanStart(b) + b.length) / 2));
-  add({ cls: 'broken', file: 'truncated-scan.jpg', bytes: midScan(noisyJpeg), outcome: 'error', error: TRUNC, passThrough: false, note: 'JPEG cut in the middle of the scan' });
-  add({ cls: 'broken', file: 'truncated-progressive.jpg', bytes: midScan(noisyProgressive), outcome: 'error', error: TRUNC, passThrough: false, note: 'progressive JPEG cut in the middle of its scans' });
+  add({
+    cls: 'broken',
+    file: 'truncated-scan.jpg',
+    bytes: midScan(noisyJpeg),
+    outcome: 'error',
+    error: TRUNC,
+    passThrough: false,
+    note: 'JPEG cut in the middle of the scan',
+  });
+  add({
+    cls: 'broken',
+    file: 'truncated-progressive.jpg',
+    bytes: midScan(noisyProgressive),
+    outcome: 'error',
+    error: TRUNC,
+    passThrough: false,
+    note: 'progressive JPEG cut in the middle of its scans',
+  });
   const reterminated = Buffer.concat([midScan(noisyJpeg), Buffer.from([0xff, 0xd9])]);
-  add({ cls: 'broken', file: 'truncated-then-eoi.jpg', bytes: reterminated, outcome: 'error', error: TRUNC, passThrough: false, note: 'JPEG cut mid-scan, then an EOI marker appended (libjpeg would grey-fill); the pass-through probe catches it with a strict decode' });
-  add({ cls: 'broken', file: 'truncated-header.jpg', bytes: baseline.subarray(0, 40), outcome: 'error', error: TRUNC, passThrough: false, note: 'JPEG cut inside its header' });
+  add({
+    cls: 'broken',
+    file: 'truncated-then-eoi.jpg',
+    bytes: reterminated,
+    outcome: 'error',
+    error: TRUNC,
+    passThrough: false,
+    note: 'JPEG cut mid-scan, then an EOI marker appended (libjpeg would grey-fill); the pass-through probe catches it with a strict decode',
+  });
+  add({
+    cls: 'broken',
+    file: 'truncated-header.jpg',
+    bytes: baseline.subarray(0, 40),
+    outcome: 'error',
+    error: TRUNC,
+    passThrough: false,
+    note: 'JPEG cut inside its header',
+  });
   const png = await raw(noisy).png().toBuffer();
-  add({ cls: 'broken', file: 'truncated.png', bytes: png.subarray(0, Math.floor(png.length * 0.6)), outcome: 'error', error: TRUNC, passThrough: false, note: 'PNG cut in the middle of the image data' });
+  add({
+    cls: 'broken',
+    file: 'truncated.png',
+    bytes: png.subarray(0, Math.floor(png.length * 0.6)),
+    outcome: 'error',
+    error: TRUNC,
+    passThrough: false,
+    note: 'PNG cut in the middle of the image data',
+  });
   const half = (b: Uint8Array): Uint8Array => b.subarray(0, Math.floor(b.length / 2));
-  add({ cls: 'broken', file: 'truncated.webp', bytes: half(await raw(noisy).webp({ quality: 90 }).toBuffer()), outcome: 'error', error: TRUNC, passThrough: false, note: 'WebP cut in half' });
-  add({ cls: 'broken', file: 'truncated.tiff', bytes: half(await raw(noisy).tiff({ compression: 'lzw' }).toBuffer()), outcome: 'error', error: TRUNC, passThrough: false, note: 'TIFF cut in half (its directory is at the end)' });
-  add({ cls: 'broken', file: 'truncated.gif', bytes: half(await raw(noisy).gif().toBuffer()), outcome: 'error', error: TRUNC, passThrough: false, note: 'GIF cut in half (not listed by ImageFolder)' });
+  add({
+    cls: 'broken',
+    file: 'truncated.webp',
+    bytes: half(await raw(noisy).webp({ quality: 90 }).toBuffer()),
+    outcome: 'error',
+    error: TRUNC,
+    passThrough: false,
+    note: 'WebP cut in half',
+  });
+  add({
+    cls: 'broken',
+    file: 'truncated.tiff',
+    bytes: half(await raw(noisy).tiff({ compression: 'lzw' }).toBuffer()),
+    outcome: 'error',
+    error: TRUNC,
+    passThrough: false,
+    note: 'TIFF cut in half (its directory is at the end)',
+  });
+  add({
+    cls: 'broken',
+    file: 'truncated.gif',
+    bytes: half(await raw(noisy).gif().toBuffer()),
+    outcome: 'error',
+    error: TRUNC,
+    passThrough: false,
+    note: 'GIF cut in half (not listed by ImageFolder)',
+  });
   const crc = Buffer.from(png);
   crc[crc.length - 40]! ^= 0x55; // inside the last IDAT: its CRC no longer matches
-  add({ cls: 'broken', file: 'bad-crc.png', bytes: crc, outcome: 'error', error: /PNG data is corrupt/, passThrough: false, note: 'PNG with a damaged IDAT (CRC mismatch)' });
-  add({ cls: 'broken', file: 'huge-dimensions.png', bytes: craftPngHeader(20000, 20000), outcome: 'error', error: /too large \(20000x20000 = 400 megapixels; the limit is 268 megapixels\)/, passThrough: false, note: 'PNG header claiming 20000x20000 (a decompression bomb)' });
-  add({ cls: 'broken', file: 'text.jpg', bytes: Buffer.from('this is a text file, not an image\n'), outcome: 'error', error: /not an image/, passThrough: false, note: 'a text file named .jpg' });
-  add({ cls: 'broken', file: 'html.jpg', bytes: Buffer.from('<!DOCTYPE html>\n<html><body>404 Not Found</body></html>\n'), outcome: 'error', error: /HTML page/, passThrough: false, note: 'an HTML page saved as .jpg (a failed download)' });
-  const twelve = craftJpeg({ width: 16, height: 16, jfif: true, precision: 12, components: [{ id: 1, at: () => 100 }, { id: 2, at: () => 128 }, { id: 3, at: () => 128 }] });
-  add({ cls: 'broken', file: 'twelve-bit.jpg', bytes: twelve, outcome: 'error', error: /12-bit/, passThrough: false, note: '12-bit JPEG (libjpeg-turbo 8-bit builds cannot decode it)' });
+  add({
+    cls: 'broken',
+    file: 'bad-crc.png',
+    bytes: crc,
+    outcome: 'error',
+    error: /PNG data is corrupt/,
+    passThrough: false,
+    note: 'PNG with a damaged IDAT (CRC mismatch)',
+  });
+  add({
+    cls: 'broken',
+    file: 'huge-dimensions.png',
+    bytes: craftPngHeader(20000, 20000),
+    outcome: 'error',
+    error: /too large \(20000x20000 = 400 megapixels; the limit is 268 megapixels\)/,
+    passThrough: false,
+    note: 'PNG header claiming 20000x20000 (a decompression bomb)',
+  });
+  add({
+    cls: 'broken',
+    file: 'text.jpg',
+    bytes: Buffer.from('this is a text file, not an image\n'),
+    outcome: 'error',
+    error: /not an image/,
+    passThrough: false,
+    note: 'a text file named .jpg',
+  });
+  add({
+    cls: 'broken',
+    file: 'html.jpg',
+    bytes: Buffer.from('<!DOCTYPE html>\n<html><body>404 Not Found</body></html>\n'),
+    outcome: 'error',
+    error: /HTML page/,
+    passThrough: false,
+    note: 'an HTML page saved as .jpg (a failed download)',
+  });
+  const twelve = craftJpeg({
+    width: 16,
+    height: 16,
+    jfif: true,
+    precision: 12,
+    components: [
+      { id: 1, at: () => 100 },
+      { id: 2, at: () => 128 },
+      { id: 3, at: () => 128 },
+    ],
+  });
+  add({
+    cls: 'broken',
+    file: 'twelve-bit.jpg',
+    bytes: twelve,
+    outcome: 'error',
+    error: /12-bit/,
+    passThrough: false,
+    note: '12-bit JPEG (libjpeg-turbo 8-bit builds cannot decode it)',
+  });
 
   if (opts.only !== 'ok') {
     const dir = join(root, 'broken');
@@ -582,18 +1028,40 @@ export async function writeOddImages(root: string, opts: OddImagesOptions = {}):
     // As root (CAP_DAC_OVERRIDE) mode 000 does not stop reads: the file then loads.
     const readable = canReadUnreadable(unreadable);
     if (readable && opts.only === 'error') rmSync(unreadable, { force: true });
-    else cases.push({
-      name: 'unreadable.jpg', cls: 'broken', path: unreadable, listed: true,
-      ...(readable ? { outcome: 'ok' as const, ...lossy(q) } : { outcome: 'error' as const, error: /permission denied/ }),
-      passThrough: readable,
-      note: `chmod 000 file${readable ? ' (readable here: running as root)' : ''}`,
-    });
+    else
+      cases.push({
+        name: 'unreadable.jpg',
+        cls: 'broken',
+        path: unreadable,
+        listed: true,
+        ...(readable ? { outcome: 'ok' as const, ...lossy(q) } : { outcome: 'error' as const, error: /permission denied/ }),
+        passThrough: readable,
+        note: `chmod 000 file${readable ? ' (readable here: running as root)' : ''}`,
+      });
     symlinkSync('self-loop.jpg', join(dir, 'self-loop.jpg'));
-    cases.push({ name: 'self-loop.jpg', cls: 'broken', path: join(dir, 'self-loop.jpg'), listed: true, outcome: 'error', error: /symbolic link loop/, passThrough: false, note: 'a symlink to itself named .jpg (ELOOP)' });
+    cases.push({
+      name: 'self-loop.jpg',
+      cls: 'broken',
+      path: join(dir, 'self-loop.jpg'),
+      listed: true,
+      outcome: 'error',
+      error: /symbolic link loop/,
+      passThrough: false,
+      note: 'a symlink to itself named .jpg (ELOOP)',
+    });
     symlinkSync('.', join(dir, 'loop'));
     // A named pipe called .jpg: reading it would block forever.
     if (opts.fifo !== false && spawnSync('mkfifo', [join(dir, 'fifo.jpg')]).status === 0) {
-      cases.push({ name: 'fifo.jpg', cls: 'broken', path: join(dir, 'fifo.jpg'), listed: true, outcome: 'error', error: /named pipe \(FIFO\), not a regular file/, passThrough: false, note: 'a named pipe (FIFO) named .jpg: must fail, not block' });
+      cases.push({
+        name: 'fifo.jpg',
+        cls: 'broken',
+        path: join(dir, 'fifo.jpg'),
+        listed: true,
+        outcome: 'error',
+        error: /named pipe \(FIFO\), not a regular file/,
+        passThrough: false,
+        note: 'a named pipe (FIFO) named .jpg: must fail, not block',
+      });
     }
   }
   return cases;

@@ -75,7 +75,29 @@ async function loadError(input: Parameters<typeof loadRGB>[0]): Promise<BetonEnc
 describe('loadRGB on odd images', () => {
   it('covers the cases the helper promises', () => {
     const names = cases.map((c) => c.name);
-    for (const n of ['cmyk-adobe.jpg', 'ycck-adobe.jpg', 'progressive.jpg', 'grey.jpg', 'palette.png', 'grey16.png', 'rgb16.png', 'rgba.png', 'grey-alpha.png', 'lossless.webp', 'lzw.tiff', 'animated.gif', 'one-pixel.jpg', 'wide-4000x1.jpg', 'tall-1x4000.jpg', 'empty.jpg', 'truncated-scan.jpg', 'truncated.png', 'text.jpg', 'unreadable.jpg', 'self-loop.jpg']) {
+    for (const n of [
+      'cmyk-adobe.jpg',
+      'ycck-adobe.jpg',
+      'progressive.jpg',
+      'grey.jpg',
+      'palette.png',
+      'grey16.png',
+      'rgb16.png',
+      'rgba.png',
+      'grey-alpha.png',
+      'lossless.webp',
+      'lzw.tiff',
+      'animated.gif',
+      'one-pixel.jpg',
+      'wide-4000x1.jpg',
+      'tall-1x4000.jpg',
+      'empty.jpg',
+      'truncated-scan.jpg',
+      'truncated.png',
+      'text.jpg',
+      'unreadable.jpg',
+      'self-loop.jpg',
+    ]) {
       expect(names).toContain(n);
     }
     for (let o = 1; o <= 8; o++) expect(names).toContain(`exif-orientation-${o}.jpg`);
@@ -128,7 +150,10 @@ describe('loadRGB on odd images', () => {
   it('CMYK without Adobe inversion would be wrong: an un-inverted reading of the same file is not red', async () => {
     // Guards the test itself: decoding the CMYK samples without the Adobe convention
     // (255 = no ink) gives near-black for the red patch, so the check above has teeth.
-    const raw = await sharp(readFileSync(byName('cmyk-adobe.jpg').path)).raw().toColourspace('cmyk').toBuffer();
+    const raw = await sharp(readFileSync(byName('cmyk-adobe.jpg').path))
+      .raw()
+      .toColourspace('cmyk')
+      .toBuffer();
     const at = (8 * 32 + 8) * 4;
     // libvips undoes Adobe's inversion: ink values come back as 0 C, ~255 M, ~255 Y, 0 K.
     expect([...raw.subarray(at, at + 4)].map((v) => Math.round(v / 255))).toEqual([0, 1, 1, 0]);
@@ -186,7 +211,9 @@ describe('loadRGB on odd images', () => {
 
   it('a corrupt scan (a marker inside the entropy data) fails instead of grey-filling', async () => {
     const q = quadrants(256, 256);
-    const jpg = await sharp(Buffer.from(q.data), { raw: { width: 256, height: 256, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+    const jpg = await sharp(Buffer.from(q.data), { raw: { width: 256, height: 256, channels: 3 } })
+      .jpeg({ quality: 90 })
+      .toBuffer();
     const bad = Buffer.from(jpg);
     const mid = Math.floor(bad.length * 0.7);
     bad[mid] = 0xff;
@@ -218,7 +245,9 @@ describe('loadRGB on odd images', () => {
     const rle = [4, 2, 0, 0, 0, 3, 1, 3, 1, 0, 1, 2, 0, 0, 0, 1];
     const bmp = Buffer.concat([header(4, 2, 8, 1, 4, pal, rle.length), Buffer.from(rle)]);
     const px = decodeBmp(bmp);
-    const R = [255, 0, 0], G = [0, 255, 0], B = [0, 0, 255];
+    const R = [255, 0, 0],
+      G = [0, 255, 0],
+      B = [0, 0, 255];
     expect([...px.data]).toEqual([...R, ...B, ...R, ...G, ...G, ...G, ...G, ...G]);
 
     const masks = Buffer.alloc(12);
@@ -241,13 +270,15 @@ describe('loadRGB on odd images', () => {
     expect([...decodePnm(pnm('P1 3 1 101')).data]).toEqual([0, 0, 0, 255, 255, 255, 0, 0, 0]);
     expect([...decodePnm(pnm('P2 2 1 15 0 15')).data]).toEqual([0, 0, 0, 255, 255, 255]);
     expect([...decodePnm(pnm('P3 1 1 1023 1023 512 0')).data]).toEqual([255, 128, 0]);
-    expect([...decodePnm(Buffer.concat([pnm('P4\n9 1\n'), Buffer.from([0b10000000, 0b10000000])])).data.filter((_, i) => i % 3 === 0)]).toEqual([0, 255, 255, 255, 255, 255, 255, 255, 0]);
+    expect([
+      ...decodePnm(Buffer.concat([pnm('P4\n9 1\n'), Buffer.from([0b10000000, 0b10000000])])).data.filter((_, i) => i % 3 === 0),
+    ]).toEqual([0, 255, 255, 255, 255, 255, 255, 255, 0]);
     const e = await loadError({ file: pnm('P6\n4 4\n255\nabc'), name: 'short.ppm' });
     expect(e.message).toMatch(/truncated \(the PPM data ends/);
   });
 });
 
-describe('loadRGB: the native JPEG path gives sharp\'s pixels', () => {
+describe("loadRGB: the native JPEG path gives sharp's pixels", () => {
   /** The addon's decode (asserted to be taken) and loadRGB with sharp only. */
   const both = async (input: string | Uint8Array): Promise<[Pixels, Pixels]> => {
     const bytes = typeof input === 'string' ? readFileSync(input) : input;
@@ -263,8 +294,11 @@ describe('loadRGB: the native JPEG path gives sharp\'s pixels', () => {
   };
 
   it('takes the native path only for what it decodes like sharp', () => {
-    for (const name of ['baseline.jpg', 'progressive.jpg', 'missing-eoi.jpg']) expect(nativeJpegRGB(readFileSync(byName(name).path))).not.toBeNull();
-    const refused = cases.filter((c) => /\.jpe?g$/i.test(c.path) && /cmyk|ycck|rgb-adobe|exif-orientation-[2-8]|display-p3|extraneous|12-bit|truncated/i.test(c.name));
+    for (const name of ['baseline.jpg', 'progressive.jpg', 'missing-eoi.jpg'])
+      expect(nativeJpegRGB(readFileSync(byName(name).path))).not.toBeNull();
+    const refused = cases.filter(
+      (c) => /\.jpe?g$/i.test(c.path) && /cmyk|ycck|rgb-adobe|exif-orientation-[2-8]|display-p3|extraneous|12-bit|truncated/i.test(c.name),
+    );
     expect(refused.length).toBeGreaterThan(5);
     for (const c of refused) {
       let bytes: Uint8Array;
@@ -282,7 +316,9 @@ describe('loadRGB: the native JPEG path gives sharp\'s pixels', () => {
     const jpegs = cases.filter((c) => c.outcome === 'ok' && /\.jpe?g$/i.test(c.path) && nativeJpegRGB(readFileSync(c.path)) !== null);
     expect(jpegs.length).toBeGreaterThanOrEqual(8);
     const fixtures = join(FIXTURES, 'src_images');
-    const fixtureJpegs = (readdirSync(fixtures, { recursive: true }) as string[]).filter((f) => f.endsWith('.jpg')).map((f) => join(fixtures, f));
+    const fixtureJpegs = (readdirSync(fixtures, { recursive: true }) as string[])
+      .filter((f) => f.endsWith('.jpg'))
+      .map((f) => join(fixtures, f));
     expect(fixtureJpegs.length).toBeGreaterThan(10);
     for (const path of [...jpegs.map((c) => c.path), ...fixtureJpegs]) {
       const [a, b] = await both(path);
@@ -293,7 +329,12 @@ describe('loadRGB: the native JPEG path gives sharp\'s pixels', () => {
 
   it('baseline and progressive, 4:2:0 / 4:2:2 / 4:4:4, grey, odd sizes and qualities', async () => {
     let n = 0;
-    for (const [w, h] of [[1, 1], [17, 13], [333, 251], [64, 480]] as const) {
+    for (const [w, h] of [
+      [1, 1],
+      [17, 13],
+      [333, 251],
+      [64, 480],
+    ] as const) {
       const px = makePixels(w, h, (x, y) => [(x * 7 + y * 3) & 255, (x * y) & 255, (255 - x * 5) & 255]);
       const img = () => sharp(Buffer.from(px.data), { raw: { width: w, height: h, channels: 3 } });
       for (const chroma of ['4:2:0', '4:4:4'] as const) {
@@ -301,7 +342,10 @@ describe('loadRGB: the native JPEG path gives sharp\'s pixels', () => {
           for (const quality of [50, 95]) {
             const jpeg = await img().jpeg({ quality, chromaSubsampling: chroma, progressive }).toBuffer();
             const [a, b] = await both(jpeg);
-            expect(Buffer.compare(Buffer.from(a.data), Buffer.from(b.data)), `${w}x${h} ${chroma} progressive=${progressive} q${quality}`).toBe(0);
+            expect(
+              Buffer.compare(Buffer.from(a.data), Buffer.from(b.data)),
+              `${w}x${h} ${chroma} progressive=${progressive} q${quality}`,
+            ).toBe(0);
             n++;
           }
         }
@@ -321,7 +365,10 @@ describe('ImageFolderSource over the odd images', () => {
     const src = new ImageFolderSource(root);
     expect(performance.now() - t0).toBeLessThan(5000);
     expect(src.classes).toEqual(['broken', 'jpeg', 'other', 'png']);
-    const expected = cases.filter((c) => c.listed).map((c) => c.path).sort();
+    const expected = cases
+      .filter((c) => c.listed)
+      .map((c) => c.path)
+      .sort();
     expect(src.items.map((i) => i.path).sort()).toEqual(expected);
     // The directory loop broken/loop -> . adds nothing: no path goes through it.
     expect(src.items.some((i) => i.path.includes('/loop/'))).toBe(false);
@@ -367,7 +414,7 @@ describe('probePassThrough', () => {
     }
   });
 
-  it('file bytes: the same verdict, and the caller\'s array back', async () => {
+  it("file bytes: the same verdict, and the caller's array back", async () => {
     for (const c of cases) {
       if (c.name === 'unreadable.jpg' || c.name === 'self-loop.jpg' || c.name === 'fifo.jpg') continue;
       const file = new Uint8Array(readFileSync(c.path));
@@ -378,7 +425,11 @@ describe('probePassThrough', () => {
   });
 
   it('eligible baseline, progressive and grey JPEGs; a relative path with baseDir', async () => {
-    for (const [name, progressive, colorSpace] of [['baseline.jpg', false, 'YCbCr'], ['progressive.jpg', true, 'YCbCr'], ['grey.jpg', false, 'Grayscale']] as const) {
+    for (const [name, progressive, colorSpace] of [
+      ['baseline.jpg', false, 'YCbCr'],
+      ['progressive.jpg', true, 'YCbCr'],
+      ['grey.jpg', false, 'Grayscale'],
+    ] as const) {
       const got = await probePassThrough(`jpeg/${name}`, root, null);
       expect(got, name).not.toBeNull();
       expect(jpegInfo(got!.bytes)).toMatchObject({ progressive, colorSpace });
@@ -413,7 +464,9 @@ describe('probePassThrough', () => {
 
   it('files larger than the first read: whole bytes back; a cut one (no EOI) is refused', async () => {
     const noise = makePixels(700, 700, (x, y) => [(x * 31 + y * 17) & 255, (x * y * 7) & 255, (x ^ (y * 3)) & 255]);
-    const jpg = await sharp(Buffer.from(noise.data), { raw: { width: 700, height: 700, channels: 3 } }).jpeg({ quality: 98 }).toBuffer();
+    const jpg = await sharp(Buffer.from(noise.data), { raw: { width: 700, height: 700, channels: 3 } })
+      .jpeg({ quality: 98 })
+      .toBuffer();
     expect(jpg.length).toBeGreaterThan(256 * 1024);
     const p = join(root, 'large.jpg');
     writeFileSync(p, jpg);
@@ -432,7 +485,7 @@ describe('probePassThrough', () => {
     expect(jpegInfo(readFileSync(byName('rgb-adobe.jpg').path)).colorSpace).toBe('RGB');
   });
 
-  it('is the codec\'s probePassThrough', () => {
+  it("is the codec's probePassThrough", () => {
     expect(nodeImageCodec().probePassThrough).toBe(probePassThrough);
   });
 });
@@ -459,7 +512,16 @@ describe('header parsers', () => {
 
   it('parseJpegHeader: size, orientation, short and malformed headers', () => {
     const base = readFileSync(byName('baseline.jpg').path);
-    expect(parseJpegHeader(base)).toMatchObject({ sof: 0xc0, precision: 8, width: 48, height: 32, components: 3, orientations: [], icc: null, mpf: false });
+    expect(parseJpegHeader(base)).toMatchObject({
+      sof: 0xc0,
+      precision: 8,
+      width: 48,
+      height: 32,
+      components: 3,
+      orientations: [],
+      icc: null,
+      mpf: false,
+    });
     expect(parseJpegHeader(readFileSync(byName('progressive.jpg').path))).toMatchObject({ sof: 0xc2 });
     expect(parseJpegHeader(readFileSync(byName('exif-orientation-6.jpg').path))).toMatchObject({ orientations: [6] });
     expect(parseJpegHeader(base.subarray(0, 30))).toBe('short');
@@ -467,7 +529,7 @@ describe('header parsers', () => {
     expect(parseJpegHeader(Buffer.from([0xff, 0xd8, 0xff, 0xd9]))).toBeNull();
   });
 
-  it('iccDescription: sharp\'s sRGB and Display P3 profiles', async () => {
+  it("iccDescription: sharp's sRGB and Display P3 profiles", async () => {
     const srgb = parseJpegHeader(readFileSync(byName('srgb-icc.jpg').path));
     const p3 = parseJpegHeader(readFileSync(byName('display-p3.jpg').path));
     if (srgb === null || srgb === 'short' || p3 === null || p3 === 'short') throw new Error('unparsed');

@@ -73,7 +73,12 @@ function picture(width: number, height: number, seed: number): { data: Uint8Arra
   return { data, width, height };
 }
 
-function clipOf(count: number, width: number, height: number, seed: number): { frames: Uint8Array; width: number; height: number; count: number; fps: [number, number] } {
+function clipOf(
+  count: number,
+  width: number,
+  height: number,
+  seed: number,
+): { frames: Uint8Array; width: number; height: number; count: number; fps: [number, number] } {
   const frames = new Uint8Array(count * width * height * 3);
   for (let t = 0; t < count; t++) frames.set(picture(width, height, seed * 31 + t).data, t * width * height * 3);
   return { frames, width, height, count, fps: [25, 1] };
@@ -150,17 +155,29 @@ describeFfcv('exported Python runs under the real FFCV', () => {
 
     // RGB images of one size, JPEG and raw.
     const images = join(dir, 'images.beton');
-    await new DatasetWriter(images, { jpg: new RGBImageField({ writeMode: 'jpg' }), raw: new RGBImageField({ writeMode: 'raw' }), label: new IntField() }, { numWorkers: 0 }).write(
-      Array.from({ length: 12 }, (_, i) => ({ jpg: picture(40, 30, i), raw: picture(40, 30, 100 + i), label: i })),
-    );
+    await new DatasetWriter(
+      images,
+      { jpg: new RGBImageField({ writeMode: 'jpg' }), raw: new RGBImageField({ writeMode: 'raw' }), label: new IntField() },
+      { numWorkers: 0 },
+    ).write(Array.from({ length: 12 }, (_, i) => ({ jpg: picture(40, 30, i), raw: picture(40, 30, 100 + i), label: i })));
     add('images', [images, '--order', 'sequential', '--decoder', 'simple', '--batch-size', '4', '--workers', '1'], true, 12);
 
     // Images of several sizes (all 4:3): centre crop, and the whole-image random-resized crop
     // (scale 1, the images' ratio: deterministic), FFCV's own decoders against ours; a flip
     // with p = 1, NormalizeImage and channels-first as exported.
     const varImages = join(dir, 'images_var.beton');
-    const sizes: Array<[number, number]> = [[40, 30], [64, 48], [32, 24], [48, 36], [80, 60]];
-    await new DatasetWriter(varImages, { jpg: new RGBImageField({ writeMode: 'jpg' }), raw: new RGBImageField({ writeMode: 'raw' }) }, { numWorkers: 0 }).write(
+    const sizes: Array<[number, number]> = [
+      [40, 30],
+      [64, 48],
+      [32, 24],
+      [48, 36],
+      [80, 60],
+    ];
+    await new DatasetWriter(
+      varImages,
+      { jpg: new RGBImageField({ writeMode: 'jpg' }), raw: new RGBImageField({ writeMode: 'raw' }) },
+      { numWorkers: 0 },
+    ).write(
       Array.from({ length: 10 }, (_, i) => ({ jpg: picture(...sizes[i % 5]!, 200 + i), raw: picture(...sizes[(i + 2) % 5]!, 300 + i) })),
     );
     add(
@@ -174,8 +191,16 @@ describeFfcv('exported Python runs under the real FFCV', () => {
           order: 'sequential',
           dropLast: false,
           pipelines: {
-            jpg: [{ decoder: 'center_crop', size: [24, 24], ratio: 0.875 }, { op: 'normalize', mean: [120.5, 110, 100.25], std: [60, 61.5, 59], dtype: 'float32' }, { op: 'to_chw' }],
-            raw: [{ decoder: 'random_resized_crop', size: [27, 36], scale: [1, 1], ratio: [4 / 3, 4 / 3] }, { op: 'random_horizontal_flip', p: 1 }, { op: 'to_chw' }],
+            jpg: [
+              { decoder: 'center_crop', size: [24, 24], ratio: 0.875 },
+              { op: 'normalize', mean: [120.5, 110, 100.25], std: [60, 61.5, 59], dtype: 'float32' },
+              { op: 'to_chw' },
+            ],
+            raw: [
+              { decoder: 'random_resized_crop', size: [27, 36], scale: [1, 1], ratio: [4 / 3, 4 / 3] },
+              { op: 'random_horizontal_flip', p: 1 },
+              { op: 'to_chw' },
+            ],
           },
         }),
       ],
@@ -190,7 +215,24 @@ describeFfcv('exported Python runs under the real FFCV', () => {
       const cls = join(videos, i < 2 ? 'ApplyEyeMakeup' : 'Basketball');
       mkdirSync(cls, { recursive: true });
       // 16 frames at 10 fps, with temporal noise so every frame differs.
-      execFileSync('ffmpeg', ['-y', '-v', 'error', '-f', 'lavfi', '-i', `${src}=s=${W}x${H}:r=10:d=1.6`, '-vf', 'noise=alls=24:allf=t', '-c:v', 'mpeg4', '-q:v', '2', '-pix_fmt', 'yuv420p', join(cls, `v_${src}.avi`)]);
+      execFileSync('ffmpeg', [
+        '-y',
+        '-v',
+        'error',
+        '-f',
+        'lavfi',
+        '-i',
+        `${src}=s=${W}x${H}:r=10:d=1.6`,
+        '-vf',
+        'noise=alls=24:allf=t',
+        '-c:v',
+        'mpeg4',
+        '-q:v',
+        '2',
+        '-pix_fmt',
+        'yuv420p',
+        join(cls, `v_${src}.avi`),
+      ]);
     });
     const clips = join(dir, 'clips.beton');
     const build = join(dir, 'clips.build.json');
@@ -265,14 +307,29 @@ describeFfcv('exported Python runs under the real FFCV', () => {
       12,
     );
     // Random order, random crops and flips: runs; shapes only.
-    add('clips_random', [clips, '--order', 'random', '--clip-decoder', 'rrc:32', '--flip', '--batch-size', '4', '--workers', '1'], false, 12);
+    add(
+      'clips_random',
+      [clips, '--order', 'random', '--clip-decoder', 'rrc:32', '--flip', '--batch-size', '4', '--workers', '1'],
+      false,
+      12,
+    );
 
     // Clips of several lengths and frame sizes (all 4:3), JPEG and raw: crop decoders only.
     const varClips = join(dir, 'clips_var.beton');
-    const shapes: Array<[number, number, number]> = [[6, 64, 48], [3, 40, 30], [5, 48, 36], [6, 64, 48], [2, 32, 24], [4, 40, 30], [1, 48, 36]];
-    await new DatasetWriter(varClips, { clip: new VideoClipField({ writeMode: 'jpg', jpegQuality: 85 }), raw: new VideoClipField({ writeMode: 'raw' }) }, { numWorkers: 0 }).write(
-      shapes.map(([n, w, h], i) => ({ clip: clipOf(n, w, h, i), raw: clipOf(n, w, h, 50 + i) })),
-    );
+    const shapes: Array<[number, number, number]> = [
+      [6, 64, 48],
+      [3, 40, 30],
+      [5, 48, 36],
+      [6, 64, 48],
+      [2, 32, 24],
+      [4, 40, 30],
+      [1, 48, 36],
+    ];
+    await new DatasetWriter(
+      varClips,
+      { clip: new VideoClipField({ writeMode: 'jpg', jpegQuality: 85 }), raw: new VideoClipField({ writeMode: 'raw' }) },
+      { numWorkers: 0 },
+    ).write(shapes.map(([n, w, h], i) => ({ clip: clipOf(n, w, h, i), raw: clipOf(n, w, h, 50 + i) })));
     add(
       'clips_var',
       [
@@ -294,7 +351,11 @@ describeFfcv('exported Python runs under the real FFCV', () => {
       7,
     );
 
-    py = runFfcv<Record<string, PyRun>>('export_runs.py', { runs: cases.map((c) => ({ name: c.name, module: c.module, out: c.out })) }, 400_000).result;
+    py = runFfcv<Record<string, PyRun>>(
+      'export_runs.py',
+      { runs: cases.map((c) => ({ name: c.name, module: c.module, out: c.out })) },
+      400_000,
+    ).result;
   }, 600_000);
 
   it('the exported code compiles and imports only public FFCV names', () => {
@@ -306,12 +367,26 @@ describeFfcv('exported Python runs under the real FFCV', () => {
       const r = py[c.name]!;
       const round = c.config.dropLast ? Math.floor : Math.ceil;
       expect(r.batches, c.name).toBe(round(c.samples / c.config.batchSize));
-      expect(r.outputs, c.name).toEqual(Object.entries(c.config.pipelines).filter(([, p]) => p !== null).map(([n]) => n));
+      expect(r.outputs, c.name).toEqual(
+        Object.entries(c.config.pipelines)
+          .filter(([, p]) => p !== null)
+          .map(([n]) => n),
+      );
     }
-    console.log(`FFCV seconds per export (script epoch incl. numba compile / dump epoch): ${cases.map((c) => `${c.name} ${py[c.name]!.script_s}/${py[c.name]!.dump_s}`).join(', ')}`);
+    console.log(
+      `FFCV seconds per export (script epoch incl. numba compile / dump epoch): ${cases.map((c) => `${c.name} ${py[c.name]!.script_s}/${py[c.name]!.dump_s}`).join(', ')}`,
+    );
     expect(py.clips_random!.shapes.clip![0]).toEqual([4, 6, 32, 32, 3]);
     expect(py.clips_random!.shapes.raw![0]).toEqual([4, 6, 32, 32, 3]);
-    expect(py.scalars!.dtypes).toMatchObject({ label: 'int64', score: 'float64', arr: 'float32', counts: 'int16', tensor: 'int16', blob: 'uint8', meta: 'uint8' });
+    expect(py.scalars!.dtypes).toMatchObject({
+      label: 'int64',
+      score: 'float64',
+      arr: 'float32',
+      counts: 'int16',
+      tensor: 'int16',
+      blob: 'uint8',
+      meta: 'uint8',
+    });
   });
 
   it("FFCV's batches equal our loader's byte for byte (sequential, deterministic decoders)", async () => {
@@ -338,7 +413,9 @@ describeFfcv('exported Python runs under the real FFCV', () => {
             if (!ours.equals(theirs)) {
               const at = ours.findIndex((v, i) => v !== theirs[i]);
               if (process.env.KEEP_EXPORT_RUNS) writeFileSync(join(c.out, `${name}.${b}.ours`), ours);
-              expect.fail(`${c.name} batch ${b} "${name}": ${ours.length} bytes (ours, shape ${batch.get(name).shape}) vs ${theirs.length} (FFCV, shape ${r.shapes[name]![b]}); first difference at byte ${at}`);
+              expect.fail(
+                `${c.name} batch ${b} "${name}": ${ours.length} bytes (ours, shape ${batch.get(name).shape}) vs ${theirs.length} (FFCV, shape ${r.shapes[name]![b]}); first difference at byte ${at}`,
+              );
             }
           }
           b++;
@@ -358,7 +435,10 @@ describeFfcv('exported Python runs under the real FFCV', () => {
     // Whole clips from the deterministic export (already shown equal to ours).
     const whole = (sample: number, field: string): Buffer => {
       const b = Math.floor(sample / 4);
-      return readFileSync(join(cases.find((c) => c.name === 'clips')!.out, `${field}.${b}.bin`)).subarray((sample % 4) * T * frame, ((sample % 4) + 1) * T * frame);
+      return readFileSync(join(cases.find((c) => c.name === 'clips')!.out, `${field}.${b}.bin`)).subarray(
+        (sample % 4) * T * frame,
+        ((sample % 4) + 1) * T * frame,
+      );
     };
     const mirror = (f: Buffer): Buffer => {
       const m = Buffer.alloc(f.length);
@@ -377,16 +457,24 @@ describeFfcv('exported Python runs under the real FFCV', () => {
       for (let k = 0; k < r.shapes.raw![b]![0]!; k++) {
         const id = b * 4 + k;
         const full = whole(id, 'raw');
-        for (const [t, stored] of [[0, 0], [1, 4]] as const) {
-          expect(raw.subarray((k * 2 + t) * frame, (k * 2 + t + 1) * frame).equals(mirror(full.subarray(stored * frame, (stored + 1) * frame))), `raw sample ${id} frame ${t}`).toBe(true);
+        for (const [t, stored] of [
+          [0, 0],
+          [1, 4],
+        ] as const) {
+          expect(
+            raw.subarray((k * 2 + t) * frame, (k * 2 + t + 1) * frame).equals(mirror(full.subarray(stored * frame, (stored + 1) * frame))),
+            `raw sample ${id} frame ${t}`,
+          ).toBe(true);
         }
         const jpg = whole(id, 'clip');
         const got = clip.subarray(k * 3 * frame, (k + 1) * 3 * frame);
         const match = (flip: boolean): boolean =>
-          [0, 1, 2, 3].some((start) => [0, 1, 2].every((t) => {
-            const want = jpg.subarray((start + t) * frame, (start + t + 1) * frame);
-            return got.subarray(t * frame, (t + 1) * frame).equals(flip ? mirror(want) : want);
-          }));
+          [0, 1, 2, 3].some((start) =>
+            [0, 1, 2].every((t) => {
+              const want = jpg.subarray((start + t) * frame, (start + t + 1) * frame);
+              return got.subarray(t * frame, (t + 1) * frame).equals(flip ? mirror(want) : want);
+            }),
+          );
         const plain = match(false);
         const flipped = match(true);
         expect(plain || flipped, `clip sample ${id}: not a window of its stored frames, plain or mirrored`).toBe(true);

@@ -21,7 +21,11 @@ let cached: { ok: true; version: string } | { ok: false; reason: string } | unde
 /** Whether FFCV imports, checked once per test file (from `/`, away from any source tree). */
 export function ffcvStatus(): { ok: true; version: string } | { ok: false; reason: string } {
   if (cached) return cached;
-  const r = spawnSync(PYTHON, ['-c', 'import ffcv, ffcv.loader, ffcv.writer; print(ffcv.__version__)'], { cwd: '/', encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(PYTHON, ['-c', 'import ffcv, ffcv.loader, ffcv.writer; print(ffcv.__version__)'], {
+    cwd: '/',
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   if (r.error) cached = { ok: false, reason: `${PYTHON}: ${r.error.message}` };
   else if (r.status !== 0) cached = { ok: false, reason: (r.stderr.trim().split('\n').pop() ?? 'import failed').slice(0, 300) };
   else cached = { ok: true, version: r.stdout.trim() };

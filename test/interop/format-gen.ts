@@ -82,8 +82,29 @@ export class Rng {
 
 /** Every numpy numeric dtype FFCV's NDArrayField stores, both byte orders where they exist. */
 export const NDARRAY_DTYPES = [
-  '|b1', '|i1', '|u1', '<i2', '<u2', '<i4', '<u4', '<i8', '<u8', '<f2', '<f4', '<f8', '<c8', '<c16',
-  '>i2', '>u2', '>i4', '>u8', '>f2', '>f4', '>f8', '>c8', '>c16',
+  '|b1',
+  '|i1',
+  '|u1',
+  '<i2',
+  '<u2',
+  '<i4',
+  '<u4',
+  '<i8',
+  '<u8',
+  '<f2',
+  '<f4',
+  '<f8',
+  '<c8',
+  '<c16',
+  '>i2',
+  '>u2',
+  '>i4',
+  '>u8',
+  '>f2',
+  '>f4',
+  '>f8',
+  '>c8',
+  '>c16',
 ] as const;
 /** The torch dtypes with a numpy equivalent in FFCV's torch (1.13: no uint16/32/64, no big-endian). */
 export const TORCH_DTYPES = ['|b1', '|u1', '|i1', '<i2', '<i4', '<i8', '<f2', '<f4', '<f8', '<c8', '<c16'] as const;
@@ -98,7 +119,14 @@ export const WRITE_MODES_ALL: readonly WriteMode[] = ['raw', 'jpg', 'smart', 'pr
 export type GenSpec =
   | { type: 'int' | 'float' | 'bytes' | 'json' }
   | { type: 'ndarray' | 'torch'; dtype: string; shape: number[] }
-  | { type: 'rgb'; writeMode: WriteMode; maxResolution: number | null; smartThreshold: number | null; jpegQuality: number; compressProbability: number };
+  | {
+      type: 'rgb';
+      writeMode: WriteMode;
+      maxResolution: number | null;
+      smartThreshold: number | null;
+      jpegQuality: number;
+      compressProbability: number;
+    };
 
 export interface JsonInput {
   /** What our writer gets: PyFloat for floats, bigint beyond 2^53, so it dumps as Python would. */
@@ -132,7 +160,10 @@ export interface GenSchema {
 
 /** The coverage each run guarantees: schema k includes variant k mod |VARIANTS|. */
 export const VARIANTS: readonly string[] = [
-  'int', 'float', 'bytes', 'json',
+  'int',
+  'float',
+  'bytes',
+  'json',
   ...WRITE_MODES_ALL.map((m) => `rgb:${m}`),
   ...NDARRAY_DTYPES.map((d) => `ndarray:${d}`),
   ...TORCH_DTYPES.map((d) => `torch:${d}`),
@@ -205,7 +236,23 @@ function specFor(rng: Rng, variant: string): GenSpec {
   }
 }
 
-const SPECIAL_INTS = [0n, 1n, -1n, 127n, -128n, 255n, 256n, 2n ** 31n - 1n, -(2n ** 31n), 2n ** 32n, 2n ** 53n, 2n ** 53n + 1n, -(2n ** 53n) - 1n, 2n ** 63n - 1n, -(2n ** 63n)];
+const SPECIAL_INTS = [
+  0n,
+  1n,
+  -1n,
+  127n,
+  -128n,
+  255n,
+  256n,
+  2n ** 31n - 1n,
+  -(2n ** 31n),
+  2n ** 32n,
+  2n ** 53n,
+  2n ** 53n + 1n,
+  -(2n ** 53n) - 1n,
+  2n ** 63n - 1n,
+  -(2n ** 63n),
+];
 
 function int64(rng: Rng): bigint {
   const r = rng.float();
@@ -215,9 +262,35 @@ function int64(rng: Rng): bigint {
 }
 
 const SPECIAL_FLOATS = [
-  0, -0, 1, -1, 0.1, 0.5, 1 / 3, 2 / 3, 1e16, 1e15, 123456789012345680000, 1e21, 1e22, 1e-4, 1e-5, 5e-324, -5e-324,
-  2.2250738585072014e-308, 1.7976931348623157e308, -1.7976931348623157e308, 2 ** 53, 2 ** 53 + 2, 9.999999999999999e15,
-  0.30000000000000004, 100, 1e100, Infinity, -Infinity, NaN,
+  0,
+  -0,
+  1,
+  -1,
+  0.1,
+  0.5,
+  1 / 3,
+  2 / 3,
+  1e16,
+  1e15,
+  123456789012345680000,
+  1e21,
+  1e22,
+  1e-4,
+  1e-5,
+  5e-324,
+  -5e-324,
+  2.2250738585072014e-308,
+  1.7976931348623157e308,
+  -1.7976931348623157e308,
+  2 ** 53,
+  2 ** 53 + 2,
+  9.999999999999999e15,
+  0.30000000000000004,
+  100,
+  1e100,
+  Infinity,
+  -Infinity,
+  NaN,
 ];
 
 function float64(rng: Rng, finite = false): number {
@@ -287,11 +360,20 @@ function pixels(rng: Rng, width: number, height: number): RGBPixels {
       for (let c = 0; c < 3; c++) {
         let v: number;
         switch (pattern) {
-          case 'noise': v = rng.int(0, 255); break;
-          case 'gradient': v = (base[c]! + x * 7 + y * 3 * (c + 1)) & 0xff; break;
-          case 'flat': v = base[c]!; break;
-          case 'checker': v = ((x >> 1) + (y >> 1)) & 1 ? base[c]! : 255 - base[c]!; break;
-          default: v = x % 3 === c ? 255 : base[c]! >> 2;
+          case 'noise':
+            v = rng.int(0, 255);
+            break;
+          case 'gradient':
+            v = (base[c]! + x * 7 + y * 3 * (c + 1)) & 0xff;
+            break;
+          case 'flat':
+            v = base[c]!;
+            break;
+          case 'checker':
+            v = ((x >> 1) + (y >> 1)) & 1 ? base[c]! : 255 - base[c]!;
+            break;
+          default:
+            v = x % 3 === c ? 255 : base[c]! >> 2;
         }
         data[(y * width + x) * 3 + c] = v;
       }
@@ -364,7 +446,20 @@ function heapBound(spec: GenSpec, v: GenValue): number {
 const EDGE_JSON = Object.fromEntries<unknown>([
   ['__proto__', { x: [1, new PyFloat(1)] }],
   ['7', new PyFloat(-0)],
-  ['b', [new PyFloat(NaN), new PyFloat(Infinity), new PyFloat(-Infinity), new PyFloat(1e16), new PyFloat(1e-5), new PyFloat(5e-324), 2n ** 64n, -(2n ** 70n), 2 ** 53]],
+  [
+    'b',
+    [
+      new PyFloat(NaN),
+      new PyFloat(Infinity),
+      new PyFloat(-Infinity),
+      new PyFloat(1e16),
+      new PyFloat(1e-5),
+      new PyFloat(5e-324),
+      2n ** 64n,
+      -(2n ** 70n),
+      2 ** 53,
+    ],
+  ],
   ['\ud800', '\u0000\u001f\u007f\u00e9\u4e2d\ud83d\ude00\udfff"\\/'],
   ['', null],
   ['constructor', true],
@@ -377,18 +472,27 @@ const EDGE_JSON = Object.fromEntries<unknown>([
  */
 function edgeValue(rng: Rng, spec: GenSpec, i: number): GenValue | null {
   switch (spec.type) {
-    case 'int': return [-(2n ** 63n), 2n ** 63n - 1n][i] ?? null;
-    case 'float': return [NaN, -0, 5e-324][i] ?? null;
-    case 'bytes': return i < 2 ? new Uint8Array(0) : null;
-    case 'json': return i === 0 ? { value: EDGE_JSON, text: pythonJsonDumps(EDGE_JSON) } : null;
+    case 'int':
+      return [-(2n ** 63n), 2n ** 63n - 1n][i] ?? null;
+    case 'float':
+      return [NaN, -0, 5e-324][i] ?? null;
+    case 'bytes':
+      return i < 2 ? new Uint8Array(0) : null;
+    case 'json':
+      return i === 0 ? { value: EDGE_JSON, text: pythonJsonDumps(EDGE_JSON) } : null;
     case 'rgb': {
-      const dims: Array<[number, number]> = [[1, spec.maxResolution ? Math.min(spec.maxResolution, 251) : 251], [67, 31], [13, 1]];
+      const dims: Array<[number, number]> = [
+        [1, spec.maxResolution ? Math.min(spec.maxResolution, 251) : 251],
+        [67, 31],
+        [13, 1],
+      ];
       const d = dims[i];
       if (!d) return null;
       const [cw, ch] = cappedSize(d[0], d[1], spec.maxResolution);
       return cw >= 1 && ch >= 1 ? pixels(rng, d[0], d[1]) : null;
     }
-    default: return null;
+    default:
+      return null;
   }
 }
 
@@ -404,7 +508,9 @@ export function generateSchema(seed: number, index: number): GenSchema {
   const forcedField = variants.indexOf(forced);
   const hasImage = fields.some((f) => f.spec.type === 'rgb');
   const n = hasImage ? rng.pick([1, 2, 3, 5, 8, 12]) : rng.pick([1, 2, 3, 5, 8, 13, 21, 40]);
-  const samples = Array.from({ length: n }, (_, i) => fields.map((f, k) => (k === forcedField ? edgeValue(rng, f.spec, i) : null) ?? value(rng, f.spec)));
+  const samples = Array.from({ length: n }, (_, i) =>
+    fields.map((f, k) => (k === forcedField ? edgeValue(rng, f.spec, i) : null) ?? value(rng, f.spec)),
+  );
   const biggest = Math.max(0, ...samples.map((s) => s.reduce((a: number, v, f) => a + heapBound(fields[f]!.spec, v), 0)));
   const ffcvPageSize = rng.pick([2 * MIB, 2 * MIB, 2 * MIB, 4 * MIB, 8 * MIB]);
   const minLog = Math.max(9, Math.ceil(Math.log2(Math.max(biggest, 1))));
@@ -432,7 +538,15 @@ export function generateSchema(seed: number, index: number): GenSchema {
 export function loaderSchema(seed: number, index: number, smallPages: boolean): GenSchema {
   const rng = new Rng(seed, index);
   const taken = new Set<string>();
-  const variants = ['int', 'float', 'bytes', 'json', `ndarray:${rng.pick(LOADER_DTYPES)}`, `torch:${rng.pick(LOADER_DTYPES)}`, ...WRITE_MODES_ALL.map((m) => `rgb:${m}`)];
+  const variants = [
+    'int',
+    'float',
+    'bytes',
+    'json',
+    `ndarray:${rng.pick(LOADER_DTYPES)}`,
+    `torch:${rng.pick(LOADER_DTYPES)}`,
+    ...WRITE_MODES_ALL.map((m) => `rgb:${m}`),
+  ];
   const fields = rng.shuffle(variants).map((v) => {
     let spec = specFor(rng, v);
     // The Loader's batch dimension would make a rank-32 array rank 33, beyond numpy's limit.
@@ -448,7 +562,9 @@ export function loaderSchema(seed: number, index: number, smallPages: boolean): 
     }
   });
   const samples = Array.from({ length: 7 }, () =>
-    fields.map(({ spec }, f) => (spec.type === 'bytes' ? rng.bytes(rng.int(1, 300)) : spec.type === 'rgb' ? pixels(rng, sizes[f]![0], sizes[f]![1]) : value(rng, spec))),
+    fields.map(({ spec }, f) =>
+      spec.type === 'bytes' ? rng.bytes(rng.int(1, 300)) : spec.type === 'rgb' ? pixels(rng, sizes[f]![0], sizes[f]![1]) : value(rng, spec),
+    ),
   );
   const biggest = Math.max(...samples.map((s) => s.reduce((a: number, v, f) => a + heapBound(fields[f]!.spec, v), 0)));
   return {
@@ -472,12 +588,18 @@ export function emptySchema(seed: number, index: number): GenSchema {
 
 export function ourField(spec: GenSpec): Field {
   switch (spec.type) {
-    case 'int': return new IntField();
-    case 'float': return new FloatField();
-    case 'bytes': return new BytesField();
-    case 'json': return new JSONField();
-    case 'ndarray': return new NDArrayField({ dtype: spec.dtype, shape: spec.shape });
-    case 'torch': return new TorchTensorField({ dtype: spec.dtype, shape: spec.shape });
+    case 'int':
+      return new IntField();
+    case 'float':
+      return new FloatField();
+    case 'bytes':
+      return new BytesField();
+    case 'json':
+      return new JSONField();
+    case 'ndarray':
+      return new NDArrayField({ dtype: spec.dtype, shape: spec.shape });
+    case 'torch':
+      return new TorchTensorField({ dtype: spec.dtype, shape: spec.shape });
     case 'rgb':
       return new RGBImageField({
         writeMode: spec.writeMode,
@@ -531,14 +653,18 @@ export function pythonWriteJob(s: GenSchema, path: string): unknown {
       values.map((v, f) => {
         const spec = s.fields[f]!.spec;
         switch (spec.type) {
-          case 'int': return (v as bigint).toString();
-          case 'float': return f64Bits(v as number);
-          case 'json': return (v as JsonInput).text;
+          case 'int':
+            return (v as bigint).toString();
+          case 'float':
+            return f64Bits(v as number);
+          case 'json':
+            return (v as JsonInput).text;
           case 'rgb': {
             const px = v as RGBPixels;
             return [px.width, px.height, b64(px.data)];
           }
-          default: return b64(v as Uint8Array);
+          default:
+            return b64(v as Uint8Array);
         }
       }),
     ),
@@ -587,10 +713,19 @@ export function expectedCanonical(spec: GenSpec, v: GenValue): Record<string, un
       const [width, height] = cappedSize(px.width, px.height, spec.maxResolution);
       const out: Record<string, unknown> = { width, height };
       const mode =
-        spec.writeMode === 'raw' ? 'raw'
-        : spec.writeMode === 'jpg' ? 'jpg'
-        : spec.writeMode === 'smart' ? (spec.smartThreshold !== null && width * height * 3 > spec.smartThreshold ? 'jpg' : 'raw')
-        : spec.compressProbability === 0 ? 'raw' : spec.compressProbability === 1 ? 'jpg' : null;
+        spec.writeMode === 'raw'
+          ? 'raw'
+          : spec.writeMode === 'jpg'
+            ? 'jpg'
+            : spec.writeMode === 'smart'
+              ? spec.smartThreshold !== null && width * height * 3 > spec.smartThreshold
+                ? 'jpg'
+                : 'raw'
+              : spec.compressProbability === 0
+                ? 'raw'
+                : spec.compressProbability === 1
+                  ? 'jpg'
+                  : null;
       if (mode) out.mode = mode;
       if (mode === 'raw' && width === px.width && height === px.height) {
         Object.assign(out, { sha256: sha256(px.data), stored_size: px.data.byteLength, stored_sha256: sha256(px.data) });
@@ -603,9 +738,12 @@ export function expectedCanonical(spec: GenSpec, v: GenValue): Record<string, un
 /** One line describing a schema, for failure messages. */
 export function describeSchema(s: GenSchema): string {
   const f = s.fields.map(({ name, spec }) => {
-    const rest = spec.type === 'ndarray' || spec.type === 'torch' ? `${spec.dtype}[${spec.shape.join(',')}]`
-      : spec.type === 'rgb' ? `${spec.writeMode},maxres=${spec.maxResolution},smart=${spec.smartThreshold},q=${spec.jpegQuality},p=${spec.compressProbability}`
-      : '';
+    const rest =
+      spec.type === 'ndarray' || spec.type === 'torch'
+        ? `${spec.dtype}[${spec.shape.join(',')}]`
+        : spec.type === 'rgb'
+          ? `${spec.writeMode},maxres=${spec.maxResolution},smart=${spec.smartThreshold},q=${spec.jpegQuality},p=${spec.compressProbability}`
+          : '';
     return `${JSON.stringify(name)}:${spec.type}${rest ? `(${rest})` : ''}`;
   });
   return `schema ${s.index}: ${s.samples.length} samples, pages ffcv=${s.ffcvPageSize} ours=${s.ourPageSize}, workers=${s.numWorkers}; ${f.join(' ')}`;

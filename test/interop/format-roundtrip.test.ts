@@ -32,7 +32,8 @@ const DEFAULT_SEED = 20240506;
 const SEED = Number(process.env.BETON_INTEROP_SEED ?? DEFAULT_SEED);
 // Never fewer than one schema per variant: every run covers every type, dtype and write mode.
 const COUNT = Math.max(VARIANTS.length, Number(process.env.BETON_INTEROP_SCHEMAS ?? 0));
-if (!Number.isSafeInteger(SEED) || !Number.isSafeInteger(COUNT)) throw new Error('BETON_INTEROP_SEED and BETON_INTEROP_SCHEMAS must be integers');
+if (!Number.isSafeInteger(SEED) || !Number.isSafeInteger(COUNT))
+  throw new Error('BETON_INTEROP_SEED and BETON_INTEROP_SCHEMAS must be integers');
 const REPRO = `BETON_INTEROP_SEED=${SEED}${process.env.BETON_INTEROP_SCHEMAS ? ` BETON_INTEROP_SCHEMAS=${COUNT}` : ''} npx vitest run test/interop/format-roundtrip.test.ts`;
 
 type Canonical = Record<string, unknown>;
@@ -104,18 +105,27 @@ class Failures {
   }
   check(): void {
     const n = this.list.length;
-    const msg = n ? `${n} mismatch(es), seed ${SEED} (reproduce: ${REPRO}):\n  ${this.list.slice(0, 12).join('\n  ')}${n > 12 ? `\n  … ${n - 12} more` : ''}` : '';
+    const msg = n
+      ? `${n} mismatch(es), seed ${SEED} (reproduce: ${REPRO}):\n  ${this.list.slice(0, 12).join('\n  ')}${n > 12 ? `\n  … ${n - 12} more` : ''}`
+      : '';
     expect(msg).toBe('');
   }
 }
 
 /** Our reader's canonical dump of a file. */
-async function ourDump(path: string): Promise<{ header: Reader['header']; fields: Array<{ name: string; typeId: number }>; samples: Canonical[]; allocations: number }> {
+async function ourDump(
+  path: string,
+): Promise<{ header: Reader['header']; fields: Array<{ name: string; typeId: number }>; samples: Canonical[]; allocations: number }> {
   const r = await Reader.open(path);
   try {
     const samples: Canonical[] = [];
     for (let i = 0; i < r.numSamples; i++) samples.push(canonicalSample(r, i));
-    return { header: r.header, fields: r.fields.map((f) => ({ name: f.name, typeId: f.field.typeId })), samples, allocations: r.allocations.length };
+    return {
+      header: r.header,
+      fields: r.fields.map((f) => ({ name: f.name, typeId: f.field.typeId })),
+      samples,
+      allocations: r.allocations.length,
+    };
   } finally {
     r.close();
   }
@@ -128,7 +138,10 @@ class Tally {
     this.n.set(kind, (this.n.get(kind) ?? 0) + 1);
   }
   toString(): string {
-    return [...this.n].sort().map(([k, v]) => `${k} ${v}`).join(', ');
+    return [...this.n]
+      .sort()
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
   }
 }
 
@@ -144,14 +157,24 @@ function kindOf(v: unknown): string | null {
 }
 
 /** Compares one file's dumps: ours vs FFCV's (exact), both vs the inputs. */
-function compareDumps(c: Case, path: string, who: string, ours: Awaited<ReturnType<typeof ourDump>>, theirs: FfcvDump, f: Failures, tally: Tally): void {
+function compareDumps(
+  c: Case,
+  path: string,
+  who: string,
+  ours: Awaited<ReturnType<typeof ourDump>>,
+  theirs: FfcvDump,
+  f: Failures,
+  tally: Tally,
+): void {
   const s = c.schema;
   const fail = (what: string): void => f.add(c, `${who} file ${path}: ${what}`);
   if (theirs.error) return fail(`FFCV's reader failed: ${theirs.error}`);
   const h = theirs.header;
-  if (h.num_samples !== s.samples.length || ours.header.numSamples !== s.samples.length) fail(`num_samples ffcv=${h.num_samples} ours=${ours.header.numSamples}, wrote ${s.samples.length}`);
+  if (h.num_samples !== s.samples.length || ours.header.numSamples !== s.samples.length)
+    fail(`num_samples ffcv=${h.num_samples} ours=${ours.header.numSamples}, wrote ${s.samples.length}`);
   if (h.page_size !== ours.header.pageSize) fail(`page_size ffcv=${h.page_size} ours=${ours.header.pageSize}`);
-  if (h.alloc_table_ptr !== ours.header.allocTablePtr || h.alloc_entries !== ours.allocations) fail(`allocation table ffcv=${h.alloc_table_ptr}+${h.alloc_entries} ours=${ours.header.allocTablePtr}+${ours.allocations}`);
+  if (h.alloc_table_ptr !== ours.header.allocTablePtr || h.alloc_entries !== ours.allocations)
+    fail(`allocation table ffcv=${h.alloc_table_ptr}+${h.alloc_entries} ours=${ours.header.allocTablePtr}+${ours.allocations}`);
   const wantFields = s.fields.map(({ name, spec }) => {
     const out: FfcvField = { name, type_id: TYPE_IDS[spec.type]!, handler: '' };
     if (spec.type === 'ndarray' || spec.type === 'torch') Object.assign(out, { dtype: ourField(spec).toSpec().dtype, shape: spec.shape });
@@ -159,7 +182,13 @@ function compareDumps(c: Case, path: string, who: string, ours: Awaited<ReturnTy
   });
   const gotFields = h.fields.map(({ handler: _h, ...rest }) => ({ ...rest, handler: '' }));
   if (!isDeepStrictEqual(gotFields, wantFields)) fail(`FFCV sees fields ${short(h.fields)}, wrote ${short(wantFields)}`);
-  if (!isDeepStrictEqual(ours.fields, wantFields.map((w) => ({ name: w.name, typeId: w.type_id })))) fail(`we see fields ${short(ours.fields)}`);
+  if (
+    !isDeepStrictEqual(
+      ours.fields,
+      wantFields.map((w) => ({ name: w.name, typeId: w.type_id })),
+    )
+  )
+    fail(`we see fields ${short(ours.fields)}`);
   const torchAsNdarray = h.fields.every((x) => x.handler === (x.type_id === 6 ? 'NDArrayField' : x.handler));
   if (!torchAsNdarray) fail(`TorchTensorField should read back as FFCV's NDArrayField: ${short(h.fields)}`);
   s.samples.forEach((values, i) => {
@@ -168,7 +197,8 @@ function compareDumps(c: Case, path: string, who: string, ours: Awaited<ReturnTy
     for (const v of Object.values(ffcv)) tally.add(kindOf(v) ?? 'other');
     if (!isDeepStrictEqual(mine, ffcv)) {
       for (const { name } of s.fields) {
-        if (!isDeepStrictEqual(mine[name], ffcv[name])) fail(`sample ${i} field ${JSON.stringify(name)}: ours ${short(mine[name])} ≠ FFCV's ${short(ffcv[name])}`);
+        if (!isDeepStrictEqual(mine[name], ffcv[name]))
+          fail(`sample ${i} field ${JSON.stringify(name)}: ours ${short(mine[name])} ≠ FFCV's ${short(ffcv[name])}`);
       }
     }
     values.forEach((v, k) => {
@@ -191,24 +221,36 @@ describeFfcv(`.beton format round trip with the real FFCV (seed ${SEED}, ${COUNT
     // Streams apart from the random schemas', so these stay the same whatever the count.
     schemas.push(emptySchema(SEED, 1_000_000));
     // The Loader's numba compile costs seconds per pipeline: two datasets, both memory managers.
-    const loaders = new Map([[loaderSchema(SEED, 1_000_001, false), true], [loaderSchema(SEED, 1_000_002, true), false]]);
+    const loaders = new Map([
+      [loaderSchema(SEED, 1_000_001, false), true],
+      [loaderSchema(SEED, 1_000_002, true), false],
+    ]);
     schemas.push(...loaders.keys());
     const t0 = Date.now();
     for (const s of schemas) {
       const ours = join(dir, `ours-${s.index}.beton`);
       try {
-        await new DatasetWriter(ours, s.fields.map(({ name, spec }) => ({ name, field: ourField(spec) })), {
-          pageSize: s.ourPageSize,
-          allowSmallPages: true,
-          numWorkers: s.numWorkers,
-          chunkSize: s.chunkSize,
-          seed: s.npSeed,
-        }).write(s.samples.map((v) => ourSample(s, v)));
+        await new DatasetWriter(
+          ours,
+          s.fields.map(({ name, spec }) => ({ name, field: ourField(spec) })),
+          {
+            pageSize: s.ourPageSize,
+            allowSmallPages: true,
+            numWorkers: s.numWorkers,
+            chunkSize: s.chunkSize,
+            seed: s.npSeed,
+          },
+        ).write(s.samples.map((v) => ourSample(s, v)));
       } catch (e) {
         throw new Error(`our writer failed on ${describeSchema(s)} (seed ${SEED}; reproduce: ${REPRO}): ${(e as Error).message}`);
       }
       const osCache = loaders.get(s);
-      cases.push({ schema: s, ours, ffcv: s.ffcvWrites ? join(dir, `ffcv-${s.index}.beton`) : null, ...(osCache !== undefined ? { loader: { osCache } } : {}) });
+      cases.push({
+        schema: s,
+        ours,
+        ffcv: s.ffcvWrites ? join(dir, `ffcv-${s.index}.beton`) : null,
+        ...(osCache !== undefined ? { loader: { osCache } } : {}),
+      });
     }
     const tOurs = Date.now() - t0;
     const job = {
@@ -231,8 +273,17 @@ describeFfcv(`.beton format round trip with the real FFCV (seed ${SEED}, ${COUNT
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('covers every field type, dtype and write mode, odd sizes and page sizes', () => {
-    const seen = new Set(cases.flatMap((c) => c.schema.fields.map(({ spec }) =>
-      spec.type === 'rgb' ? `rgb:${spec.writeMode}` : spec.type === 'ndarray' || spec.type === 'torch' ? `${spec.type}:${spec.dtype}` : spec.type)));
+    const seen = new Set(
+      cases.flatMap((c) =>
+        c.schema.fields.map(({ spec }) =>
+          spec.type === 'rgb'
+            ? `rgb:${spec.writeMode}`
+            : spec.type === 'ndarray' || spec.type === 'torch'
+              ? `${spec.type}:${spec.dtype}`
+              : spec.type,
+        ),
+      ),
+    );
     expect(VARIANTS.filter((v) => !seen.has(v))).toEqual([]);
     expect(cases.length).toBeGreaterThanOrEqual(31);
     const small = cases.filter((c) => c.schema.ourPageSize < 2 << 20).length;
@@ -265,11 +316,17 @@ describeFfcv(`.beton format round trip with the real FFCV (seed ${SEED}, ${COUNT
 
   it("with the same inputs and page size, our file is FFCV's byte for byte (except 'proportion', whose draws differ)", () => {
     const f = new Failures();
-    const same = cases.filter((c) => c.ffcv && c.schema.ourPageSize === c.schema.ffcvPageSize && !c.schema.fields.some(({ spec }) => spec.type === 'rgb' && spec.writeMode === 'proportion'));
+    const same = cases.filter(
+      (c) =>
+        c.ffcv &&
+        c.schema.ourPageSize === c.schema.ffcvPageSize &&
+        !c.schema.fields.some(({ spec }) => spec.type === 'rgb' && spec.writeMode === 'proportion'),
+    );
     for (const c of same) {
       const ours = createHash('sha256').update(readFileSync(c.ours)).digest('hex');
       const theirs = py.written[c.ffcv!]!;
-      if (ours !== theirs.sha256) f.add(c, `our file ${c.ours} (sha256 ${ours}) ≠ FFCV's ${c.ffcv} (${theirs.sha256}, ${theirs.size} bytes)`);
+      if (ours !== theirs.sha256)
+        f.add(c, `our file ${c.ours} (sha256 ${ours}) ≠ FFCV's ${c.ffcv} (${theirs.sha256}, ${theirs.size} bytes)`);
     }
     process.stderr.write(`format round trip: ${same.length} files compared byte for byte\n`);
     expect(same.length).toBeGreaterThan(0);
@@ -293,7 +350,11 @@ describeFfcv(`.beton format round trip with the real FFCV (seed ${SEED}, ${COUNT
         const mine = comparable(ours[i] ?? {});
         for (const [name, v] of Object.entries(comparable(sample))) {
           tally.add(kindOf(v) ?? 'other');
-          if (!matches(v, mine[name])) f.add(c, `${c.ours} (os_cache=${c.loader!.osCache}) sample ${i} field ${JSON.stringify(name)}: FFCV's Loader ${short(v)}, our reader ${short(mine[name])}`);
+          if (!matches(v, mine[name]))
+            f.add(
+              c,
+              `${c.ours} (os_cache=${c.loader!.osCache}) sample ${i} field ${JSON.stringify(name)}: FFCV's Loader ${short(v)}, our reader ${short(mine[name])}`,
+            );
         }
       });
     }
@@ -313,7 +374,11 @@ describeFfcv(`.beton format round trip with the real FFCV (seed ${SEED}, ${COUNT
         objects[who] += d.heap_objects;
         for (const m of d.lookup_mismatches) {
           if (m.shared_with_empty) shared[who]++;
-          else f.add(c, `${p}: sample ${m.sample} field ${JSON.stringify(m.field)}: FFCV's lookup gives ${m.ffcv_size} bytes for a ${m.size}-byte object`);
+          else
+            f.add(
+              c,
+              `${p}: sample ${m.sample} field ${JSON.stringify(m.field)}: FFCV's lookup gives ${m.ffcv_size} bytes for a ${m.size}-byte object`,
+            );
         }
       }
     }

@@ -57,11 +57,28 @@ function loaderCases(): LoaderCase[] {
     }
     for (const world_size of [2, 3, 8]) {
       for (let rank = 0; rank < world_size; rank++) {
-        cases.push({ order, seed: world_size * 11 + rank, batch_size: world_size === 3 ? 5 : 4, drop_last: rank % 2 === 0, epochs: 2, distributed: { rank, world_size }, ...(world_size === 3 ? { indices: subset } : {}) });
+        cases.push({
+          order,
+          seed: world_size * 11 + rank,
+          batch_size: world_size === 3 ? 5 : 4,
+          drop_last: rank % 2 === 0,
+          epochs: 2,
+          distributed: { rank, world_size },
+          ...(world_size === 3 ? { indices: subset } : {}),
+        });
       }
     }
     // More ranks than samples: DistributedSampler pads by repeating the list.
-    for (const rank of [0, 5, 199]) cases.push({ order, seed: 3, batch_size: 1, drop_last: false, epochs: 2, distributed: { rank, world_size: 200 }, indices: [7, 3, 50] });
+    for (const rank of [0, 5, 199])
+      cases.push({
+        order,
+        seed: 3,
+        batch_size: 1,
+        drop_last: false,
+        epochs: 2,
+        distributed: { rank, world_size: 200 },
+        indices: [7, 3, 50],
+      });
   }
   // No seed with distributed RANDOM: FFCV (as PyTorch) uses 0.
   cases.push({ order: 'random', batch_size: 16, drop_last: false, epochs: 2, distributed: { rank: 1, world_size: 4 } });
@@ -79,7 +96,7 @@ const classCases: ClassCase[] = [
 const dir = mkdtempSync(join(tmpdir(), 'beton-orders-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describeFfcv('loader orders: the sample ids FFCV\'s Loader yields', () => {
+describeFfcv("loader orders: the sample ids FFCV's Loader yields", () => {
   const file = join(dir, 'ids.beton');
   const cases = loaderCases();
   let res: Result;
@@ -87,7 +104,9 @@ describeFfcv('loader orders: the sample ids FFCV\'s Loader yields', () => {
   beforeAll(() => {
     const r = runFfcv<Result>('loader_orders.py', { path: file, n: N, loaders: cases, classes: classCases });
     res = r.result;
-    process.stderr.write(`loader-orders: FFCV process ${r.ms} ms (${cases.length} loaders ${res.loader_seconds.toFixed(1)} s, order classes ${res.class_seconds.toFixed(1)} s)\n`);
+    process.stderr.write(
+      `loader-orders: FFCV process ${r.ms} ms (${cases.length} loaders ${res.loader_seconds.toFixed(1)} s, order classes ${res.class_seconds.toFixed(1)} s)\n`,
+    );
   }, 300_000);
 
   it(`our Loader visits FFCV's sample ids in FFCV's batches (${cases.length} loaders)`, async () => {
@@ -117,7 +136,10 @@ describeFfcv('loader orders: the sample ids FFCV\'s Loader yields', () => {
             mine.push(ids);
           }
           batches += mine.length;
-          if (JSON.stringify(mine) !== JSON.stringify(theirs.epochs[e])) bad.push(`${label} epoch ${e}: ours ${JSON.stringify(mine).slice(0, 120)}, FFCV ${JSON.stringify(theirs.epochs[e]).slice(0, 120)}`);
+          if (JSON.stringify(mine) !== JSON.stringify(theirs.epochs[e]))
+            bad.push(
+              `${label} epoch ${e}: ours ${JSON.stringify(mine).slice(0, 120)}, FFCV ${JSON.stringify(theirs.epochs[e]).slice(0, 120)}`,
+            );
         }
       } finally {
         await loader.close();
@@ -127,7 +149,7 @@ describeFfcv('loader orders: the sample ids FFCV\'s Loader yields', () => {
     expect(bad).toEqual([]);
   });
 
-  it('our order classes give FFCV\'s whole epoch orders on large index sets', () => {
+  it("our order classes give FFCV's whole epoch orders on large index sets", () => {
     for (const [i, c] of classCases.entries()) {
       const order = createOrder(c.order, {
         indices: Uint32Array.from({ length: c.n }, (_, k) => k),
@@ -139,7 +161,10 @@ describeFfcv('loader orders: the sample ids FFCV\'s Loader yields', () => {
         const mine = order.sampleOrder(e);
         const theirs = res.classes[i]![k]!;
         expect(mine.length, `${JSON.stringify(c)} epoch ${e}`).toBe(theirs.length);
-        expect(Buffer.from(new Uint32Array(theirs).buffer).equals(Buffer.from(mine.buffer, mine.byteOffset, mine.byteLength)), `${JSON.stringify(c)} epoch ${e}`).toBe(true);
+        expect(
+          Buffer.from(new Uint32Array(theirs).buffer).equals(Buffer.from(mine.buffer, mine.byteOffset, mine.byteLength)),
+          `${JSON.stringify(c)} epoch ${e}`,
+        ).toBe(true);
       });
     }
   });

@@ -74,20 +74,29 @@ interface Run {
 
 const ours = (d: Dec): DecoderSpec => {
   switch (d.kind) {
-    case 'simple': return SimpleRGBImageDecoder();
-    case 'int': return IntDecoder();
-    case 'center_crop': return CenterCropRGBImageDecoder(d.size, d.ratio);
-    case 'rrc': return RandomResizedCropRGBImageDecoder(d.size, d.scale, d.ratio);
+    case 'simple':
+      return SimpleRGBImageDecoder();
+    case 'int':
+      return IntDecoder();
+    case 'center_crop':
+      return CenterCropRGBImageDecoder(d.size, d.ratio);
+    case 'rrc':
+      return RandomResizedCropRGBImageDecoder(d.size, d.scale, d.ratio);
   }
 };
 const ourOps = (ops: Op[]): OpSpec[] =>
   ops.flatMap((o): OpSpec[] => {
     switch (o.op) {
-      case 'flip': return [RandomHorizontalFlip(o.p)];
-      case 'normalize': return [NormalizeImage(o.mean, o.std, o.dtype)];
-      case 'to_tensor': return []; // FFCV's numpy → torch hand-over; our arrays need none
-      case 'to_torch_image': return [ToCHW()]; // FFCV's channels-last view is dumped as (C, H, W)
-      case 'convert': return [Convert(o.dtype)];
+      case 'flip':
+        return [RandomHorizontalFlip(o.p)];
+      case 'normalize':
+        return [NormalizeImage(o.mean, o.std, o.dtype)];
+      case 'to_tensor':
+        return []; // FFCV's numpy → torch hand-over; our arrays need none
+      case 'to_torch_image':
+        return [ToCHW()]; // FFCV's channels-last view is dumped as (C, H, W)
+      case 'convert':
+        return [Convert(o.dtype)];
     }
   });
 
@@ -108,20 +117,50 @@ const decoders = (small = false): Out[] =>
 /** Decoders followed by the transforms. */
 const transforms = (): Out[] => [
   img('cc_flip1', CC, [{ op: 'flip', p: 1 }]),
-  img('rrc_flip0_norm32_chw', RRC, [{ op: 'flip', p: 0 }, { op: 'normalize', mean: MEAN, std: STD, dtype: 'float32' }, { op: 'to_tensor' }, { op: 'to_torch_image' }]),
-  img('cc_norm16_chw', CC, [{ op: 'normalize', mean: MEAN, std: STD, dtype: 'float16' }, { op: 'to_tensor' }, { op: 'to_torch_image', channels_last: false }]),
+  img('rrc_flip0_norm32_chw', RRC, [
+    { op: 'flip', p: 0 },
+    { op: 'normalize', mean: MEAN, std: STD, dtype: 'float32' },
+    { op: 'to_tensor' },
+    { op: 'to_torch_image' },
+  ]),
+  img('cc_norm16_chw', CC, [
+    { op: 'normalize', mean: MEAN, std: STD, dtype: 'float16' },
+    { op: 'to_tensor' },
+    { op: 'to_torch_image', channels_last: false },
+  ]),
   img('cc_norm64', CC, [{ op: 'normalize', mean: MEAN, std: STD, dtype: 'float64' }]),
   img('cc1_chw_f32', CC1, [{ op: 'to_tensor' }, { op: 'to_torch_image' }, { op: 'convert', dtype: 'float32' }]),
-  img('cc_flip1_norm32_i16', CC, [{ op: 'flip', p: 1 }, { op: 'normalize', mean: MEAN, std: STD, dtype: 'float32' }, { op: 'to_tensor' }, { op: 'convert', dtype: 'int16' }]),
-  img('cc_norm64_f16', CC, [{ op: 'normalize', mean: MEAN, std: STD, dtype: 'float64' }, { op: 'to_tensor' }, { op: 'convert', dtype: 'float16' }]),
-  img('cc_norm32_f64', CC, [{ op: 'normalize', mean: MEAN, std: STD, dtype: 'float32' }, { op: 'to_tensor' }, { op: 'convert', dtype: 'float64' }]),
+  img('cc_flip1_norm32_i16', CC, [
+    { op: 'flip', p: 1 },
+    { op: 'normalize', mean: MEAN, std: STD, dtype: 'float32' },
+    { op: 'to_tensor' },
+    { op: 'convert', dtype: 'int16' },
+  ]),
+  img('cc_norm64_f16', CC, [
+    { op: 'normalize', mean: MEAN, std: STD, dtype: 'float64' },
+    { op: 'to_tensor' },
+    { op: 'convert', dtype: 'float16' },
+  ]),
+  img('cc_norm32_f64', CC, [
+    { op: 'normalize', mean: MEAN, std: STD, dtype: 'float32' },
+    { op: 'to_tensor' },
+    { op: 'convert', dtype: 'float64' },
+  ]),
   img('cc_i8', CC, [{ op: 'to_tensor' }, { op: 'convert', dtype: 'int8' }]),
-  img('cc_norm32_u8', CC, [{ op: 'normalize', mean: MEAN, std: STD, dtype: 'float32' }, { op: 'to_tensor' }, { op: 'convert', dtype: 'uint8' }]),
+  img('cc_norm32_u8', CC, [
+    { op: 'normalize', mean: MEAN, std: STD, dtype: 'float32' },
+    { op: 'to_tensor' },
+    { op: 'convert', dtype: 'uint8' },
+  ]),
 ];
 const simple = (): Out[] => [
   img('simple', { kind: 'simple' }),
   img('simple_flip1_chw', { kind: 'simple' }, [{ op: 'flip', p: 1 }, { op: 'to_tensor' }, { op: 'to_torch_image' }]),
-  img('simple_norm16_chw', { kind: 'simple' }, [{ op: 'normalize', mean: MEAN, std: STD, dtype: 'float16' }, { op: 'to_tensor' }, { op: 'to_torch_image' }]),
+  img('simple_norm16_chw', { kind: 'simple' }, [
+    { op: 'normalize', mean: MEAN, std: STD, dtype: 'float16' },
+    { op: 'to_tensor' },
+    { op: 'to_torch_image' },
+  ]),
   img('cc1_small', { kind: 'center_crop', size: [32, 32], ratio: 1 }),
   img('rrc_rect', { ...RRC, size: [24, 40] }),
 ];
@@ -155,8 +194,32 @@ function resizeKind(cw: number, ch: number, outW: number, outH: number): string 
 /** [width, height] of the varied set: ImageNet-like 300–500 px plus shapes that reach every resize path. */
 function variedSizes(): Array<[number, number]> {
   const special: Array<[number, number]> = [
-    [147, 200], [220, 300], [128, 170], [170, 128], [192, 250], [256, 192], [300, 512], [64, 100], [100, 64], [64, 64], [73, 73], [32, 45],
-    [45, 32], [48, 33], [20, 60], [7, 300], [300, 9], [2, 40], [40, 3], [16, 16], [75, 77], [256, 256], [255, 257], [9, 9], [81, 37], [5, 2],
+    [147, 200],
+    [220, 300],
+    [128, 170],
+    [170, 128],
+    [192, 250],
+    [256, 192],
+    [300, 512],
+    [64, 100],
+    [100, 64],
+    [64, 64],
+    [73, 73],
+    [32, 45],
+    [45, 32],
+    [48, 33],
+    [20, 60],
+    [7, 300],
+    [300, 9],
+    [2, 40],
+    [40, 3],
+    [16, 16],
+    [75, 77],
+    [256, 256],
+    [255, 257],
+    [9, 9],
+    [81, 37],
+    [5, 2],
   ];
   const rng = new Rng(mixSeed(10, 0));
   const out: Array<[number, number]> = [...special];
@@ -166,7 +229,8 @@ function variedSizes(): Array<[number, number]> {
     const [sw, sh] = cappedSize(w, h, 256);
     if (!forcedCropIsRandom(sw, sh)) out.push([w, h]);
   }
-  for (const [w, h] of out) if (forcedCropIsRandom(...cappedSize(w, h, 256))) throw new Error(`size ${w}x${h} makes FFCV's forced crop random`);
+  for (const [w, h] of out)
+    if (forcedCropIsRandom(...cappedSize(w, h, 256))) throw new Error(`size ${w}x${h} makes FFCV's forced crop random`);
   return out;
 }
 
@@ -177,7 +241,9 @@ async function writeJpegs(dir: string, sizes: Array<[number, number]>, seed: num
     sizes.map(async ([w, h], i) => {
       const px = synthImage(w, h, palettes[i % 4]!, new Rng(mixSeed(seed, i)));
       const p = join(dir, `${String(i).padStart(4, '0')}.jpg`);
-      await sharp(px, { raw: { width: w, height: h, channels: 3 } }).jpeg({ quality: 90 }).toFile(p);
+      await sharp(px, { raw: { width: w, height: h, channels: 3 } })
+        .jpeg({ quality: 90 })
+        .toFile(p);
       return p;
     }),
   );
@@ -200,7 +266,16 @@ interface FfcvResult {
   timings: Record<string, number>;
 }
 
-const NUMPY: Record<string, ElementType> = { '|u1': 'uint8', '|i1': 'int8', '<i2': 'int16', '<i4': 'int32', '<i8': 'int64', '<f2': 'float16', '<f4': 'float32', '<f8': 'float64' };
+const NUMPY: Record<string, ElementType> = {
+  '|u1': 'uint8',
+  '|i1': 'int8',
+  '<i2': 'int16',
+  '<i4': 'int32',
+  '<i8': 'int64',
+  '<f2': 'float16',
+  '<f4': 'float32',
+  '<f8': 'float64',
+};
 
 interface Compared {
   run: string;
@@ -268,7 +343,9 @@ async function compareRun(run: Run, ffcv: FfcvRun): Promise<Compared> {
               n++;
               max = Math.max(max, Math.abs(ra[i]! - rb[i]!));
             }
-            res.mismatches.push(`${o.name}: epoch ${e} batch ${batch.index} sample ${id} (${w}x${h}): ${n}/${row} bytes differ (max byte diff ${max})`);
+            res.mismatches.push(
+              `${o.name}: epoch ${e} batch ${batch.index} sample ${id} (${w}x${h}): ${n}/${row} bytes differ (max byte diff ${max})`,
+            );
           }
         }
       }
@@ -287,12 +364,25 @@ async function compareRun(run: Run, ffcv: FfcvRun): Promise<Compared> {
 const dir = mkdtempSync(join(tmpdir(), 'beton-pixels-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describeFfcv('loader pixels: our Loader yields FFCV\'s batches byte for byte', () => {
+describeFfcv("loader pixels: our Loader yields FFCV's batches byte for byte", () => {
   const runs: Run[] = [];
   let ffcv: FfcvResult;
-  const resizeCases: Array<{ offset: number; w: number; h: number; crop: [number, number, number, number]; out: [number, number]; kind: string }> = [];
+  const resizeCases: Array<{
+    offset: number;
+    w: number;
+    h: number;
+    crop: [number, number, number, number];
+    out: [number, number];
+    kind: string;
+  }> = [];
   let resizeSource: Uint8Array;
-  const jpegCases: Array<{ offset: number; size: number; w: number; h: number; crops: Array<{ crop: [number, number, number, number]; out: [number, number] }> }> = [];
+  const jpegCases: Array<{
+    offset: number;
+    size: number;
+    w: number;
+    h: number;
+    crops: Array<{ crop: [number, number, number, number]; out: [number, number] }>;
+  }> = [];
   let jpegBytes: Uint8Array;
 
   beforeAll(async () => {
@@ -301,15 +391,21 @@ describeFfcv('loader pixels: our Loader yields FFCV\'s batches byte for byte', (
     mkdirSync(out);
     const varied = variedSizes();
     const variedJpegs = await writeJpegs(join(dir, 'varied'), varied, 1);
-    const fixedJpegs = await writeJpegs(join(dir, 'fixed'), Array.from({ length: 24 }, () => [75, 50] as [number, number]), 2);
+    const fixedJpegs = await writeJpegs(
+      join(dir, 'fixed'),
+      Array.from({ length: 24 }, () => [75, 50] as [number, number]),
+      2,
+    );
     const labels = (n: number): number[] => Array.from({ length: n }, (_, i) => i % 4);
 
     // Our writer, from the same JPEG files.
     const ourFile = async (name: string, files: string[], opts: RGBImageFieldOptions): Promise<string> => {
       const p = join(dir, `${name}.beton`);
-      await new DatasetWriter(p, { image: new RGBImageField({ jpegQuality: 90, ...opts }), label: new IntField(), id: new IntField() }, { numWorkers: 2 }).write(
-        files.map((f, i) => ({ image: f, label: i % 4, id: i })),
-      );
+      await new DatasetWriter(
+        p,
+        { image: new RGBImageField({ jpegQuality: 90, ...opts }), label: new IntField(), id: new IntField() },
+        { numWorkers: 2 },
+      ).write(files.map((f, i) => ({ image: f, label: i % 4, id: i })));
       return p;
     };
     const smart = { writeMode: 'smart' as const, maxResolution: 256, smartThreshold: 256 * 200 * 3 };
@@ -322,8 +418,22 @@ describeFfcv('loader pixels: our Loader yields FFCV\'s batches byte for byte', (
     const write = [
       { path: ffcvFile('ffcv_jpg'), images: variedJpegs, labels: labels(varied.length), mode: 'jpg', max_resolution: 256 },
       { path: ffcvFile('ffcv_raw'), images: variedJpegs, labels: labels(varied.length), mode: 'raw', max_resolution: 256 },
-      { path: ffcvFile('ffcv_smart'), images: variedJpegs, labels: labels(varied.length), mode: 'smart', max_resolution: 256, smart_threshold: smart.smartThreshold },
-      { path: ffcvFile('ffcv_fixed'), images: fixedJpegs, labels: labels(fixedJpegs.length), mode: 'proportion', compress_probability: 0.5, seed: 3 },
+      {
+        path: ffcvFile('ffcv_smart'),
+        images: variedJpegs,
+        labels: labels(varied.length),
+        mode: 'smart',
+        max_resolution: 256,
+        smart_threshold: smart.smartThreshold,
+      },
+      {
+        path: ffcvFile('ffcv_fixed'),
+        images: fixedJpegs,
+        labels: labels(fixedJpegs.length),
+        mode: 'proportion',
+        compress_probability: 0.5,
+        seed: 3,
+      },
     ];
 
     const run = (name: string, path: string, outputs: Out[], o: Partial<Run> = {}): void => {
@@ -348,7 +458,8 @@ describeFfcv('loader pixels: our Loader yields FFCV\'s batches byte for byte', (
     run('ours_raw', oursRaw, decoders(), { indices: Array.from({ length: 60 }, (_, i) => (i * 7) % varied.length), batch_size: 16 });
     run('ours_smart', oursSmart, [...decoders(), ...transforms(), ...labelConverts()], { batch_size: 40 });
     run('ours_fixed', oursFixed, simple(), { batch_size: 7, drop_last: true });
-    for (const f of ['images_jpg', 'images_raw', 'images_smart', 'images_proportion']) run(f, fixturePath(f), decoders(true), { batch_size: 16 });
+    for (const f of ['images_jpg', 'images_raw', 'images_smart', 'images_proportion'])
+      run(f, fixturePath(f), decoders(true), { batch_size: 16 });
     run('images_fixedsize', fixturePath('images_fixedsize'), simple(), { batch_size: 5 });
 
     // Resize units: noise sources (the hardest case for rounding), every path of cv::resize
@@ -360,7 +471,9 @@ describeFfcv('loader pixels: our Loader yields FFCV\'s batches byte for byte', (
     for (let k = 0; k < 200; k++) {
       const w = k < 8 ? 1 + k : rng.int(1, 260);
       const h = k < 8 ? 8 - k : rng.int(1, 260);
-      const px = Uint8Array.from({ length: w * h * 3 }, (_, i) => (i % 7 === 0 ? Math.floor(rng.next() * 256) : (i * 13 + Math.floor(rng.next() * 40)) & 255));
+      const px = Uint8Array.from({ length: w * h * 3 }, (_, i) =>
+        i % 7 === 0 ? Math.floor(rng.next() * 256) : (i * 13 + Math.floor(rng.next() * 40)) & 255,
+      );
       chunks.push(px);
       for (let c = 0; c < 5; c++) {
         const kind = RESIZE_KINDS[(k + c) % RESIZE_KINDS.length]!;
@@ -395,14 +508,19 @@ describeFfcv('loader pixels: our Loader yields FFCV\'s batches byte for byte', (
       const w = rng.int(1, 330);
       const h = rng.int(1, 330);
       const px = synthImage(w, h, classPalette(k % 4, 4, new Rng(k)), new Rng(mixSeed(5, k)));
-      const jpeg = await sharp(px, { raw: { width: w, height: h, channels: 3 } }).jpeg({ quality: 60 + k, chromaSubsampling: sub[k % 2]!, progressive: k % 3 === 0 }).toBuffer();
+      const jpeg = await sharp(px, { raw: { width: w, height: h, channels: 3 } })
+        .jpeg({ quality: 60 + k, chromaSubsampling: sub[k % 2]!, progressive: k % 3 === 0 })
+        .toBuffer();
       const crops = Array.from({ length: 6 }, (_, c) => {
         const cw = rng.int(1, w);
         const ch = rng.int(1, h);
         const x = rng.int(0, w - cw);
         const y = rng.int(0, h - ch);
         const up = c % 3 === 2;
-        return { crop: [y, y + ch, x, x + cw] as [number, number, number, number], out: [up ? ch + rng.int(1, 40) : rng.int(1, ch), up ? rng.int(1, 2 * cw) : rng.int(1, cw)] as [number, number] };
+        return {
+          crop: [y, y + ch, x, x + cw] as [number, number, number, number],
+          out: [up ? ch + rng.int(1, 40) : rng.int(1, ch), up ? rng.int(1, 2 * cw) : rng.int(1, cw)] as [number, number],
+        };
       });
       jpegCases.push({ offset: joff, size: jpeg.length, w, h, crops });
       jchunks.push(jpeg);
@@ -446,7 +564,7 @@ describeFfcv('loader pixels: our Loader yields FFCV\'s batches byte for byte', (
     expect(bad, `${bad.length}/${resizeCases.length} resizes differ`).toEqual([]);
   });
 
-  it('FFCV\'s decode (imdecode, fast DCT) + resize_crop = our whole-image decode and our CropResizer', () => {
+  it("FFCV's decode (imdecode, fast DCT) + resize_crop = our whole-image decode and our CropResizer", () => {
     const theirs = readFileSync(join(dir, 'jpegs.out'));
     let at = 0;
     const bad: string[] = [];
@@ -468,7 +586,8 @@ describeFfcv('loader pixels: our Loader yields FFCV\'s batches byte for byte', (
         resizer.run(false, jpeg, j.w, j.h, rect, c.out[1], c.out[0], dst);
         const wantCrop = theirs.subarray(at, at + dst.length);
         if (!Buffer.from(dst).equals(wantCrop)) bad.push(`${j.w}x${j.h}: crop ${JSON.stringify(c)}`);
-        if (!Buffer.from(cropResizeRGB(sys, j.w, j.h, rect, c.out[1], c.out[0])).equals(wantCrop)) bad.push(`${j.w}x${j.h}: crop ${JSON.stringify(c)}, system libjpeg`);
+        if (!Buffer.from(cropResizeRGB(sys, j.w, j.h, rect, c.out[1], c.out[0])).equals(wantCrop))
+          bad.push(`${j.w}x${j.h}: crop ${JSON.stringify(c)}, system libjpeg`);
         at += dst.length;
       }
     }
@@ -479,17 +598,37 @@ describeFfcv('loader pixels: our Loader yields FFCV\'s batches byte for byte', (
   const summary: Compared[] = [];
   afterAll(() => {
     if (summary.length === 0) return;
-    const lines = summary.map((s) => `  ${s.run.padEnd(18)} ${String(s.outputs).padStart(2)} outputs × ${String(s.batches).padStart(3)} batches (${s.rows} rows)${s.skippedRows ? `, ${s.skippedRows} rows left out (FFCV's crop random)` : ''}`);
+    const lines = summary.map(
+      (s) =>
+        `  ${s.run.padEnd(18)} ${String(s.outputs).padStart(2)} outputs × ${String(s.batches).padStart(3)} batches (${s.rows} rows)${s.skippedRows ? `, ${s.skippedRows} rows left out (FFCV's crop random)` : ''}`,
+    );
     process.stderr.write(`loader-pixels compared:\n${lines.join('\n')}\n`);
   });
 
   // One test per loader run: names are fixed here so the list exists before beforeAll.
-  for (const name of ['ffcv_jpg', 'ffcv_raw', 'ffcv_smart', 'ffcv_fixed', 'ours_jpg', 'ours_raw', 'ours_smart', 'ours_fixed', 'images_jpg', 'images_raw', 'images_smart', 'images_proportion', 'images_fixedsize']) {
+  for (const name of [
+    'ffcv_jpg',
+    'ffcv_raw',
+    'ffcv_smart',
+    'ffcv_fixed',
+    'ours_jpg',
+    'ours_raw',
+    'ours_smart',
+    'ours_fixed',
+    'images_jpg',
+    'images_raw',
+    'images_smart',
+    'images_proportion',
+    'images_fixedsize',
+  ]) {
     it(`${name}: every batch of every output equals FFCV's`, async () => {
       const run = runs.find((r) => r.name === name)!;
       const res = await compareRun(run, ffcv.runs[name]!);
       summary.push(res);
-      expect(res.mismatches.slice(0, 20), `${res.mismatches.length} mismatches in ${[...new Set(res.mismatches.map((m) => m.split(":")[0]))].join(", ")}`).toEqual([]);
+      expect(
+        res.mismatches.slice(0, 20),
+        `${res.mismatches.length} mismatches in ${[...new Set(res.mismatches.map((m) => m.split(':')[0]))].join(', ')}`,
+      ).toEqual([]);
       expect(res.batches).toBeGreaterThan(0);
     });
   }

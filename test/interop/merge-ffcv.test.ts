@@ -51,10 +51,18 @@ describeFfcv('FFCV reads merged .beton files', () => {
       mkdirSync(cls, { recursive: true });
       const px = Buffer.alloc(40 * 30 * 3);
       for (let k = 0; k < px.length; k++) px[k] = (k * (i + 3) + (k >> 7) * 11) & 0xff;
-      await sharp(px, { raw: { width: 40, height: 30, channels: 3 } }).png().toFile(join(cls, `${String(i).padStart(2, '0')}.png`));
+      await sharp(px, { raw: { width: 40, height: 30, channels: 3 } })
+        .png()
+        .toFile(join(cls, `${String(i).padStart(2, '0')}.png`));
     }
     const build = async (output: string, shard?: { index: number; count: number }): Promise<string> => {
-      const input: BuildConfigInput = { source: { type: 'image_folder', path: images }, output, image: { writeMode: 'proportion', compressProbability: 0.5, jpegQuality: 90 }, numWorkers: 1, ...(shard ? { shard } : {}) };
+      const input: BuildConfigInput = {
+        source: { type: 'image_folder', path: images },
+        output,
+        image: { writeMode: 'proportion', compressProbability: 0.5, jpegQuality: 90 },
+        numWorkers: 1,
+        ...(shard ? { shard } : {}),
+      };
       const cfg = parseBuildConfig(input);
       if (!cfg.ok) throw new Error(cfg.errors.join('; '));
       return (await buildDataset(cfg.value)).path;
@@ -66,7 +74,13 @@ describeFfcv('FFCV reads merged .beton files', () => {
 
     // Every other built-in kind, on 4 KiB pages: many pages per shard, so pointers and the
     // allocation table FFCV looks sizes up in are rebased across page boundaries.
-    const schema = { id: new IntField(), x: new FloatField(), blob: new BytesField(), meta: new JSONField(), arr: new NDArrayField({ dtype: '<f4', shape: [3, 4] }) };
+    const schema = {
+      id: new IntField(),
+      x: new FloatField(),
+      blob: new BytesField(),
+      meta: new JSONField(),
+      arr: new NDArrayField({ dtype: '<f4', shape: [3, 4] }),
+    };
     const row = (i: number): Record<string, unknown> => ({
       id: BigInt(i * 7919 - 50),
       x: Math.sqrt(i) - 3.5,
@@ -75,11 +89,17 @@ describeFfcv('FFCV reads merged .beton files', () => {
       arr: new Float32Array(12).map((_, k) => i * 0.5 - k),
     });
     const write = async (p: string, from: number, to: number): Promise<string> => {
-      await new DatasetWriter(p, schema, { pageSize: 4096, allowSmallPages: true, numWorkers: 0 }).write(Array.from({ length: to - from }, (_, k) => row(from + k)));
+      await new DatasetWriter(p, schema, { pageSize: 4096, allowSmallPages: true, numWorkers: 0 }).write(
+        Array.from({ length: to - from }, (_, k) => row(from + k)),
+      );
       return p;
     };
     const tabWhole = await write(join(dir, 'tab-whole.beton'), 0, 120);
-    const tabShards = [await write(join(dir, 'tab-0.beton'), 0, 40), await write(join(dir, 'tab-1.beton'), 40, 41), await write(join(dir, 'tab-2.beton'), 41, 120)];
+    const tabShards = [
+      await write(join(dir, 'tab-0.beton'), 0, 40),
+      await write(join(dir, 'tab-1.beton'), 40, 41),
+      await write(join(dir, 'tab-2.beton'), 41, 120),
+    ];
     const tabMerged = (await mergeDatasets(tabShards, join(dir, 'tab-merged.beton'))).path;
 
     const img = await ours(imgWhole);

@@ -23,7 +23,10 @@ beforeAll(async () => {
 /** Runs `body` (an ES module's top level with `Loader` and `file` in scope); resolves how long the process lived after printing "last". */
 function exitDelay(body: string): Promise<{ code: number | null; afterLastMs: number; out: string }> {
   const script = join(dir, `child-${Math.random().toString(36).slice(2)}.mjs`);
-  writeFileSync(script, `import { Loader } from ${JSON.stringify(LIB)};\nconst file = ${JSON.stringify(file)};\n${body}\nconsole.log('last');\n`);
+  writeFileSync(
+    script,
+    `import { Loader } from ${JSON.stringify(LIB)};\nconst file = ${JSON.stringify(file)};\n${body}\nconsole.log('last');\n`,
+  );
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

@@ -31,7 +31,11 @@ import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 const dir = mkdtempSync(join(tmpdir(), 'beton-loader-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const constant = (v: number, w: number, h: number): { data: Uint8Array; width: number; height: number } => ({ data: new Uint8Array(w * h * 3).fill(v), width: w, height: h });
+const constant = (v: number, w: number, h: number): { data: Uint8Array; width: number; height: number } => ({
+  data: new Uint8Array(w * h * 3).fill(v),
+  width: w,
+  height: h,
+});
 
 let fixed: string;
 let variable: string;
@@ -45,15 +49,31 @@ beforeAll(async () => {
     { numWorkers: 0, pageSize: 16384, allowSmallPages: true },
   ).write(Array.from({ length: 600 }, (_, i) => ({ image: constant(i % 255, 25, 20), label: i })));
   variable = join(dir, 'variable.beton');
-  await new DatasetWriter(variable, { image: new RGBImageField({ writeMode: 'proportion', jpegQuality: 95 }), label: new IntField() }, { numWorkers: 0 }).write(
-    Array.from({ length: 40 }, (_, i) => ({ image: constant(i % 255, 300 + ((i * 37) % 200), 300 + ((i * 53) % 200)), label: i })),
-  );
+  await new DatasetWriter(
+    variable,
+    { image: new RGBImageField({ writeMode: 'proportion', jpegQuality: 95 }), label: new IntField() },
+    { numWorkers: 0 },
+  ).write(Array.from({ length: 40 }, (_, i) => ({ image: constant(i % 255, 300 + ((i * 37) % 200), 300 + ((i * 53) % 200)), label: i })));
   scalars = join(dir, 'scalars.beton');
   await new DatasetWriter(
     scalars,
-    { i: new IntField(), f: new FloatField(), a: new NDArrayField({ dtype: 'float32', shape: [2, 3] }), b: new BytesField(), j: new JSONField() },
+    {
+      i: new IntField(),
+      f: new FloatField(),
+      a: new NDArrayField({ dtype: 'float32', shape: [2, 3] }),
+      b: new BytesField(),
+      j: new JSONField(),
+    },
     { numWorkers: 0 },
-  ).write(Array.from({ length: 30 }, (_, i) => ({ i: i - 10, f: i / 4, a: Float32Array.from({ length: 6 }, (_, k) => i * 10 + k), b: new Uint8Array(i % 7).fill(i), j: { i } })));
+  ).write(
+    Array.from({ length: 30 }, (_, i) => ({
+      i: i - 10,
+      f: i / 4,
+      a: Float32Array.from({ length: 6 }, (_, k) => i * 10 + k),
+      b: new Uint8Array(i % 7).fill(i),
+      j: { i },
+    })),
+  );
 });
 
 async function collect(path: string, opts: LoaderOptions): Promise<Batch[]> {
@@ -82,7 +102,10 @@ describe('loader: decoding and order', () => {
       for (let r = 0; r < b.size; r++) {
         const id = b.sampleIds[r]!;
         expect(b.get('label').data[r]).toBe(BigInt(id));
-        expect(imageRow(b, r).every((v) => v === id % 255), `sample ${id}`).toBe(true);
+        expect(
+          imageRow(b, r).every((v) => v === id % 255),
+          `sample ${id}`,
+        ).toBe(true);
         rows++;
       }
     }
@@ -91,7 +114,12 @@ describe('loader: decoding and order', () => {
   });
 
   it('length follows drop_last (600 samples: bs 7 → 85 / 86, bs 60 → 10 / 10)', async () => {
-    for (const [bs, dropLast, len] of [[7, true, 85], [7, false, 86], [60, true, 10], [60, false, 10]] as const) {
+    for (const [bs, dropLast, len] of [
+      [7, true, 85],
+      [7, false, 86],
+      [60, true, 10],
+      [60, false, 10],
+    ] as const) {
       const l = await Loader.open(fixed, { batchSize: bs, dropLast, numWorkers: 1 });
       expect(l.length).toBe(len);
       await l.close();
@@ -129,7 +157,13 @@ describe('loader: decoding and order', () => {
   });
 
   it('resume mid-epoch yields exactly the remaining batches', async () => {
-    const opts: LoaderOptions = { batchSize: 50, order: 'random', seed: 11, numWorkers: 2, pipelines: { image: [RandomResizedCropRGBImageDecoder(8), RandomHorizontalFlip()] } };
+    const opts: LoaderOptions = {
+      batchSize: 50,
+      order: 'random',
+      seed: 11,
+      numWorkers: 2,
+      pipelines: { image: [RandomResizedCropRGBImageDecoder(8), RandomHorizontalFlip()] },
+    };
     const full = await collect(fixed, opts);
     const l = await Loader.open(fixed, opts);
     for await (const b of l) if (b.index === 4) break;
@@ -149,7 +183,15 @@ describe('loader: decoding and order', () => {
   it('distributed ranks are disjoint and cover the data', async () => {
     const ids: number[][] = [];
     for (let rank = 0; rank < 3; rank++) {
-      const b = await collect(fixed, { batchSize: 10, dropLast: false, order: 'random', seed: 1, distributed: { rank, worldSize: 3 }, numWorkers: 1, pipelines: { image: null } });
+      const b = await collect(fixed, {
+        batchSize: 10,
+        dropLast: false,
+        order: 'random',
+        seed: 1,
+        distributed: { rank, worldSize: 3 },
+        numWorkers: 1,
+        pipelines: { image: null },
+      });
       ids.push(b.flatMap((x) => Array.from(x.sampleIds)));
     }
     expect(ids.map((x) => x.length)).toEqual([200, 200, 200]);
@@ -165,7 +207,14 @@ describe('loader: filter', () => {
       (dst as unknown as BigInt64Array)[0] = (src as unknown as BigInt64Array)[0]! * 2n;
     });
     const indices = Array.from({ length: 300 }, (_, k) => 599 - 2 * k); // odd ids, descending: ids ≠ positions
-    const base = await Loader.open(fixed, { batchSize: 8, numWorkers: 1, order: 'random', seed: 5, indices, pipelines: { image: null, label: [IntDecoder(), doubled] } });
+    const base = await Loader.open(fixed, {
+      batchSize: 8,
+      numWorkers: 1,
+      order: 'random',
+      seed: 5,
+      indices,
+      pipelines: { image: null, label: [IntDecoder(), doubled] },
+    });
     const seen: number[] = [];
     const filtered = await base.filter('label', (row, id) => {
       seen.push(id);
@@ -196,7 +245,15 @@ describe('loader: filter', () => {
     // Distributed: each rank filters the whole set, then the kept ids are split between ranks.
     const ranks: number[][] = [];
     for (let rank = 0; rank < 2; rank++) {
-      const l = await Loader.open(fixed, { batchSize: 5, dropLast: false, numWorkers: 1, order: 'random', seed: 2, distributed: { rank, worldSize: 2 }, pipelines: { image: null } });
+      const l = await Loader.open(fixed, {
+        batchSize: 5,
+        dropLast: false,
+        numWorkers: 1,
+        order: 'random',
+        seed: 2,
+        distributed: { rank, worldSize: 2 },
+        pipelines: { image: null },
+      });
       const f = await l.filter('label', (row) => (row as BigInt64Array)[0]! < 100n);
       const ids: number[] = [];
       for await (const b of f) ids.push(...b.sampleIds);
@@ -216,7 +273,11 @@ describe('loader: filter', () => {
       await expect(l.filter('label', () => false)).rejects.toThrow(/no sample .* satisfies/);
       await expect(l.filter('label', 'x > 1' as unknown as () => boolean)).rejects.toThrow(/condition must be a function/);
       // A condition that throws: the error comes back and the pass is closed (this loader still works).
-      await expect(l.filter('label', () => { throw new Error('bad condition'); })).rejects.toThrow('bad condition');
+      await expect(
+        l.filter('label', () => {
+          throw new Error('bad condition');
+        }),
+      ).rejects.toThrow('bad condition');
       let batches = 0;
       for await (const _ of l) batches++;
       expect(batches).toBe(l.length);
@@ -254,9 +315,17 @@ describe('loader: decoders and transforms against hand-computed results', () => 
     const data = new Uint8Array(w * h * 3);
     for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) data.set([10 * x, 20 * y, 7], (y * w + x) * 3);
     const p = join(dir, 'grad.beton');
-    await new DatasetWriter(p, { image: new RGBImageField(), label: new IntField() }, { numWorkers: 0 }).write([{ image: { data, width: w, height: h }, label: 3 }]);
+    await new DatasetWriter(p, { image: new RGBImageField(), label: new IntField() }, { numWorkers: 0 }).write([
+      { image: { data, width: w, height: h }, label: 3 },
+    ]);
     // Centre crop with ratio 1: c = 4, rows 0..3, columns 1..4; output 4x4 is a copy.
-    const [b] = await collect(p, { batchSize: 1, numWorkers: 1, pipelines: { image: [CenterCropRGBImageDecoder(4, 1), RandomHorizontalFlip(1), NormalizeImage([5, 10, 7], [5, 10, 1], 'float32'), ToCHW()] } });
+    const [b] = await collect(p, {
+      batchSize: 1,
+      numWorkers: 1,
+      pipelines: {
+        image: [CenterCropRGBImageDecoder(4, 1), RandomHorizontalFlip(1), NormalizeImage([5, 10, 7], [5, 10, 1], 'float32'), ToCHW()],
+      },
+    });
     const out = b!.get('image');
     expect(out.shape).toEqual([1, 3, 4, 4]);
     const d = out.data as Float32Array;
@@ -273,12 +342,22 @@ describe('loader: decoders and transforms against hand-computed results', () => 
     const h = 320;
     const data = new Uint8Array(w * h * 3);
     for (let y = 0; y < h; y++) {
-      for (let x = 0; x < w; x++) data.set([(x * 3 + y) & 255, 128 + 100 * Math.sin(x / 9) * Math.cos(y / 13), ((x ^ y) & 16) * 8 + ((x * y) % 23)], (y * w + x) * 3);
+      for (let x = 0; x < w; x++)
+        data.set([(x * 3 + y) & 255, 128 + 100 * Math.sin(x / 9) * Math.cos(y / 13), ((x ^ y) & 16) * 8 + ((x * y) % 23)], (y * w + x) * 3);
     }
     const p = join(dir, 'texture.beton');
-    await new DatasetWriter(p, { image: new RGBImageField({ writeMode: 'jpg', jpegQuality: 90 }), label: new IntField() }, { numWorkers: 0 }).write([{ image: { data, width: w, height: h }, label: 0 }]);
+    await new DatasetWriter(
+      p,
+      { image: new RGBImageField({ writeMode: 'jpg', jpegQuality: 90 }), label: new IntField() },
+      { numWorkers: 0 },
+    ).write([{ image: { data, width: w, height: h }, label: 0 }]);
     const load = async (fastDecode?: boolean): Promise<Uint8Array> => {
-      const [b] = await collect(p, { batchSize: 1, numWorkers: 1, ...(fastDecode === undefined ? {} : { fastDecode }), pipelines: { image: [CenterCropRGBImageDecoder(64)] } });
+      const [b] = await collect(p, {
+        batchSize: 1,
+        numWorkers: 1,
+        ...(fastDecode === undefined ? {} : { fastDecode }),
+        pipelines: { image: [CenterCropRGBImageDecoder(64)] },
+      });
       return b!.get('image').data as Uint8Array;
     };
     // FFCV's decoder: the whole image at full scale (fast IDCT), then INTER_AREA on the crop.
@@ -299,11 +378,18 @@ describe('loader: decoders and transforms against hand-computed results', () => 
 
   it('translate, replace label, label mixup and a custom op', async () => {
     const p = join(dir, 'ones.beton');
-    await new DatasetWriter(p, { image: new RGBImageField(), label: new IntField() }, { numWorkers: 0 }).write(Array.from({ length: 4 }, (_, i) => ({ image: constant(100, 8, 8), label: i })));
+    await new DatasetWriter(p, { image: new RGBImageField(), label: new IntField() }, { numWorkers: 0 }).write(
+      Array.from({ length: 4 }, (_, i) => ({ image: constant(100, 8, 8), label: i })),
+    );
     const double = Custom('double', (src, dst) => {
       for (let i = 0; i < src.length; i++) dst[i] = Math.min(255, src[i]! * 2);
     });
-    const [b] = await collect(p, { batchSize: 4, numWorkers: 2, seed: 2, pipelines: { image: [RandomTranslate(2), double], label: [IntDecoder(), ReplaceLabel([1], 9), LabelMixup(0.5)] } });
+    const [b] = await collect(p, {
+      batchSize: 4,
+      numWorkers: 2,
+      seed: 2,
+      pipelines: { image: [RandomTranslate(2), double], label: [IntDecoder(), ReplaceLabel([1], 9), LabelMixup(0.5)] },
+    });
     const img = b!.get('image').data as Uint8Array;
     // Every pixel is 200 (doubled) or 0 (translated-in border).
     expect(img.every((v) => v === 200 || v === 0)).toBe(true);
@@ -319,7 +405,9 @@ describe('loader: decoders and transforms against hand-computed results', () => 
 describe('loader: failures', () => {
   it('a corrupt sample raises CORRUPT_SAMPLE naming it, and the workers shut down', async () => {
     const p = join(dir, 'corrupt.beton');
-    await new DatasetWriter(p, { image: new RGBImageField({ writeMode: 'jpg' }), label: new IntField() }, { numWorkers: 0 }).write(Array.from({ length: 20 }, (_, i) => ({ image: constant(i, 16, 16), label: i })));
+    await new DatasetWriter(p, { image: new RGBImageField({ writeMode: 'jpg' }), label: new IntField() }, { numWorkers: 0 }).write(
+      Array.from({ length: 20 }, (_, i) => ({ image: constant(i, 16, 16), label: i })),
+    );
     const r = await Reader.open(p);
     const ref = r.heapRef(13, 0)!;
     r.close();
@@ -345,14 +433,21 @@ describe('loader: failures', () => {
     // image is field 0, label field 1; outputs are [label, thumb]: the failing output is
     // index 1, an extra output named thumb, reading field 0. Only "image" is right.
     const p = join(dir, `corrupt-extra-${osCache}.beton`);
-    await new DatasetWriter(p, { image: new RGBImageField({ writeMode: 'jpg' }), label: new IntField() }, { numWorkers: 0 }).write(Array.from({ length: 12 }, (_, i) => ({ image: constant(i, 16, 16), label: i })));
+    await new DatasetWriter(p, { image: new RGBImageField({ writeMode: 'jpg' }), label: new IntField() }, { numWorkers: 0 }).write(
+      Array.from({ length: 12 }, (_, i) => ({ image: constant(i, 16, 16), label: i })),
+    );
     const r = await Reader.open(p);
     const ref = r.heapRef(5, 0)!;
     r.close();
     const bytes = readFileSync(p);
     bytes.fill(0x55, ref.ptr + 2, ref.ptr + 40);
     writeFileSync(p, bytes);
-    const l = await Loader.open(p, { batchSize: 4, numWorkers: 1, osCache, pipelines: { image: null, label: [IntDecoder()], thumb: { source: 'image', steps: [CenterCropRGBImageDecoder([8, 8], 1)] } } });
+    const l = await Loader.open(p, {
+      batchSize: 4,
+      numWorkers: 1,
+      osCache,
+      pipelines: { image: null, label: [IntDecoder()], thumb: { source: 'image', steps: [CenterCropRGBImageDecoder([8, 8], 1)] } },
+    });
     let err: unknown;
     try {
       for await (const _ of l) void _;

@@ -50,7 +50,11 @@ beforeAll(async () => {
     }
     return { image: { data, width: W, height: H }, label: i };
   });
-  await new DatasetWriter(good, { image: new RGBImageField({ writeMode: 'jpg' }), label: new IntField() }, { pageSize: 1 << 22, allowSmallPages: true, numWorkers: 0 }).write(samples);
+  await new DatasetWriter(
+    good,
+    { image: new RGBImageField({ writeMode: 'jpg' }), label: new IntField() },
+    { pageSize: 1 << 22, allowSmallPages: true, numWorkers: 0 },
+  ).write(samples);
   // Every payload gets a bogus marker (FF 08) 40-80% into its entropy data: libjpeg decodes up
   // to there, fills the rest grey and then fails, so each corrupt decode takes a full decode's
   // time and every job ends at its first row.
@@ -138,7 +142,8 @@ describe.skipIf(!existsSync(LIB))('no native abort when workers stop mid-decode 
       const r = await run([CLI, 'bench-loader', corrupt, '--workers', '2', '--batch-size', '16', ...variants[k % 3]!], 20_000);
       // "1" is the expected failure exit; "SIGABRT" / "134" the abort.
       outcomes.push(r.signal ?? String(r.code));
-      if (r.code !== 1 || r.stderr.includes('terminate called') || !/sample \d+ could not be decoded/.test(r.stderr)) failures.push(`run ${k}: ${r.signal ?? r.code}: ${r.stderr.slice(0, 300)}`);
+      if (r.code !== 1 || r.stderr.includes('terminate called') || !/sample \d+ could not be decoded/.test(r.stderr))
+        failures.push(`run ${k}: ${r.signal ?? r.code}: ${r.stderr.slice(0, 300)}`);
     }
     expect(outcomes).toEqual(Array(RUNS).fill('1'));
     expect(failures).toEqual([]);

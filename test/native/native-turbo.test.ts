@@ -246,7 +246,13 @@ describe('constant colours (FFCV tests rely on constant images decoding exactly 
   });
 
   it('colours decode to the full decode constant at every scale (YCbCr may move them by 1)', () => {
-    for (const colour of [[255, 0, 0], [0, 255, 0], [0, 0, 255], [12, 200, 90], [128, 64, 192]]) {
+    for (const colour of [
+      [255, 0, 0],
+      [0, 255, 0],
+      [0, 0, 255],
+      [12, 200, 90],
+      [128, 64, 192],
+    ]) {
       const jpeg = jpegEncodeRGB(constantImage(size, size, colour), size, size, 95);
       const full = decodeFull(jpeg).data;
       const value = full.subarray(0, 3);
@@ -466,9 +472,7 @@ describe('golden fixture images_jpg.beton', () => {
       expect(Buffer.from(turbo.data).equals(Buffer.from(libjpeg.data))).toBe(true);
       // Accurate IDCT agrees with libjpeg's too.
       const accurate = decodeFull(sample.bytes, undefined, { fastDct: false }).data;
-      expect(Buffer.from(accurate).equals(Buffer.from(jpegDecodeRGB(sample.bytes, undefined, { fastDct: false }).data))).toBe(
-        true,
-      );
+      expect(Buffer.from(accurate).equals(Buffer.from(jpegDecodeRGB(sample.bytes, undefined, { fastDct: false }).data))).toBe(true);
       expect(turboHeader(sample.bytes)).toMatchObject({ width: sample.width, height: sample.height });
     }
   });
@@ -518,11 +522,14 @@ describe('cropResizeRGB (raw-stored samples)', () => {
 
   it('enlarging keeps constants exact and replicates pixels for integer factors', () => {
     const image = constantImage(40, 30, [200, 17, 93]);
-    const sizes: [number, number][] = [[97, 61], [40, 300], [7, 90], [400, 5]];
+    const sizes: [number, number][] = [
+      [97, 61],
+      [40, 300],
+      [7, 90],
+      [400, 5],
+    ];
     for (const [outW, outH] of sizes) {
-      expect(isConstant(cropResizeRGB(image, 40, 30, { x: 3, y: 4, w: 20, h: 10 }, outW, outH), [200, 17, 93])).toBe(
-        true,
-      );
+      expect(isConstant(cropResizeRGB(image, 40, 30, { x: 3, y: 4, w: 20, h: 10 }, outW, outH), [200, 17, 93])).toBe(true);
     }
     // INTER_AREA enlarging by an integer factor is pixel replication.
     const random = rng(21);
@@ -531,9 +538,7 @@ describe('cropResizeRGB (raw-stored samples)', () => {
     for (let y = 0; y < 10; y++) {
       for (let x = 0; x < 18; x++) {
         const s = (Math.floor(y / 2) * 6 + Math.floor(x / 3)) * 3;
-        expect(Array.from(big.subarray((y * 18 + x) * 3, (y * 18 + x) * 3 + 3))).toEqual(
-          Array.from(small.subarray(s, s + 3)),
-        );
+        expect(Array.from(big.subarray((y * 18 + x) * 3, (y * 18 + x) * 3 + 3))).toEqual(Array.from(small.subarray(s, s + 3)));
       }
     }
     // Non-integer enlargement blends neighbours: values stay within the source range.

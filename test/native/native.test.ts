@@ -28,8 +28,6 @@ import {
 // the allocation table.
 // ---------------------------------------------------------------------------
 
-
-
 interface ImageSample {
   mode: 'jpg' | 'raw';
   width: number;
@@ -105,11 +103,7 @@ async function sourcePixels(relativePath: string): Promise<RGB> {
     const decoded = jpegDecodeRGB(new Uint8Array(readFileSync(path)), undefined, { fastDct: false });
     return { data: decoded.data, width: decoded.width, height: decoded.height };
   }
-  const { data, info } = await sharp(path)
-    .removeAlpha()
-    .toColourspace('srgb')
-    .raw()
-    .toBuffer({ resolveWithObject: true });
+  const { data, info } = await sharp(path).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
   expect(info.channels).toBe(3);
   return { data: new Uint8Array(data), width: info.width, height: info.height };
 }
@@ -142,9 +136,22 @@ describe('loader', () => {
     // Compile-time check in both directions; at run time, the export names.
     const raw: typeof RawAddon = loadNative();
     const typed: NativeAddon = raw;
-    expect(Object.keys(typed).sort()).toEqual(
-      ['gatherRecords', 'jpegCheck', 'jpegDecodeRGB', 'jpegEncodeRGB', 'jpegInfo', 'jpegLibrary', 'madvise', 'mapPixels', 'mmapFile', 'pageCacheResidency', 'pcg64ShuffleU32', 'resizeAreaRGB', 'threadCpuMs', 'transcodeJpeg'],
-    );
+    expect(Object.keys(typed).sort()).toEqual([
+      'gatherRecords',
+      'jpegCheck',
+      'jpegDecodeRGB',
+      'jpegEncodeRGB',
+      'jpegInfo',
+      'jpegLibrary',
+      'madvise',
+      'mapPixels',
+      'mmapFile',
+      'pageCacheResidency',
+      'pcg64ShuffleU32',
+      'resizeAreaRGB',
+      'threadCpuMs',
+      'transcodeJpeg',
+    ]);
     expect(native.jpegLibrary).toMatch(/^libjpeg/);
   });
 });
@@ -304,7 +311,10 @@ describe('jpegEncodeRGB', () => {
       // step of 3 it lands one level low for a third of the levels.
       const fast = jpegDecodeRGB(jpeg, undefined, { fastDct: true }).data;
       const expected = grey % 3 === 1 ? grey - 1 : grey;
-      expect(fast.every((v) => v === expected), `grey ${grey}`).toBe(true);
+      expect(
+        fast.every((v) => v === expected),
+        `grey ${grey}`,
+      ).toBe(true);
     }
   });
 
@@ -323,9 +333,7 @@ describe('jpegEncodeRGB', () => {
           expect(sha256(source.data), input.source).toBe(input.source_rgb_sha256);
           sources.set(input.source, source);
         }
-        const pixels = input.resized
-          ? resizeAreaRGB(source.data, source.width, source.height, image.width, image.height)
-          : source.data;
+        const pixels = input.resized ? resizeAreaRGB(source.data, source.width, source.height, image.width, image.height) : source.data;
         expect(sha256(pixels)).toBe(input.encoded_rgb_sha256);
         const jpeg = jpegEncodeRGB(pixels, image.width, image.height, quality);
         expect(jpeg.length, `${name} sample ${index}`).toBe(image.stored_size);
@@ -361,10 +369,7 @@ describe('resizeAreaRGB', () => {
       expect(sha256(source.data)).toBe(input.source_rgb_sha256);
       // FFCV: new size = trunc((max_resolution / max(w, h)) * (w, h)) in float64.
       const ratio = 128 / Math.max(source.width, source.height);
-      expect([image.width, image.height]).toEqual([
-        Math.trunc(ratio * source.width),
-        Math.trunc(ratio * source.height),
-      ]);
+      expect([image.width, image.height]).toEqual([Math.trunc(ratio * source.width), Math.trunc(ratio * source.height)]);
       const pixels = resizeAreaRGB(source.data, source.width, source.height, image.width, image.height);
       expect(sha256(pixels), `sample ${index} ${input.source}`).toBe(input.encoded_rgb_sha256);
       if (image.mode === 'raw') {

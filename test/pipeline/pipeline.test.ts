@@ -22,12 +22,22 @@ describe('pipeline ops, hand-computed', () => {
     const { stages } = planStages({ shape: [1, 2, 3], dtype: 'uint8' }, [RandomBrightness(0.5, 1)]);
     const out = new Uint8Array(6);
     // draws: apply (0 < 1), factor 0.5 + 1.0 × 0.8 = 1.3
-    stages[0]!.run(img([[10, 100, 200], [0, 1, 255]]), out, ctx(fixed(0, 0.8)));
+    stages[0]!.run(
+      img([
+        [10, 100, 200],
+        [0, 1, 255],
+      ]),
+      out,
+      ctx(fixed(0, 0.8)),
+    );
     expect(Array.from(out)).toEqual([13, 130, 255, 0, 1, 255]);
   });
 
   it('contrast blends with the mean grey; saturation with each pixel’s grey', () => {
-    const src = img([[100, 50, 0], [200, 150, 100]]);
+    const src = img([
+      [100, 50, 0],
+      [200, 150, 100],
+    ]);
     const c = planStages({ shape: [1, 2, 3], dtype: 'uint8' }, [RandomContrast(1, 1)]).stages[0]!;
     const a = src.slice();
     c.run(a, a, ctx(fixed(0, 0.25))); // r = 0 + 2 × 0.25 = 0.5
@@ -52,7 +62,12 @@ describe('pipeline ops, hand-computed', () => {
     expect(Array.from(o2)).toEqual([1, 2, 127]);
   });
 
-  it.each([[true, true], [true, false], [false, true], [false, false]])('flip %s / ToCHW %s without a value map equals the definition', (flip, chw) => {
+  it.each([
+    [true, true],
+    [true, false],
+    [false, true],
+    [false, false],
+  ])('flip %s / ToCHW %s without a value map equals the definition', (flip, chw) => {
     const H = 3;
     const W = 4;
     const src = Uint8Array.from({ length: H * W * 3 }, (_, i) => (i * 7) % 256);
@@ -94,7 +109,9 @@ describe('pipeline ops, hand-computed', () => {
 
   it('ops on the wrong input are rejected with a message', () => {
     expect(() => planStages({ shape: [1], dtype: 'int64' }, [RandomBrightness(0.2)])).toThrow(/uint8 images/);
-    expect(() => planStages({ shape: [2, 2, 3], dtype: 'uint8' }, [{ op: 'image_mixup', alpha: 1, sameLambda: true }, RandomBrightness(0.2)])).toThrow(/mixup/);
+    expect(() =>
+      planStages({ shape: [2, 2, 3], dtype: 'uint8' }, [{ op: 'image_mixup', alpha: 1, sameLambda: true }, RandomBrightness(0.2)]),
+    ).toThrow(/mixup/);
   });
 });
 
@@ -107,8 +124,21 @@ describe('casts as FFCV makes them', () => {
     expect(float64ToFloat16Bits(x)).toBe(0x3c01); // numpy: 1.001
     expect(toFloat16Bits(x)).toBe(0x3c00); // torch: 1.0
     const cases: Array<[number, number]> = [
-      [65504, 0x7bff], [65519.99, 0x7bff], [65520, 0x7c00], [1e9, 0x7c00], [-1e9, 0xfc00], [2 ** -24, 0x0001], [2 ** -25, 0x0000],
-      [3 * 2 ** -25, 0x0002], [2 ** -25 * 1.0001, 0x0001], [2 ** -14, 0x0400], [2 ** -14 - 2 ** -26, 0x0400], [0.1, 0x2e66], [1 / 3, 0x3555], [-0, 0x8000], [NaN, 0x7e00],
+      [65504, 0x7bff],
+      [65519.99, 0x7bff],
+      [65520, 0x7c00],
+      [1e9, 0x7c00],
+      [-1e9, 0xfc00],
+      [2 ** -24, 0x0001],
+      [2 ** -25, 0x0000],
+      [3 * 2 ** -25, 0x0002],
+      [2 ** -25 * 1.0001, 0x0001],
+      [2 ** -14, 0x0400],
+      [2 ** -14 - 2 ** -26, 0x0400],
+      [0.1, 0x2e66],
+      [1 / 3, 0x3555],
+      [-0, 0x8000],
+      [NaN, 0x7e00],
     ];
     for (const [v, bits] of cases) expect(float64ToFloat16Bits(v), String(v)).toBe(bits);
   });
@@ -128,11 +158,19 @@ describe('casts as FFCV makes them', () => {
     const std = [58.395, 57.12, 57.375];
     const px = img([[0, 77, 255]]);
     const f64 = new Float64Array(3);
-    planStages({ shape: [1, 1, 3], dtype: 'uint8' }, [NormalizeImage(mean, std, 'float32'), Convert('float64')]).stages[0]!.run(px, f64, ctx(rngFor(0, 0, 0)));
+    planStages({ shape: [1, 1, 3], dtype: 'uint8' }, [NormalizeImage(mean, std, 'float32'), Convert('float64')]).stages[0]!.run(
+      px,
+      f64,
+      ctx(rngFor(0, 0, 0)),
+    );
     expect(Array.from(f64)).toEqual([0, 77, 255].map((v, c) => Math.fround((v - mean[c]!) / std[c]!)));
     // Negative normalized values wrap in a uint8 Convert, as torch's.
     const u8 = new Uint8Array(3);
-    planStages({ shape: [1, 1, 3], dtype: 'uint8' }, [NormalizeImage(mean, std), Convert('uint8')]).stages[0]!.run(px, u8, ctx(rngFor(0, 0, 0)));
+    planStages({ shape: [1, 1, 3], dtype: 'uint8' }, [NormalizeImage(mean, std), Convert('uint8')]).stages[0]!.run(
+      px,
+      u8,
+      ctx(rngFor(0, 0, 0)),
+    );
     expect(Array.from(u8)).toEqual([254, 0, 2]); // −2.12 → −2 → 254; −0.69 → 0
     // NormalizeImage(float16) rounds the float64 table once (numpy), Convert(float16) through float32 (torch).
     const h1 = new Uint16Array(3);
@@ -149,11 +187,13 @@ describe('casts as FFCV makes them', () => {
     new ConvertStage({ shape: [3], dtype: 'float16' }, { op: 'convert', dtype: 'float32' }).run(out, back);
     expect(Array.from(back)).toEqual([1, -2.5, Infinity]);
     const big = new BigInt64Array(2);
-    new ConvertStage({ shape: [2], dtype: 'float64' }, { op: 'convert', dtype: 'int64' }).run(Float64Array.from([-7.9, 2 ** 40 + 0.5]), big);
+    new ConvertStage({ shape: [2], dtype: 'float64' }, { op: 'convert', dtype: 'int64' }).run(
+      Float64Array.from([-7.9, 2 ** 40 + 0.5]),
+      big,
+    );
     expect(Array.from(big)).toEqual([-7n, 2n ** 40n]);
     const i16 = new Int16Array(2);
     new ConvertStage({ shape: [2], dtype: 'int64' }, { op: 'convert', dtype: 'int16' }).run(BigInt64Array.from([40000n, -1n]), i16);
     expect(Array.from(i16)).toEqual([-25536, -1]);
   });
 });
-

@@ -12,8 +12,14 @@ const chains: Array<[string, (C: number) => PixelOp[]]> = [
   ['CHW', () => [ToCHW()] as PixelOp[]],
   ['brightness', () => [RandomBrightness(0.4, 1)] as PixelOp[]],
   ['brightness + flip + CHW', () => [RandomBrightness(0.4, 0.7), RandomHorizontalFlip(), ToCHW()] as PixelOp[]],
-  ['normalize float32 + CHW', (C) => [RandomHorizontalFlip(), NormalizeImage(rep(C, [123.7, 116.3, 103.5]), rep(C, [58.4, 57.1, 57.4])), ToCHW()] as PixelOp[]],
-  ['normalize float16', (C) => [NormalizeImage(rep(C, [123.7, 116.3, 103.5]), rep(C, [58.4, 57.1, 57.4]), 'float16'), RandomHorizontalFlip()] as PixelOp[]],
+  [
+    'normalize float32 + CHW',
+    (C) => [RandomHorizontalFlip(), NormalizeImage(rep(C, [123.7, 116.3, 103.5]), rep(C, [58.4, 57.1, 57.4])), ToCHW()] as PixelOp[],
+  ],
+  [
+    'normalize float16',
+    (C) => [NormalizeImage(rep(C, [123.7, 116.3, 103.5]), rep(C, [58.4, 57.1, 57.4]), 'float16'), RandomHorizontalFlip()] as PixelOp[],
+  ],
   ['normalize float64 + CHW', (C) => [NormalizeImage(rep(C, [0]), rep(C, [255]), 'float64'), ToCHW()] as PixelOp[]],
   ['normalize + convert int16', (C) => [NormalizeImage(rep(C, [128]), rep(C, [0.5])), Convert('int16'), ToCHW()] as PixelOp[]],
   ['convert int8 (wraps as a JS store)', () => [Convert('int8'), RandomHorizontalFlip()] as PixelOp[]],
@@ -22,7 +28,12 @@ const chains: Array<[string, (C: number) => PixelOp[]]> = [
 
 describe('fused pixel pass: the C++ kernel gives the same bytes as the JS one', () => {
   for (const [name, chain] of chains) {
-    for (const [H, W, C] of [[13, 17, 3], [1, 1, 3], [5, 9, 1], [4, 6, 4]] as const) {
+    for (const [H, W, C] of [
+      [13, 17, 3],
+      [1, 1, 3],
+      [5, 9, 1],
+      [4, 6, 4],
+    ] as const) {
       it(`${name}, ${H}x${W}x${C}`, () => {
         const ops = chain(C);
         const input = { shape: [H, W, C], dtype: 'uint8' as const };

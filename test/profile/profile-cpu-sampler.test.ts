@@ -20,8 +20,17 @@ describe('cpu sampler', () => {
   });
 
   it('turns two readings into busy fractions, clamped to 0..1', () => {
-    const prev = [{ busy: 100, total: 400 }, { busy: 50, total: 100 }, { busy: 10, total: 10 }];
-    const next = [{ busy: 150, total: 500 }, { busy: 40, total: 200 }, { busy: 10, total: 10 }, { busy: 5, total: 10 }];
+    const prev = [
+      { busy: 100, total: 400 },
+      { busy: 50, total: 100 },
+      { busy: 10, total: 10 },
+    ];
+    const next = [
+      { busy: 150, total: 500 },
+      { busy: 40, total: 200 },
+      { busy: 10, total: 10 },
+      { busy: 5, total: 10 },
+    ];
     expect(busyFractions(prev, next)).toEqual([0.5, 0, 0, 0.5]);
   });
 

@@ -13,7 +13,18 @@ describe('exec protocol: JSON lines', () => {
   });
 
   it('ignores everything else', () => {
-    for (const l of ['', 'epoch 1 loss 0.3', '{"step": 10}', '{"images": -1}', '{"images": "12"}', '[1,2]', '{"images": 1', 'INFO {"images": 5}', '{"loss": 0.1}', 'null'])
+    for (const l of [
+      '',
+      'epoch 1 loss 0.3',
+      '{"step": 10}',
+      '{"images": -1}',
+      '{"images": "12"}',
+      '[1,2]',
+      '{"images": 1',
+      'INFO {"images": 5}',
+      '{"loss": 0.1}',
+      'null',
+    ])
       expect(parseJsonLine(l)).toBeNull();
   });
 });

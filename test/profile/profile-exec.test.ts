@@ -87,7 +87,12 @@ describe('exec mode', () => {
   });
 
   it('accepts {"step", "batch_size"} and {"images_per_sec"} lines, on stderr too', async () => {
-    const steps = await run({ command: script('steps', steady(800, 'JSON.stringify({ step: images / 2, batch_size: 2 })').replace('console.log(JSON', 'console.error(JSON')) });
+    const steps = await run({
+      command: script(
+        'steps',
+        steady(800, 'JSON.stringify({ step: images / 2, batch_size: 2 })').replace('console.log(JSON', 'console.error(JSON'),
+      ),
+    });
     expect(steps.imagesTotal).toBe(1600);
     expect(steps.err).toContain('"batch_size":2');
     const rate = await run({ command: script('rate', steady(800, 'JSON.stringify({ images_per_sec: 512 })')) });
@@ -96,10 +101,16 @@ describe('exec mode', () => {
   });
 
   it('reads a user regex: cumulative images or images/s', async () => {
-    const count = await run({ command: script('rx-count', steady(800, '`iter ${n} | seen ${images.toLocaleString("en-US")} images`')), throughputRegex: 'seen (?<images>[\\d,]+) images' });
+    const count = await run({
+      command: script('rx-count', steady(800, '`iter ${n} | seen ${images.toLocaleString("en-US")} images`')),
+      throughputRegex: 'seen (?<images>[\\d,]+) images',
+    });
     expect(count.imagesTotal).toBe(1600);
     expect(count.samples.some((s) => (s.imagesPerSec ?? 0) > 1000)).toBe(true);
-    const ips = await run({ command: script('rx-ips', steady(600, '`throughput ${(1000 + n).toFixed(1)} img/s`')), throughputRegex: /throughput (?<ips>[\d.]+) img\/s/ });
+    const ips = await run({
+      command: script('rx-ips', steady(600, '`throughput ${(1000 + n).toFixed(1)} img/s`')),
+      throughputRegex: /throughput (?<ips>[\d.]+) img\/s/,
+    });
     expect(ips.samples.some((s) => (s.imagesPerSec ?? 0) > 1000)).toBe(true);
   });
 
@@ -135,7 +146,11 @@ setInterval(() => console.log(JSON.stringify({ images_per_sec: 10 })), 50);
     const ac = new AbortController();
     let grandchild = 0;
     const t0 = Date.now();
-    const p = run({ command: script('group', body), signal: ac.signal, onLine: (l) => void (/^grandchild (\d+)/.exec(l) && (grandchild = Number(/\d+/.exec(l)![0]))) });
+    const p = run({
+      command: script('group', body),
+      signal: ac.signal,
+      onLine: (l) => void (/^grandchild (\d+)/.exec(l) && (grandchild = Number(/\d+/.exec(l)![0]))),
+    });
     await until(() => grandchild > 0);
     expect(alive(grandchild)).toBe(true);
     ac.abort();
@@ -151,7 +166,12 @@ setInterval(() => console.log(JSON.stringify({ images_per_sec: 10 })), 50);
     const body = `process.on('SIGTERM', () => console.log('ignoring SIGTERM')); console.log('ready ' + process.pid); setInterval(() => {}, 1000);`;
     const ac = new AbortController();
     let pid = 0;
-    const p = run({ command: script('stubborn', body), signal: ac.signal, killGraceMs: 300, onLine: (l) => void (l.startsWith('ready ') && (pid = Number(l.slice(6)))) });
+    const p = run({
+      command: script('stubborn', body),
+      signal: ac.signal,
+      killGraceMs: 300,
+      onLine: (l) => void (l.startsWith('ready ') && (pid = Number(l.slice(6)))),
+    });
     await until(() => pid > 0);
     ac.abort();
     const r = await p;
@@ -165,7 +185,9 @@ setInterval(() => console.log(JSON.stringify({ images_per_sec: 10 })), 50);
     expect(withGpu.gpuUnavailable).toBeNull();
     expect(withGpu.samples.some((s) => s.gpus.length === 2)).toBe(true);
     const reasons: string[] = [];
-    const noGpu = await withPath(paths.withoutGpu, () => run({ command: script('nogpu', steady(300)), gpu: true, onGpuUnavailable: (x) => reasons.push(x) }));
+    const noGpu = await withPath(paths.withoutGpu, () =>
+      run({ command: script('nogpu', steady(300)), gpu: true, onGpuUnavailable: (x) => reasons.push(x) }),
+    );
     expect(noGpu.exitCode).toBe(0);
     expect(noGpu.gpuUnavailable).toBe('no GPU: nvidia-smi not found on PATH');
     expect(reasons).toHaveLength(1);

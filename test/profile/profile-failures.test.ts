@@ -41,7 +41,10 @@ async function runJob(params: unknown, dbPath: string): Promise<{ finished: Fini
 describe('a training command that fails is a failed run', () => {
   it('exit 127 (command not found): the job fails with the exit code and stderr; the database says failed, with why', async () => {
     const db = join(dir, 'service.sqlite');
-    const { finished, service } = await runJob({ exec: { command: 'nosuchcmd-issue14 --epochs 1', throughputRegex: null, file: null } }, db);
+    const { finished, service } = await runJob(
+      { exec: { command: 'nosuchcmd-issue14 --epochs 1', throughputRegex: null, file: null } },
+      db,
+    );
     expect(finished.status).toBe('failed');
     expect(finished.code).toBe('EXEC_FAILED');
     expect(finished.message).toMatch(/^the command exited with code 127 \(command not found\): .*nosuchcmd-issue14.*not found/);
@@ -50,15 +53,26 @@ describe('a training command that fails is a failed run', () => {
     expect(result.stderrTail.join('\n')).toMatch(/nosuchcmd-issue14.*not found/);
     const run = (await service.call('runs.get', { id: result.runId })) as { ok: true; value: StoredRun };
     expect(run.value.status).toBe('failed');
-    expect(run.value.failure).toMatchObject({ message: 'the command exited with code 127 (command not found)', exitCode: 127, signal: null });
+    expect(run.value.failure).toMatchObject({
+      message: 'the command exited with code 127 (command not found)',
+      exitCode: 127,
+      signal: null,
+    });
     expect(run.value.failure?.stderrTail?.join('\n')).toMatch(/not found/);
     const list = (await service.call('runs.list', {})) as { ok: true; value: RunSummary[] };
-    expect(list.value[0]).toMatchObject({ id: result.runId, status: 'failed', failure: 'the command exited with code 127 (command not found)' });
+    expect(list.value[0]).toMatchObject({
+      id: result.runId,
+      status: 'failed',
+      failure: 'the command exited with code 127 (command not found)',
+    });
     service.close();
   });
 
   it('a command that succeeds stays ok, with no failure', async () => {
-    const { finished, service } = await runJob({ exec: { command: 'echo \'{"images": 10}\'; echo \'{"images": 20}\'', throughputRegex: null, file: null } }, join(dir, 'ok.sqlite'));
+    const { finished, service } = await runJob(
+      { exec: { command: 'echo \'{"images": 10}\'; echo \'{"images": 20}\'', throughputRegex: null, file: null } },
+      join(dir, 'ok.sqlite'),
+    );
     expect(finished.status).toBe('ok');
     expect(finished.result).toMatchObject({ exitCode: 0, failure: null });
     service.close();
@@ -67,7 +81,10 @@ describe('a training command that fails is a failed run', () => {
   it('a sweep that fails is recorded as a failed run with its error', async () => {
     const db = join(dir, 'sweep.sqlite');
     // 20 samples cannot fill one batch of 4096.
-    const { finished, service } = await runJob({ plan: { file, workers: [1], batchSizes: [4096], decoder: 'simple', secondsPerPoint: 0.2, warmupBatches: 0 } }, db);
+    const { finished, service } = await runJob(
+      { plan: { file, workers: [1], batchSizes: [4096], decoder: 'simple', secondsPerPoint: 0.2, warmupBatches: 0 } },
+      db,
+    );
     expect(finished.status).toBe('failed');
     service.close();
     const runs = RunsDb.open(db);
@@ -83,7 +100,16 @@ describe('beton profile: failures in the CLI', () => {
   beforeAll(() => {
     // The CLI runs from dist/ (npm test builds it first); build it when it is missing or stale.
     const built = join(ROOT, 'dist/core/cli/profile-command.js');
-    const sources = ['core/cli/profile-command.ts', 'core/profile/exec-mode.ts', 'core/profile/failed-run.ts', 'core/runs/runs-db.ts', 'core/cli/runs-command.ts'].map((f) => join(ROOT, f)).filter((f) => existsSync(f)).map((f) => statSync(f).mtimeMs);
+    const sources = [
+      'core/cli/profile-command.ts',
+      'core/profile/exec-mode.ts',
+      'core/profile/failed-run.ts',
+      'core/runs/runs-db.ts',
+      'core/cli/runs-command.ts',
+    ]
+      .map((f) => join(ROOT, f))
+      .filter((f) => existsSync(f))
+      .map((f) => statSync(f).mtimeMs);
     if (!existsSync(built) || statSync(built).mtimeMs < Math.max(...sources)) {
       const r = spawnSync('npm', ['run', 'build:ts'], { cwd: ROOT, encoding: 'utf8' });
       expect(r.status, r.stdout + r.stderr).toBe(0);
@@ -105,7 +131,21 @@ describe('beton profile: failures in the CLI', () => {
 
   it('a failed sweep is recorded as a failed run', () => {
     const db = join(dir, 'cli-sweep.sqlite');
-    const r = beton('profile', file, '--workers', '1', '--batch-sizes', '4096', '--decoder', 'simple', '--seconds', '0.2', '--db', db, '--no-gpu');
+    const r = beton(
+      'profile',
+      file,
+      '--workers',
+      '1',
+      '--batch-sizes',
+      '4096',
+      '--decoder',
+      'simple',
+      '--seconds',
+      '0.2',
+      '--db',
+      db,
+      '--no-gpu',
+    );
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/the failed sweep is recorded as run 1/);
     const list = beton('runs', 'list', '--db', db, '--json');

@@ -1,6 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { gpuInventory, parseGpuLine, parseInventoryLine, parseSmiNumber, startGpuSampler, toReading } from '../../core/profile/gpu-sampler.js';
+import {
+  gpuInventory,
+  parseGpuLine,
+  parseInventoryLine,
+  parseSmiNumber,
+  startGpuSampler,
+  toReading,
+} from '../../core/profile/gpu-sampler.js';
 import { processTree } from '../../core/profile/process-sampler.js';
 import type { GpuReading } from '../../core/profile/types.js';
 import { fakeGpuPaths, sleep, until, withPath } from './profile-fake-gpu.js';
@@ -49,15 +56,34 @@ describe('gpu sampler: parsing', () => {
   });
 
   it('parses a query line, with spaces, N/A values and a comma in the name', () => {
-    expect(parseGpuLine('0, NVIDIA H100 80GB HBM3, 35, 1234, 81559, 70.12')).toEqual({ index: 0, name: 'NVIDIA H100 80GB HBM3', utilPercent: 35, memoryUsedMiB: 1234, memoryTotalMiB: 81559, powerW: 70.12 });
-    expect(parseGpuLine('1,Tesla, Weird,  0 ,  5,  16384 , [Not Supported]')).toEqual({ index: 1, name: 'Tesla, Weird', utilPercent: 0, memoryUsedMiB: 5, memoryTotalMiB: 16384, powerW: null });
+    expect(parseGpuLine('0, NVIDIA H100 80GB HBM3, 35, 1234, 81559, 70.12')).toEqual({
+      index: 0,
+      name: 'NVIDIA H100 80GB HBM3',
+      utilPercent: 35,
+      memoryUsedMiB: 1234,
+      memoryTotalMiB: 81559,
+      powerW: 70.12,
+    });
+    expect(parseGpuLine('1,Tesla, Weird,  0 ,  5,  16384 , [Not Supported]')).toEqual({
+      index: 1,
+      name: 'Tesla, Weird',
+      utilPercent: 0,
+      memoryUsedMiB: 5,
+      memoryTotalMiB: 16384,
+      powerW: null,
+    });
     expect(parseGpuLine('No devices were found')).toBeNull();
     expect(parseGpuLine('x, a, 1, 2, 3, 4')).toBeNull();
   });
 
   it('leaves a GPU without utilisation or memory out of a tick instead of calling it idle', () => {
     expect(toReading(parseGpuLine('2, MIG 1g.10gb, [N/A], 100, 10240, [N/A]')!)).toBeNull();
-    expect(toReading(parseGpuLine('0, A100, 50, 100, 40960, [N/A]')!)).toEqual({ index: 0, utilPercent: 50, memoryUsedMiB: 100, powerW: null });
+    expect(toReading(parseGpuLine('0, A100, 50, 100, 40960, [N/A]')!)).toEqual({
+      index: 0,
+      utilPercent: 50,
+      memoryUsedMiB: 100,
+      powerW: null,
+    });
   });
 
   it('parses inventory lines', () => {

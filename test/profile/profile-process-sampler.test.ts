@@ -3,7 +3,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createProcessSampler, descendants, pageCacheResidency, parseIoReadBytes, parseStatCpuTicks, parseStatPpid, parseVmRssBytes, processTree } from '../../core/profile/process-sampler.js';
+import {
+  createProcessSampler,
+  descendants,
+  pageCacheResidency,
+  parseIoReadBytes,
+  parseStatCpuTicks,
+  parseStatPpid,
+  parseVmRssBytes,
+  processTree,
+} from '../../core/profile/process-sampler.js';
 import { parseFincore } from '../../core/profile/page-cache-residency.js';
 import { sleep, withPath } from './profile-fake-gpu.js';
 
@@ -30,7 +39,14 @@ describe('process sampler: parsers', () => {
   });
 
   it('walks a process tree from a parent table', () => {
-    const parents = new Map([[1, 0], [10, 1], [11, 10], [12, 10], [13, 11], [20, 1]]);
+    const parents = new Map([
+      [1, 0],
+      [10, 1],
+      [11, 10],
+      [12, 10],
+      [13, 11],
+      [20, 1],
+    ]);
     expect(descendants(10, parents).sort((a, b) => a - b)).toEqual([10, 11, 12, 13]);
     expect(descendants(99, parents)).toEqual([99]);
   });

@@ -14,19 +14,38 @@ const dir = mkdtempSync(join(tmpdir(), 'beton-sweep-'));
 const file = join(dir, 'd.beton');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 beforeAll(async () => {
-  const px = (i: number): { data: Uint8Array; width: number; height: number } => ({ data: new Uint8Array(48 * 40 * 3).fill(i % 250), width: 48, height: 40 });
-  await new DatasetWriter(file, { image: new RGBImageField({ writeMode: 'jpg' }), label: new IntField() }, { numWorkers: 0 }).write(Array.from({ length: 200 }, (_, i) => ({ image: px(i), label: i % 10 })));
+  const px = (i: number): { data: Uint8Array; width: number; height: number } => ({
+    data: new Uint8Array(48 * 40 * 3).fill(i % 250),
+    width: 48,
+    height: 40,
+  });
+  await new DatasetWriter(file, { image: new RGBImageField({ writeMode: 'jpg' }), label: new IntField() }, { numWorkers: 0 }).write(
+    Array.from({ length: 200 }, (_, i) => ({ image: px(i), label: i % 10 })),
+  );
 });
 
 describe('profile sweep', () => {
   it('measures every grid point, streams samples and gives a verdict', async () => {
     const samples: TelemetrySample[] = [];
     const run = await profile(
-      { file, workers: [1, 2], batchSizes: [16], orders: ['random', 'quasi_random'], decoder: 'rrc:32', secondsPerPoint: 0.6, warmupBatches: 1 },
+      {
+        file,
+        workers: [1, 2],
+        batchSizes: [16],
+        orders: ['random', 'quasi_random'],
+        decoder: 'rrc:32',
+        secondsPerPoint: 0.6,
+        warmupBatches: 1,
+      },
       { gpu: false, onSample: (s) => samples.push(s) },
     );
     expect(run.status).toBe('ok');
-    expect(run.points.map((p) => [p.config.workers, p.config.order])).toEqual([[1, 'random'], [2, 'random'], [1, 'quasi_random'], [2, 'quasi_random']]);
+    expect(run.points.map((p) => [p.config.workers, p.config.order])).toEqual([
+      [1, 'random'],
+      [2, 'random'],
+      [1, 'quasi_random'],
+      [2, 'quasi_random'],
+    ]);
     for (const p of run.points) {
       expect(p.imagesPerSec).toBeGreaterThan(0);
       expect(p.waitP95Ms).toBeGreaterThanOrEqual(p.waitP50Ms);
@@ -44,7 +63,10 @@ describe('profile sweep', () => {
 
   it('cancels between points; the plan keeps batchesAhead', async () => {
     const ac = new AbortController();
-    const run = await profile({ file, workers: [1, 1, 1], batchSizes: [16], decoder: 'rrc:32', secondsPerPoint: 0.5, warmupBatches: 1, batchesAhead: 5 }, { gpu: false, signal: ac.signal, onPoint: () => ac.abort() });
+    const run = await profile(
+      { file, workers: [1, 1, 1], batchSizes: [16], decoder: 'rrc:32', secondsPerPoint: 0.5, warmupBatches: 1, batchesAhead: 5 },
+      { gpu: false, signal: ac.signal, onPoint: () => ac.abort() },
+    );
     expect(run.status).toBe('cancelled');
     expect(run.points.length).toBe(1);
     expect(run.plan).toMatchObject({ batchesAhead: 5 });
@@ -54,15 +76,42 @@ describe('profile sweep', () => {
     const db = join(dir, 'runs.sqlite');
     const fake = fakeGpuPaths();
     const env = { ...process.env, PATH: fake.withFake, BETON_DB: db };
-    const r = spawnSync(process.execPath, [resolve(__dirname, '../../bin/beton.js'), 'profile', file, '--workers', '1', '--batch-sizes', '16', '--decoder', 'rrc:32', '--seconds', '1', '--batches-ahead', '6', '--json'], { encoding: 'utf8', env });
+    const r = spawnSync(
+      process.execPath,
+      [
+        resolve(__dirname, '../../bin/beton.js'),
+        'profile',
+        file,
+        '--workers',
+        '1',
+        '--batch-sizes',
+        '16',
+        '--decoder',
+        'rrc:32',
+        '--seconds',
+        '1',
+        '--batches-ahead',
+        '6',
+        '--json',
+      ],
+      { encoding: 'utf8', env },
+    );
     expect(r.status, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout) as { id: number; plan: { batchesAhead?: number }; points: Array<{ gpuUtilMean: number | null }>; verdict: { kind: string } };
+    const out = JSON.parse(r.stdout) as {
+      id: number;
+      plan: { batchesAhead?: number };
+      points: Array<{ gpuUtilMean: number | null }>;
+      verdict: { kind: string };
+    };
     expect(out.plan.batchesAhead).toBe(6);
     expect(out.id).toBeGreaterThan(0);
     expect(out.points).toHaveLength(1);
     expect(out.points[0]!.gpuUtilMean).not.toBeNull();
     fake.cleanup();
-    const list = spawnSync(process.execPath, [resolve(__dirname, '../../bin/beton.js'), 'runs', 'list', '--json'], { encoding: 'utf8', env });
+    const list = spawnSync(process.execPath, [resolve(__dirname, '../../bin/beton.js'), 'runs', 'list', '--json'], {
+      encoding: 'utf8',
+      env,
+    });
     expect((JSON.parse(list.stdout) as Array<{ id: number }>).map((x) => x.id)).toContain(out.id);
   });
 });

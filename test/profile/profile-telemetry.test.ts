@@ -44,7 +44,12 @@ describe('telemetry', () => {
   it('takes the wait per step from a pull hook, and sees its own busy CPU', async () => {
     const seen: TelemetrySample[] = [];
     let pulls = 0;
-    const t = await startTelemetry({ intervalMs: 60, gpu: false, onSample: (s) => seen.push(s), waitPerStep: () => (++pulls % 2 ? 12.5 : null) });
+    const t = await startTelemetry({
+      intervalMs: 60,
+      gpu: false,
+      onSample: (s) => seen.push(s),
+      waitPerStep: () => (++pulls % 2 ? 12.5 : null),
+    });
     // Keep one core busy for a while: the process's share of the machine must show it.
     const end = performance.now() + 400;
     while (performance.now() < end) await new Promise((r) => setImmediate(r));

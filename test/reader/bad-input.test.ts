@@ -26,7 +26,12 @@ beforeAll(async () => {
     im: { data: new Uint8Array(20 * 10 * 3).fill(i * 5), width: 20, height: 10 },
     k: i,
   }));
-  const schema = { b: new BytesField(), j: new JSONField(), im: new RGBImageField({ writeMode: 'proportion', compressProbability: 0.5 }), k: new IntField() };
+  const schema = {
+    b: new BytesField(),
+    j: new JSONField(),
+    im: new RGBImageField({ writeMode: 'proportion', compressProbability: 0.5 }),
+    k: new IntField(),
+  };
   await new DatasetWriter(good, schema, { pageSize: 4096, allowSmallPages: true, numWorkers: 0 }).write(samples);
   bytes = readFileSync(good);
 });
@@ -114,7 +119,7 @@ describe('bad .beton files', () => {
 
   it('garbage bytes and foreign files', async () => {
     let seed = 7;
-    const rand = (): number => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    const rand = (): number => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32;
     for (let k = 0; k < 20; k++) {
       const junk = Buffer.from(Array.from({ length: Math.floor(rand() * 5000) }, () => Math.floor(rand() * 256)));
       expect(await codeOf(variant(() => junk))).not.toBe('OK');

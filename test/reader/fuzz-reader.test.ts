@@ -81,7 +81,12 @@ interface BaseFile {
 async function describeBase(name: string, path: string): Promise<BaseFile> {
   const r = await Reader.open(path);
   try {
-    const members = r.fields.map(({ field }, f) => ({ offset: r.recordLayout.offsets[f]!, size: field.metadata.size, type: field.type, pointerOffset: field.pointerOffset }));
+    const members = r.fields.map(({ field }, f) => ({
+      offset: r.recordLayout.offsets[f]!,
+      size: field.metadata.size,
+      type: field.type,
+      pointerOffset: field.pointerOffset,
+    }));
     const objects: Array<[number, number, boolean]> = [];
     const image = r.fields.findIndex((f) => f.field.type === 'rgb_image');
     for (let i = 0; i < r.numSamples; i++) {
@@ -104,7 +109,8 @@ async function describeBase(name: string, path: string): Promise<BaseFile> {
       numSamples: r.numSamples,
       objects,
       imageField: image < 0 ? null : r.fields[image]!.name,
-      oneSize: image >= 0 && new Set(Array.from({ length: r.numSamples }, (_, i) => r.fieldMetadata(i, image).getUint32(1, true))).size <= 1,
+      oneSize:
+        image >= 0 && new Set(Array.from({ length: r.numSamples }, (_, i) => r.fieldMetadata(i, image).getUint32(1, true))).size <= 1,
     };
   } finally {
     r.close();
@@ -112,7 +118,19 @@ async function describeBase(name: string, path: string): Promise<BaseFile> {
 }
 
 const u64Values = (rng: Rng, around: number, page: number): bigint => {
-  const choices = [0, 1, around - 1, around + 1, around - 24, around + 24, around + page, around - page, 2 ** 32, 2 ** 53 - 1, rng.int(2 ** 31)];
+  const choices = [
+    0,
+    1,
+    around - 1,
+    around + 1,
+    around - 24,
+    around + 24,
+    around + page,
+    around - page,
+    2 ** 32,
+    2 ** 53 - 1,
+    rng.int(2 ** 31),
+  ];
   const v = rng.pick(choices);
   return v < 0 ? BigInt(rng.int(1000)) : rng.next() < 0.05 ? 0xffffffffffffffffn : BigInt(v);
 };
@@ -146,7 +164,11 @@ function mutateUnchecked(base: BaseFile, b: Buffer, rng: Rng): [string, Buffer] 
       const which = rng.pick(['version', 'num_fields', 'page_size', 'num_samples', 'alloc_table_ptr'] as const);
       if (which === 'version') b.writeUInt16LE(rng.pick([0, 1, 3, 0xffff]), 0);
       else if (which === 'num_fields') b.writeUInt16LE(Math.max(0, b.readUInt16LE(2) + rng.pick([-2, -1, 1, 2, 7, 300])) & 0xffff, 2);
-      else if (which === 'page_size') b.writeUInt32LE(rng.pick([0, 1, 511, 512, 4096, base.pageSize / 2, base.pageSize * 2, base.pageSize + 1, 0x80000000, 0xffffffff]) >>> 0, 4);
+      else if (which === 'page_size')
+        b.writeUInt32LE(
+          rng.pick([0, 1, 511, 512, 4096, base.pageSize / 2, base.pageSize * 2, base.pageSize + 1, 0x80000000, 0xffffffff]) >>> 0,
+          4,
+        );
       else if (which === 'num_samples') b.writeBigUInt64LE(u64Values(rng, base.numSamples, 1), 8);
       else b.writeBigUInt64LE(u64Values(rng, base.T, base.pageSize), 16);
       return [`header.${which}`, b];
@@ -184,7 +206,9 @@ function mutateUnchecked(base: BaseFile, b: Buffer, rng: Rng): [string, Buffer] 
     case 6: {
       // JPEG payloads: entropy data, a marker, the header, zeroed ranges, the tail.
       const jpegs = base.objects.filter((o) => o[2]);
-      const [ptr, size] = jpegs.length ? rng.pick(jpegs) : (rng.pick(base.objects.length ? base.objects : [[base.D0, 1, false]]) as [number, number, boolean]);
+      const [ptr, size] = jpegs.length
+        ? rng.pick(jpegs)
+        : (rng.pick(base.objects.length ? base.objects : [[base.D0, 1, false]]) as [number, number, boolean]);
       const what = rng.int(5);
       if (what === 0) flip(ptr + Math.floor(size * 0.3), ptr + size, 1 + rng.int(6));
       else if (what === 1) {
@@ -216,7 +240,12 @@ function mutateUnchecked(base: BaseFile, b: Buffer, rng: Rng): [string, Buffer] 
       return ['truncate', b.subarray(0, at)];
     }
     case 9: {
-      const tail = rng.pick([Buffer.alloc(24), Buffer.alloc(48, 0xff), Buffer.alloc(base.pageSize), Buffer.from(Array.from({ length: 1 + rng.int(200) }, () => rng.int(256)))]);
+      const tail = rng.pick([
+        Buffer.alloc(24),
+        Buffer.alloc(48, 0xff),
+        Buffer.alloc(base.pageSize),
+        Buffer.from(Array.from({ length: 1 + rng.int(200) }, () => rng.int(256))),
+      ]);
       return ['extend', Buffer.concat([b, tail])];
     }
     default: {
@@ -295,7 +324,13 @@ async function runLoaderJobs(jobs: LoaderJob[]): Promise<{ outcomes: string[]; c
   while (next < jobs.length) {
     children++;
     const from = next;
-    const result = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; current: number; hung: boolean; stderr: string }>((done) => {
+    const result = await new Promise<{
+      code: number | null;
+      signal: NodeJS.Signals | null;
+      current: number;
+      hung: boolean;
+      stderr: string;
+    }>((done) => {
       const child = spawn(process.execPath, [script, jobFile, String(from)], { stdio: ['ignore', 'pipe', 'pipe'] });
       let buf = '';
       let stderr = '';
@@ -362,107 +397,139 @@ beforeAll(async () => {
   for (const mode of modes) {
     const path = join(dir, `base-${mode}.beton`);
     const image = new RGBImageField({ writeMode: mode, smartThreshold: 25 * 25 * 3, compressProbability: 0.5 });
-    const schema: Record<string, Field> = mode === 'jpg' ? { image, label: new IntField(), blob: new BytesField() } : mode === 'smart' ? { image, meta: new JSONField(), label: new IntField() } : { image, label: new IntField() };
-    const rows = Array.from({ length: 30 }, (_, i) => ({ image: img(i), label: i, blob: new Uint8Array(i % 4 === 0 ? 0 : 5 + i).fill(i), meta: { i, tag: `s${i}` } }));
+    const schema: Record<string, Field> =
+      mode === 'jpg'
+        ? { image, label: new IntField(), blob: new BytesField() }
+        : mode === 'smart'
+          ? { image, meta: new JSONField(), label: new IntField() }
+          : { image, label: new IntField() };
+    const rows = Array.from({ length: 30 }, (_, i) => ({
+      image: img(i),
+      label: i,
+      blob: new Uint8Array(i % 4 === 0 ? 0 : 5 + i).fill(i),
+      meta: { i, tag: `s${i}` },
+    }));
     await new DatasetWriter(path, schema, { pageSize: 8192, allowSmallPages: true, numWorkers: 0 }).write(rows);
     bases.push(await describeBase(`written-${mode}`, path));
   }
 });
 
 describe.skipIf(!existsSync(LIB))('seeded reader/loader fuzzer', () => {
-  it(`mutated fixtures and write modes: no abort, hang or stack trace; every rejection named (seed ${SEED})`, async () => {
-    const t0 = performance.now();
-    const rng = rngFrom(SEED);
-    const mutants: Mutant[] = [];
-    for (const base of bases) {
-      for (let k = 0; k < PER_BASE; k++) {
-        const [kind, bytes] = mutateOnce(base, Buffer.from(base.bytes), rng);
-        const id = mutants.length;
-        const path = join(dir, `m${id}-${base.name}.beton`);
-        writeFileSync(path, bytes);
-        mutants.push({ id, base: base.name, kind, path, imageField: base.imageField, oneSize: base.oneSize });
+  it(
+    `mutated fixtures and write modes: no abort, hang or stack trace; every rejection named (seed ${SEED})`,
+    async () => {
+      const t0 = performance.now();
+      const rng = rngFrom(SEED);
+      const mutants: Mutant[] = [];
+      for (const base of bases) {
+        for (let k = 0; k < PER_BASE; k++) {
+          const [kind, bytes] = mutateOnce(base, Buffer.from(base.bytes), rng);
+          const id = mutants.length;
+          const path = join(dir, `m${id}-${base.name}.beton`);
+          writeFileSync(path, bytes);
+          mutants.push({ id, base: base.name, kind, path, imageField: base.imageField, oneSize: base.oneSize });
+        }
       }
-    }
 
-    // The Reader, as `beton dump` reads.
-    const tReader = performance.now();
-    const failures: string[] = [];
-    const readerOutcomes: string[] = [];
-    for (const m of mutants) {
-      let outcome = 'ok';
-      try {
-        const r = await Reader.open(m.path);
+      // The Reader, as `beton dump` reads.
+      const tReader = performance.now();
+      const failures: string[] = [];
+      const readerOutcomes: string[] = [];
+      for (const m of mutants) {
+        let outcome = 'ok';
         try {
-          for (let i = 0; i < r.numSamples; i++) canonicalSample(r, i);
-        } finally {
-          r.close();
+          const r = await Reader.open(m.path);
+          try {
+            for (let i = 0; i < r.numSamples; i++) canonicalSample(r, i);
+          } finally {
+            r.close();
+          }
+        } catch (e) {
+          if (e instanceof BetonFormatError) outcome = `BetonFormatError:${e.code}`;
+          else {
+            outcome = 'UNNAMED';
+            failures.push(`reader, mutant ${m.id} (${m.base}, ${m.kind}): ${(e as Error).name}: ${(e as Error).message}`);
+          }
         }
-      } catch (e) {
-        if (e instanceof BetonFormatError) outcome = `BetonFormatError:${e.code}`;
-        else {
-          outcome = 'UNNAMED';
-          failures.push(`reader, mutant ${m.id} (${m.base}, ${m.kind}): ${(e as Error).name}: ${(e as Error).message}`);
+        readerOutcomes.push(outcome);
+      }
+
+      // The Loader, 1 and 2 workers, in child processes.
+      const tLoader = performance.now();
+      const jobs: LoaderJob[] = mutants.map((m) => ({
+        file: m.path,
+        workers: rng.next() < 0.5 ? 1 : 2,
+        order: rng.next() < 0.5 ? 'sequential' : 'random',
+        osCache: rng.next() < 0.75,
+        field: m.imageField,
+        decoder: m.imageField ? rng.pick(m.oneSize ? (['simple', 'center', 'rrc'] as const) : (['center', 'rrc'] as const)) : null,
+      }));
+      const { outcomes: loaderOutcomes, children } = await runLoaderJobs(jobs);
+      loaderOutcomes.forEach((o, i) => {
+        const m = mutants[i]!;
+        // WORKER_FAILED would mean something escaped a worker's error handling: not allowed.
+        if (o !== 'ok' && !/^(BetonFormatError:[A-Z_]+|LoaderError:(CORRUPT_SAMPLE|BAD_PIPELINE|BAD_OPTIONS))$/.test(o))
+          failures.push(
+            `loader (${jobs[i]!.workers} workers, ${jobs[i]!.decoder ?? 'default'}), mutant ${m.id} (${m.base}, ${m.kind}): ${o}`,
+          );
+      });
+
+      // The CLI on a sample: exit 0/1, no stack trace, a named error.
+      const tCli = performance.now();
+      const cliOutcomes: string[] = [];
+      for (const m of mutants.filter((_, i) => i % CLI_EVERY === 0)) {
+        for (const cmd of ['dump', 'inspect']) {
+          const r = spawnSync(process.execPath, [CLI, cmd, m.path], { encoding: 'utf8', timeout: HANG_MS, maxBuffer: 64 << 20 });
+          const status = r.signal ? `signal ${r.signal}` : String(r.status);
+          cliOutcomes.push(`${cmd}:${status}`);
+          if (r.status !== 0 && r.status !== 1)
+            failures.push(`beton ${cmd}, mutant ${m.id} (${m.base}, ${m.kind}): exit ${status}: ${r.stderr.slice(0, 300)}`);
+          if (/\n\s+at /.test(r.stderr))
+            failures.push(`beton ${cmd}, mutant ${m.id} (${m.base}, ${m.kind}): stack trace: ${r.stderr.slice(0, 300)}`);
+          if (r.status === 1 && !/\[[A-Z][A-Z0-9_]+\]/.test(r.stderr))
+            failures.push(`beton ${cmd}, mutant ${m.id} (${m.base}, ${m.kind}): unnamed error: ${r.stderr.slice(0, 300)}`);
         }
       }
-      readerOutcomes.push(outcome);
-    }
 
-    // The Loader, 1 and 2 workers, in child processes.
-    const tLoader = performance.now();
-    const jobs: LoaderJob[] = mutants.map((m) => ({
-      file: m.path,
-      workers: rng.next() < 0.5 ? 1 : 2,
-      order: rng.next() < 0.5 ? 'sequential' : 'random',
-      osCache: rng.next() < 0.75,
-      field: m.imageField,
-      decoder: m.imageField ? rng.pick(m.oneSize ? (['simple', 'center', 'rrc'] as const) : (['center', 'rrc'] as const)) : null,
-    }));
-    const { outcomes: loaderOutcomes, children } = await runLoaderJobs(jobs);
-    loaderOutcomes.forEach((o, i) => {
-      const m = mutants[i]!;
-      // WORKER_FAILED would mean something escaped a worker's error handling: not allowed.
-      if (o !== 'ok' && !/^(BetonFormatError:[A-Z_]+|LoaderError:(CORRUPT_SAMPLE|BAD_PIPELINE|BAD_OPTIONS))$/.test(o)) failures.push(`loader (${jobs[i]!.workers} workers, ${jobs[i]!.decoder ?? 'default'}), mutant ${m.id} (${m.base}, ${m.kind}): ${o}`);
-    });
-
-    // The CLI on a sample: exit 0/1, no stack trace, a named error.
-    const tCli = performance.now();
-    const cliOutcomes: string[] = [];
-    for (const m of mutants.filter((_, i) => i % CLI_EVERY === 0)) {
-      for (const cmd of ['dump', 'inspect']) {
-        const r = spawnSync(process.execPath, [CLI, cmd, m.path], { encoding: 'utf8', timeout: HANG_MS, maxBuffer: 64 << 20 });
-        const status = r.signal ? `signal ${r.signal}` : String(r.status);
-        cliOutcomes.push(`${cmd}:${status}`);
-        if (r.status !== 0 && r.status !== 1) failures.push(`beton ${cmd}, mutant ${m.id} (${m.base}, ${m.kind}): exit ${status}: ${r.stderr.slice(0, 300)}`);
-        if (/\n\s+at /.test(r.stderr)) failures.push(`beton ${cmd}, mutant ${m.id} (${m.base}, ${m.kind}): stack trace: ${r.stderr.slice(0, 300)}`);
-        if (r.status === 1 && !/\[[A-Z][A-Z0-9_]+\]/.test(r.stderr)) failures.push(`beton ${cmd}, mutant ${m.id} (${m.base}, ${m.kind}): unnamed error: ${r.stderr.slice(0, 300)}`);
-      }
-    }
-
-    const seconds = (performance.now() - t0) / 1000;
-    const summary = {
-      seed: SEED,
-      perBase: PER_BASE,
-      baseFiles: bases.map((b) => b.name),
-      mutants: mutants.length,
-      runs: { reader: readerOutcomes.length, loader: loaderOutcomes.length, loaderChildren: children, cli: cliOutcomes.length },
-      loaderWorkers: tally(jobs.map((j) => `${j.workers}w`)),
-      mutations: tally(mutants.map((m) => m.kind.replace(/\(.*$/, ''))),
-      reader: tally(readerOutcomes),
-      loader: tally(loaderOutcomes.map((o) => (o.startsWith('ABORT') ? 'ABORT' : o))),
-      cli: tally(cliOutcomes),
-      // Where the Reader (beton dump) and the Loader disagree on whether the file is good.
-      readerVsLoader: tally(readerOutcomes.flatMap((r, i) => {
-        const l = loaderOutcomes[i]!;
-        return (r === 'ok') === (l === 'ok') ? [] : [`${r} / ${l}`];
-      })),
-      disagreements: readerOutcomes.flatMap((r, i) => {
-        const l = loaderOutcomes[i]!;
-        return (r === 'ok') === (l === 'ok') ? [] : [`mutant ${i} (${mutants[i]!.base}, ${mutants[i]!.kind}, ${jobs[i]!.decoder ?? 'default'}): ${r} / ${l}`];
-      }).slice(0, 20),
-      failures: failures.length,
-      seconds: { mutate: sec(t0, tReader), reader: sec(tReader, tLoader), loader: sec(tLoader, tCli), cli: sec(tCli, performance.now()), total: Number(seconds.toFixed(1)) },
-    };
-    console.log(`fuzz summary ${JSON.stringify(summary, null, 1)}`);
-    expect(failures).toEqual([]);
-  }, TEST_TIMEOUT);
+      const seconds = (performance.now() - t0) / 1000;
+      const summary = {
+        seed: SEED,
+        perBase: PER_BASE,
+        baseFiles: bases.map((b) => b.name),
+        mutants: mutants.length,
+        runs: { reader: readerOutcomes.length, loader: loaderOutcomes.length, loaderChildren: children, cli: cliOutcomes.length },
+        loaderWorkers: tally(jobs.map((j) => `${j.workers}w`)),
+        mutations: tally(mutants.map((m) => m.kind.replace(/\(.*$/, ''))),
+        reader: tally(readerOutcomes),
+        loader: tally(loaderOutcomes.map((o) => (o.startsWith('ABORT') ? 'ABORT' : o))),
+        cli: tally(cliOutcomes),
+        // Where the Reader (beton dump) and the Loader disagree on whether the file is good.
+        readerVsLoader: tally(
+          readerOutcomes.flatMap((r, i) => {
+            const l = loaderOutcomes[i]!;
+            return (r === 'ok') === (l === 'ok') ? [] : [`${r} / ${l}`];
+          }),
+        ),
+        disagreements: readerOutcomes
+          .flatMap((r, i) => {
+            const l = loaderOutcomes[i]!;
+            return (r === 'ok') === (l === 'ok')
+              ? []
+              : [`mutant ${i} (${mutants[i]!.base}, ${mutants[i]!.kind}, ${jobs[i]!.decoder ?? 'default'}): ${r} / ${l}`];
+          })
+          .slice(0, 20),
+        failures: failures.length,
+        seconds: {
+          mutate: sec(t0, tReader),
+          reader: sec(tReader, tLoader),
+          loader: sec(tLoader, tCli),
+          cli: sec(tCli, performance.now()),
+          total: Number(seconds.toFixed(1)),
+        },
+      };
+      console.log(`fuzz summary ${JSON.stringify(summary, null, 1)}`);
+      expect(failures).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
 });

@@ -15,7 +15,12 @@ import { RGBImageField } from '../../core/fields/rgb-image-field.js';
 import { BetonFormatError, type BetonErrorCode } from '../../core/format/errors.js';
 import { Loader } from '../../core/loader/loader.js';
 import { LoaderError } from '../../core/loader/errors.js';
-import { CenterCropRGBImageDecoder, RandomResizedCropRGBImageDecoder, SimpleRGBImageDecoder, type PipelineStep } from '../../core/pipeline/spec.js';
+import {
+  CenterCropRGBImageDecoder,
+  RandomResizedCropRGBImageDecoder,
+  SimpleRGBImageDecoder,
+  type PipelineStep,
+} from '../../core/pipeline/spec.js';
 import { Reader } from '../../core/reader/reader.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 import { FIXTURES, fixtureNames, fixturePath } from '../helpers/fixtures.js';
@@ -69,11 +74,17 @@ beforeAll(async () => {
     return { data, width: w, height: h };
   };
   const opts = { pageSize: 1 << 16, allowSmallPages: true, numWorkers: 0 };
-  await new DatasetWriter(jpgFixed, { image: new RGBImageField({ writeMode: 'jpg' }), label: new IntField() }, opts).write(Array.from({ length: 24 }, (_, i) => ({ image: img(i, 40, 32), label: i })));
-  await new DatasetWriter(mixed, { image: new RGBImageField({ writeMode: 'proportion', compressProbability: 0.5 }), blob: new BytesField(), label: new IntField() }, opts).write(
-    Array.from({ length: 24 }, (_, i) => ({ image: img(i, 30 + i, 20 + (i % 5)), blob: new Uint8Array(10 + i).fill(i), label: i })),
+  await new DatasetWriter(jpgFixed, { image: new RGBImageField({ writeMode: 'jpg' }), label: new IntField() }, opts).write(
+    Array.from({ length: 24 }, (_, i) => ({ image: img(i, 40, 32), label: i })),
   );
-  await new DatasetWriter(ints, { a: new IntField(), b: new IntField() }, opts).write(Array.from({ length: 50 }, (_, i) => ({ a: i, b: -i })));
+  await new DatasetWriter(
+    mixed,
+    { image: new RGBImageField({ writeMode: 'proportion', compressProbability: 0.5 }), blob: new BytesField(), label: new IntField() },
+    opts,
+  ).write(Array.from({ length: 24 }, (_, i) => ({ image: img(i, 30 + i, 20 + (i % 5)), blob: new Uint8Array(10 + i).fill(i), label: i })));
+  await new DatasetWriter(ints, { a: new IntField(), b: new IntField() }, opts).write(
+    Array.from({ length: 50 }, (_, i) => ({ a: i, b: -i })),
+  );
 });
 
 describe('Reader cross-checks (issue 12, item 8)', () => {
@@ -95,7 +106,11 @@ describe('Reader cross-checks (issue 12, item 8)', () => {
     }
     // Before the cross-checks, bytes_json with num_fields 1 read 63 garbage samples.
     expect(await codeOf(variant(fixturePath('bytes_json'), (b) => b.writeUInt16LE(1, 2)))).toBe('BAD_ALLOC_TABLE');
-    expect([...seen.keys()].every((c) => ['BAD_HEADER', 'BAD_FIELD', 'BAD_POINTER', 'BAD_ALLOC_TABLE', 'TRUNCATED', 'UNKNOWN_FIELD_TYPE', 'DUPLICATE_FIELD'].includes(c))).toBe(true);
+    expect(
+      [...seen.keys()].every((c) =>
+        ['BAD_HEADER', 'BAD_FIELD', 'BAD_POINTER', 'BAD_ALLOC_TABLE', 'TRUNCATED', 'UNKNOWN_FIELD_TYPE', 'DUPLICATE_FIELD'].includes(c),
+      ),
+    ).toBe(true);
   });
 
   it('descriptor bytes FFCV always leaves zero: name tail and arguments', async () => {
@@ -129,7 +144,9 @@ describe('Reader cross-checks (issue 12, item 8)', () => {
     // Entries 0 and 3 (samples 0 and 1) trade owners: counts stay right, owners do not.
     expect(await codeOf(variant(mixed, (b) => (b.writeBigUInt64LE(1n, T), b.writeBigUInt64LE(0n, T + 3 * 24))))).toBe('BAD_POINTER');
     // The blob of sample 0 (entry 1) grows by a byte: metadata says 10.
-    expect(await codeOf(variant(mixed, (b) => b.writeBigUInt64LE(b.readBigUInt64LE(T + 24 + 16) + 1n, T + 24 + 16)))).toMatch(/BAD_POINTER|BAD_ALLOC_TABLE/);
+    expect(await codeOf(variant(mixed, (b) => b.writeBigUInt64LE(b.readBigUInt64LE(T + 24 + 16) + 1n, T + 24 + 16)))).toMatch(
+      /BAD_POINTER|BAD_ALLOC_TABLE/,
+    );
   });
 
   it('metadata that contradicts the table: a bytes size, a raw image width', async () => {

@@ -15,7 +15,23 @@ import { failWith, fakeTransport, resetStores, tick } from './helpers.js';
 beforeEach(resetStores);
 afterEach(() => setTransport(null));
 
-const report = (path: string) => ({ path, numSamples: 4, skipped: [], pages: 1, pageSize: 8388608, fileSize: 1, elapsedMs: 1, samplesPerSec: 1, heapBytes: {}, imageModes: {}, sourceBytes: 0, source: { kind: 'x', path: '/src', items: 4 }, compressionRatio: null, passThrough: 0, reportPath: null });
+const report = (path: string) => ({
+  path,
+  numSamples: 4,
+  skipped: [],
+  pages: 1,
+  pageSize: 8388608,
+  fileSize: 1,
+  elapsedMs: 1,
+  samplesPerSec: 1,
+  heapBytes: {},
+  imageModes: {},
+  sourceBytes: 0,
+  source: { kind: 'x', path: '/src', items: 4 },
+  compressionRatio: null,
+  passThrough: 0,
+  reportPath: null,
+});
 
 describe('export: the code shown is the code of the inputs shown', () => {
   it('a result is keyed by loader, build and format; other inputs have none until generated', async () => {
@@ -30,7 +46,9 @@ describe('export: the code shown is the code of the inputs shown', () => {
 
   it('a late reply to older inputs is dropped', async () => {
     const pending: Array<() => void> = [];
-    fakeTransport({ 'export.generate': (p) => new Promise((ok) => pending.push(() => ok({ text: JSON.stringify(p), language: 'python' }))) });
+    fakeTransport({
+      'export.generate': (p) => new Promise((ok) => pending.push(() => ok({ text: JSON.stringify(p), language: 'python' }))),
+    });
     const first = useExportStore.getState().generate({ file: '/a.beton', batchSize: 8 }, null);
     const second = useExportStore.getState().generate({ file: '/a.beton', batchSize: 16 }, null);
     pending[1]!();
@@ -107,10 +125,16 @@ describe('profiles: the job shown follows the form; progress names the point plo
     fakeTransport({ 'profiles.start': () => ({ jobId: 'p1' }) });
     const grid = [1, 2, 3, 4].map((w) => ({ workers: w, batchSize: 8, order: 'random' as const, osCache: true }));
     await useProfilesStore.getState().start({ plan: { file: '/d.beton' } }, grid);
-    useProfilesStore.getState().onSample({ jobId: 'p1', sample: { t: 1, point: 0, imagesPerSec: 100, cpuPerCore: [], rssBytes: 0, diskReadBytes: 0, gpus: [] } });
+    useProfilesStore
+      .getState()
+      .onSample({ jobId: 'p1', sample: { t: 1, point: 0, imagesPerSec: 100, cpuPerCore: [], rssBytes: 0, diskReadBytes: 0, gpus: [] } });
     expect(pointProgressText(useProfilesStore.getState().job!)).toBe('measuring point 1 of 4 · 0 done');
-    useProfilesStore.getState().onProgress({ jobId: 'p1', kind: 'profile', done: 1, total: 4, rate: 0, etaMs: null, message: 'point 1 of 4' });
-    useProfilesStore.getState().onSample({ jobId: 'p1', sample: { t: 2, point: 1, imagesPerSec: 100, cpuPerCore: [], rssBytes: 0, diskReadBytes: 0, gpus: [] } });
+    useProfilesStore
+      .getState()
+      .onProgress({ jobId: 'p1', kind: 'profile', done: 1, total: 4, rate: 0, etaMs: null, message: 'point 1 of 4' });
+    useProfilesStore
+      .getState()
+      .onSample({ jobId: 'p1', sample: { t: 2, point: 1, imagesPerSec: 100, cpuPerCore: [], rssBytes: 0, diskReadBytes: 0, gpus: [] } });
     expect(pointProgressText(useProfilesStore.getState().job!)).toBe('measuring point 2 of 4 · 1 done');
   });
 
@@ -149,11 +173,26 @@ describe('build form: video clips and string labels', () => {
     const form = formFromDetected(video);
     expect(form.fields[0]).toMatchObject({ type: 'video_clip', writeMode: 'jpg', jpegQuality: '90' });
     expect(form.clip).toEqual({ clipLength: '16', stride: '', fps: '' });
-    const r = validateBuildForm({ ...form, clip: { clipLength: '8', stride: '4', fps: '10' }, fields: [{ ...form.fields[0]!, maxResolution: '64', jpegQuality: '80' }, form.fields[1]!] });
+    const r = validateBuildForm({
+      ...form,
+      clip: { clipLength: '8', stride: '4', fps: '10' },
+      fields: [{ ...form.fields[0]!, maxResolution: '64', jpegQuality: '80' }, form.fields[1]!],
+    });
     expect(r.errors).toEqual({});
     expect(r.config?.source).toEqual({ type: 'video_folder', path: '/v', clipLength: 8, stride: 4, fps: 10 });
-    expect(r.config?.fields?.[0]).toEqual({ name: 'clip', type: 'video_clip', writeMode: 'jpg', jpegQuality: 80, maxResolution: 64, frames: 8 });
-    expect(validateBuildForm({ ...form, clip: { clipLength: '0', stride: 'x', fps: '-1' } }).errors).toMatchObject({ 'clip.clipLength': expect.any(String), 'clip.stride': expect.any(String), 'clip.fps': expect.any(String) });
+    expect(r.config?.fields?.[0]).toEqual({
+      name: 'clip',
+      type: 'video_clip',
+      writeMode: 'jpg',
+      jpegQuality: 80,
+      maxResolution: 64,
+      frames: 8,
+    });
+    expect(validateBuildForm({ ...form, clip: { clipLength: '0', stride: 'x', fps: '-1' } }).errors).toMatchObject({
+      'clip.clipLength': expect.any(String),
+      'clip.stride': expect.any(String),
+      'clip.fps': expect.any(String),
+    });
   });
 
   it('a string column made int reads its categories, and the build config carries them', async () => {

@@ -98,7 +98,16 @@ describe('Sources', () => {
       'sources.detect': (p) => ({
         source: { type: 'image_folder', path: p.path },
         fields: [
-          { name: 'image', type: 'rgb_image', writeMode: 'raw', maxResolution: null, smartThreshold: null, jpegQuality: 90, compressProbability: 0.5, passThrough: false },
+          {
+            name: 'image',
+            type: 'rgb_image',
+            writeMode: 'raw',
+            maxResolution: null,
+            smartThreshold: null,
+            jpegQuality: 90,
+            compressProbability: 0.5,
+            passThrough: false,
+          },
           { name: 'label', type: 'int' },
         ],
         length: 48,
@@ -115,7 +124,9 @@ describe('Sources', () => {
     expect(build.disabled).toBe(false);
     fireEvent.change(screen.getByTestId('field-0-jpegQuality'), { target: { value: '150' } });
     fireEvent.change(screen.getByTestId('pagesize-input'), { target: { value: '3' } });
-    expect(screen.getAllByTestId('validation-msg').map((e) => e.textContent)).toEqual(expect.arrayContaining(['JPEG quality: 1 to 100.', expect.stringMatching(/power of two/)]));
+    expect(screen.getAllByTestId('validation-msg').map((e) => e.textContent)).toEqual(
+      expect.arrayContaining(['JPEG quality: 1 to 100.', expect.stringMatching(/power of two/)]),
+    );
     expect(build.disabled).toBe(true);
     expect(screen.getByTestId('form-status').textContent).toBe('2 problems to fix before building');
     expect(useSourcesStore.getState().form?.fields[0]?.jpegQuality).toBe('150');

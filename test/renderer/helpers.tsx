@@ -52,7 +52,16 @@ export function failWith(code: string, message: string): never {
 }
 
 export function resetStores(): void {
-  for (const s of [useBuildsStore, useDatasetsStore, useEnvStore, useExportStore, useProfilesStore, useRunsStore, useSourcesStore, useUiStore] as const) {
+  for (const s of [
+    useBuildsStore,
+    useDatasetsStore,
+    useEnvStore,
+    useExportStore,
+    useProfilesStore,
+    useRunsStore,
+    useSourcesStore,
+    useUiStore,
+  ] as const) {
     (s as { setState(v: unknown, replace: true): void }).setState(s.getInitialState(), true);
   }
 }

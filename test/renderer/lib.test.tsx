@@ -3,7 +3,19 @@ import { describe, expect, it, vi } from 'vitest';
 import { ApiError, call, httpTransport, setTransport, takeToken } from '../../renderer/src/lib/api.js';
 import { formFromDetected, validateBuildForm } from '../../renderer/src/lib/build-form.js';
 import { pipelinesFor, validateExportForm, DEFAULT_EXPORT_FORM } from '../../renderer/src/lib/export-form.js';
-import { basename, dirname, formatBytes, formatDuration, formatEta, formatNumber, formatRate, formatRatio, percent, shortenPath, suggestOutput } from '../../renderer/src/lib/format.js';
+import {
+  basename,
+  dirname,
+  formatBytes,
+  formatDuration,
+  formatEta,
+  formatNumber,
+  formatRate,
+  formatRatio,
+  percent,
+  shortenPath,
+  suggestOutput,
+} from '../../renderer/src/lib/format.js';
 import { highlightJson, highlightPython } from '../../renderer/src/lib/highlight.js';
 import { DEFAULT_PROFILE_FORM, gridOf, parseIntList, validateProfileForm } from '../../renderer/src/lib/profile-form.js';
 import { appendBounded, decimate, livePointRates, overlayChart, workersChart } from '../../renderer/src/lib/series.js';
@@ -63,7 +75,8 @@ describe('format helpers', () => {
 
 describe('highlighter', () => {
   it('tokenizes Python: keywords, strings, numbers, comments, literals — and loses nothing', () => {
-    const src = 'from ffcv.loader import Loader  # the loader\nloader = Loader("a.beton", batch_size=256, os_cache=True)\ns = """multi\nline"""\n';
+    const src =
+      'from ffcv.loader import Loader  # the loader\nloader = Loader("a.beton", batch_size=256, os_cache=True)\ns = """multi\nline"""\n';
     const toks = highlightPython(src);
     expect(toks.map((t) => t.text).join('')).toBe(src);
     const of = (type: string): string[] => toks.filter((t) => t.type === type).map((t) => t.text);
@@ -92,7 +105,16 @@ describe('highlighter', () => {
 const detected: DetectedSource = {
   source: { type: 'image_folder', path: '/data/train' },
   fields: [
-    { name: 'image', type: 'rgb_image', writeMode: 'raw', maxResolution: null, smartThreshold: null, jpegQuality: 90, compressProbability: 0.5, passThrough: false },
+    {
+      name: 'image',
+      type: 'rgb_image',
+      writeMode: 'raw',
+      maxResolution: null,
+      smartThreshold: null,
+      jpegQuality: 90,
+      compressProbability: 0.5,
+      passThrough: false,
+    },
     { name: 'label', type: 'int' },
   ],
   length: 48,
@@ -116,7 +138,15 @@ describe('build form', () => {
     form.fields[1] = { ...form.fields[1]!, name: 'image' };
     const r = validateBuildForm(form);
     expect(r.config).toBeNull();
-    expect(Object.keys(r.errors).sort()).toEqual(['fields.0.compressProbability', 'fields.0.jpegQuality', 'fields.0.maxResolution', 'fields.1.name', 'output', 'pageSize', 'workers']);
+    expect(Object.keys(r.errors).sort()).toEqual([
+      'fields.0.compressProbability',
+      'fields.0.jpegQuality',
+      'fields.0.maxResolution',
+      'fields.1.name',
+      'output',
+      'pageSize',
+      'workers',
+    ]);
     expect(r.errors.pageSize).toMatch(/power of two/);
   });
   it('warns (without blocking) about options that would have no effect', () => {
@@ -139,29 +169,57 @@ describe('profile form', () => {
   it('parses lists and builds the grid in the profiler order (workers innermost)', () => {
     expect(parseIntList('1, 2,4 2')).toEqual([1, 2, 4]);
     expect(parseIntList('1, x')).toBeNull();
-    expect(gridOf([1, 2], [8], ['random'], [true, false]).map((g) => `${g.workers}/${g.osCache}`)).toEqual(['1/true', '2/true', '1/false', '2/false']);
+    expect(gridOf([1, 2], [8], ['random'], [true, false]).map((g) => `${g.workers}/${g.osCache}`)).toEqual([
+      '1/true',
+      '2/true',
+      '1/false',
+      '2/false',
+    ]);
   });
   it('checks batch sizes against the dataset and omits workers for the default grid', () => {
     const bad = validateProfileForm({ ...DEFAULT_PROFILE_FORM, file: '/d.beton' }, { cores: 4, numSamples: 48 });
     expect(bad.errors.batchSizes).toMatch(/48 samples/);
-    const ok = validateProfileForm({ ...DEFAULT_PROFILE_FORM, file: '/d.beton', batchSizes: '8', secondsPerPoint: '1' }, { cores: 4, numSamples: 48 });
+    const ok = validateProfileForm(
+      { ...DEFAULT_PROFILE_FORM, file: '/d.beton', batchSizes: '8', secondsPerPoint: '1' },
+      { cores: 4, numSamples: 48 },
+    );
     expect(ok.errors).toEqual({});
     expect(ok.grid.map((g) => g.workers)).toEqual([1, 2, 4]);
-    expect(ok.params).toEqual({ plan: { file: '/d.beton', batchSizes: [8], orders: ['random'], osCache: [true], decoder: 'rrc:160', flip: true, secondsPerPoint: 1, warmupBatches: 2 } });
+    expect(ok.params).toEqual({
+      plan: {
+        file: '/d.beton',
+        batchSizes: [8],
+        orders: ['random'],
+        osCache: [true],
+        decoder: 'rrc:160',
+        flip: true,
+        secondsPerPoint: 1,
+        warmupBatches: 2,
+      },
+    });
   });
   it('offers batches ahead (the knob the verdict may advise): empty is the loader default, else 1..64', () => {
     const base = { ...DEFAULT_PROFILE_FORM, file: '/d.beton', batchSizes: '8' };
-    expect(validateProfileForm({ ...base, batchesAhead: '6' }, { cores: 4, numSamples: 48 }).params).toMatchObject({ plan: { batchesAhead: 6 } });
+    expect(validateProfileForm({ ...base, batchesAhead: '6' }, { cores: 4, numSamples: 48 }).params).toMatchObject({
+      plan: { batchesAhead: 6 },
+    });
     expect(validateProfileForm({ ...base, batchesAhead: '0' }, { cores: 4, numSamples: 48 }).errors.batchesAhead).toMatch(/1 to 64/);
     expect(validateProfileForm(base, { cores: 4, numSamples: 48 }).params).not.toHaveProperty('plan.batchesAhead');
   });
-  it('a training command is not attributed to the sweep tab\'s file: it names its own (optional) dataset', () => {
+  it("a training command is not attributed to the sweep tab's file: it names its own (optional) dataset", () => {
     const form = { ...DEFAULT_PROFILE_FORM, mode: 'exec' as const, file: '/sweep/tab.beton', command: 'python train.py' };
-    expect(validateProfileForm(form, { cores: 2, numSamples: null }).params).toEqual({ exec: { command: 'python train.py', throughputRegex: null, file: null } });
-    expect(validateProfileForm({ ...form, execFile: '/data/train.beton' }, { cores: 2, numSamples: null }).params).toMatchObject({ exec: { file: '/data/train.beton' } });
+    expect(validateProfileForm(form, { cores: 2, numSamples: null }).params).toEqual({
+      exec: { command: 'python train.py', throughputRegex: null, file: null },
+    });
+    expect(validateProfileForm({ ...form, execFile: '/data/train.beton' }, { cores: 2, numSamples: null }).params).toMatchObject({
+      exec: { file: '/data/train.beton' },
+    });
   });
   it('validates the exec mode pattern', () => {
-    const r = validateProfileForm({ ...DEFAULT_PROFILE_FORM, mode: 'exec', command: 'python train.py', throughputRegex: 'imgs=(\\d+)' }, { cores: 2, numSamples: null });
+    const r = validateProfileForm(
+      { ...DEFAULT_PROFILE_FORM, mode: 'exec', command: 'python train.py', throughputRegex: 'imgs=(\\d+)' },
+      { cores: 2, numSamples: null },
+    );
     expect(r.errors.throughputRegex).toMatch(/named group/);
   });
 });
@@ -174,7 +232,12 @@ describe('export form', () => {
   ];
   it('gives each field its pipeline; images get decoder, flip, normalize, channels first', () => {
     const p = pipelinesFor(fields, { decoder: 'center', size: '224', flip: true, normalize: true });
-    expect(p.image!.map((s) => ('decoder' in s ? s.decoder : s.op))).toEqual(['center_crop', 'random_horizontal_flip', 'normalize', 'to_chw']);
+    expect(p.image!.map((s) => ('decoder' in s ? s.decoder : s.op))).toEqual([
+      'center_crop',
+      'random_horizontal_flip',
+      'normalize',
+      'to_chw',
+    ]);
     expect(p.label).toEqual([{ decoder: 'int' }]);
     expect(p.meta).toBeNull();
   });
@@ -207,7 +270,15 @@ describe('series', () => {
     expect(decimate([1, 2, 3, 4, 5, 6])).toEqual([1, 3, 5, 6]);
   });
   it('estimates live per-point rates and maps them onto the grid', () => {
-    const sample = (point: number | null, ips: number | null) => ({ t: 0, point, imagesPerSec: ips, cpuPerCore: [], rssBytes: 0, diskReadBytes: 0, gpus: [] });
+    const sample = (point: number | null, ips: number | null) => ({
+      t: 0,
+      point,
+      imagesPerSec: ips,
+      cpuPerCore: [],
+      rssBytes: 0,
+      diskReadBytes: 0,
+      gpus: [],
+    });
     const live = livePointRates([sample(0, 100), sample(0, 300), sample(null, 50), sample(1, null), sample(1, 400)]);
     expect([...live]).toEqual([
       [0, 200],
@@ -222,7 +293,18 @@ describe('series', () => {
     ]);
   });
   it('overlays runs as best images/s per worker count', () => {
-    const pt = (workers: number, ips: number) => ({ index: 0, config: { workers, batchSize: 8, order: 'random' as const, osCache: true }, images: 0, seconds: 1, imagesPerSec: ips, batchesPerSec: 0, waitP50Ms: 0, waitP95Ms: 0, cpuPerCore: [], gpuUtilMean: null });
+    const pt = (workers: number, ips: number) => ({
+      index: 0,
+      config: { workers, batchSize: 8, order: 'random' as const, osCache: true },
+      images: 0,
+      seconds: 1,
+      imagesPerSec: ips,
+      batchesPerSec: 0,
+      waitP50Ms: 0,
+      waitP95Ms: 0,
+      cpuPerCore: [],
+      gpuUtilMean: null,
+    });
     const o = overlayChart([
       { id: 1, points: [pt(1, 100), pt(2, 150), pt(2, 180)] },
       { id: 2, points: [pt(1, 120)] },
@@ -237,9 +319,15 @@ describe('series', () => {
 
 describe('profile outcome kind', () => {
   it('tags the wire outcome by its keys: an exec outcome has an exit code', () => {
-    expect(outcomeWithKind({ runId: 3, verdict: { kind: 'decode-bound', summary: 's', evidence: ['e'], advice: [] }, points: [] })).toMatchObject({ kind: 'sweep', runId: 3, verdict: { kind: 'decode-bound' } });
-    expect(outcomeWithKind({ runId: 4, exitCode: 0, signal: null, imagesTotal: 10, seconds: 1, stderrTail: [], failure: null })).toMatchObject({ kind: 'exec', exitCode: 0 });
-    expect(outcomeWithKind({ runId: 5, exitCode: null, signal: 'SIGTERM', imagesTotal: 0, seconds: 1, stderrTail: [], failure: 'killed' })).toMatchObject({ kind: 'exec', signal: 'SIGTERM' });
+    expect(
+      outcomeWithKind({ runId: 3, verdict: { kind: 'decode-bound', summary: 's', evidence: ['e'], advice: [] }, points: [] }),
+    ).toMatchObject({ kind: 'sweep', runId: 3, verdict: { kind: 'decode-bound' } });
+    expect(
+      outcomeWithKind({ runId: 4, exitCode: 0, signal: null, imagesTotal: 10, seconds: 1, stderrTail: [], failure: null }),
+    ).toMatchObject({ kind: 'exec', exitCode: 0 });
+    expect(
+      outcomeWithKind({ runId: 5, exitCode: null, signal: 'SIGTERM', imagesTotal: 0, seconds: 1, stderrTail: [], failure: 'killed' }),
+    ).toMatchObject({ kind: 'exec', signal: 'SIGTERM' });
   });
 });
 
@@ -258,7 +346,10 @@ describe('api client', () => {
   it('posts JSON with the token header and unwraps envelopes into values or ApiErrors', async () => {
     const fetch = vi.fn(async (url: string, init: RequestInit) => {
       const body = JSON.parse(String(init.body)) as { path?: string };
-      if (url.endsWith('/api/datasets.inspect')) return new Response(JSON.stringify({ ok: false, error: { code: 'FORBIDDEN', message: `${body.path} is outside` } }), { status: 403 });
+      if (url.endsWith('/api/datasets.inspect'))
+        return new Response(JSON.stringify({ ok: false, error: { code: 'FORBIDDEN', message: `${body.path} is outside` } }), {
+          status: 403,
+        });
       return new Response(JSON.stringify({ ok: true, value: { path: '/', parent: null, entries: [] } }), { status: 200 });
     });
     setTransport(httpTransport({ token: 't0k', fetch: fetch as unknown as typeof globalThis.fetch }));
@@ -273,9 +364,18 @@ describe('api client', () => {
   });
 
   it('maps transport failures to NETWORK / UNAUTHORIZED errors', async () => {
-    setTransport(httpTransport({ token: null, fetch: (async () => { throw new TypeError('Failed to fetch'); }) as unknown as typeof globalThis.fetch }));
+    setTransport(
+      httpTransport({
+        token: null,
+        fetch: (async () => {
+          throw new TypeError('Failed to fetch');
+        }) as unknown as typeof globalThis.fetch,
+      }),
+    );
     await expect(call('env.info', {})).rejects.toMatchObject({ code: 'NETWORK' });
-    setTransport(httpTransport({ token: null, fetch: (async () => new Response('no', { status: 401 })) as unknown as typeof globalThis.fetch }));
+    setTransport(
+      httpTransport({ token: null, fetch: (async () => new Response('no', { status: 401 })) as unknown as typeof globalThis.fetch }),
+    );
     await expect(call('env.info', {})).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
     setTransport(null);
   });
@@ -305,7 +405,9 @@ describe('api client', () => {
     const off = t.onEvent((e) => got.push(e));
     expect(instances[0]!.url).toBe('/api/events?token=a%20b');
     instances[0]!.onopen!();
-    instances[0]!.handlers.get('jobs:progress')!({ data: JSON.stringify({ jobId: 'j', kind: 'build', done: 1, total: 2, rate: 1, etaMs: 1 }) } as MessageEvent<string>);
+    instances[0]!.handlers.get('jobs:progress')!({
+      data: JSON.stringify({ jobId: 'j', kind: 'build', done: 1, total: 2, rate: 1, etaMs: 1 }),
+    } as MessageEvent<string>);
     instances[0]!.handlers.get('runs:changed')!({ data: 'not json' } as MessageEvent<string>);
     expect(got).toEqual([{ event: 'jobs:progress', data: { jobId: 'j', kind: 'build', done: 1, total: 2, rate: 1, etaMs: 1 } }]);
     off();

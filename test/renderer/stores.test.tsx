@@ -14,7 +14,14 @@ import { failWith, fakeTransport, resetStores, tick } from './helpers.js';
 beforeEach(resetStores);
 afterEach(() => setTransport(null));
 
-const progress = (jobId: string, done: number, total: number | null = 100): ProgressEvent => ({ jobId, kind: 'build', done, total, rate: done * 10, etaMs: 1000 });
+const progress = (jobId: string, done: number, total: number | null = 100): ProgressEvent => ({
+  jobId,
+  kind: 'build',
+  done,
+  total,
+  rate: done * 10,
+  etaMs: 1000,
+});
 const config = { source: { type: 'image_folder' as const, path: '/d/images' }, output: '/d/images.beton' };
 
 describe('builds store', () => {
@@ -48,7 +55,31 @@ describe('builds store', () => {
     // The last progress (done === total) always lands in the history.
     useBuildsStore.getState().onProgress(progress('j1', 100), t0 + 510);
     expect(useBuildsStore.getState().jobs.j1!.history.at(-1)).toMatchObject({ done: 100 });
-    useBuildsStore.getState().onFinished({ jobId: 'j1', kind: 'build', status: 'ok', result: { path: '/d/images.beton', numSamples: 48, skipped: [], pages: 1, pageSize: 8388608, fileSize: 1, elapsedMs: 600, samplesPerSec: 80, heapBytes: { image: 10 }, imageModes: {}, sourceBytes: 0, source: { kind: 'image_folder', path: '/d/images', items: 48 }, compressionRatio: null, passThrough: 0, reportPath: null } }, t0 + 700);
+    useBuildsStore.getState().onFinished(
+      {
+        jobId: 'j1',
+        kind: 'build',
+        status: 'ok',
+        result: {
+          path: '/d/images.beton',
+          numSamples: 48,
+          skipped: [],
+          pages: 1,
+          pageSize: 8388608,
+          fileSize: 1,
+          elapsedMs: 600,
+          samplesPerSec: 80,
+          heapBytes: { image: 10 },
+          imageModes: {},
+          sourceBytes: 0,
+          source: { kind: 'image_folder', path: '/d/images', items: 48 },
+          compressionRatio: null,
+          passThrough: 0,
+          reportPath: null,
+        },
+      },
+      t0 + 700,
+    );
     const done = useBuildsStore.getState().jobs.j1!;
     expect(done.status).toBe('ok');
     expect(done.report?.numSamples).toBe(48);
@@ -62,7 +93,15 @@ describe('builds store', () => {
     const s = useBuildsStore.getState();
     // A build that starts up for 1.2 s, then writes 240 samples/s; the host's own rate is its
     // average since the start (what the chart used to plot: 13, 52, 81 … while 240 was shown).
-    const at = (ms: number, done: number): ProgressEvent => ({ jobId: 'r', kind: 'build', done, total: 1000, rate: done / (ms / 1000), etaMs: null, elapsedMs: ms });
+    const at = (ms: number, done: number): ProgressEvent => ({
+      jobId: 'r',
+      kind: 'build',
+      done,
+      total: 1000,
+      rate: done / (ms / 1000),
+      etaMs: null,
+      elapsedMs: ms,
+    });
     s.onProgress(at(1200, 16), 5_000);
     expect(useBuildsStore.getState().jobs.r!.progress!.rate).toBeNull(); // the baseline
     expect(useBuildsStore.getState().jobs.r!.history).toEqual([]);
@@ -75,18 +114,100 @@ describe('builds store', () => {
     expect(job.progress!.rate).toBe(job.history.at(-1)!.rate);
     // A build shorter than the window: its rate is over the whole build, for the number and the one point.
     s.onProgress({ ...at(280, 40), jobId: 'tiny' }, 9_000);
-    s.onFinished({ jobId: 'tiny', kind: 'build', status: 'ok', result: { path: '/t.beton', numSamples: 48, skipped: [], pages: 1, pageSize: 8388608, fileSize: 1, elapsedMs: 300, samplesPerSec: 160, heapBytes: {}, imageModes: {}, sourceBytes: 0, source: { kind: 'image_folder', path: '/t', items: 48 }, compressionRatio: null, passThrough: 0, reportPath: null } }, 9_100);
+    s.onFinished(
+      {
+        jobId: 'tiny',
+        kind: 'build',
+        status: 'ok',
+        result: {
+          path: '/t.beton',
+          numSamples: 48,
+          skipped: [],
+          pages: 1,
+          pageSize: 8388608,
+          fileSize: 1,
+          elapsedMs: 300,
+          samplesPerSec: 160,
+          heapBytes: {},
+          imageModes: {},
+          sourceBytes: 0,
+          source: { kind: 'image_folder', path: '/t', items: 48 },
+          compressionRatio: null,
+          passThrough: 0,
+          reportPath: null,
+        },
+      },
+      9_100,
+    );
     const tiny = useBuildsStore.getState().jobs.tiny!;
     expect(tiny.progress!.rate).toBeCloseTo(160, 6);
     expect(tiny.history.map((h) => h.rate)).toEqual([tiny.progress!.rate]);
     // 48 images in 120 ms: one report (the baseline) or none before the end — still one point, the whole build's.
     s.onProgress({ ...at(110, 48), jobId: 'fast' }, 9_200);
-    s.onFinished({ jobId: 'fast', kind: 'build', status: 'ok', result: { path: '/f.beton', numSamples: 48, skipped: [], pages: 1, pageSize: 8388608, fileSize: 1, elapsedMs: 120, samplesPerSec: 400, heapBytes: {}, imageModes: {}, sourceBytes: 0, source: { kind: 'image_folder', path: '/f', items: 48 }, compressionRatio: null, passThrough: 0, reportPath: null } }, 9_300);
+    s.onFinished(
+      {
+        jobId: 'fast',
+        kind: 'build',
+        status: 'ok',
+        result: {
+          path: '/f.beton',
+          numSamples: 48,
+          skipped: [],
+          pages: 1,
+          pageSize: 8388608,
+          fileSize: 1,
+          elapsedMs: 120,
+          samplesPerSec: 400,
+          heapBytes: {},
+          imageModes: {},
+          sourceBytes: 0,
+          source: { kind: 'image_folder', path: '/f', items: 48 },
+          compressionRatio: null,
+          passThrough: 0,
+          reportPath: null,
+        },
+      },
+      9_300,
+    );
     expect(useBuildsStore.getState().jobs.fast!.history.map((h) => h.rate)).toEqual([400]);
-    s.onFinished({ jobId: 'no-reports', kind: 'build', status: 'ok', result: { path: '/f.beton', numSamples: 48, skipped: [], pages: 1, pageSize: 8388608, fileSize: 1, elapsedMs: 120, samplesPerSec: 400, heapBytes: {}, imageModes: {}, sourceBytes: 0, source: { kind: 'image_folder', path: '/f', items: 48 }, compressionRatio: null, passThrough: 0, reportPath: null } }, 9_400);
+    s.onFinished(
+      {
+        jobId: 'no-reports',
+        kind: 'build',
+        status: 'ok',
+        result: {
+          path: '/f.beton',
+          numSamples: 48,
+          skipped: [],
+          pages: 1,
+          pageSize: 8388608,
+          fileSize: 1,
+          elapsedMs: 120,
+          samplesPerSec: 400,
+          heapBytes: {},
+          imageModes: {},
+          sourceBytes: 0,
+          source: { kind: 'image_folder', path: '/f', items: 48 },
+          compressionRatio: null,
+          passThrough: 0,
+          reportPath: null,
+        },
+      },
+      9_400,
+    );
     expect(useBuildsStore.getState().jobs['no-reports']!.history.map((h) => h.rate)).toEqual([400]);
     expect(windowRate([], 100, 5).rate).toBeNull();
-    expect(windowRate([{ t: 0, done: 0 }, { t: 500, done: 50 }, { t: 1000, done: 100 }], 1600, 200).rate).toBeCloseTo(((200 - 50) * 1000) / 1100, 6);
+    expect(
+      windowRate(
+        [
+          { t: 0, done: 0 },
+          { t: 500, done: 50 },
+          { t: 1000, done: 100 },
+        ],
+        1600,
+        200,
+      ).rate,
+    ).toBeCloseTo(((200 - 50) * 1000) / 1100, 6);
   });
 
   it('keeps the history bounded on a long build', () => {
@@ -135,12 +256,41 @@ describe('runs store', () => {
   });
 
   it('loads the list, loads details of selected runs, compares two, and deletes', async () => {
-    const runs = [1, 2, 3].map((id) => ({ id, kind: 'sweep' as const, startedAt: '2026-01-01T00:00:00Z', finishedAt: null, status: 'ok' as const, datasetPath: '/d.beton', hostname: 'h', points: 1, bestImagesPerSec: 100 * id, verdictKind: 'balanced' }));
+    const runs = [1, 2, 3].map((id) => ({
+      id,
+      kind: 'sweep' as const,
+      startedAt: '2026-01-01T00:00:00Z',
+      finishedAt: null,
+      status: 'ok' as const,
+      datasetPath: '/d.beton',
+      hostname: 'h',
+      points: 1,
+      bestImagesPerSec: 100 * id,
+      verdictKind: 'balanced',
+    }));
     let list = runs;
     const t = fakeTransport({
       'runs.list': () => list,
-      'runs.get': (p) => ({ ...runs.find((r) => r.id === p.id), machine: { hostname: 'h', cpuModel: 'c', cores: 2 }, dataset: null, samples: [], verdict: null, points: [{ index: 0, config: { workers: 1, batchSize: 8, order: 'random', osCache: true }, imagesPerSec: 100 * Number(p.id) }] }),
-      'runs.compare': (p) => ({ rows: [{ config: { workers: 1, batchSize: 8, order: 'random', osCache: true }, a: { imagesPerSec: 100 * Number(p.a) }, b: { imagesPerSec: 100 * Number(p.b) }, ratio: Number(p.b) / Number(p.a) }], sameMachine: true, sameDataset: true }),
+      'runs.get': (p) => ({
+        ...runs.find((r) => r.id === p.id),
+        machine: { hostname: 'h', cpuModel: 'c', cores: 2 },
+        dataset: null,
+        samples: [],
+        verdict: null,
+        points: [{ index: 0, config: { workers: 1, batchSize: 8, order: 'random', osCache: true }, imagesPerSec: 100 * Number(p.id) }],
+      }),
+      'runs.compare': (p) => ({
+        rows: [
+          {
+            config: { workers: 1, batchSize: 8, order: 'random', osCache: true },
+            a: { imagesPerSec: 100 * Number(p.a) },
+            b: { imagesPerSec: 100 * Number(p.b) },
+            ratio: Number(p.b) / Number(p.a),
+          },
+        ],
+        sameMachine: true,
+        sameDataset: true,
+      }),
       'runs.delete': (p) => {
         list = list.filter((r) => r.id !== p.id);
         return { deleted: true };
@@ -186,7 +336,11 @@ describe('profiles store', () => {
   it('collects live samples, buffers events that beat the start answer, and takes the verdict', async () => {
     let release!: () => void;
     fakeTransport({ 'profiles.start': () => new Promise((r) => (release = () => r({ jobId: 'p1' }))) });
-    const started = useProfilesStore.getState().start({ plan: { file: '/d.beton', workers: [1], batchSizes: [8], secondsPerPoint: 1 } }, [{ workers: 1, batchSize: 8, order: 'random', osCache: true }]);
+    const started = useProfilesStore
+      .getState()
+      .start({ plan: { file: '/d.beton', workers: [1], batchSizes: [8], secondsPerPoint: 1 } }, [
+        { workers: 1, batchSize: 8, order: 'random', osCache: true },
+      ]);
     await tick();
     const sample = (t: number) => ({ t, point: 0, imagesPerSec: 100 + t, cpuPerCore: [0.5, 0.7], rssBytes: 1, diskReadBytes: 0, gpus: [] });
     routeEvent({ event: 'jobs:sample', data: { jobId: 'p1', sample: sample(250) } });
@@ -195,10 +349,21 @@ describe('profiles store', () => {
     await started;
     expect(useProfilesStore.getState().job?.samples.map((s) => s.t)).toEqual([250]);
     routeEvent({ event: 'jobs:sample', data: { jobId: 'p1', sample: sample(500) } });
-    routeEvent({ event: 'jobs:progress', data: { jobId: 'p1', kind: 'profile', done: 1, total: 1, rate: 0, etaMs: null, message: 'point 1 of 1' } });
+    routeEvent({
+      event: 'jobs:progress',
+      data: { jobId: 'p1', kind: 'profile', done: 1, total: 1, rate: 0, etaMs: null, message: 'point 1 of 1' },
+    });
     expect(useProfilesStore.getState().job?.samples).toHaveLength(2);
     expect(useProfilesStore.getState().job?.progress?.message).toBe('point 1 of 1');
-    routeEvent({ event: 'jobs:finished', data: { jobId: 'p1', kind: 'profile', status: 'ok', result: { runId: 7, verdict: { kind: 'decode-bound', summary: 'Decode-bound.', evidence: ['e1'], advice: ['a1'] }, points: [] } } });
+    routeEvent({
+      event: 'jobs:finished',
+      data: {
+        jobId: 'p1',
+        kind: 'profile',
+        status: 'ok',
+        result: { runId: 7, verdict: { kind: 'decode-bound', summary: 'Decode-bound.', evidence: ['e1'], advice: ['a1'] }, points: [] },
+      },
+    });
     const job = useProfilesStore.getState().job!;
     expect(job.status).toBe('ok');
     expect(job.outcome).toMatchObject({ kind: 'sweep', runId: 7, verdict: { kind: 'decode-bound', evidence: ['e1'] } });
@@ -207,14 +372,42 @@ describe('profiles store', () => {
   it('a failed command is failed with its code, exit code and stderr tail', async () => {
     fakeTransport({ 'profiles.start': () => ({ jobId: 'x1' }) });
     await useProfilesStore.getState().start({ exec: { command: 'nosuchcmd', throughputRegex: null, file: null } }, []);
-    routeEvent({ event: 'jobs:finished', data: { jobId: 'x1', kind: 'profile', status: 'failed', code: 'EXEC_FAILED', message: 'the command exited with code 127 (command not found): sh: 1: nosuchcmd: not found', result: { runId: 3, exitCode: 127, signal: null, imagesTotal: 0, seconds: 0.1, stderrTail: ['sh: 1: nosuchcmd: not found'], failure: 'the command exited with code 127 (command not found)' } } });
+    routeEvent({
+      event: 'jobs:finished',
+      data: {
+        jobId: 'x1',
+        kind: 'profile',
+        status: 'failed',
+        code: 'EXEC_FAILED',
+        message: 'the command exited with code 127 (command not found): sh: 1: nosuchcmd: not found',
+        result: {
+          runId: 3,
+          exitCode: 127,
+          signal: null,
+          imagesTotal: 0,
+          seconds: 0.1,
+          stderrTail: ['sh: 1: nosuchcmd: not found'],
+          failure: 'the command exited with code 127 (command not found)',
+        },
+      },
+    });
     const job = useProfilesStore.getState().job!;
     expect(job).toMatchObject({ status: 'failed', code: 'EXEC_FAILED' });
-    expect(job.outcome).toMatchObject({ kind: 'exec', exitCode: 127, stderrTail: ['sh: 1: nosuchcmd: not found'], failure: 'the command exited with code 127 (command not found)' });
+    expect(job.outcome).toMatchObject({
+      kind: 'exec',
+      exitCode: 127,
+      stderrTail: ['sh: 1: nosuchcmd: not found'],
+      failure: 'the command exited with code 127 (command not found)',
+    });
   });
 
   it('cancel ends "Cancelling…" when the host no longer has the job (no jobs:finished will come)', async () => {
-    fakeTransport({ 'profiles.start': () => ({ jobId: 'gone' }), 'profiles.cancel': () => ({ cancelled: false }), 'builds.start': () => ({ jobId: 'b-gone' }), 'builds.cancel': () => ({ cancelled: false }) });
+    fakeTransport({
+      'profiles.start': () => ({ jobId: 'gone' }),
+      'profiles.cancel': () => ({ cancelled: false }),
+      'builds.start': () => ({ jobId: 'b-gone' }),
+      'builds.cancel': () => ({ cancelled: false }),
+    });
     await useProfilesStore.getState().start({ plan: { file: '/d.beton' } }, []);
     await useProfilesStore.getState().cancel();
     expect(useProfilesStore.getState().job).toMatchObject({ status: 'cancelled', cancelling: false });
@@ -234,7 +427,10 @@ describe('profiles store', () => {
 describe('sources and datasets stores', () => {
   it('detects a source into an editable form, and reports errors with their code', async () => {
     fakeTransport({
-      'sources.detect': (p) => (p.path === '/etc' ? failWith('FORBIDDEN', '/etc is outside the folders') : { source: { type: 'image_folder', path: p.path }, fields: [{ name: 'label', type: 'int' }], length: 3 }),
+      'sources.detect': (p) =>
+        p.path === '/etc'
+          ? failWith('FORBIDDEN', '/etc is outside the folders')
+          : { source: { type: 'image_folder', path: p.path }, fields: [{ name: 'label', type: 'int' }], length: 3 },
     });
     await useSourcesStore.getState().detect('/d/images');
     expect(useSourcesStore.getState().form?.output).toBe('/d/images.beton');
@@ -247,8 +443,24 @@ describe('sources and datasets stores', () => {
 
   it('opens a dataset, previews its first page and pages on', async () => {
     const t = fakeTransport({
-      'datasets.inspect': (p) => ({ path: p.path, fileSize: 1, version: 2, numSamples: 50, pageSize: 8388608, numPages: 1, recordSize: 24, fields: [], regions: [], pageMap: [[0, 0, 49, 100]] }),
-      'datasets.preview': (p) => ({ path: p.path, start: p.start, numSamples: 50, samples: [{ index: p.start, fields: { label: { kind: 'text', text: '1' } } }] }),
+      'datasets.inspect': (p) => ({
+        path: p.path,
+        fileSize: 1,
+        version: 2,
+        numSamples: 50,
+        pageSize: 8388608,
+        numPages: 1,
+        recordSize: 24,
+        fields: [],
+        regions: [],
+        pageMap: [[0, 0, 49, 100]],
+      }),
+      'datasets.preview': (p) => ({
+        path: p.path,
+        start: p.start,
+        numSamples: 50,
+        samples: [{ index: p.start, fields: { label: { kind: 'text', text: '1' } } }],
+      }),
     });
     await useDatasetsStore.getState().open('/d.beton');
     expect(useDatasetsStore.getState().preview?.start).toBe(0);
@@ -262,7 +474,18 @@ describe('sources and datasets stores', () => {
 
   it('"Go to sample 999" of 1000 shows the page holding it (984–999) with 999 marked, not a one-item page', async () => {
     const t = fakeTransport({
-      'datasets.inspect': (p) => ({ path: p.path, fileSize: 1, version: 2, numSamples: 1000, pageSize: 8388608, numPages: 1, recordSize: 24, fields: [], regions: [], pageMap: [] }),
+      'datasets.inspect': (p) => ({
+        path: p.path,
+        fileSize: 1,
+        version: 2,
+        numSamples: 1000,
+        pageSize: 8388608,
+        numPages: 1,
+        recordSize: 24,
+        fields: [],
+        regions: [],
+        pageMap: [],
+      }),
       'datasets.preview': (p) => ({ path: p.path, start: p.start, numSamples: 1000, samples: [] }),
     });
     await useDatasetsStore.getState().open('/d.beton');
@@ -281,7 +504,12 @@ describe('ui store: theme', () => {
     useUiStore.getState().setTheme('system');
   });
   const osPrefers = (dark: boolean): void => {
-    globalThis.matchMedia = ((q: string) => ({ matches: dark && q.includes('dark'), media: q, addEventListener: () => {}, removeEventListener: () => {} })) as unknown as typeof matchMedia;
+    globalThis.matchMedia = ((q: string) => ({
+      matches: dark && q.includes('dark'),
+      media: q,
+      addEventListener: () => {},
+      removeEventListener: () => {},
+    })) as unknown as typeof matchMedia;
   };
 
   it('"system" resolves to the OS scheme, so the stylesheet needs each palette once', () => {

@@ -63,13 +63,26 @@ function makeRun(opts: { host?: string; startedAt?: string; speed?: number; data
   const speed = opts.speed ?? 1;
   const points: PointResult[] = [];
   let i = 0;
-  for (const osCache of [true, false]) for (const batchSize of [64, 256]) for (const workers of [1, 2, 4]) points.push(point(i++, workers, batchSize, osCache, speed * (800 * workers + batchSize + (osCache ? 300 : 0))));
+  for (const osCache of [true, false])
+    for (const batchSize of [64, 256])
+      for (const workers of [1, 2, 4])
+        points.push(point(i++, workers, batchSize, osCache, speed * (800 * workers + batchSize + (osCache ? 300 : 0))));
   return {
     kind: 'sweep',
     startedAt: opts.startedAt ?? '2025-03-01T10:00:00.000Z',
     finishedAt: '2025-03-01T10:01:30.500Z',
     status: 'ok',
-    plan: { file: opts.datasetPath ?? '/data/train.beton', workers: [1, 2, 4], batchSizes: [64, 256], orders: ['random'], osCache: [true, false], decoder: 'rrc:160', flip: true, secondsPerPoint: 4, warmupBatches: 3 },
+    plan: {
+      file: opts.datasetPath ?? '/data/train.beton',
+      workers: [1, 2, 4],
+      batchSizes: [64, 256],
+      orders: ['random'],
+      osCache: [true, false],
+      decoder: 'rrc:160',
+      flip: true,
+      secondsPerPoint: 4,
+      warmupBatches: 3,
+    },
     machine: {
       hostname: opts.host ?? 'box-1',
       cpuModel: 'AMD EPYC 7763 64-Core Processor',
@@ -92,7 +105,12 @@ function makeRun(opts: { host?: string; startedAt?: string; speed?: number; data
     },
     points,
     samples: Array.from({ length: 40 }, (_, k) => sample(k, opts.gpu ?? true)),
-    verdict: { kind: 'decode-bound', summary: 'Workers are busy decoding; the GPU waits.', evidence: ['workers 97% busy', 'wait p50 12 ms'], advice: ['lower the resolution', 'more workers'] },
+    verdict: {
+      kind: 'decode-bound',
+      summary: 'Workers are busy decoding; the GPU waits.',
+      evidence: ['workers 97% busy', 'wait p50 12 ms'],
+      advice: ['lower the resolution', 'more workers'],
+    },
   };
 }
 
@@ -136,7 +154,9 @@ describe('RunsDb: opening and migrations', () => {
       again.close();
     }
     const raw = new Database(path, { readonly: true });
-    const tables = (raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>).map((t) => t.name);
+    const tables = (raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>).map(
+      (t) => t.name,
+    );
     expect(tables).toEqual(['builds', 'datasets', 'machines', 'points', 'profile_runs', 'samples']);
     expect(raw.pragma('foreign_key_check')).toEqual([]);
     raw.close();
@@ -158,7 +178,9 @@ describe('RunsDb: opening and migrations', () => {
     expect(defaultDbPath({ XDG_DATA_HOME: '/xdg' }, 'linux', '/home/u')).toBe('/xdg/beton-studio/runs.sqlite');
     expect(defaultDbPath({ XDG_DATA_HOME: 'relative' }, 'linux', '/home/u')).toBe('/home/u/.local/share/beton-studio/runs.sqlite');
     expect(defaultDbPath({}, 'darwin', '/Users/u')).toBe('/Users/u/Library/Application Support/Beton Studio/runs.sqlite');
-    expect(defaultDbPath({ APPDATA: 'C:\\Users\\u\\AppData\\Roaming' }, 'win32', 'C:\\Users\\u')).toBe('C:\\Users\\u\\AppData\\Roaming\\Beton Studio\\runs.sqlite');
+    expect(defaultDbPath({ APPDATA: 'C:\\Users\\u\\AppData\\Roaming' }, 'win32', 'C:\\Users\\u')).toBe(
+      'C:\\Users\\u\\AppData\\Roaming\\Beton Studio\\runs.sqlite',
+    );
   });
 });
 
@@ -171,7 +193,16 @@ describe('RunsDb: storing and reading runs', () => {
     expect(db.getRun(id)).toEqual({ ...run, id });
     expect(db.getRun(999)).toBeNull();
     // An exec run without dataset, points or verdict.
-    const exec: ProfileRun = { ...makeRun({ gpu: false }), kind: 'exec', plan: { command: 'python train.py', throughputRegex: null, file: '/data/x.beton' }, dataset: null, points: [], verdict: null, status: 'failed', finishedAt: null };
+    const exec: ProfileRun = {
+      ...makeRun({ gpu: false }),
+      kind: 'exec',
+      plan: { command: 'python train.py', throughputRegex: null, file: '/data/x.beton' },
+      dataset: null,
+      points: [],
+      verdict: null,
+      status: 'failed',
+      finishedAt: null,
+    };
     const eid = db.saveRun(exec);
     expect(db.getRun(eid)).toEqual({ ...exec, id: eid });
     db.close();
@@ -228,10 +259,29 @@ describe('RunsDb: storing and reading runs', () => {
     const db = RunsDb.open(freshPath());
     const a = db.saveRun(makeRun({ startedAt: '2025-03-01T10:00:00Z' }));
     const b = db.saveRun(makeRun({ startedAt: '2025-03-03T10:00:00Z', speed: 2 }));
-    const c = db.saveRun({ ...makeRun({ startedAt: '2025-03-02T10:00:00Z' }), kind: 'exec', plan: { command: 'train', throughputRegex: null, file: '/data/e.beton' }, dataset: null, points: [], verdict: null });
+    const c = db.saveRun({
+      ...makeRun({ startedAt: '2025-03-02T10:00:00Z' }),
+      kind: 'exec',
+      plan: { command: 'train', throughputRegex: null, file: '/data/e.beton' },
+      dataset: null,
+      points: [],
+      verdict: null,
+    });
     const list = db.listRuns();
     expect(list.map((r) => r.id)).toEqual([b, c, a]);
-    expect(list[0]).toEqual({ id: b, kind: 'sweep', startedAt: '2025-03-03T10:00:00Z', finishedAt: '2025-03-01T10:01:30.500Z', status: 'ok', datasetPath: '/data/train.beton', hostname: 'box-1', points: 12, bestImagesPerSec: 2 * (800 * 4 + 256 + 300), verdictKind: 'decode-bound', failure: null });
+    expect(list[0]).toEqual({
+      id: b,
+      kind: 'sweep',
+      startedAt: '2025-03-03T10:00:00Z',
+      finishedAt: '2025-03-01T10:01:30.500Z',
+      status: 'ok',
+      datasetPath: '/data/train.beton',
+      hostname: 'box-1',
+      points: 12,
+      bestImagesPerSec: 2 * (800 * 4 + 256 + 300),
+      verdictKind: 'decode-bound',
+      failure: null,
+    });
     expect(list[1]).toMatchObject({ kind: 'exec', datasetPath: '/data/e.beton', points: 0, bestImagesPerSec: null, verdictKind: null });
     expect(db.listRuns({ limit: 2 }).map((r) => r.id)).toEqual([b, c]);
     db.close();
@@ -248,7 +298,11 @@ describe('RunsDb: storing and reading runs', () => {
     const c = db.compare(a, b);
     expect(c.rows).toHaveLength(10);
     for (const r of c.rows) expect(r.ratio).toBeCloseTo(1.5, 10);
-    expect(c.rows[0]).toMatchObject({ config: { workers: 2, batchSize: 64, order: 'random', osCache: true }, a: { index: 1 }, b: { index: 1 } });
+    expect(c.rows[0]).toMatchObject({
+      config: { workers: 2, batchSize: 64, order: 'random', osCache: true },
+      a: { index: 1 },
+      b: { index: 1 },
+    });
     expect(c.onlyInA).toEqual([
       { workers: 1, batchSize: 64, order: 'random', osCache: true },
       { workers: 1, batchSize: 64, order: 'random', osCache: false },
@@ -271,12 +325,33 @@ describe('RunsDb: storing and reading runs', () => {
   it('records and lists builds', () => {
     const db = RunsDb.open(freshPath());
     const ds = db.recordDataset(makeRun().dataset!);
-    const report = { path: '/data/train.beton', numSamples: 50_000, skipped: [], pages: 10, pageSize: 1 << 24, fileSize: 123_456_789, elapsedMs: 5000, samplesPerSec: 10_000, heapBytes: { image: 1 }, imageModes: {}, sourceBytes: 0, source: { kind: 'image_folder', path: '/src', items: 50_000 }, compressionRatio: null, passThrough: 0, reportPath: null };
+    const report = {
+      path: '/data/train.beton',
+      numSamples: 50_000,
+      skipped: [],
+      pages: 10,
+      pageSize: 1 << 24,
+      fileSize: 123_456_789,
+      elapsedMs: 5000,
+      samplesPerSec: 10_000,
+      heapBytes: { image: 1 },
+      imageModes: {},
+      sourceBytes: 0,
+      source: { kind: 'image_folder', path: '/src', items: 50_000 },
+      compressionRatio: null,
+      passThrough: 0,
+      reportPath: null,
+    };
     const id = db.recordBuild(ds, { source: { type: 'image_folder', path: '/src' }, output: '/data/train.beton' }, report);
     db.recordBuild(null, { output: 'x' }, { ...report, path: '/data/other.beton' });
     const builds = db.listBuilds();
     expect(builds).toHaveLength(2);
-    expect(builds.find((x) => x.id === id)).toMatchObject({ datasetId: ds, datasetPath: '/data/train.beton', report, config: { output: '/data/train.beton' } });
+    expect(builds.find((x) => x.id === id)).toMatchObject({
+      datasetId: ds,
+      datasetPath: '/data/train.beton',
+      report,
+      config: { output: '/data/train.beton' },
+    });
     expectCode(() => db.recordBuild(4242, {}, report), 'NOT_FOUND');
     db.close();
   });
@@ -343,8 +418,14 @@ describe('RunsDb: comparisons say which run is faster, and whether the data was 
     const copy = run('/elsewhere/x.beton', 'aa'.repeat(32));
     const old = run('/data/x.beton', undefined); // recorded before content hashes
     expect(db.compare(a, sameContent)).toMatchObject({ sameDataset: true, datasetNote: 'same dataset (content aaaaaaaaaaaa…)' });
-    expect(db.compare(a, rebuilt)).toMatchObject({ sameDataset: false, datasetNote: 'different datasets: /data/x.beton was rebuilt between the runs (its content differs)' });
-    expect(db.compare(a, copy)).toMatchObject({ sameDataset: true, datasetNote: 'same dataset (content aaaaaaaaaaaa…), at /data/x.beton and /elsewhere/x.beton' });
+    expect(db.compare(a, rebuilt)).toMatchObject({
+      sameDataset: false,
+      datasetNote: 'different datasets: /data/x.beton was rebuilt between the runs (its content differs)',
+    });
+    expect(db.compare(a, copy)).toMatchObject({
+      sameDataset: true,
+      datasetNote: 'same dataset (content aaaaaaaaaaaa…), at /data/x.beton and /elsewhere/x.beton',
+    });
     expect(db.compare(a, old).sameDataset).toBeNull();
     expect(db.compare(a, old).datasetNote).toMatch(new RegExp(`^dataset unknown: run ${old} recorded no dataset content`));
     // Each run keeps the content it measured, though the rebuilt file shares the datasets row.
@@ -358,8 +439,15 @@ describe('RunsDb: comparisons say which run is faster, and whether the data was 
     const { DatasetWriter } = await import('../../core/writer/dataset-writer.js');
     const { RGBImageField } = await import('../../core/fields/rgb-image-field.js');
     const file = join(dir, 'rebuilt.beton');
-    const px = (i: number): { data: Uint8Array; width: number; height: number } => ({ data: new Uint8Array(32 * 24 * 3).map((_, k) => (k * 7 + i * 13) % 251), width: 32, height: 24 });
-    const write = (quality: number): Promise<unknown> => new DatasetWriter(file, { image: new RGBImageField({ writeMode: 'jpg', jpegQuality: quality }) }, { numWorkers: 0 }).write(Array.from({ length: 20 }, (_, i) => ({ image: px(i) })));
+    const px = (i: number): { data: Uint8Array; width: number; height: number } => ({
+      data: new Uint8Array(32 * 24 * 3).map((_, k) => (k * 7 + i * 13) % 251),
+      width: 32,
+      height: 24,
+    });
+    const write = (quality: number): Promise<unknown> =>
+      new DatasetWriter(file, { image: new RGBImageField({ writeMode: 'jpg', jpegQuality: quality }) }, { numWorkers: 0 }).write(
+        Array.from({ length: 20 }, (_, i) => ({ image: px(i) })),
+      );
     await write(90);
     const first = datasetInfo(file);
     expect(datasetInfo(file).contentSha256).toBe(first.contentSha256); // stable
@@ -372,7 +460,16 @@ describe('RunsDb: comparisons say which run is faster, and whether the data was 
 
   it('a failed run keeps why (migration 003): saveRun / finishRun store it, getRun and listRuns give it back', () => {
     const db = RunsDb.open(freshPath());
-    const failed: ProfileRun = { ...makeRun(), status: 'failed', failure: { message: 'the command exited with code 127 (command not found)', exitCode: 127, signal: null, stderrTail: ['sh: 1: x: not found'] } };
+    const failed: ProfileRun = {
+      ...makeRun(),
+      status: 'failed',
+      failure: {
+        message: 'the command exited with code 127 (command not found)',
+        exitCode: 127,
+        signal: null,
+        stderrTail: ['sh: 1: x: not found'],
+      },
+    };
     const id = db.saveRun(failed);
     expect(db.getRun(id)).toEqual({ ...failed, id });
     expect(db.listRuns()[0]).toMatchObject({ id, status: 'failed', failure: 'the command exited with code 127 (command not found)' });
@@ -387,7 +484,9 @@ describe('RunsDb: comparisons say which run is faster, and whether the data was 
     const path = freshPath();
     RunsDb.open(path).close();
     const raw = new Database(path);
-    raw.exec('DROP TABLE samples; DROP TABLE points; DROP TABLE profile_runs; DROP TABLE builds; DROP TABLE datasets; DROP TABLE machines;');
+    raw.exec(
+      'DROP TABLE samples; DROP TABLE points; DROP TABLE profile_runs; DROP TABLE builds; DROP TABLE datasets; DROP TABLE machines;',
+    );
     raw.exec(MIGRATIONS[0]!.sql);
     raw.pragma('user_version = 1');
     raw.close();
@@ -406,11 +505,17 @@ describe('RunsDb: comparisons say which run is faster, and whether the data was 
     const a = db.saveRun(makeRun());
     const b = db.saveRun(makeRun({ speed: 1 / 3.26 }));
     db.close();
-    const r = spawnSync(process.execPath, [CLI, 'runs', 'compare', String(a), String(b), '--db', path], { encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '1' } });
+    const r = spawnSync(process.execPath, [CLI, 'runs', 'compare', String(a), String(b), '--db', path], {
+      encoding: 'utf8',
+      env: { ...process.env, FORCE_COLOR: '1' },
+    });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain('best point: \x1b[31mB is 3.26× slower than A\x1b[0m');
     expect(r.stdout).toContain('\x1b[31m3.26× slower\x1b[0m');
-    const up = spawnSync(process.execPath, [CLI, 'runs', 'compare', String(b), String(a), '--db', path], { encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '1' } });
+    const up = spawnSync(process.execPath, [CLI, 'runs', 'compare', String(b), String(a), '--db', path], {
+      encoding: 'utf8',
+      env: { ...process.env, FORCE_COLOR: '1' },
+    });
     expect(up.stdout).toContain('\x1b[32m3.26× faster\x1b[0m');
   });
 });
@@ -458,13 +563,18 @@ db.close();
     const path = freshPath();
     const PER = 200;
     const children = ['a', 'b'].map((tag) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', script, path, tag, String(PER)], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', script, path, tag, String(PER)], {
+        cwd: ROOT,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       const ready = new Promise<void>((res) => child.stdout.on('data', () => stdout.includes('ready') && res()));
-      const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((res) => child.on('close', (code) => res({ code, stdout, stderr })));
+      const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((res) =>
+        child.on('close', (code) => res({ code, stdout, stderr })),
+      );
       return { child, ready, done };
     });
     await Promise.all(children.map((c) => c.ready));
@@ -540,7 +650,18 @@ describe('SVG charts', () => {
     const run = { ...makeRun({ datasetPath: '/data/a<b>&c.beton' }), id: 7 };
     const svg = plotRun(run);
     expectWellFormedSvg(svg);
-    for (const label of ['Throughput vs workers', 'Workers', 'Images/s', 'Throughput over time', 'Time (s)', 'GPU util (%)', 'batch 64 · random · os cache', 'batch 256 · random · process cache', 'Run #7']) expect(svg).toContain(label);
+    for (const label of [
+      'Throughput vs workers',
+      'Workers',
+      'Images/s',
+      'Throughput over time',
+      'Time (s)',
+      'GPU util (%)',
+      'batch 64 · random · os cache',
+      'batch 256 · random · process cache',
+      'Run #7',
+    ])
+      expect(svg).toContain(label);
     expect(svg).toContain('a&lt;b&gt;&amp;c.beton');
     expect(svg).toContain('fill="#ffffff"');
     expect(svg.match(/<path d="M/g)!.length).toBeGreaterThanOrEqual(4 + 2); // 4 series + images/s + GPU
@@ -565,7 +686,8 @@ describe('SVG charts', () => {
   it('plotCompare: bars per common point with the ratio, and both timelines', () => {
     const svg = plotCompare({ ...makeRun(), id: 1 }, { ...makeRun({ speed: 1.25 }), id: 2 });
     expectWellFormedSvg(svg);
-    for (const label of ['Compare run #1 and run #2', 'Images/s', 'Time (s)', 'A: run #1', 'B: run #2', '×1.25']) expect(svg).toContain(label);
+    for (const label of ['Compare run #1 and run #2', 'Images/s', 'Time (s)', 'A: run #1', 'B: run #2', '×1.25'])
+      expect(svg).toContain(label);
     const none = plotCompare(makeRun(), { ...makeRun(), points: [] });
     expectWellFormedSvg(none);
     expect(none).toContain('no grid point in common');
@@ -578,7 +700,9 @@ describe('beton runs (CLI)', () => {
   beforeAll(() => {
     // The CLI runs from dist/ (npm test builds it first); build it when it is missing or stale.
     const built = join(ROOT, 'dist/core/cli/runs-command.js');
-    const sources = ['core/cli/runs-command.ts', 'core/runs/runs-db.ts', 'core/runs/plot.ts', 'core/runs/validate.ts'].map((f) => statSync(join(ROOT, f)).mtimeMs);
+    const sources = ['core/cli/runs-command.ts', 'core/runs/runs-db.ts', 'core/runs/plot.ts', 'core/runs/validate.ts'].map(
+      (f) => statSync(join(ROOT, f)).mtimeMs,
+    );
     if (!existsSync(built) || statSync(built).mtimeMs < Math.max(...sources)) {
       const r = spawnSync('npm', ['run', 'build:ts'], { cwd: ROOT, encoding: 'utf8' });
       expect(r.status, r.stdout + r.stderr).toBe(0);
@@ -586,7 +710,11 @@ describe('beton runs (CLI)', () => {
   }, 300_000);
 
   const cli = (...args: string[]): { status: number | null; stdout: string; stderr: string } => {
-    const r = spawnSync(process.execPath, [CLI, 'runs', ...args], { encoding: 'utf8', cwd: dir, env: { ...process.env, BETON_DB: join(dir, 'env-default.sqlite') } });
+    const r = spawnSync(process.execPath, [CLI, 'runs', ...args], {
+      encoding: 'utf8',
+      cwd: dir,
+      env: { ...process.env, BETON_DB: join(dir, 'env-default.sqlite') },
+    });
     return { status: r.status, stdout: r.stdout, stderr: r.stderr };
   };
 
@@ -642,7 +770,11 @@ describe('beton runs (CLI)', () => {
   it('a missing run exits 1; bad usage exits 2; no database lists nothing and creates nothing', async () => {
     const path = freshPath();
     RunsDb.open(path).close();
-    for (const args of [['show', '5'], ['compare', '1', '5'], ['plot', '5', '-o', join(dir, 'x.svg')]]) {
+    for (const args of [
+      ['show', '5'],
+      ['compare', '1', '5'],
+      ['plot', '5', '-o', join(dir, 'x.svg')],
+    ]) {
       const r = cli(...args, '--db', path);
       expect(r.status, args.join(' ')).toBe(1);
       expect(r.stderr).toMatch(/run.* 5 not found/);
@@ -652,7 +784,20 @@ describe('beton runs (CLI)', () => {
       expect(r.status, args.join(' ') + r.stderr).toBe(2);
     }
     // The rest in-process (each CLI start costs most of a second): UsageError or a parseArgs error → exit 2.
-    for (const args of [[], ['show'], ['show', 'abc'], ['show', '0'], ['show', '1', '2'], ['compare', '1'], ['plot', '1'], ['plot', '1', '-o'], ['list', '--limit', 'x'], ['show', '1', '--limit', '3'], ['list', '-o', 'x.svg'], ['rm', '1', '--db=']].map((a) => [`--db=${path}`, ...a])) {
+    for (const args of [
+      [],
+      ['show'],
+      ['show', 'abc'],
+      ['show', '0'],
+      ['show', '1', '2'],
+      ['compare', '1'],
+      ['plot', '1'],
+      ['plot', '1', '-o'],
+      ['list', '--limit', 'x'],
+      ['show', '1', '--limit', '3'],
+      ['list', '-o', 'x.svg'],
+      ['rm', '1', '--db='],
+    ].map((a) => [`--db=${path}`, ...a])) {
       const err = await runsCommand(args).then(
         () => null,
         (e: unknown) => e as Error & { code?: string },

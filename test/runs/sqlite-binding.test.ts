@@ -11,7 +11,12 @@ import { RunsDb } from '../../core/runs/runs-db.js';
 import { electronBindingPath, REBUILD_COMMAND, sqliteBindingError, sqliteNativeBinding } from '../../core/runs/sqlite-binding.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'beton-binding-'));
-const nodeBuild = join(dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node');
+const nodeBuild = join(
+  dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')),
+  'build',
+  'Release',
+  'better_sqlite3.node',
+);
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 const thrown = (fn: () => unknown): unknown => {
@@ -50,7 +55,12 @@ describe('sqliteNativeBinding', () => {
   });
 
   it('a binary of another ABI becomes SQLITE_BINDING_MISMATCH with what to run; other errors pass through', () => {
-    const dl = Object.assign(new Error('The module x.node was compiled against a different Node.js version using\nNODE_MODULE_VERSION 115. This version of Node.js requires NODE_MODULE_VERSION 140.'), { code: 'ERR_DLOPEN_FAILED' });
+    const dl = Object.assign(
+      new Error(
+        'The module x.node was compiled against a different Node.js version using\nNODE_MODULE_VERSION 115. This version of Node.js requires NODE_MODULE_VERSION 140.',
+      ),
+      { code: 'ERR_DLOPEN_FAILED' },
+    );
     const inElectron = sqliteBindingError(dl, { electron: '41.0.4', defaultApp: true }) as BetonError;
     expect(inElectron.code).toBe('SQLITE_BINDING_MISMATCH');
     expect(inElectron.message).toContain('Electron 41.0.4');
@@ -64,7 +74,11 @@ describe('sqliteNativeBinding', () => {
 });
 
 describe('RunsDb.open through the binding choice', () => {
-  const saved = { electron: process.versions.electron, defaultApp: (process as { defaultApp?: boolean }).defaultApp, dir: process.env.BETON_NATIVE_BINDINGS };
+  const saved = {
+    electron: process.versions.electron,
+    defaultApp: (process as { defaultApp?: boolean }).defaultApp,
+    dir: process.env.BETON_NATIVE_BINDINGS,
+  };
   afterEach(() => {
     if (saved.electron === undefined) delete (process.versions as Record<string, string>).electron;
     (process as { defaultApp?: boolean }).defaultApp = saved.defaultApp;

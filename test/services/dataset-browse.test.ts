@@ -30,7 +30,12 @@ async function call<T>(method: string, params: unknown): Promise<T> {
 beforeAll(async () => {
   cpSync(resolve(__dirname, '../../assets/sample-images'), join(dir, 'images'), { recursive: true });
   // 'smart' with a threshold: some samples raw, some JPEG.
-  const parsed = parseBuildConfig({ source: { type: 'image_folder', path: join(dir, 'images') }, output: out, numWorkers: 0, image: { writeMode: 'smart', smartThreshold: 20_000, maxResolution: 96 } });
+  const parsed = parseBuildConfig({
+    source: { type: 'image_folder', path: join(dir, 'images') },
+    output: out,
+    numWorkers: 0,
+    image: { writeMode: 'smart', smartThreshold: 20_000, maxResolution: 96 },
+  });
   if (!parsed.ok) throw new Error(parsed.errors.join('; '));
   await buildDataset(parsed.value);
 });
@@ -38,8 +43,17 @@ beforeAll(async () => {
 describe('datasets.inspect / datasets.preview: browse', () => {
   it('inspect: the manifest is ok and the histogram counts every class by name', async () => {
     const info = await call<InspectResult>('datasets.inspect', { path: out });
-    expect(info.manifest).toMatchObject({ status: 'ok', note: null, classNames: { field: 'label', names: ['circles', 'gradients', 'squares', 'stripes'] } });
-    expect(info.labels).toEqual({ field: 'label', distinct: 4, truncated: false, counts: [0, 1, 2, 3].map((label) => ({ label, count: 12, name: info.manifest!.classNames!.names[label] })) });
+    expect(info.manifest).toMatchObject({
+      status: 'ok',
+      note: null,
+      classNames: { field: 'label', names: ['circles', 'gradients', 'squares', 'stripes'] },
+    });
+    expect(info.labels).toEqual({
+      field: 'label',
+      distinct: 4,
+      truncated: false,
+      counts: [0, 1, 2, 3].map((label) => ({ label, count: 12, name: info.manifest!.classNames!.names[label] })),
+    });
   });
 
   it('preview: class names, stored bytes (= the allocation sizes), resolution and mode per sample', async () => {
@@ -70,7 +84,8 @@ describe('datasets.inspect / datasets.preview: browse', () => {
     expect(none.samples).toEqual([]);
     const env = await service.call('datasets.preview', { path: out, label: 1, labelField: 'image' });
     expect(env.ok).toBe(false);
-    if (!env.ok) expect(env.error).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringContaining('has no int field "image" to filter by') });
+    if (!env.ok)
+      expect(env.error).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringContaining('has no int field "image" to filter by') });
   });
 
   it('a corrupt manifest: the dataset opens with label numbers and a note', async () => {

@@ -5,10 +5,13 @@ import { JobFailed, JobManager } from '../../core/services/jobs.js';
 /** A JobManager whose events are collected; `finished()` resolves with the first jobs:finished. */
 function manager(opts: { cancelGraceMs?: number; onEmit?: (e: ApiEvent) => void } = {}) {
   const events: ApiEvent[] = [];
-  const jobs = new JobManager((e) => {
-    events.push(e);
-    opts.onEmit?.(e);
-  }, opts.cancelGraceMs !== undefined ? { cancelGraceMs: opts.cancelGraceMs } : {});
+  const jobs = new JobManager(
+    (e) => {
+      events.push(e);
+      opts.onEmit?.(e);
+    },
+    opts.cancelGraceMs !== undefined ? { cancelGraceMs: opts.cancelGraceMs } : {},
+  );
   const finishedEvents = (): FinishedEvent[] => events.filter((e) => e.event === 'jobs:finished').map((e) => e.data as FinishedEvent);
   const finished = async (timeoutMs = 2000): Promise<FinishedEvent> => {
     const end = Date.now() + timeoutMs;
@@ -24,7 +27,15 @@ function manager(opts: { cancelGraceMs?: number; onEmit?: (e: ApiEvent) => void 
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const sweep: SweepOutcome = { runId: 1, verdict: null, points: [] };
-const exec127: ExecOutcome = { runId: 7, exitCode: 127, signal: null, imagesTotal: 0, seconds: 0.1, stderrTail: [], failure: 'the command exited with code 127 (command not found)' };
+const exec127: ExecOutcome = {
+  runId: 7,
+  exitCode: 127,
+  signal: null,
+  imagesTotal: 0,
+  seconds: 0.1,
+  stderrTail: [],
+  failure: 'the command exited with code 127 (command not found)',
+};
 
 describe('jobs: exactly one jobs:finished, whatever the work does', () => {
   it('work that ignores the cancel still ends as cancelled after the grace period (never "Cancelling…" for ever)', async () => {
@@ -44,7 +55,10 @@ describe('jobs: exactly one jobs:finished, whatever the work does', () => {
 
   it('work that throws once cancelled ends as cancelled, once', async () => {
     const m = manager();
-    const id = m.jobs.start('build', ({ signal }) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))));
+    const id = m.jobs.start(
+      'build',
+      ({ signal }) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))),
+    );
     await sleep(10);
     m.jobs.cancel(id);
     expect(await m.finished()).toMatchObject({ status: 'cancelled' });
@@ -55,7 +69,12 @@ describe('jobs: exactly one jobs:finished, whatever the work does', () => {
   it('a JobFailed outcome ends the job failed, with its code, message and result', async () => {
     const m = manager();
     m.jobs.start('profile', async () => new JobFailed('EXEC_FAILED', 'the command exited with code 127 (command not found)', exec127));
-    expect(await m.finished()).toMatchObject({ status: 'failed', code: 'EXEC_FAILED', message: 'the command exited with code 127 (command not found)', result: { runId: 7, exitCode: 127 } });
+    expect(await m.finished()).toMatchObject({
+      status: 'failed',
+      code: 'EXEC_FAILED',
+      message: 'the command exited with code 127 (command not found)',
+      result: { runId: 7, exitCode: 127 },
+    });
   });
 
   it('work that throws before returning a promise ends the job failed (no uncaught exception)', async () => {

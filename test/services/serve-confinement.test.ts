@@ -7,7 +7,19 @@
 //     for the event stream; (e) training commands (--exec) and a custom ffmpeg need
 //     --allow-exec; (f) not found is 404, and outside-existing looks like outside-missing.
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -68,7 +80,11 @@ interface Answer {
 /** A raw request, so Host, Origin and the path are sent exactly as given. */
 function raw(o: { method?: string; path: string; headers?: Record<string, string>; body?: string }): Promise<Answer> {
   return new Promise((resolveReq, reject) => {
-    const headers: Record<string, string> = { Host: `127.0.0.1:${port}`, ...(o.body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...o.headers };
+    const headers: Record<string, string> = {
+      Host: `127.0.0.1:${port}`,
+      ...(o.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+      ...o.headers,
+    };
     const req = httpRequest({ host: '127.0.0.1', port, path: o.path, method: o.method ?? 'GET', headers, setHost: false }, (res) => {
       // An event stream does not end: its status is the answer.
       if (res.headers['content-type']?.includes('text/event-stream')) {
@@ -86,7 +102,11 @@ function raw(o: { method?: string; path: string; headers?: Record<string, string
 }
 
 /** POST /api/<method> with the token header (unless `headers` replaces it). */
-async function api<T = unknown>(method: string, params: unknown = {}, headers: Record<string, string> = { 'X-Beton-Token': server.token }): Promise<{ status: number; body: Envelope<T> }> {
+async function api<T = unknown>(
+  method: string,
+  params: unknown = {},
+  headers: Record<string, string> = { 'X-Beton-Token': server.token },
+): Promise<{ status: number; body: Envelope<T> }> {
   const r = await raw({ method: 'POST', path: `/api/${method}`, headers, body: JSON.stringify(params) });
   return { status: r.status, body: JSON.parse(r.body) as Envelope<T> };
 }
@@ -104,7 +124,8 @@ async function build(config: Record<string, unknown>): Promise<FinishedEvent> {
   const r = await api<{ jobId: string }>('builds.start', { config: { numWorkers: 1, ...config } });
   if (!r.body.ok) throw new Error(`builds.start: ${r.status} ${r.body.error.code} ${r.body.error.message}`);
   const { jobId } = r.body.value;
-  const finished = (): FinishedEvent | undefined => events.find((e): e is Extract<ApiEvent, { event: 'jobs:finished' }> => e.event === 'jobs:finished' && e.data.jobId === jobId)?.data;
+  const finished = (): FinishedEvent | undefined =>
+    events.find((e): e is Extract<ApiEvent, { event: 'jobs:finished' }> => e.event === 'jobs:finished' && e.data.jobId === jobId)?.data;
   await until(() => finished() !== undefined, 60_000, `build ${jobId}`);
   return finished()!;
 }
@@ -146,7 +167,9 @@ describe('(a) a build writes its side files and output inside the folder, never 
   it('an output that is a dangling symlink out of the folder is refused (it leads outside), and nothing is written there', async () => {
     const out = join(root, 'linked.beton');
     symlinkSync(join(outside, 'target.beton'), out);
-    const r = await api('builds.start', { config: { source: { type: 'image_folder', path: join(root, 'withbad') }, output: out, onError: 'skip' } });
+    const r = await api('builds.start', {
+      config: { source: { type: 'image_folder', path: join(root, 'withbad') }, output: out, onError: 'skip' },
+    });
     expect(r.status).toBe(403);
     expect(r.body.ok === false && r.body.error.code).toBe('FORBIDDEN');
     expect(existsSync(join(outside, 'target.beton'))).toBe(false);
@@ -158,7 +181,15 @@ describe('(a) a build writes its side files and output inside the folder, never 
     // writing to the folder): the rename puts the file in place of the link.
     const out = join(root, 'raced.beton');
     symlinkSync(join(outside, 'raced-target.beton'), out);
-    const report = await buildDataset({ source: { type: 'image_folder', path: join(root, 'withbad') }, output: out, pageSize: 1 << 22, chunkSize: 100, seed: 0, onError: 'skip', numWorkers: 1 });
+    const report = await buildDataset({
+      source: { type: 'image_folder', path: join(root, 'withbad') },
+      output: out,
+      pageSize: 1 << 22,
+      chunkSize: 100,
+      seed: 0,
+      onError: 'skip',
+      numWorkers: 1,
+    });
     expect(report.numSamples).toBe(2);
     expect(isLink(out)).toBe(false);
     expect(existsSync(join(outside, 'raced-target.beton'))).toBe(false);
@@ -170,9 +201,18 @@ describe('(b) every file a request makes the server read is inside the served fo
     // An image list whose rows escape: ../, absolute, and through a symlink in the folder.
     writeFileSync(
       join(root, 'escape.csv'),
-      ['image,label', 'good/in.jpg,0', '../outside/secret.jpg,1', `${join(outside, 'secret.jpg')},1`, 'link-out/secret.jpg,1'].join('\n') + '\n',
+      ['image,label', 'good/in.jpg,0', '../outside/secret.jpg,1', `${join(outside, 'secret.jpg')},1`, 'link-out/secret.jpg,1'].join('\n') +
+        '\n',
     );
-    writeFileSync(join(root, 'escape.jsonl'), [{ image: 'good/in.jpg', label: 0 }, { image: { path: '../outside/secret.jpg' }, label: 1 }].map((r) => JSON.stringify(r)).join('\n') + '\n');
+    writeFileSync(
+      join(root, 'escape.jsonl'),
+      [
+        { image: 'good/in.jpg', label: 0 },
+        { image: { path: '../outside/secret.jpg' }, label: 1 },
+      ]
+        .map((r) => JSON.stringify(r))
+        .join('\n') + '\n',
+    );
     // An ImageFolder whose class folder is a symlink out of the served folder, and one
     // whose class folder holds a symlinked image from outside.
     mkdirSync(join(root, 'linked-classes', 'in'), { recursive: true });
@@ -185,7 +225,11 @@ describe('(b) every file a request makes the server read is inside the served fo
 
   it('image-list rows pointing outside (../, absolute, symlink) are refused; only the inside row is built and previewed', async () => {
     const out = join(root, 'escape.beton');
-    const done = await build({ source: { type: 'image_list', path: join(root, 'escape.csv'), imageColumn: 'image' }, output: out, onError: 'skip' });
+    const done = await build({
+      source: { type: 'image_list', path: join(root, 'escape.csv'), imageColumn: 'image' },
+      output: out,
+      onError: 'skip',
+    });
     expect(done.status, done.message).toBe('ok');
     const report = done.result as BuildReport;
     expect(report.numSamples).toBe(1);
@@ -208,14 +252,22 @@ describe('(b) every file a request makes the server read is inside the served fo
     const detect = await api('sources.detect', { path: join(root, 'linked-classes') });
     expect(detect.status).toBe(403);
     expect(detect.body.ok === false && detect.body.error.message).toContain(join(root, 'linked-classes', 'out'));
-    const done = await build({ source: { type: 'image_folder', path: join(root, 'linked-classes') }, output: join(root, 'linked-classes.beton'), onError: 'skip' });
+    const done = await build({
+      source: { type: 'image_folder', path: join(root, 'linked-classes') },
+      output: join(root, 'linked-classes.beton'),
+      onError: 'skip',
+    });
     expect(done.status).toBe('failed');
     expect(done.message).toMatch(/linked-classes\/out is outside the folders this server may open/);
     expect(existsSync(join(root, 'linked-classes.beton'))).toBe(false);
   });
 
   it('an image symlinked in from outside is refused like an escaping row', async () => {
-    const done = await build({ source: { type: 'image_folder', path: join(root, 'linked-files') }, output: join(root, 'linked-files.beton'), onError: 'skip' });
+    const done = await build({
+      source: { type: 'image_folder', path: join(root, 'linked-files') },
+      output: join(root, 'linked-files.beton'),
+      onError: 'skip',
+    });
     expect(done.status, done.message).toBe('ok');
     const report = done.result as BuildReport;
     expect(report.numSamples).toBe(1);
@@ -224,7 +276,11 @@ describe('(b) every file a request makes the server read is inside the served fo
 
   it('a video list row pointing outside is refused before ffmpeg opens it', async () => {
     writeFileSync(join(root, 'videos.csv'), `path,label\n../outside/fake.mp4,0\n${join(outside, 'fake.mp4')},1\n`);
-    const done = await build({ source: { type: 'video_list', path: join(root, 'videos.csv'), clipLength: 2 }, output: join(root, 'videos.beton'), onError: 'skip' });
+    const done = await build({
+      source: { type: 'video_list', path: join(root, 'videos.csv'), clipLength: 2 },
+      output: join(root, 'videos.beton'),
+      onError: 'skip',
+    });
     const report = done.result as BuildReport | undefined;
     const reasons = report ? report.skipped.map((s) => s.reason).join('\n') : (done.message ?? '');
     expect(reasons).toMatch(/outside the folders this server may open/);
@@ -234,7 +290,11 @@ describe('(b) every file a request makes the server read is inside the served fo
   it('sources.detect on a folder whose class folder links outside: the same answer whatever is out there', async () => {
     mkdirSync(join(outside, 'vids', 'x'), { recursive: true });
     writeFileSync(join(outside, 'vids', 'x', 'a.mp4'), 'fake');
-    for (const [name, target] of [['vid-linked', join(outside, 'vids', 'x')], ['img-linked', join(outside, 'imgs', 'x')], ['none-linked', join(outside, 'no-such-dir')]] as const) {
+    for (const [name, target] of [
+      ['vid-linked', join(outside, 'vids', 'x')],
+      ['img-linked', join(outside, 'imgs', 'x')],
+      ['none-linked', join(outside, 'no-such-dir')],
+    ] as const) {
       mkdirSync(join(root, name));
       symlinkSync(target, join(root, name, 'cls'));
     }
@@ -242,13 +302,20 @@ describe('(b) every file a request makes the server read is inside the served fo
     const answers = await Promise.all(names.map((n) => api('sources.detect', { path: join(root, n) })));
     const shape = (i: number): unknown => {
       const a = answers[i]!;
-      return { status: a.status, body: a.body.ok ? a.body : { ...a.body, error: { ...a.body.error, message: a.body.error.message.replace(names[i]!, '<folder>') } } };
+      return {
+        status: a.status,
+        body: a.body.ok ? a.body : { ...a.body, error: { ...a.body.error, message: a.body.error.message.replace(names[i]!, '<folder>') } },
+      };
     };
     expect(shape(0)).toMatchObject({ status: 403, body: { ok: false, error: { code: 'FORBIDDEN' } } });
     expect(shape(1)).toEqual(shape(0));
     expect(shape(2)).toEqual(shape(0));
     // A build is refused the same way, by the link's name.
-    const done = await build({ source: { type: 'image_folder', path: join(root, 'none-linked') }, output: join(root, 'none-linked.beton'), onError: 'skip' });
+    const done = await build({
+      source: { type: 'image_folder', path: join(root, 'none-linked') },
+      output: join(root, 'none-linked.beton'),
+      onError: 'skip',
+    });
     expect(done.status).toBe('failed');
     expect(done.message).toMatch(/none-linked\/cls is outside the folders this server may open/);
   });
@@ -266,14 +333,28 @@ describe('(b) every file a request makes the server read is inside the served fo
 
   it('the CLI path (buildDataset without a server) still reads what the user’s own list says', async () => {
     const out = join(base, 'cli-escape.beton');
-    const report = await buildDataset({ source: { type: 'image_list', path: join(root, 'escape.csv'), imageColumn: 'image' }, output: out, pageSize: 1 << 22, chunkSize: 100, seed: 0, onError: 'fail', numWorkers: 1 });
+    const report = await buildDataset({
+      source: { type: 'image_list', path: join(root, 'escape.csv'), imageColumn: 'image' },
+      output: out,
+      pageSize: 1 << 22,
+      chunkSize: 100,
+      seed: 0,
+      onError: 'fail',
+      numWorkers: 1,
+    });
     expect(report.numSamples).toBe(4);
   });
 });
 
 describe('(c) Host and Origin must name this server', () => {
   it('a foreign Host header is refused for the API and the page (DNS rebinding)', async () => {
-    for (const host of ['evil.example', `evil.example:${port}`, `127.0.0.1:${port + 1}`, `localhost.evil.example:${port}`, `127.0.0.1.nip.io:${port}`]) {
+    for (const host of [
+      'evil.example',
+      `evil.example:${port}`,
+      `127.0.0.1:${port + 1}`,
+      `localhost.evil.example:${port}`,
+      `127.0.0.1.nip.io:${port}`,
+    ]) {
       const a = await api('env.info', {}, { 'X-Beton-Token': server.token, Host: host });
       expect(a.status, host).toBe(403);
       expect(a.body.ok === false && a.body.error.code, host).toBe('HOST_NOT_ALLOWED');
@@ -293,7 +374,13 @@ describe('(c) Host and Origin must name this server', () => {
   });
 
   it('a POST with a foreign Origin is refused; this server’s origin is accepted', async () => {
-    for (const origin of ['http://evil.example', `http://evil.example:${port}`, 'null', `https://127.0.0.1:${port}`, `http://127.0.0.1:${port + 1}`]) {
+    for (const origin of [
+      'http://evil.example',
+      `http://evil.example:${port}`,
+      'null',
+      `https://127.0.0.1:${port}`,
+      `http://127.0.0.1:${port + 1}`,
+    ]) {
       const r = await api('env.info', {}, { 'X-Beton-Token': server.token, Origin: origin });
       expect(r.status, origin).toBe(403);
       expect(r.body.ok === false && r.body.error.code, origin).toBe('ORIGIN_NOT_ALLOWED');
@@ -303,7 +390,11 @@ describe('(c) Host and Origin must name this server', () => {
     }
     // A state-changing call from a foreign page does not start anything.
     const before = events.length;
-    const r = await api('builds.start', { config: { source: { type: 'image_folder', path: join(root, 'withbad') }, output: join(root, 'csrf.beton') } }, { 'X-Beton-Token': server.token, Origin: 'http://evil.example' });
+    const r = await api(
+      'builds.start',
+      { config: { source: { type: 'image_folder', path: join(root, 'withbad') }, output: join(root, 'csrf.beton') } },
+      { 'X-Beton-Token': server.token, Origin: 'http://evil.example' },
+    );
     expect(r.status).toBe(403);
     await new Promise((res) => setTimeout(res, 200));
     expect(events.slice(before).filter((e) => e.event === 'jobs:finished')).toEqual([]);
@@ -324,10 +415,20 @@ describe('(c) Host and Origin must name this server', () => {
       const p = Number(new URL(extra.url).port);
       const ask = (headers: Record<string, string>): Promise<number> =>
         new Promise((res, rej) => {
-          const req = httpRequest({ host: '127.0.0.1', port: p, path: '/api/env.info', method: 'POST', headers: { 'X-Beton-Token': extra.token, ...headers }, setHost: false }, (r) => {
-            r.resume();
-            res(r.statusCode ?? 0);
-          });
+          const req = httpRequest(
+            {
+              host: '127.0.0.1',
+              port: p,
+              path: '/api/env.info',
+              method: 'POST',
+              headers: { 'X-Beton-Token': extra.token, ...headers },
+              setHost: false,
+            },
+            (r) => {
+              r.resume();
+              res(r.statusCode ?? 0);
+            },
+          );
           req.on('error', rej);
           req.end('{}');
         });
@@ -357,10 +458,21 @@ describe('(c) Host and Origin must name this server', () => {
       const p6 = Number(new URL(v6.url).port);
       const ask = (host: string): Promise<number> =>
         new Promise((res, rej) => {
-          const req = httpRequest({ host: '::1', family: 6, port: p6, path: '/api/env.info', method: 'POST', headers: { Host: host, 'X-Beton-Token': v6.token }, setHost: false }, (r) => {
-            r.resume();
-            res(r.statusCode ?? 0);
-          });
+          const req = httpRequest(
+            {
+              host: '::1',
+              family: 6,
+              port: p6,
+              path: '/api/env.info',
+              method: 'POST',
+              headers: { Host: host, 'X-Beton-Token': v6.token },
+              setHost: false,
+            },
+            (r) => {
+              r.resume();
+              res(r.statusCode ?? 0);
+            },
+          );
           req.on('error', rej);
           req.end('{}');
         });
@@ -404,13 +516,23 @@ describe('(e) training commands need --allow-exec', () => {
 
   it('a build config naming its own ffmpeg executable is refused the same way', async () => {
     writeFileSync(join(root, 'v.csv'), 'path,label\nv.mp4,0\n');
-    const r = await api('builds.start', { config: { source: { type: 'video_list', path: join(root, 'v.csv'), clipLength: 2, ffmpeg: '/bin/sh' }, output: join(root, 'v.beton') } });
+    const r = await api('builds.start', {
+      config: {
+        source: { type: 'video_list', path: join(root, 'v.csv'), clipLength: 2, ffmpeg: '/bin/sh' },
+        output: join(root, 'v.beton'),
+      },
+    });
     expect(r.status).toBe(403);
     expect(r.body.ok === false && r.body.error.code).toBe('EXEC_DISABLED');
   });
 
   it('allowed when the service is started with allowExec (beton serve --allow-exec)', async () => {
-    const svc = new BetonService({ roots: [root], host: 'server', dbPath: join(base, 'exec.sqlite'), allowExec: true } as ConstructorParameters<typeof BetonService>[0]);
+    const svc = new BetonService({
+      roots: [root],
+      host: 'server',
+      dbPath: join(base, 'exec.sqlite'),
+      allowExec: true,
+    } as ConstructorParameters<typeof BetonService>[0]);
     try {
       const info = await svc.call('env.info', {});
       expect(info.ok && (info.value as { allowExec: boolean }).allowExec).toBe(true);
@@ -424,7 +546,16 @@ describe('(e) training commands need --allow-exec', () => {
   it('the CLI: --allow-exec turns it on, and it is off without the flag', async () => {
     for (const allow of [false, true]) {
       const dir = mkdtempSync(join(base, 'cli-'));
-      const args = [join(ROOT, 'bin/beton.js'), 'serve', dir, '--port', '0', '--db', join(dir, 'runs.sqlite'), ...(allow ? ['--allow-exec'] : [])];
+      const args = [
+        join(ROOT, 'bin/beton.js'),
+        'serve',
+        dir,
+        '--port',
+        '0',
+        '--db',
+        join(dir, 'runs.sqlite'),
+        ...(allow ? ['--allow-exec'] : []),
+      ];
       const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
@@ -435,7 +566,11 @@ describe('(e) training commands need --allow-exec', () => {
         const m = /open (http\S+)/.exec(stdout);
         expect(m, stderr).not.toBeNull();
         const url = new URL(m![1]!);
-        const res = await fetch(`${url.origin}/api/env.info`, { method: 'POST', headers: { 'X-Beton-Token': url.searchParams.get('token')! }, body: '{}' });
+        const res = await fetch(`${url.origin}/api/env.info`, {
+          method: 'POST',
+          headers: { 'X-Beton-Token': url.searchParams.get('token')! },
+          body: '{}',
+        });
         const env = (await res.json()) as Envelope<{ allowExec: boolean }>;
         expect(env.ok && env.value.allowExec, `--allow-exec ${allow}`).toBe(allow);
         if (allow) expect(stderr).toMatch(/allow-exec/);
@@ -471,18 +606,34 @@ describe('(f) not found is 404, and outside the folder nothing is revealed', () 
     const pairs: Array<[string, (p: string) => unknown, string, string]> = [
       ['datasets.inspect', (p) => ({ path: p }), join(outside, 'secret.txt'), join(outside, 'no-such.txt')],
       ['datasets.inspect', (p) => ({ path: p }), join(root, 'link-out', 'secret.txt'), join(root, 'link-out', 'no-such.txt')],
-      ['datasets.inspect', (p) => ({ path: p }), join(root, '..', 'outside', 'secret.txt'), join(root, '..', 'outside', 'no-such', 'deeper.txt')],
+      [
+        'datasets.inspect',
+        (p) => ({ path: p }),
+        join(root, '..', 'outside', 'secret.txt'),
+        join(root, '..', 'outside', 'no-such', 'deeper.txt'),
+      ],
       ['fs.browse', (p) => ({ path: p }), join(outside, 'imgs'), join(outside, 'no-such-dir')],
       ['sources.detect', (p) => ({ path: p }), join(outside, 'secret.jpg'), join(outside, 'no-such.jpg')],
-      ['builds.start', (p) => ({ config: { source: { type: 'image_folder', path: join(root, 'withbad') }, output: p } }), join(outside, 'x.beton'), join(outside, 'no-such-dir', 'x.beton')],
-      ['builds.start', (p) => ({ config: { source: { type: 'image_folder', path: join(root, 'withbad') }, output: p } }), join(root, 'link-out', 'x.beton'), join(root, 'link-out', 'no-such-dir', 'x.beton')],
+      [
+        'builds.start',
+        (p) => ({ config: { source: { type: 'image_folder', path: join(root, 'withbad') }, output: p } }),
+        join(outside, 'x.beton'),
+        join(outside, 'no-such-dir', 'x.beton'),
+      ],
+      [
+        'builds.start',
+        (p) => ({ config: { source: { type: 'image_folder', path: join(root, 'withbad') }, output: p } }),
+        join(root, 'link-out', 'x.beton'),
+        join(root, 'link-out', 'no-such-dir', 'x.beton'),
+      ],
       ['profiles.start', (p) => ({ plan: { file: p } }), join(outside, 'secret.txt'), join(outside, 'no-such.beton')],
     ];
     for (const [m, params, existing, missing] of pairs) {
       const a = await api(m, params(existing));
       const b = await api(m, params(missing));
       expect([a.status, b.status], `${m} ${existing} / ${missing}`).toEqual([403, 403]);
-      const strip = (r: typeof a, p: string): unknown => (r.body.ok ? r.body : { ...r.body, error: { ...r.body.error, message: r.body.error.message.replace(p, '<path>') } });
+      const strip = (r: typeof a, p: string): unknown =>
+        r.body.ok ? r.body : { ...r.body, error: { ...r.body.error, message: r.body.error.message.replace(p, '<path>') } };
       expect(strip(a, existing)).toEqual(strip(b, missing));
     }
     expect(existsSync(join(outside, 'x.beton'))).toBe(false);

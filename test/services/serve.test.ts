@@ -56,7 +56,11 @@ afterAll(async () => {
 
 type Auth = 'header' | 'bearer' | 'query' | 'none' | 'wrong';
 
-async function api<T = unknown>(method: string, params: unknown = {}, auth: Auth = 'header'): Promise<{ status: number; body: Envelope<T> }> {
+async function api<T = unknown>(
+  method: string,
+  params: unknown = {},
+  auth: Auth = 'header',
+): Promise<{ status: number; body: Envelope<T> }> {
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
   if (auth === 'header') headers['X-Beton-Token'] = server.token;
   if (auth === 'bearer') headers.Authorization = `Bearer ${server.token}`;
@@ -119,7 +123,9 @@ async function until(check: () => boolean, ms: number, what: string): Promise<vo
 }
 
 const finishedOf = (events: ApiEvent[], jobId: string): FinishedEvent[] =>
-  events.filter((e): e is Extract<ApiEvent, { event: 'jobs:finished' }> => e.event === 'jobs:finished' && e.data.jobId === jobId).map((e) => e.data);
+  events
+    .filter((e): e is Extract<ApiEvent, { event: 'jobs:finished' }> => e.event === 'jobs:finished' && e.data.jobId === jobId)
+    .map((e) => e.data);
 
 describe('beton serve: the token', () => {
   it('every /api/ request without the right token is 401, before routing', async () => {
@@ -265,7 +271,14 @@ describe('beton serve: the app', () => {
   });
 
   it('path traversal in static paths is refused', async () => {
-    for (const p of ['/..%2fbeside-app.txt', '/%2e%2e%2fbeside-app.txt', '/%2e%2e/%2e%2e/%2e%2e/etc/passwd', '/..%2f..%2f..%2f..%2fetc%2fpasswd', '/assets/..%2f..%2fbeside-app.txt', '/..%5cbeside-app.txt']) {
+    for (const p of [
+      '/..%2fbeside-app.txt',
+      '/%2e%2e%2fbeside-app.txt',
+      '/%2e%2e/%2e%2e/%2e%2e/etc/passwd',
+      '/..%2f..%2f..%2f..%2fetc%2fpasswd',
+      '/assets/..%2f..%2fbeside-app.txt',
+      '/..%5cbeside-app.txt',
+    ]) {
       const r = await rawGet(p);
       expect(r.body, p).not.toContain('outside the static folder');
       expect(r.body, p).not.toMatch(/root:.*:0:0:/);
@@ -284,7 +297,9 @@ describe('beton serve: jobs over server-sent events', () => {
     const es = await openEvents();
     try {
       const out = join(root, 'tiny.beton');
-      const r = await api<{ jobId: string }>('builds.start', { config: { source: { type: 'image_folder', path: join(root, 'tiny') }, output: out, numWorkers: 1 } });
+      const r = await api<{ jobId: string }>('builds.start', {
+        config: { source: { type: 'image_folder', path: join(root, 'tiny') }, output: out, numWorkers: 1 },
+      });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       if (!r.body.ok) throw new Error(r.body.error.message);
       const { jobId } = r.body.value;
@@ -298,7 +313,9 @@ describe('beton serve: jobs over server-sent events', () => {
       expect(progress.length).toBeGreaterThan(0);
       expect(progress.at(-1)!.data).toMatchObject({ kind: 'build', done: 6, total: 6 });
       // Progress comes before the end.
-      expect(es.events.findIndex((e) => e.event === 'jobs:progress' && e.data.jobId === jobId)).toBeLessThan(es.events.findIndex((e) => e.event === 'jobs:finished' && e.data.jobId === jobId));
+      expect(es.events.findIndex((e) => e.event === 'jobs:progress' && e.data.jobId === jobId)).toBeLessThan(
+        es.events.findIndex((e) => e.event === 'jobs:finished' && e.data.jobId === jobId),
+      );
       expect(existsSync(out)).toBe(true);
       const inspect = await api<{ numSamples: number }>('datasets.inspect', { path: out });
       expect(inspect.body.ok && inspect.body.value.numSamples).toBe(6);
@@ -314,7 +331,13 @@ describe('beton serve: jobs over server-sent events', () => {
     try {
       const out = join(root, 'big.beton');
       const r = await api<{ jobId: string }>('builds.start', {
-        config: { source: { type: 'image_folder', path: join(root, 'big') }, output: out, numWorkers: 1, chunkSize: 4, image: { writeMode: 'jpg', jpegQuality: 95 } },
+        config: {
+          source: { type: 'image_folder', path: join(root, 'big') },
+          output: out,
+          numWorkers: 1,
+          chunkSize: 4,
+          image: { writeMode: 'jpg', jpegQuality: 95 },
+        },
       });
       if (!r.body.ok) throw new Error(r.body.error.message);
       const { jobId } = r.body.value;
@@ -340,7 +363,9 @@ describe('beton serve (CLI)', () => {
   it('prints a loopback URL with a token, answers with it, and exits on SIGTERM', async () => {
     const dir = join(base, 'cli-root');
     mkdirSync(dir);
-    const child = spawn(process.execPath, [join(ROOT, 'bin/beton.js'), 'serve', dir, '--port', '0', '--db', join(base, 'cli.sqlite')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(ROOT, 'bin/beton.js'), 'serve', dir, '--port', '0', '--db', join(base, 'cli.sqlite')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

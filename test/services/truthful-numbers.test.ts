@@ -23,14 +23,39 @@ describe('the host tells its version', () => {
 
 describe('run charts', () => {
   it('point tooltips count from 1 and say "1 worker"', () => {
-    const point = (index: number, workers: number): PointResult => ({ index, config: { workers, batchSize: 8, order: 'random', osCache: true }, images: 10, seconds: 1, imagesPerSec: 10, batchesPerSec: 1, waitP50Ms: 1, waitP95Ms: 1, workerBusyMsPerBatch: 1, cpuPerCore: [], rssPeakBytes: 1, diskReadBytes: 0, pageCacheResident: null, gpuUtilMean: null });
+    const point = (index: number, workers: number): PointResult => ({
+      index,
+      config: { workers, batchSize: 8, order: 'random', osCache: true },
+      images: 10,
+      seconds: 1,
+      imagesPerSec: 10,
+      batchesPerSec: 1,
+      waitP50Ms: 1,
+      waitP95Ms: 1,
+      workerBusyMsPerBatch: 1,
+      cpuPerCore: [],
+      rssPeakBytes: 1,
+      diskReadBytes: 0,
+      pageCacheResident: null,
+      gpuUtilMean: null,
+    });
     const run: ProfileRun & { id: number } = {
       id: 1,
       kind: 'sweep',
       startedAt: '2025-01-01T00:00:00Z',
       finishedAt: '2025-01-01T00:01:00Z',
       status: 'ok',
-      plan: { file: '/d.beton', workers: [1, 2], batchSizes: [8], orders: ['random'], osCache: [true], decoder: 'simple', flip: false, secondsPerPoint: 1, warmupBatches: 0 },
+      plan: {
+        file: '/d.beton',
+        workers: [1, 2],
+        batchSizes: [8],
+        orders: ['random'],
+        osCache: [true],
+        decoder: 'simple',
+        flip: false,
+        secondsPerPoint: 1,
+        warmupBatches: 0,
+      },
       machine: { hostname: 'h', cpuModel: 'c', cores: 2, ramBytes: 1, os: 'o', node: 'n', gpus: [] },
       dataset: null,
       points: [point(0, 1), point(1, 2)],

@@ -15,9 +15,24 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe.skipIf(!hasFfmpeg)('the app with a video folder', () => {
   it('detects a video folder as clips and previews a clip as a filmstrip', async () => {
     const root = join(dir, 'videos');
-    for (const [cls, colour] of [['a', 'red'], ['b', 'blue']] as const) {
+    for (const [cls, colour] of [
+      ['a', 'red'],
+      ['b', 'blue'],
+    ] as const) {
       mkdirSync(join(root, cls), { recursive: true });
-      execFileSync('ffmpeg', ['-loglevel', 'error', '-f', 'lavfi', '-i', `color=c=${colour}:s=32x24:r=10:d=2`, '-c:v', 'mjpeg', '-q:v', '2', join(root, cls, 'v.avi')]);
+      execFileSync('ffmpeg', [
+        '-loglevel',
+        'error',
+        '-f',
+        'lavfi',
+        '-i',
+        `color=c=${colour}:s=32x24:r=10:d=2`,
+        '-c:v',
+        'mjpeg',
+        '-q:v',
+        '2',
+        join(root, cls, 'v.avi'),
+      ]);
     }
     const service = new BetonService({ roots: [dir], dbPath: join(dir, 'runs.sqlite'), host: 'server' });
     try {

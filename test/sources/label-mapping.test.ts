@@ -20,7 +20,7 @@ describe('a string column as an int label (category → int)', () => {
     expect(() => m(null)).toThrow(/a missing value/);
   });
 
-  it('reads a column\'s distinct values over every row, sorted, missing cells left out', async () => {
+  it("reads a column's distinct values over every row, sorted, missing cells left out", async () => {
     const p = join(dir, 'species.csv');
     writeFileSync(p, 'id,species\n0,dog\n1,cat\n2,\n3,bird\n4,cat\n');
     const r = await distinctCategories(await CsvTable.open(p, 'csv'), 'species');
@@ -31,13 +31,21 @@ describe('a string column as an int label (category → int)', () => {
   it('builds the labels as their indices; the config refuses repeated categories', async () => {
     const p = join(dir, 'build.csv');
     writeFileSync(p, 'species,w\ncat,1\ndog,2\nbird,3\n');
-    const cfg = parseBuildConfig({ source: { type: 'table', path: p }, output: join(dir, 'o.beton'), fields: [{ name: 'label', type: 'int', categories: ['bird', 'cat', 'dog'], columns: ['species'] }] });
+    const cfg = parseBuildConfig({
+      source: { type: 'table', path: p },
+      output: join(dir, 'o.beton'),
+      fields: [{ name: 'label', type: 'int', categories: ['bird', 'cat', 'dog'], columns: ['species'] }],
+    });
     if (!cfg.ok) throw new Error(cfg.errors.join('; '));
     const src = await openSource(cfg.value.source, dir);
     const r = await buildAndOpen(src, cfg.value.fields!, join(dir, 'o.beton'));
     expect(readAll(r).map((s) => s.label)).toEqual([1n, 2n, 0n]);
     r.close();
-    const bad = parseBuildConfig({ source: { type: 'table', path: p }, output: 'x.beton', fields: [{ name: 'label', type: 'int', categories: ['a', 'a'] }] });
+    const bad = parseBuildConfig({
+      source: { type: 'table', path: p },
+      output: 'x.beton',
+      fields: [{ name: 'label', type: 'int', categories: ['a', 'a'] }],
+    });
     expect(bad.ok).toBe(false);
   });
 });

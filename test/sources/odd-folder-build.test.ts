@@ -17,7 +17,13 @@ beforeAll(async () => {
 });
 
 function config(out: string, onError: 'fail' | 'skip', passThrough = false) {
-  const r = parseBuildConfig({ source: { type: 'image_folder', path: root }, output: out, onError, numWorkers: 2, image: { writeMode: 'jpg', passThrough } });
+  const r = parseBuildConfig({
+    source: { type: 'image_folder', path: root },
+    output: out,
+    onError,
+    numWorkers: 2,
+    image: { writeMode: 'jpg', passThrough },
+  });
   if (!r.ok) throw new Error(r.errors.join('; '));
   return r.value;
 }
@@ -37,7 +43,10 @@ describe('building a folder of every odd and broken image', () => {
     const out = join(dir, `skip-${passThrough}.beton`);
     const report = await buildDataset(config(out, 'skip', passThrough));
     const listed = cases.filter((c) => c.listed);
-    const bad = listed.filter((c) => c.outcome === 'error').map((c) => c.path).sort();
+    const bad = listed
+      .filter((c) => c.outcome === 'error')
+      .map((c) => c.path)
+      .sort();
     const doc = JSON.parse(readFileSync(report.reportPath!, 'utf8')) as { skipped: Array<{ path: string }> };
     expect(doc.skipped.map((s) => s.path).sort()).toEqual(bad);
     expect(report.numSamples).toBe(listed.length - bad.length);

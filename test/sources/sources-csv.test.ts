@@ -33,7 +33,10 @@ describe('CSV source', () => {
     { id: 40, score: -3.25, name: '', big: '7' },
   ];
   const csv = (sep: string): string =>
-    ['id,score,name,big'.replaceAll(',', sep), ...rows.map((r) => [r.id, r.score, `"${r.name.replaceAll('"', '""')}"`, r.big].join(sep))].join('\r\n') + '\r\n';
+    [
+      'id,score,name,big'.replaceAll(',', sep),
+      ...rows.map((r) => [r.id, r.score, `"${r.name.replaceAll('"', '""')}"`, r.big].join(sep)),
+    ].join('\r\n') + '\r\n';
 
   it('infers int / float / json, counts rows, and round-trips every value', async () => {
     const p = join(dir, 'basic.csv');
@@ -77,7 +80,10 @@ describe('CSV source', () => {
     const header = ['label', ...Array.from({ length: 784 }, (_, i) => `pixel${i}`)];
     const images = Array.from({ length: 6 }, () => Uint8Array.from({ length: 784 }, () => Math.floor(rand() * 256)));
     const labels = images.map((_, i) => i % 10);
-    writeFileSync(join(dir, 'mnist.csv'), [header.join(','), ...images.map((img, i) => `${labels[i]},${Array.from(img).join(',')}`)].join('\n') + '\n');
+    writeFileSync(
+      join(dir, 'mnist.csv'),
+      [header.join(','), ...images.map((img, i) => `${labels[i]},${Array.from(img).join(',')}`)].join('\n') + '\n',
+    );
     const src = await openCsvSource(join(dir, 'mnist.csv'));
 
     // Inference groups the numbered run into one array.
@@ -154,7 +160,11 @@ describe('CSV source', () => {
         const src = await openCsvSource(p);
         for (const s of await collect(src.samples(fields))) {
           const m = (s as { __betonSkip?: { reason: string; field?: string } }).__betonSkip;
-          if (m) return new BetonEncodeError('BAD_VALUE', m.reason, { sample: Number(/row (\d+)/.exec(m.reason)?.[1]), ...(m.field ? { field: m.field } : {}) });
+          if (m)
+            return new BetonEncodeError('BAD_VALUE', m.reason, {
+              sample: Number(/row (\d+)/.exec(m.reason)?.[1]),
+              ...(m.field ? { field: m.field } : {}),
+            });
         }
       } catch (e) {
         return e as BetonEncodeError;

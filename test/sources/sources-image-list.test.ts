@@ -50,7 +50,17 @@ describe('image list source', () => {
     expect(src.baseDir).toBe(dir);
     const fields = await src.detectSchema();
     expect(fields).toEqual([
-      { name: 'image', type: 'rgb_image', writeMode: 'raw', maxResolution: null, smartThreshold: null, jpegQuality: 90, compressProbability: 0.5, passThrough: false, columns: ['file'] },
+      {
+        name: 'image',
+        type: 'rgb_image',
+        writeMode: 'raw',
+        maxResolution: null,
+        smartThreshold: null,
+        jpegQuality: 90,
+        compressProbability: 0.5,
+        passThrough: false,
+        columns: ['file'],
+      },
       { name: 'label', type: 'int' },
       { name: 'caption', type: 'json' },
     ]);
@@ -63,7 +73,9 @@ describe('image list source', () => {
   });
 
   it('JSONL with an explicit image column, absolute paths too, and a range', async () => {
-    const lines = images.map((im, i) => JSON.stringify({ path: i === 1 ? join(dir, im.file) : im.file, cls: ['r', 'g', 'b'][i], box: [i, i + 1, 2, 2] }));
+    const lines = images.map((im, i) =>
+      JSON.stringify({ path: i === 1 ? join(dir, im.file) : im.file, cls: ['r', 'g', 'b'][i], box: [i, i + 1, 2, 2] }),
+    );
     writeFileSync(join(dir, 'list.jsonl'), lines.join('\n') + '\n');
     const src = await openImageListSource(join(dir, 'list.jsonl'), 'path');
     const fields = await src.detectSchema();
@@ -86,7 +98,17 @@ describe('image list source', () => {
     expect(cfg).toMatchObject({ type: 'image_list', imageColumn: 'img', format: 'tsv' });
     const src = await openSource(cfg, dir);
     const fields: FieldConfig[] = [
-      { name: 'pic', type: 'rgb_image', writeMode: 'raw', maxResolution: null, smartThreshold: null, jpegQuality: 90, compressProbability: 0.5, passThrough: false, columns: ['img'] },
+      {
+        name: 'pic',
+        type: 'rgb_image',
+        writeMode: 'raw',
+        maxResolution: null,
+        smartThreshold: null,
+        jpegQuality: 90,
+        compressProbability: 0.5,
+        passThrough: false,
+        columns: ['img'],
+      },
       { name: 'y', type: 'float', columns: ['label'] },
     ];
     const r = await buildAndOpen(src, fields, out());

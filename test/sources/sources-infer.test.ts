@@ -39,8 +39,18 @@ describe('column types', () => {
     expect(t(['a', 'b', null])).toEqual({ kind: 'string', missing: true });
     expect(t(['1', 'x'], true)).toEqual({ kind: 'json', missing: false });
     expect(t([new Uint8Array(2)])).toEqual({ kind: 'bytes', missing: false });
-    expect(t([[1, 2], [3, 4]])).toEqual({ kind: 'ndarray', dtype: 'int64', shape: [2] });
-    expect(t([[[1.5], [2]], [[3], [4]]])).toEqual({ kind: 'ndarray', dtype: 'float32', shape: [2, 1] });
+    expect(
+      t([
+        [1, 2],
+        [3, 4],
+      ]),
+    ).toEqual({ kind: 'ndarray', dtype: 'int64', shape: [2] });
+    expect(
+      t([
+        [[1.5], [2]],
+        [[3], [4]],
+      ]),
+    ).toEqual({ kind: 'ndarray', dtype: 'float32', shape: [2, 1] });
     expect(t([Float32Array.from([1, 2, 3])], false, 'float')).toEqual({ kind: 'ndarray', dtype: 'float32', shape: [3] });
     expect(t([[1, 2], [3]])).toEqual({ kind: 'json', missing: false }); // ragged
     expect(t([[1, 'a']])).toEqual({ kind: 'json', missing: false });
@@ -105,7 +115,11 @@ describe('column mapping', () => {
 
 describe('python literal (npy headers)', () => {
   it('parses the header dict forms numpy writes', () => {
-    expect(parsePythonLiteral("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }")).toEqual({ descr: '<f4', fortran_order: false, shape: [3, 4] });
+    expect(parsePythonLiteral("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }")).toEqual({
+      descr: '<f4',
+      fortran_order: false,
+      shape: [3, 4],
+    });
     expect(parsePythonLiteral("{'descr': [('a', '<i4')], 'shape': (2L,)}")).toEqual({ descr: [['a', '<i4']], shape: [2] });
     expect(() => parsePythonLiteral("{'a': 1} x")).toThrow(/trailing/);
   });

@@ -24,7 +24,12 @@ function randomData(descr: string, count: number, seed: number): Uint8Array {
   const rand = rng(seed);
   const bytes = new Uint8Array(count * d.itemsize);
   for (let i = 0; i < count; i++) {
-    const x = d.kind === 'b' ? rand() < 0.5 : d.kind === 'f' || d.kind === 'c' ? Math.round((rand() - 0.5) * 1000) / 8 : Math.floor(rand() * 100) - (d.kind === 'i' ? 50 : 0);
+    const x =
+      d.kind === 'b'
+        ? rand() < 0.5
+        : d.kind === 'f' || d.kind === 'c'
+          ? Math.round((rand() - 0.5) * 1000) / 8
+          : Math.floor(rand() * 100) - (d.kind === 'i' ? 50 : 0);
     writeElement(d, bytes, i, d.itemsize === 8 && (d.kind === 'i' || d.kind === 'u') ? BigInt(Number(x)) : x);
   }
   return bytes;
@@ -48,7 +53,9 @@ describe('.npy source', () => {
     const src = await openNpySource(p);
     expect(src.length).toBe(rows);
     const fields = await src.detectSchema();
-    expect(fields).toEqual([{ name: `arr_${descr.replace(/\W/g, '')}`, type: 'ndarray', dtype: parseDType(descr).str, shape: shape.slice(1) }]);
+    expect(fields).toEqual([
+      { name: `arr_${descr.replace(/\W/g, '')}`, type: 'ndarray', dtype: parseDType(descr).str, shape: shape.slice(1) },
+    ]);
     const r = await buildAndOpen(src, fields, out());
     expect(r.numSamples).toBe(rows);
     readAll(r).forEach((s, i) => {
@@ -114,7 +121,9 @@ describe('.npy source', () => {
 
   it('refuses Fortran order, object arrays and 0-d arrays clearly', async () => {
     writeFileSync(join(dir, 'f.npy'), npyBytes('<f4', [2, 2], new Uint8Array(16), { fortran: true }));
-    await expect(openNpySource(join(dir, 'f.npy'))).rejects.toThrow(/f\.npy: Fortran-ordered arrays are not supported; .*ascontiguousarray/);
+    await expect(openNpySource(join(dir, 'f.npy'))).rejects.toThrow(
+      /f\.npy: Fortran-ordered arrays are not supported; .*ascontiguousarray/,
+    );
     writeFileSync(join(dir, 'o.npy'), npyBytes('|O', [2], new Uint8Array(16)));
     await expect(openNpySource(join(dir, 'o.npy'))).rejects.toThrow(/object arrays/);
     writeFileSync(join(dir, 'z.npy'), npyBytes('<f4', [], new Uint8Array(4)));

@@ -39,7 +39,16 @@ describe('openSource / detectSourceConfig', () => {
     expect(src.length).toBe(3);
     const fields = await src.detectSchema();
     expect(fields).toEqual([
-      { name: 'image', type: 'rgb_image', writeMode: 'raw', maxResolution: null, smartThreshold: null, jpegQuality: 90, compressProbability: 0.5, passThrough: false },
+      {
+        name: 'image',
+        type: 'rgb_image',
+        writeMode: 'raw',
+        maxResolution: null,
+        smartThreshold: null,
+        jpegQuality: 90,
+        compressProbability: 0.5,
+        passThrough: false,
+      },
       { name: 'label', type: 'int' },
     ]);
     const r = await buildAndOpen(src, [...fields, { name: 'path', type: 'json' }, { name: 'class', type: 'json' }], out());
@@ -78,11 +87,15 @@ describe('openSource / detectSourceConfig', () => {
 
   it('clear errors: unknown extension, missing path, --image-column on the wrong kind', async () => {
     await expect(detectSourceConfig(join(dir, 'data.txt'))).rejects.toThrow(/cannot tell the table format from the extension ".txt"/);
-    await expect(openSource({ type: 'table', path: 'nope.csv' }, dir)).rejects.toThrow(/cannot open source .*nope\.csv: no such file or folder/);
+    await expect(openSource({ type: 'table', path: 'nope.csv' }, dir)).rejects.toThrow(
+      /cannot open source .*nope\.csv: no such file or folder/,
+    );
     await expect(openSource({ type: 'image_folder', path: 't.csv' }, dir)).rejects.toThrow(/is a file; an image_folder source is a folder/);
     await expect(detectSourceConfig(join(dir, 't.npy'), { imageColumn: 'x' })).rejects.toThrow(/--image-column needs a CSV, TSV or JSONL/);
     await expect(detectSourceConfig(join(dir, 'folder'), { imageColumn: 'x' })).rejects.toBeInstanceOf(BetonEncodeError);
-    await expect(openSource({ type: 'image_list', path: 't.npz', imageColumn: 'q' }, dir)).rejects.toThrow(/an image list is a CSV, TSV or JSONL file, not npz/);
+    await expect(openSource({ type: 'image_list', path: 't.npz', imageColumn: 'q' }, dir)).rejects.toThrow(
+      /an image list is a CSV, TSV or JSONL file, not npz/,
+    );
   });
 
   it('the sample stream carries its length when the slice is known', async () => {

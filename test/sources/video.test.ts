@@ -21,7 +21,8 @@ import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 import { checkPython } from '../helpers/python-check.js';
 
 const HAVE_FFMPEG = ffmpegAvailable();
-if (!HAVE_FFMPEG) console.warn('test/sources/video.test.ts: skipped, ffmpeg/ffprobe not found (apt-get install ffmpeg; .ci/run installs it)');
+if (!HAVE_FFMPEG)
+  console.warn('test/sources/video.test.ts: skipped, ffmpeg/ffprobe not found (apt-get install ffmpeg; .ci/run installs it)');
 
 const ROOT = resolve(__dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'beton-video-'));
@@ -57,11 +58,18 @@ beforeAll(() => {
   mkdirSync(join(videos, 'Basketball'), { recursive: true });
   ffmpeg(...color('red', 2), ...ENCODE, join(videos, 'ApplyEyeMakeup/v_red.mp4'));
   ffmpeg(
-    ...color('red', 1), ...color('0x00FF00', 1), ...color('blue', 1),
-    '-filter_complex', `[0][1][2]concat=n=3:v=1:a=0,drawbox=x=${W / 2}:y=0:w=${W / 2}:h=${H}:color=white:t=fill`,
-    ...ENCODE, join(videos, 'ApplyEyeMakeup/v_rgb.mp4'),
+    ...color('red', 1),
+    ...color('0x00FF00', 1),
+    ...color('blue', 1),
+    '-filter_complex',
+    `[0][1][2]concat=n=3:v=1:a=0,drawbox=x=${W / 2}:y=0:w=${W / 2}:h=${H}:color=white:t=fill`,
+    ...ENCODE,
+    join(videos, 'ApplyEyeMakeup/v_rgb.mp4'),
   );
-  writeFileSync(join(videos, 'Basketball/broken.mp4'), Uint8Array.from({ length: 5000 }, (_, i) => (i * 7919 + 13) % 251));
+  writeFileSync(
+    join(videos, 'Basketball/broken.mp4'),
+    Uint8Array.from({ length: 5000 }, (_, i) => (i * 7919 + 13) % 251),
+  );
   writeFileSync(join(videos, 'Basketball/empty.mp4'), new Uint8Array(0));
   ffmpeg(...color('blue', 1, 25), '-c:v', 'mjpeg', '-q:v', '2', '-pix_fmt', 'yuvj420p', join(videos, 'Basketball/v_blue.avi'));
 });
@@ -69,14 +77,17 @@ beforeAll(() => {
 /** The colour of frame f (at 10 fps) of each generated video, at (x, y). */
 function expected(videoId: number, frame: number, x: number, fps = 10): RGB {
   switch (videoId) {
-    case 0: return RED;
+    case 0:
+      return RED;
     case 1: {
       if (x >= W / 2) return WHITE;
       const s = frame / fps;
       return s < 1 ? RED : s < 2 ? GREEN : BLUE;
     }
-    case 4: return BLUE;
-    default: throw new Error(`no video ${videoId}`);
+    case 4:
+      return BLUE;
+    default:
+      throw new Error(`no video ${videoId}`);
   }
 }
 
@@ -93,7 +104,11 @@ function expectNear(got: RGB, want: RGB, what: string): void {
 /** Checks every frame of a clip against the pattern at a few points (left and right halves). */
 function checkClip(frames: Uint8Array, videoId: number, startFrame: number, T: number, what: string, fps = 10, picks?: number[]): void {
   for (let t = 0; t < T; t++) {
-    for (const [x, y] of [[4, 4], [W / 4, H / 2], [W - 5, H - 5]] as const) {
+    for (const [x, y] of [
+      [4, 4],
+      [W / 4, H / 2],
+      [W - 5, H - 5],
+    ] as const) {
       const f = startFrame + (picks ? picks[t]! : t);
       expectNear(pixel(frames, t, x, y), expected(videoId, f, x, fps), `${what} frame ${t} (video frame ${f}) at (${x}, ${y})`);
     }
@@ -101,7 +116,13 @@ function checkClip(frames: Uint8Array, videoId: number, startFrame: number, T: n
 }
 
 const config = (output: string, extra: Record<string, unknown> = {}): Parameters<typeof buildDataset>[0] => {
-  const r = parseBuildConfig({ source: { type: 'video_folder', path: videos, clipLength: 8, stride: 4 }, output, onError: 'skip', chunkSize: 3, ...extra });
+  const r = parseBuildConfig({
+    source: { type: 'video_folder', path: videos, clipLength: 8, stride: 4 },
+    output,
+    onError: 'skip',
+    chunkSize: 3,
+    ...extra,
+  });
   if (!r.ok) throw new Error(r.errors.join('\n'));
   return r.value;
 };
@@ -149,7 +170,13 @@ describe.skipIf(!HAVE_FFMPEG)('video clips: ffmpeg source → VideoClipField →
         ['start_frame', 1, 'int'],
       ]);
       // The field's options come back from our argument blob.
-      expect((reader.fields[0]!.field as VideoClipField).toSpec()).toEqual({ type: 'video_clip', writeMode: 'jpg', jpegQuality: 90, maxResolution: null, frames: 8 });
+      expect((reader.fields[0]!.field as VideoClipField).toSpec()).toEqual({
+        type: 'video_clip',
+        writeMode: 'jpg',
+        jpegQuality: 90,
+        maxResolution: null,
+        frames: 8,
+      });
       CLIPS.forEach(([videoId, label, start], i) => {
         const s = reader.read(i) as { clip: DecodedClip; label: bigint; video_id: bigint; start_frame: bigint };
         expect([Number(s.video_id), Number(s.label), Number(s.start_frame)], `sample ${i}`).toEqual([videoId, label, start]);
@@ -201,10 +228,25 @@ describe.skipIf(!HAVE_FFMPEG)('video clips: ffmpeg source → VideoClipField →
     const rep = await buildDataset(r.value);
     const reader = await Reader.open(out);
     try {
-      const got = Array.from({ length: reader.numSamples }, (_, i) => reader.read(i) as { clip: DecodedClip; video_id: bigint; start_frame: bigint; path: string });
+      const got = Array.from(
+        { length: reader.numSamples },
+        (_, i) => reader.read(i) as { clip: DecodedClip; video_id: bigint; start_frame: bigint; path: string },
+      );
       // At 5 fps: 10, 15 and 5 frames; clips of 4 starting every 5 frames.
-      expect(got.map((s) => [Number(s.video_id), Number(s.start_frame)])).toEqual([[0, 0], [0, 5], [1, 0], [1, 5], [1, 10], [4, 0]]);
-      expect(got.map((s) => s.path)).toEqual(['ApplyEyeMakeup/v_red.mp4', 'ApplyEyeMakeup/v_red.mp4', ...Array(3).fill('ApplyEyeMakeup/v_rgb.mp4'), 'Basketball/v_blue.avi']);
+      expect(got.map((s) => [Number(s.video_id), Number(s.start_frame)])).toEqual([
+        [0, 0],
+        [0, 5],
+        [1, 0],
+        [1, 5],
+        [1, 10],
+        [4, 0],
+      ]);
+      expect(got.map((s) => s.path)).toEqual([
+        'ApplyEyeMakeup/v_red.mp4',
+        'ApplyEyeMakeup/v_red.mp4',
+        ...Array(3).fill('ApplyEyeMakeup/v_rgb.mp4'),
+        'Basketball/v_blue.avi',
+      ]);
       for (const s of got) {
         expect([s.clip.mode, s.clip.count, s.clip.fps]).toEqual(['raw', 4, [5, 1]]);
         checkClip(s.clip.data, Number(s.video_id), Number(s.start_frame), 4, `video ${s.video_id} start ${s.start_frame}`, 5);
@@ -217,7 +259,12 @@ describe.skipIf(!HAVE_FFMPEG)('video clips: ffmpeg source → VideoClipField →
 
   it('reads a CSV video list with class-name labels and time ranges', async () => {
     const list = join(dir, 'list.csv');
-    writeFileSync(list, ['path,label,start,end', 'ucf/ApplyEyeMakeup/v_rgb.mp4,walk,1,2', 'ucf/Basketball/v_blue.avi,jump,,', 'ucf/missing.mp4,walk,,'].join('\n'));
+    writeFileSync(
+      list,
+      ['path,label,start,end', 'ucf/ApplyEyeMakeup/v_rgb.mp4,walk,1,2', 'ucf/Basketball/v_blue.avi,jump,,', 'ucf/missing.mp4,walk,,'].join(
+        '\n',
+      ),
+    );
     const out = join(dir, 'list.beton');
     const r = parseBuildConfig({ source: { type: 'video_list', path: list, clipLength: 5 }, output: out, onError: 'skip', numWorkers: 0 });
     if (!r.ok) throw new Error(r.errors.join('\n'));
@@ -226,9 +273,20 @@ describe.skipIf(!HAVE_FFMPEG)('video clips: ffmpeg source → VideoClipField →
     expect(rep.skipped[0]!.reason).toMatch(/does not exist/);
     const reader = await Reader.open(out);
     try {
-      const got = Array.from({ length: reader.numSamples }, (_, i) => reader.read(i) as { clip: DecodedClip; label: bigint; video_id: bigint; start_frame: bigint });
+      const got = Array.from(
+        { length: reader.numSamples },
+        (_, i) => reader.read(i) as { clip: DecodedClip; label: bigint; video_id: bigint; start_frame: bigint },
+      );
       // Classes sorted: jump 0, walk 1. The rgb video from 1 s to 2 s: 10 green frames → 2 clips.
-      expect(got.map((s) => [Number(s.video_id), Number(s.label), Number(s.start_frame)])).toEqual([[0, 1, 0], [0, 1, 5], [1, 0, 0], [1, 0, 5], [1, 0, 10], [1, 0, 15], [1, 0, 20]]);
+      expect(got.map((s) => [Number(s.video_id), Number(s.label), Number(s.start_frame)])).toEqual([
+        [0, 1, 0],
+        [0, 1, 5],
+        [1, 0, 0],
+        [1, 0, 5],
+        [1, 0, 10],
+        [1, 0, 15],
+        [1, 0, 20],
+      ]);
       for (const s of got.slice(0, 2)) expectNear(pixel(s.clip.data, 2, 4, 4), GREEN, 'ranged clip');
     } finally {
       reader.close();
@@ -236,7 +294,12 @@ describe.skipIf(!HAVE_FFMPEG)('video clips: ffmpeg source → VideoClipField →
   });
 
   it('loads (T, H, W, 3) clips with ClipSimpleDecoder, identical to the Reader', async () => {
-    const loader = await Loader.open(file2, { batchSize: 5, numWorkers: 2, order: 'sequential', pipelines: { clip: [ClipSimpleDecoder()], label: [IntDecoder()], video_id: null, start_frame: null } });
+    const loader = await Loader.open(file2, {
+      batchSize: 5,
+      numWorkers: 2,
+      order: 'sequential',
+      pipelines: { clip: [ClipSimpleDecoder()], label: [IntDecoder()], video_id: null, start_frame: null },
+    });
     const reader = await Reader.open(file2);
     try {
       let n = 0;
@@ -247,7 +310,10 @@ describe.skipIf(!HAVE_FFMPEG)('video clips: ffmpeg source → VideoClipField →
         for (let k = 0; k < 5; k++) {
           const id = batch.sampleIds[k]!;
           const want = (reader.read(id).clip as DecodedClip).data;
-          expect(Buffer.compare(Buffer.from((data as Uint8Array).subarray(k * per, (k + 1) * per)), Buffer.from(want)), `sample ${id}`).toBe(0);
+          expect(
+            Buffer.compare(Buffer.from((data as Uint8Array).subarray(k * per, (k + 1) * per)), Buffer.from(want)),
+            `sample ${id}`,
+          ).toBe(0);
         }
         n += 5;
       }
@@ -261,7 +327,15 @@ describe.skipIf(!HAVE_FFMPEG)('video clips: ffmpeg source → VideoClipField →
   it('crops every frame of a clip alike, flips the whole clip, and sub-samples in time', async () => {
     const common = { batchSize: CLIPS.length, numWorkers: 2, order: 'sequential' as const, seed: 7 };
     const run = async (flip: number, temporal = EveryKthFrame(2)): Promise<Uint8Array> => {
-      const loader = await Loader.open(file0, { ...common, pipelines: { clip: [ClipRandomResizedCropDecoder(32, { scale: [0.3, 1], temporal, flip })], label: null, video_id: null, start_frame: null } });
+      const loader = await Loader.open(file0, {
+        ...common,
+        pipelines: {
+          clip: [ClipRandomResizedCropDecoder(32, { scale: [0.3, 1], temporal, flip })],
+          label: null,
+          video_id: null,
+          start_frame: null,
+        },
+      });
       try {
         for await (const batch of loader) {
           expect(batch.get('clip').shape).toEqual([CLIPS.length, temporal.mode === 'every' ? 4 : temporal.length, 32, 32, 3]);
@@ -299,7 +373,9 @@ describe.skipIf(!HAVE_FFMPEG)('video clips: ffmpeg source → VideoClipField →
           const interior = [...m0].findIndex((_, p) => {
             const y = Math.floor(p / 32);
             const x = p % 32;
-            for (let dy = -2; dy <= 2; dy++) for (let dx = -2; dx <= 2; dx++) if (m0[Math.min(31, Math.max(0, y + dy)) * 32 + Math.min(31, Math.max(0, x + dx))] !== '0') return false;
+            for (let dy = -2; dy <= 2; dy++)
+              for (let dx = -2; dx <= 2; dx++)
+                if (m0[Math.min(31, Math.max(0, y + dy)) * 32 + Math.min(31, Math.max(0, x + dx))] !== '0') return false;
             return true;
           });
           if (interior < 0) continue;
@@ -313,7 +389,8 @@ describe.skipIf(!HAVE_FFMPEG)('video clips: ffmpeg source → VideoClipField →
           for (let x = 0; x < 32; x++) {
             const o = ((t * 32 + y) * 32 + x) * 3;
             const m = ((t * 32 + y) * 32 + (31 - x)) * 3;
-            if (a[o] !== b[m] || a[o + 1] !== b[m + 1] || a[o + 2] !== b[m + 2]) expect.fail(`sample ${i}: flipped clip is not the mirror at t=${t} (${x}, ${y})`);
+            if (a[o] !== b[m] || a[o + 1] !== b[m + 1] || a[o + 2] !== b[m + 2])
+              expect.fail(`sample ${i}: flipped clip is not the mirror at t=${t} (${x}, ${y})`);
           }
         }
       }
@@ -338,7 +415,10 @@ describe.skipIf(!HAVE_FFMPEG)('video clips: ffmpeg source → VideoClipField →
     const H = 32;
     const frames = new Uint8Array(3 * W * H * 3);
     for (let i = 0; i < frames.length; i++) frames[i] = (i * 7 + (i >> 5) * 13) & 255;
-    await new DatasetWriter(out, { clip: new VideoClipField({ writeMode: 'jpg', jpegQuality: 95 }) }, { numWorkers: 0 }).write([{ clip: { frames, width: W, height: H, count: 3 } }, { clip: { frames, width: W, height: H, count: 3 } }]);
+    await new DatasetWriter(out, { clip: new VideoClipField({ writeMode: 'jpg', jpegQuality: 95 }) }, { numWorkers: 0 }).write([
+      { clip: { frames, width: W, height: H, count: 3 } },
+      { clip: { frames, width: W, height: H, count: 3 } },
+    ]);
     const reader = await Reader.open(out);
     const ref = reader.heapRef(1, 0)!;
     reader.close();
@@ -391,7 +471,12 @@ describe.skipIf(!HAVE_FFMPEG)('video clips: ffmpeg source → VideoClipField →
     } finally {
       reader.close();
     }
-    const loader = await Loader.open(out, { batchSize: 2, numWorkers: 1, order: 'sequential', pipelines: { clip: [ClipSimpleDecoder()], label: null } });
+    const loader = await Loader.open(out, {
+      batchSize: 2,
+      numWorkers: 1,
+      order: 'sequential',
+      pipelines: { clip: [ClipSimpleDecoder()], label: null },
+    });
     try {
       for await (const b of loader) {
         const d = b.get('clip').data as Uint8Array;
@@ -402,17 +487,30 @@ describe.skipIf(!HAVE_FFMPEG)('video clips: ffmpeg source → VideoClipField →
       await loader.close();
     }
     await expect(
-      new DatasetWriter(join(dir, 'bad.beton'), { clip: new VideoClipField({ frames: 4, writeMode: 'raw' }) }, { numWorkers: 0 }).write([{ clip: clip(3, 0) }]),
+      new DatasetWriter(join(dir, 'bad.beton'), { clip: new VideoClipField({ frames: 4, writeMode: 'raw' }) }, { numWorkers: 0 }).write([
+        { clip: clip(3, 0) },
+      ]),
     ).rejects.toThrow(/declares 4 frames per clip, this clip has 3/);
   });
 
   it('fails a clip larger than a page with a message suggesting a larger page size', async () => {
     const out = join(dir, 'small-pages.beton');
-    const r = parseBuildConfig({ source: { type: 'video_folder', path: videos, clipLength: 8 }, output: out, onError: 'skip', numWorkers: 0, pageSize: 65536, fields: [{ name: 'clip', type: 'video_clip', writeMode: 'raw' }] });
+    const r = parseBuildConfig({
+      source: { type: 'video_folder', path: videos, clipLength: 8 },
+      output: out,
+      onError: 'skip',
+      numWorkers: 0,
+      pageSize: 65536,
+      fields: [{ name: 'clip', type: 'video_clip', writeMode: 'raw' }],
+    });
     if (!r.ok) throw new Error(r.errors.join('\n'));
     // 8 raw frames of 64x48 = 73,728 bytes > 64 KiB. (buildDataset uses FFCV's 2 MiB minimum; go through DatasetWriter.)
     const src = VideoDatasetSource.openFolder(videos, { clipLength: 8 });
-    const w = new DatasetWriter(out, { clip: new VideoClipField({ writeMode: 'raw' }) }, { numWorkers: 0, pageSize: 65536, allowSmallPages: true, onError: 'skip' });
+    const w = new DatasetWriter(
+      out,
+      { clip: new VideoClipField({ writeMode: 'raw' }) },
+      { numWorkers: 0, pageSize: 65536, allowSmallPages: true, onError: 'skip' },
+    );
     await expect(w.write(src.samples(r.value.fields!))).rejects.toThrow(/larger page size/);
   });
 
@@ -427,7 +525,12 @@ describe.skipIf(!HAVE_FFMPEG)('video clips: ffmpeg source → VideoClipField →
     expect(build).toContain('"clip": VideoClipField(write_mode="jpg", jpeg_quality=90, max_resolution=128, frames=8)');
     const lc = parseLoaderConfig({ file: join(dir, 'w0.beton'), batchSize: 4, pipelines: { clip: [], label: [{ decoder: 'int' }] } });
     if (!lc.ok) throw new Error(lc.errors.join('\n'));
-    const load = loaderToPython(lc.value, { fields: [{ name: 'clip', type: 'video_clip' }, { name: 'label', type: 'int' }] });
+    const load = loaderToPython(lc.value, {
+      fields: [
+        { name: 'clip', type: 'video_clip' },
+        { name: 'label', type: 'int' },
+      ],
+    });
     expect(load).toContain('custom_fields={"clip": VideoClipField}');
     expect(load).toContain('"clip": [VideoClipDecoder(), ToTensor()]');
     // Compiles, and imports only FFCV's public names (custom fields use ffcv.fields.base / pipeline.*).
@@ -453,7 +556,9 @@ describe.skipIf(!HAVE_FFMPEG)('video clips: ffmpeg source → VideoClipField →
     expect(report.shape).toEqual([4, H, W, 3]);
     const reader = await Reader.open(file);
     try {
-      const want = Buffer.concat(Array.from({ length: reader.numSamples }, (_, i) => Buffer.from((reader.read(i).clip as DecodedClip).data)));
+      const want = Buffer.concat(
+        Array.from({ length: reader.numSamples }, (_, i) => Buffer.from((reader.read(i).clip as DecodedClip).data)),
+      );
       expect(Buffer.compare(readFileSync(outFile), want)).toBe(0);
     } finally {
       reader.close();
@@ -557,7 +662,27 @@ describe.skipIf(!HAVE_FFMPEG || !existsSync(join(ROOT, 'dist/core/cli/main.js'))
 
   it('builds clips with --clip-length/--stride/--fps and clip options, skipping bad videos', () => {
     const out = join(dir, 'cli.beton');
-    const r = cli('build', videos, '-o', out, '--clip-length', '4', '--stride', '5', '--fps', '5', '--max-resolution', '32', '--jpeg-quality', '95', '--on-error', 'skip', '--workers', '1', '--json');
+    const r = cli(
+      'build',
+      videos,
+      '-o',
+      out,
+      '--clip-length',
+      '4',
+      '--stride',
+      '5',
+      '--fps',
+      '5',
+      '--max-resolution',
+      '32',
+      '--jpeg-quality',
+      '95',
+      '--on-error',
+      'skip',
+      '--workers',
+      '1',
+      '--json',
+    );
     expect(r.status, r.stderr).toBe(0);
     const rep = JSON.parse(r.stdout) as { numSamples: number; skipped: unknown[] };
     expect([rep.numSamples, rep.skipped.length]).toEqual([6, 2]);

@@ -71,7 +71,18 @@ describe('a killed build leaves no output and no litter', () => {
     expect(numSamples).toBe(144);
 
     const random = rng(12);
-    const SIGNALS: NodeJS.Signals[] = ['SIGKILL', 'SIGTERM', 'SIGKILL', 'SIGTERM', 'SIGHUP', 'SIGKILL', 'SIGTERM', 'SIGINT', 'SIGKILL', 'SIGTERM'];
+    const SIGNALS: NodeJS.Signals[] = [
+      'SIGKILL',
+      'SIGTERM',
+      'SIGKILL',
+      'SIGTERM',
+      'SIGHUP',
+      'SIGKILL',
+      'SIGTERM',
+      'SIGINT',
+      'SIGKILL',
+      'SIGTERM',
+    ];
     const outcomes: string[] = [];
     for (const [trial, sig] of SIGNALS.entries()) {
       rmSync(out, { force: true });
@@ -106,14 +117,17 @@ describe('a killed build leaves no output and no litter', () => {
         // A handled signal: the build removed its own temporary file and exited 128 + n
         // (or Node's default action, when the signal came before the handlers existed).
         expect(completed || status === 128 + constants.signals[sig] || signal === sig, what).toBe(true);
-        if (status === 128 + constants.signals[sig]) expect(stderr, what).toMatch(/error \[INTERRUPTED\]: the build was (stopped by|interrupted)/);
+        if (status === 128 + constants.signals[sig])
+          expect(stderr, what).toMatch(/error \[INTERRUPTED\]: the build was (stopped by|interrupted)/);
         expect(temps(folder), what).toEqual([]);
       }
       // The next build of the same output removes what a killed one left.
       const next = cli([...BUILD(out), '--range', '0:2', '--force']);
       expect(next.status, `${what}\nnext build:\n${next.stderr}`).toBe(0);
       expect(temps(folder), what).toEqual([]);
-      outcomes.push(`${sig} at ${delay} ms: ${completed ? 'completed' : `exit ${status ?? signal}`}, temp ${hadTemp ? 'present' : 'absent'} at the kill`);
+      outcomes.push(
+        `${sig} at ${delay} ms: ${completed ? 'completed' : `exit ${status ?? signal}`}, temp ${hadTemp ? 'present' : 'absent'} at the kill`,
+      );
     }
     console.log(`kill trials (full build ${Math.round(fullMs)} ms, writing ${Math.round(writeMs)} ms):\n  ${outcomes.join('\n  ')}`);
     // Most of the even trials' kills land inside the write (a temporary file existed), so
@@ -139,6 +153,8 @@ describe('a killed build leaves no output and no litter', () => {
     for (const n of Object.values(names)) writeFileSync(join(folder, n), 'x'.repeat(1000));
     const r = cli(['build', join(SAMPLE_IMAGES), '-o', out, '--workers', '1', '--range', '0:2']);
     expect(r.status, r.stderr).toBe(0);
-    expect(readdirSync(folder).sort()).toEqual(['data.beton', 'data.beton.manifest.json', names.live, names.otherHost, names.otherOutput].sort());
+    expect(readdirSync(folder).sort()).toEqual(
+      ['data.beton', 'data.beton.manifest.json', names.live, names.otherHost, names.otherOutput].sort(),
+    );
   });
 });

@@ -25,11 +25,16 @@ const sha256File = (p: string): string => createHash('sha256').update(readFileSy
 function fieldsOf(m: Manifest): Array<{ name: string; field: Field }> {
   return m.writer.fields.map((f) => {
     switch (f.class) {
-      case 'IntField': return { name: f.name, field: new IntField() };
-      case 'FloatField': return { name: f.name, field: new FloatField() };
-      case 'BytesField': return { name: f.name, field: new BytesField() };
-      case 'JSONField': return { name: f.name, field: new JSONField() };
-      case 'NDArrayField': return { name: f.name, field: new NDArrayField({ dtype: f.dtype as string, shape: f.shape as number[] }) };
+      case 'IntField':
+        return { name: f.name, field: new IntField() };
+      case 'FloatField':
+        return { name: f.name, field: new FloatField() };
+      case 'BytesField':
+        return { name: f.name, field: new BytesField() };
+      case 'JSONField':
+        return { name: f.name, field: new JSONField() };
+      case 'NDArrayField':
+        return { name: f.name, field: new NDArrayField({ dtype: f.dtype as string, shape: f.shape as number[] }) };
       case 'RGBImageField':
         return {
           name: f.name,
@@ -41,7 +46,8 @@ function fieldsOf(m: Manifest): Array<{ name: string; field: Field }> {
             compressProbability: f.compress_probability as number,
           }),
         };
-      default: throw new Error(`unexpected class ${f.class}`);
+      default:
+        throw new Error(`unexpected class ${f.class}`);
     }
   });
 }
@@ -52,14 +58,16 @@ function fieldsOf(m: Manifest): Array<{ name: string; field: Field }> {
  * (JSON text), or from the real source images (images_raw, through sharp).
  */
 async function inputsOf(name: string, m: Manifest): Promise<Sample[]> {
-  if (name === 'images_raw' || name === 'images_jpg' || name === 'images_smart') return [...new ImageFolderSource(join(FIXTURES, 'src_images'))];
+  if (name === 'images_raw' || name === 'images_jpg' || name === 'images_smart')
+    return [...new ImageFolderSource(join(FIXTURES, 'src_images'))];
   const r = await Reader.open(fixturePath(name));
   try {
     const out: Sample[] = [];
     for (let i = 0; i < r.numSamples; i++) {
       const s = r.read(i);
       for (const { name: f, field } of r.fields) {
-        if (field.type === 'json') s[f] = parsePythonJson((m.inputs![i] as { json_stored_text: string }).json_stored_text, { keepFloats: true });
+        if (field.type === 'json')
+          s[f] = parsePythonJson((m.inputs![i] as { json_stored_text: string }).json_stored_text, { keepFloats: true });
         // images_fixedsize mixes JPEG and raw samples drawn by numpy's RNG; its JPEG
         // pixels are not in the manifest, so the stored images are copied as they are.
         if (field.type === 'rgb_image') {
@@ -78,18 +86,21 @@ async function inputsOf(name: string, m: Manifest): Promise<Sample[]> {
 // images_jpg and images_smart hold JPEG data: they match too, because our encoder and area
 // resize reproduce OpenCV's on the same libjpeg-turbo. images_proportion needs numpy's
 // global RNG draws (see docs/format-notes.md) and is not rebuilt.
-describe.each(['ints_floats', 'ndarray', 'bytes_json', 'images_raw', 'images_fixedsize', 'images_jpg', 'images_smart'])('rebuild %s', (name) => {
-  it.each([1, 2])('is byte-identical to FFCV with %i worker(s)', async (numWorkers) => {
-    const m = manifest(name);
-    const out = join(dir, `${name}-${numWorkers}.beton`);
-    const report = await new DatasetWriter(out, fieldsOf(m), {
-      pageSize: m.writer.page_size,
-      allowSmallPages: true,
-      numWorkers,
-      chunkSize: m.writer.chunksize,
-    }).write(await inputsOf(name, m));
-    expect(report.numSamples).toBe(m.num_samples);
-    expect(report.fileSize).toBe(m.file_size);
-    expect(sha256File(out)).toBe(m.file_sha256);
-  });
-});
+describe.each(['ints_floats', 'ndarray', 'bytes_json', 'images_raw', 'images_fixedsize', 'images_jpg', 'images_smart'])(
+  'rebuild %s',
+  (name) => {
+    it.each([1, 2])('is byte-identical to FFCV with %i worker(s)', async (numWorkers) => {
+      const m = manifest(name);
+      const out = join(dir, `${name}-${numWorkers}.beton`);
+      const report = await new DatasetWriter(out, fieldsOf(m), {
+        pageSize: m.writer.page_size,
+        allowSmallPages: true,
+        numWorkers,
+        chunkSize: m.writer.chunksize,
+      }).write(await inputsOf(name, m));
+      expect(report.numSamples).toBe(m.num_samples);
+      expect(report.fileSize).toBe(m.file_size);
+      expect(sha256File(out)).toBe(m.file_sha256);
+    });
+  },
+);

@@ -132,9 +132,11 @@ describe('mergeDatasets (library)', () => {
     const pages = join(dir, 'mm-pages.beton');
     await writeSamples(pages, 0, 5, 8192);
     const dtype = join(dir, 'mm-dtype.beton');
-    await new DatasetWriter(dtype, { ...schema(), arr: new NDArrayField({ dtype: '<f8', shape: [4, 4] }) } as Schema, { pageSize: 4096, allowSmallPages: true, numWorkers: 0 }).write(
-      [0, 1].map((i) => ({ ...(sample(i) as Record<string, unknown>), arr: new Float64Array(16) })),
-    );
+    await new DatasetWriter(dtype, { ...schema(), arr: new NDArrayField({ dtype: '<f8', shape: [4, 4] }) } as Schema, {
+      pageSize: 4096,
+      allowSmallPages: true,
+      numWorkers: 0,
+    }).write([0, 1].map((i) => ({ ...(sample(i) as Record<string, unknown>), arr: new Float64Array(16) })));
     const other = join(dir, 'mm-other.beton');
     await new DatasetWriter(other, { id: new IntField() }, { pageSize: 4096, allowSmallPages: true, numWorkers: 0 }).write([{ id: 1n }]);
     const out = join(dir, 'mm-out.beton');
@@ -182,7 +184,11 @@ describe('mergeDatasets (library)', () => {
     await writeSamples(a, 0, 100);
     const out = join(dir, 'ab-out.beton');
     const ac = new AbortController();
-    const e = await mergeDatasets([a, a, a], out, { signal: ac.signal, chunkBytes: 4096, onProgress: (p) => p.bytesDone > 20_000 && ac.abort(new Error('stop')) }).catch((x: unknown) => x);
+    const e = await mergeDatasets([a, a, a], out, {
+      signal: ac.signal,
+      chunkBytes: 4096,
+      onProgress: (p) => p.bytesDone > 20_000 && ac.abort(new Error('stop')),
+    }).catch((x: unknown) => x);
     expect((e as Error).message).toBe('stop');
     expect(existsSync(out)).toBe(false);
     expect(leftovers(dir)).toEqual([]);
@@ -196,7 +202,11 @@ describe('beton merge (CLI)', () => {
   writeFileSync(csv, rows.join('\n') + '\n');
 
   for (const [what, source, flags] of [
-    ['an image folder (proportion mode: per-sample raw/jpg draws)', SAMPLE, ['--write-mode', 'proportion', '--compress-probability', '0.5', '--max-resolution', '48']],
+    [
+      'an image folder (proportion mode: per-sample raw/jpg draws)',
+      SAMPLE,
+      ['--write-mode', 'proportion', '--compress-probability', '0.5', '--max-resolution', '48'],
+    ],
     ['a CSV table', csv, []],
   ] as const) {
     it(`the merge of --shard k/3 builds of ${what} is the single build`, async () => {

@@ -21,7 +21,7 @@ const tmp = (): string => join(dir, `t${n++}.beton`);
 /** Seeded generator so failures replay. */
 function rng(seed: number): () => number {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 describe('round trip', () => {
@@ -40,36 +40,56 @@ describe('round trip', () => {
     r.close();
   });
 
-  it.each(['|b1', '|i1', '|u1', '<i2', '<u2', '<i4', '<u4', '<i8', '<u8', '<f2', '<f4', '<f8', '<c8', '<c16', '>i4', '>f8'])('ndarray dtype %s, shape (2, 3, 4)', async (dt) => {
-    const d = parseDType(dt);
-    const shape = [2, 3, 4];
-    const rand = rng(dt.charCodeAt(1) * 7 + d.itemsize);
-    const arrays: NDArray[] = Array.from({ length: 5 }, () => {
-      const bytes = new Uint8Array(24 * d.itemsize);
-      for (let i = 0; i < 24; i++) {
-        const x = d.kind === 'b' ? rand() < 0.5 : d.kind === 'f' || d.kind === 'c' ? (rand() - 0.5) * 100 : Math.floor(rand() * 100) - (d.kind === 'i' ? 50 : 0);
-        writeElement(d, bytes, i, d.itemsize === 8 && (d.kind === 'i' || d.kind === 'u') ? BigInt(Math.floor(Number(x))) : x);
-      }
-      return { dtype: d.str, shape, bytes };
-    });
-    const p = tmp();
-    await new DatasetWriter(p, { a: new NDArrayField({ dtype: dt, shape }), t: new TorchTensorField({ dtype: dt, shape }) }, { numWorkers: 0 }).write(arrays.map((a) => ({ a, t: a })));
-    const r = await Reader.open(p);
-    expect(r.fields.map((f) => f.field.typeId)).toEqual([4, 6]);
-    arrays.forEach((a, k) => {
-      const got = r.read(k);
-      expect((got.a as NDArray).bytes).toEqual(a.bytes);
-      expect((got.a as NDArray).shape).toEqual(shape);
-      expect((got.a as NDArray).dtype).toBe(d.str);
-      expect((got.t as NDArray).bytes).toEqual(a.bytes);
-    });
-    r.close();
-  });
+  it.each(['|b1', '|i1', '|u1', '<i2', '<u2', '<i4', '<u4', '<i8', '<u8', '<f2', '<f4', '<f8', '<c8', '<c16', '>i4', '>f8'])(
+    'ndarray dtype %s, shape (2, 3, 4)',
+    async (dt) => {
+      const d = parseDType(dt);
+      const shape = [2, 3, 4];
+      const rand = rng(dt.charCodeAt(1) * 7 + d.itemsize);
+      const arrays: NDArray[] = Array.from({ length: 5 }, () => {
+        const bytes = new Uint8Array(24 * d.itemsize);
+        for (let i = 0; i < 24; i++) {
+          const x =
+            d.kind === 'b'
+              ? rand() < 0.5
+              : d.kind === 'f' || d.kind === 'c'
+                ? (rand() - 0.5) * 100
+                : Math.floor(rand() * 100) - (d.kind === 'i' ? 50 : 0);
+          writeElement(d, bytes, i, d.itemsize === 8 && (d.kind === 'i' || d.kind === 'u') ? BigInt(Math.floor(Number(x))) : x);
+        }
+        return { dtype: d.str, shape, bytes };
+      });
+      const p = tmp();
+      await new DatasetWriter(
+        p,
+        { a: new NDArrayField({ dtype: dt, shape }), t: new TorchTensorField({ dtype: dt, shape }) },
+        { numWorkers: 0 },
+      ).write(arrays.map((a) => ({ a, t: a })));
+      const r = await Reader.open(p);
+      expect(r.fields.map((f) => f.field.typeId)).toEqual([4, 6]);
+      arrays.forEach((a, k) => {
+        const got = r.read(k);
+        expect((got.a as NDArray).bytes).toEqual(a.bytes);
+        expect((got.a as NDArray).shape).toEqual(shape);
+        expect((got.a as NDArray).dtype).toBe(d.str);
+        expect((got.t as NDArray).bytes).toEqual(a.bytes);
+      });
+      r.close();
+    },
+  );
 
   it('accepts typed arrays and nested number arrays for ndarray fields', async () => {
     const p = tmp();
     const f = new NDArrayField({ dtype: 'float32', shape: [2, 2] });
-    await new DatasetWriter(p, { x: f }, { numWorkers: 0 }).write([{ x: new Float32Array([1, 2, 3, 4]) }, { x: [[5, 6], [7, 8]] }]);
+    await new DatasetWriter(p, { x: f }, { numWorkers: 0 }).write([
+      { x: new Float32Array([1, 2, 3, 4]) },
+      {
+        x: [
+          [5, 6],
+          [7, 8],
+        ],
+      },
+    ]);
     const r = await Reader.open(p);
     expect(Array.from(new Float32Array((r.read(1).x as NDArray).bytes.buffer))).toEqual([5, 6, 7, 8]);
     r.close();
@@ -83,7 +103,11 @@ describe('round trip', () => {
       j: { i, text: 'äöü ☃ 😀 é "quoted" \\ \n', nested: [1, 2.5, null, true, { k: 'v' }] },
     }));
     const p = tmp();
-    const report = await new DatasetWriter(p, { b: new BytesField(), j: new JSONField() }, { pageSize: 4096, allowSmallPages: true, numWorkers: 2, chunkSize: 7 }).write(samples);
+    const report = await new DatasetWriter(
+      p,
+      { b: new BytesField(), j: new JSONField() },
+      { pageSize: 4096, allowSmallPages: true, numWorkers: 2, chunkSize: 7 },
+    ).write(samples);
     expect(report.pages).toBeGreaterThan(50);
     const r = await Reader.open(p);
     samples.forEach((s, k) => {
@@ -139,7 +163,9 @@ describe('round trip', () => {
     for (let i = 0; i < data.length; i++) data[i] = (i * 37) % 256;
     const grey = { data: new Uint8Array(w * h * 3).fill(128), width: w, height: h };
     const p = tmp();
-    await new DatasetWriter(p, { raw: new RGBImageField(), jpg: new RGBImageField({ writeMode: 'jpg' }) }, { numWorkers: 1 }).write([{ raw: { data, width: w, height: h }, jpg: grey }]);
+    await new DatasetWriter(p, { raw: new RGBImageField(), jpg: new RGBImageField({ writeMode: 'jpg' }) }, { numWorkers: 1 }).write([
+      { raw: { data, width: w, height: h }, jpg: grey },
+    ]);
     const r = await Reader.open(p);
     const s = r.read(0);
     const raw = s.raw as DecodedImage;
@@ -154,16 +180,28 @@ describe('round trip', () => {
   });
 
   it('maxResolution shrinks with truncated sizes, never upscales', async () => {
-    const mk = (w: number, h: number): { data: Uint8Array; width: number; height: number } => ({ data: new Uint8Array(w * h * 3).fill(77), width: w, height: h });
+    const mk = (w: number, h: number): { data: Uint8Array; width: number; height: number } => ({
+      data: new Uint8Array(w * h * 3).fill(77),
+      width: w,
+      height: h,
+    });
     const p = tmp();
-    await new DatasetWriter(p, { im: new RGBImageField({ maxResolution: 128 }) }, { numWorkers: 0 }).write([{ im: mk(300, 7) }, { im: mk(201, 299) }, { im: mk(50, 60) }]);
+    await new DatasetWriter(p, { im: new RGBImageField({ maxResolution: 128 }) }, { numWorkers: 0 }).write([
+      { im: mk(300, 7) },
+      { im: mk(201, 299) },
+      { im: mk(50, 60) },
+    ]);
     const r = await Reader.open(p);
     const dims = [0, 1, 2].map((i) => {
       const im = r.read(i).im as DecodedImage;
       return [im.width, im.height];
     });
     // trunc(128/300*300)=128, trunc(128/300*7)=2; trunc(128/299*201)=86
-    expect(dims).toEqual([[128, 2], [86, 128], [50, 60]]);
+    expect(dims).toEqual([
+      [128, 2],
+      [86, 128],
+      [50, 60],
+    ]);
     r.close();
   });
 });

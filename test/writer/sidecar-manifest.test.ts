@@ -19,7 +19,12 @@ const images = join(dir, 'images');
 cpSync(resolve(__dirname, '../../assets/sample-images'), images, { recursive: true });
 
 async function build(input: Omit<BuildConfigInput, 'source'> & { source?: BuildConfigInput['source'] }) {
-  const parsed = parseBuildConfig({ source: { type: 'image_folder', path: images }, numWorkers: 0, image: { maxResolution: 32 }, ...input });
+  const parsed = parseBuildConfig({
+    source: { type: 'image_folder', path: images },
+    numWorkers: 0,
+    image: { maxResolution: 32 },
+    ...input,
+  });
   if (!parsed.ok) throw new Error(parsed.errors.join('; '));
   return buildDataset(parsed.value);
 }
@@ -42,7 +47,13 @@ describe('sidecar manifest: written by the build', () => {
 
   it('a field renamed from the label column still gets the names; a build without the label gets none', async () => {
     const out = join(dir, 'renamed.beton');
-    await build({ output: out, fields: [{ name: 'img', type: 'rgb_image', columns: ['image'], maxResolution: 32 }, { name: 'y', type: 'int', columns: ['label'] }] });
+    await build({
+      output: out,
+      fields: [
+        { name: 'img', type: 'rgb_image', columns: ['image'], maxResolution: 32 },
+        { name: 'y', type: 'int', columns: ['label'] },
+      ],
+    });
     expect((JSON.parse(readFileSync(manifestPathFor(out), 'utf8')) as DatasetManifest).classNames?.field).toBe('y');
     const out2 = join(dir, 'nolabel.beton');
     await build({ output: out2, fields: [{ name: 'image', type: 'rgb_image', maxResolution: 32 }] });

@@ -71,7 +71,8 @@ function ffcvRrc(h: number, w: number, scale: readonly [number, number], ratio: 
     const ar = Math.exp(rng.uniform(Math.log(ratio[0]), Math.log(ratio[1])));
     const cw = roundHalfEven(Math.sqrt(target * ar));
     const ch = roundHalfEven(Math.sqrt(target / ar));
-    if (cw > 0 && cw <= w && ch > 0 && ch <= h) return { y: Math.trunc(rng.uniform(0, h - ch + 1)), x: Math.trunc(rng.uniform(0, w - cw + 1)), h: ch, w: cw };
+    if (cw > 0 && cw <= w && ch > 0 && ch <= h)
+      return { y: Math.trunc(rng.uniform(0, h - ch + 1)), x: Math.trunc(rng.uniform(0, w - cw + 1)), h: ch, w: cw };
   }
   const inRatio = w / h;
   let cw = w;
@@ -135,7 +136,8 @@ describe('crops of tiny images', () => {
           const { shape } = b.get('image');
           const data = b.get('image').data as Uint8Array;
           expect(shape).toEqual([4, 8, 8, 3]);
-          for (let s = 0; s < 4; s++) for (let k = 0; k < 64; k++) expect(Array.from(data.subarray((s * 64 + k) * 3, (s * 64 + k) * 3 + 3))).toEqual(colours[s]);
+          for (let s = 0; s < 4; s++)
+            for (let k = 0; k < 64; k++) expect(Array.from(data.subarray((s * 64 + k) * 3, (s * 64 + k) * 3 + 3))).toEqual(colours[s]);
         }
       } finally {
         await loader.close();

@@ -12,7 +12,11 @@ import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 const dir = mkdtempSync(join(tmpdir(), 'beton-policy-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const px = (v: number): { data: Uint8Array; width: number; height: number } => ({ data: new Uint8Array(8 * 8 * 3).fill(v), width: 8, height: 8 });
+const px = (v: number): { data: Uint8Array; width: number; height: number } => ({
+  data: new Uint8Array(8 * 8 * 3).fill(v),
+  width: 8,
+  height: 8,
+});
 
 describe('onError policy', () => {
   const samples = [
@@ -53,8 +57,12 @@ describe('source-level errors follow the policy', () => {
     const { parseBuildConfig } = await import('../../core/api/build-config.js');
     const csv = join(dir, 't.csv');
     writeFileSync(csv, 'a,b\n1,0.5\n2,1.5\nthree,2.5\n4,3.5\n');
-    const fields = [{ name: 'a', type: 'int' }, { name: 'b', type: 'float' }];
-    const cfg = (onError: string): ReturnType<typeof parseBuildConfig> => parseBuildConfig({ source: { type: 'table', path: csv }, output: join(dir, `csv-${onError}.beton`), fields, onError, numWorkers: 0 });
+    const fields = [
+      { name: 'a', type: 'int' },
+      { name: 'b', type: 'float' },
+    ];
+    const cfg = (onError: string): ReturnType<typeof parseBuildConfig> =>
+      parseBuildConfig({ source: { type: 'table', path: csv }, output: join(dir, `csv-${onError}.beton`), fields, onError, numWorkers: 0 });
     const fail = cfg('fail');
     const skip = cfg('skip');
     if (!fail.ok || !skip.ok) throw new Error('config');
@@ -72,7 +80,11 @@ describe('streaming', () => {
       for (let i = 0; i < n; i++) yield { k: i, f: i / 2, b: new Uint8Array(i % 5).fill(i % 251) };
     }
     const out = join(dir, 'big.beton');
-    const report = await new DatasetWriter(out, { k: new IntField(), f: new FloatField(), b: new BytesField() }, { numWorkers: 0, pageSize: 1 << 16, allowSmallPages: true }).write(gen());
+    const report = await new DatasetWriter(
+      out,
+      { k: new IntField(), f: new FloatField(), b: new BytesField() },
+      { numWorkers: 0, pageSize: 1 << 16, allowSmallPages: true },
+    ).write(gen());
     expect(report.numSamples).toBe(n);
     const r = await Reader.open(out);
     for (const i of [0, 1, 4, 99_999, 150_001, n - 1]) {

@@ -35,7 +35,8 @@ function stepwise(jpeg: Uint8Array, w: number, h: number, quality: number | null
   return quality === null ? small : new Uint8Array(jpegEncodeRGB(small, w, h, quality));
 }
 
-const noise = (w: number, h: number): Uint8Array => makePixels(w, h, (x, y) => [(x * 7 + y * 3) & 255, (x * y + 11) & 255, (255 - x * 5 + y) & 255]).data;
+const noise = (w: number, h: number): Uint8Array =>
+  makePixels(w, h, (x, y) => [(x * 7 + y * 3) & 255, (x * y + 11) & 255, (255 - x * 5 + y) & 255]).data;
 
 describe('transcodeJpeg', () => {
   it('is available in this build', () => {
@@ -45,7 +46,15 @@ describe('transcodeJpeg', () => {
 
   it('gives the step-by-step bytes: sizes, subsampling, progressive, grey, qualities, caps, raw', async () => {
     let n = 0;
-    for (const [w, h] of [[1, 1], [17, 13], [333, 251], [500, 300], [64, 480], [512, 512], [300, 300]] as const) {
+    for (const [w, h] of [
+      [1, 1],
+      [17, 13],
+      [333, 251],
+      [500, 300],
+      [64, 480],
+      [512, 512],
+      [300, 300],
+    ] as const) {
       const img = () => sharp(Buffer.from(noise(w, h)), { raw: { width: w, height: h, channels: 3 } });
       const sources = [
         await img().jpeg({ quality: 90, chromaSubsampling: '4:2:0' }).toBuffer(),
@@ -71,7 +80,9 @@ describe('transcodeJpeg', () => {
   });
 
   it('adds decode/resize/encode CPU time to a stages array', async () => {
-    const src = await sharp(Buffer.from(noise(400, 300)), { raw: { width: 400, height: 300, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+    const src = await sharp(Buffer.from(noise(400, 300)), { raw: { width: 400, height: 300, channels: 3 } })
+      .jpeg({ quality: 90 })
+      .toBuffer();
     const stages = new Float64Array(3);
     for (let i = 0; i < 20; i++) transcodeJpeg(src, 400, 300, 256, 192, 90, stages);
     expect(stages[0]).toBeGreaterThan(0);
@@ -80,7 +91,9 @@ describe('transcodeJpeg', () => {
 
   it('returns null for what it must leave to sharp', async () => {
     const px = noise(64, 48);
-    const good = await sharp(Buffer.from(px), { raw: { width: 64, height: 48, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+    const good = await sharp(Buffer.from(px), { raw: { width: 64, height: 48, channels: 3 } })
+      .jpeg({ quality: 90 })
+      .toBuffer();
     expect(transcodeJpeg(good, 64, 48, 32, 24, 90)).not.toBeNull();
     // A size other than the one parsed from the header.
     expect(transcodeJpeg(good, 63, 48, 32, 24, 90)).toBeNull();
@@ -90,7 +103,9 @@ describe('transcodeJpeg', () => {
     // Cut short: libjpeg warns and fills grey; never stored from here.
     expect(transcodeJpeg(good.subarray(0, good.length >> 1), 64, 48, 32, 24, 90)).toBeNull();
     // Not a JPEG at all.
-    const png = await sharp(Buffer.from(px), { raw: { width: 64, height: 48, channels: 3 } }).png().toBuffer();
+    const png = await sharp(Buffer.from(px), { raw: { width: 64, height: 48, channels: 3 } })
+      .png()
+      .toBuffer();
     expect(transcodeJpeg(png, 64, 48, 32, 24, 90)).toBeNull();
     // Sizes it cannot take (the addon would throw) are refused before the call.
     expect(transcodeJpeg(good, 64, 48, 65, 24, 90)).toBeNull();
@@ -100,7 +115,9 @@ describe('transcodeJpeg', () => {
 
 describe('jpegCheck', () => {
   it("reports libjpeg's warnings and errors for a whole file", async () => {
-    const good = await sharp(Buffer.from(noise(64, 48)), { raw: { width: 64, height: 48, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+    const good = await sharp(Buffer.from(noise(64, 48)), { raw: { width: 64, height: 48, channels: 3 } })
+      .jpeg({ quality: 90 })
+      .toBuffer();
     expect(jpegCheck(good)).toEqual({ warnings: 0, warning: '', error: '' });
     const cut = jpegCheck(good.subarray(0, good.length >> 1))!;
     expect(cut.error).toBe('');
@@ -115,11 +132,15 @@ describe('jpegCheck', () => {
 
 describe('transcodeSource', () => {
   it('hands the bytes it read to the general path when the file does not qualify', async () => {
-    const png = await sharp(Buffer.from(noise(8, 8)), { raw: { width: 8, height: 8, channels: 3 } }).png().toBuffer();
+    const png = await sharp(Buffer.from(noise(8, 8)), { raw: { width: 8, height: 8, channels: 3 } })
+      .png()
+      .toBuffer();
     const path = join(dir, 'x.png');
     writeFileSync(path, png);
     const r = transcodeSource(path, undefined, () => ({ width: 4, height: 4, jpegQuality: 90 }));
-    expect('fallback' in r && typeof r.fallback === 'object' && 'file' in r.fallback ? Buffer.compare(Buffer.from(r.fallback.file), png) : -1).toBe(0);
+    expect(
+      'fallback' in r && typeof r.fallback === 'object' && 'file' in r.fallback ? Buffer.compare(Buffer.from(r.fallback.file), png) : -1,
+    ).toBe(0);
     // A missing file is left to load(), which reports it by name.
     const missing = join(dir, 'missing.jpg');
     expect(transcodeSource(missing, undefined, () => null)).toEqual({ fallback: missing });
@@ -127,7 +148,9 @@ describe('transcodeSource', () => {
   });
 
   it('is off with BETON_SOURCE_DECODER=sharp', async () => {
-    const jpg = await sharp(Buffer.from(noise(8, 8)), { raw: { width: 8, height: 8, channels: 3 } }).jpeg().toBuffer();
+    const jpg = await sharp(Buffer.from(noise(8, 8)), { raw: { width: 8, height: 8, channels: 3 } })
+      .jpeg()
+      .toBuffer();
     const input = { file: jpg, name: 'a.jpg' };
     process.env.BETON_SOURCE_DECODER = 'sharp';
     try {
@@ -153,21 +176,50 @@ describe('DatasetWriter: the same file with the one-call path on and off', () =>
     for (let i = 0; i < 12; i++) {
       const w = 40 + i * 13;
       const h = 90 - i * 4;
-      const jpg = await sharp(Buffer.from(noise(w, h)), { raw: { width: w, height: h, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+      const jpg = await sharp(Buffer.from(noise(w, h)), { raw: { width: w, height: h, channels: 3 } })
+        .jpeg({ quality: 90 })
+        .toBuffer();
       writeFileSync(join(root, 'plain', `${i}.jpg`), jpg);
     }
     return new ImageFolderSource(root);
   })();
 
-  async function build(mode: WriteMode, numWorkers: number, sharpOnly: boolean, maxResolution: number | null): Promise<{ sha: string; jpg: number; skipped: string[]; transcoded: number }> {
+  async function build(
+    mode: WriteMode,
+    numWorkers: number,
+    sharpOnly: boolean,
+    maxResolution: number | null,
+  ): Promise<{ sha: string; jpg: number; skipped: string[]; transcoded: number }> {
     const source = await ready;
     const out = join(dir, `${mode}-${numWorkers}-${sharpOnly ? 'sharp' : 'native'}-${maxResolution}.beton`);
     if (sharpOnly) process.env.BETON_SOURCE_DECODER = 'sharp';
     try {
-      const schema = { image: new RGBImageField({ writeMode: mode, maxResolution, smartThreshold: 40 * 40 * 3, compressProbability: 0.5, jpegQuality: 87 }), label: new IntField() };
+      const schema = {
+        image: new RGBImageField({
+          writeMode: mode,
+          maxResolution,
+          smartThreshold: 40 * 40 * 3,
+          compressProbability: 0.5,
+          jpegQuality: 87,
+        }),
+        label: new IntField(),
+      };
       // 'skip': the 1x4000 and 4000x1 images cannot shrink under small caps; both paths must say so.
-      const report = await new DatasetWriter(out, schema, { numWorkers, chunkSize: 7, seed: 3, pageSize: 1 << 16, allowSmallPages: true, onError: 'skip', timings: true }).write([...source]);
-      return { sha: sha(readFileSync(out)), jpg: report.imageModes['image']!.jpg, skipped: report.skipped.map((k) => `${k.index}: ${k.reason}`), transcoded: report.timings?.workers.reduce((t, w) => t + w.transcoded, 0) ?? 0 };
+      const report = await new DatasetWriter(out, schema, {
+        numWorkers,
+        chunkSize: 7,
+        seed: 3,
+        pageSize: 1 << 16,
+        allowSmallPages: true,
+        onError: 'skip',
+        timings: true,
+      }).write([...source]);
+      return {
+        sha: sha(readFileSync(out)),
+        jpg: report.imageModes['image']!.jpg,
+        skipped: report.skipped.map((k) => `${k.index}: ${k.reason}`),
+        transcoded: report.timings?.workers.reduce((t, w) => t + w.transcoded, 0) ?? 0,
+      };
     } finally {
       delete process.env.BETON_SOURCE_DECODER;
     }
@@ -202,16 +254,27 @@ describe('odd JPEGs decoded by several workers at once', () => {
   it('gives the same verdict for every copy of a file', async () => {
     const root = join(dir, 'concurrent');
     const cases = await writeOddImages(join(dir, 'concurrent-src'));
-    const pick = ['truncated-then-eoi.jpg', 'truncated-scan.jpg', 'missing-eoi.jpg', 'extraneous-bytes.jpg', 'cmyk-adobe.jpg', 'exif-orientation-6.jpg', 'srgb-icc.jpg'];
+    const pick = [
+      'truncated-then-eoi.jpg',
+      'truncated-scan.jpg',
+      'missing-eoi.jpg',
+      'extraneous-bytes.jpg',
+      'cmyk-adobe.jpg',
+      'exif-orientation-6.jpg',
+      'srgb-icc.jpg',
+    ];
     const chosen = cases.filter((c) => pick.includes(c.name));
     expect(chosen.length).toBe(pick.length);
     const { mkdirSync, copyFileSync } = await import('node:fs');
     mkdirSync(join(root, 'a'), { recursive: true });
     const copies = 24;
-    for (let k = 0; k < copies; k++) for (const c of chosen) copyFileSync(c.path, join(root, 'a', `${String(k).padStart(2, '0')}-${c.name}`));
+    for (let k = 0; k < copies; k++)
+      for (const c of chosen) copyFileSync(c.path, join(root, 'a', `${String(k).padStart(2, '0')}-${c.name}`));
     const source = new ImageFolderSource(root);
     const schema = { image: new RGBImageField({ writeMode: 'jpg', maxResolution: 64 }), label: new IntField() };
-    const report = await new DatasetWriter(join(dir, 'concurrent.beton'), schema, { numWorkers: 2, chunkSize: 1, onError: 'skip' }).write([...source]);
+    const report = await new DatasetWriter(join(dir, 'concurrent.beton'), schema, { numWorkers: 2, chunkSize: 1, onError: 'skip' }).write([
+      ...source,
+    ]);
     const skipped = new Map<string, number>();
     for (const s of report.skipped) {
       const name = (s.source ?? '').replace(/^.*\/\d\d-/, '');

@@ -11,11 +11,7 @@ export interface PageLocality {
   max: number;
 }
 
-export function pageLocality(
-  order: Uint32Array,
-  pagesOfSample: (sampleId: number) => readonly number[],
-  windowSize: number,
-): PageLocality {
+export function pageLocality(order: Uint32Array, pagesOfSample: (sampleId: number) => readonly number[], windowSize: number): PageLocality {
   if (!Number.isSafeInteger(windowSize) || windowSize < 1) throw new RangeError(`windowSize must be an integer ≥ 1, got ${windowSize}`);
   const full = Math.floor(order.length / windowSize);
   const windows = full > 0 ? full : order.length > 0 ? 1 : 0;

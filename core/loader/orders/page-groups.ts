@@ -23,11 +23,7 @@ export interface PageGroups {
 
 const EXAMPLES = 5;
 
-export function groupByHomePage(
-  indices: Uint32Array,
-  pagesOfSample: (sampleId: number) => readonly number[],
-  order: string,
-): PageGroups {
+export function groupByHomePage(indices: Uint32Array, pagesOfSample: (sampleId: number) => readonly number[], order: string): PageGroups {
   const n = indices.length;
   const home = new Float64Array(n);
   const withoutData: number[] = [];
@@ -77,15 +73,20 @@ export function groupByHomePage(
 
   // Copies of one id share a home page, so sorting each group exposes every duplicate.
   for (let g = 0; g < pages.length; g++) {
-    const a = starts[g] as number, b = starts[g + 1] as number;
+    const a = starts[g] as number,
+      b = starts[g + 1] as number;
     if (b - a < 2) continue;
     const group = members.subarray(a, b).sort();
     for (let k = 1; k < group.length; k++) {
       if (group[k] === group[k - 1]) {
-        throw new OrderError('DUPLICATE_INDEX', `${order} visits each sample once per epoch, but sample ${group[k]} appears more than once in indices`, {
-          order,
-          sample: group[k] as number,
-        });
+        throw new OrderError(
+          'DUPLICATE_INDEX',
+          `${order} visits each sample once per epoch, but sample ${group[k]} appears more than once in indices`,
+          {
+            order,
+            sample: group[k] as number,
+          },
+        );
       }
     }
   }

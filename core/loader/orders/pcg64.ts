@@ -24,8 +24,14 @@ function toLimbs(v: bigint): Uint16Array {
 
 const M = toLimbs(MULTIPLIER);
 // Hoisted into locals: the hot loop reads them on every step.
-const M0 = M[0] as number, M1 = M[1] as number, M2 = M[2] as number, M3 = M[3] as number;
-const M4 = M[4] as number, M5 = M[5] as number, M6 = M[6] as number, M7 = M[7] as number;
+const M0 = M[0] as number,
+  M1 = M[1] as number,
+  M2 = M[2] as number,
+  M3 = M[3] as number;
+const M4 = M[4] as number,
+  M5 = M[5] as number,
+  M6 = M[6] as number,
+  M7 = M[7] as number;
 
 export class Pcg64 {
   /** State limbs, least significant first. */
@@ -82,8 +88,14 @@ export class Pcg64 {
   private step(): void {
     const s = this.s;
     const c = this.inc;
-    const s0 = s[0] as number, s1 = s[1] as number, s2 = s[2] as number, s3 = s[3] as number;
-    const s4 = s[4] as number, s5 = s[5] as number, s6 = s[6] as number, s7 = s[7] as number;
+    const s0 = s[0] as number,
+      s1 = s[1] as number,
+      s2 = s[2] as number,
+      s3 = s[3] as number;
+    const s4 = s[4] as number,
+      s5 = s[5] as number,
+      s6 = s[6] as number,
+      s7 = s[7] as number;
     let t = s0 * M0 + (c[0] as number);
     s[0] = t & 0xffff;
     t = Math.floor(t / 65536) + s0 * M1 + s1 * M0 + (c[1] as number);
@@ -113,7 +125,8 @@ export class Pcg64 {
     const xLo = (((s[1] as number) << 16) | (s[0] as number)) ^ (((s[5] as number) << 16) | (s[4] as number));
     const xHi = (((s[3] as number) << 16) | (s[2] as number)) ^ (((s[7] as number) << 16) | (s[6] as number));
     let rot = (s[7] as number) >>> 10;
-    let lo = xLo, hi = xHi;
+    let lo = xLo,
+      hi = xHi;
     if (rot >= 32) {
       lo = xHi;
       hi = xLo;

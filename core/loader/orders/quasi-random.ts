@@ -48,7 +48,8 @@ function layoutFor(groups: PageGroups, rng: Pcg64): Layout {
   let o = 0;
   for (let k = 0; k < pageCount; k++) {
     const g = pageOrder[k] as number;
-    const a = groups.starts[g] as number, b = groups.starts[g + 1] as number;
+    const a = groups.starts[g] as number,
+      b = groups.starts[g + 1] as number;
     samples.set(groups.members.subarray(a, b), o);
     groupOf.fill(g, o, o + b - a);
     shuffleInPlace(rng, samples, o, o + b - a);

@@ -14,7 +14,8 @@ export const TORCH_RANDPERM_MAX_N = Math.floor(0xffffffff / 20);
 
 /** Seed as torch sees it: manual_seed(s) keeps s mod 2^32 for the MT19937 engine. */
 function torchSeed32(seed: number): number {
-  if (!Number.isSafeInteger(seed) || seed < 0) throw new OrderError('BAD_OPTIONS', `randperm seed must be a non-negative safe integer, got ${seed}`);
+  if (!Number.isSafeInteger(seed) || seed < 0)
+    throw new OrderError('BAD_OPTIONS', `randperm seed must be a non-negative safe integer, got ${seed}`);
   return seed % 0x1_0000_0000;
 }
 
@@ -25,7 +26,10 @@ function torchSeed32(seed: number): number {
 export function torchRandperm(n: number, seed: number): Uint32Array {
   if (!Number.isSafeInteger(n) || n < 0) throw new OrderError('BAD_OPTIONS', `randperm size must be a non-negative integer, got ${n}`);
   if (n >= TORCH_RANDPERM_MAX_N) {
-    throw new OrderError('TOO_LARGE', `randperm of ${n} elements: torch uses 64-bit draws from ${TORCH_RANDPERM_MAX_N} on, which is not reproduced`);
+    throw new OrderError(
+      'TOO_LARGE',
+      `randperm of ${n} elements: torch uses 64-bit draws from ${TORCH_RANDPERM_MAX_N} on, which is not reproduced`,
+    );
   }
   const mt = new Mt19937(torchSeed32(seed));
   const a = new Uint32Array(n);

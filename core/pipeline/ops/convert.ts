@@ -11,7 +11,14 @@ export const Convert = (dtype: ConvertSpec['dtype']): ConvertSpec => ({ op: 'con
 
 /** torch has no uint16/32/64 before 2.3: those casts have no FFCV equivalent. */
 const TORCH: Partial<Record<ConvertSpec['dtype'], string>> = {
-  uint8: 'torch.uint8', int8: 'torch.int8', int16: 'torch.int16', int32: 'torch.int32', float16: 'torch.float16', float32: 'torch.float32', float64: 'torch.float64', int64: 'torch.int64',
+  uint8: 'torch.uint8',
+  int8: 'torch.int8',
+  int16: 'torch.int16',
+  int32: 'torch.int32',
+  float16: 'torch.float16',
+  float32: 'torch.float32',
+  float64: 'torch.float64',
+  int64: 'torch.int64',
 };
 
 export const convert: OpType<ConvertSpec> = {

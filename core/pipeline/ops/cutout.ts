@@ -8,7 +8,11 @@ import { rgbFill } from './schema-parts.js';
 export const schema = z.object({ op: z.literal('cutout'), size: z.number().int().positive(), fill: rgbFill.default([0, 0, 0]) }).strict();
 export type CutoutSpec = z.output<typeof schema>;
 
-export const Cutout = (size: number, fill: readonly [number, number, number] = [0, 0, 0]): CutoutSpec => ({ op: 'cutout', size, fill: [...fill] });
+export const Cutout = (size: number, fill: readonly [number, number, number] = [0, 0, 0]): CutoutSpec => ({
+  op: 'cutout',
+  size,
+  fill: [...fill],
+});
 
 export const cutout: OpType<CutoutSpec> = {
   op: 'cutout',

@@ -21,7 +21,8 @@ export function BuildAdvicePanel({ config, onPageSize }: { config: BuildConfigIn
   const stale = a.advice !== null && config !== null && a.madeFor !== JSON.stringify(config);
   const cropN = crop.trim() === '' ? null : Number(crop);
   const sampleN = Number(sample);
-  const bad = (cropN !== null && !(Number.isInteger(cropN) && cropN >= 8)) || !(Number.isInteger(sampleN) && sampleN >= 1 && sampleN <= 256);
+  const bad =
+    (cropN !== null && !(Number.isInteger(cropN) && cropN >= 8)) || !(Number.isInteger(sampleN) && sampleN >= 1 && sampleN <= 256);
   return (
     <section className="card" data-testid="advice-card" aria-label="Advice before building">
       <header className="card-head">
@@ -30,13 +31,34 @@ export function BuildAdvicePanel({ config, onPageSize }: { config: BuildConfigIn
       </header>
       <div className="row-wrap">
         <div className="narrow">
-          <TextField label="Items to sample" value={sample} onChange={setSample} testId="advice-sample" inputMode="numeric" hint="1–256, picked at random (seed 0)." />
+          <TextField
+            label="Items to sample"
+            value={sample}
+            onChange={setSample}
+            testId="advice-sample"
+            inputMode="numeric"
+            hint="1–256, picked at random (seed 0)."
+          />
         </div>
         <div className="narrow">
-          <TextField label="Loader crop (px)" value={crop} onChange={setCrop} testId="advice-crop" inputMode="numeric" placeholder="none" hint="The size the loader decodes to (Profile's crop)." />
+          <TextField
+            label="Loader crop (px)"
+            value={crop}
+            onChange={setCrop}
+            testId="advice-crop"
+            inputMode="numeric"
+            placeholder="none"
+            hint="The size the loader decodes to (Profile's crop)."
+          />
         </div>
         <div className="align-end">
-          <button type="button" className="btn" data-testid="advise-button" disabled={!config || a.loading || bad} onClick={() => config && void a.advise(config, { sample: sampleN, loaderSize: cropN })}>
+          <button
+            type="button"
+            className="btn"
+            data-testid="advise-button"
+            disabled={!config || a.loading || bad}
+            onClick={() => config && void a.advise(config, { sample: sampleN, loaderSize: cropN })}
+          >
             {a.loading ? 'Estimating…' : 'Estimate'}
           </button>
         </div>
@@ -54,10 +76,22 @@ function AdviceView({ advice: v, stale, onPageSize }: { advice: BuildAdvice; sta
     <div data-testid="advice-result" data-stale={stale ? 'true' : undefined} className={stale ? 'is-stale' : undefined}>
       {stale ? <p className="field-msg field-warning">The settings changed since this estimate; estimate again.</p> : null}
       <div className="stats">
-        <Stat label="Estimated file size" value={e.fileBytes === null ? '— (length unknown)' : `≈ ${formatBytes(e.fileBytes)}`} testId="advice-size" />
-        <Stat label="Estimated build time" value={e.buildSeconds === null ? '—' : `≈ ${formatDuration(e.buildSeconds * 1000)}`} testId="advice-time" />
+        <Stat
+          label="Estimated file size"
+          value={e.fileBytes === null ? '— (length unknown)' : `≈ ${formatBytes(e.fileBytes)}`}
+          testId="advice-size"
+        />
+        <Stat
+          label="Estimated build time"
+          value={e.buildSeconds === null ? '—' : `≈ ${formatDuration(e.buildSeconds * 1000)}`}
+          testId="advice-time"
+        />
         <Stat label="Per sample" value={`${formatBytes(e.heapBytesPerSample)} · ${e.encodeMsPerSample.toFixed(1)} ms`} />
-        <Stat label="Sampled" value={`${formatNumber(v.sampled)} of ${v.items === null ? '?' : formatNumber(v.items)}`} testId="advice-sampled" />
+        <Stat
+          label="Sampled"
+          value={`${formatNumber(v.sampled)} of ${v.items === null ? '?' : formatNumber(v.items)}`}
+          testId="advice-sampled"
+        />
       </div>
       <p className="muted" data-testid="advice-note">
         {e.note}
@@ -97,7 +131,12 @@ function AdviceView({ advice: v, stale, onPageSize }: { advice: BuildAdvice; sta
                   <td>
                     {o.chosen ? <span className="badge">chosen</span> : null}
                     {o.suggested ? (
-                      <button type="button" className="btn btn-small" data-testid="advice-use-page" onClick={() => onPageSize(String(o.pageSize / (1024 * 1024)))}>
+                      <button
+                        type="button"
+                        className="btn btn-small"
+                        data-testid="advice-use-page"
+                        onClick={() => onPageSize(String(o.pageSize / (1024 * 1024)))}
+                      >
                         Use {formatBytes(o.pageSize)}
                       </button>
                     ) : null}
@@ -117,11 +156,16 @@ function QualityPreview({ quality: q }: { quality: NonNullable<BuildAdvice['qual
   return (
     <div data-testid="advice-quality">
       <h4>
-        JPEG quality on {q.items.length} sampled images <span className="muted">(field {q.field}, {q.writeMode}{q.smartThreshold !== null ? `, smart threshold ${formatNumber(q.smartThreshold)} B` : ''})</span>
+        JPEG quality on {q.items.length} sampled images{' '}
+        <span className="muted">
+          (field {q.field}, {q.writeMode}
+          {q.smartThreshold !== null ? `, smart threshold ${formatNumber(q.smartThreshold)} B` : ''})
+        </span>
       </h4>
       {q.smart ? (
         <p className="muted" data-testid="advice-smart">
-          With this smart threshold {q.smart.jpg} of {q.smart.jpg + q.smart.raw} sampled images are stored as JPEG and {q.smart.raw} raw (JPEG when width × height × 3 &gt; threshold).
+          With this smart threshold {q.smart.jpg} of {q.smart.jpg + q.smart.raw} sampled images are stored as JPEG and {q.smart.raw} raw
+          (JPEG when width × height × 3 &gt; threshold).
         </p>
       ) : null}
       {q.items.map((it) => (
@@ -131,8 +175,20 @@ function QualityPreview({ quality: q }: { quality: NonNullable<BuildAdvice['qual
           </div>
           <div className="advice-variants">
             {it.variants.map((vr) => (
-              <figure key={vr.label} className={`advice-variant ${vr.chosen ? 'is-chosen' : ''}`} data-testid="advice-variant" data-chosen={vr.chosen ? 'true' : undefined}>
-                {vr.preview ? <img src={`data:${vr.preview.mime};base64,${vr.preview.base64}`} alt={`sample ${it.index} as ${vr.label}${vr.preview.crop ? ' (1:1 crop of the middle)' : ''}`} width={vr.preview.width} height={vr.preview.height} /> : null}
+              <figure
+                key={vr.label}
+                className={`advice-variant ${vr.chosen ? 'is-chosen' : ''}`}
+                data-testid="advice-variant"
+                data-chosen={vr.chosen ? 'true' : undefined}
+              >
+                {vr.preview ? (
+                  <img
+                    src={`data:${vr.preview.mime};base64,${vr.preview.base64}`}
+                    alt={`sample ${it.index} as ${vr.label}${vr.preview.crop ? ' (1:1 crop of the middle)' : ''}`}
+                    width={vr.preview.width}
+                    height={vr.preview.height}
+                  />
+                ) : null}
                 <figcaption>
                   <span>{vr.label}</span>
                   <span className="num" data-testid="advice-variant-bytes">

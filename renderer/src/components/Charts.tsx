@@ -1,5 +1,18 @@
 import { useEffect, useMemo, useState, type ReactNode } from 'react';
-import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ReferenceArea, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import {
+  Bar,
+  BarChart,
+  CartesianGrid,
+  Legend,
+  Line,
+  LineChart,
+  ReferenceArea,
+  ReferenceLine,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from 'recharts';
 import { formatCompact } from '../lib/format.js';
 import { useUiStore } from '../stores/ui.js';
 
@@ -10,7 +23,12 @@ export interface ChartColors {
   series: string[];
 }
 
-const FALLBACK: ChartColors = { text: '#667', grid: '#ddd', surface: '#fff', series: ['#3b5bdb', '#e8590c', '#2b8a3e', '#ae3ec9', '#1098ad', '#c92a2a'] };
+const FALLBACK: ChartColors = {
+  text: '#667',
+  grid: '#ddd',
+  surface: '#fff',
+  series: ['#3b5bdb', '#e8590c', '#2b8a3e', '#ae3ec9', '#1098ad', '#c92a2a'],
+};
 
 function readColors(): ChartColors {
   if (typeof document === 'undefined' || typeof getComputedStyle !== 'function') return FALLBACK;
@@ -38,7 +56,21 @@ export function useChartColors(): ChartColors {
   return useMemo(readColors, [theme, osDark]);
 }
 
-export function ChartCard({ title, subtitle, testId, count, children, empty }: { title: string; subtitle?: ReactNode; testId: string; count: number; children: ReactNode; empty: ReactNode }) {
+export function ChartCard({
+  title,
+  subtitle,
+  testId,
+  count,
+  children,
+  empty,
+}: {
+  title: string;
+  subtitle?: ReactNode;
+  testId: string;
+  count: number;
+  children: ReactNode;
+  empty: ReactNode;
+}) {
   return (
     <section className="card chart-card" data-testid={testId} data-count={count} aria-label={title}>
       <header className="card-head">
@@ -54,7 +86,10 @@ export function ChartCard({ title, subtitle, testId, count, children, empty }: {
 const key = (k: string): never => k as never;
 
 const axis = (c: ChartColors) => ({ stroke: c.grid, tick: { fill: c.text, fontSize: 11 }, tickLine: false });
-const tooltipStyle = (c: ChartColors) => ({ contentStyle: { background: c.surface, border: `1px solid ${c.grid}`, borderRadius: 6, fontSize: 12 }, labelStyle: { color: c.text } });
+const tooltipStyle = (c: ChartColors) => ({
+  contentStyle: { background: c.surface, border: `1px solid ${c.grid}`, borderRadius: 6, fontSize: 12 },
+  labelStyle: { color: c.text },
+});
 
 /**
  * Room for the axis titles: the x title sits under the ticks inside the bottom margin, the
@@ -62,9 +97,23 @@ const tooltipStyle = (c: ChartColors) => ({ contentStyle: { background: c.surfac
  * never lands on the x title (recharts puts it at the bottom by default, over the title).
  */
 const margin = (xLabel?: string, yLabel?: string) => ({ top: 8, right: 16, bottom: xLabel ? 18 : 4, left: yLabel ? 12 : 0 });
-const xTitle = (c: ChartColors, value?: string) => (value ? { value, position: 'insideBottom' as const, offset: -12, fill: c.text, fontSize: 11 } : undefined);
-const yTitle = (c: ChartColors, value?: string) => (value ? { value, angle: -90, position: 'insideLeft' as const, offset: -4, style: { textAnchor: 'middle' as const }, fill: c.text, fontSize: 11 } : undefined);
-const legend = (c: ChartColors) => <Legend verticalAlign="top" align="right" height={24} iconSize={10} wrapperStyle={{ fontSize: 12, color: c.text, lineHeight: '16px' }} />;
+const xTitle = (c: ChartColors, value?: string) =>
+  value ? { value, position: 'insideBottom' as const, offset: -12, fill: c.text, fontSize: 11 } : undefined;
+const yTitle = (c: ChartColors, value?: string) =>
+  value
+    ? {
+        value,
+        angle: -90,
+        position: 'insideLeft' as const,
+        offset: -4,
+        style: { textAnchor: 'middle' as const },
+        fill: c.text,
+        fontSize: 11,
+      }
+    : undefined;
+const legend = (c: ChartColors) => (
+  <Legend verticalAlign="top" align="right" height={24} iconSize={10} wrapperStyle={{ fontSize: 12, color: c.text, lineHeight: '16px' }} />
+);
 
 /** A stretch of the x axis to shade and name (a grid point on a timeline). */
 export interface XSpan {
@@ -106,17 +155,50 @@ export function Lines<Row extends object>({
       <LineChart data={rows} margin={margin(xLabel, yLabel)}>
         <CartesianGrid stroke={c.grid} strokeDasharray="3 3" vertical={false} />
         {spans.map((s, i) => (
-          <ReferenceArea key={`a${i}`} x1={s.x1} x2={s.x2} fill={c.series[i % 2 ? 1 : 0]} fillOpacity={0.06} ifOverflow="hidden" label={{ value: s.label, position: 'insideTopLeft', fill: c.text, fontSize: 10 }} />
+          <ReferenceArea
+            key={`a${i}`}
+            x1={s.x1}
+            x2={s.x2}
+            fill={c.series[i % 2 ? 1 : 0]}
+            fillOpacity={0.06}
+            ifOverflow="hidden"
+            label={{ value: s.label, position: 'insideTopLeft', fill: c.text, fontSize: 10 }}
+          />
         ))}
         {spans.map((s, i) => (
           <ReferenceLine key={`l${i}`} x={s.x1} stroke={c.text} strokeOpacity={0.45} strokeDasharray="2 3" ifOverflow="hidden" />
         ))}
-        <XAxis dataKey={key(x)} type="number" domain={['dataMin', 'dataMax']} {...axis(c)} tickFormatter={xFormat} label={xTitle(c, xLabel)} allowDecimals={false} />
-        <YAxis {...axis(c)} tickFormatter={(v: number) => yFormat(v)} width={48} domain={yDomain ?? [0, 'auto']} label={yTitle(c, yLabel)} />
+        <XAxis
+          dataKey={key(x)}
+          type="number"
+          domain={['dataMin', 'dataMax']}
+          {...axis(c)}
+          tickFormatter={xFormat}
+          label={xTitle(c, xLabel)}
+          allowDecimals={false}
+        />
+        <YAxis
+          {...axis(c)}
+          tickFormatter={(v: number) => yFormat(v)}
+          width={48}
+          domain={yDomain ?? [0, 'auto']}
+          label={yTitle(c, yLabel)}
+        />
         <Tooltip {...tooltipStyle(c)} formatter={(v) => (typeof v === 'number' ? yFormat(v) : String(v))} />
         {lines.length > 1 ? legend(c) : null}
         {lines.map((l, i) => (
-          <Line key={l.key} type="monotone" dataKey={l.key} name={l.name ?? l.key} stroke={c.series[i % c.series.length]} strokeWidth={2} strokeDasharray={l.dashed ? '5 3' : undefined} dot={dots ? { r: 3 } : false} isAnimationActive={false} connectNulls />
+          <Line
+            key={l.key}
+            type="monotone"
+            dataKey={l.key}
+            name={l.name ?? l.key}
+            stroke={c.series[i % c.series.length]}
+            strokeWidth={2}
+            strokeDasharray={l.dashed ? '5 3' : undefined}
+            dot={dots ? { r: 3 } : false}
+            isAnimationActive={false}
+            connectNulls
+          />
         ))}
       </LineChart>
     </ResponsiveContainer>
@@ -148,7 +230,13 @@ export function Bars<Row extends object>({
       <BarChart data={rows} margin={margin(xLabel, yLabel)}>
         <CartesianGrid stroke={c.grid} strokeDasharray="3 3" vertical={false} />
         <XAxis dataKey={key(x)} {...axis(c)} label={xTitle(c, xLabel)} />
-        <YAxis {...axis(c)} tickFormatter={(v: number) => yFormat(v)} width={48} domain={yDomain ?? [0, 'auto']} label={yTitle(c, yLabel)} />
+        <YAxis
+          {...axis(c)}
+          tickFormatter={(v: number) => yFormat(v)}
+          width={48}
+          domain={yDomain ?? [0, 'auto']}
+          label={yTitle(c, yLabel)}
+        />
         <Tooltip {...tooltipStyle(c)} formatter={(v) => (typeof v === 'number' ? yFormat(v) : String(v))} />
         <Bar dataKey={key(y)} fill={c.series[0]} isAnimationActive={false} radius={[3, 3, 0, 0]} />
       </BarChart>

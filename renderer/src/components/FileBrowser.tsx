@@ -7,13 +7,32 @@ import { ErrorBanner, Loading } from './States.js';
 
 export type PickKind = 'folder' | 'file' | 'any';
 
-const ROLE_LABEL: Record<FsEntry['role'], string> = { beton: '.beton', table: 'table', image: 'image', video: 'video', other: 'file', dir: 'folder' };
+const ROLE_LABEL: Record<FsEntry['role'], string> = {
+  beton: '.beton',
+  table: 'table',
+  image: 'image',
+  video: 'video',
+  other: 'file',
+  dir: 'folder',
+};
 
 /**
  * The server-side file browser (browser mode): fs.browse, confined by the host to the
  * folders it serves. Folders open with a click; files whose role is accepted are picked.
  */
-export function FileBrowser({ pick, accept, onPick, startPath, onClose }: { pick: PickKind; accept?: ReadonlyArray<FsEntry['role']>; onPick(path: string, kind: 'dir' | 'file'): void; startPath?: string; onClose?: () => void }) {
+export function FileBrowser({
+  pick,
+  accept,
+  onPick,
+  startPath,
+  onClose,
+}: {
+  pick: PickKind;
+  accept?: ReadonlyArray<FsEntry['role']>;
+  onPick(path: string, kind: 'dir' | 'file'): void;
+  startPath?: string;
+  onClose?: () => void;
+}) {
   const [listing, setListing] = useState<FsListing | null>(null);
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
@@ -53,7 +72,8 @@ export function FileBrowser({ pick, accept, onPick, startPath, onClose }: { pick
     })();
   }, [go, initialPath]);
 
-  const pickable = (e: FsEntry): boolean => (e.kind === 'dir' ? pick !== 'file' : pick !== 'folder' && (!accept || accept.includes(e.role)));
+  const pickable = (e: FsEntry): boolean =>
+    e.kind === 'dir' ? pick !== 'file' : pick !== 'folder' && (!accept || accept.includes(e.role));
 
   let body: ReactNode;
   if (loading && !listing) body = <Loading label="Reading the folder…" />;
@@ -71,21 +91,46 @@ export function FileBrowser({ pick, accept, onPick, startPath, onClose }: { pick
               return (
                 <li key={e.path} className={`browser-row role-${e.role}`}>
                   {e.kind === 'dir' ? (
-                    <button type="button" className="browser-entry" data-testid="browser-entry" data-name={e.name} onClick={() => void go(e.path)} title={`Open ${e.name}`}>
-                      <span className="browser-icon" aria-hidden="true">▸</span>
+                    <button
+                      type="button"
+                      className="browser-entry"
+                      data-testid="browser-entry"
+                      data-name={e.name}
+                      onClick={() => void go(e.path)}
+                      title={`Open ${e.name}`}
+                    >
+                      <span className="browser-icon" aria-hidden="true">
+                        ▸
+                      </span>
                       <span className="browser-name">{e.name}</span>
                       <span className="badge">folder</span>
                     </button>
                   ) : (
-                    <button type="button" className="browser-entry" data-testid="browser-entry" data-name={e.name} disabled={!can} onClick={() => onPick(e.path, 'file')} title={can ? `Choose ${e.name}` : 'Not a file this screen can use'}>
-                      <span className="browser-icon" aria-hidden="true">·</span>
+                    <button
+                      type="button"
+                      className="browser-entry"
+                      data-testid="browser-entry"
+                      data-name={e.name}
+                      disabled={!can}
+                      onClick={() => onPick(e.path, 'file')}
+                      title={can ? `Choose ${e.name}` : 'Not a file this screen can use'}
+                    >
+                      <span className="browser-icon" aria-hidden="true">
+                        ·
+                      </span>
                       <span className="browser-name">{e.name}</span>
                       <span className={`badge badge-${e.role}`}>{ROLE_LABEL[e.role]}</span>
                       <span className="browser-size">{formatBytes(e.size)}</span>
                     </button>
                   )}
                   {e.kind === 'dir' && pick !== 'file' ? (
-                    <button type="button" className="btn btn-small btn-ghost" data-testid="browser-choose-dir" data-name={e.name} onClick={() => onPick(e.path, 'dir')}>
+                    <button
+                      type="button"
+                      className="btn btn-small btn-ghost"
+                      data-testid="browser-choose-dir"
+                      data-name={e.name}
+                      onClick={() => onPick(e.path, 'dir')}
+                    >
                       Choose
                     </button>
                   ) : null}
@@ -101,7 +146,14 @@ export function FileBrowser({ pick, accept, onPick, startPath, onClose }: { pick
   return (
     <div className="browser" data-testid="file-browser">
       <div className="browser-bar">
-        <button type="button" className="btn btn-small" data-testid="browser-up" disabled={!listing?.parent || loading} onClick={() => listing?.parent && void go(listing.parent)} aria-label="Up one folder">
+        <button
+          type="button"
+          className="btn btn-small"
+          data-testid="browser-up"
+          disabled={!listing?.parent || loading}
+          onClick={() => listing?.parent && void go(listing.parent)}
+          aria-label="Up one folder"
+        >
           ↑ Up
         </button>
         <div className="browser-path" id={titleId} title={listing?.path} data-testid="browser-path">
@@ -120,7 +172,12 @@ export function FileBrowser({ pick, accept, onPick, startPath, onClose }: { pick
           </select>
         ) : null}
         {pick !== 'file' && listing ? (
-          <button type="button" className="btn btn-small btn-primary" data-testid="browser-use-folder" onClick={() => onPick(listing.path, 'dir')}>
+          <button
+            type="button"
+            className="btn btn-small btn-primary"
+            data-testid="browser-use-folder"
+            onClick={() => onPick(listing.path, 'dir')}
+          >
             Use this folder
           </button>
         ) : null}
@@ -168,7 +225,11 @@ export function PathPicker({
   const native = typeof dialogs?.openPath === 'function';
   const browse = async (): Promise<void> => {
     if (native) {
-      const p = await dialogs!.openPath!({ kind: pick === 'any' ? 'any' : pick, title: label, ...(accept?.includes('beton') ? { filters: [{ name: 'Beton datasets', extensions: ['beton'] }] } : {}) });
+      const p = await dialogs!.openPath!({
+        kind: pick === 'any' ? 'any' : pick,
+        title: label,
+        ...(accept?.includes('beton') ? { filters: [{ name: 'Beton datasets', extensions: ['beton'] }] } : {}),
+      });
       if (p) {
         onChange(p);
         onPicked?.(p);
@@ -197,7 +258,13 @@ export function PathPicker({
           spellCheck={false}
           autoComplete="off"
         />
-        <button type="button" className="btn" onClick={() => void browse()} aria-expanded={native ? undefined : open} data-testid={testId ? `${testId}-browse` : undefined}>
+        <button
+          type="button"
+          className="btn"
+          onClick={() => void browse()}
+          aria-expanded={native ? undefined : open}
+          data-testid={testId ? `${testId}-browse` : undefined}
+        >
           Browse…
         </button>
       </div>

@@ -48,12 +48,32 @@ export function TextField({ label, value, onChange, error, warning, hint, testId
   );
 }
 
-export function SelectField<T extends string>({ label, value, options, onChange, testId, error }: { label: ReactNode; value: T; options: ReadonlyArray<{ value: T; label: string }>; onChange(v: T): void; testId?: string; error?: string | undefined }) {
+export function SelectField<T extends string>({
+  label,
+  value,
+  options,
+  onChange,
+  testId,
+  error,
+}: {
+  label: ReactNode;
+  value: T;
+  options: ReadonlyArray<{ value: T; label: string }>;
+  onChange(v: T): void;
+  testId?: string;
+  error?: string | undefined;
+}) {
   const id = useId();
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <select id={id} value={value} onChange={(e) => onChange(e.target.value as T)} data-testid={testId} aria-invalid={error ? true : undefined}>
+      <select
+        id={id}
+        value={value}
+        onChange={(e) => onChange(e.target.value as T)}
+        data-testid={testId}
+        aria-invalid={error ? true : undefined}
+      >
         {options.map((o) => (
           <option key={o.value} value={o.value}>
             {o.label}
@@ -65,7 +85,19 @@ export function SelectField<T extends string>({ label, value, options, onChange,
   );
 }
 
-export function Check({ label, checked, onChange, testId, disabled }: { label: ReactNode; checked: boolean; onChange(v: boolean): void; testId?: string; disabled?: boolean }) {
+export function Check({
+  label,
+  checked,
+  onChange,
+  testId,
+  disabled,
+}: {
+  label: ReactNode;
+  checked: boolean;
+  onChange(v: boolean): void;
+  testId?: string;
+  disabled?: boolean;
+}) {
   return (
     <label className={`check ${disabled ? 'is-disabled' : ''}`}>
       <input type="checkbox" checked={checked} disabled={disabled} onChange={(e) => onChange(e.target.checked)} data-testid={testId} />

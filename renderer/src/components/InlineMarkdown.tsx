@@ -7,11 +7,7 @@ import { Fragment } from 'react';
  */
 export function InlineMarkdown({ text }: { text: string }) {
   const parts = splitInlineCode(text);
-  return (
-    <>
-      {parts.map((p, i) => (p.code ? <code key={i}>{p.text}</code> : <Fragment key={i}>{p.text}</Fragment>))}
-    </>
-  );
+  return <>{parts.map((p, i) => (p.code ? <code key={i}>{p.text}</code> : <Fragment key={i}>{p.text}</Fragment>))}</>;
 }
 
 /** "run `a` now" → [run ][a: code][ now]; an unpaired backtick stays as it is. */

@@ -3,7 +3,8 @@ import { pointLabel } from '../lib/profile-form.js';
 import type { PointResult } from '../lib/types.js';
 
 /** The best point by images/s, or null. */
-export const bestPoint = (points: readonly PointResult[]): PointResult | null => points.reduce<PointResult | null>((b, p) => (!b || p.imagesPerSec > b.imagesPerSec ? p : b), null);
+export const bestPoint = (points: readonly PointResult[]): PointResult | null =>
+  points.reduce<PointResult | null>((b, p) => (!b || p.imagesPerSec > b.imagesPerSec ? p : b), null);
 
 /** A sweep's measured grid points, the best one marked. */
 export function PointsTable({ points, testId = 'points-table' }: { points: readonly PointResult[]; testId?: string }) {
@@ -30,7 +31,9 @@ export function PointsTable({ points, testId = 'points-table' }: { points: reado
               <td className="num">
                 {pt.waitP50Ms.toFixed(1)} / {pt.waitP95Ms.toFixed(1)} ms
               </td>
-              <td className="num">{pt.cpuPerCore.length ? formatPercent((pt.cpuPerCore.reduce((a, b) => a + b, 0) / pt.cpuPerCore.length) * 100) : '—'}</td>
+              <td className="num">
+                {pt.cpuPerCore.length ? formatPercent((pt.cpuPerCore.reduce((a, b) => a + b, 0) / pt.cpuPerCore.length) * 100) : '—'}
+              </td>
               <td className="num">{pt.gpuUtilMean === null ? '—' : formatPercent(pt.gpuUtilMean)}</td>
             </tr>
           ))}

@@ -4,7 +4,8 @@ import type { PointConfig, TelemetrySample } from '../lib/types.js';
 import { Bars, ChartCard, Lines, type XSpan } from './Charts.js';
 
 /** A grid point's name on a timeline: short, since a span can be narrow (the tooltip and tables carry the rest). */
-export const spanLabel = (c: PointConfig | undefined, index: number): string => (c ? `${c.workers}w · bs ${c.batchSize}${c.osCache ? '' : ' · proc'}` : `point ${index + 1}`);
+export const spanLabel = (c: PointConfig | undefined, index: number): string =>
+  c ? `${c.workers}w · bs ${c.batchSize}${c.osCache ? '' : ' · proc'}` : `point ${index + 1}`;
 
 const pct = (v: number): string => `${Math.round(v)}%`;
 const ms = (v: number): string => (v >= 10 ? `${Math.round(v)}` : v.toFixed(1));
@@ -15,9 +16,22 @@ const ms = (v: number): string => (v >= 10 ? `${Math.round(v)}` : v.toFixed(1));
  * timeline shades the stretch of every grid point and names it, so a dip reads as "the
  * point with 1 worker" rather than "second 12".
  */
-export function ProfileCharts({ samples, configs, live = false, running = false }: { samples: readonly TelemetrySample[]; configs: ReadonlyArray<PointConfig | undefined>; live?: boolean; running?: boolean }) {
+export function ProfileCharts({
+  samples,
+  configs,
+  live = false,
+  running = false,
+}: {
+  samples: readonly TelemetrySample[];
+  configs: ReadonlyArray<PointConfig | undefined>;
+  live?: boolean;
+  running?: boolean;
+}) {
   const timeline = useMemo(() => timelineRows(samples), [samples]);
-  const spans: XSpan[] = useMemo(() => pointSpans(samples).map((s) => ({ x1: s.x1, x2: s.x2, label: spanLabel(configs[s.point], s.point) })), [samples, configs]);
+  const spans: XSpan[] = useMemo(
+    () => pointSpans(samples).map((s) => ({ x1: s.x1, x2: s.x2, label: spanLabel(configs[s.point], s.point) })),
+    [samples, configs],
+  );
   const gpus = useMemo(() => gpuIndices(samples), [samples]);
   const cpu = useMemo(() => cpuBars(samples, !running), [samples, running]);
   const haveWait = hasReading(samples, 'waitMsPerStep');
@@ -25,7 +39,13 @@ export function ProfileCharts({ samples, configs, live = false, running = false 
   const waiting = live && running ? 'Waiting for the first measurement…' : null;
   return (
     <div className="chart-grid" data-testid="profile-charts">
-      <ChartCard title="Throughput" subtitle="images/s over time · shaded: grid points" testId="chart-timeline" count={timeline.filter((r) => r.ips !== null).length} empty={waiting ?? 'No throughput was recorded.'}>
+      <ChartCard
+        title="Throughput"
+        subtitle="images/s over time · shaded: grid points"
+        testId="chart-timeline"
+        count={timeline.filter((r) => r.ips !== null).length}
+        empty={waiting ?? 'No throughput was recorded.'}
+      >
         <Lines rows={timeline} x="t" lines={[{ key: 'ips', name: 'images/s' }]} xLabel="time (s)" yLabel="images/s" spans={spans} />
       </ChartCard>
       <ChartCard
@@ -35,13 +55,30 @@ export function ProfileCharts({ samples, configs, live = false, running = false 
         count={haveWait ? timeline.filter((r) => r.wait !== null).length : 0}
         empty={waiting ?? 'No wait readings: a training command is sampled from outside, and runs recorded before this chart have none.'}
       >
-        <Lines rows={timeline} x="t" lines={[{ key: 'wait', name: 'wait per step' }]} xLabel="time (s)" yLabel="wait per step (ms)" yFormat={ms} spans={spans} />
-      </ChartCard>
-      <ChartCard title="CPU: loader process and machine" subtitle="% of all logical CPUs" testId="chart-process-cpu" count={timeline.length} empty={waiting ?? 'No CPU readings.'}>
         <Lines
           rows={timeline}
           x="t"
-          lines={[{ key: 'cpu', name: 'machine (all processes)' }, ...(haveProc ? [{ key: 'proc', name: 'loader process', dashed: true }] : [])]}
+          lines={[{ key: 'wait', name: 'wait per step' }]}
+          xLabel="time (s)"
+          yLabel="wait per step (ms)"
+          yFormat={ms}
+          spans={spans}
+        />
+      </ChartCard>
+      <ChartCard
+        title="CPU: loader process and machine"
+        subtitle="% of all logical CPUs"
+        testId="chart-process-cpu"
+        count={timeline.length}
+        empty={waiting ?? 'No CPU readings.'}
+      >
+        <Lines
+          rows={timeline}
+          x="t"
+          lines={[
+            { key: 'cpu', name: 'machine (all processes)' },
+            ...(haveProc ? [{ key: 'proc', name: 'loader process', dashed: true }] : []),
+          ]}
           xLabel="time (s)"
           yLabel="CPU busy (%)"
           yFormat={pct}
@@ -54,11 +91,32 @@ export function ProfileCharts({ samples, configs, live = false, running = false 
         subtitle={gpus.length ? `${gpus.length} GPU${gpus.length > 1 ? 's' : ''} · nvidia-smi` : undefined}
         testId="chart-gpu"
         count={gpus.length ? timeline.length : 0}
-        empty={!samples.length ? 'Waiting for readings…' : live ? 'No GPU on this machine (nvidia-smi not found): CPU-side loading only.' : 'No GPU readings in this run (no nvidia-smi on its machine).'}
+        empty={
+          !samples.length
+            ? 'Waiting for readings…'
+            : live
+              ? 'No GPU on this machine (nvidia-smi not found): CPU-side loading only.'
+              : 'No GPU readings in this run (no nvidia-smi on its machine).'
+        }
       >
-        <Lines rows={timeline} x="t" lines={gpus.map((g) => ({ key: `gpu${g}`, name: `GPU ${g}` }))} xLabel="time (s)" yLabel="GPU busy (%)" yFormat={pct} yDomain={[0, 100]} spans={spans} />
+        <Lines
+          rows={timeline}
+          x="t"
+          lines={gpus.map((g) => ({ key: `gpu${g}`, name: `GPU ${g}` }))}
+          xLabel="time (s)"
+          yLabel="GPU busy (%)"
+          yFormat={pct}
+          yDomain={[0, 100]}
+          spans={spans}
+        />
       </ChartCard>
-      <ChartCard title="CPU per core" subtitle={running ? 'now' : 'mean over the run'} testId="chart-cpu" count={cpu.length} empty={waiting ?? 'No CPU readings.'}>
+      <ChartCard
+        title="CPU per core"
+        subtitle={running ? 'now' : 'mean over the run'}
+        testId="chart-cpu"
+        count={cpu.length}
+        empty={waiting ?? 'No CPU readings.'}
+      >
         <Bars rows={cpu} x="core" y="busy" yFormat={pct} yDomain={[0, 100]} xLabel="logical CPU" yLabel="busy (%)" />
       </ChartCard>
     </div>

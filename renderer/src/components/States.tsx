@@ -3,7 +3,17 @@ import type { ApiError } from '../lib/api.js';
 import { InlineMarkdown } from './InlineMarkdown.js';
 
 /** A designed empty state: what is missing and what to do about it. */
-export function EmptyState({ title, children, action, testId }: { title: string; children?: ReactNode; action?: ReactNode; testId?: string }) {
+export function EmptyState({
+  title,
+  children,
+  action,
+  testId,
+}: {
+  title: string;
+  children?: ReactNode;
+  action?: ReactNode;
+  testId?: string;
+}) {
   return (
     <div className="empty" data-testid={testId ?? 'empty-state'}>
       <div className="empty-mark" aria-hidden="true" />
@@ -25,7 +35,17 @@ const HINTS: Record<string, string> = {
 };
 
 /** An error with its code, the host's message, a hint when we know one, and an optional retry. */
-export function ErrorBanner({ error, onRetry, title, testId }: { error: ApiError | { code: string; message: string }; onRetry?: () => void; title?: string; testId?: string }) {
+export function ErrorBanner({
+  error,
+  onRetry,
+  title,
+  testId,
+}: {
+  error: ApiError | { code: string; message: string };
+  onRetry?: () => void;
+  title?: string;
+  testId?: string;
+}) {
   const hint = HINTS[error.code];
   return (
     <div className="banner banner-error" role="alert" data-testid={testId ?? 'error'} data-code={error.code}>

@@ -14,7 +14,11 @@ export interface BetonBridge {
 
 /** Optional native dialogs the Electron preload may expose; the app degrades without them. */
 export interface BetonDialogs {
-  openPath?(opts?: { kind?: 'file' | 'folder' | 'any'; title?: string; filters?: Array<{ name: string; extensions: string[] }> }): Promise<string | null>;
+  openPath?(opts?: {
+    kind?: 'file' | 'folder' | 'any';
+    title?: string;
+    filters?: Array<{ name: string; extensions: string[] }>;
+  }): Promise<string | null>;
   saveText?(suggestedName: string, text: string): Promise<string | null | boolean>;
 }
 
@@ -120,7 +124,13 @@ export function httpTransport(o: HttpTransportOptions): Transport {
       try {
         body = await res.json();
       } catch {
-        return { ok: false, error: { code: res.status === 401 ? 'UNAUTHORIZED' : 'BAD_RESPONSE', message: `the server answered ${res.status} without a JSON envelope` } };
+        return {
+          ok: false,
+          error: {
+            code: res.status === 401 ? 'UNAUTHORIZED' : 'BAD_RESPONSE',
+            message: `the server answered ${res.status} without a JSON envelope`,
+          },
+        };
       }
       if (isEnvelope(body)) return body;
       return { ok: false, error: { code: 'BAD_RESPONSE', message: `the server answered ${res.status} with an unexpected body` } };
@@ -154,7 +164,11 @@ const TOKEN_KEY = 'beton.token';
  * The server token: from `?token=` (kept in sessionStorage, then removed from the address bar
  * and history so it is not shared by copying the URL), else what this tab stored before.
  */
-export function takeToken(loc: Pick<Location, 'href'>, storage: Pick<Storage, 'getItem' | 'setItem'> | null, history: Pick<History, 'replaceState'> | null): string | null {
+export function takeToken(
+  loc: Pick<Location, 'href'>,
+  storage: Pick<Storage, 'getItem' | 'setItem'> | null,
+  history: Pick<History, 'replaceState'> | null,
+): string | null {
   const url = new URL(loc.href);
   const fromUrl = url.searchParams.get('token');
   if (fromUrl) {

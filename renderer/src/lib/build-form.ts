@@ -80,7 +80,12 @@ export function fieldToForm(f: FieldConfig): FieldForm {
     labelMap: f.type === 'int' && f.categories ? { state: 'ready', categories: f.categories } : null,
   };
   if (f.type === 'video_clip') {
-    return { ...base, writeMode: f.writeMode ?? 'jpg', jpegQuality: String(f.jpegQuality ?? 90), maxResolution: f.maxResolution === null || f.maxResolution === undefined ? '' : String(f.maxResolution) };
+    return {
+      ...base,
+      writeMode: f.writeMode ?? 'jpg',
+      jpegQuality: String(f.jpegQuality ?? 90),
+      maxResolution: f.maxResolution === null || f.maxResolution === undefined ? '' : String(f.maxResolution),
+    };
   }
   if (f.type === 'rgb_image') {
     return {
@@ -108,7 +113,11 @@ export function formFromDetected(d: DetectedSource): BuildForm {
     onError: 'fail',
     clip:
       d.source.type === 'video_folder' || d.source.type === 'video_list'
-        ? { clipLength: String(d.source.clipLength), stride: d.source.stride === undefined ? '' : String(d.source.stride), fps: d.source.fps === null || d.source.fps === undefined ? '' : String(d.source.fps) }
+        ? {
+            clipLength: String(d.source.clipLength),
+            stride: d.source.stride === undefined ? '' : String(d.source.stride),
+            fps: d.source.fps === null || d.source.fps === undefined ? '' : String(d.source.fps),
+          }
         : null,
   };
 }
@@ -131,7 +140,8 @@ function clipOptions(clip: ClipForm, errors: FormErrors): { clipLength: number; 
   let fps: number | null = null;
   if (clip.fps.trim()) {
     const v = Number(clip.fps);
-    if (!Number.isFinite(v) || v <= 0 || v > 1000) errors['clip.fps'] = 'Frame rate: a positive number of frames per second, or empty for each video\'s own.';
+    if (!Number.isFinite(v) || v <= 0 || v > 1000)
+      errors['clip.fps'] = "Frame rate: a positive number of frames per second, or empty for each video's own.";
     else fps = v;
   }
   return { clipLength: clipLength ?? 16, ...(stride !== undefined ? { stride } : {}), fps };
@@ -153,7 +163,8 @@ export function validateBuildForm(form: BuildForm): { errors: FormErrors; warnin
   const out = form.output.trim();
   if (!out) errors.output = 'Give the output file.';
   else if (!/\.beton$/i.test(out)) errors.output = 'The output should end in .beton.';
-  else if (out.replace(/[\\/]+$/, '') === form.source.path.replace(/[\\/]+$/, '')) errors.output = 'The output cannot be the source itself.';
+  else if (out.replace(/[\\/]+$/, '') === form.source.path.replace(/[\\/]+$/, ''))
+    errors.output = 'The output cannot be the source itself.';
 
   const mib = Number(form.pageSizeMiB);
   const pageSize = Math.round(mib * 1024 * 1024);
@@ -201,9 +212,12 @@ export function validateBuildForm(form: BuildForm): { errors: FormErrors; warnin
         const q = intIn(f.jpegQuality, 1, 100);
         if (q === null) errors[k('jpegQuality')] = 'JPEG quality: 1 to 100.';
         const p = Number(f.compressProbability);
-        if (!f.compressProbability.trim() || !Number.isFinite(p) || p < 0 || p > 1) errors[k('compressProbability')] = 'Compress probability: 0 to 1.';
-        if (f.passThrough && f.writeMode === 'raw') warnings[k('passThrough')] = 'Pass-through has no effect in raw mode: it keeps source JPEGs only where a JPEG would be written.';
-        if (f.smartThreshold.trim() && f.writeMode !== 'smart') warnings[k('smartThreshold')] = 'The smart threshold is used only in smart mode.';
+        if (!f.compressProbability.trim() || !Number.isFinite(p) || p < 0 || p > 1)
+          errors[k('compressProbability')] = 'Compress probability: 0 to 1.';
+        if (f.passThrough && f.writeMode === 'raw')
+          warnings[k('passThrough')] = 'Pass-through has no effect in raw mode: it keeps source JPEGs only where a JPEG would be written.';
+        if (f.smartThreshold.trim() && f.writeMode !== 'smart')
+          warnings[k('smartThreshold')] = 'The smart threshold is used only in smart mode.';
         fields.push({
           name,
           type: 'rgb_image',
@@ -219,8 +233,12 @@ export function validateBuildForm(form: BuildForm): { errors: FormErrors; warnin
       }
       case 'ndarray':
       case 'torch_tensor': {
-        const shape = f.shape.split(/[,x×\s]+/).filter(Boolean).map(Number);
-        if (!shape.length || shape.some((n) => !Number.isInteger(n) || n <= 0)) errors[k('shape')] = 'Shape: positive whole numbers separated by commas, e.g. 28, 28.';
+        const shape = f.shape
+          .split(/[,x×\s]+/)
+          .filter(Boolean)
+          .map(Number);
+        if (!shape.length || shape.some((n) => !Number.isInteger(n) || n <= 0))
+          errors[k('shape')] = 'Shape: positive whole numbers separated by commas, e.g. 28, 28.';
         if (!DTYPES.includes(f.dtype)) errors[k('dtype')] = `Unknown dtype ${f.dtype}.`;
         fields.push({ name, type: f.type, dtype: f.dtype, shape, ...columns });
         break;
@@ -235,7 +253,15 @@ export function validateBuildForm(form: BuildForm): { errors: FormErrors; warnin
           if (maxResolution === null) errors[k('maxResolution')] = 'Max resolution: a whole number of pixels (1–65535), or empty for none.';
         }
         if (clipFrames === null) errors[k('type')] = 'A video clip field needs a video source (a folder of videos, or a list of them).';
-        fields.push({ name, type: 'video_clip', writeMode: f.writeMode === 'raw' ? 'raw' : 'jpg', jpegQuality: q ?? 90, maxResolution, frames: clipFrames, ...columns });
+        fields.push({
+          name,
+          type: 'video_clip',
+          writeMode: f.writeMode === 'raw' ? 'raw' : 'jpg',
+          jpegQuality: q ?? 90,
+          maxResolution,
+          frames: clipFrames,
+          ...columns,
+        });
         break;
       }
       case 'int': {
@@ -244,10 +270,15 @@ export function validateBuildForm(form: BuildForm): { errors: FormErrors; warnin
           break;
         }
         const m = f.labelMap;
-        if (!m || m.state === 'loading') errors[k('labels')] = 'Reading the column\'s values for the label mapping…';
+        if (!m || m.state === 'loading') errors[k('labels')] = "Reading the column's values for the label mapping…";
         else if (m.state === 'error') errors[k('labels')] = `Cannot map this column to integers: ${m.message}`;
         // The source column by its own name: the field may have been renamed.
-        fields.push({ name, type: 'int', ...(m?.state === 'ready' ? { categories: m.categories } : {}), columns: f.columns ?? [f.sourceColumn] });
+        fields.push({
+          name,
+          type: 'int',
+          ...(m?.state === 'ready' ? { categories: m.categories } : {}),
+          columns: f.columns ?? [f.sourceColumn],
+        });
         break;
       }
       default:

@@ -44,7 +44,10 @@ const IMAGENET_STD = [0.229 * 255, 0.224 * 255, 0.225 * 255].map((v) => Math.rou
 type Pipeline = NonNullable<NonNullable<LoaderConfigInput['pipelines']>[string]>;
 
 /** One pipeline per field: images get the decoder and augmentations, the rest their plain decoder. */
-export function pipelinesFor(fields: InspectResult['fields'], form: Pick<ExportForm, 'decoder' | 'size' | 'flip' | 'normalize'>): Record<string, Pipeline | null> {
+export function pipelinesFor(
+  fields: InspectResult['fields'],
+  form: Pick<ExportForm, 'decoder' | 'size' | 'flip' | 'normalize'>,
+): Record<string, Pipeline | null> {
   const out: Record<string, Pipeline | null> = {};
   const size = Number(form.size);
   for (const f of fields) {
@@ -85,7 +88,10 @@ export function pipelinesFor(fields: InspectResult['fields'], form: Pick<ExportF
   return out;
 }
 
-export function validateExportForm(form: ExportForm, fields: InspectResult['fields'] | null): { errors: FormErrors; loader: LoaderConfigInput | null } {
+export function validateExportForm(
+  form: ExportForm,
+  fields: InspectResult['fields'] | null,
+): { errors: FormErrors; loader: LoaderConfigInput | null } {
   const errors: FormErrors = {};
   if (!form.file.trim()) errors.file = 'Choose the .beton file the loader reads.';
   const bs = Number(form.batchSize);
@@ -93,11 +99,13 @@ export function validateExportForm(form: ExportForm, fields: InspectResult['fiel
   let numWorkers: number | undefined;
   if (form.numWorkers.trim()) {
     numWorkers = Number(form.numWorkers);
-    if (!(Number.isInteger(numWorkers) && numWorkers > 0)) errors.numWorkers = 'Workers: a positive whole number, or empty for one per core.';
+    if (!(Number.isInteger(numWorkers) && numWorkers > 0))
+      errors.numWorkers = 'Workers: a positive whole number, or empty for one per core.';
   }
   const seed = Number(form.seed);
   if (!(Number.isInteger(seed) && seed >= 0)) errors.seed = 'Seed: a whole number, 0 or more.';
-  if (form.decoder !== 'simple' && !(Number.isInteger(Number(form.size)) && Number(form.size) >= 8)) errors.size = 'Crop size: a whole number of pixels, at least 8.';
+  if (form.decoder !== 'simple' && !(Number.isInteger(Number(form.size)) && Number(form.size) >= 8))
+    errors.size = 'Crop size: a whole number of pixels, at least 8.';
   if (Object.keys(errors).length) return { errors, loader: null };
   return {
     errors,

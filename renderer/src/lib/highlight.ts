@@ -3,7 +3,8 @@
  * renders tokens as text nodes in spans (never HTML strings), so code cannot inject markup.
  * Concatenating the tokens' text gives back the input exactly.
  */
-export type TokenType = 'keyword' | 'builtin' | 'literal' | 'string' | 'number' | 'comment' | 'decorator' | 'key' | 'punct' | 'function' | 'plain';
+export type TokenType =
+  'keyword' | 'builtin' | 'literal' | 'string' | 'number' | 'comment' | 'decorator' | 'key' | 'punct' | 'function' | 'plain';
 
 export interface Token {
   type: TokenType;
@@ -11,12 +12,65 @@ export interface Token {
 }
 
 const PY_KEYWORDS = new Set([
-  'and', 'as', 'assert', 'async', 'await', 'break', 'class', 'continue', 'def', 'del', 'elif', 'else', 'except', 'finally',
-  'for', 'from', 'global', 'if', 'import', 'in', 'is', 'lambda', 'nonlocal', 'not', 'or', 'pass', 'raise', 'return', 'try',
-  'while', 'with', 'yield', 'match', 'case',
+  'and',
+  'as',
+  'assert',
+  'async',
+  'await',
+  'break',
+  'class',
+  'continue',
+  'def',
+  'del',
+  'elif',
+  'else',
+  'except',
+  'finally',
+  'for',
+  'from',
+  'global',
+  'if',
+  'import',
+  'in',
+  'is',
+  'lambda',
+  'nonlocal',
+  'not',
+  'or',
+  'pass',
+  'raise',
+  'return',
+  'try',
+  'while',
+  'with',
+  'yield',
+  'match',
+  'case',
 ]);
 const PY_LITERALS = new Set(['True', 'False', 'None']);
-const PY_BUILTINS = new Set(['print', 'range', 'len', 'int', 'float', 'str', 'list', 'dict', 'tuple', 'set', 'bool', 'open', 'enumerate', 'zip', 'min', 'max', 'sum', 'isinstance', 'super', 'self', '__name__']);
+const PY_BUILTINS = new Set([
+  'print',
+  'range',
+  'len',
+  'int',
+  'float',
+  'str',
+  'list',
+  'dict',
+  'tuple',
+  'set',
+  'bool',
+  'open',
+  'enumerate',
+  'zip',
+  'min',
+  'max',
+  'sum',
+  'isinstance',
+  'super',
+  'self',
+  '__name__',
+]);
 
 /** Appends, merging with the previous token of the same type (fewer spans). */
 function push(out: Token[], type: TokenType, text: string): void {
@@ -104,7 +158,15 @@ export function highlightPython(src: string): Token[] {
     if (id) {
       const w = id[0];
       const after = src.slice(i + w.length).match(/^\s*\(/);
-      const type: TokenType = PY_KEYWORDS.has(w) ? 'keyword' : PY_LITERALS.has(w) ? 'literal' : PY_BUILTINS.has(w) ? 'builtin' : after ? 'function' : 'plain';
+      const type: TokenType = PY_KEYWORDS.has(w)
+        ? 'keyword'
+        : PY_LITERALS.has(w)
+          ? 'literal'
+          : PY_BUILTINS.has(w)
+            ? 'builtin'
+            : after
+              ? 'function'
+              : 'plain';
       // Keep identifiers separate from neighbours of the same type only for typed words.
       if (type === 'plain') push(out, 'plain', w);
       else out.push({ type, text: w });

@@ -67,7 +67,9 @@ export function decoderSpec(kind: DecoderKind, size: string): string {
 /** The sweep's grid in the order the profiler measures it (cache, order, batch size, then workers innermost). */
 export function gridOf(workers: number[], batchSizes: number[], orders: OrderName[], caches: boolean[]): PointConfig[] {
   const grid: PointConfig[] = [];
-  for (const osCache of caches) for (const order of orders) for (const batchSize of batchSizes) for (const w of workers) grid.push({ workers: w, batchSize, order, osCache });
+  for (const osCache of caches)
+    for (const order of orders)
+      for (const batchSize of batchSizes) for (const w of workers) grid.push({ workers: w, batchSize, order, osCache });
   return grid;
 }
 
@@ -89,7 +91,8 @@ export function validateProfileForm(
     if (form.throughputRegex.trim()) {
       try {
         new RegExp(form.throughputRegex);
-        if (!form.throughputRegex.includes('(?<images>')) errors.throughputRegex = 'The pattern needs a named group (?<images>…) holding the images count.';
+        if (!form.throughputRegex.includes('(?<images>'))
+          errors.throughputRegex = 'The pattern needs a named group (?<images>…) holding the images count.';
       } catch (e) {
         errors.throughputRegex = `Not a valid pattern: ${(e as Error).message}`;
       }
@@ -98,7 +101,9 @@ export function validateProfileForm(
     return {
       errors,
       grid: [],
-      params: { exec: { command: form.command.trim(), throughputRegex: form.throughputRegex.trim() || null, file: form.execFile.trim() || null } },
+      params: {
+        exec: { command: form.command.trim(), throughputRegex: form.throughputRegex.trim() || null, file: form.execFile.trim() || null },
+      },
     };
   }
   if (!form.file.trim()) errors.file = 'Choose a .beton file to profile.';
@@ -109,16 +114,19 @@ export function validateProfileForm(
   if (batchSizes === null || !batchSizes.length) errors.batchSizes = 'Batch sizes: whole numbers separated by commas, e.g. 256.';
   else if (batchSizes.length > 8) errors.batchSizes = 'At most 8 batch sizes.';
   else if (batchSizes.some((b) => b > 4096)) errors.batchSizes = 'Batch sizes up to 4096.';
-  else if (ctx.numSamples !== null && batchSizes.some((b) => b > ctx.numSamples!)) errors.batchSizes = `The dataset has ${ctx.numSamples} samples: every batch size must be at most that.`;
+  else if (ctx.numSamples !== null && batchSizes.some((b) => b > ctx.numSamples!))
+    errors.batchSizes = `The dataset has ${ctx.numSamples} samples: every batch size must be at most that.`;
   if (!form.orders.length) errors.orders = 'Pick at least one order.';
   if (!form.caches.length) errors.caches = 'Pick at least one cache.';
-  if (form.decoder !== 'simple' && !(Number(form.decoderSize) >= 8 && Number.isInteger(Number(form.decoderSize)))) errors.decoderSize = 'Crop size: a whole number of pixels, at least 8.';
+  if (form.decoder !== 'simple' && !(Number(form.decoderSize) >= 8 && Number.isInteger(Number(form.decoderSize))))
+    errors.decoderSize = 'Crop size: a whole number of pixels, at least 8.';
   const secs = Number(form.secondsPerPoint);
   if (!(secs > 0 && secs <= 600)) errors.secondsPerPoint = 'Seconds per point: more than 0, at most 600.';
   const warm = Number(form.warmupBatches);
   if (!(Number.isInteger(warm) && warm >= 0)) errors.warmupBatches = 'Warm-up batches: a whole number, 0 or more.';
   const ahead = form.batchesAhead.trim() === '' ? null : Number(form.batchesAhead);
-  if (ahead !== null && !(Number.isInteger(ahead) && ahead >= 1 && ahead <= 64)) errors.batchesAhead = 'Batches ahead: a whole number from 1 to 64 (empty: the loader\'s default, 3).';
+  if (ahead !== null && !(Number.isInteger(ahead) && ahead >= 1 && ahead <= 64))
+    errors.batchesAhead = "Batches ahead: a whole number from 1 to 64 (empty: the loader's default, 3).";
   if (Object.keys(errors).length) return { errors, params: null, grid: [] };
   const w = workers!.length ? workers! : defaultWorkers(ctx.cores);
   return {

@@ -43,7 +43,12 @@ export function runSettings(run: ProfileRunView): Setting[] {
   const out: Setting[] = [{ key: 'kind', group: 'Plan', label: 'Kind', value: run.kind === 'exec' ? 'training command' : 'loader sweep' }];
   // Shown key by key, whatever the plan's kind: read as a plain record.
   const plan = run.plan as unknown as Record<string, unknown>;
-  const keys = [...Object.keys(PLAN_LABELS).filter((k) => k in plan), ...Object.keys(plan).filter((k) => !(k in PLAN_LABELS)).sort()];
+  const keys = [
+    ...Object.keys(PLAN_LABELS).filter((k) => k in plan),
+    ...Object.keys(plan)
+      .filter((k) => !(k in PLAN_LABELS))
+      .sort(),
+  ];
   // Options a plan left out ran with their defaults: said so, so two runs still line up.
   if (run.kind === 'sweep') for (const k of ['fastDecode', 'batchesAhead']) if (!keys.includes(k)) keys.push(k);
   for (const k of keys) {
@@ -69,7 +74,12 @@ export function runSettings(run: ProfileRunView): Setting[] {
       { key: 'dataset.path', group: 'Dataset', label: 'Path', value: d.path },
       { key: 'dataset.numSamples', group: 'Dataset', label: 'Samples', value: String(d.numSamples) },
       { key: 'dataset.sizeBytes', group: 'Dataset', label: 'Size', value: formatBytes(d.sizeBytes) },
-      { key: 'dataset.content', group: 'Dataset', label: 'Content (sha256)', value: d.contentSha256 ? `${d.contentSha256.slice(0, 12)}…` : 'not recorded' },
+      {
+        key: 'dataset.content',
+        group: 'Dataset',
+        label: 'Content (sha256)',
+        value: d.contentSha256 ? `${d.contentSha256.slice(0, 12)}…` : 'not recorded',
+      },
     );
   }
   return out;

@@ -6,7 +6,11 @@ import type { PointConfig, PointResult, TelemetrySample } from './types.js';
  * `force`, e.g. the final one), and past `max` points every other older point is dropped,
  * so a long job keeps its whole shape in constant memory.
  */
-export function appendBounded<T>(series: readonly T[], item: T, o: { now: number; lastAt: number; minIntervalMs: number; max: number; force?: boolean }): { series: T[]; lastAt: number; added: boolean } {
+export function appendBounded<T>(
+  series: readonly T[],
+  item: T,
+  o: { now: number; lastAt: number; minIntervalMs: number; max: number; force?: boolean },
+): { series: T[]; lastAt: number; added: boolean } {
   if (!o.force && series.length > 0 && o.now - o.lastAt < o.minIntervalMs) return { series: series as T[], lastAt: o.lastAt, added: false };
   let next = [...series, item];
   if (next.length > o.max) next = decimate(next);
@@ -49,7 +53,11 @@ export function seriesKey(c: PointConfig): string {
  * "images/s vs workers" rows for recharts: one row per worker count, one column per series.
  * Final points when there are any, else live rates mapped onto the grid.
  */
-export function workersChart(points: readonly PointResult[], grid: readonly PointConfig[], live: Map<number, number>): { rows: SeriesPoint[]; series: string[] } {
+export function workersChart(
+  points: readonly PointResult[],
+  grid: readonly PointConfig[],
+  live: Map<number, number>,
+): { rows: SeriesPoint[]; series: string[] } {
   const cells: Array<{ config: PointConfig; ips: number }> = points.length
     ? points.map((p) => ({ config: p.config, ips: p.imagesPerSec }))
     : [...live].flatMap(([i, ips]) => (grid[i] ? [{ config: grid[i]!, ips }] : []));
@@ -66,7 +74,10 @@ export function workersChart(points: readonly PointResult[], grid: readonly Poin
 }
 
 /** Overlay of runs: best images/s per worker count, one column per run ("run 3"). */
-export function overlayChart(runs: ReadonlyArray<{ id: number; points: readonly PointResult[] }>): { rows: SeriesPoint[]; series: string[] } {
+export function overlayChart(runs: ReadonlyArray<{ id: number; points: readonly PointResult[] }>): {
+  rows: SeriesPoint[];
+  series: string[];
+} {
   const byWorkers = new Map<number, SeriesPoint>();
   const series = runs.map((r) => `run ${r.id}`);
   runs.forEach((r, i) => {
@@ -110,7 +121,8 @@ export function timelineRows(samples: readonly TelemetrySample[]): TimelineRow[]
 }
 
 /** Whether any sample carries the given optional reading (older runs have none). */
-export const hasReading = (samples: readonly TelemetrySample[], k: 'processCpu' | 'waitMsPerStep'): boolean => samples.some((s) => s[k] != null);
+export const hasReading = (samples: readonly TelemetrySample[], k: 'processCpu' | 'waitMsPerStep'): boolean =>
+  samples.some((s) => s[k] != null);
 
 export interface PointSpan {
   point: number;
@@ -143,5 +155,8 @@ export function cpuBars(samples: readonly TelemetrySample[], mean = false): Arra
   if (!samples.length) return [];
   if (!mean) return samples[samples.length - 1]!.cpuPerCore.map((b, i) => ({ core: String(i), busy: Math.round(b * 100) }));
   const n = Math.max(...samples.map((s) => s.cpuPerCore.length));
-  return Array.from({ length: n }, (_, i) => ({ core: String(i), busy: Math.round((samples.reduce((a, s) => a + (s.cpuPerCore[i] ?? 0), 0) / samples.length) * 100) }));
+  return Array.from({ length: n }, (_, i) => ({
+    core: String(i),
+    busy: Math.round((samples.reduce((a, s) => a + (s.cpuPerCore[i] ?? 0), 0) / samples.length) * 100),
+  }));
 }

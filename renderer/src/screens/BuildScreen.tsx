@@ -1,7 +1,17 @@
 import { ChartCard, Lines } from '../components/Charts.js';
 import { ProgressBar, Stat } from '../components/Form.js';
 import { EmptyState, ErrorBanner } from '../components/States.js';
-import { formatBytes, formatDuration, formatEta, formatNumber, formatPercent, formatRate, formatRatio, percent, shortenPath } from '../lib/format.js';
+import {
+  formatBytes,
+  formatDuration,
+  formatEta,
+  formatNumber,
+  formatPercent,
+  formatRate,
+  formatRatio,
+  percent,
+  shortenPath,
+} from '../lib/format.js';
 import type { BuildReport } from '../lib/types.js';
 import { useBuildsStore, type BuildJob } from '../stores/builds.js';
 import { useDatasetsStore } from '../stores/datasets.js';
@@ -50,7 +60,13 @@ export function BuildScreen() {
       {order.length > 1 ? (
         <nav className="tabs" aria-label="Builds this session">
           {order.map((id, i) => (
-            <button key={id} type="button" className={`tab ${id === currentId ? 'is-active' : ''}`} aria-current={id === currentId ? 'true' : undefined} onClick={() => select(id)}>
+            <button
+              key={id}
+              type="button"
+              className={`tab ${id === currentId ? 'is-active' : ''}`}
+              aria-current={id === currentId ? 'true' : undefined}
+              onClick={() => select(id)}
+            >
               Build {order.length - i} · {STATUS_LABEL[jobs[id]!.status]}
             </button>
           ))}
@@ -66,25 +82,45 @@ export function BuildScreen() {
         </div>
         <ProgressBar value={job.status === 'running' && !p ? null : (pct ?? 0)} label="Build progress" testId="build-progress" />
         <div className="stats">
-          <Stat label="Samples" value={p ? `${formatNumber(p.done)}${p.total !== null ? ` / ${formatNumber(p.total)}` : ''}` : '—'} testId="build-done" />
+          <Stat
+            label="Samples"
+            value={p ? `${formatNumber(p.done)}${p.total !== null ? ` / ${formatNumber(p.total)}` : ''}` : '—'}
+            testId="build-done"
+          />
           <Stat label="Rate (last second)" value={p ? (p.rate === null ? 'measuring…' : formatRate(p.rate)) : '—'} testId="build-rate" />
           <Stat label="Time left" value={job.status === 'running' ? formatEta(p?.etaMs ?? null) : '—'} testId="build-eta" />
           <Stat label="Elapsed" value={formatDuration((job.finishedAt ?? Date.now()) - job.startedAt)} />
         </div>
         {job.status === 'running' ? (
           <div className="actions">
-            <button type="button" className="btn btn-danger" data-testid="cancel-build" onClick={() => void cancel(job.id)} disabled={job.cancelling}>
+            <button
+              type="button"
+              className="btn btn-danger"
+              data-testid="cancel-build"
+              onClick={() => void cancel(job.id)}
+              disabled={job.cancelling}
+            >
               {job.cancelling ? 'Cancelling…' : 'Cancel build'}
             </button>
             <span className="muted">Cancelling leaves no partial file.</span>
           </div>
         ) : null}
         {job.status === 'failed' || job.status === 'cancelled' ? (
-          <ErrorBanner error={{ code: job.status.toUpperCase(), message: job.message ?? job.status }} title={job.status === 'failed' ? 'The build failed' : 'The build was cancelled'} testId="build-error" />
+          <ErrorBanner
+            error={{ code: job.status.toUpperCase(), message: job.message ?? job.status }}
+            title={job.status === 'failed' ? 'The build failed' : 'The build was cancelled'}
+            testId="build-error"
+          />
         ) : null}
       </section>
 
-      <ChartCard title="Throughput" subtitle="samples/s over the last second, over time" testId="throughput-chart" count={job.history.length} empty="The chart starts with the second progress report (the first is the baseline).">
+      <ChartCard
+        title="Throughput"
+        subtitle="samples/s over the last second, over time"
+        testId="throughput-chart"
+        count={job.history.length}
+        empty="The chart starts with the second progress report (the first is the baseline)."
+      >
         <Lines rows={job.history} x="t" lines={[{ key: 'rate', name: 'samples/s' }]} xLabel="seconds" xFormat={(v) => `${Math.round(v)}`} />
       </ChartCard>
 
@@ -97,7 +133,9 @@ export function BuildScreen() {
 function compression(r: BuildReport): string {
   if (r.compressionRatio === null) return '— (the source sizes are unknown)';
   const ratio = r.compressionRatio;
-  return ratio >= 1 ? `${formatRatio(ratio)} (${formatBytes(r.sourceBytes)} of sources)` : `${formatRatio(ratio)}: the file is ${formatRatio(1 / ratio)} its ${formatBytes(r.sourceBytes)} of sources`;
+  return ratio >= 1
+    ? `${formatRatio(ratio)} (${formatBytes(r.sourceBytes)} of sources)`
+    : `${formatRatio(ratio)}: the file is ${formatRatio(1 / ratio)} its ${formatBytes(r.sourceBytes)} of sources`;
 }
 
 function Report({ report: r, job }: { report: BuildReport; job: BuildJob }) {
@@ -232,14 +270,20 @@ function Report({ report: r, job }: { report: BuildReport; job: BuildJob }) {
 
 /** The category → int mappings the build stored (from its config): which integer each value became. */
 function LabelMappings({ job }: { job: BuildJob }) {
-  const maps = (job.config?.fields ?? []).flatMap((f) => (f.type === 'int' && f.categories ? [{ name: f.name, categories: f.categories }] : []));
+  const maps = (job.config?.fields ?? []).flatMap((f) =>
+    f.type === 'int' && f.categories ? [{ name: f.name, categories: f.categories }] : [],
+  );
   if (!maps.length) return null;
   return (
     <div data-testid="report-label-maps">
       <h4>Label mappings</h4>
       {maps.map((m) => (
         <p key={m.name} className="muted" data-testid={`label-map-${m.name}`}>
-          <strong>{m.name}</strong>: {m.categories.slice(0, 50).map((c, i) => `${c} → ${i}`).join(', ')}
+          <strong>{m.name}</strong>:{' '}
+          {m.categories
+            .slice(0, 50)
+            .map((c, i) => `${c} → ${i}`)
+            .join(', ')}
           {m.categories.length > 50 ? `, …and ${m.categories.length - 50} more` : ''}
         </p>
       ))}

@@ -18,10 +18,26 @@ export function DatasetScreen() {
       <section className="card">
         <div className="row-wrap">
           <div className="grow">
-            <PathPicker label=".beton file" value={d.path} onChange={d.setPath} onPicked={(p) => void d.open(p)} onEnter={() => void d.open()} pick="file" accept={['beton']} testId="dataset-path" placeholder="/data/train.beton" />
+            <PathPicker
+              label=".beton file"
+              value={d.path}
+              onChange={d.setPath}
+              onPicked={(p) => void d.open(p)}
+              onEnter={() => void d.open()}
+              pick="file"
+              accept={['beton']}
+              testId="dataset-path"
+              placeholder="/data/train.beton"
+            />
           </div>
           <div className="align-end">
-            <button type="button" className="btn btn-primary" data-testid="dataset-open" onClick={() => void d.open()} disabled={d.inspecting}>
+            <button
+              type="button"
+              className="btn btn-primary"
+              data-testid="dataset-open"
+              onClick={() => void d.open()}
+              disabled={d.inspecting}
+            >
               {d.inspecting ? 'Opening…' : 'Open'}
             </button>
           </div>
@@ -32,7 +48,10 @@ export function DatasetScreen() {
       {inspectErrorFor(d) ? <ErrorBanner error={inspectErrorFor(d)!} title="Cannot open this file" testId="dataset-error" /> : null}
       {!d.inspect && !d.inspecting && !inspectErrorFor(d) ? (
         <EmptyState title="No dataset open">
-          <p>Type the path of a .beton file or browse to one. Only the metadata is read to show the layout; samples are decoded a page of {PREVIEW_COUNT} at a time.</p>
+          <p>
+            Type the path of a .beton file or browse to one. Only the metadata is read to show the layout; samples are decoded a page of{' '}
+            {PREVIEW_COUNT} at a time.
+          </p>
         </EmptyState>
       ) : null}
       {d.inspect ? <Inspect info={d.inspect} /> : null}
@@ -104,7 +123,11 @@ function Inspect({ info }: { info: InspectResult }) {
                   </td>
                   <td className="num">
                     {formatBytes(f.heapBytes)}
-                    <div className="hbar" style={{ width: `${totalHeap && f.heapBytes ? Math.max(1, (f.heapBytes / totalHeap) * 100) : 0}%` }} aria-hidden="true" />
+                    <div
+                      className="hbar"
+                      style={{ width: `${totalHeap && f.heapBytes ? Math.max(1, (f.heapBytes / totalHeap) * 100) : 0}%` }}
+                      aria-hidden="true"
+                    />
                   </td>
                   <td>{f.imageModes ? `${formatNumber(f.imageModes.raw)} raw · ${formatNumber(f.imageModes.jpg)} JPEG` : '—'}</td>
                 </tr>
@@ -139,7 +162,9 @@ function Inspect({ info }: { info: InspectResult }) {
                 />
               );
             })}
-            {info.pageMap.length > maxPages ? <span className="muted">…{formatNumber(info.pageMap.length - maxPages)} more pages</span> : null}
+            {info.pageMap.length > maxPages ? (
+              <span className="muted">…{formatNumber(info.pageMap.length - maxPages)} more pages</span>
+            ) : null}
           </div>
         )}
         <details className="regions">
@@ -202,7 +227,13 @@ function Classes({ info }: { info: InspectResult }) {
                 testId="label-filter"
                 value={d.labelFilter === null ? '' : String(d.labelFilter)}
                 onChange={(v) => void d.setLabelFilter(v === '' ? null : Number(v))}
-                options={[{ value: '', label: `All ${formatNumber(info.numSamples)} samples` }, ...labels.counts.map((c) => ({ value: String(c.label), label: `${c.name !== null ? `${c.name} (${c.label})` : `label ${c.label}`} · ${formatNumber(c.count)}` }))]}
+                options={[
+                  { value: '', label: `All ${formatNumber(info.numSamples)} samples` },
+                  ...labels.counts.map((c) => ({
+                    value: String(c.label),
+                    label: `${c.name !== null ? `${c.name} (${c.label})` : `label ${c.label}`} · ${formatNumber(c.count)}`,
+                  })),
+                ]}
               />
             </div>
             <div className="align-end">
@@ -222,7 +253,8 @@ function Samples() {
   const d = useDatasetsStore();
   const filter = d.labelFilter;
   const counts = d.inspect?.labels?.counts ?? [];
-  const n = filter === null ? (d.inspect?.numSamples ?? 0) : (d.preview?.filter?.matches ?? counts.find((c) => c.label === filter)?.count ?? 0);
+  const n =
+    filter === null ? (d.inspect?.numSamples ?? 0) : (d.preview?.filter?.matches ?? counts.find((c) => c.label === filter)?.count ?? 0);
   const filterName = filter === null ? null : classLabel(counts.find((c) => c.label === filter) ?? { label: filter, name: null });
   const [jump, setJump] = useState('');
   const last = Math.min(n, d.start + PREVIEW_COUNT) - 1;
@@ -236,10 +268,22 @@ function Samples() {
         </span>
       </header>
       <div className="pager">
-        <button type="button" className="btn btn-small" data-testid="page-prev" disabled={d.start === 0 || d.previewLoading} onClick={() => void d.goTo(d.start - PREVIEW_COUNT)}>
+        <button
+          type="button"
+          className="btn btn-small"
+          data-testid="page-prev"
+          disabled={d.start === 0 || d.previewLoading}
+          onClick={() => void d.goTo(d.start - PREVIEW_COUNT)}
+        >
           ← Previous
         </button>
-        <button type="button" className="btn btn-small" data-testid="page-next" disabled={d.start + PREVIEW_COUNT >= n || d.previewLoading} onClick={() => void d.goTo(d.start + PREVIEW_COUNT)}>
+        <button
+          type="button"
+          className="btn btn-small"
+          data-testid="page-next"
+          disabled={d.start + PREVIEW_COUNT >= n || d.previewLoading}
+          onClick={() => void d.goTo(d.start + PREVIEW_COUNT)}
+        >
           Next →
         </button>
         <form
@@ -248,18 +292,29 @@ function Samples() {
             e.preventDefault();
             const i = Number(jump);
             // A sample number is a file position: the filter goes, or the page would count among the matches.
-            if (jump.trim() !== '' && Number.isInteger(i) && i >= 0) void (filter !== null ? d.setLabelFilter(null) : Promise.resolve()).then(() => d.goTo(i, true));
+            if (jump.trim() !== '' && Number.isInteger(i) && i >= 0)
+              void (filter !== null ? d.setLabelFilter(null) : Promise.resolve()).then(() => d.goTo(i, true));
           }}
         >
           <label>
-            Go to sample <input className="input-small" inputMode="numeric" value={jump} onChange={(e) => setJump(e.target.value)} aria-label="Sample index" data-testid="goto-input" />
+            Go to sample{' '}
+            <input
+              className="input-small"
+              inputMode="numeric"
+              value={jump}
+              onChange={(e) => setJump(e.target.value)}
+              aria-label="Sample index"
+              data-testid="goto-input"
+            />
           </label>
           <button type="submit" className="btn btn-small" data-testid="goto-button">
             Go
           </button>
         </form>
       </div>
-      {d.previewError ? <ErrorBanner error={d.previewError} title="Cannot decode these samples" onRetry={() => void d.goTo(d.start)} /> : null}
+      {d.previewError ? (
+        <ErrorBanner error={d.previewError} title="Cannot decode these samples" onRetry={() => void d.goTo(d.start)} />
+      ) : null}
       {d.previewLoading && !d.preview ? <Skeleton rows={4} height={64} /> : null}
       {d.preview ? <Thumbs preview={d.preview} loading={d.previewLoading} focus={d.focus} /> : null}
     </section>
@@ -275,7 +330,13 @@ function Thumbs({ preview, loading, focus }: { preview: PreviewResult; loading: 
         const image = entries.find(([, v]) => v.kind === 'image' || v.kind === 'frames');
         const rest = entries.filter(([k]) => k !== image?.[0]);
         return (
-          <figure key={s.index} className={`thumb ${image?.[1].kind === 'frames' ? 'thumb-clip' : ''} ${s.index === focus ? 'is-focus' : ''}`} data-testid="thumb" data-focus={s.index === focus ? 'true' : undefined} aria-current={s.index === focus ? 'true' : undefined}>
+          <figure
+            key={s.index}
+            className={`thumb ${image?.[1].kind === 'frames' ? 'thumb-clip' : ''} ${s.index === focus ? 'is-focus' : ''}`}
+            data-testid="thumb"
+            data-focus={s.index === focus ? 'true' : undefined}
+            aria-current={s.index === focus ? 'true' : undefined}
+          >
             {image ? <Media name={image[0]} value={image[1]} index={s.index} /> : <div className="thumb-noimg">#{s.index}</div>}
             <figcaption>
               <span className="thumb-index">#{s.index}</span>
@@ -285,8 +346,16 @@ function Thumbs({ preview, loading, focus }: { preview: PreviewResult; loading: 
                 </span>
               ) : null}
               {image && image[1].kind === 'image' ? (
-                <span className="thumb-field" data-testid="thumb-stored" title={`${image[0]}: ${image[1].width}×${image[1].height}, stored ${image[1].mode === 'jpg' ? 'as JPEG' : 'raw'} in ${s.storedBytes?.[image[0]] ?? '?'} bytes`}>
-                  {image[1].width}×{image[1].height} <span className={`badge mode-${image[1].mode}`} data-testid="thumb-mode">{image[1].mode}</span> {s.storedBytes ? formatBytes(s.storedBytes[image[0]] ?? 0) : null}
+                <span
+                  className="thumb-field"
+                  data-testid="thumb-stored"
+                  title={`${image[0]}: ${image[1].width}×${image[1].height}, stored ${image[1].mode === 'jpg' ? 'as JPEG' : 'raw'} in ${s.storedBytes?.[image[0]] ?? '?'} bytes`}
+                >
+                  {image[1].width}×{image[1].height}{' '}
+                  <span className={`badge mode-${image[1].mode}`} data-testid="thumb-mode">
+                    {image[1].mode}
+                  </span>{' '}
+                  {s.storedBytes ? formatBytes(s.storedBytes[image[0]] ?? 0) : null}
                 </span>
               ) : null}
               {rest.map(([k, v]) => (
@@ -304,14 +373,28 @@ function Thumbs({ preview, loading, focus }: { preview: PreviewResult; loading: 
 
 function Media({ name, value, index }: { name: string; value: PreviewValue; index: number }) {
   if (value.kind === 'image') {
-    return <img src={`data:${value.mime};base64,${value.base64}`} alt={`${name} of sample ${index}, ${value.width}×${value.height} ${value.mode}`} title={`${value.width}×${value.height}, stored ${value.mode}`} />;
+    return (
+      <img
+        src={`data:${value.mime};base64,${value.base64}`}
+        alt={`${name} of sample ${index}, ${value.width}×${value.height} ${value.mode}`}
+        title={`${value.width}×${value.height}, stored ${value.mode}`}
+      />
+    );
   }
   if (value.kind === 'frames' && value.base64[0]) {
     // A clip as a filmstrip: evenly spaced frames side by side.
     return (
-      <div className="filmstrip" data-testid="filmstrip" title={`${value.base64.length} of the clip's frames, ${value.width}×${value.height}`}>
+      <div
+        className="filmstrip"
+        data-testid="filmstrip"
+        title={`${value.base64.length} of the clip's frames, ${value.width}×${value.height}`}
+      >
         {value.base64.map((b, k) => (
-          <img key={k} src={`data:${value.mime};base64,${b}`} alt={`${name} of sample ${index}, frame ${k + 1} of ${value.base64.length} shown`} />
+          <img
+            key={k}
+            src={`data:${value.mime};base64,${b}`}
+            alt={`${name} of sample ${index}, frame ${k + 1} of ${value.base64.length} shown`}
+          />
         ))}
       </div>
     );

@@ -92,10 +92,32 @@ export function ExportScreen() {
       <section className="card">
         <div className="grid-form">
           <div className="span-2">
-            <PathPicker label=".beton file" value={f.file} onChange={(file) => x.setForm({ file })} pick="file" accept={['beton']} testId="export-file" error={e.file} />
+            <PathPicker
+              label=".beton file"
+              value={f.file}
+              onChange={(file) => x.setForm({ file })}
+              pick="file"
+              accept={['beton']}
+              testId="export-file"
+              error={e.file}
+            />
           </div>
-          <TextField label="Batch size" value={f.batchSize} onChange={(batchSize) => x.setForm({ batchSize })} error={e.batchSize} testId="export-batch" inputMode="numeric" />
-          <TextField label="Workers" value={f.numWorkers} onChange={(numWorkers) => x.setForm({ numWorkers })} error={e.numWorkers} placeholder="auto" inputMode="numeric" />
+          <TextField
+            label="Batch size"
+            value={f.batchSize}
+            onChange={(batchSize) => x.setForm({ batchSize })}
+            error={e.batchSize}
+            testId="export-batch"
+            inputMode="numeric"
+          />
+          <TextField
+            label="Workers"
+            value={f.numWorkers}
+            onChange={(numWorkers) => x.setForm({ numWorkers })}
+            error={e.numWorkers}
+            placeholder="auto"
+            inputMode="numeric"
+          />
           <SelectField<OrderName>
             label="Order"
             value={f.order}
@@ -117,31 +139,64 @@ export function ExportScreen() {
               { value: 'simple', label: 'Simple (full image)' },
             ]}
           />
-          <TextField label="Crop size (px)" value={f.size} onChange={(size) => x.setForm({ size })} error={e.size} disabled={f.decoder === 'simple'} inputMode="numeric" />
+          <TextField
+            label="Crop size (px)"
+            value={f.size}
+            onChange={(size) => x.setForm({ size })}
+            error={e.size}
+            disabled={f.decoder === 'simple'}
+            inputMode="numeric"
+          />
           <div className="checks span-2">
             <Check label="Random horizontal flip" checked={f.flip} onChange={(flip) => x.setForm({ flip })} />
             <Check label="Normalize (ImageNet mean/std)" checked={f.normalize} onChange={(normalize) => x.setForm({ normalize })} />
             <Check label="OS page cache" checked={f.osCache} onChange={(osCache) => x.setForm({ osCache })} />
             <Check label="Drop the last partial batch" checked={f.dropLast} onChange={(dropLast) => x.setForm({ dropLast })} />
-            <Check label={build ? 'Include the build that wrote this file (DatasetWriter code)' : 'Include its build (none this session wrote this file)'} checked={f.includeBuild && !!build} disabled={!build} onChange={(includeBuild) => x.setForm({ includeBuild })} testId="export-include-build" />
+            <Check
+              label={
+                build
+                  ? 'Include the build that wrote this file (DatasetWriter code)'
+                  : 'Include its build (none this session wrote this file)'
+              }
+              checked={f.includeBuild && !!build}
+              disabled={!build}
+              onChange={(includeBuild) => x.setForm({ includeBuild })}
+              testId="export-include-build"
+            />
           </div>
         </div>
         {fieldsError ? <ErrorBanner error={fieldsError} title="Cannot read this file's fields" /> : null}
         {x.fields && x.fields.path === f.file.trim() ? (
-          <p className="muted">
-            Pipelines for {x.fields.fields.map((fl) => `${fl.name} (${fl.type})`).join(', ')}.
-          </p>
+          <p className="muted">Pipelines for {x.fields.fields.map((fl) => `${fl.name} (${fl.type})`).join(', ')}.</p>
         ) : null}
         <div className="actions">
           <div className="segmented" role="group" aria-label="Format">
-            <button type="button" aria-pressed={f.format === 'python'} className={f.format === 'python' ? 'is-active' : ''} onClick={() => x.setForm({ format: 'python' })} data-testid="format-python">
+            <button
+              type="button"
+              aria-pressed={f.format === 'python'}
+              className={f.format === 'python' ? 'is-active' : ''}
+              onClick={() => x.setForm({ format: 'python' })}
+              data-testid="format-python"
+            >
               Python
             </button>
-            <button type="button" aria-pressed={f.format === 'json'} className={f.format === 'json' ? 'is-active' : ''} onClick={() => x.setForm({ format: 'json' })} data-testid="format-json">
+            <button
+              type="button"
+              aria-pressed={f.format === 'json'}
+              className={f.format === 'json' ? 'is-active' : ''}
+              onClick={() => x.setForm({ format: 'json' })}
+              data-testid="format-json"
+            >
               JSON
             </button>
           </div>
-          <button type="button" className="btn btn-primary btn-large" data-testid="export-generate" disabled={x.generating || (!checked.loader && !(f.includeBuild && build))} onClick={() => void generate()}>
+          <button
+            type="button"
+            className="btn btn-primary btn-large"
+            data-testid="export-generate"
+            disabled={x.generating || (!checked.loader && !(f.includeBuild && build))}
+            onClick={() => void generate()}
+          >
             {x.generating ? 'Generating…' : 'Generate'}
           </button>
         </div>

@@ -30,7 +30,14 @@ export function ProfileScreen() {
   const cores = useEnvStore((e) => e.info?.cores ?? 1);
   // beton serve without --allow-exec refuses training commands (EXEC_DISABLED); say so up front.
   const execOff = useEnvStore((e) => e.info?.allowExec === false);
-  const checked = useMemo(() => validateProfileForm(f, { cores, numSamples: p.fileSamples && p.fileSamples.path === f.file.trim() ? p.fileSamples.numSamples : null }), [f, cores, p.fileSamples]);
+  const checked = useMemo(
+    () =>
+      validateProfileForm(f, {
+        cores,
+        numSamples: p.fileSamples && p.fileSamples.path === f.file.trim() ? p.fileSamples.numSamples : null,
+      }),
+    [f, cores, p.fileSamples],
+  );
   // The command field is not red before anything is typed in it (Start stays off, the hint says what to type).
   const e: Record<string, string | undefined> = { ...checked.errors };
   if (!p.touched.command && !f.command.trim()) delete e.command;
@@ -55,10 +62,22 @@ export function ProfileScreen() {
 
       <section className="card">
         <div className="segmented" role="group" aria-label="What to profile">
-          <button type="button" aria-pressed={f.mode === 'grid'} className={f.mode === 'grid' ? 'is-active' : ''} onClick={() => p.setForm({ mode: 'grid' })} data-testid="mode-grid">
+          <button
+            type="button"
+            aria-pressed={f.mode === 'grid'}
+            className={f.mode === 'grid' ? 'is-active' : ''}
+            onClick={() => p.setForm({ mode: 'grid' })}
+            data-testid="mode-grid"
+          >
             Loader sweep
           </button>
-          <button type="button" aria-pressed={f.mode === 'exec'} className={f.mode === 'exec' ? 'is-active' : ''} onClick={() => p.setForm({ mode: 'exec' })} data-testid="mode-exec">
+          <button
+            type="button"
+            aria-pressed={f.mode === 'exec'}
+            className={f.mode === 'exec' ? 'is-active' : ''}
+            onClick={() => p.setForm({ mode: 'exec' })}
+            data-testid="mode-exec"
+          >
             Training command
           </button>
         </div>
@@ -66,26 +85,70 @@ export function ProfileScreen() {
         {f.mode === 'grid' ? (
           <div className="grid-form">
             <div className="span-2">
-              <PathPicker label=".beton file" value={f.file} onChange={(file) => p.setForm({ file })} pick="file" accept={['beton']} testId="profile-file" error={e.file} />
+              <PathPicker
+                label=".beton file"
+                value={f.file}
+                onChange={(file) => p.setForm({ file })}
+                pick="file"
+                accept={['beton']}
+                testId="profile-file"
+                error={e.file}
+              />
             </div>
-            <TextField label="Workers" value={f.workers} onChange={(workers) => p.setForm({ workers })} error={e.workers} testId="profile-workers" placeholder={`auto: 1, 2, 4 … ${cores}`} hint="Comma-separated worker counts." />
-            <TextField label="Batch sizes" value={f.batchSizes} onChange={(batchSizes) => p.setForm({ batchSizes })} error={e.batchSizes} testId="profile-batch" />
+            <TextField
+              label="Workers"
+              value={f.workers}
+              onChange={(workers) => p.setForm({ workers })}
+              error={e.workers}
+              testId="profile-workers"
+              placeholder={`auto: 1, 2, 4 … ${cores}`}
+              hint="Comma-separated worker counts."
+            />
+            <TextField
+              label="Batch sizes"
+              value={f.batchSizes}
+              onChange={(batchSizes) => p.setForm({ batchSizes })}
+              error={e.batchSizes}
+              testId="profile-batch"
+            />
             <fieldset className="field">
               <legend>Orders</legend>
               <div className="checks">
                 {ORDERS.map((o) => (
-                  <Check key={o.value} label={o.label} checked={f.orders.includes(o.value)} onChange={(on) => p.setForm({ orders: toggle(f.orders, o.value, on) })} testId={`order-${o.value}`} />
+                  <Check
+                    key={o.value}
+                    label={o.label}
+                    checked={f.orders.includes(o.value)}
+                    onChange={(on) => p.setForm({ orders: toggle(f.orders, o.value, on) })}
+                    testId={`order-${o.value}`}
+                  />
                 ))}
               </div>
-              {e.orders ? <div className="field-msg field-error" data-testid="validation-msg">{e.orders}</div> : null}
+              {e.orders ? (
+                <div className="field-msg field-error" data-testid="validation-msg">
+                  {e.orders}
+                </div>
+              ) : null}
             </fieldset>
             <fieldset className="field">
               <legend>Cache</legend>
               <div className="checks">
-                <Check label="OS page cache" checked={f.caches.includes(true)} onChange={(on) => p.setForm({ caches: toggle(f.caches, true, on) })} />
-                <Check label="Process cache" checked={f.caches.includes(false)} onChange={(on) => p.setForm({ caches: toggle(f.caches, false, on) })} />
+                <Check
+                  label="OS page cache"
+                  checked={f.caches.includes(true)}
+                  onChange={(on) => p.setForm({ caches: toggle(f.caches, true, on) })}
+                />
+                <Check
+                  label="Process cache"
+                  checked={f.caches.includes(false)}
+                  onChange={(on) => p.setForm({ caches: toggle(f.caches, false, on) })}
+                />
               </div>
-              {e.caches ? <div className="field-msg field-error" data-testid="validation-msg">{e.caches}</div> : null}
+              {e.caches ? (
+                <div className="field-msg field-error" data-testid="validation-msg">
+                  {e.caches}
+                </div>
+              ) : null}
             </fieldset>
             <SelectField<DecoderKind>
               label="Decoder"
@@ -98,10 +161,40 @@ export function ProfileScreen() {
               ]}
               testId="profile-decoder"
             />
-            <TextField label="Crop size (px)" value={f.decoderSize} onChange={(decoderSize) => p.setForm({ decoderSize })} error={e.decoderSize} disabled={f.decoder === 'simple'} inputMode="numeric" />
-            <TextField label="Seconds per point" value={f.secondsPerPoint} onChange={(secondsPerPoint) => p.setForm({ secondsPerPoint })} error={e.secondsPerPoint} testId="profile-seconds" inputMode="decimal" />
-            <TextField label="Warm-up batches" value={f.warmupBatches} onChange={(warmupBatches) => p.setForm({ warmupBatches })} error={e.warmupBatches} testId="profile-warmup" inputMode="numeric" />
-            <TextField label="Batches ahead" value={f.batchesAhead} onChange={(batchesAhead) => p.setForm({ batchesAhead })} error={e.batchesAhead} testId="profile-batches-ahead" inputMode="numeric" placeholder="3 (the loader's default)" hint="Batches decoded ahead of the consumer; more smooths uneven supply." />
+            <TextField
+              label="Crop size (px)"
+              value={f.decoderSize}
+              onChange={(decoderSize) => p.setForm({ decoderSize })}
+              error={e.decoderSize}
+              disabled={f.decoder === 'simple'}
+              inputMode="numeric"
+            />
+            <TextField
+              label="Seconds per point"
+              value={f.secondsPerPoint}
+              onChange={(secondsPerPoint) => p.setForm({ secondsPerPoint })}
+              error={e.secondsPerPoint}
+              testId="profile-seconds"
+              inputMode="decimal"
+            />
+            <TextField
+              label="Warm-up batches"
+              value={f.warmupBatches}
+              onChange={(warmupBatches) => p.setForm({ warmupBatches })}
+              error={e.warmupBatches}
+              testId="profile-warmup"
+              inputMode="numeric"
+            />
+            <TextField
+              label="Batches ahead"
+              value={f.batchesAhead}
+              onChange={(batchesAhead) => p.setForm({ batchesAhead })}
+              error={e.batchesAhead}
+              testId="profile-batches-ahead"
+              inputMode="numeric"
+              placeholder="3 (the loader's default)"
+              hint="Batches decoded ahead of the consumer; more smooths uneven supply."
+            />
             <div className="align-end">
               <Check label="Random horizontal flip" checked={f.flip} onChange={(flip) => p.setForm({ flip })} />
             </div>
@@ -112,26 +205,73 @@ export function ProfileScreen() {
               <div className="span-2 banner banner-warn" role="note" id="exec-disabled-note" data-testid="exec-disabled">
                 <div className="banner-text">
                   <strong>Training commands are off on this server.</strong>
-                  <div className="banner-message">Whoever holds this server's link could run any shell command as you, so it runs none unless told to. To profile a training command, restart it with <code>beton serve --allow-exec</code>.</div>
+                  <div className="banner-message">
+                    Whoever holds this server's link could run any shell command as you, so it runs none unless told to. To profile a
+                    training command, restart it with <code>beton serve --allow-exec</code>.
+                  </div>
                 </div>
               </div>
             ) : null}
-            <TextField className="span-2" label="Training command" value={f.command} onChange={(command) => p.setForm({ command })} error={execOff ? undefined : e.command} testId="profile-command" placeholder="python train.py --epochs 1" spellCheck={false} disabled={execOff} {...(execOff ? { 'aria-describedby': 'exec-disabled-note' } : {})} hint='It should print JSON lines {"step": n, "images": k}, or give a pattern below.' />
-            <TextField className="span-2" label="Throughput pattern (optional)" value={f.throughputRegex} onChange={(throughputRegex) => p.setForm({ throughputRegex })} error={e.throughputRegex} placeholder="images=(?<images>\d+)" spellCheck={false} disabled={execOff} />
+            <TextField
+              className="span-2"
+              label="Training command"
+              value={f.command}
+              onChange={(command) => p.setForm({ command })}
+              error={execOff ? undefined : e.command}
+              testId="profile-command"
+              placeholder="python train.py --epochs 1"
+              spellCheck={false}
+              disabled={execOff}
+              {...(execOff ? { 'aria-describedby': 'exec-disabled-note' } : {})}
+              hint='It should print JSON lines {"step": n, "images": k}, or give a pattern below.'
+            />
+            <TextField
+              className="span-2"
+              label="Throughput pattern (optional)"
+              value={f.throughputRegex}
+              onChange={(throughputRegex) => p.setForm({ throughputRegex })}
+              error={e.throughputRegex}
+              placeholder="images=(?<images>\d+)"
+              spellCheck={false}
+              disabled={execOff}
+            />
             <div className="span-2">
-              <PathPicker label="Dataset the command reads (optional .beton)" value={f.execFile} onChange={(execFile) => p.setForm({ execFile })} pick="file" accept={['beton']} testId="profile-exec-file" />
+              <PathPicker
+                label="Dataset the command reads (optional .beton)"
+                value={f.execFile}
+                onChange={(execFile) => p.setForm({ execFile })}
+                pick="file"
+                accept={['beton']}
+                testId="profile-exec-file"
+              />
             </div>
           </div>
         )}
         <div className="actions">
           {startError ? <ErrorBanner error={startError} title="The profile did not start" /> : null}
-          {checked.grid.length ? <span className="muted">{checked.grid.length} {checked.grid.length === 1 ? 'point' : 'points'} to measure</span> : null}
+          {checked.grid.length ? (
+            <span className="muted">
+              {checked.grid.length} {checked.grid.length === 1 ? 'point' : 'points'} to measure
+            </span>
+          ) : null}
           {running ? (
-            <button type="button" className="btn btn-danger" data-testid="profile-cancel" onClick={() => void p.cancel()} disabled={p.job?.cancelling}>
+            <button
+              type="button"
+              className="btn btn-danger"
+              data-testid="profile-cancel"
+              onClick={() => void p.cancel()}
+              disabled={p.job?.cancelling}
+            >
               {p.job?.cancelling ? 'Cancelling…' : 'Cancel'}
             </button>
           ) : null}
-          <button type="button" className="btn btn-primary btn-large" data-testid="profile-start" disabled={!checked.params || running || p.starting || (f.mode === 'exec' && execOff)} onClick={() => checked.params && void p.start(checked.params, checked.grid)}>
+          <button
+            type="button"
+            className="btn btn-primary btn-large"
+            data-testid="profile-start"
+            disabled={!checked.params || running || p.starting || (f.mode === 'exec' && execOff)}
+            onClick={() => checked.params && void p.start(checked.params, checked.grid)}
+          >
             {p.starting ? 'Starting…' : running ? 'Running…' : 'Start profiling'}
           </button>
         </div>
@@ -141,7 +281,10 @@ export function ProfileScreen() {
         <Live job={job} />
       ) : (
         <EmptyState title="No profile running">
-          <p>A sweep runs the loader for a few seconds at each point of the grid and charts images/s, CPU per core and GPU use live; it ends with a verdict and what to try next.</p>
+          <p>
+            A sweep runs the loader for a few seconds at each point of the grid and charts images/s, CPU per core and GPU use live; it ends
+            with a verdict and what to try next.
+          </p>
         </EmptyState>
       )}
     </div>
@@ -159,17 +302,35 @@ function Live({ job }: { job: ProfileJob }) {
     <>
       <section className="card" data-testid="profile-status" data-status={job.status}>
         <div className="progress-head">
-          <span className={`status status-${job.status}`}>{job.status === 'running' ? 'Measuring' : job.status === 'ok' ? 'Done' : job.status === 'cancelled' ? 'Cancelled' : 'Failed'}</span>
+          <span className={`status status-${job.status}`}>
+            {job.status === 'running' ? 'Measuring' : job.status === 'ok' ? 'Done' : job.status === 'cancelled' ? 'Cancelled' : 'Failed'}
+          </span>
           <span className="muted" data-testid="profile-progress-text">
-            {job.mode === 'grid' ? pointProgressText(job) : job.status === 'running' ? (job.progress?.message ?? 'running your command') : (job.progress?.message ?? '')}
+            {job.mode === 'grid'
+              ? pointProgressText(job)
+              : job.status === 'running'
+                ? (job.progress?.message ?? 'running your command')
+                : (job.progress?.message ?? '')}
           </span>
           {latest ? <span className="muted">now {formatRate(latest.imagesPerSec, 'img')}</span> : null}
         </div>
-        <ProgressBar value={job.mode === 'exec' && job.status === 'running' ? null : (pct ?? 0)} label="Profile progress" testId="profile-progress" />
-        {job.status === 'failed' || job.status === 'cancelled' ? <ErrorBanner error={{ code: job.code ?? job.status.toUpperCase(), message: job.message ?? job.status }} title={job.status === 'failed' ? (job.mode === 'exec' ? 'The command failed' : 'The profile failed') : 'Cancelled'} testId="profile-error" /> : null}
+        <ProgressBar
+          value={job.mode === 'exec' && job.status === 'running' ? null : (pct ?? 0)}
+          label="Profile progress"
+          testId="profile-progress"
+        />
+        {job.status === 'failed' || job.status === 'cancelled' ? (
+          <ErrorBanner
+            error={{ code: job.code ?? job.status.toUpperCase(), message: job.message ?? job.status }}
+            title={job.status === 'failed' ? (job.mode === 'exec' ? 'The command failed' : 'The profile failed') : 'Cancelled'}
+            testId="profile-error"
+          />
+        ) : null}
       </section>
 
-      {outcome?.kind === 'sweep' ? <VerdictCard verdict={outcome.verdict} runId={outcome.runId} points={outcome.points} file={job.file ?? ''} /> : null}
+      {outcome?.kind === 'sweep' ? (
+        <VerdictCard verdict={outcome.verdict} runId={outcome.runId} points={outcome.points} file={job.file ?? ''} />
+      ) : null}
       {outcome?.kind === 'exec' ? (
         <section className="card" data-testid="exec-result" data-failed={String(outcome.failure !== null)}>
           <h3>{outcome.failure ? 'Command failed' : job.status === 'cancelled' ? 'Command stopped' : 'Command finished'}</h3>
@@ -193,8 +354,21 @@ function Live({ job }: { job: ProfileJob }) {
       ) : null}
 
       {job.mode === 'grid' ? (
-        <ChartCard title="Images/s vs workers" subtitle={finalPoints.length ? 'measured points' : 'live estimate'} testId="chart-points" count={byWorkers.rows.length} empty="Points appear as each grid cell is measured.">
-          <Lines rows={byWorkers.rows} x="workers" lines={byWorkers.series.map((k) => ({ key: k }))} xLabel="workers" yLabel="images/s" dots />
+        <ChartCard
+          title="Images/s vs workers"
+          subtitle={finalPoints.length ? 'measured points' : 'live estimate'}
+          testId="chart-points"
+          count={byWorkers.rows.length}
+          empty="Points appear as each grid cell is measured."
+        >
+          <Lines
+            rows={byWorkers.rows}
+            x="workers"
+            lines={byWorkers.series.map((k) => ({ key: k }))}
+            xLabel="workers"
+            yLabel="images/s"
+            dots
+          />
         </ChartCard>
       ) : null}
       <ProfileCharts samples={job.samples} configs={job.grid} live running={job.status === 'running'} />
@@ -202,7 +376,14 @@ function Live({ job }: { job: ProfileJob }) {
   );
 }
 
-const VERDICT_TONE: Record<string, string> = { 'gpu-bound': 'good', balanced: 'good', 'input-bound': 'warn', 'decode-bound': 'warn', 'disk-bound': 'warn', unknown: 'neutral' };
+const VERDICT_TONE: Record<string, string> = {
+  'gpu-bound': 'good',
+  balanced: 'good',
+  'input-bound': 'warn',
+  'decode-bound': 'warn',
+  'disk-bound': 'warn',
+  unknown: 'neutral',
+};
 
 function VerdictCard({ verdict, runId, points, file }: { verdict: Verdict | null; runId: number; points: PointResult[]; file: string }) {
   const setScreen = useUiStore((u) => u.setScreen);
@@ -235,7 +416,15 @@ function VerdictCard({ verdict, runId, points, file }: { verdict: Verdict | null
             <div>
               <h4>What to try</h4>
               <ul data-testid="verdict-advice">
-                {verdict.advice.length ? verdict.advice.map((x, i) => <li key={i}><InlineMarkdown text={x} /></li>) : <li className="muted">Nothing obvious: this setup is already balanced.</li>}
+                {verdict.advice.length ? (
+                  verdict.advice.map((x, i) => (
+                    <li key={i}>
+                      <InlineMarkdown text={x} />
+                    </li>
+                  ))
+                ) : (
+                  <li className="muted">Nothing obvious: this setup is already balanced.</li>
+                )}
               </ul>
             </div>
           </div>
@@ -262,7 +451,13 @@ function VerdictCard({ verdict, runId, points, file }: { verdict: Verdict | null
             className="btn"
             data-testid="export-best"
             onClick={() => {
-              setExport({ file, batchSize: String(best.config.batchSize), numWorkers: String(best.config.workers), order: best.config.order, osCache: best.config.osCache });
+              setExport({
+                file,
+                batchSize: String(best.config.batchSize),
+                numWorkers: String(best.config.workers),
+                order: best.config.order,
+                osCache: best.config.osCache,
+              });
               setScreen('export');
             }}
           >

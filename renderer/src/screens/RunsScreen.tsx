@@ -30,7 +30,10 @@ export function RunsScreen() {
     <div className="screen" data-testid="screen-runs">
       <header className="screen-head">
         <h2>Runs</h2>
-        <p>Every profile is kept in the runs database. Pick up to {MAX_SELECTED} to overlay their throughput; two are compared with the older as A, the baseline.</p>
+        <p>
+          Every profile is kept in the runs database. Pick up to {MAX_SELECTED} to overlay their throughput; two are compared with the older
+          as A, the baseline.
+        </p>
       </header>
 
       {r.error ? <ErrorBanner error={r.error} title="Cannot read the runs" onRetry={() => void r.load()} /> : null}
@@ -83,7 +86,13 @@ export function RunsScreen() {
                   return (
                     <tr key={run.id} data-testid="run-row" data-id={run.id} className={sel ? 'is-selected' : ''}>
                       <td>
-                        <input type="checkbox" checked={sel} onChange={() => r.toggle(run.id)} aria-label={`Overlay run ${run.id}`} data-testid={`run-select-${run.id}`} />
+                        <input
+                          type="checkbox"
+                          checked={sel}
+                          onChange={() => r.toggle(run.id)}
+                          aria-label={`Overlay run ${run.id}`}
+                          data-testid={`run-select-${run.id}`}
+                        />
                       </td>
                       <th scope="row">{run.id}</th>
                       <td>{run.kind}</td>
@@ -104,14 +113,27 @@ export function RunsScreen() {
                       <td className="num">{formatCompact(run.bestImagesPerSec)}</td>
                       <td>{run.verdictKind ? <span className="badge">{run.verdictKind}</span> : '—'}</td>
                       <td>
-                        <button type="button" className="btn btn-small" data-testid={`run-open-${run.id}`} aria-pressed={r.open === run.id} onClick={() => r.openRun(r.open === run.id ? null : run.id)}>
+                        <button
+                          type="button"
+                          className="btn btn-small"
+                          data-testid={`run-open-${run.id}`}
+                          aria-pressed={r.open === run.id}
+                          onClick={() => r.openRun(r.open === run.id ? null : run.id)}
+                        >
                           {r.open === run.id ? 'Hide' : 'Details'}
                         </button>
                       </td>
                       <td>
                         {r.confirmDelete === run.id ? (
                           <span className="confirm" role="group" aria-label={`Delete run ${run.id}?`}>
-                            <button type="button" className="btn btn-small btn-danger" data-testid="confirm-delete" onClick={() => void r.remove(run.id)} disabled={r.deleting === run.id} autoFocus>
+                            <button
+                              type="button"
+                              className="btn btn-small btn-danger"
+                              data-testid="confirm-delete"
+                              onClick={() => void r.remove(run.id)}
+                              disabled={r.deleting === run.id}
+                              autoFocus
+                            >
                               {r.deleting === run.id ? 'Deleting…' : 'Delete'}
                             </button>
                             <button type="button" className="btn btn-small" onClick={() => r.askDelete(null)}>
@@ -119,7 +141,13 @@ export function RunsScreen() {
                             </button>
                           </span>
                         ) : (
-                          <button type="button" className="btn btn-small btn-ghost" data-testid={`run-delete-${run.id}`} onClick={() => r.askDelete(run.id)} aria-label={`Delete run ${run.id}`}>
+                          <button
+                            type="button"
+                            className="btn btn-small btn-ghost"
+                            data-testid={`run-delete-${run.id}`}
+                            onClick={() => r.askDelete(run.id)}
+                            aria-label={`Delete run ${run.id}`}
+                          >
                             Delete
                           </button>
                         )}
@@ -137,11 +165,21 @@ export function RunsScreen() {
       {r.selected.length ? (
         <>
           {r.selected.some((id) => r.details[id]?.loading) ? <Loading label="Loading the selected runs…" /> : null}
-          {r.selected.map((id) => (r.details[id]?.error ? <ErrorBanner key={id} error={r.details[id]!.error!} title={`Cannot load run ${id}`} /> : null))}
-          <ChartCard title="Images/s vs workers" subtitle={`best per worker count · ${r.selected.map((id) => `run ${id}`).join(' vs ')}`} testId="overlay-chart" count={overlay.rows.length} empty="The selected runs have no measured points (command runs are timelines only).">
+          {r.selected.map((id) =>
+            r.details[id]?.error ? <ErrorBanner key={id} error={r.details[id]!.error!} title={`Cannot load run ${id}`} /> : null,
+          )}
+          <ChartCard
+            title="Images/s vs workers"
+            subtitle={`best per worker count · ${r.selected.map((id) => `run ${id}`).join(' vs ')}`}
+            testId="overlay-chart"
+            count={overlay.rows.length}
+            empty="The selected runs have no measured points (command runs are timelines only)."
+          >
             <Lines rows={overlay.rows} x="workers" lines={overlay.series.map((k) => ({ key: k }))} xLabel="workers" dots />
           </ChartCard>
-          {chosen.length === 2 ? <SideBySide a={[...chosen].sort((x, y) => x.id - y.id)[0]!} b={[...chosen].sort((x, y) => x.id - y.id)[1]!} /> : null}
+          {chosen.length === 2 ? (
+            <SideBySide a={[...chosen].sort((x, y) => x.id - y.id)[0]!} b={[...chosen].sort((x, y) => x.id - y.id)[1]!} />
+          ) : null}
           {r.comparison?.data ? (
             <section className="card" data-testid="compare-table">
               <header className="card-head">
@@ -149,11 +187,18 @@ export function RunsScreen() {
                   Run {r.comparison.b} (B) against run {r.comparison.a} (A)
                 </h3>
                 <span className="card-sub" data-testid="compare-context">
-                  {r.comparison.data.sameMachine ? 'same machine' : 'different machines'} · <span data-testid="compare-dataset" data-same={String(r.comparison.data.sameDataset)}>{r.comparison.data.datasetNote}</span>
+                  {r.comparison.data.sameMachine ? 'same machine' : 'different machines'} ·{' '}
+                  <span data-testid="compare-dataset" data-same={String(r.comparison.data.sameDataset)}>
+                    {r.comparison.data.datasetNote}
+                  </span>
                 </span>
               </header>
               {r.comparison.data.best ? (
-                <p className={`compare-best ${TONE[r.comparison.data.best.direction ?? 'none']}`} data-testid="compare-best" data-direction={r.comparison.data.best.direction ?? 'none'}>
+                <p
+                  className={`compare-best ${TONE[r.comparison.data.best.direction ?? 'none']}`}
+                  data-testid="compare-best"
+                  data-direction={r.comparison.data.best.direction ?? 'none'}
+                >
                   Best point: {r.comparison.data.best.text}.
                 </p>
               ) : null}
@@ -173,7 +218,11 @@ export function RunsScreen() {
                         <th scope="row">{pointLabel(row.config)}</th>
                         <td className="num">{formatCompact(row.a.imagesPerSec)}</td>
                         <td className="num">{formatCompact(row.b.imagesPerSec)}</td>
-                        <td className={`num ${TONE[row.direction ?? 'none']}`} data-testid="compare-change" data-direction={row.direction ?? 'none'}>
+                        <td
+                          className={`num ${TONE[row.direction ?? 'none']}`}
+                          data-testid="compare-change"
+                          data-direction={row.direction ?? 'none'}
+                        >
                           {row.text}
                         </td>
                       </tr>
@@ -225,7 +274,13 @@ function VerdictBody({ verdict, testId }: { verdict: Verdict | null; testId: str
         ))}
       </ul>
       <h4>What to try</h4>
-      <ul>{verdict.advice.length ? verdict.advice.map((x, i) => <li key={i}>{x}</li>) : <li className="muted">Nothing obvious: this setup is already balanced.</li>}</ul>
+      <ul>
+        {verdict.advice.length ? (
+          verdict.advice.map((x, i) => <li key={i}>{x}</li>)
+        ) : (
+          <li className="muted">Nothing obvious: this setup is already balanced.</li>
+        )}
+      </ul>
     </div>
   );
 }
@@ -248,7 +303,9 @@ function RunDetail({ run, onClose }: { run: ProfileRunView; onClose: () => void 
           Close
         </button>
       </header>
-      {run.failure ? <ErrorBanner error={{ code: run.failure.code ?? 'FAILED', message: run.failure.message }} title="The run failed" /> : null}
+      {run.failure ? (
+        <ErrorBanner error={{ code: run.failure.code ?? 'FAILED', message: run.failure.message }} title="The run failed" />
+      ) : null}
       <div className="two-col">
         <div>
           <h4>Settings</h4>
@@ -296,7 +353,9 @@ function SideBySide({ a, b }: { a: ProfileRunView; b: ProfileRunView }) {
           Settings: run {a.id} (A) and run {b.id} (B)
         </h3>
         <span className="card-sub" data-testid="settings-diff-count">
-          {differing ? `${differing} setting${differing === 1 ? '' : 's'} differ${differing === 1 ? 's' : ''} (marked)` : 'the same settings'}
+          {differing
+            ? `${differing} setting${differing === 1 ? '' : 's'} differ${differing === 1 ? 's' : ''} (marked)`
+            : 'the same settings'}
         </span>
       </header>
       <div className="table-scroll">

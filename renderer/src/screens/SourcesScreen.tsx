@@ -3,16 +3,40 @@ import { Check, FieldMessage, SelectField, TextField } from '../components/Form.
 import { BuildAdvicePanel } from '../components/BuildAdvicePanel.js';
 import { PathPicker } from '../components/FileBrowser.js';
 import { EmptyState, ErrorBanner, Loading } from '../components/States.js';
-import { DTYPES, fieldTypesFor, needsCategories, validateBuildForm, WRITE_MODES, type FieldForm, type FieldType, type WriteMode } from '../lib/build-form.js';
+import {
+  DTYPES,
+  fieldTypesFor,
+  needsCategories,
+  validateBuildForm,
+  WRITE_MODES,
+  type FieldForm,
+  type FieldType,
+  type WriteMode,
+} from '../lib/build-form.js';
 import { formatNumber } from '../lib/format.js';
 import { startErrorFor, useBuildsStore } from '../stores/builds.js';
 import { useEnvStore } from '../stores/env.js';
 import { sourceErrorFor, useSourcesStore } from '../stores/sources.js';
 import { useUiStore } from '../stores/ui.js';
 
-const SOURCE_LABEL: Record<string, string> = { image_folder: 'Image folder', image_list: 'Image list', table: 'Table', video_folder: 'Video folder', video_list: 'Video list' };
+const SOURCE_LABEL: Record<string, string> = {
+  image_folder: 'Image folder',
+  image_list: 'Image list',
+  table: 'Table',
+  video_folder: 'Video folder',
+  video_list: 'Video list',
+};
 const CLIP_WRITE_MODES: WriteMode[] = ['jpg', 'raw'];
-const TYPE_LABEL: Record<FieldType, string> = { rgb_image: 'RGB image', int: 'int', float: 'float', bytes: 'bytes', json: 'JSON', ndarray: 'ndarray', torch_tensor: 'torch tensor', video_clip: 'video clip' };
+const TYPE_LABEL: Record<FieldType, string> = {
+  rgb_image: 'RGB image',
+  int: 'int',
+  float: 'float',
+  bytes: 'bytes',
+  json: 'JSON',
+  ndarray: 'ndarray',
+  torch_tensor: 'torch tensor',
+  video_clip: 'video clip',
+};
 
 export function SourcesScreen() {
   const s = useSourcesStore();
@@ -39,7 +63,10 @@ export function SourcesScreen() {
     <div className="screen" data-testid="screen-sources">
       <header className="screen-head">
         <h2>Sources</h2>
-        <p>Pick a folder of images (one sub-folder per class) or a table (CSV, TSV, Parquet, JSON lines, .npy/.npz), check the detected schema, and build a .beton.</p>
+        <p>
+          Pick a folder of images (one sub-folder per class) or a table (CSV, TSV, Parquet, JSON lines, .npy/.npz), check the detected
+          schema, and build a .beton.
+        </p>
       </header>
 
       <section className="card">
@@ -58,10 +85,22 @@ export function SourcesScreen() {
             />
           </div>
           <div className="narrow">
-            <TextField label="Image column (lists)" value={s.imageColumn} onChange={s.setImageColumn} placeholder="auto" hint="Only for tables of image paths." />
+            <TextField
+              label="Image column (lists)"
+              value={s.imageColumn}
+              onChange={s.setImageColumn}
+              placeholder="auto"
+              hint="Only for tables of image paths."
+            />
           </div>
           <div className="align-end">
-            <button type="button" className="btn btn-primary" data-testid="detect-button" onClick={() => void s.detect()} disabled={s.detecting}>
+            <button
+              type="button"
+              className="btn btn-primary"
+              data-testid="detect-button"
+              onClick={() => void s.detect()}
+              disabled={s.detecting}
+            >
               {s.detecting ? 'Detecting…' : 'Detect schema'}
             </button>
           </div>
@@ -73,7 +112,10 @@ export function SourcesScreen() {
 
       {!s.form && !s.detecting && !sourceError ? (
         <EmptyState title="No source chosen yet">
-          <p>Type a path or use Browse… to choose a folder or a file. Folders are read as <em>ImageFolder</em> (labels from sub-folder names, as torchvision); tables become one field per column.</p>
+          <p>
+            Type a path or use Browse… to choose a folder or a file. Folders are read as <em>ImageFolder</em> (labels from sub-folder names,
+            as torchvision); tables become one field per column.
+          </p>
         </EmptyState>
       ) : null}
 
@@ -84,7 +126,9 @@ export function SourcesScreen() {
               <h3>Schema</h3>
               <span className="card-sub">
                 <span className="badge">{SOURCE_LABEL[s.form.source.type] ?? s.form.source.type}</span>{' '}
-                <span data-testid="source-length">{s.form.length === null ? 'length unknown' : `${formatNumber(s.form.length)} samples`}</span>
+                <span data-testid="source-length">
+                  {s.form.length === null ? 'length unknown' : `${formatNumber(s.form.length)} samples`}
+                </span>
               </span>
             </header>
             <FieldMessage id="source-warning" warning={warnings.source} />
@@ -107,7 +151,16 @@ export function SourcesScreen() {
                 </thead>
                 <tbody>
                   {s.form.fields.map((f, i) => (
-                    <FieldRow key={i} index={i} field={f} types={types} errors={errors} warnings={warnings} onChange={(patch) => s.updateField(i, patch)} onRemove={s.form!.fields.length > 1 ? () => s.removeField(i) : undefined} />
+                    <FieldRow
+                      key={i}
+                      index={i}
+                      field={f}
+                      types={types}
+                      errors={errors}
+                      warnings={warnings}
+                      onChange={(patch) => s.updateField(i, patch)}
+                      onRemove={s.form!.fields.length > 1 ? () => s.removeField(i) : undefined}
+                    />
                   ))}
                 </tbody>
               </table>
@@ -122,9 +175,35 @@ export function SourcesScreen() {
                 <span className="card-sub">How each video is cut into samples (decoded with ffmpeg).</span>
               </header>
               <div className="grid-form">
-                <TextField label="Clip length (frames)" value={s.form.clip.clipLength} onChange={(clipLength) => s.updateClip({ clipLength })} error={errors['clip.clipLength']} testId="clip-length" inputMode="numeric" hint="Frames per sample (T)." />
-                <TextField label="Stride (frames)" value={s.form.clip.stride} onChange={(stride) => s.updateClip({ stride })} error={errors['clip.stride']} testId="clip-stride" inputMode="numeric" placeholder={`${s.form.clip.clipLength || 'clip length'} (back to back)`} hint="Frames between clip starts; less than the length overlaps clips." />
-                <TextField label="Frame rate (fps)" value={s.form.clip.fps} onChange={(fps) => s.updateClip({ fps })} error={errors['clip.fps']} testId="clip-fps" inputMode="decimal" placeholder="each video's own" hint="Resample every video to this rate first." />
+                <TextField
+                  label="Clip length (frames)"
+                  value={s.form.clip.clipLength}
+                  onChange={(clipLength) => s.updateClip({ clipLength })}
+                  error={errors['clip.clipLength']}
+                  testId="clip-length"
+                  inputMode="numeric"
+                  hint="Frames per sample (T)."
+                />
+                <TextField
+                  label="Stride (frames)"
+                  value={s.form.clip.stride}
+                  onChange={(stride) => s.updateClip({ stride })}
+                  error={errors['clip.stride']}
+                  testId="clip-stride"
+                  inputMode="numeric"
+                  placeholder={`${s.form.clip.clipLength || 'clip length'} (back to back)`}
+                  hint="Frames between clip starts; less than the length overlaps clips."
+                />
+                <TextField
+                  label="Frame rate (fps)"
+                  value={s.form.clip.fps}
+                  onChange={(fps) => s.updateClip({ fps })}
+                  error={errors['clip.fps']}
+                  testId="clip-fps"
+                  inputMode="decimal"
+                  placeholder="each video's own"
+                  hint="Resample every video to this rate first."
+                />
               </div>
             </section>
           ) : null}
@@ -134,9 +213,34 @@ export function SourcesScreen() {
               <h3>Output</h3>
             </header>
             <div className="grid-form">
-              <TextField className="span-2" label="Output file" value={s.form.output} onChange={(output) => s.updateForm({ output })} error={errors.output} testId="output-input" spellCheck={false} />
-              <TextField label="Page size (MiB)" value={s.form.pageSizeMiB} onChange={(pageSizeMiB) => s.updateForm({ pageSizeMiB })} error={errors.pageSize} testId="pagesize-input" inputMode="decimal" hint="A power of two; FFCV's default is 8." />
-              <TextField label="Workers" value={s.form.workers} onChange={(workers) => s.updateForm({ workers })} error={errors.workers} testId="workers-input" inputMode="numeric" placeholder={cores ? `auto (${cores})` : 'auto'} hint="Encoder threads; the output is the same whatever the count." />
+              <TextField
+                className="span-2"
+                label="Output file"
+                value={s.form.output}
+                onChange={(output) => s.updateForm({ output })}
+                error={errors.output}
+                testId="output-input"
+                spellCheck={false}
+              />
+              <TextField
+                label="Page size (MiB)"
+                value={s.form.pageSizeMiB}
+                onChange={(pageSizeMiB) => s.updateForm({ pageSizeMiB })}
+                error={errors.pageSize}
+                testId="pagesize-input"
+                inputMode="decimal"
+                hint="A power of two; FFCV's default is 8."
+              />
+              <TextField
+                label="Workers"
+                value={s.form.workers}
+                onChange={(workers) => s.updateForm({ workers })}
+                error={errors.workers}
+                testId="workers-input"
+                inputMode="numeric"
+                placeholder={cores ? `auto (${cores})` : 'auto'}
+                hint="Encoder threads; the output is the same whatever the count."
+              />
               <SelectField
                 label="Bad samples"
                 value={s.form.onError}
@@ -156,9 +260,16 @@ export function SourcesScreen() {
             {outputExists ? (
               <div className="banner banner-warn" role="alert" data-testid="overwrite-confirm">
                 <div className="banner-text">
-                  <strong>{checked?.config?.output ?? 'The output'} already exists.</strong> Replace it with this build? The old file stays until the new one is complete.
+                  <strong>{checked?.config?.output ?? 'The output'} already exists.</strong> Replace it with this build? The old file stays
+                  until the new one is complete.
                 </div>
-                <button type="button" className="btn btn-danger" data-testid="overwrite-yes" disabled={builds.starting} onClick={() => void startBuild(true)}>
+                <button
+                  type="button"
+                  className="btn btn-danger"
+                  data-testid="overwrite-yes"
+                  disabled={builds.starting}
+                  onClick={() => void startBuild(true)}
+                >
                   Replace it
                 </button>
               </div>
@@ -168,7 +279,13 @@ export function SourcesScreen() {
             <span className="muted" data-testid="form-status">
               {errorCount ? `${errorCount} ${errorCount === 1 ? 'problem' : 'problems'} to fix before building` : 'Ready to build'}
             </span>
-            <button type="button" className="btn btn-primary btn-large" data-testid="build-button" disabled={!checked?.config || builds.starting} onClick={() => void startBuild(false)}>
+            <button
+              type="button"
+              className="btn btn-primary btn-large"
+              data-testid="build-button"
+              disabled={!checked?.config || builds.starting}
+              onClick={() => void startBuild(false)}
+            >
               {builds.starting ? 'Starting…' : 'Build dataset'}
             </button>
           </div>
@@ -178,11 +295,35 @@ export function SourcesScreen() {
   );
 }
 
-function FieldRow({ index, field: f, types, errors, warnings, onChange, onRemove }: { index: number; field: FieldForm; types: FieldType[]; errors: Record<string, string>; warnings: Record<string, string>; onChange(p: Partial<FieldForm>): void; onRemove: (() => void) | undefined }) {
+function FieldRow({
+  index,
+  field: f,
+  types,
+  errors,
+  warnings,
+  onChange,
+  onRemove,
+}: {
+  index: number;
+  field: FieldForm;
+  types: FieldType[];
+  errors: Record<string, string>;
+  warnings: Record<string, string>;
+  onChange(p: Partial<FieldForm>): void;
+  onRemove: (() => void) | undefined;
+}) {
   const k = (key: string): string => `fields.${index}.${key}`;
   const cell = (key: keyof FieldForm, label: string, props: { inputMode?: 'numeric' | 'decimal'; placeholder?: string } = {}) => (
     <td>
-      <input aria-label={`${f.name || `field ${index + 1}`} ${label}`} className="input-small" value={String(f[key] ?? '')} onChange={(e) => onChange({ [key]: e.target.value } as Partial<FieldForm>)} aria-invalid={errors[k(key)] ? true : undefined} data-testid={`field-${index}-${key}`} {...props} />
+      <input
+        aria-label={`${f.name || `field ${index + 1}`} ${label}`}
+        className="input-small"
+        value={String(f[key] ?? '')}
+        onChange={(e) => onChange({ [key]: e.target.value } as Partial<FieldForm>)}
+        aria-invalid={errors[k(key)] ? true : undefined}
+        data-testid={`field-${index}-${key}`}
+        {...props}
+      />
       <FieldMessage id={`f${index}-${key}`} error={errors[k(key)]} warning={warnings[k(key)]} />
     </td>
   );
@@ -193,12 +334,23 @@ function FieldRow({ index, field: f, types, errors, warnings, onChange, onRemove
   return (
     <tr data-testid={`field-row-${f.name}`}>
       <td>
-        <input aria-label={`Field ${index + 1} name`} className="input-small" value={f.name} onChange={(e) => onChange({ name: e.target.value })} aria-invalid={errors[k('name')] ? true : undefined} />
+        <input
+          aria-label={`Field ${index + 1} name`}
+          className="input-small"
+          value={f.name}
+          onChange={(e) => onChange({ name: e.target.value })}
+          aria-invalid={errors[k('name')] ? true : undefined}
+        />
         <FieldMessage id={`f${index}-name`} error={errors[k('name')]} />
         {f.columns ? <div className="field-hint">from {f.columns.join(', ')}</div> : null}
       </td>
       <td>
-        <select aria-label={`${f.name} type`} value={f.type} onChange={(e) => onChange({ type: e.target.value as FieldType })} data-testid={`field-${index}-type`}>
+        <select
+          aria-label={`${f.name} type`}
+          value={f.type}
+          onChange={(e) => onChange({ type: e.target.value as FieldType })}
+          data-testid={`field-${index}-type`}
+        >
           {types.map((t) => (
             <option key={t} value={t}>
               {TYPE_LABEL[t]}
@@ -209,7 +361,12 @@ function FieldRow({ index, field: f, types, errors, warnings, onChange, onRemove
       {isImage ? (
         <>
           <td>
-            <select aria-label={`${f.name} write mode`} value={f.writeMode} onChange={(e) => onChange({ writeMode: e.target.value as WriteMode })} data-testid={`field-${index}-writeMode`}>
+            <select
+              aria-label={`${f.name} write mode`}
+              value={f.writeMode}
+              onChange={(e) => onChange({ writeMode: e.target.value as WriteMode })}
+              data-testid={`field-${index}-writeMode`}
+            >
               {WRITE_MODES.map((m) => (
                 <option key={m} value={m}>
                   {m}
@@ -222,14 +379,24 @@ function FieldRow({ index, field: f, types, errors, warnings, onChange, onRemove
           {cell('compressProbability', 'compress probability', { inputMode: 'decimal' })}
           {cell('smartThreshold', 'smart threshold', { inputMode: 'numeric', placeholder: 'default' })}
           <td>
-            <Check label={<span className="sr-only">{f.name} pass-through</span>} checked={f.passThrough} onChange={(passThrough) => onChange({ passThrough })} testId={`field-${index}-passThrough`} />
+            <Check
+              label={<span className="sr-only">{f.name} pass-through</span>}
+              checked={f.passThrough}
+              onChange={(passThrough) => onChange({ passThrough })}
+              testId={`field-${index}-passThrough`}
+            />
             <FieldMessage id={`f${index}-pt`} warning={warnings[k('passThrough')]} />
           </td>
         </>
       ) : isClip ? (
         <>
           <td>
-            <select aria-label={`${f.name} write mode`} value={f.writeMode} onChange={(e) => onChange({ writeMode: e.target.value as WriteMode })} data-testid={`field-${index}-writeMode`}>
+            <select
+              aria-label={`${f.name} write mode`}
+              value={f.writeMode}
+              onChange={(e) => onChange({ writeMode: e.target.value as WriteMode })}
+              data-testid={`field-${index}-writeMode`}
+            >
               {CLIP_WRITE_MODES.map((m) => (
                 <option key={m} value={m}>
                   {m === 'jpg' ? 'jpg (per frame)' : 'raw'}
@@ -259,7 +426,14 @@ function FieldRow({ index, field: f, types, errors, warnings, onChange, onRemove
                 </option>
               ))}
             </select>
-            <input aria-label={`${f.name} shape`} className="input-small" value={f.shape} onChange={(e) => onChange({ shape: e.target.value })} aria-invalid={errors[k('shape')] ? true : undefined} placeholder="shape, e.g. 28, 28" />
+            <input
+              aria-label={`${f.name} shape`}
+              className="input-small"
+              value={f.shape}
+              onChange={(e) => onChange({ shape: e.target.value })}
+              aria-invalid={errors[k('shape')] ? true : undefined}
+              placeholder="shape, e.g. 28, 28"
+            />
           </div>
           <FieldMessage id={`f${index}-shape`} error={errors[k('shape')] ?? errors[k('dtype')]} />
         </td>
@@ -286,16 +460,16 @@ function LabelMapping({ labels }: { labels: FieldForm['labelMap'] }) {
   const shown = labels.categories.slice(0, 24);
   return (
     <div className="label-map">
-      <span className="muted">
-        {formatNumber(labels.categories.length)} categories → int, in sorted order (saved in the build config):
-      </span>
+      <span className="muted">{formatNumber(labels.categories.length)} categories → int, in sorted order (saved in the build config):</span>
       <ul className="label-map-list">
         {shown.map((c, i) => (
           <li key={c}>
             <code>{i}</code> {c}
           </li>
         ))}
-        {labels.categories.length > shown.length ? <li className="muted">…and {formatNumber(labels.categories.length - shown.length)} more</li> : null}
+        {labels.categories.length > shown.length ? (
+          <li className="muted">…and {formatNumber(labels.categories.length - shown.length)} more</li>
+        ) : null}
       </ul>
     </div>
   );

@@ -67,14 +67,32 @@ interface BuildsState {
 }
 
 function newJob(id: string, now: number, config: BuildConfigInput | null): BuildJob {
-  return { id, config, startedAt: now, finishedAt: null, status: 'running', progress: null, history: [], lastHistoryAt: 0, recent: [], hostClock: false, report: null, message: null, cancelling: false };
+  return {
+    id,
+    config,
+    startedAt: now,
+    finishedAt: null,
+    status: 'running',
+    progress: null,
+    history: [],
+    lastHistoryAt: 0,
+    recent: [],
+    hostClock: false,
+    report: null,
+    message: null,
+    cancelling: false,
+  };
 }
 
 /**
  * Adds a report (t in ms since the start) to the window and gives the rate over it: samples
  * since the oldest report still needed to span RATE_WINDOW_MS. Null for the first report.
  */
-export function windowRate(recent: ReadonlyArray<{ t: number; done: number }>, t: number, done: number): { recent: Array<{ t: number; done: number }>; rate: number | null } {
+export function windowRate(
+  recent: ReadonlyArray<{ t: number; done: number }>,
+  t: number,
+  done: number,
+): { recent: Array<{ t: number; done: number }>; rate: number | null } {
   const next = [...recent.filter((r) => r.t < t), { t, done }];
   // Keep one report at or before the window's start as its baseline.
   while (next.length > 2 && next[1]!.t <= t - RATE_WINDOW_MS) next.shift();
@@ -87,7 +105,11 @@ export const useBuildsStore = create<BuildsState>()((set, get) => {
   /** The job, created if an event arrived before builds.start answered (or from another window). */
   const ensure = (id: string, now: number): BuildJob => get().jobs[id] ?? newJob(id, now, null);
   const put = (job: BuildJob): void =>
-    set((s) => ({ jobs: { ...s.jobs, [job.id]: job }, order: s.order.includes(job.id) ? s.order : [job.id, ...s.order], currentId: s.currentId ?? job.id }));
+    set((s) => ({
+      jobs: { ...s.jobs, [job.id]: job },
+      order: s.order.includes(job.id) ? s.order : [job.id, ...s.order],
+      currentId: s.currentId ?? job.id,
+    }));
 
   return {
     jobs: {},
@@ -118,7 +140,14 @@ export const useBuildsStore = create<BuildsState>()((set, get) => {
         const { cancelled } = await call('builds.cancel', { jobId: job.id });
         // No such job on the host any more: no jobs:finished will come, so stop "Cancelling…".
         const cur = get().jobs[job.id];
-        if (!cancelled && cur?.status === 'running') put({ ...cur, status: 'cancelled', cancelling: false, finishedAt: Date.now(), message: 'The host no longer runs this build (it ended, or the host restarted).' });
+        if (!cancelled && cur?.status === 'running')
+          put({
+            ...cur,
+            status: 'cancelled',
+            cancelling: false,
+            finishedAt: Date.now(),
+            message: 'The host no longer runs this build (it ended, or the host restarted).',
+          });
       } catch (e) {
         const cur = get().jobs[job.id];
         if (cur) put({ ...cur, cancelling: false, message: toApiError(e).message });
@@ -136,8 +165,22 @@ export const useBuildsStore = create<BuildsState>()((set, get) => {
       const t = e.elapsedMs ?? now - job.startedAt;
       const w = windowRate(job.recent, t, e.done);
       // The chart and the Rate stat show the same number; a report without a rate yet (the first) adds no point.
-      const h = w.rate === null ? { series: job.history, lastAt: job.lastHistoryAt } : appendBounded(job.history, { t: t / 1000, rate: w.rate, done: e.done }, { now, lastAt: job.lastHistoryAt, minIntervalMs: HISTORY_INTERVAL_MS, max: HISTORY_MAX, force: done });
-      put({ ...job, progress: { done: e.done, total: e.total, rate: w.rate ?? job.progress?.rate ?? null, etaMs: e.etaMs }, history: h.series, lastHistoryAt: h.lastAt, recent: w.recent, hostClock: e.elapsedMs !== undefined });
+      const h =
+        w.rate === null
+          ? { series: job.history, lastAt: job.lastHistoryAt }
+          : appendBounded(
+              job.history,
+              { t: t / 1000, rate: w.rate, done: e.done },
+              { now, lastAt: job.lastHistoryAt, minIntervalMs: HISTORY_INTERVAL_MS, max: HISTORY_MAX, force: done },
+            );
+      put({
+        ...job,
+        progress: { done: e.done, total: e.total, rate: w.rate ?? job.progress?.rate ?? null, etaMs: e.etaMs },
+        history: h.series,
+        lastHistoryAt: h.lastAt,
+        recent: w.recent,
+        hostClock: e.elapsedMs !== undefined,
+      });
     },
     onFinished: (e, now = Date.now()) => {
       if (e.kind !== 'build') return;
@@ -156,7 +199,12 @@ export const useBuildsStore = create<BuildsState>()((set, get) => {
         // window reaches back to the start, i.e. the whole build.
         if (rate === null && tEnd > 0) rate = (items * 1000) / tEnd;
         progress = { done: items, total: items, rate: rate ?? job.progress?.rate ?? null, etaMs: 0 };
-        if (rate !== null) history = appendBounded(history, { t: tEnd / 1000, rate, done: items }, { now, lastAt: job.lastHistoryAt, minIntervalMs: 0, max: HISTORY_MAX, force: true }).series;
+        if (rate !== null)
+          history = appendBounded(
+            history,
+            { t: tEnd / 1000, rate, done: items },
+            { now, lastAt: job.lastHistoryAt, minIntervalMs: 0, max: HISTORY_MAX, force: true },
+          ).series;
       }
       put({
         ...job,

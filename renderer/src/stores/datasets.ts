@@ -61,7 +61,18 @@ export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
     }
     const my = ++inspectSeq;
     previewSeq++;
-    set({ path, inspecting: true, inspectError: null, inspect: null, openPath: null, preview: null, previewError: null, start: 0, focus: null, labelFilter: null });
+    set({
+      path,
+      inspecting: true,
+      inspectError: null,
+      inspect: null,
+      openPath: null,
+      preview: null,
+      previewError: null,
+      start: 0,
+      focus: null,
+      labelFilter: null,
+    });
     try {
       const inspect = await call('datasets.inspect', { path });
       if (my !== inspectSeq) return;
@@ -76,7 +87,10 @@ export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
     const { openPath, inspect, labelFilter, preview: shown } = get();
     if (!openPath || !inspect) return;
     // Filtered, positions count among the matches (known once a filtered page came back).
-    const total = labelFilter === null ? inspect.numSamples : (shown?.filter?.matches ?? (inspect.labels?.counts.find((c) => c.label === labelFilter)?.count ?? inspect.numSamples));
+    const total =
+      labelFilter === null
+        ? inspect.numSamples
+        : (shown?.filter?.matches ?? inspect.labels?.counts.find((c) => c.label === labelFilter)?.count ?? inspect.numSamples);
     const i = Math.max(0, Math.min(index, Math.max(0, total - 1)));
     // The page holding it, not a page starting at it: "Go to sample 999" of 1000 must not show one sample.
     const s = Math.floor(i / PREVIEW_COUNT) * PREVIEW_COUNT;
@@ -87,7 +101,13 @@ export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
       return;
     }
     try {
-      const preview = await call('datasets.preview', { path: openPath, start: s, count: PREVIEW_COUNT, thumb: THUMB_SIZE, ...(labelFilter !== null ? { label: labelFilter } : {}) });
+      const preview = await call('datasets.preview', {
+        path: openPath,
+        start: s,
+        count: PREVIEW_COUNT,
+        thumb: THUMB_SIZE,
+        ...(labelFilter !== null ? { label: labelFilter } : {}),
+      });
       if (my !== previewSeq) return;
       set({ preview, previewLoading: false });
     } catch (e) {
@@ -98,7 +118,18 @@ export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
   close: () => {
     inspectSeq++;
     previewSeq++;
-    set({ openPath: null, inspect: null, preview: null, inspectError: null, previewError: null, inspecting: false, previewLoading: false, start: 0, focus: null, labelFilter: null });
+    set({
+      openPath: null,
+      inspect: null,
+      preview: null,
+      inspectError: null,
+      previewError: null,
+      inspecting: false,
+      previewLoading: false,
+      start: 0,
+      focus: null,
+      labelFilter: null,
+    });
   },
 }));
 

@@ -58,7 +58,8 @@ export const useExportStore = create<ExportState>()((set, get) => ({
       const batchChosen = s.batchChosen || (patch.batchSize !== undefined && patch.batchSize !== s.form.batchSize);
       // A dataset already inspected sizes the default batch as soon as it is chosen again.
       const f = s.fields;
-      if (!batchChosen && f && f.path === form.file.trim()) form.batchSize = String(fitBatchSize(DEFAULT_EXPORT_FORM.batchSize, f.numSamples));
+      if (!batchChosen && f && f.path === form.file.trim())
+        form.batchSize = String(fitBatchSize(DEFAULT_EXPORT_FORM.batchSize, f.numSamples));
       return { form, batchChosen };
     }),
   loadFields: async () => {
@@ -69,7 +70,10 @@ export const useExportStore = create<ExportState>()((set, get) => ({
     try {
       const r = await call('datasets.inspect', { path });
       const s = get();
-      const fitted = s.batchChosen || s.form.file.trim() !== path ? {} : { form: { ...s.form, batchSize: String(fitBatchSize(DEFAULT_EXPORT_FORM.batchSize, r.numSamples)) } };
+      const fitted =
+        s.batchChosen || s.form.file.trim() !== path
+          ? {}
+          : { form: { ...s.form, batchSize: String(fitBatchSize(DEFAULT_EXPORT_FORM.batchSize, r.numSamples)) } };
       set({ fields: { path, fields: r.fields, numSamples: r.numSamples }, fieldsError: null, ...fitted });
       return r.fields;
     } catch (e) {
@@ -86,7 +90,11 @@ export const useExportStore = create<ExportState>()((set, get) => ({
     const my = ++generateSeq;
     set({ generating: true });
     try {
-      const result = await call('export.generate', { ...(loader ? { loader } : {}), ...(build ? { build } : {}), format: get().form.format });
+      const result = await call('export.generate', {
+        ...(loader ? { loader } : {}),
+        ...(build ? { build } : {}),
+        format: get().form.format,
+      });
       // A reply to inputs changed since is dropped: the newer request answers.
       if (my !== generateSeq) return;
       set({ result: { key, value: result }, error: null, generating: false });

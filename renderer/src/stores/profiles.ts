@@ -79,7 +79,8 @@ export const useProfilesStore = create<ProfilesState>()((set, get) => {
         for (const k of Object.keys(patch) as Array<keyof ProfileForm>) if (patch[k] !== s.form[k]) touched[k] = true;
         // A dataset already inspected sizes the untouched default batch when it is chosen again.
         const fs = s.fileSamples;
-        if (!touched.batchSizes && fs && fs.path === form.file.trim()) form.batchSizes = String(fitBatchSize(DEFAULT_PROFILE_FORM.batchSizes, fs.numSamples));
+        if (!touched.batchSizes && fs && fs.path === form.file.trim())
+          form.batchSizes = String(fitBatchSize(DEFAULT_PROFILE_FORM.batchSizes, fs.numSamples));
         return { form, touched };
       }),
     checkFile: async () => {
@@ -90,7 +91,9 @@ export const useProfilesStore = create<ProfilesState>()((set, get) => {
         const s = get();
         if (s.form.file.trim() !== path) return;
         // The default batch size follows the dataset (no larger than it) until the user types one.
-        const fitted = s.touched.batchSizes ? {} : { form: { ...s.form, batchSizes: String(fitBatchSize(DEFAULT_PROFILE_FORM.batchSizes, r.numSamples)) } };
+        const fitted = s.touched.batchSizes
+          ? {}
+          : { form: { ...s.form, batchSizes: String(fitBatchSize(DEFAULT_PROFILE_FORM.batchSizes, r.numSamples)) } };
         set({ fileSamples: { path, numSamples: r.numSamples }, ...fitted });
       } catch {
         set({ fileSamples: null }); // the start call reports what is wrong with the file
@@ -102,10 +105,25 @@ export const useProfilesStore = create<ProfilesState>()((set, get) => {
       set({ starting: true, startError: null, startErrorKey: null });
       try {
         const { jobId } = await call('profiles.start', params);
-        const inputs = 'exec' in params ? { mode: 'exec' as const, file: params.exec.file ?? null, command: params.exec.command } : { mode: 'grid' as const, file: params.plan.file, command: null };
+        const inputs =
+          'exec' in params
+            ? { mode: 'exec' as const, file: params.exec.file ?? null, command: params.exec.command }
+            : { mode: 'grid' as const, file: params.plan.file, command: null };
         set({
           starting: false,
-          job: { id: jobId, ...inputs, grid, startedAt: Date.now(), status: 'running', progress: null, samples: [], outcome: null, message: null, code: null, cancelling: false },
+          job: {
+            id: jobId,
+            ...inputs,
+            grid,
+            startedAt: Date.now(),
+            status: 'running',
+            progress: null,
+            samples: [],
+            outcome: null,
+            message: null,
+            code: null,
+            cancelling: false,
+          },
         });
         const replay = early.filter((e) => 'jobId' in e.data && e.data.jobId === jobId);
         early = [];
@@ -130,7 +148,15 @@ export const useProfilesStore = create<ProfilesState>()((set, get) => {
         // The host no longer has the job (it ended and the event was missed, or the host
         // restarted): no jobs:finished will come, so "Cancelling…" must end here.
         const cur = get().job;
-        if (!cancelled && cur?.id === j.id && cur.status === 'running') set({ job: { ...cur, status: 'cancelled', cancelling: false, message: 'The host no longer runs this job (it ended, or the host restarted); see Runs for what was recorded.' } });
+        if (!cancelled && cur?.id === j.id && cur.status === 'running')
+          set({
+            job: {
+              ...cur,
+              status: 'cancelled',
+              cancelling: false,
+              message: 'The host no longer runs this job (it ended, or the host restarted); see Runs for what was recorded.',
+            },
+          });
       } catch (e) {
         const cur = get().job;
         if (cur?.id === j.id) set({ job: { ...cur, cancelling: false, message: toApiError(e).message } });
@@ -138,7 +164,14 @@ export const useProfilesStore = create<ProfilesState>()((set, get) => {
     },
     onProgress: (e) => {
       if (e.kind !== 'profile') return;
-      if (!update(e.jobId, (j) => (j.status === 'running' ? { ...j, progress: { done: e.done, total: e.total, message: e.message ?? null, measuring: j.progress?.measuring ?? null } } : null))) keepEarly({ event: 'jobs:progress', data: e });
+      if (
+        !update(e.jobId, (j) =>
+          j.status === 'running'
+            ? { ...j, progress: { done: e.done, total: e.total, message: e.message ?? null, measuring: j.progress?.measuring ?? null } }
+            : null,
+        )
+      )
+        keepEarly({ event: 'jobs:progress', data: e });
     },
     onSample: (e) => {
       const s = e.sample;
@@ -147,7 +180,12 @@ export const useProfilesStore = create<ProfilesState>()((set, get) => {
         const next = appendBounded(j.samples, s, { now: 0, lastAt: 0, minIntervalMs: 0, max: SAMPLES_MAX, force: true });
         // The point being measured is the one its telemetry names, not the count of points finished.
         const measuring = s.point ?? j.progress?.measuring ?? null;
-        const progress = { done: j.progress?.done ?? 0, total: j.progress?.total ?? j.grid.length, message: j.progress?.message ?? null, measuring };
+        const progress = {
+          done: j.progress?.done ?? 0,
+          total: j.progress?.total ?? j.grid.length,
+          message: j.progress?.message ?? null,
+          measuring,
+        };
         return { ...j, samples: next.series, progress };
       });
       if (!handled) keepEarly({ event: 'jobs:sample', data: e });
@@ -187,7 +225,10 @@ export function shownJob(s: Pick<ProfilesState, 'job' | 'form'>): ProfileJob | n
 }
 
 /** The start error for these params, or null once the form asks something else. */
-export function profileStartErrorFor(s: Pick<ProfilesState, 'startError' | 'startErrorKey'>, params: Params<'profiles.start'> | null): ApiError | null {
+export function profileStartErrorFor(
+  s: Pick<ProfilesState, 'startError' | 'startErrorKey'>,
+  params: Params<'profiles.start'> | null,
+): ApiError | null {
   return params && s.startErrorKey === keyOf(params) ? s.startError : null;
 }
 

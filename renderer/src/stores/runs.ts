@@ -92,7 +92,11 @@ export const useRunsStore = create<RunsState>()((set, get) => {
         if (my !== listSeq) return;
         const ids = new Set(list.map((r) => r.id));
         // A run that is still running may change: drop cached details of running runs.
-        const details = Object.fromEntries(Object.entries(get().details).filter(([id]) => ids.has(Number(id)) && list.find((r) => r.id === Number(id))?.status !== 'running'));
+        const details = Object.fromEntries(
+          Object.entries(get().details).filter(
+            ([id]) => ids.has(Number(id)) && list.find((r) => r.id === Number(id))?.status !== 'running',
+          ),
+        );
         const selected = get().selected.filter((id) => ids.has(id));
         const open = get().open !== null && ids.has(get().open!) ? get().open : null;
         set({ list, loaded: true, loading: false, details, selected, open });
@@ -122,7 +126,14 @@ export const useRunsStore = create<RunsState>()((set, get) => {
         set((s) => {
           const details = { ...s.details };
           delete details[id];
-          return { deleting: null, confirmDelete: null, selected: s.selected.filter((x) => x !== id), list: s.list.filter((r) => r.id !== id), details, open: s.open === id ? null : s.open };
+          return {
+            deleting: null,
+            confirmDelete: null,
+            selected: s.selected.filter((x) => x !== id),
+            list: s.list.filter((r) => r.id !== id),
+            details,
+            open: s.open === id ? null : s.open,
+          };
         });
         if (get().comparison && !get().selected.includes(get().comparison!.a)) set({ comparison: null });
         if (get().comparison && !get().selected.includes(get().comparison!.b)) set({ comparison: null });

@@ -50,7 +50,10 @@ export const useSourcesStore = create<SourcesState>()((set, get) => ({
   detect: async (p) => {
     const path = (p ?? get().path).trim();
     if (!path) {
-      set({ error: new ApiError('BAD_REQUEST', 'Choose a folder or file first.'), errorKey: sourceKey({ path, imageColumn: get().imageColumn }) });
+      set({
+        error: new ApiError('BAD_REQUEST', 'Choose a folder or file first.'),
+        errorKey: sourceKey({ path, imageColumn: get().imageColumn }),
+      });
       return;
     }
     const my = ++seq;
@@ -64,7 +67,13 @@ export const useSourcesStore = create<SourcesState>()((set, get) => ({
       set({ detected, form: formFromDetected(detected), detecting: false });
     } catch (e) {
       if (my !== seq) return;
-      set({ error: toApiError(e), errorKey: sourceKey({ path, imageColumn: get().imageColumn }), detecting: false, detected: null, form: null });
+      set({
+        error: toApiError(e),
+        errorKey: sourceKey({ path, imageColumn: get().imageColumn }),
+        detecting: false,
+        detected: null,
+        form: null,
+      });
     }
   },
   updateForm: (patch) => {
@@ -75,7 +84,10 @@ export const useSourcesStore = create<SourcesState>()((set, get) => ({
     const form = get().form;
     const old = form?.fields[index];
     if (!form || !old) return;
-    let next: FieldForm = patch.type !== undefined && patch.type !== old.type ? { ...changeFieldType(old, patch.type), ...patch, labelMap: null } : { ...old, ...patch };
+    let next: FieldForm =
+      patch.type !== undefined && patch.type !== old.type
+        ? { ...changeFieldType(old, patch.type), ...patch, labelMap: null }
+        : { ...old, ...patch };
     // A string column becoming an int label needs its categories: read once per column, kept with the field.
     const wantMap = needsCategories(next) && (next.labelMap === null || next.labelMap.state === 'error') && patch.type !== undefined;
     if (wantMap) next = { ...next, labelMap: { state: 'loading' } };
@@ -110,6 +122,7 @@ async function loadCategories(form: BuildForm, index: number, column: string): P
   const cur = useSourcesStore.getState().form;
   const f = cur?.fields[index];
   // Only into the same source's same field, still an int label waiting for them.
-  if (!cur || !f || cur.source.path !== src.path || f.sourceColumn !== column || !needsCategories(f) || f.labelMap?.state !== 'loading') return;
+  if (!cur || !f || cur.source.path !== src.path || f.sourceColumn !== column || !needsCategories(f) || f.labelMap?.state !== 'loading')
+    return;
   useSourcesStore.setState({ form: { ...cur, fields: cur.fields.map((x, i) => (i === index ? { ...x, labelMap } : x)) } });
 }

@@ -22,9 +22,11 @@ let reader: Reader;
 beforeAll(async () => {
   path = join(dir, 'bytes.beton');
   // 3000-byte blobs on 8 KiB pages: a few samples per page, so pages are shared.
-  await new DatasetWriter(path, { blob: new BytesField(), label: new IntField() }, { numWorkers: 0, pageSize: 8192, allowSmallPages: true }).write(
-    Array.from({ length: 40 }, (_, i) => ({ blob: new Uint8Array(3000).fill(i + 1), label: i })),
-  );
+  await new DatasetWriter(
+    path,
+    { blob: new BytesField(), label: new IntField() },
+    { numWorkers: 0, pageSize: 8192, allowSmallPages: true },
+  ).write(Array.from({ length: 40 }, (_, i) => ({ blob: new Uint8Array(3000).fill(i + 1), label: i })));
   reader = await Reader.open(path);
 });
 afterAll(() => reader.close());

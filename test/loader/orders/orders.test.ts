@@ -98,7 +98,14 @@ describe('numpy default_rng: SeedSequence → PCG64 → permutation (spec §4.2)
 
   it('SeedSequence with more than 4 entropy words (numpy 2.4.6, generated here)', () => {
     expect(Array.from(seedSequenceState([1, 2, 3, 4, 5, 6], 8), (v) => v.toString(16))).toEqual([
-      '1d1bca21', 'ebcd001d', 'b202608b', 'cfea83a4', 'e4fcf5b6', '9b21dd81', '8e2670b', '1b5dd0a3',
+      '1d1bca21',
+      'ebcd001d',
+      'b202608b',
+      'cfea83a4',
+      'e4fcf5b6',
+      '9b21dd81',
+      '8e2670b',
+      '1b5dd0a3',
     ]);
     // default_rng([7, 0, 3, 0, 0x6c61796f]).bit_generator.random_raw(2)
     const g = Pcg64.fromEntropy([7, 0, 3, 0, 0x6c61796f]);
@@ -241,7 +248,9 @@ describe('DistributedSampler partitioning', () => {
 
   it('bad rank or world size fails with a clear error', () => {
     const indices = range(10);
-    expect(() => createOrder('random', ctxOf({ indices, distributed: { rank: 4, worldSize: 4 } }))).toThrow(/rank must be an integer in \[0, 4\)/);
+    expect(() => createOrder('random', ctxOf({ indices, distributed: { rank: 4, worldSize: 4 } }))).toThrow(
+      /rank must be an integer in \[0, 4\)/,
+    );
     expect(() => createOrder('random', ctxOf({ indices, distributed: { rank: 0, worldSize: 0 } }))).toThrow(OrderError);
   });
 });
@@ -320,17 +329,25 @@ describe('quasi_random', () => {
     expect(fresh.sampleOrder(1)).toEqual(orders[1]);
     expect(o.sampleOrder(0)).toEqual(orders[0]);
     // Single process is exactly the world-size-1 case of the distributed layout.
-    const w1 = createOrder('quasi_random', ctxOf({ indices: all, seed: 3, batchSize: B, pagesOfSample, distributed: { rank: 0, worldSize: 1 } }));
+    const w1 = createOrder(
+      'quasi_random',
+      ctxOf({ indices: all, seed: 3, batchSize: B, pagesOfSample, distributed: { rank: 0, worldSize: 1 } }),
+    );
     expect(w1.sampleOrder(2)).toEqual(orders[2]);
     // A different seed gives a different order.
-    expect(createOrder('quasi_random', ctxOf({ indices: all, seed: 4, batchSize: B, pagesOfSample })).sampleOrder(0)).not.toEqual(orders[0]);
+    expect(createOrder('quasi_random', ctxOf({ indices: all, seed: 4, batchSize: B, pagesOfSample })).sampleOrder(0)).not.toEqual(
+      orders[0],
+    );
   });
 
   it('subsets in any base order; the order depends on the set of ids, not on their listing', () => {
     const subset = numpyPermutation(all, 1).slice(0, 5000);
     const o = createOrder('quasi_random', ctxOf({ indices: subset, seed: 1, batchSize: B, pagesOfSample }));
     expect(isPermutationOf(o.sampleOrder(0), subset)).toBe(true);
-    const relisted = createOrder('quasi_random', ctxOf({ indices: Uint32Array.from(sorted(subset)), seed: 1, batchSize: B, pagesOfSample }));
+    const relisted = createOrder(
+      'quasi_random',
+      ctxOf({ indices: Uint32Array.from(sorted(subset)), seed: 1, batchSize: B, pagesOfSample }),
+    );
     expect(relisted.sampleOrder(0)).toEqual(o.sampleOrder(0));
   });
 
@@ -339,7 +356,9 @@ describe('quasi_random', () => {
     const rand = createOrder('random', ctxOf({ indices: all, seed: 5, batchSize: B })).sampleOrder(0);
     const q = pageLocality(quasi, pagesOfSample, WINDOW);
     const r = pageLocality(rand, pagesOfSample, WINDOW);
-    console.log(`pages per ${WINDOW}-sample window: quasi mean ${q.mean.toFixed(1)} max ${q.max}; random mean ${r.mean.toFixed(1)} max ${r.max}`);
+    console.log(
+      `pages per ${WINDOW}-sample window: quasi mean ${q.mean.toFixed(1)} max ${q.max}; random mean ${r.mean.toFixed(1)} max ${r.max}`,
+    );
     expect(q.mean).toBeLessThan(r.mean / 2.5);
     // At most 2·B pages are active at once; a few more enter as pages run out, and a few
     // samples also reach into the following page.
@@ -389,7 +408,10 @@ describe('quasi_random', () => {
     const o = createOrder('quasi_random', ctxOf({ indices: range(50), batchSize: 4, pagesOfSample: onePage }));
     expect(isPermutationOf(o.sampleOrder(0), range(50))).toBe(true);
     const d = [0, 1, 2].map((rank) =>
-      createOrder('quasi_random', ctxOf({ indices: range(50), batchSize: 4, pagesOfSample: onePage, distributed: { rank, worldSize: 3 } })).sampleOrder(0),
+      createOrder(
+        'quasi_random',
+        ctxOf({ indices: range(50), batchSize: 4, pagesOfSample: onePage, distributed: { rank, worldSize: 3 } }),
+      ).sampleOrder(0),
     );
     expectPartition(d, range(50));
     const wide = createOrder('quasi_random', ctxOf({ indices: all.slice(0, 2000), batchSize: 512, pagesOfSample }));
