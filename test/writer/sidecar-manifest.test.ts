@@ -70,6 +70,21 @@ describe('sidecar manifest: written by the build', () => {
     expect(m.labelMappings).toEqual({});
   });
 
+  it('a string column mapped to an int label: the categories are the class names and the mapping is saved', async () => {
+    const csv = join(dir, 'species.csv');
+    writeFileSync(csv, 'species,w\ncat,1\ndog,2\nbird,3\n');
+    const out = join(dir, 'species.beton');
+    await build({
+      source: { type: 'table', path: csv },
+      output: out,
+      image: undefined,
+      fields: [{ name: 'label', type: 'int', categories: ['bird', 'cat', 'dog'], columns: ['species'] }],
+    });
+    const m = JSON.parse(readFileSync(manifestPathFor(out), 'utf8')) as DatasetManifest;
+    expect(m.classNames).toEqual({ field: 'label', names: ['bird', 'cat', 'dog'], from: 'categories' });
+    expect(m.labelMappings).toEqual({ label: { bird: 0, cat: 1, dog: 2 } });
+  });
+
   it('a build that fails leaves neither file', async () => {
     const bad = join(dir, 'bad-images');
     cpSync(images, bad, { recursive: true });
