@@ -4,13 +4,11 @@
  * checked against the build it advises: the file size at 8 MiB pages, the smaller page it
  * suggests, and what that build then makes. Screenshots: f3-advice.png, f3-quality-preview.png.
  */
-import type { ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, HAVE_CHROMIUM, openPage, ROOT, shot, startServer, stopServer } from './e2e-helpers.js';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { HAVE_CHROMIUM, serveApp, shot } from './e2e-helpers.js';
 
 if (!HAVE_CHROMIUM) console.warn('[e2e] SKIPPED: no Chromium (apt-get install -y chromium, or set BETON_CHROMIUM).');
 
@@ -23,27 +21,12 @@ const bytesOf = (t: string): number => {
 };
 
 describe.skipIf(!HAVE_CHROMIUM)('advice before building (issue 14, feature 3), end to end', () => {
+  const app = serveApp({ prefix: 'beton-e2e-f3-', images: true });
+  const { problems } = app;
   let tmp: string;
-  let server: ChildProcess | null = null;
-  let browser: Browser | null = null;
   let page: Page;
-  const problems: string[] = [];
-
-  beforeAll(async () => {
-    ensureBuilt();
-    tmp = mkdtempSync(join(tmpdir(), 'beton-e2e-f3-'));
-    cpSync(join(ROOT, 'assets/sample-images'), join(tmp, 'images'), { recursive: true });
-    let url: string;
-    ({ proc: server, url } = await startServer(tmp, { ...process.env, BETON_DB: join(tmp, 'runs.sqlite') }));
-    ({ browser, page } = await openPage(problems));
-    await page.goto(url);
-    await page.locator('[data-testid=connection][data-state=open]').waitFor();
-  }, 300_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await stopServer(server);
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  beforeAll(() => {
+    ({ tmp, page } = app);
   });
 
   it('estimates size and time from a named sample, suggests a smaller page, warns that the 160 px crop is above the max resolution', async () => {

@@ -5,40 +5,23 @@
  * label filter (answered by the server), and each sample's stored size, resolution and
  * raw/JPEG mode. Screenshots: f1-class-names.png, f1-filter-histogram.png, f1-manifest-note.png.
  */
-import type { ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, HAVE_CHROMIUM, openPage, ROOT, shot, startServer, stopServer } from './e2e-helpers.js';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { HAVE_CHROMIUM, serveApp, shot } from './e2e-helpers.js';
 
 if (!HAVE_CHROMIUM) console.warn('[e2e] SKIPPED: no Chromium (apt-get install -y chromium, or set BETON_CHROMIUM).');
 
 const CLASSES = ['circles', 'gradients', 'squares', 'stripes'];
 
 describe.skipIf(!HAVE_CHROMIUM)('browse the dataset (issue 14, feature 1), end to end', () => {
+  const app = serveApp({ prefix: 'beton-e2e-f1-', images: true });
+  const { problems } = app;
   let tmp: string;
-  let server: ChildProcess | null = null;
-  let browser: Browser | null = null;
   let page: Page;
-  const problems: string[] = [];
-
-  beforeAll(async () => {
-    ensureBuilt();
-    tmp = mkdtempSync(join(tmpdir(), 'beton-e2e-f1-'));
-    cpSync(join(ROOT, 'assets/sample-images'), join(tmp, 'images'), { recursive: true });
-    let url: string;
-    ({ proc: server, url } = await startServer(tmp, { ...process.env, BETON_DB: join(tmp, 'runs.sqlite') }));
-    ({ browser, page } = await openPage(problems));
-    await page.goto(url);
-    await page.locator('[data-testid=connection][data-state=open]').waitFor();
-  }, 300_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await stopServer(server);
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  beforeAll(() => {
+    ({ tmp, page } = app);
   });
 
   it('a build from the app writes images.beton.manifest.json with the class folders in label order', async () => {

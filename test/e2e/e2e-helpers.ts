@@ -3,10 +3,12 @@
  * headless Chromium (Debian's /usr/bin/chromium through playwright-core).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const CHROMIUM = process.env.BETON_CHROMIUM ?? '/usr/bin/chromium';
@@ -105,3 +107,51 @@ export async function openPage(problems: string[]): Promise<{ browser: Browser; 
 }
 
 export const shot = (page: Page, name: string): Promise<Buffer> => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+
+/** One served folder and one page, shared by the tests of a describe block (filled in by its beforeAll). */
+export interface AppSession {
+  tmp: string;
+  page: Page;
+  /** Page and console errors seen so far (a test ends with `expect(problems).toEqual([])`). */
+  problems: string[];
+}
+
+/**
+ * Registers the beforeAll/afterAll of an e2e describe block: a temp folder (with the sample
+ * images when `images`), `prepare(tmp)` to add files, `beton serve` on it with its own runs
+ * database (`env(tmp)` adds variables), the app opened and connected. Call it inside the
+ * describe; read the session in tests (or in a later beforeAll).
+ */
+export function serveApp(opts: {
+  prefix: string;
+  images?: boolean;
+  prepare?: (tmp: string) => void | Promise<void>;
+  env?: (tmp: string) => NodeJS.ProcessEnv;
+  cleanup?: () => void;
+}): AppSession {
+  const session = { tmp: '', page: undefined as unknown as Page, problems: [] as string[] };
+  let server: ChildProcess | null = null;
+  let browser: Browser | null = null;
+  beforeAll(async () => {
+    ensureBuilt();
+    session.tmp = mkdtempSync(join(tmpdir(), opts.prefix));
+    if (opts.images) cpSync(join(ROOT, 'assets/sample-images'), join(session.tmp, 'images'), { recursive: true });
+    await opts.prepare?.(session.tmp);
+    let url: string;
+    ({ proc: server, url } = await startServer(session.tmp, {
+      ...process.env,
+      BETON_DB: join(session.tmp, 'runs.sqlite'),
+      ...opts.env?.(session.tmp),
+    }));
+    ({ browser, page: session.page } = await openPage(session.problems));
+    await session.page.goto(url);
+    await session.page.locator('[data-testid=connection][data-state=open]').waitFor();
+  }, 300_000);
+  afterAll(async () => {
+    await browser?.close();
+    await stopServer(server);
+    opts.cleanup?.();
+    if (session.tmp) rmSync(session.tmp, { recursive: true, force: true });
+  });
+  return session;
+}

@@ -5,14 +5,12 @@
  * grid points shaded and named; every chart has a y-axis title with its unit, and no legend
  * overlaps an axis title. Screenshots f4-profile-charts.png and d6-chart-legends.png.
  */
-import { execFileSync, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { fakeGpuPaths, type FakeGpuPaths } from '../profile/profile-fake-gpu.js';
-import { ensureBuilt, HAVE_CHROMIUM, openPage, ROOT, shot, startServer, stopServer } from './e2e-helpers.js';
+import { HAVE_CHROMIUM, ROOT, serveApp, shot } from './e2e-helpers.js';
 
 if (!HAVE_CHROMIUM) console.warn('[e2e] SKIPPED: no Chromium (apt-get install -y chromium, or set BETON_CHROMIUM).');
 
@@ -20,33 +18,24 @@ type Box = { x: number; y: number; width: number; height: number };
 const overlaps = (a: Box, b: Box): boolean => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 
 describe.skipIf(!HAVE_CHROMIUM)('profile charts that explain (issue 14.4, 14.6 charts), end to end', () => {
+  let gpu: FakeGpuPaths | undefined;
+  const app = serveApp({
+    prefix: 'beton-e2e-charts-',
+    images: true,
+    prepare: (dir) => {
+      execFileSync(process.execPath, [join(ROOT, 'bin/beton.js'), 'build', join(dir, 'images'), '-o', join(dir, 'images.beton')], {
+        stdio: 'pipe',
+      });
+      gpu = fakeGpuPaths();
+    },
+    env: () => ({ PATH: gpu!.withFake }),
+    cleanup: () => gpu?.cleanup(),
+  });
+  const { problems } = app;
   let tmp: string;
-  let gpu: FakeGpuPaths;
-  let server: ChildProcess | null = null;
-  let browser: Browser | null = null;
   let page: Page;
-  const problems: string[] = [];
-
-  beforeAll(async () => {
-    ensureBuilt();
-    tmp = mkdtempSync(join(tmpdir(), 'beton-e2e-charts-'));
-    cpSync(join(ROOT, 'assets/sample-images'), join(tmp, 'images'), { recursive: true });
-    execFileSync(process.execPath, [join(ROOT, 'bin/beton.js'), 'build', join(tmp, 'images'), '-o', join(tmp, 'images.beton')], {
-      stdio: 'pipe',
-    });
-    gpu = fakeGpuPaths();
-    let url: string;
-    ({ proc: server, url } = await startServer(tmp, { ...process.env, PATH: gpu.withFake, BETON_DB: join(tmp, 'runs.sqlite') }));
-    ({ browser, page } = await openPage(problems));
-    await page.goto(url);
-    await page.locator('[data-testid=connection][data-state=open]').waitFor();
-  }, 300_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await stopServer(server);
-    gpu?.cleanup();
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  beforeAll(() => {
+    ({ tmp, page } = app);
   });
 
   it('a sweep charts wait per step, loader vs machine CPU and GPU use, with its grid points on the timelines', async () => {

@@ -5,15 +5,12 @@
  * worse). `beton serve` over a runs database seeded with two sweeps that differ in
  * batches-ahead and speed; screenshots f2-run-detail.png and f2-side-by-side.png.
  */
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { PointResult, ProfileRun, TelemetrySample } from '../../core/profile/types.js';
 import { RunsDb } from '../../core/runs/runs-db.js';
-import { ensureBuilt, HAVE_CHROMIUM, openPage, shot, startServer, stopServer } from './e2e-helpers.js';
+import { HAVE_CHROMIUM, serveApp, shot } from './e2e-helpers.js';
 
 if (!HAVE_CHROMIUM) console.warn('[e2e] SKIPPED: no Chromium (apt-get install -y chromium, or set BETON_CHROMIUM).');
 
@@ -108,37 +105,25 @@ function run(startedAt: string, speed: number, batchesAhead: number | undefined,
 }
 
 describe.skipIf(!HAVE_CHROMIUM)('run detail and side-by-side comparison (issue 14.2), end to end', () => {
-  let tmp: string;
-  let server: ChildProcess | null = null;
-  let browser: Browser | null = null;
-  let page: Page;
   const ids: number[] = [];
-  const problems: string[] = [];
-
+  const app = serveApp({
+    prefix: 'beton-e2e-runs-',
+    prepare: (dir) => {
+      const db = RunsDb.open(join(dir, 'runs.sqlite'));
+      // A is the older and faster; B runs 3.26x slower with batchesAhead 8 on another host.
+      ids.push(
+        db.saveRun(run('2025-03-01T10:00:00.000Z', 1, undefined, 'box-a')),
+        db.saveRun(run('2025-03-02T10:00:00.000Z', 1 / 3.26, 8, 'box-b')),
+      );
+      db.close();
+    },
+  });
+  const { problems } = app;
+  let page: Page;
   beforeAll(async () => {
-    ensureBuilt();
-    tmp = mkdtempSync(join(tmpdir(), 'beton-e2e-runs-'));
-    const dbPath = join(tmp, 'runs.sqlite');
-    const db = RunsDb.open(dbPath);
-    // A is the older and faster; B runs 3.26x slower with batchesAhead 8 on another host.
-    ids.push(
-      db.saveRun(run('2025-03-01T10:00:00.000Z', 1, undefined, 'box-a')),
-      db.saveRun(run('2025-03-02T10:00:00.000Z', 1 / 3.26, 8, 'box-b')),
-    );
-    db.close();
-    let url: string;
-    ({ proc: server, url } = await startServer(tmp, { ...process.env, BETON_DB: dbPath }));
-    ({ browser, page } = await openPage(problems));
-    await page.goto(url);
-    await page.locator('[data-testid=connection][data-state=open]').waitFor();
+    ({ page } = app);
     await page.getByTestId('nav-runs').click();
     await page.getByTestId('run-row').first().waitFor();
-  }, 300_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await stopServer(server);
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
   });
 
   it('shows one run in full: every setting, the evidence, the timelines with grid points, the points', async () => {
