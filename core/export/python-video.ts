@@ -1,5 +1,3 @@
-export { VIDEO_CLIP_PYTHON } from '../fields/video-clip-python.js';
-
 /** Lines describing a video source to FFCV users (FFCV has no video reader). */
 export function videoSourcePy(
   src: { type: 'video_folder' | 'video_list'; path: string; clipLength: number; stride?: number | undefined; fps: number | null },

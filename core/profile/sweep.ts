@@ -8,7 +8,7 @@ import { RandomHorizontalFlip, ToCHW, type PipelineStep } from '../pipeline/spec
 import { Reader } from '../reader/reader.js';
 import { BetonError } from '../format/errors.js';
 import { fitBatchSize, loaderMemoryError, parseDecoder } from './bench-loader.js';
-import { datasetContentSha256 } from './dataset-identity.js';
+import { datasetContentSha256 } from '../reader/content-hash.js';
 import { machineInfo } from './machine.js';
 import { startTelemetry } from './telemetry.js';
 import type { DatasetInfo, PointConfig, PointResult, ProfilePlan, ProfileRun, TelemetrySample } from './types.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBuildConfig } from '../../core/api/build-config.js';
 import { parseLoaderConfig } from '../../core/api/loader-config.js';
 import { buildToPython, loaderToPython } from '../../core/export/python.js';
-import { VIDEO_CLIP_PYTHON } from '../../core/export/python-video.js';
+import { VIDEO_CLIP_PYTHON } from '../../core/fields/video-clip-python.js';
 import { VideoClipField, type DecodedClip } from '../../core/fields/video-clip-field.js';
 import { IntField } from '../../core/fields/int-field.js';
 import { clipGeometry } from '../../core/loader/clip-decoders.js';
