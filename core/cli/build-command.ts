@@ -140,6 +140,13 @@ async function build(
     if (!Number.isFinite(n)) throw new UsageError(`--${flag} expects a number, got "${v}"`);
     return n;
   };
+  // The same bounds as the contract's builds.advise, so the CLI never advises on an input the app would refuse.
+  const intIn = (flag: string, v: string | undefined, lo: number, hi: number): number | undefined => {
+    const n = num(flag, v);
+    if (n !== undefined && (!Number.isInteger(n) || n < lo || n > hi))
+      throw new UsageError(`--${flag} expects a whole number from ${lo} to ${hi}, got "${v}"`);
+    return n;
+  };
   const clipping: Record<string, unknown> = {};
   if (values['clip-length'] !== undefined) clipping.clipLength = num('clip-length', values['clip-length']);
   if (values.stride !== undefined) clipping.stride = num('stride', values.stride);
@@ -229,8 +236,8 @@ async function build(
     const { formatAdvice } = await import('./advice-format.js');
     const advice = await adviseBuild(parsed.value, {
       baseDir,
-      loaderSize: num('crop', values.crop) ?? null,
-      sample: num('sample', values.sample) ?? 24,
+      loaderSize: intIn('crop', values.crop, 8, 8192) ?? null,
+      sample: intIn('sample', values.sample, 1, 256) ?? 24,
       previewItems: 2,
     });
     if (values.json)

@@ -57,6 +57,18 @@ describe('beton build --advise', () => {
     expect(r.stderr).toContain('--crop and --sample go with --advise');
   });
 
+  it('--sample and --crop outside what the app accepts are usage errors naming the range', () => {
+    for (const [flag, v, range] of [
+      ['--sample', '0', '1 to 256'],
+      ['--sample', '2.5', '1 to 256'],
+      ['--crop', '4', '8 to 8192'],
+    ] as const) {
+      const r = cli('build', SAMPLE, '--advise', flag, v);
+      expect(r.status, `${flag} ${v}`).toBe(2);
+      expect(r.stderr).toContain(`${flag} expects a whole number from ${range}, got "${v}"`);
+    }
+  });
+
   it('a CLI build writes OUT.beton.manifest.json with the class names', () => {
     const out = join(dir, 'm.beton');
     const r = cli('build', SAMPLE, '-o', out, '--max-resolution', '32', '--workers', '1');
