@@ -142,6 +142,7 @@ export function execOutcomeOf(runId: number, run: ProfileRun, res: ExecResult): 
     seconds: res.seconds,
     stderrTail: res.stderrTail,
     failure: run.failure?.message ?? null,
+    verdict: run.verdict,
   };
 }
 
