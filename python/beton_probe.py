@@ -10,9 +10,10 @@ step, exactly:
 
     {"step": n, "images": N, "wait_ms": w, "step_ms": s}
 
-n: steps so far; N: images so far (cumulative); w: ms this step spent waiting for its batch
-(inside next() of the loader); s: ms of the whole step (from the previous batch's hand-over to
-this one's). The lines go to the file descriptor in BETON_PROBE_FD (a pipe beton reads, so they
+n: steps so far; N: images so far (both cumulative within one watch(): a new watch() per epoch
+starts again at 1, which beton reads as a counter reset); w: ms this step spent waiting for its
+batch (inside next() of the loader); s: ms of the whole step (from asking for its batch to
+asking for the next one: the wait plus the training step's work). The lines go to the file descriptor in BETON_PROBE_FD (a pipe beton reads, so they
 do not clutter your terminal), else to stderr. Without BETON_PROBE it is silent and adds
 nothing but a generator.
 
@@ -83,6 +84,12 @@ def watch(iterable, batch_size=None, cuda_sync=None):
     batch_size: images per item (default: the first dimension of the item's first tensor).
     cuda_sync: None (default) synchronizes CUDA when torch is imported and CUDA is available;
     False never does.
+
+    A step is one item: from asking the iterator for it (wait_ms ends when next() returns) to
+    asking for the next one (the training step's work on it). It is reported when the loop
+    comes back for the next item, or ends. Measured from request to request rather than from
+    hand-over to hand-over so that every step of an epoch is whole and the time between epochs
+    (evaluation, checkpoints) belongs to no step.
     """
     if not enabled():
         yield from iterable
@@ -93,29 +100,39 @@ def watch(iterable, batch_size=None, cuda_sync=None):
     it = iter(iterable)
     step = 0
     images = 0
-    handed = None  # when the previous batch was handed to the step
-    while True:
-        if sync is not None:
-            sync()
-        asked = clock()
-        try:
-            item = next(it)
-        except StopIteration:
-            return
-        got = clock()
-        step += 1
-        images += _count(item, batch_size)
-        # Step 1 has no previous hand-over: it is its wait (start-up), reported as such.
-        start = asked if handed is None else handed
+    pending = None  # (asked, got) of the item the loop is working on
+
+    def report(now):
+        asked, got = pending
         line = {
             "step": step,
             "images": images,
             "wait_ms": round((got - asked) * 1000, 3),
-            "step_ms": round((got - start) * 1000, 3),
+            "step_ms": round((now - asked) * 1000, 3),
         }
         try:
             out.write(json.dumps(line) + "\n")
         except (OSError, ValueError):
             pass  # beton went away: keep training, stop reporting
-        handed = got
-        yield item
+
+    try:
+        while True:
+            if sync is not None and pending is not None:
+                sync()  # the step's queued GPU work belongs to the step, not to the next wait
+            asked = clock()
+            if pending is not None:
+                report(asked)
+                pending = None
+            try:
+                item = next(it)
+            except StopIteration:
+                return
+            got = clock()
+            step += 1
+            images += _count(item, batch_size)
+            pending = (asked, got)
+            yield item
+    finally:
+        # The loop stopped early (break, an exception): its last step ends here.
+        if pending is not None:
+            report(clock())

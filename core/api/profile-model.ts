@@ -147,6 +147,9 @@ export interface ExecMeasures {
   stepsPerSec: number | null;
   /** Σ wait ÷ Σ step time over the measured steps, 0..1; null without step lines. */
   waitShare: number | null;
+  /** Mean wait and mean step (ms): waitShare is their ratio (waits are often 0 with a few long ones: the median can be 0). */
+  waitMeanMs?: number | null;
+  stepMeanMs?: number | null;
   waitP50Ms: number | null;
   waitP95Ms: number | null;
   stepP50Ms: number | null;

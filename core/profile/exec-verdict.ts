@@ -69,7 +69,12 @@ export function diagnoseExec(m: ExecMeasures, samples: readonly TelemetrySample[
   const kind = share > EXEC_THRESHOLDS.inputBound ? 'input-bound' : share < EXEC_THRESHOLDS.computeBound ? 'compute-bound' : 'balanced';
   const gpu = gpuUtil(samples);
   const cpu = cpuMean(samples);
-  const stepWords = `${f.ms(m.waitP50Ms)} median wait of a ${f.ms(m.stepP50Ms)} median step`;
+  // Means, not medians: the share is their ratio, and a loader that is usually ahead waits 0 ms
+  // at the median while a few long waits take a third of the time.
+  const stepWords =
+    m.waitMeanMs != null && m.stepMeanMs != null
+      ? `${f.ms(m.waitMeanMs)} mean wait of a ${f.ms(m.stepMeanMs)} mean step`
+      : `${f.ms(m.waitP50Ms)} median wait of a ${f.ms(m.stepP50Ms)} median step`;
   const summary =
     kind === 'input-bound'
       ? `Input-bound: the training step waited for data ${f.pct(share)} of its time (${stepWords}); a faster loader would speed training up.`

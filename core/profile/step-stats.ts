@@ -20,18 +20,23 @@ export class StepStats {
   private waits: number[] = [];
   private steps: number[] = [];
   private reported = 0;
-  private lastImages = 0;
+  /** The previous report's step and cumulative images, to tell a step's images and counter resets (a new watch() per epoch). */
+  private prev: { step: number; images: number } | null = null;
+  private measuredImages = 0;
   private windowWait = 0;
   private windowSteps = 0;
 
   record(r: StepReport): void {
     this.reported++;
-    this.lastImages = r.images;
+    const reset = this.prev === null || r.step <= this.prev.step || r.images < this.prev.images;
+    const images = reset ? r.images : r.images - this.prev!.images;
+    this.prev = { step: r.step, images: r.images };
     this.windowWait += r.waitMs;
     this.windowSteps++;
     if (this.reported <= WARMUP_STEPS) return;
     this.waits.push(r.waitMs);
     this.steps.push(r.stepMs);
+    this.measuredImages += images;
   }
 
   /** Mean wait per step reported since the last call; null when none was (telemetry's waitPerStep hook). */
@@ -55,6 +60,8 @@ export class StepStats {
         steps: this.reported,
         stepsPerSec: null,
         waitShare: null,
+        waitMeanMs: null,
+        stepMeanMs: null,
         waitP50Ms: null,
         waitP95Ms: null,
         stepP50Ms: null,
@@ -66,13 +73,14 @@ export class StepStats {
     const s = Float64Array.from(this.steps).sort();
     const seconds = sumStep / 1000;
     const stepsPerSec = seconds > 0 ? n / seconds : null;
-    // Images over the measured steps: the cumulative count less the warm-up's share, as an average batch.
-    const perStep = this.lastImages / this.reported;
     return {
-      imagesPerSec: stepsPerSec !== null && perStep > 0 ? stepsPerSec * perStep : imagesPerSec,
+      // Over the measured steps' own time: what the training loop runs at, start-up and gaps between epochs left out.
+      imagesPerSec: seconds > 0 && this.measuredImages > 0 ? this.measuredImages / seconds : imagesPerSec,
       steps: this.reported,
       stepsPerSec,
       waitShare: sumStep > 0 ? Math.min(1, sumWait / sumStep) : null,
+      waitMeanMs: sumWait / n,
+      stepMeanMs: sumStep / n,
       waitP50Ms: percentile(w, 0.5),
       waitP95Ms: percentile(w, 0.95),
       stepP50Ms: percentile(s, 0.5),

@@ -121,3 +121,32 @@ describe.skipIf(!python)('beton_probe under beton profile --exec', () => {
     ]);
   });
 });
+
+describe.skipIf(!python)('beton_probe step boundaries', () => {
+  it('one step per item, from asking for it to asking for the next; a loop left with break still reports its last step', () => {
+    const r = spawnSync(
+      'python3',
+      [
+        '-c',
+        'import time\nfrom beton_probe import watch\nfor epoch in range(2):\n    for x in watch([([0] * 4,)] * 3):\n        time.sleep(0.02)\nfor x in watch([([0] * 4,)] * 5):\n    time.sleep(0.02)\n    break\n',
+      ],
+      { encoding: 'utf8', env: { ...process.env, PYTHONPATH: PROBE_DIR, BETON_PROBE: '1', BETON_PROBE_FD: '' }, timeout: 20_000 },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    const lines = r.stderr
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { step: number; images: number; wait_ms: number; step_ms: number });
+    expect(lines.map((l) => [l.step, l.images])).toEqual([
+      [1, 4],
+      [2, 8],
+      [3, 12],
+      [1, 4],
+      [2, 8],
+      [3, 12],
+      [1, 4],
+    ]);
+    // Every step holds its 20 ms of work (the last of each epoch and the one left by break too).
+    for (const l of lines) expect(l.step_ms).toBeGreaterThanOrEqual(15);
+  });
+});
