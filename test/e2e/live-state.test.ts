@@ -53,7 +53,7 @@ describe.skipIf(!HAVE_CHROMIUM || !HAVE_PYTHON)('live state and exec runs (issue
     expect(r.status, r.stderr).toBe(0);
     execId = (JSON.parse(r.stdout) as { id: number }).id;
     let url: string;
-    ({ proc: server, url } = await startServer(tmp, env));
+    ({ proc: server, url } = await startServer(tmp, env, ['--allow-exec']));
     ({ browser, page } = await openPage(problems));
     await page.goto(url);
     await page.locator('[data-testid=connection][data-state=open]').waitFor();
@@ -89,6 +89,19 @@ describe.skipIf(!HAVE_CHROMIUM || !HAVE_PYTHON)('live state and exec runs (issue
     expect(problems).toEqual([]);
   });
 
+  it('a training command run from the Profile screen ends with its verdict (input-bound, from the probe)', async () => {
+    await page.getByTestId('nav-profile').click();
+    await page.getByTestId('mode-exec').click();
+    await page.getByTestId('profile-command').fill(`python3 ${join(tmp, 'train.py')}`);
+    await page.getByTestId('profile-start').click();
+    const verdict = page.getByTestId('exec-verdict');
+    await verdict.waitFor({ timeout: 60_000 });
+    expect(await verdict.getAttribute('data-kind')).toBe('input-bound');
+    // Finished: no stale "now N img/s", the best and the last windows instead.
+    expect(await page.getByTestId('profile-rate').textContent()).toMatch(/^best .* · last /);
+    expect(problems).toEqual([]);
+  });
+
   it('a server killed mid-sweep: the banner at once, the job unknown; after a restart the sweep is in Runs as interrupted', async () => {
     await page.getByTestId('nav-profile').click();
     await page.getByTestId('mode-grid').click();
@@ -114,7 +127,7 @@ describe.skipIf(!HAVE_CHROMIUM || !HAVE_PYTHON)('live state and exec runs (issue
 
     // A new server on the same folder and runs database (a new port and token: a new page).
     let url: string;
-    ({ proc: server, url } = await startServer(tmp, env));
+    ({ proc: server, url } = await startServer(tmp, env, ['--allow-exec']));
     await page.goto(url);
     await page.locator('[data-testid=connection][data-state=open]').waitFor();
     await page.getByTestId('nav-runs').click();
