@@ -25,7 +25,12 @@ or (?<ips>…); see docs/profiler.md. FILE with --exec: the .beton the command r
 with the run (beton runs compare tells runs of the same data by its content). --fast-decode:
 JPEG crops at a reduced DCT scale (faster, not FFCV's pixels; docs/loader.md).
 --batches-ahead: batches the loader decodes ahead of the consumer at every point (default 3;
-raise it when batches arrive unevenly).`;
+raise it when batches arrive unevenly).
+In the command, wrap the loader in the probe (for batch in beton_probe.watch(loader): …; on
+PYTHONPATH under --exec, silent elsewhere) and the verdict says whether each training step
+waits for data: input-bound, balanced or compute-bound.
+Ctrl-C, SIGTERM and SIGHUP stop the run keeping what was measured (marked interrupted) and
+exit 130, 143 and 129.`;
 
 function list(v: string | undefined, flag: string): string[] | undefined {
   if (v === undefined) return undefined;
