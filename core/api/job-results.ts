@@ -26,6 +26,8 @@ export interface ExecOutcome {
   stderrTail: string[];
   /** Why the run failed ("the command exited with code 127 (command not found)"), null when it did not. */
   failure: string | null;
+  /** The run's verdict (input-/compute-bound with the probe; absent from older servers). */
+  verdict?: Verdict | null;
 }
 
 /** Told apart on the wire by their keys: an exec outcome has `exitCode`. */

@@ -123,7 +123,39 @@ export interface PointResult {
   gpuUtilMean: number | null;
 }
 
-export type VerdictKind = 'input-bound' | 'decode-bound' | 'disk-bound' | 'gpu-bound' | 'balanced' | 'unknown';
+export type VerdictKind = 'input-bound' | 'decode-bound' | 'disk-bound' | 'gpu-bound' | 'compute-bound' | 'balanced' | 'unknown';
+
+/** A stretch of consecutive training steps (exec runs with the probe): mean wait and step time. */
+export interface StepPoint {
+  /** The last step of the stretch (1-based). */
+  step: number;
+  waitMs: number;
+  stepMs: number;
+}
+
+/**
+ * What an exec run's verdict was made from (docs/profiler.md, "The probe"): throughput, and
+ * with the probe's per-step lines the time the step waited for data. Null measures were not
+ * reported by the command (no step lines: no wait share).
+ */
+export interface ExecMeasures {
+  /** Images/s while the command was producing images (null: it reported none). */
+  imagesPerSec: number | null;
+  /** Steps the probe reported (0 without the probe). */
+  steps: number;
+  /** Steps/s over the measured steps (the first, start-up, left out); null without step lines. */
+  stepsPerSec: number | null;
+  /** Σ wait ÷ Σ step time over the measured steps, 0..1; null without step lines. */
+  waitShare: number | null;
+  /** Mean wait and mean step (ms): waitShare is their ratio (waits are often 0 with a few long ones: the median can be 0). */
+  waitMeanMs?: number | null;
+  stepMeanMs?: number | null;
+  waitP50Ms: number | null;
+  waitP95Ms: number | null;
+  stepP50Ms: number | null;
+  /** Wait and step time along the run, at most a few hundred stretches of steps (for the chart). */
+  series: StepPoint[];
+}
 
 export interface Verdict {
   kind: VerdictKind;
@@ -133,6 +165,8 @@ export interface Verdict {
   evidence: string[];
   /** Knobs to turn next, most promising first. */
   advice: string[];
+  /** Exec runs: the measures behind the verdict (absent for sweeps and older runs). */
+  exec?: ExecMeasures;
 }
 
 /** Why a run failed, as the app and `beton runs show` report it. */

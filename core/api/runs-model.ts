@@ -7,8 +7,12 @@
 import type { BuildReport } from './build-report.js';
 import type { PointConfig, ProfileRun, Verdict, VerdictKind } from './profile-model.js';
 
-/** A run's status in the database: 'running' until finishRun() (or for ever, if the profiler died). */
-export type RunStatus = ProfileRun['status'] | 'running';
+/**
+ * A run's status as read: 'running' until finishRun(); 'interrupted' when it stopped before its
+ * end and kept what it had measured — a signal stopped it, or its process went away (no
+ * heartbeat: core/runs/liveness.ts).
+ */
+export type RunStatus = ProfileRun['status'] | 'running' | 'interrupted';
 
 /** A run as stored: a ProfileRun with its id, whose status may still be 'running'. */
 export interface StoredRun extends Omit<ProfileRun, 'id' | 'status'> {
@@ -27,7 +31,7 @@ export interface RunSummary {
   datasetPath: string | null;
   hostname: string;
   points: number;
-  /** The best images/s over the run's points; null without points (exec runs). */
+  /** The best images/s over the run's points; an exec run's images/s (its verdict's measures); null when unknown. */
   bestImagesPerSec: number | null;
   verdictKind: VerdictKind | null;
   /** A failed run's reason (RunFailure.message); null otherwise. */

@@ -4,15 +4,26 @@
  * it had measured. Each front end adds only its own reporting (progress lines, job events).
  */
 import type { ExecOutcome, SweepOutcome } from '../api/job-results.js';
+import { InterruptedError } from '../format/errors.js';
 import { execOutcome, runExec, type ExecResult } from '../profile/exec-mode.js';
+import { diagnoseExec } from '../profile/exec-verdict.js';
 import { failedSweepRun } from '../profile/failed-run.js';
 import { machineInfo } from '../profile/machine.js';
 import { profile, tryDatasetInfo } from '../profile/sweep.js';
-import type { ExecPlan, MachineInfo, PointResult, ProfilePlan, ProfileRun, TelemetrySample } from '../profile/types.js';
+import type { ExecPlan, MachineInfo, PointResult, ProfilePlan, ProfileRun, RunFailure, TelemetrySample } from '../profile/types.js';
+import { RunWriter, type RunRecorder } from './run-writer.js';
 
-/** Where runs are recorded (a RunsDb, or one opened per save): returns the run's id. */
-export interface RunRecorder {
-  saveRun(run: ProfileRun): number;
+export type { RunRecorder } from './run-writer.js';
+
+/**
+ * A run stopped by a signal (the abort's reason is an InterruptedError: `beton profile` got
+ * SIGINT/SIGTERM/SIGHUP) keeps what it measured and is marked interrupted: status
+ * 'cancelled' with failure code INTERRUPTED (read back as 'interrupted', core/runs/liveness.ts).
+ */
+function interruption(signal: AbortSignal | undefined): RunFailure | null {
+  const why: unknown = signal?.aborted ? signal.reason : null;
+  if (!(why instanceof InterruptedError)) return null;
+  return { message: why.message, code: 'INTERRUPTED', signal: why.signal };
 }
 
 export interface SweepHooks {
@@ -37,38 +48,53 @@ export async function profileSweep(
   hooks: SweepHooks = {},
 ): Promise<{ run: ProfileRun; runId: number; outcome: SweepOutcome }> {
   const startedAt = new Date().toISOString();
-  // Kept as they come, so a sweep that fails is recorded with what it had measured.
+  // Kept as they come, so a sweep that fails is recorded with what it had measured; and
+  // recorded as they come, so a sweep whose process dies is in the runs as interrupted.
   const points: PointResult[] = [];
   const samples: TelemetrySample[] = [];
+  const writer = new RunWriter(runs);
   let run: ProfileRun;
   try {
     run = await profile(plan, {
       signal: hooks.signal,
       gpu: hooks.gpu,
       onNote: hooks.onNote,
+      onStart: (start) => writer.start(start),
       onSample: (s) => {
         samples.push(s);
+        writer.sample(s);
         hooks.onSample?.(s);
       },
       onPoint: (p, done, total) => {
         points.push(p);
+        writer.point(p);
         hooks.onPoint?.(p, done, total);
       },
     });
   } catch (e) {
-    if (!hooks.signal?.aborted) {
+    const stopped = interruption(hooks.signal);
+    if (!hooks.signal?.aborted || stopped) {
       const failed = await failedSweepRun(plan, startedAt, e, points, samples).catch(() => null);
       if (failed) {
         try {
-          hooks.onFailedRecorded?.(runs.saveRun(failed));
+          const id = writer.finish(stopped ? { ...failed, status: 'cancelled', failure: stopped } : failed);
+          if (!stopped) hooks.onFailedRecorded?.(id);
         } catch {
           // The database's own failure must not hide the sweep's.
         }
       }
+    } else if (writer.runId !== null) {
+      try {
+        writer.finish({ ...(await failedSweepRun(plan, startedAt, e, points, samples)), status: 'cancelled', failure: null });
+      } catch {
+        // as above
+      }
     }
     throw e;
   }
-  const runId = runs.saveRun(run);
+  const stopped = interruption(hooks.signal);
+  if (stopped) run = { ...run, status: 'cancelled', failure: stopped };
+  const runId = writer.finish(run);
   return { run, runId, outcome: { runId, verdict: run.verdict, points: run.points } };
 }
 
@@ -88,6 +114,7 @@ export function execRunRecord(
   finishedAt: string = new Date().toISOString(),
 ): ProfileRun {
   const { status, failure } = execOutcome(res);
+  const measured = res.samples.length > 0 || res.measures.steps > 0 || res.measures.imagesPerSec !== null;
   return {
     kind: 'exec',
     startedAt,
@@ -99,7 +126,9 @@ export function execRunRecord(
     dataset: plan.file ? tryDatasetInfo(plan.file) : null,
     points: [],
     samples: res.samples,
-    verdict: null,
+    // Every exec run that measured anything gets a verdict: from the probe's step lines when
+    // it printed them (input-/compute-bound), else from its throughput and the samples.
+    verdict: measured ? diagnoseExec(res.measures, res.samples, machine) : null,
   };
 }
 
@@ -113,6 +142,7 @@ export function execOutcomeOf(runId: number, run: ProfileRun, res: ExecResult): 
     seconds: res.seconds,
     stderrTail: res.stderrTail,
     failure: run.failure?.message ?? null,
+    verdict: run.verdict,
   };
 }
 
@@ -127,15 +157,47 @@ export async function profileExec(
 ): Promise<{ run: ProfileRun; runId: number; result: ExecResult; outcome: ExecOutcome }> {
   const machine = await machineInfo();
   const startedAt = new Date().toISOString();
-  const result = await runExec({
-    command: plan.command,
-    throughputRegex: plan.throughputRegex,
-    signal: hooks.signal,
-    gpu: hooks.gpu,
-    onSample: hooks.onSample,
-    onGpuUnavailable: hooks.onGpuUnavailable,
-  });
-  const run = execRunRecord(plan, machine, startedAt, result);
-  const runId = runs.saveRun(run);
+  const writer = new RunWriter(runs);
+  const execPlan = { command: plan.command, throughputRegex: plan.throughputRegex, file: plan.file };
+  writer.start({ kind: 'exec', startedAt, plan: execPlan, machine, dataset: plan.file ? tryDatasetInfo(plan.file) : null });
+  let result: ExecResult;
+  try {
+    result = await runExec({
+      command: plan.command,
+      throughputRegex: plan.throughputRegex,
+      signal: hooks.signal,
+      gpu: hooks.gpu,
+      onSample: (s) => {
+        writer.sample(s);
+        hooks.onSample?.(s);
+      },
+      onGpuUnavailable: hooks.onGpuUnavailable,
+    });
+  } catch (e) {
+    // The command could not start: nothing was measured; the started record says why.
+    if (writer.runId !== null)
+      try {
+        writer.finish({
+          kind: 'exec',
+          startedAt,
+          finishedAt: new Date().toISOString(),
+          status: 'failed',
+          failure: { message: e instanceof Error ? e.message : String(e) },
+          plan: execPlan,
+          machine,
+          dataset: null,
+          points: [],
+          samples: [],
+          verdict: null,
+        });
+      } catch {
+        // the command's error is the one to report
+      }
+    throw e;
+  }
+  let run = execRunRecord(plan, machine, startedAt, result);
+  const stopped = interruption(hooks.signal);
+  if (stopped) run = { ...run, status: 'cancelled', failure: stopped };
+  const runId = writer.finish(run);
   return { run, runId, result, outcome: execOutcomeOf(runId, run, result) };
 }

@@ -16,18 +16,27 @@ export async function openRunsDb(path?: string): Promise<RunsDb> {
   return Db.open(path, { check: true });
 }
 
-/** A recorder that opens the database for each save: a sweep of minutes keeps no connection open. */
+/**
+ * A recorder that opens the database for each write: a sweep of minutes keeps no connection
+ * open (another process may want the file), yet records the run as it goes (run-writer.ts).
+ */
 export async function savingTo(path?: string): Promise<RunRecorder> {
   const { RunsDb: Db } = await import('../runs/runs-db.js');
+  const withDb = <T>(fn: (db: RunsDb) => T): T => {
+    const db = Db.open(path);
+    try {
+      return fn(db);
+    } finally {
+      db.close();
+    }
+  };
   return {
-    saveRun(run: ProfileRun): number {
-      const db = Db.open(path);
-      try {
-        return db.saveRun(run);
-      } finally {
-        db.close();
-      }
-    },
+    saveRun: (run: ProfileRun) => withDb((db) => db.saveRun(run)),
+    startRun: (run) => withDb((db) => db.startRun(run)),
+    addPoint: (id, p) => withDb((db) => db.addPoint(id, p)),
+    addSamples: (id, samples) => withDb((db) => db.addSamples(id, samples)),
+    heartbeat: (id, at) => withDb((db) => db.heartbeat(id, at)),
+    finishRun: (id, status, verdict, finishedAt, failure) => withDb((db) => db.finishRun(id, status, verdict, finishedAt, failure)),
   };
 }
 

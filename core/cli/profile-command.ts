@@ -3,7 +3,9 @@ import { profileExec, profileSweep } from '../app/profile-run.js';
 import { openRunsDb, savingTo } from '../app/runs-queries.js';
 import { DECODER_SPEC } from '../profile/bench-loader.js';
 import { compileThroughputRegex } from '../profile/exec-protocol.js';
+import { constants } from 'node:os';
 import { isOrderName } from './order-name.js';
+import { abortOnSignals } from './signals.js';
 import type { ProfileRun } from '../profile/types.js';
 import { UsageError } from './usage-error.js';
 
@@ -23,7 +25,12 @@ or (?<ips>…); see docs/profiler.md. FILE with --exec: the .beton the command r
 with the run (beton runs compare tells runs of the same data by its content). --fast-decode:
 JPEG crops at a reduced DCT scale (faster, not FFCV's pixels; docs/loader.md).
 --batches-ahead: batches the loader decodes ahead of the consumer at every point (default 3;
-raise it when batches arrive unevenly).`;
+raise it when batches arrive unevenly).
+In the command, wrap the loader in the probe (for batch in beton_probe.watch(loader): …; on
+PYTHONPATH under --exec, silent elsewhere) and the verdict says whether each training step
+waits for data: input-bound, balanced or compute-bound.
+Ctrl-C, SIGTERM and SIGHUP stop the run keeping what was measured (marked interrupted) and
+exit 130, 143 and 129.`;
 
 function list(v: string | undefined, flag: string): string[] | undefined {
   if (v === undefined) return undefined;
@@ -77,9 +84,11 @@ export async function profileCommand(argv: string[]): Promise<number> {
   // not a database, unwritable) must fail now, not after a sweep of minutes.
   (await openRunsDb(values.db)).close();
 
-  const ac = new AbortController();
-  const onSigint = (): void => ac.abort();
-  process.once('SIGINT', onSigint);
+  // SIGINT/SIGTERM/SIGHUP stop the sweep or the command (its whole process group) through the
+  // normal path: what was measured is recorded, the run marked interrupted, and the exit code
+  // is 128 + the signal's number (130, 143, 129), as build and merge do.
+  const signals = abortOnSignals({ what: 'beton profile', outcome: 'the points measured so far are kept, the run marked interrupted' });
+  const ac = { signal: signals.signal };
   const log = (s: string): void => {
     if (!values.json) process.stderr.write(s);
   };
@@ -150,8 +159,15 @@ export async function profileCommand(argv: string[]): Promise<number> {
         `run ${id} saved as FAILED: ${run.failure.message}\n${tail.length ? `last lines of stderr:\n${tail.map((l) => `  ${l}`).join('\n')}\n` : ''}`,
       );
     } else process.stdout.write(`run ${id} saved (${run.status})\n`);
+    if (run.failure?.code === 'INTERRUPTED') {
+      const sig = (run.failure.signal ?? 'SIGINT') as NodeJS.Signals;
+      process.stderr.write(
+        `beton profile: stopped by ${sig}; run ${id} is recorded as interrupted with ${run.points.length} point${run.points.length === 1 ? '' : 's'} (beton runs show ${id})\n`,
+      );
+      return 128 + (constants.signals[sig] ?? 0);
+    }
     return run.status === 'failed' ? 1 : 0;
   } finally {
-    process.off('SIGINT', onSigint);
+    signals.dispose();
   }
 }

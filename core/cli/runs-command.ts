@@ -192,7 +192,7 @@ function formatList(runs: RunSummary[]): string {
       when(r.startedAt),
       r.kind,
       r.status,
-      String(r.points),
+      r.kind === 'exec' ? '-' : String(r.points), // a command run has no grid points: its img/s is its own
       rate(r.bestImagesPerSec),
       r.verdictKind ?? '-',
       r.hostname,
@@ -295,7 +295,7 @@ function formatRun(run: StoredRun): string {
       '  (* best)',
     );
   } else {
-    lines.push('  points    none');
+    lines.push(`  points    none${run.kind === 'exec' ? ' (a training command: see its verdict)' : ''}`);
   }
   const last = run.samples[run.samples.length - 1];
   lines.push(`  samples   ${run.samples.length}${last ? ` over ${(last.t / 1000).toFixed(1)} s` : ''}`);

@@ -250,9 +250,17 @@ export function loaderToPython(config: LoaderConfig, opts: LoaderExportOptions =
     '    },',
     ')',
     '',
+    // The probe times each step's wait for data under `beton profile --exec` (an input-bound /
+    // compute-bound verdict); anywhere else the import fails or the probe is silent.
+    'try:',
+    '    from beton_probe import watch  # on PYTHONPATH under `beton profile --exec`; silent elsewhere',
+    'except ImportError:',
+    '    def watch(iterable, batch_size=None, cuda_sync=None):',
+    '        return iterable',
+    '',
     'if __name__ == "__main__":',
     '    for epoch in range(1):',
-    '        for batch in loader:',
+    `        for batch in watch(loader, batch_size=${config.batchSize}):`,
     '            pass  # your training step',
     '',
   ];

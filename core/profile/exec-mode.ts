@@ -1,8 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { ExecError, ThroughputMeter, compileThroughputRegex, parseJsonLine, parseRegexLine } from './exec-protocol.js';
+import { ExecError, ThroughputMeter, compileThroughputRegex, jsonObjectOf, parseRegexLine, stepOf, throughputOf } from './exec-protocol.js';
 import { LineSplitter } from './line-splitter.js';
+import { PROBE_FD, probeEnv } from './probe-path.js';
+import { StepStats } from './step-stats.js';
 import { startTelemetry, type Telemetry } from './telemetry.js';
-import type { RunFailure, TelemetrySample } from './types.js';
+import type { ExecMeasures, RunFailure, TelemetrySample } from './types.js';
 
 export { ExecError } from './exec-protocol.js';
 
@@ -26,6 +28,11 @@ export interface ExecOptions {
   stdout?: NodeJS.WritableStream | null;
   stderr?: NodeJS.WritableStream | null;
   killGraceMs?: number;
+  /**
+   * Offer the probe (python/beton_probe.py) to the command: its folder on PYTHONPATH,
+   * BETON_PROBE=1, and a pipe on fd 3 for its step lines (default true).
+   */
+  probe?: boolean;
 }
 
 export interface ExecResult {
@@ -44,6 +51,8 @@ export interface ExecResult {
    * STDERR_LINE_MAX characters): what a failed command said, for the run and the app.
    */
   stderrTail: string[];
+  /** Throughput and, with the probe's step lines, the wait per step: what the exec verdict is made from. */
+  measures: ExecMeasures;
 }
 
 export const STDERR_TAIL_LINES = 20;
@@ -95,18 +104,32 @@ function killGroup(child: ChildProcess, sig: NodeJS.Signals): void {
  */
 export async function runExec(o: ExecOptions): Promise<ExecResult> {
   const regex = o.throughputRegex == null || o.throughputRegex === '' ? null : compileThroughputRegex(o.throughputRegex);
-  if (o.signal?.aborted)
-    return { exitCode: null, signal: null, cancelled: true, samples: [], imagesTotal: 0, seconds: 0, gpuUnavailable: null, stderrTail: [] };
-
   const meter = new ThroughputMeter();
+  const steps = new StepStats();
+  if (o.signal?.aborted)
+    return {
+      exitCode: null,
+      signal: null,
+      cancelled: true,
+      samples: [],
+      imagesTotal: 0,
+      seconds: 0,
+      gpuUnavailable: null,
+      stderrTail: [],
+      measures: steps.measures(null),
+    };
+
   const t0 = performance.now();
   const since = (): number => performance.now() - t0;
   // Python block-buffers a piped stdout: its reports would arrive in bursts of kilobytes.
-  const env = { PYTHONUNBUFFERED: '1', ...(o.env ?? process.env) };
+  const base = { PYTHONUNBUFFERED: '1', ...(o.env ?? process.env) };
+  const probe = (o.probe ?? true) && !isWindows;
+  const env = probe ? probeEnv(base) : base;
   const child = spawn(o.command, {
     shell: true,
     detached: !isWindows,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // fd 3: the probe's step lines, read here and not passed through (one line per step).
+    stdio: probe ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
     cwd: o.cwd,
     env,
     windowsHide: true,
@@ -128,12 +151,23 @@ export async function runExec(o: ExecOptions): Promise<ExecResult> {
       setTimeout(() => {
         child.stdout?.destroy();
         child.stderr?.destroy();
+        (child.stdio[PROBE_FD] as NodeJS.ReadableStream & { destroy?: () => void })?.destroy?.();
         resolve(exited!);
       }, 2000).unref();
     });
     child.once('close', (code, sig) => resolve(exited ?? { code, sig, at: since() }));
   });
 
+  // A JSON line: a step report (the probe's) feeds the step statistics; its cumulative images,
+  // like any count, the throughput — unless a regex was given for that.
+  const onReport = (line: string, counts: boolean): void => {
+    const r = jsonObjectOf(line);
+    if (!r) return;
+    const step = stepOf(r);
+    if (step) steps.record(step);
+    const e = counts ? throughputOf(r) : null;
+    if (e) meter.record(e, since());
+  };
   // The last lines of stderr: a command that fails says why there (127: "sh: 1: x: not found").
   const stderrTail: string[] = [];
   const pipe = (from: NodeJS.ReadableStream | null, to: NodeJS.WritableStream | null, stream: 'stdout' | 'stderr'): void => {
@@ -144,8 +178,11 @@ export async function runExec(o: ExecOptions): Promise<ExecResult> {
         stderrTail.push(line.length > STDERR_LINE_MAX ? `${line.slice(0, STDERR_LINE_MAX)}…` : line);
         if (stderrTail.length > STDERR_TAIL_LINES) stderrTail.shift();
       }
-      const e = regex ? parseRegexLine(line, regex) : parseJsonLine(line);
-      if (e) meter.record(e, since());
+      onReport(line, !regex);
+      if (regex) {
+        const e = parseRegexLine(line, regex);
+        if (e) meter.record(e, since());
+      }
     });
     from.setEncoding('utf8');
     from.on('data', (chunk: string) => {
@@ -156,6 +193,14 @@ export async function runExec(o: ExecOptions): Promise<ExecResult> {
   };
   pipe(child.stdout, o.stdout === undefined ? process.stdout : o.stdout, 'stdout');
   pipe(child.stderr, o.stderr === undefined ? process.stderr : o.stderr, 'stderr');
+  const probeStream = probe ? (child.stdio[PROBE_FD] as NodeJS.ReadableStream | null | undefined) : null;
+  if (probeStream) {
+    const splitter = new LineSplitter((line) => onReport(line, !regex));
+    probeStream.setEncoding('utf8');
+    probeStream.on('data', (chunk: string) => splitter.push(chunk));
+    probeStream.on('end', () => splitter.end());
+    probeStream.on('error', () => undefined);
+  }
 
   try {
     await spawned;
@@ -184,6 +229,7 @@ export async function runExec(o: ExecOptions): Promise<ExecResult> {
       onSample: o.onSample,
       onGpuUnavailable: o.onGpuUnavailable,
       throughput: () => meter.window(since()),
+      waitPerStep: () => steps.windowWaitPerStep(),
     });
     const end = await closed;
     return {
@@ -195,6 +241,7 @@ export async function runExec(o: ExecOptions): Promise<ExecResult> {
       seconds: end.at / 1000,
       gpuUnavailable: telemetry.gpuUnavailable,
       stderrTail: [...stderrTail],
+      measures: steps.measures(meter.steadyImagesPerSec),
     };
   } finally {
     o.signal?.removeEventListener('abort', onAbort);

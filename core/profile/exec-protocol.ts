@@ -24,6 +24,12 @@ const count = (v: unknown): number | null => (typeof v === 'number' && Number.is
  * else `{"images_per_sec": x}`. Anything else — other JSON, log text — is not a report.
  */
 export function parseJsonLine(line: string): ThroughputEvent | null {
+  const r = jsonObjectOf(line);
+  return r ? throughputOf(r) : null;
+}
+
+/** The line as one JSON object, or null (any other line). */
+export function jsonObjectOf(line: string): Record<string, unknown> | null {
   const s = line.trim();
   if (!s.startsWith('{') || !s.endsWith('}')) return null; // cheap reject before JSON.parse
   let o: unknown;
@@ -33,7 +39,33 @@ export function parseJsonLine(line: string): ThroughputEvent | null {
     return null;
   }
   if (o == null || typeof o !== 'object' || Array.isArray(o)) return null;
-  const r = o as Record<string, unknown>;
+  return o as Record<string, unknown>;
+}
+
+/**
+ * One training step's timing (the probe's line, docs/profiler.md "The probe"):
+ * `{"step": n, "images": N, "wait_ms": w, "step_ms": s}`, all four numbers ≥ 0, N cumulative.
+ */
+export interface StepReport {
+  step: number;
+  images: number;
+  waitMs: number;
+  stepMs: number;
+}
+
+/** A step report when the object has exactly the four step keys as numbers ≥ 0 (others may be present); else null. */
+export function stepOf(r: Record<string, unknown>): StepReport | null {
+  const step = count(r.step);
+  const images = count(r.images);
+  const waitMs = count(r.wait_ms);
+  const stepMs = count(r.step_ms);
+  if (step == null || images == null || waitMs == null || stepMs == null) return null;
+  // A wait longer than its step is a clock glitch or a hand-written line: the step is at least its wait.
+  return { step, images, waitMs, stepMs: Math.max(stepMs, waitMs) };
+}
+
+/** The throughput an object reports (see parseJsonLine), or null. */
+export function throughputOf(r: Record<string, unknown>): ThroughputEvent | null {
   const images = count(r.images);
   if (images != null) return { kind: 'images', images };
   const step = count(r.step);
@@ -100,6 +132,10 @@ export class ThroughputMeter {
   private lastGapMs: number | null = null;
   private windowEnd = 0;
   private value: number | null = null;
+  /** The first count report (the window keeps only recent ones): the start of the steady rate. */
+  private reportsTotalFirst: { t: number; total: number } | null = null;
+  private ipsSum = 0;
+  private ipsCount = 0;
 
   record(e: ThroughputEvent, tMs: number): void {
     if (this.lastEventT != null) this.lastGapMs = tMs - this.lastEventT;
@@ -108,12 +144,15 @@ export class ThroughputMeter {
       if (this.lastRaw != null && e.images < this.lastRaw) this.offset += this.lastRaw;
       this.lastRaw = e.images;
       this.reports.push({ t: tMs, total: this.offset + e.images });
+      this.reportsTotalFirst ??= this.reports[0]!;
       if (this.reports.length > 64) this.reports.splice(0, this.reports.length - 64);
     } else {
       // Integrate rates for a total when the command reports no counts.
       if (this.lastIps) this.ipsImages += ((this.lastIps.ips + e.ips) / 2) * ((tMs - this.lastIps.t) / 1000);
       this.lastIps = { t: tMs, ips: e.ips };
       this.ipsInWindow.push(e.ips);
+      this.ipsSum += e.ips;
+      this.ipsCount++;
     }
   }
 
@@ -135,6 +174,17 @@ export class ThroughputMeter {
     }
     this.ipsInWindow = [];
     return this.value;
+  }
+
+  /**
+   * Images/s from the first count report to the last (start-up before the first report left
+   * out), else the mean of the reported rates; null when neither is known.
+   */
+  get steadyImagesPerSec(): number | null {
+    const first = this.reportsTotalFirst;
+    const last = this.reports[this.reports.length - 1];
+    if (first && last && last.t > first.t) return ((last.total - first.total) / (last.t - first.t)) * 1000;
+    return this.ipsCount > 0 ? this.ipsSum / this.ipsCount : null;
   }
 
   /** Images counted so far (from counts when any were reported, else integrated from rates). */

@@ -23,6 +23,8 @@ export interface SweepOptions {
   gpu?: boolean;
   /** A default changed to fit the file (a batch larger than the dataset), for people. */
   onNote?: (message: string) => void;
+  /** Once the plan, machine and dataset are known, before the first point: the run can be recorded as started. */
+  onStart?: (run: Pick<ProfileRun, 'kind' | 'startedAt' | 'plan' | 'machine' | 'dataset'>) => void;
 }
 
 /** Default worker grid: 1, 2, 4, … up to the core count, and the core count. */
@@ -103,6 +105,7 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
     ? planInput.batchSizes.map((b) => fitBatchSize(file, dataset.numSamples, b, '--batch-sizes'))
     : [fitBatchSize(file, dataset.numSamples, undefined, '--batch-sizes', opts.onNote)];
   const plan = completePlan({ ...planInput, batchSizes });
+  opts.onStart?.({ kind: 'sweep', startedAt, plan, machine, dataset });
   const r = Reader.openSync(plan.file);
   const imageField = r.fields.find((f) => f.field.type === 'rgb_image')?.name;
   r.close();

@@ -82,6 +82,7 @@ function adviceFor(
   batchesAhead: number,
 ): Array<string | null> {
   switch (kind) {
+    case 'compute-bound': // exec runs with the probe only (exec-verdict.ts); no sweep rule gives it
     case 'gpu-bound':
       return [
         best ? fewerWorkers(all, best) : null,

@@ -17,6 +17,7 @@ import type {
 import type { BuildRecord, Change, CompareRow, RunComparison, RunStatus, RunSummary, StoredRun } from '../api/runs-model.js';
 import { BetonError } from '../format/errors.js';
 import { RunsDbError } from './errors.js';
+import { liveStatus } from './liveness.js';
 import { defaultDbPath } from './location.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { sqliteBindingError, sqliteNativeBinding } from './sqlite-binding.js';
@@ -53,6 +54,7 @@ export const SAME_BAND = 0.05;
  */
 export function changeOf(a: number, b: number): Change {
   if (!(a > 0)) return { direction: null, factor: null, text: 'A measured nothing: no ratio' };
+  if (!(b > 0)) return { direction: null, factor: null, text: 'B measured nothing: no ratio' };
   const r = b / a;
   const direction = r > 1 + SAME_BAND ? 'faster' : r < 1 / (1 + SAME_BAND) ? 'slower' : 'same';
   const factor = r >= 1 ? r : b > 0 ? 1 / r : Number.POSITIVE_INFINITY;
@@ -134,6 +136,7 @@ interface SummaryRow {
   n_points: number;
   best: number | null;
   failure: string | null;
+  failure_code: string | null;
 }
 
 interface SampleRow {
@@ -165,9 +168,11 @@ FROM profile_runs r JOIN machines m ON m.id = r.machine_id LEFT JOIN datasets d 
 
 const SUMMARY_SELECT = `
 SELECT r.id, r.kind, r.started_at, r.finished_at, r.status, r.verdict_kind, json_extract(r.failure, '$.message') AS failure,
+       json_extract(r.failure, '$.code') AS failure_code,
        COALESCE(d.path, json_extract(r.plan, '$.file')) AS dataset_path, m.hostname,
        (SELECT COUNT(*) FROM points p WHERE p.run_id = r.id) AS n_points,
-       (SELECT MAX(p.images_per_sec) FROM points p WHERE p.run_id = r.id) AS best
+       COALESCE((SELECT MAX(p.images_per_sec) FROM points p WHERE p.run_id = r.id),
+                json_extract(r.verdict, '$.exec.imagesPerSec')) AS best
 FROM profile_runs r JOIN machines m ON m.id = r.machine_id LEFT JOIN datasets d ON d.id = r.dataset_id`;
 
 function parseJson<T>(text: string, what: string): T {
@@ -515,6 +520,15 @@ export class RunsDb {
       );
   }
 
+  /**
+   * Stamps a running run's heartbeat (liveness.ts): a 'running' run without one for
+   * STALE_RUN_MS reads as interrupted. No-op once the run is finished.
+   */
+  heartbeat(runId: number, at: string = new Date().toISOString()): void {
+    checkId(runId, 'run id');
+    this.db.prepare("UPDATE profile_runs SET finished_at = ? WHERE id = ? AND status = 'running'").run(at, runId);
+  }
+
   /** Marks a run finished with its final status and verdict (and, failed, why). */
   finishRun(
     runId: number,
@@ -609,13 +623,13 @@ export class RunsDb {
           ...(s.proc_cpu !== null ? { processCpu: s.proc_cpu } : {}),
           ...(s.wait_ms !== null ? { waitMsPerStep: s.wait_ms } : {}),
         }));
+      const failure = r.failure !== null ? parseJson<RunFailure>(r.failure, `failure of run ${id}`) : null;
       return {
         id: r.id,
         kind: r.kind,
         startedAt: r.started_at,
-        finishedAt: r.finished_at,
-        status: r.status,
-        ...(r.failure !== null ? { failure: parseJson<RunFailure>(r.failure, `failure of run ${id}`) } : {}),
+        ...liveStatus(r.status, failure?.code, r.finished_at, r.started_at),
+        ...(failure !== null ? { failure } : {}),
         plan: parseJson<ProfileRun['plan']>(r.plan, `plan of run ${id}`),
         machine,
         dataset,
@@ -722,8 +736,7 @@ function toSummary(r: SummaryRow): RunSummary {
     id: r.id,
     kind: r.kind,
     startedAt: r.started_at,
-    finishedAt: r.finished_at,
-    status: r.status,
+    ...liveStatus(r.status, r.failure_code, r.finished_at, r.started_at),
     datasetPath: r.dataset_path,
     hostname: r.hostname,
     points: r.n_points,

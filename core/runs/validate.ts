@@ -33,6 +33,7 @@ const VERDICTS = [
   'decode-bound',
   'disk-bound',
   'gpu-bound',
+  'compute-bound',
   'balanced',
   'unknown',
 ] as const satisfies readonly VerdictKind[];

@@ -1,6 +1,7 @@
 import { Component, useEffect, useState, type ErrorInfo, type ReactNode } from 'react';
 import { getTransport, subscribe, type ConnectionState } from './lib/api.js';
 import { formatBytes } from './lib/format.js';
+import { ServerBanner } from './components/ServerBanner.js';
 import { BuildScreen } from './screens/BuildScreen.js';
 import { DatasetScreen } from './screens/DatasetScreen.js';
 import { ExportScreen } from './screens/ExportScreen.js';
@@ -30,12 +31,26 @@ export function App() {
   const unauthorized = useUiStore((u) => u.unauthorized);
   const loadEnv = useEnvStore((e) => e.load);
   const [conn, setConn] = useState<ConnectionState>('connecting');
+  // When the event stream dropped after having been open: the server went away (banner).
+  const [lostAt, setLostAt] = useState<number | null>(null);
 
   useEffect(() => {
     void loadEnv();
     const off = wireEvents(subscribe);
     const t = getTransport();
-    const offConn = t.onConnection ? t.onConnection(setConn) : (setConn('open'), () => undefined);
+    let wasOpen = false;
+    const onConn = (s: ConnectionState): void => {
+      setConn(s);
+      if (s === 'open') {
+        wasOpen = true;
+        setLostAt(null);
+      } else if (wasOpen) {
+        wasOpen = false;
+        setLostAt(Date.now());
+        useProfilesStore.getState().onConnectionLost();
+      }
+    };
+    const offConn = t.onConnection ? t.onConnection(onConn) : (onConn('open'), () => undefined);
     return () => {
       off();
       offConn();
@@ -98,6 +113,7 @@ export function App() {
       </a>
       <Sidebar screen={screen} conn={conn} />
       <main id="main" className="main" tabIndex={-1}>
+        <ServerBanner conn={conn} lostAt={lostAt} />
         <ErrorBoundary key={screen}>
           <View />
         </ErrorBoundary>

@@ -44,10 +44,15 @@ async function serviceExec(service: BetonService): Promise<FinishedEvent> {
   }
 }
 
-/** What differs between two runs of the same command by nature: ids, clocks and telemetry timing. */
-function recordOf(run: StoredRun): Omit<StoredRun, 'id' | 'startedAt' | 'finishedAt' | 'samples'> {
-  const { id: _id, startedAt: _s, finishedAt: _f, samples: _samples, ...rest } = run;
-  return rest;
+/**
+ * What differs between two runs of the same command by nature: ids, clocks and telemetry
+ * timing — and so the verdict's numbers (its kind and its measures' presence must agree).
+ */
+function recordOf(run: StoredRun) {
+  const { id: _id, startedAt: _s, finishedAt: _f, samples: _samples, verdict, ...rest } = run;
+  const timed = (x: unknown): unknown => (typeof x === 'number' ? 'number' : x);
+  const exec = verdict?.exec ? Object.fromEntries(Object.entries(verdict.exec).map(([k, v]) => [k, timed(v)])) : null;
+  return { ...rest, verdict: verdict ? { kind: verdict.kind, summary: verdict.summary, exec } : null };
 }
 
 describe('core/app: the CLI and the service share one layer', () => {

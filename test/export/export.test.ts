@@ -148,6 +148,24 @@ describe('Python FFCV export', () => {
     expect(code.match(/class NDArrayAsSignedDecoder/g)).toHaveLength(1);
   });
 
+  it('the exported loop goes through beton_probe.watch, guarded so the code runs without the probe (issue 18.2)', () => {
+    const r = parseLoaderConfig({ file: 'x.beton', batchSize: 32, pipelines: { label: [{ decoder: 'int' }] } });
+    if (!r.ok) throw new Error(r.errors.join());
+    const code = loaderToPython(r.value);
+    expect(pythonParses(code)).toBe('ok');
+    expect(code).toContain('        for batch in watch(loader, batch_size=32):');
+    // The guard alone, with a stand-in loader: without the probe on PYTHONPATH it yields the items unchanged.
+    const guard = code.slice(code.indexOf('try:\n    from beton_probe'), code.indexOf('if __name__'));
+    const py = spawnSync('python3', ['-c', `${guard}\nprint(list(watch([1, 2], batch_size=32)))`], {
+      encoding: 'utf8',
+      env: { ...process.env, PYTHONPATH: '' },
+      timeout: 20_000,
+    });
+    if (py.error) return; // no python3 here: pythonParses above already skipped alike
+    expect(py.stderr).toBe('');
+    expect(py.stdout).toBe('[1, 2]\n');
+  });
+
   it('invalid loader configs name the bad key', () => {
     const r = parseLoaderConfig({ file: 'x', batchSize: 0, pipelines: { image: [{ op: 'frobnicate' }] } });
     expect(r.ok).toBe(false);

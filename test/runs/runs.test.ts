@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PointResult, ProfileRun, TelemetrySample } from '../../core/profile/types.js';
 import { defaultDbPath } from '../../core/runs/location.js';
 import { MIGRATIONS } from '../../core/runs/migrations/index.js';
+import { STALE_RUN_MS } from '../../core/runs/liveness.js';
 import { plotCompare, plotRun } from '../../core/runs/plot.js';
 import { RunsDb, SCHEMA_VERSION } from '../../core/runs/runs-db.js';
 import { RunsDbError } from '../../core/runs/errors.js';
@@ -212,12 +213,76 @@ describe('RunsDb: storing and reading runs', () => {
     const db = RunsDb.open(freshPath());
     const run = makeRun();
     const id = db.startRun(run);
+    // Started in the past with no heartbeat: nothing records it any more.
+    expect(db.getRun(id)).toMatchObject({ status: 'interrupted', finishedAt: null, verdict: null, points: [], samples: [] });
+    db.heartbeat(id); // a live recorder stamps it: running, and no finish time shown
     expect(db.getRun(id)).toMatchObject({ status: 'running', finishedAt: null, verdict: null, points: [], samples: [] });
+    expect(db.getSummary(id)).toMatchObject({ status: 'running', finishedAt: null });
     for (const p of run.points) db.addPoint(id, p);
     expect(db.addSamples(id, run.samples.slice(0, 25))).toBe(25);
     expect(db.addSamples(id, run.samples.slice(25))).toBe(15);
     db.finishRun(id, 'ok', run.verdict, run.finishedAt!);
     expect(db.getRun(id)).toEqual({ ...run, id });
+    db.close();
+  });
+
+  it('a running run whose heartbeat stopped reads as interrupted, with its points; a signal-stopped run too', () => {
+    const db = RunsDb.open(freshPath());
+    const run = makeRun();
+    const id = db.startRun({ ...run, startedAt: new Date().toISOString() });
+    db.addPoint(id, run.points[0]!);
+    db.heartbeat(id, new Date(Date.now() - STALE_RUN_MS - 1000).toISOString());
+    expect(db.getSummary(id)).toMatchObject({ status: 'interrupted', points: 1 });
+    expect(db.listRuns()[0]).toMatchObject({ id, status: 'interrupted' });
+    db.heartbeat(id);
+    expect(db.getSummary(id)?.status).toBe('running');
+    db.finishRun(id, 'cancelled', null, undefined, { message: 'stopped by SIGTERM', code: 'INTERRUPTED', signal: 'SIGTERM' });
+    expect(db.getRun(id)).toMatchObject({
+      status: 'interrupted',
+      failure: { code: 'INTERRUPTED', signal: 'SIGTERM' },
+      points: [run.points[0]],
+    });
+    // A finished run is not touched by a late heartbeat.
+    db.heartbeat(id, '2000-01-01T00:00:00Z');
+    expect(db.getSummary(id)?.status).toBe('interrupted');
+    db.close();
+  });
+
+  it("an exec run lists its img/s and compares with a sweep's best (no ∞×)", () => {
+    const db = RunsDb.open(freshPath());
+    const sweep = makeRun();
+    const a = db.saveRun(sweep);
+    const best = Math.max(...sweep.points.map((p) => p.imagesPerSec));
+    const measures = {
+      imagesPerSec: best / 2,
+      steps: 40,
+      stepsPerSec: 10,
+      waitShare: 0.7,
+      waitP50Ms: 30,
+      waitP95Ms: 31,
+      stepP50Ms: 40,
+      series: [],
+    };
+    const b = db.saveRun({
+      ...sweep,
+      kind: 'exec',
+      plan: { command: 'python3 train.py', throughputRegex: null, file: null },
+      points: [],
+      verdict: { kind: 'input-bound', summary: 's', evidence: [], advice: [], exec: measures },
+    });
+    expect(db.getSummary(b)).toMatchObject({ points: 0, bestImagesPerSec: best / 2, verdictKind: 'input-bound' });
+    const c = db.compare(a, b);
+    expect(c.best).toMatchObject({ direction: 'slower', factor: 2, text: 'B is 2.00× slower than A' });
+    expect(db.getRun(b)?.verdict?.exec).toEqual(measures);
+    // An exec run that measured nothing is not "∞× slower": it measured nothing.
+    const d = db.saveRun({
+      ...sweep,
+      kind: 'exec',
+      plan: { command: 'true', throughputRegex: null, file: null },
+      points: [],
+      verdict: null,
+    });
+    expect(db.compare(a, d).best.text).toBe('B measured nothing: no ratio');
     db.close();
   });
 

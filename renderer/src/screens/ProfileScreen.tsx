@@ -5,9 +5,10 @@ import { ProfileCharts } from '../components/ProfileCharts.js';
 import { bestPoint, PointsTable } from '../components/PointsTable.js';
 import { Check, ProgressBar, SelectField, TextField } from '../components/Form.js';
 import { EmptyState, ErrorBanner } from '../components/States.js';
-import { formatNumber, formatRate, percent } from '../lib/format.js';
+import { formatNumber, percent } from '../lib/format.js';
 import { validateProfileForm, type DecoderKind } from '../lib/profile-form.js';
 import { livePointRates, workersChart } from '../lib/series.js';
+import { rateText } from '../lib/run-rates.js';
 import type { OrderName, PointResult, Verdict } from '../lib/types.js';
 import { useEnvStore } from '../stores/env.js';
 import { useExportStore } from '../stores/export.js';
@@ -297,13 +298,21 @@ function Live({ job }: { job: ProfileJob }) {
   const live = useMemo(() => livePointRates(job.samples), [job.samples]);
   const byWorkers = useMemo(() => workersChart(finalPoints, job.grid, live), [finalPoints, job.grid, live]);
   const pct = job.progress ? percent(job.progress.done, job.progress.total) : null;
-  const latest = job.samples[job.samples.length - 1];
+  const rate = rateText(job.status, job.mode, job.samples, finalPoints);
   return (
     <>
       <section className="card" data-testid="profile-status" data-status={job.status}>
         <div className="progress-head">
           <span className={`status status-${job.status}`}>
-            {job.status === 'running' ? 'Measuring' : job.status === 'ok' ? 'Done' : job.status === 'cancelled' ? 'Cancelled' : 'Failed'}
+            {job.status === 'running'
+              ? 'Measuring'
+              : job.status === 'ok'
+                ? 'Done'
+                : job.status === 'cancelled'
+                  ? 'Cancelled'
+                  : job.status === 'unknown'
+                    ? 'State unknown'
+                    : 'Failed'}
           </span>
           <span className="muted" data-testid="profile-progress-text">
             {job.mode === 'grid'
@@ -312,13 +321,24 @@ function Live({ job }: { job: ProfileJob }) {
                 ? (job.progress?.message ?? 'running your command')
                 : (job.progress?.message ?? '')}
           </span>
-          {latest ? <span className="muted">now {formatRate(latest.imagesPerSec, 'img')}</span> : null}
+          {rate ? (
+            <span className="muted" data-testid="profile-rate">
+              {rate}
+            </span>
+          ) : null}
         </div>
         <ProgressBar
           value={job.mode === 'exec' && job.status === 'running' ? null : (pct ?? 0)}
           label="Profile progress"
           testId="profile-progress"
         />
+        {job.status === 'unknown' ? (
+          <ErrorBanner
+            error={{ code: 'SERVER_GONE', message: job.message ?? 'The connection to the server was lost while this job ran.' }}
+            title="State unknown"
+            testId="profile-unknown"
+          />
+        ) : null}
         {job.status === 'failed' || job.status === 'cancelled' ? (
           <ErrorBanner
             error={{ code: job.code ?? job.status.toUpperCase(), message: job.message ?? job.status }}
@@ -342,6 +362,12 @@ function Live({ job }: { job: ProfileJob }) {
             · {formatNumber(outcome.imagesTotal)} images in {outcome.seconds?.toFixed(1) ?? '—'} s · saved as run {outcome.runId}
             {outcome.failure ? ' (failed)' : ''}
           </p>
+          {outcome.verdict ? (
+            <p className="verdict-summary" data-testid="exec-verdict" data-kind={outcome.verdict.kind}>
+              <span className={`badge badge-${VERDICT_TONE[outcome.verdict.kind] ?? 'neutral'}`}>{outcome.verdict.kind}</span>{' '}
+              {outcome.verdict.summary} (Runs → run {outcome.runId} has the evidence and the wait per step.)
+            </p>
+          ) : null}
           {outcome.failure && outcome.stderrTail.length ? (
             <>
               <h4>Last lines of stderr</h4>
@@ -382,6 +408,7 @@ const VERDICT_TONE: Record<string, string> = {
   'input-bound': 'warn',
   'decode-bound': 'warn',
   'disk-bound': 'warn',
+  'compute-bound': 'good',
   unknown: 'neutral',
 };
 

@@ -3,6 +3,7 @@ import { useEffect, useMemo } from 'react';
 import { ChartCard, Lines } from '../components/Charts.js';
 import { PointsTable } from '../components/PointsTable.js';
 import { ProfileCharts } from '../components/ProfileCharts.js';
+import { StepWaitChart } from '../components/StepWaitChart.js';
 import { EmptyState, ErrorBanner, Loading, Skeleton } from '../components/States.js';
 import { formatCompact, formatDateTime, shortenPath } from '../lib/format.js';
 import { pointLabel } from '../lib/profile-form.js';
@@ -109,7 +110,8 @@ export function RunsScreen() {
                       </td>
                       <td title={run.datasetPath ?? ''}>{run.datasetPath ? shortenPath(run.datasetPath, 40) : '—'}</td>
                       <td>{run.hostname}</td>
-                      <td className="num">{run.points}</td>
+                      {/* A command run has no grid points: its img/s is the command's own (exec verdict). */}
+                      <td className="num">{run.kind === 'exec' ? '—' : run.points}</td>
                       <td className="num">{formatCompact(run.bestImagesPerSec)}</td>
                       <td>{run.verdictKind ? <span className="badge">{run.verdictKind}</span> : '—'}</td>
                       <td>
@@ -260,8 +262,11 @@ const configsOf = (run: ProfileRunView): Array<PointConfig | undefined> => {
   return out;
 };
 
-function VerdictBody({ verdict, testId }: { verdict: Verdict | null; testId: string }) {
-  if (!verdict) return <p className="muted">No verdict: no point was measured.</p>;
+function VerdictBody({ verdict, testId, exec = false }: { verdict: Verdict | null; testId: string; exec?: boolean }) {
+  if (!verdict)
+    return (
+      <p className="muted">{exec ? 'No verdict: the command ran too briefly to be measured.' : 'No verdict: no point was measured.'}</p>
+    );
   return (
     <div data-testid={testId} data-kind={verdict.kind}>
       <p className="verdict-summary">
@@ -303,7 +308,15 @@ function RunDetail({ run, onClose }: { run: ProfileRunView; onClose: () => void 
           Close
         </button>
       </header>
-      {run.failure ? (
+      {run.status === 'interrupted' ? (
+        <div className="banner banner-warn" role="status" data-testid="run-interrupted">
+          <div className="banner-text">
+            <strong>Interrupted</strong>: the run stopped before its end ({run.failure?.message ?? 'its process went away'}). What it
+            finished is kept:{' '}
+            {run.kind === 'exec' ? `${run.samples.length} samples` : `${run.points.length} point${run.points.length === 1 ? '' : 's'}`}.
+          </div>
+        </div>
+      ) : run.failure ? (
         <ErrorBanner error={{ code: run.failure.code ?? 'FAILED', message: run.failure.message }} title="The run failed" />
       ) : null}
       <div className="two-col">
@@ -327,9 +340,10 @@ function RunDetail({ run, onClose }: { run: ProfileRunView; onClose: () => void 
         </div>
         <div>
           <h4>Verdict</h4>
-          <VerdictBody verdict={run.verdict} testId="run-verdict" />
+          <VerdictBody verdict={run.verdict} testId="run-verdict" exec={run.kind === 'exec'} />
         </div>
       </div>
+      {run.kind === 'exec' ? <StepWaitChart verdict={run.verdict} /> : null}
       {run.points.length ? (
         <>
           <h4>Grid points</h4>

@@ -15,7 +15,8 @@ export interface ProfileJob {
   mode: 'grid' | 'exec';
   grid: PointConfig[];
   startedAt: number;
-  status: 'running' | 'ok' | 'cancelled' | 'failed';
+  /** 'unknown': the connection to the server was lost while it ran (it may have died with the server). */
+  status: 'running' | 'ok' | 'cancelled' | 'failed' | 'unknown';
   /** done: points finished; measuring: the index of the point the newest telemetry belongs to. */
   progress: { done: number; total: number | null; message: string | null; measuring?: number | null } | null;
   /** What it was started with: the sweep's file, or the command run (exec). */
@@ -47,6 +48,8 @@ interface ProfilesState {
   onProgress(e: ProgressEvent): void;
   onSample(e: SampleEvent): void;
   onFinished(e: FinishedEvent, now?: number): void;
+  /** The event stream dropped: a running job's state is unknown until the server says more. */
+  onConnectionLost(): void;
 }
 
 /** Events that arrived while profiles.start was in flight (replayed once the id is known). */
@@ -176,6 +179,8 @@ export const useProfilesStore = create<ProfilesState>()((set, get) => {
     onSample: (e) => {
       const s = e.sample;
       const handled = update(e.jobId, (j) => {
+        // A sample after a lost connection: the same server is back and the job is alive.
+        if (j.status === 'unknown') j = { ...j, status: 'running', message: null };
         if (j.status !== 'running') return null;
         const next = appendBounded(j.samples, s, { now: 0, lastAt: 0, minIntervalMs: 0, max: SAMPLES_MAX, force: true });
         // The point being measured is the one its telemetry names, not the count of points finished.
@@ -189,6 +194,19 @@ export const useProfilesStore = create<ProfilesState>()((set, get) => {
         return { ...j, samples: next.series, progress };
       });
       if (!handled) keepEarly({ event: 'jobs:sample', data: e });
+    },
+    onConnectionLost: () => {
+      const j = get().job;
+      if (j?.status !== 'running') return;
+      set({
+        job: {
+          ...j,
+          status: 'unknown',
+          cancelling: false,
+          message:
+            'The connection to the server was lost while this job ran: it may have stopped with the server. What it measured is in Runs (an unfinished sweep shows as interrupted).',
+        },
+      });
     },
     onFinished: (e) => {
       if (e.kind !== 'profile') return;
@@ -218,7 +236,7 @@ export const useProfilesStore = create<ProfilesState>()((set, get) => {
 export function shownJob(s: Pick<ProfilesState, 'job' | 'form'>): ProfileJob | null {
   const j = s.job;
   if (!j) return null;
-  if (j.status === 'running') return j;
+  if (j.status === 'running' || j.status === 'unknown') return j;
   if (j.mode !== s.form.mode) return null;
   if (j.mode === 'grid') return j.file === s.form.file.trim() ? j : null;
   return j.command === s.form.command.trim() ? j : null;

@@ -1,0 +1,36 @@
+import { formatRate } from './format.js';
+import type { PointResult, TelemetrySample } from './types.js';
+import { livePointRates } from './series.js';
+
+/**
+ * The throughput line of a profile job. While it runs: "now N img/s" (the latest sample). Once
+ * it has stopped a "now" would be a stale instant, so: the best and the last measured point
+ * (a sweep: final points, else the live per-point means; a command: its best and last
+ * sample windows).
+ */
+export function rateText(
+  status: string,
+  mode: 'grid' | 'exec',
+  samples: readonly TelemetrySample[],
+  finalPoints: readonly Pick<PointResult, 'index' | 'imagesPerSec'>[],
+): string | null {
+  if (status === 'running') {
+    const latest = samples[samples.length - 1];
+    return latest ? `now ${formatRate(latest.imagesPerSec, 'img')}` : null;
+  }
+  let rates: Array<{ label: string; ips: number }>;
+  if (mode === 'grid') {
+    const pts = finalPoints.length
+      ? finalPoints.map((p) => ({ index: p.index, ips: p.imagesPerSec }))
+      : [...livePointRates(samples)].map(([index, ips]) => ({ index, ips }));
+    rates = pts.map((p) => ({ label: `point ${p.index + 1}`, ips: p.ips }));
+  } else {
+    rates = samples
+      .filter((s) => s.imagesPerSec !== null && s.imagesPerSec > 0)
+      .map((s) => ({ label: `${(s.t / 1000).toFixed(1)} s`, ips: s.imagesPerSec! }));
+  }
+  if (!rates.length) return null;
+  const best = rates.reduce((a, b) => (b.ips > a.ips ? b : a));
+  const last = rates[rates.length - 1]!;
+  return `best ${formatRate(best.ips, 'img')} (${best.label}) · last ${formatRate(last.ips, 'img')} (${last.label})`;
+}
