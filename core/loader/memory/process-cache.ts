@@ -1,6 +1,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import type { Reader } from '../../reader/reader.js';
 import type { MemoryPlan } from '../protocol.js';
+import { LoaderError } from '../errors.js';
 import type { HeapAccess, MemoryManager, PageHold } from './memory-manager.js';
 import { PageCache } from './page-cache.js';
 import { pagesOfFields } from './sample-pages.js';
@@ -36,7 +37,15 @@ export class ProcessCache implements MemoryManager {
     const want = Math.ceil((opts.bytes ?? DEFAULT_BYTES) / pageSize);
     const slots = Math.max(1, Math.min(numPages, Math.max(minSlots, want)));
     const fh = await open(path, 'r');
-    return new ProcessCache(fh, new PageCache(fh, pageSize, numPages, slots), pagesOfFields(reader, opts.fields));
+    let cache: PageCache;
+    try {
+      cache = new PageCache(fh, pageSize, numPages, slots);
+    } catch (e) {
+      await fh.close();
+      if (!(e instanceof RangeError)) throw e;
+      throw poolTooLarge(path, pageSize, slots, Math.max(1, minSlots), opts.batchSize, e);
+    }
+    return new ProcessCache(fh, cache, pagesOfFields(reader, opts.fields));
   }
 
   get plan(): MemoryPlan {
@@ -66,17 +75,49 @@ export class ProcessCache implements MemoryManager {
   }
 }
 
+const gib = (n: number): string => `${(n / 2 ** 30).toFixed(1)} GiB`;
+
+/** The pool could not be allocated: what it needed, for one batch at least, and what to do. */
+function poolTooLarge(path: string, pageSize: number, slots: number, minSlots: number, batchSize: number, cause: RangeError): LoaderError {
+  return new LoaderError(
+    'OUT_OF_MEMORY',
+    `${path}: the process cache (osCache: false) could not allocate its page pool of ${slots} pages of ${gib(pageSize)} (${gib(slots * pageSize)}; ` +
+      `one batch of ${batchSize} may need ${minSlots} pages, ${gib(minSlots * pageSize)}): ${cause.message}. ` +
+      'Use the OS cache (osCache: true, the default), a smaller batch or processCacheBytes, or rebuild the file with smaller pages',
+    {},
+    cause,
+  );
+}
+
+/** Slot views are made per slot: a pool above 4 GiB has no single Uint8Array view (Node's limit). */
+const WHOLE_VIEW_MAX = 2 ** 31;
+
 /** The worker's side: views into the shared pool, at the slot the table names. */
 export function processCacheHeap(plan: Extract<MemoryPlan, { kind: 'process' }>, pageSize: number): HeapAccess {
-  const pool = new Uint8Array(plan.pool);
   const pageToSlot = new Int32Array(plan.pageToSlot);
+  const slotOf = (page: number): number => {
+    const slot = Atomics.load(pageToSlot, page);
+    if (slot < 0) throw new Error(`page ${page} is not resident in the process cache (scheduler bug)`);
+    return slot;
+  };
+  if (plan.pool.byteLength <= WHOLE_VIEW_MAX) {
+    const pool = new Uint8Array(plan.pool);
+    return {
+      bytes: (ptr, size) => {
+        const page = Math.floor(ptr / pageSize);
+        const off = slotOf(page) * pageSize + (ptr - page * pageSize);
+        return pool.subarray(off, off + size);
+      },
+    };
+  }
+  const views: Array<Uint8Array | undefined> = [];
   return {
     bytes: (ptr, size) => {
       const page = Math.floor(ptr / pageSize);
-      const slot = Atomics.load(pageToSlot, page);
-      if (slot < 0) throw new Error(`page ${page} is not resident in the process cache (scheduler bug)`);
-      const off = slot * pageSize + (ptr - page * pageSize);
-      return pool.subarray(off, off + size);
+      const slot = slotOf(page);
+      const view = (views[slot] ??= new Uint8Array(plan.pool, slot * pageSize, pageSize));
+      const off = ptr - page * pageSize;
+      return view.subarray(off, off + size);
     },
   };
 }
