@@ -26,6 +26,11 @@ export class PageCache {
     readonly pageSize: number,
     numPages: number,
     readonly slots: number,
+    /**
+     * Bytes of each page that hold objects (from the allocation table): only those are read,
+     * so a half-empty page of 2^31 bytes costs its objects, not 2 GiB. Absent: whole pages.
+     */
+    private readonly usedBytes?: Float64Array,
   ) {
     this.pool = new SharedArrayBuffer(slots * pageSize);
     this.pageToSlot = new SharedArrayBuffer(Math.max(1, numPages) * 4);
@@ -74,7 +79,8 @@ export class PageCache {
       slot = this.takeSlot();
     }
     try {
-      await readPage(this.fh, new Uint8Array(this.pool, slot * this.pageSize, this.pageSize), page * this.pageSize);
+      const n = Math.min(this.pageSize, this.usedBytes?.[page] ?? this.pageSize);
+      await readPage(this.fh, new Uint8Array(this.pool, slot * this.pageSize, n), page * this.pageSize);
     } catch (e) {
       this.free.push(slot);
       throw e;

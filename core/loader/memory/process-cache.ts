@@ -1,4 +1,5 @@
 import { open, type FileHandle } from 'node:fs/promises';
+import { totalmem } from 'node:os';
 import type { Reader } from '../../reader/reader.js';
 import type { MemoryPlan } from '../protocol.js';
 import { LoaderError } from '../errors.js';
@@ -36,14 +37,30 @@ export class ProcessCache implements MemoryManager {
     const minSlots = Math.min(numPages, opts.batchSize * Math.max(1, opts.fields.length) + 1);
     const want = Math.ceil((opts.bytes ?? DEFAULT_BYTES) / pageSize);
     const slots = Math.max(1, Math.min(numPages, Math.max(minSlots, want)));
+    const used = usedBytesPerPage(reader, numPages);
+    // The pool is reserved lazily; what it will touch is the slots × the fullest page. Past
+    // the machine's memory, say so now rather than be killed later.
+    let fullest = 1;
+    for (const u of used) if (u > fullest) fullest = u;
+    const touched = slots * Math.min(pageSize, fullest);
+    if (touched > totalmem()) {
+      throw poolTooLarge(
+        path,
+        pageSize,
+        slots,
+        Math.max(1, minSlots),
+        opts.batchSize,
+        `more than this machine's memory (${gib(totalmem())}); it would touch ${gib(touched)}`,
+      );
+    }
     const fh = await open(path, 'r');
     let cache: PageCache;
     try {
-      cache = new PageCache(fh, pageSize, numPages, slots);
+      cache = new PageCache(fh, pageSize, numPages, slots, used);
     } catch (e) {
       await fh.close();
       if (!(e instanceof RangeError)) throw e;
-      throw poolTooLarge(path, pageSize, slots, Math.max(1, minSlots), opts.batchSize, e);
+      throw poolTooLarge(path, pageSize, slots, Math.max(1, minSlots), opts.batchSize, e.message, e);
     }
     return new ProcessCache(fh, cache, pagesOfFields(reader, opts.fields));
   }
@@ -75,14 +92,46 @@ export class ProcessCache implements MemoryManager {
   }
 }
 
-const gib = (n: number): string => `${(n / 2 ** 30).toFixed(1)} GiB`;
+/** Per page, the end of its last object relative to the page's start (0: no object). */
+function usedBytesPerPage(reader: Reader, numPages: number): Float64Array {
+  const used = new Float64Array(Math.max(1, numPages));
+  const { ptrs, sizes } = reader.allocations;
+  const ps = reader.pageSize;
+  for (let k = 0; k < ptrs.length; k++) {
+    const size = sizes[k]!;
+    if (size === 0) continue;
+    const page = Math.floor(ptrs[k]! / ps);
+    const end = ptrs[k]! + size - page * ps;
+    if (end > used[page]!) used[page] = end;
+  }
+  return used;
+}
+
+/** Bytes for a message, in the unit that keeps a figure above 1 (never "0.0 GiB"). */
+const gib = (n: number): string => {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let u = 0;
+  while (n >= 1024 && u < units.length - 1) {
+    n /= 1024;
+    u++;
+  }
+  return `${u === 0 ? n : n.toFixed(1)} ${units[u]}`;
+};
 
 /** The pool could not be allocated: what it needed, for one batch at least, and what to do. */
-function poolTooLarge(path: string, pageSize: number, slots: number, minSlots: number, batchSize: number, cause: RangeError): LoaderError {
+function poolTooLarge(
+  path: string,
+  pageSize: number,
+  slots: number,
+  minSlots: number,
+  batchSize: number,
+  why: string,
+  cause?: unknown,
+): LoaderError {
   return new LoaderError(
     'OUT_OF_MEMORY',
-    `${path}: the process cache (osCache: false) could not allocate its page pool of ${slots} pages of ${gib(pageSize)} (${gib(slots * pageSize)}; ` +
-      `one batch of ${batchSize} may need ${minSlots} pages, ${gib(minSlots * pageSize)}): ${cause.message}. ` +
+    `${path}: the process cache (osCache: false) cannot hold its page pool of ${slots} pages of ${gib(pageSize)} (${gib(slots * pageSize)}; ` +
+      `one batch of ${batchSize} may need ${minSlots} pages, ${gib(minSlots * pageSize)}): ${why}. ` +
       'Use the OS cache (osCache: true, the default), a smaller batch or processCacheBytes, or rebuild the file with smaller pages',
     {},
     cause,
