@@ -8,7 +8,12 @@ import { LoaderError } from './errors.js';
  * gives other batches at the same numbers), so resume() compares each of these.
  */
 export interface LoaderIdentity {
-  /** sha256 of the file's header, field table and allocation table (reader/content-hash.ts): its content, not its path. */
+  /**
+   * sha256 over the file's header, field table, allocation table (reader/content-hash.ts)
+   * and metadata table: its content, not its path (a copy elsewhere resumes). Data pages
+   * are not read (that would cost a pass over the file); two files alike in every table
+   * but a pixel pass for one.
+   */
   file: string;
   batchSize: number;
   /** Order name ('custom:<function name>' for a factory). */
@@ -35,6 +40,8 @@ export interface LoaderState {
 
 export function loaderIdentity(o: {
   path: string;
+  /** The whole metadata table (Reader.metadata). */
+  metadata: Uint8Array;
   batchSize: number;
   order: string;
   seed: number;
@@ -50,7 +57,7 @@ export function loaderIdentity(o: {
       .digest('hex');
   }
   return {
-    file: datasetContentSha256(o.path),
+    file: createHash('sha256').update(datasetContentSha256(o.path)).update(o.metadata).digest('hex'),
     batchSize: o.batchSize,
     order: o.order,
     seed: o.seed,
@@ -61,13 +68,14 @@ export function loaderIdentity(o: {
 }
 
 const WHAT: Record<keyof LoaderIdentity, string> = {
-  file: 'file content (sha256 of header, field table and allocation table)',
+  file: 'file content (sha256 of its header and tables)',
   batchSize: 'batchSize',
   order: 'order',
   seed: 'seed',
-  length: 'batches per epoch',
   indices: 'indices (sha256)',
   distributed: 'distributed rank/worldSize',
+  // Last: a length difference is usually the consequence of one above.
+  length: 'batches per epoch',
 };
 
 const short = (v: unknown): string => (typeof v === 'string' && v.length === 64 ? `${v.slice(0, 12)}…` : JSON.stringify(v));

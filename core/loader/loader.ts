@@ -275,6 +275,7 @@ export class Loader {
   private identity(): LoaderIdentity {
     this.identityCache ??= loaderIdentity({
       path: this.path,
+      metadata: this.reader.metadata,
       batchSize: this.batchSize,
       order: this.orderName,
       seed: this.seed,
