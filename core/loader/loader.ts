@@ -151,6 +151,9 @@ export class Loader {
     const requestedWorkers = int(options.numWorkers ?? availableParallelism(), 'numWorkers', 1);
     const batchesAhead = int(options.batchesAhead ?? 3, 'batchesAhead', 1, MAX_BATCHES_AHEAD);
     const osCache = options.osCache ?? true;
+    const cacheBytes = options.processCacheBytes;
+    if (cacheBytes !== undefined && (typeof cacheBytes !== 'number' || !Number.isFinite(cacheBytes) || cacheBytes < 0))
+      throw new LoaderError('BAD_OPTIONS', `processCacheBytes must be a number of bytes >= 0, got ${String(cacheBytes)}`);
     const dropLast = options.dropLast ?? true;
     const reader = await Reader.open(path, { customFields: options.customFields });
     let workers: Worker[] = [];

@@ -80,6 +80,13 @@ describe('loader option bounds', () => {
     ]);
   });
 
+  it('processCacheBytes: NaN, negative or not a number is refused (NaN made a pool of no slots before: the first batch waited forever)', async () => {
+    for (const bytes of [NaN, -1, Infinity, '1e9']) {
+      const e = await refused(Loader.open(twelve, { batchSize: 4, osCache: false, processCacheBytes: bytes as number }));
+      expect(e.message).toMatch(/processCacheBytes must be a number of bytes >= 0, got/);
+    }
+  });
+
   it('indices: non-integers, negatives, ids past the file and non-numbers are refused naming the entry', async () => {
     const cases: Array<[unknown[], RegExp]> = [
       [[0.5], /indices contains 0\.5 \(at \[0\]\), but .*twelve\.beton has 12 samples: ids are integers from 0 to 11/],
