@@ -30,7 +30,7 @@ export class PageCache {
      * Bytes of each page that hold objects (from the allocation table): only those are read,
      * so a half-empty page of 2^31 bytes costs its objects, not 2 GiB. Absent: whole pages.
      */
-    private readonly usedBytes?: Float64Array,
+    private readonly usedBytes?: Uint32Array,
   ) {
     this.pool = new SharedArrayBuffer(slots * pageSize);
     this.pageToSlot = new SharedArrayBuffer(Math.max(1, numPages) * 4);

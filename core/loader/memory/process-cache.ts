@@ -7,6 +7,9 @@ import type { HeapAccess, MemoryManager, PageHold } from './memory-manager.js';
 import { PageCache } from './page-cache.js';
 import { pagesOfFields } from './sample-pages.js';
 
+/** Most pages the shared page → slot table indexes (1 GiB of table; a 500 GB file of 8 MiB pages has 60k). */
+const MAX_TABLE_PAGES = 2 ** 28;
+
 /** Default size of the page pool: 1 GiB. */
 const DEFAULT_BYTES = 2 ** 30;
 
@@ -33,6 +36,13 @@ export class ProcessCache implements MemoryManager {
   static async open(path: string, reader: Reader, opts: ProcessCacheOptions): Promise<ProcessCache> {
     const pageSize = reader.pageSize;
     const numPages = Math.ceil(reader.header.allocTablePtr / pageSize);
+    if (numPages > MAX_TABLE_PAGES) {
+      // The shared page → slot table has an entry per page of the file (4 bytes each).
+      throw new LoaderError(
+        'OUT_OF_MEMORY',
+        `${path}: the process cache (osCache: false) indexes every page, and this file has ${numPages} pages of ${gib(pageSize)} (more than ${MAX_TABLE_PAGES}); use the OS cache (osCache: true, the default) or rebuild the file with larger pages`,
+      );
+    }
     // A batch must fit: every sample may have each read field on its own page.
     const minSlots = Math.min(numPages, opts.batchSize * Math.max(1, opts.fields.length) + 1);
     const want = Math.ceil((opts.bytes ?? DEFAULT_BYTES) / pageSize);
@@ -93,8 +103,9 @@ export class ProcessCache implements MemoryManager {
 }
 
 /** Per page, the end of its last object relative to the page's start (0: no object). */
-function usedBytesPerPage(reader: Reader, numPages: number): Float64Array {
-  const used = new Float64Array(Math.max(1, numPages));
+function usedBytesPerPage(reader: Reader, numPages: number): Uint32Array {
+  // u32: a page is at most 2^31 bytes.
+  const used = new Uint32Array(Math.max(1, numPages));
   const { ptrs, sizes } = reader.allocations;
   const ps = reader.pageSize;
   for (let k = 0; k < ptrs.length; k++) {

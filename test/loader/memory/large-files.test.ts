@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BytesField } from '../../../core/fields/bytes-field.js';
 import { IntField } from '../../../core/fields/int-field.js';
+import type { LoaderError } from '../../../core/loader/errors.js';
 import { Loader } from '../../../core/loader/loader.js';
 import { heapAccess } from '../../../core/loader/memory/heap-access.js';
 import { osCacheWindowBytes } from '../../../core/loader/memory/os-cache.js';
@@ -114,6 +115,34 @@ describe('loading sparse files larger than 4 GiB', () => {
     } finally {
       await loader.close();
     }
+  });
+
+  it('a 128 GiB file of 512-byte pages: the OS cache loads it; the process cache refuses its 2^28-entry page table by name', async () => {
+    const src = join(dir, 'tiny-pages.beton');
+    await new DatasetWriter(
+      src,
+      { blob: new BytesField(), label: new IntField() },
+      { numWorkers: 0, pageSize: 512, allowSmallPages: true },
+    ).write(Array.from({ length: 6 }, (_, i) => ({ blob: blobOf(i).subarray(0, 300), label: 1000 + i })));
+    const file = join(dir, 'tiny-pages-far.beton');
+    const size = spreadPages(src, file, { pageSize: 512, place: (k) => (k < 3 ? k : 2 ** 28 + k) });
+    expect(size).toBeGreaterThan(128 * GiB);
+    const loader = await Loader.open(file, { batchSize: 6, numWorkers: 1, dropLast: false });
+    try {
+      for await (const b of loader) {
+        const blobs = b.get('blob').data as Uint8Array;
+        b.sampleIds.forEach((id, k) =>
+          expect(Buffer.compare(Buffer.from(blobs.subarray(k * 300, (k + 1) * 300)), Buffer.from(blobOf(id).subarray(0, 300)))).toBe(0),
+        );
+      }
+    } finally {
+      await loader.close();
+    }
+    const err = await Loader.open(file, { batchSize: 6, numWorkers: 1, osCache: false }).catch((e: unknown) => e);
+    expect((err as LoaderError).code).toBe('OUT_OF_MEMORY');
+    expect((err as Error).message).toMatch(
+      /indexes every page, and this file has \d+ pages of 512 bytes \(more than 268435456\); use the OS cache/,
+    );
   });
 
   it('a page read asks fs.read for less than 2^31 bytes at a time, at u64 positions', async () => {
