@@ -14,6 +14,7 @@
  *
  *   npm run bench -- loader fast-decode [...]   the fastDecode option vs exact decode (bench/fast-decode.ts)
  *   npm run bench -- loader tabular [...]       1.28M int+float records vs FFCV: open, first batch, epoch (bench/loader-tabular.ts)
+ *   npm run bench -- loader large [...]         a multi-GiB file vs a small one, osCache on/off (bench/loader-large.ts)
  */
 import { execFileSync } from 'node:child_process';
 import { availableParallelism, cpus } from 'node:os';
@@ -25,6 +26,7 @@ import type { OrderName } from '../core/loader/orders/index.js';
 import { describeDecodePath, decodePath } from '../core/native/turbo.js';
 import { main as fastDecodeMain } from './fast-decode.js';
 import { main as tabularMain } from './loader-tabular.js';
+import { main as largeMain } from './loader-large.js';
 import { DEFAULT_COUNT, DEFAULT_SEED, describe, ensureImageNetLike, progressPrinter, type ImageNetLike } from './generate-imagenet-like.js';
 import {
   UsageError,
@@ -209,7 +211,13 @@ function parseConfig(argv: string[]): Config | 'help' {
 const gridMain: BenchMain = benchMain('loader', HELP, parseConfig, runBenchmark);
 /** `loader fast-decode …` is the fastDecode vs exact comparison (bench/fast-decode.ts); anything else the grid. */
 export const main: BenchMain = (argv) =>
-  argv[0] === 'fast-decode' ? fastDecodeMain(argv.slice(1)) : argv[0] === 'tabular' ? tabularMain(argv.slice(1)) : gridMain(argv);
+  argv[0] === 'fast-decode'
+    ? fastDecodeMain(argv.slice(1))
+    : argv[0] === 'tabular'
+      ? tabularMain(argv.slice(1))
+      : argv[0] === 'large'
+        ? largeMain(argv.slice(1))
+        : gridMain(argv);
 
 /** CPU the rest of the machine took during each timed segment. */
 class ForeignLoad {

@@ -29,12 +29,14 @@ export interface JpegDecodeResult {
 }
 
 /**
- * Maps the whole file read-only (MAP_SHARED, PROT_READ). The mapping is
+ * Maps the file read-only (MAP_SHARED, PROT_READ): whole (refused above 4 GiB,
+ * what one ArrayBuffer holds), or the window [offset, offset + length) clipped
+ * to the file's end (offset a multiple of the system page size). The mapping is
  * released when the ArrayBuffer is garbage collected. Empty files give an
  * empty ArrayBuffer. Where the runtime forbids external buffers (Electron),
  * the file is read into an ordinary ArrayBuffer instead.
  */
-export function mmapFile(path: string): ArrayBuffer;
+export function mmapFile(path: string, offset?: number, length?: number): ArrayBuffer;
 
 /**
  * Gives the kernel a paging hint for a range of a buffer from mmapFile.

@@ -13,12 +13,17 @@ import { createOrder, resolveSeed, type OrderFactory, type OrderName, type Trave
 import { planOutputs, type Output, type PipelineConfig } from './outputs.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './protocol.js';
 import { startWorkers } from './start-workers.js';
+import { checkState, loaderIdentity, type LoaderIdentity, type LoaderState } from './loader-state.js';
+import { checkIndices, effectiveWorkers, MAX_BATCHES_AHEAD } from './option-bounds.js';
 
 export type { PipelineConfig };
 
 export interface LoaderOptions {
   batchSize: number;
-  /** Decode threads; default = cores. */
+  /**
+   * Decode threads; default = cores. At most max(64, 2 × cores) and one per row of a batch
+   * (more would only idle): a larger number is lowered to that (Loader.numWorkers).
+   */
   numWorkers?: number;
   order?: OrderName | OrderFactory;
   /** Ordering and augmentation seed; default 0 (distributed) or random. */
@@ -27,7 +32,7 @@ export interface LoaderOptions {
   indices?: ArrayLike<number>;
   /** Drop the last partial batch (default true, as FFCV). */
   dropLast?: boolean;
-  /** Batches decoded ahead of the consumer (default 3); the ring has batchesAhead + 1 slots. */
+  /** Batches decoded ahead of the consumer (default 3, at most 1024); the ring has batchesAhead + 1 slots (never more than the epoch's batches + 1). */
   batchesAhead?: number;
   /** true (default): memory-map the file, the OS caches pages. false: the loader's own bounded page cache. */
   osCache?: boolean;
@@ -47,14 +52,7 @@ export interface LoaderOptions {
   signal?: AbortSignal;
 }
 
-/** Where an iteration stands, for mid-epoch resume (FFCV has none). */
-export interface LoaderState {
-  /** The epoch to run next (or the one being run). */
-  epoch: number;
-  /** The first batch of that epoch still to be consumed. */
-  batch: number;
-  seed: number;
-}
+export type { LoaderState };
 
 export interface LoaderStats {
   batches: number;
@@ -66,9 +64,12 @@ export interface LoaderStats {
   pagesRead: number;
 }
 
-const int = (v: unknown, name: string, min: number): number => {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min)
-    throw new LoaderError('BAD_OPTIONS', `${name} must be an integer >= ${min}, got ${String(v)}`);
+const int = (v: unknown, name: string, min: number, max = Number.MAX_SAFE_INTEGER): number => {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max)
+    throw new LoaderError(
+      'BAD_OPTIONS',
+      `${name} must be an integer ${max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`}, got ${String(v)}`,
+    );
   return v;
 };
 
@@ -80,6 +81,8 @@ const int = (v: unknown, name: string, min: number): number => {
 export class Loader {
   readonly batchSize: number;
   readonly length: number;
+  /** Worker threads actually started (numWorkers lowered to the bound in LoaderOptions.numWorkers). */
+  readonly numWorkers: number;
   readonly outputNames: string[];
   private nextEpoch = 0;
   private startBatch = 0;
@@ -90,6 +93,10 @@ export class Loader {
   private readonly cheapBatches: boolean;
   private readonly statsData: LoaderStats = { batches: 0, waitMs: [], workerBusyMs: 0, pagesRead: 0 };
   private onReply: ((w: number, r: WorkerReply) => void) | null = null;
+  /** Wakes the running iteration (close() during for-await ends it). */
+  private wakeIteration: (() => void) | null = null;
+  /** What resume() checks a state against; computed on first use (it hashes the allocation table). */
+  private identityCache: LoaderIdentity | null = null;
 
   private constructor(
     readonly path: string,
@@ -103,12 +110,17 @@ export class Loader {
     private readonly workers: Worker[],
     private readonly memory: MemoryManager,
     private readonly claims: Int32Array,
+    /** Rows per ring slot: batchSize, or the epoch's sample count when a batch is larger (one batch then). */
+    private readonly slotRows: number,
+    /** Ring slots (batchesAhead + 1, at most the epoch's batches + 1). */
+    slots: number,
+    private readonly orderName: string,
   ) {
     this.batchSize = opts.batchSize;
-    const perEpoch = firstOrder!.length;
-    this.length = opts.dropLast ? Math.floor(perEpoch / opts.batchSize) : Math.ceil(perEpoch / opts.batchSize);
+    this.length = batchesPerEpoch(firstOrder!.length, opts.batchSize, opts.dropLast);
+    this.numWorkers = workers.length;
     this.outputNames = outputs.map((o) => o.plan.name);
-    this.slotsCount = opts.batchesAhead + 1;
+    this.slotsCount = slots;
     this.cheapBatches = outputs.every((o) => o.cheapRows);
     workers.forEach((w, i) => {
       w.on('message', (r: WorkerReply) => this.onReply?.(i, r));
@@ -133,10 +145,15 @@ export class Loader {
   }
 
   static async open(path: string, options: LoaderOptions): Promise<Loader> {
-    const batchSize = int(options.batchSize, 'batchSize', 1);
-    const numWorkers = int(options.numWorkers ?? availableParallelism(), 'numWorkers', 1);
-    const batchesAhead = int(options.batchesAhead ?? 3, 'batchesAhead', 1);
+    if (options === null || typeof options !== 'object')
+      throw new LoaderError('BAD_OPTIONS', `options must be an object, got ${String(options)}`);
+    const batchSize = int(options.batchSize, 'batchSize', 1, 2 ** 32 - 1);
+    const requestedWorkers = int(options.numWorkers ?? availableParallelism(), 'numWorkers', 1);
+    const batchesAhead = int(options.batchesAhead ?? 3, 'batchesAhead', 1, MAX_BATCHES_AHEAD);
     const osCache = options.osCache ?? true;
+    const cacheBytes = options.processCacheBytes;
+    if (cacheBytes !== undefined && (typeof cacheBytes !== 'number' || !Number.isFinite(cacheBytes) || cacheBytes < 0))
+      throw new LoaderError('BAD_OPTIONS', `processCacheBytes must be a number of bytes >= 0, got ${String(cacheBytes)}`);
     const dropLast = options.dropLast ?? true;
     const reader = await Reader.open(path, { customFields: options.customFields });
     let workers: Worker[] = [];
@@ -144,7 +161,6 @@ export class Loader {
     try {
       const indices = sampleIndices(options.indices, reader.numSamples, path);
       const seed = options.seed ?? resolveSeed(undefined, { distributed: Boolean(options.distributed), random: Math.random });
-      const outputs = planOutputs(reader, options.pipelines ?? {}, batchSize, batchesAhead + 1);
       const order = createOrder(options.order ?? 'sequential', {
         indices,
         seed,
@@ -157,25 +173,33 @@ export class Loader {
         ),
       });
       const firstOrder = order.sampleOrder(0);
+      // A batch larger than the epoch (batchSize 1e9 on 12 samples) is one batch of the
+      // epoch's samples: the ring holds that many rows, not batchSize. Slots past the
+      // epoch's batches would never be filled.
+      const slotRows = Math.max(1, Math.min(batchSize, firstOrder.length));
+      const slots = Math.min(batchesAhead, Math.max(1, batchesPerEpoch(firstOrder.length, batchSize, dropLast))) + 1;
+      const outputs = planOutputs(reader, options.pipelines ?? {}, slotRows, slots);
       const fields = [...new Set(outputs.map((o) => o.plan.field))];
       memory = await openMemory(osCache, path, reader, {
         fields,
-        batchSize,
+        batchSize: slotRows,
         ...(options.processCacheBytes !== undefined ? { bytes: options.processCacheBytes } : {}),
       });
-      const claims = new SharedArrayBuffer(4 * (batchesAhead + 1));
+      const claims = new SharedArrayBuffer(4 * slots);
       const init: WorkerInit = {
         claims,
         path,
         customFields: Object.entries(options.customFields ?? {}).map(([name, f]) => ({ name, spec: f.toSpec() })),
         fieldModules: registeredFieldModules(options.fieldModules),
         outputs: outputs.map((o) => o.plan),
-        batchSize,
+        // Workers index the order by batch × batchSize and the ring by slot × batchSize: with
+        // rows clamped there is one batch (batch 0), so both agree with slotRows.
+        batchSize: slotRows,
         seed,
         memory: memory.plan,
         fastDecode: options.fastDecode ?? false,
       };
-      workers = await startWorkers(numWorkers, init);
+      workers = await startWorkers(effectiveWorkers(requestedWorkers, slotRows), init);
       return new Loader(
         path,
         reader,
@@ -187,6 +211,9 @@ export class Loader {
         workers,
         memory,
         new Int32Array(claims),
+        slotRows,
+        slots,
+        typeof options.order === 'function' ? `custom:${options.order.name || 'anonymous'}` : (options.order ?? 'sequential'),
       );
     } catch (e) {
       await Promise.all(workers.map((w) => w.terminate()));
@@ -247,21 +274,38 @@ export class Loader {
     return this.current ? this.current.epoch : this.nextEpoch;
   }
 
-  state(): LoaderState {
-    if (this.current) return { epoch: this.current.epoch, batch: this.current.held + 1, seed: this.seed };
-    return { epoch: this.nextEpoch, batch: this.startBatch, seed: this.seed };
+  /** What a state of this loader carries to identify it: the file's content, batch size, order, seed, samples. */
+  private identity(): LoaderIdentity {
+    this.identityCache ??= loaderIdentity({
+      path: this.path,
+      metadata: this.reader.metadata,
+      batchSize: this.batchSize,
+      order: this.orderName,
+      seed: this.seed,
+      length: this.length,
+      indices: this.opts.indices,
+      ...(this.opts.distributed ? { distributed: this.opts.distributed } : {}),
+    });
+    return this.identityCache;
   }
 
-  /** Continue from a saved state: the next iteration yields exactly the remaining batches. */
+  state(): LoaderState {
+    const at = this.current
+      ? { epoch: this.current.epoch, batch: this.current.held + 1 }
+      : { epoch: this.nextEpoch, batch: this.startBatch };
+    return { ...at, seed: this.seed, loader: this.identity() };
+  }
+
+  /**
+   * Continue from a saved state: the next iteration yields exactly the remaining batches. A
+   * state saved by another loader (another file or content, batch size, order, seed, sample
+   * set) or with an impossible batch is refused with a FOREIGN_STATE naming the difference.
+   */
   resume(state: LoaderState): void {
-    if (state.seed !== this.seed)
-      throw new LoaderError(
-        'BAD_OPTIONS',
-        `state was saved with seed ${state.seed}, this loader uses ${this.seed}; open the loader with that seed`,
-      );
     if (this.current) throw new LoaderError('BAD_OPTIONS', 'resume() while an epoch is being iterated; finish or break out of it first');
-    this.nextEpoch = int(state.epoch, 'state.epoch', 0);
-    this.startBatch = Math.min(int(state.batch, 'state.batch', 0), this.length);
+    const { epoch, batch } = checkState(state, this.identity(), this.path);
+    this.nextEpoch = epoch;
+    this.startBatch = batch;
   }
 
   stats(): LoaderStats {
@@ -277,6 +321,8 @@ export class Loader {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // An iteration waiting for a batch ends now (its loop exits; code after it runs).
+    this.wakeIteration?.();
     await Promise.all(this.workers.map((w) => w.terminate()));
     await this.memory.close();
     this.reader.close();
@@ -316,6 +362,9 @@ export class Loader {
       wake = null;
       w?.();
     };
+    this.wakeIteration = notify;
+    /** close() was called (not a failure): the iteration ends as if the consumer broke out. */
+    const closedByUser = (): boolean => this.closed && !this.failure;
 
     this.onReply = (_w, r) => {
       if (r.type === 'done') {
@@ -341,12 +390,12 @@ export class Loader {
       if (pumping) return;
       pumping = true;
       try {
-        while (!error && nextDispatch < this.length && nextDispatch < releasedUpTo + S) {
+        while (!error && !this.closed && nextDispatch < this.length && nextDispatch < releasedUpTo + S) {
           const b = nextDispatch++;
           const n = sizeOf(b);
           const pending = this.memory.hold(order.subarray(b * bs, b * bs + n));
           const hold = pending instanceof Promise ? await pending : pending;
-          if (error) {
+          if (error || this.closed) {
             // The iteration ended while the pages were loading: dispatch nothing more.
             hold.release();
             return;
@@ -382,6 +431,7 @@ export class Loader {
     this.holdProcess(true);
     try {
       for (let b = start; b < this.length; b++) {
+        if (closedByUser()) return;
         releasedUpTo = b;
         this.current.held = b - 1;
         void pump();
@@ -396,6 +446,7 @@ export class Loader {
             this.opts.signal?.addEventListener('abort', onAbort, { once: true });
           });
           this.opts.signal?.throwIfAborted();
+          if (closedByUser()) return;
           void pump();
         }
         if (error) throw error;
@@ -419,6 +470,7 @@ export class Loader {
       error ??= new LoaderError('CLOSED', 'iteration ended');
       while (remaining.size > 0 && !this.closed) await new Promise<void>((r) => ((wake = r), setTimeout(r, 50)));
       this.onReply = null;
+      this.wakeIteration = null;
       for (const hold of held.values()) hold.release();
       this.holdProcess(false);
     }
@@ -443,7 +495,7 @@ export class Loader {
     for (const o of this.outputs) {
       const row = elementCount(o.plan.sampleOutput);
       const rowBytes = byteSize(o.plan.sampleOutput);
-      let data = viewOf(o.plan.sampleOutput.dtype, o.plan.ring, slot * this.batchSize * rowBytes, n * row);
+      let data = viewOf(o.plan.sampleOutput.dtype, o.plan.ring, slot * this.slotRows * rowBytes, n * row);
       for (const [k, st] of o.batchStages.entries()) {
         const dst = o.batchBuffers[k * S + slot]!;
         const out = dst.subarray(0, n * elementCount(st.output)) as OutputArray;
@@ -456,14 +508,14 @@ export class Loader {
   }
 }
 
-/** The sample ids to visit: `indices` checked against the file, or every id. */
+/** Batches in an epoch of `samples` samples. */
+function batchesPerEpoch(samples: number, batchSize: number, dropLast: boolean): number {
+  return dropLast ? Math.floor(samples / batchSize) : Math.ceil(samples / batchSize);
+}
+
+/** The sample ids to visit: `indices` checked against the file (integers in range, before any u32 conversion), or every id. */
 function sampleIndices(given: ArrayLike<number> | undefined, numSamples: number, path: string): Uint32Array {
-  if (given) {
-    const ids = Uint32Array.from(given);
-    for (const id of ids)
-      if (id >= numSamples) throw new LoaderError('BAD_OPTIONS', `indices contains ${id}, but ${path} has ${numSamples} samples`);
-    return ids;
-  }
+  if (given !== undefined) return checkIndices(given, numSamples, path);
   // A plain loop: Uint32Array.from with a map function is ~10x slower on a million ids.
   const ids = new Uint32Array(numSamples);
   for (let i = 0; i < numSamples; i++) ids[i] = i;

@@ -61,13 +61,26 @@ export function planOutputs(reader: Reader, pipelines: Record<string, PipelineCo
     } catch (e) {
       throw new LoaderError('BAD_PIPELINE', `pipeline "${name}": ${(e as Error).message}`, { field: name });
     }
-    const ring = new SharedArrayBuffer(Math.max(8, slots * batchSize * byteSize(plan.sampleOutput)));
+    const ringBytes = Math.max(8, slots * batchSize * byteSize(plan.sampleOutput));
+    let ring: SharedArrayBuffer;
     const batchBuffers: OutputArray[] = [];
-    for (const st of plan.batchStages) {
-      for (let s = 0; s < slots; s++)
-        batchBuffers.push(
-          viewOf(st.output.dtype, new ArrayBuffer(batchSize * byteSize(st.output)), 0, batchSize * elementCount(st.output)),
-        );
+    try {
+      ring = new SharedArrayBuffer(ringBytes);
+      for (const st of plan.batchStages) {
+        for (let s = 0; s < slots; s++)
+          batchBuffers.push(
+            viewOf(st.output.dtype, new ArrayBuffer(batchSize * byteSize(st.output)), 0, batchSize * elementCount(st.output)),
+          );
+      }
+    } catch (e) {
+      if (!(e instanceof RangeError)) throw e;
+      // Named sizes instead of V8's "Array buffer allocation failed".
+      throw new LoaderError(
+        'OUT_OF_MEMORY',
+        `output "${name}": its batch ring (${slots} slots × ${batchSize} rows × ${byteSize(plan.sampleOutput)} bytes = ${(ringBytes / 2 ** 30).toFixed(2)} GiB) could not be allocated (${e.message}); lower batchSize, batchesAhead or the output size`,
+        { field: name },
+        e,
+      );
     }
     out.push({
       plan: { name, field: f, decoder, ops, stats, sampleOutput: plan.sampleOutput, ring },

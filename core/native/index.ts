@@ -48,7 +48,7 @@ export interface JpegDecodeResult {
 
 /** The raw addon's exports; see native/index.d.ts for their contracts. */
 export interface NativeAddon {
-  mmapFile(path: string): ArrayBuffer;
+  mmapFile(path: string, offset?: number, length?: number): ArrayBuffer;
   madvise(buffer: ArrayBuffer, offset: number, length: number, advice: MadviseAdvice): boolean;
   pageCacheResidency(path: string): { residentBytes: number; sizeBytes: number };
   jpegInfo(src: Uint8Array): JpegInfo;
@@ -209,7 +209,7 @@ export function isNativeAvailable(): boolean {
  * carrying a `code`; prefer the validating wrappers below.
  */
 export const native: NativeAddon = {
-  mmapFile: (path) => loadNative().mmapFile(path),
+  mmapFile: (path, offset, length) => loadNative().mmapFile(path, offset, length),
   madvise: (buffer, offset, length, advice) => loadNative().madvise(buffer, offset, length, advice),
   pageCacheResidency: (path) => loadNative().pageCacheResidency(path),
   jpegInfo: (src) => loadNative().jpegInfo(src),
@@ -266,10 +266,18 @@ function requireCapacity(buffer: Uint8Array, needed: number, name: string): void
 // Wrappers
 // ---------------------------------------------------------------------------
 
-/** Maps a whole file read-only; see native/index.d.ts. */
-export function mmapFile(path: string): ArrayBuffer {
+/**
+ * Maps a file read-only; see native/index.d.ts. Whole (up to 4 GiB, what one ArrayBuffer
+ * holds), or the window [offset, offset + length) clipped to the file's end: `offset` a
+ * multiple of the system page size, `length` at most 2^32. Large files are mapped in
+ * windows (the loader's OS cache: core/loader/memory/os-cache.ts).
+ */
+export function mmapFile(path: string, offset?: number, length?: number): ArrayBuffer {
   requirePath(path);
-  return call(() => loadNative().mmapFile(path));
+  if (offset === undefined) return call(() => loadNative().mmapFile(path));
+  requireInteger(offset, 'offset', 0, Number.MAX_SAFE_INTEGER);
+  requireInteger(length, 'length', 0, 2 ** 32);
+  return call(() => loadNative().mmapFile(path, offset, length));
 }
 
 /**

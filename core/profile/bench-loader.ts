@@ -1,3 +1,4 @@
+import { LoaderError } from '../loader/errors.js';
 import { Loader, type LoaderOptions } from '../loader/loader.js';
 import type { OrderName } from '../loader/orders/index.js';
 import { asBetonError, BetonError } from '../format/errors.js';
@@ -114,7 +115,8 @@ export function fitBatchSize(
 
 /** A failed allocation of the loader's batch buffers, as an OUT_OF_MEMORY that names the sizes; other errors unchanged. */
 export function loaderMemoryError(e: unknown, batchSize: number, decoder: string): unknown {
-  if (asBetonError(e)?.code !== 'OUT_OF_MEMORY') return e;
+  // The loader's own OUT_OF_MEMORY (the process cache's page pool) names its sizes already.
+  if (e instanceof LoaderError || asBetonError(e)?.code !== 'OUT_OF_MEMORY') return e;
   const side = Number(decoder.split(':')[1]);
   const per = Number.isFinite(side)
     ? ` (${((batchSize * side * side * 3) / 2 ** 30).toFixed(1)} GiB per batch of ${side}×${side} RGB images)`

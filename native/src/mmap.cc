@@ -1,4 +1,11 @@
-// Read-only memory mapping of whole files, exposed as external ArrayBuffers.
+// Read-only memory mapping of files (whole, or a window of one), exposed as
+// external ArrayBuffers.
+//
+// One ArrayBuffer holds at most 4 GiB in Node (and 2^31 - 1 bytes in some
+// runtimes), while a .beton file can be hundreds of GB: callers map large
+// files in windows (mmapFile(path, offset, length)), each its own mapping and
+// ArrayBuffer; a whole-file map of a file too large for one buffer is refused
+// with a message saying so.
 //
 // A .beton file is read at random sample offsets; mapping it lets the page
 // cache serve those reads without a copy into the JS heap. The mapping lives
@@ -82,13 +89,14 @@ class FileDescriptor {
 // cage): the data has to live inside the JS heap, so read it in with pread,
 // which, unlike memcpy from a mapping, fails cleanly on a concurrently
 // truncated file.
-Napi::Value ReadWholeFile(Napi::Env env, int fd, size_t size,
-                          const std::string& path) {
+Napi::Value ReadRange(Napi::Env env, int fd, uint64_t offset, size_t size,
+                      const std::string& path) {
   Napi::ArrayBuffer buffer = Napi::ArrayBuffer::New(env, size);
   uint8_t* out = static_cast<uint8_t*>(buffer.Data());
   size_t done = 0;
   while (done < size) {
-    ssize_t got = pread(fd, out + done, size - done, static_cast<off_t>(done));
+    // pread may return less than asked (Linux caps one call near 2 GiB): loop.
+    ssize_t got = pread(fd, out + done, size - done, static_cast<off_t>(offset + done));
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) throw MakeError(env, kErrIo, SystemError("cannot read", path, errno));
     if (got == 0) {
@@ -124,15 +132,41 @@ size_t OpenRegularFile(Napi::Env env, const std::string& path, FileDescriptor& f
 
 }  // namespace
 
+// The largest ArrayBuffer we hand out: Node 20 refuses external buffers above
+// 4 GiB ("Cannot create a Buffer larger than 0x100000000 bytes").
+constexpr uint64_t kMaxBufferBytes = uint64_t{1} << 32;
+
+// mmapFile(path[, offset, length]): the whole file, or the window
+// [offset, offset + length) clipped to the file's end. `offset` must be a
+// multiple of the system page size (mmap's rule).
 Napi::Value MmapFile(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::string path = RequirePath(info, 0);
+  const bool window = info.Length() > 1 && !info[1].IsUndefined();
+  const int64_t kMaxOffset = INT64_C(1) << 53;
+  uint64_t offset = window ? static_cast<uint64_t>(RequireInteger(info, 1, "offset", 0, kMaxOffset)) : 0;
+  uint64_t want = window ? static_cast<uint64_t>(RequireInteger(info, 2, "length", 0, kMaxBufferBytes)) : 0;
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  if (offset % page != 0) {
+    throw Napi::RangeError::New(env, "offset must be a multiple of the system page size (" + std::to_string(page) + ")");
+  }
   FileDescriptor fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  size_t size = OpenRegularFile(env, path, fd);
+  const uint64_t file_size = OpenRegularFile(env, path, fd);
+  if (window && offset > file_size) {
+    throw Napi::RangeError::New(env, "offset " + std::to_string(offset) + " is past the end of '" + path + "' (" +
+                                         std::to_string(file_size) + " bytes)");
+  }
+  const uint64_t size64 = window ? std::min(want, file_size - offset) : file_size;
+  if (size64 > kMaxBufferBytes) {
+    throw MakeError(env, kErrIo,
+                    "cannot map '" + path + "' whole: " + std::to_string(file_size) +
+                        " bytes is more than one ArrayBuffer holds (4 GiB); map it in windows (offset, length)");
+  }
+  const size_t size = static_cast<size_t>(size64);
   // mmap rejects zero-length mappings, and there is nothing to share anyway.
   if (size == 0) return Napi::ArrayBuffer::New(env, 0);
 
-  void* base = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd.get(), 0);
+  void* base = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd.get(), static_cast<off_t>(offset));
   if (base == MAP_FAILED) {
     throw MakeError(env, kErrIo, SystemError("cannot mmap", path, errno));
   }
@@ -147,7 +181,7 @@ Napi::Value MmapFile(const Napi::CallbackInfo& info) {
   UnregisterMapping(base);
   munmap(base, size);
   if (status == napi_no_external_buffers_allowed) {
-    return ReadWholeFile(env, fd.get(), size, path);
+    return ReadRange(env, fd.get(), offset, size, path);
   }
   // A pending exception (e.g. size above V8's ArrayBuffer limit) must not be
   // masked by a new one; Error::New(env) picks it up.

@@ -169,7 +169,7 @@ describe('loader: decoding and order', () => {
     for await (const b of l) if (b.index === 4) break;
     const state = l.state();
     await l.close();
-    expect(state).toEqual({ epoch: 0, batch: 5, seed: 11 });
+    expect(state).toMatchObject({ epoch: 0, batch: 5, seed: 11, loader: { batchSize: 50, order: 'random', seed: 11 } });
     const l2 = await Loader.open(fixed, opts);
     l2.resume(JSON.parse(JSON.stringify(state)));
     const rest: Batch[] = [];

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, ftruncateSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -175,6 +175,39 @@ describe('mmapFile', () => {
       const mapped = mmapFile(path);
       expect(mapped.byteLength).toBe(0);
       expect(madvise(mapped, 0, 0, 'willneed')).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('maps a window (offset, length) clipped to the end; past 4 GiB only windows, the whole file refused by name', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'beton-native-'));
+    try {
+      const path = join(dir, 'big.bin');
+      // A sparse 5 GiB file with marks at 0, 2^32 + 4096 and its last byte.
+      const fd = openSync(path, 'w');
+      writeSync(fd, Buffer.from('head'), 0, 4, 0);
+      writeSync(fd, Buffer.from('past4g'), 0, 6, 2 ** 32 + 4096);
+      ftruncateSync(fd, 5 * 2 ** 30);
+      writeSync(fd, Buffer.from('Z'), 0, 1, 5 * 2 ** 30 - 1);
+      closeSync(fd);
+      expect(Buffer.from(mmapFile(path, 0, 4)).toString()).toBe('head');
+      expect(
+        Buffer.from(mmapFile(path, 2 ** 32, 8192))
+          .subarray(4096, 4102)
+          .toString(),
+      ).toBe('past4g');
+      const tail = mmapFile(path, 5 * 2 ** 30 - 4096, 2 ** 30);
+      expect(tail.byteLength).toBe(4096); // clipped to the end of the file
+      expect(new Uint8Array(tail)[4095]).toBe('Z'.charCodeAt(0));
+      expect(mmapFile(path, 5 * 2 ** 30, 10).byteLength).toBe(0);
+      const whole = expectNativeError(() => mmapFile(path), 'NATIVE_IO');
+      expect(whole.message).toMatch(
+        /cannot map '.*big\.bin' whole: 5368709120 bytes is more than one ArrayBuffer holds \(4 GiB\); map it in windows/,
+      );
+      expect(() => mmapFile(path, 100, 10)).toThrow(/offset must be a multiple of the system page size/);
+      expect(() => mmapFile(path, 6 * 2 ** 30, 10)).toThrow(/past the end/);
+      expect(() => mmapFile(path, 0, 2 ** 32 + 1)).toThrow(/length must be an integer/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

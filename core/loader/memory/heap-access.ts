@@ -7,5 +7,5 @@ export type { HeapAccess };
 
 /** The worker's side of the loader's memory manager: its strategy's view of the file's bytes. */
 export function heapAccess(memory: MemoryPlan, path: string, pageSize: number): HeapAccess {
-  return memory.kind === 'os' ? osCacheHeap(path) : processCacheHeap(memory, pageSize);
+  return memory.kind === 'os' ? osCacheHeap(path, pageSize) : processCacheHeap(memory, pageSize);
 }

@@ -26,6 +26,11 @@ export class PageCache {
     readonly pageSize: number,
     numPages: number,
     readonly slots: number,
+    /**
+     * Bytes of each page that hold objects (from the allocation table): only those are read,
+     * so a half-empty page of 2^31 bytes costs its objects, not 2 GiB. Absent: whole pages.
+     */
+    private readonly usedBytes?: Uint32Array,
   ) {
     this.pool = new SharedArrayBuffer(slots * pageSize);
     this.pageToSlot = new SharedArrayBuffer(Math.max(1, numPages) * 4);
@@ -73,8 +78,13 @@ export class PageCache {
       await new Promise<void>((r) => this.waiters.push(r));
       slot = this.takeSlot();
     }
-    const view = new Uint8Array(this.pool, slot * this.pageSize, this.pageSize);
-    await this.fh.read(view, 0, this.pageSize, page * this.pageSize);
+    try {
+      const n = Math.min(this.pageSize, this.usedBytes?.[page] ?? this.pageSize);
+      await readPage(this.fh, new Uint8Array(this.pool, slot * this.pageSize, n), page * this.pageSize);
+    } catch (e) {
+      this.free.push(slot);
+      throw e;
+    }
     this.pagesRead++;
     this.slotPage[slot] = page;
     Atomics.store(this.map, page, slot);
@@ -91,5 +101,20 @@ export class PageCache {
       return slot;
     }
     return -1;
+  }
+}
+
+/**
+ * Largest length one positional read asks for: fs.read refuses 2^31 bytes and more (a page
+ * may be 2^31), and Linux returns at most ~2 GiB per call anyway.
+ */
+export const READ_CHUNK_BYTES = 2 ** 30;
+
+/** Reads `into.length` bytes from `position` (a plain number, exact to 2^53) in chunks; a page cut short by the end of the file stays zero past it. */
+export async function readPage(fh: FileHandle, into: Uint8Array, position: number): Promise<void> {
+  for (let done = 0; done < into.length;) {
+    const { bytesRead } = await fh.read(into, done, Math.min(READ_CHUNK_BYTES, into.length - done), position + done);
+    if (bytesRead === 0) return;
+    done += bytesRead;
   }
 }
