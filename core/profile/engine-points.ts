@@ -151,3 +151,37 @@ export function sourceFolderCheck(source: string | undefined, decoder: string): 
       },
     );
 }
+
+/** Op names as people read them; a fused stage (several ops in one pixel pass) lists its ops. */
+const OP_LABEL: Record<string, string> = { random_horizontal_flip: 'flip', to_chw: 'to CHW' };
+export function stageLabel(name: string): string {
+  const m = /^fused\((.*)\)$/.exec(name);
+  if (m)
+    return `${m[1]!
+      .split('+')
+      .map((o) => OP_LABEL[o] ?? o)
+      .join(' + ')} (fused)`;
+  return OP_LABEL[name] ?? name;
+}
+
+/**
+ * Stage costs from our workers' timers between two Loader.stats(): each stage's worker time
+ * per image; what busy time the timers did not cover (copies of plain fields such as labels,
+ * claiming rows) is "copy".
+ */
+export function timerStages(
+  before: { workerBusyMs: number; stageMs?: Record<string, number> },
+  after: { workerBusyMs: number; stageMs?: Record<string, number> },
+  images: number,
+): StageCosts | null {
+  if (!(images > 0) || !after.stageMs) return null;
+  const stages: StageCosts['stages'] = [];
+  let covered = 0;
+  for (const [k, v] of Object.entries(after.stageMs)) {
+    const d = Math.max(0, v - (before.stageMs?.[k] ?? 0));
+    covered += d;
+    stages.push({ stage: stageLabel(k), msPerImage: d / images });
+  }
+  stages.push({ stage: 'copy', msPerImage: Math.max(0, after.workerBusyMs - before.workerBusyMs - covered) / images });
+  return { method: 'timers', stages };
+}

@@ -14,7 +14,15 @@ import { startTelemetry } from './telemetry.js';
 import type { DatasetInfo, PointConfig, PointResult, ProfilePlan, ProfileRun, TelemetrySample } from './types.js';
 import { diagnose } from './verdict.js';
 import { engineAvailability, runPythonEngine, type PythonJob } from './python-engine.js';
-import { ablationStages, pointResultOf, sliceRates, sourceFolderCheck, stagePrefixes, torchSettings } from './engine-points.js';
+import {
+  ablationStages,
+  pointResultOf,
+  timerStages,
+  sliceRates,
+  sourceFolderCheck,
+  stagePrefixes,
+  torchSettings,
+} from './engine-points.js';
 import type { EngineName } from './types.js';
 
 export interface SweepOptions {
@@ -323,6 +331,7 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
           workerBusyMsPerBatch: batches ? (after.workerBusyMs - before.workerBusyMs) / batches : 0,
           pageCacheResident: await telemetry.pageCacheResidency(),
         });
+        if (plan.stages) point.stages = timerStages(before, after, images);
         points.push(point);
         opts.onPoint?.(point, points.length, grid.length);
       } finally {
