@@ -207,7 +207,7 @@ export function diagnose(
   return {
     kind,
     summary: c?.summary ?? rule.summary(x, m),
-    evidence: evidenceOf(m, points.length),
+    evidence: evidenceOf(m, allPoints.length),
     advice: compact([
       c ? 'Profile again with the machine otherwise idle (stop other jobs), or expect this share of the CPU in training too.' : null,
       ...adviceFor(kind, x, m, all, best, machine, dataset, opts.batchesAhead ?? DEFAULT_BATCHES_AHEAD),
