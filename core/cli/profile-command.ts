@@ -7,6 +7,7 @@ import { isOrderName } from './order-name.js';
 import type { ProfileRun } from '../profile/types.js';
 import { UsageError } from './usage-error.js';
 import { spreadOf } from '../profile/engine-points.js';
+import { checkEngines } from '../profile/sweep.js';
 import type { EngineName, PointResult } from '../profile/types.js';
 
 const isEngineName = (s: string): s is EngineName => s === 'beton' || s === 'ffcv' || s === 'torch';
@@ -151,6 +152,8 @@ export async function profileCommand(argv: string[]): Promise<number> {
         ...(values.source !== undefined ? { source: values.source } : {}),
         stages: !values['no-stages'],
       };
+      // Before the sweep: a missing engine is one line, not a failed run in the database.
+      checkEngines(planInput, values.python ?? null);
       ({ run, runId: id } = await profileSweep(planInput, runs, {
         signal: ac.signal,
         gpu: !values['no-gpu'],

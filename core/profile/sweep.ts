@@ -119,6 +119,20 @@ export function tryDatasetInfo(file: string): DatasetInfo | null {
 }
 
 /**
+ * Every engine of a plan can run here (Python engines import; the torch engine has its source
+ * folder and a crop decoder), else a BetonError with one line on how to get it. The CLI and
+ * the service call it before a sweep starts, so a missing FFCV is one line now, not an error
+ * after minutes of sweeping the other engines (and no failed run in the database).
+ */
+export function checkEngines(plan: Pick<ProfilePlan, 'engines' | 'source'> & { decoder?: string }, python?: string | null): void {
+  for (const e of plan.engines ?? []) {
+    const a = engineAvailability(e, python);
+    if (!a.available) throw new BetonError('ENGINE_UNAVAILABLE', a.reason ?? `the ${e} engine is not available here`);
+  }
+  if (plan.engines?.includes('torch')) sourceFolderCheck(plan.source, plan.decoder ?? 'rrc:160');
+}
+
+/**
  * Runs the loader over a grid (workers × batch sizes × orders × cache), each point for a
  * bounded time after a warm-up, sampling CPU, memory, disk and GPU every ~250 ms, and
  * diagnoses the bottleneck. Cancel with `signal`: the run ends with status 'cancelled'.
@@ -138,15 +152,9 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
   r.close();
   const steps: PipelineStep[] = [parseDecoder(plan.decoder), ...(plan.flip ? [RandomHorizontalFlip()] : []), ToCHW()];
   const engines: EngineName[] = plan.engines ?? ['beton'];
-  // Every engine is checked before any point runs: a missing FFCV is one line now, not an
-  // error after minutes of sweeping the others.
-  for (const e of engines) {
-    const a = engineAvailability(e, opts.python);
-    if (!a.available) throw new BetonError('ENGINE_UNAVAILABLE', a.reason ?? `the ${e} engine is not available here`);
-  }
+  checkEngines(plan, opts.python);
   if (engines.includes('ffcv') && (!opts.ffcvCode || !imageField))
     throw new BetonError('ENGINE_UNAVAILABLE', `the ffcv engine needs an image field in ${plan.file} and the exporter`);
-  if (engines.includes('torch')) sourceFolderCheck(plan.source, plan.decoder);
   const grid: PointConfig[] = [];
   for (const engine of engines)
     for (const osCache of plan.osCache)
