@@ -339,7 +339,7 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
           workerBusyMsPerBatch: batches ? (after.workerBusyMs - before.workerBusyMs) / batches : 0,
           pageCacheResident: await telemetry.pageCacheResidency(),
         });
-        if (plan.stages) point.stages = timerStages(before, after, images);
+        point.stages = timerStages(before, after, images);
         points.push(point);
         opts.onPoint?.(point, points.length, grid.length);
       } finally {
