@@ -240,3 +240,14 @@ describe('the runs database records the engine', () => {
     raw.close();
   });
 });
+
+describe('advice after a sweep that measured more workers', () => {
+  it('does not ask to sweep more workers when more were measured and were slower', () => {
+    const pts = [
+      point({ engine: 'ffcv', workers: 1, ips: 576, waitMs: 42, cpu: 0.5, busy: 0.5 }),
+      point({ engine: 'ffcv', workers: 2, ips: 259, waitMs: 96, cpu: 0.5, busy: 0.5 }),
+    ];
+    const v = diagnose(pts, [], { ...machine, cores: 2 });
+    expect(v.advice.join('\n')).not.toMatch(/sweep workers up to/);
+  });
+});
