@@ -417,7 +417,7 @@ function engineLines(points: readonly PointResult[]): string[] {
   for (const [e, p] of bestOf) {
     const r = p.imagesPerSec / Math.max(ref.imagesPerSec, 1e-9);
     out.push(
-      `    ${e.padEnd(6)} ${rate(p.imagesPerSec).padStart(9)} img/s  #${p.index + 1} (${p.config.workers} workers, batch ${p.config.batchSize})${e === refName ? '' : `  ${r.toFixed(2)}× ${refName}`}`,
+      `    ${e.padEnd(6)} ${rate(p.imagesPerSec).padStart(9)} img/s  #${p.index + 1} (${p.config.workers} worker${p.config.workers === 1 ? '' : 's'}, batch ${p.config.batchSize})${e === refName ? '' : `  ${r.toFixed(2)}× ${refName}`}`,
     );
   }
   return out;
