@@ -59,6 +59,8 @@ describe.skipIf(!HAVE_CHROMIUM)('profile engines (issue 18), end to end', () => 
     const legend = (await chart.locator('.recharts-legend-item-text').allTextContents()).sort();
     expect(legend).toEqual(['beton · bs 4 · random', 'torch · bs 4 · random']);
     expect(await chart.locator('.recharts-line-curve, .recharts-line-dots').count()).toBeGreaterThan(0);
+    // The engines compared: torch's best against ours.
+    expect(await page.getByTestId('verdict').getByTestId('engine-summary').textContent()).toMatch(/torch: .*× beton/);
     // Our point has its stage bar, timed in the workers.
     const bars = page.getByTestId('verdict').getByTestId('stage-bar');
     expect(await bars.count()).toBeGreaterThanOrEqual(1);

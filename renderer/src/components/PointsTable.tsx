@@ -92,3 +92,26 @@ export function PointsTable({ points, testId = 'points-table' }: { points: reado
     </div>
   );
 }
+
+/** Best point of each engine, and each against ours (or the first engine measured): how the engines compare on this file. */
+export function EngineSummary({ points }: { points: readonly PointResult[] }) {
+  const bestOf = new Map<string, PointResult>();
+  for (const p of points) {
+    const e = p.config.engine ?? 'beton';
+    const b = bestOf.get(e);
+    if (p.images > 0 && (!b || p.imagesPerSec > b.imagesPerSec)) bestOf.set(e, p);
+  }
+  if (bestOf.size < 2) return null;
+  const refName = bestOf.has('beton') ? 'beton' : [...bestOf.keys()][0]!;
+  const ref = bestOf.get(refName)!;
+  return (
+    <ul className="engine-summary" data-testid="engine-summary">
+      {[...bestOf].map(([e, p]) => (
+        <li key={e} data-engine={e}>
+          <strong>{e}</strong>: {formatCompact(p.imagesPerSec)} img/s at {pointLabel(p.config)}
+          {e === refName ? '' : ` — ${(p.imagesPerSec / Math.max(ref.imagesPerSec, 1e-9)).toFixed(2)}× ${refName}`}
+        </li>
+      ))}
+    </ul>
+  );
+}

@@ -2,7 +2,7 @@ import { useEffect, useMemo } from 'react';
 import { ChartCard, Lines } from '../components/Charts.js';
 import { PathPicker } from '../components/FileBrowser.js';
 import { ProfileCharts } from '../components/ProfileCharts.js';
-import { bestPoint, PointsTable } from '../components/PointsTable.js';
+import { bestPoint, EngineSummary, PointsTable } from '../components/PointsTable.js';
 import { Check, ProgressBar, SelectField, TextField } from '../components/Form.js';
 import { EmptyState, ErrorBanner } from '../components/States.js';
 import { formatNumber, formatRate, percent } from '../lib/format.js';
@@ -522,6 +522,7 @@ function VerdictCard({
       ) : (
         <p className="muted">No verdict: no point was measured.</p>
       )}
+      <EngineSummary points={points} />
       {points.length ? <PointsTable points={points} /> : null}
       <div className="actions">
         <button

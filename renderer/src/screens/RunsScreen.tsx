@@ -1,7 +1,7 @@
 import { InlineMarkdown } from '../components/InlineMarkdown.js';
 import { useEffect, useMemo } from 'react';
 import { ChartCard, Lines } from '../components/Charts.js';
-import { PointsTable } from '../components/PointsTable.js';
+import { EngineSummary, PointsTable } from '../components/PointsTable.js';
 import { ProfileCharts } from '../components/ProfileCharts.js';
 import { EmptyState, ErrorBanner, Loading, Skeleton } from '../components/States.js';
 import { formatCompact, formatDateTime, shortenPath } from '../lib/format.js';
@@ -333,6 +333,7 @@ function RunDetail({ run, onClose }: { run: ProfileRunView; onClose: () => void 
       {run.points.length ? (
         <>
           <h4>Grid points</h4>
+          <EngineSummary points={run.points} />
           <PointsTable points={run.points} testId="run-points" />
         </>
       ) : null}
