@@ -36,5 +36,8 @@ describe('contention', () => {
     );
     expect(run.verdict?.kind).not.toBe('decode-bound');
     expect(p.slices!.length).toBeGreaterThanOrEqual(2);
+    // Our workers time each stage: decode is where a JPEG's time goes.
+    expect(p.stages?.method).toBe('timers');
+    expect(p.stages!.stages.find((s) => s.stage === 'decode')!.msPerImage).toBeGreaterThan(0);
   }, 120_000);
 });

@@ -1,13 +1,13 @@
 // Engines, slices, stage costs and contention (issue 18): the pure parts, the runs database's
 // engine column, and a missing engine's one-line message. The real FFCV and torch runs are in
 // test/interop/profile-engines.test.ts.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ablationStages, sliceRates, spreadOf, stageLabel, stagePrefixes, timerStages } from '../../core/profile/engine-points.js';
-import { engineAvailability, parseDriverLine } from '../../core/profile/python-engine.js';
+import { engineAvailability, parseDriverLine, runPythonEngine, type PythonJob } from '../../core/profile/python-engine.js';
 import { RandomHorizontalFlip, RandomResizedCropRGBImageDecoder, ToCHW } from '../../core/pipeline/spec.js';
 import { diagnose, verdictEngine } from '../../core/profile/verdict.js';
 import type { MachineInfo, PointConfig, PointResult } from '../../core/profile/types.js';
@@ -249,5 +249,37 @@ describe('advice after a sweep that measured more workers', () => {
     ];
     const v = diagnose(pts, [], { ...machine, cores: 2 });
     expect(v.advice.join('\n')).not.toMatch(/sweep workers up to/);
+  });
+});
+
+describe('a Python engine that fails, hangs or is cancelled', () => {
+  const fake = (body: string): string => {
+    const path = join(dir, `fakepy-${Math.random().toString(36).slice(2)}`);
+    writeFileSync(path, `#!/bin/sh\n${body}\n`);
+    chmodSync(path, 0o755);
+    return path;
+  };
+  const job: PythonJob = { engine: 'ffcv', warmupBatches: 1, seconds: 1, slices: 2, stageSeconds: 1, points: [{ index: 0, code: 'x' }] };
+
+  it('fails with ENGINE_FAILED, its error and the last lines of its stderr', async () => {
+    const python = fake(`cat >/dev/null; echo 'Traceback: numba exploded' >&2; echo '{"error": "RuntimeError: boom"}'; exit 1`);
+    await expect(runPythonEngine({ python, job, onLine: () => undefined })).rejects.toThrow(
+      /failed after 0 of 1 points: RuntimeError: boom[\s\S]*numba exploded/,
+    );
+  });
+
+  it('is killed when it goes silent, and the sweep fails instead of hanging', async () => {
+    const python = fake('cat >/dev/null; sleep 30');
+    const t0 = Date.now();
+    await expect(runPythonEngine({ python, job, onLine: () => undefined, silenceMs: 300 })).rejects.toThrow(/no output for/);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+  });
+
+  it('cancelling kills it and resolves', async () => {
+    const python = fake('cat >/dev/null; echo \'{"ready": {}}\'; sleep 30');
+    const ac = new AbortController();
+    const t0 = Date.now();
+    await runPythonEngine({ python, job, signal: ac.signal, onLine: (l) => l.kind === 'ready' && ac.abort() });
+    expect(Date.now() - t0).toBeLessThan(10_000);
   });
 });
