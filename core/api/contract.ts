@@ -145,8 +145,27 @@ const ProfilePlanInput = z
     batchesAhead: z.number().int().min(1).max(64).optional(),
     secondsPerPoint: z.number().positive().max(600).default(3),
     warmupBatches: z.number().int().min(0).default(2),
+    /** Engines over the same grid (absent: beton alone); ffcv and torch run in the server's Python. */
+    engines: z
+      .array(z.enum(['beton', 'ffcv', 'torch']))
+      .min(1)
+      .max(3)
+      .optional(),
+    /** The torch engine's image folder (ImageFolder layout), confined like every path. */
+    source: path.optional(),
+    /** Per-stage costs (our workers' timers; FFCV's by pipeline-prefix ablation, which takes longer). */
+    stages: z.boolean().optional(),
   })
   .strict();
+
+/** Whether an engine can run on this host, and if not, one line on how to get it (profiles.engines). */
+export interface EngineStatus {
+  engine: 'beton' | 'ffcv' | 'torch';
+  available: boolean;
+  /** The Python interpreter tried (null: none found, or beton). */
+  python: string | null;
+  reason: string | null;
+}
 
 const ExecPlanInput = z
   .object({
@@ -198,6 +217,7 @@ export const Requests = {
     .strict(),
   'profiles.start': z.union([z.object({ plan: ProfilePlanInput }).strict(), z.object({ exec: ExecPlanInput }).strict()]),
   'profiles.cancel': z.object({ jobId: z.string().min(1).max(64) }).strict(),
+  'profiles.engines': z.object({}).strict(),
   'runs.list': z.object({ limit: z.number().int().positive().max(1000).default(200) }).strict(),
   'runs.get': z.object({ id: z.number().int().positive() }).strict(),
   'runs.compare': z.object({ a: z.number().int().positive(), b: z.number().int().positive() }).strict(),
@@ -225,6 +245,7 @@ export interface Results {
   'builds.advise': BuildAdvice;
   'profiles.start': { jobId: string };
   'profiles.cancel': { cancelled: boolean };
+  'profiles.engines': EngineStatus[];
   'runs.list': RunSummary[];
   'runs.get': StoredRun;
   'runs.compare': RunComparison;

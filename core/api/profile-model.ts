@@ -40,12 +40,21 @@ export interface DatasetInfo {
   schema: Array<{ name: string; type: string; typeId: number }>;
 }
 
+/**
+ * Which loader measured a point: `beton` (ours), `ffcv` (the real FFCV Loader in a Python
+ * child, from our exported code), `torch` (torchvision ImageFolder + DataLoader over the
+ * source folder: what a user runs before converting).
+ */
+export type EngineName = 'beton' | 'ffcv' | 'torch';
+
 /** One grid cell of a sweep. */
 export interface PointConfig {
   workers: number;
   batchSize: number;
   order: OrderName;
   osCache: boolean;
+  /** The engine that measured it; absent (runs before engines): beton. */
+  engine?: EngineName;
 }
 
 export interface ProfilePlan {
@@ -64,6 +73,12 @@ export interface ProfilePlan {
   /** Measured seconds per point, after the warm-up. */
   secondsPerPoint: number;
   warmupBatches: number;
+  /** Engines run over the grid, in this order (absent: beton alone, as before engines). */
+  engines?: EngineName[];
+  /** The image folder the torch engine reads (ImageFolder layout: one folder per class). */
+  source?: string;
+  /** Per-stage costs: timers in our workers, pipeline-prefix ablation for FFCV (absent: false). */
+  stages?: boolean;
 }
 
 /** GPU readings at one instant. */
@@ -121,6 +136,30 @@ export interface PointResult {
   /** Fraction of the file resident in the OS page cache at the end of the point (null if unknown). */
   pageCacheResident: number | null;
   gpuUtilMean: number | null;
+  /**
+   * img/s of each equal slice of the measured time (at least two): the point's spread
+   * ((max − min) / median) says how steady it was. Absent in runs before slices.
+   */
+  slices?: number[];
+  /**
+   * CPU used by the loader's process tree (our threads and any Python child) and by the
+   * whole machine, as mean busy fractions 0..1 of all logical CPUs during the point: the
+   * difference is what other processes took. null when unknown; absent in older runs.
+   */
+  loaderCpu?: number | null;
+  machineCpu?: number | null;
+  /** Where the time goes, per image (absent: not measured). */
+  stages?: StageCosts | null;
+}
+
+/**
+ * Per-image cost of each pipeline stage, in ms of worker time per image. `timers`: measured
+ * in our decode workers; `ablation`: the same loader run with pipeline prefixes (decoder
+ * only, + flip, …), each stage the difference in time per image × the parallel workers.
+ */
+export interface StageCosts {
+  method: 'timers' | 'ablation';
+  stages: Array<{ stage: string; msPerImage: number }>;
 }
 
 export type VerdictKind = 'input-bound' | 'decode-bound' | 'disk-bound' | 'gpu-bound' | 'compute-bound' | 'balanced' | 'unknown';

@@ -7,6 +7,7 @@ import type { ExecOutcome, SweepOutcome } from '../api/job-results.js';
 import { InterruptedError } from '../format/errors.js';
 import { execOutcome, runExec, type ExecResult } from '../profile/exec-mode.js';
 import { diagnoseExec } from '../profile/exec-verdict.js';
+import { ffcvPointCode } from '../export/ffcv-point.js';
 import { failedSweepRun } from '../profile/failed-run.js';
 import { machineInfo } from '../profile/machine.js';
 import { profile, tryDatasetInfo } from '../profile/sweep.js';
@@ -35,6 +36,8 @@ export interface SweepHooks {
   onNote?: (message: string) => void;
   /** A sweep that failed was recorded as this run (then its error is thrown as usual). */
   onFailedRecorded?: (runId: number) => void;
+  /** The Python interpreter of the ffcv and torch engines (default: $BETON_PYTHON, else python3 on PATH). */
+  python?: string | null;
 }
 
 /**
@@ -60,6 +63,9 @@ export async function profileSweep(
       gpu: hooks.gpu,
       onNote: hooks.onNote,
       onStart: (start) => writer.start(start),
+      python: hooks.python,
+      // The ffcv engine runs the exporter's code: what it measures is what `beton export` gives.
+      ffcvCode: ffcvPointCode,
       onSample: (s) => {
         samples.push(s);
         writer.sample(s);

@@ -8,10 +8,22 @@ import { isOrderName } from './order-name.js';
 import { abortOnSignals } from './signals.js';
 import type { ProfileRun } from '../profile/types.js';
 import { UsageError } from './usage-error.js';
+import { spreadOf } from '../profile/engine-points.js';
+import { checkEngines } from '../profile/sweep.js';
+import type { EngineName, PointResult } from '../profile/types.js';
+
+const isEngineName = (s: string): s is EngineName => s === 'beton' || s === 'ffcv' || s === 'torch';
+
+/** ", spread ±N% over K slices" when the point was sliced. */
+function spreadText(p: PointResult): string {
+  const s = spreadOf(p.slices);
+  return s === null ? '' : `, spread ${(s * 100).toFixed(0)}% over ${p.slices!.length} slices`;
+}
 
 export const PROFILE_HELP = `beton profile FILE [--workers 1,2] [--batch-sizes 64,256] [--orders random,quasi_random]
               [--os-cache on,off] [--decoder rrc:160] [--no-flip] [--fast-decode] [--seconds S]
-              [--batches-ahead N] [--db PATH] [--json] [--no-gpu]
+              [--batches-ahead N] [--engine beton,ffcv,torch] [--source DIR] [--python PATH]
+              [--no-stages] [--db PATH] [--json] [--no-gpu]
 beton profile --exec "python train.py …" [FILE] [--regex REGEX] [--db PATH] [--json]
 
 Sweeps the loader over a grid (default workers 1, 2, 4 … cores; batch 256; random; os cache)
@@ -30,7 +42,13 @@ In the command, wrap the loader in the probe (for batch in beton_probe.watch(loa
 PYTHONPATH under --exec, silent elsewhere) and the verdict says whether each training step
 waits for data: input-bound, balanced or compute-bound.
 Ctrl-C, SIGTERM and SIGHUP stop the run keeping what was measured (marked interrupted) and
-exit 130, 143 and 129.`;
+exit 130, 143 and 129.
+--engine: which loaders run the grid (default beton): beton (ours), ffcv (the real FFCV
+Loader, from the code beton export writes, in a Python child), torch (torchvision ImageFolder
++ DataLoader over --source DIR, the folder the file was built from). --python: the
+interpreter for ffcv/torch (default $BETON_PYTHON, else python3 on PATH). Each point is
+measured in slices (its spread is shown) and, unless --no-stages, split into per-stage costs
+(timers in our workers; pipeline-prefix ablation for FFCV).`;
 
 function list(v: string | undefined, flag: string): string[] | undefined {
   if (v === undefined) return undefined;
@@ -66,8 +84,18 @@ export async function profileCommand(argv: string[]): Promise<number> {
       'no-gpu': { type: 'boolean' },
       exec: { type: 'string' },
       regex: { type: 'string' },
+      engine: { type: 'string' },
+      source: { type: 'string' },
+      python: { type: 'string' },
+      'no-stages': { type: 'boolean' },
     },
   });
+  const engines = list(values.engine, 'engine');
+  for (const e of engines ?? []) if (!isEngineName(e)) throw new UsageError(`--engine: unknown engine "${e}" (beton, ffcv or torch)`);
+  if (values.exec && (engines || values.source !== undefined)) throw new UsageError('--engine and --source apply to sweeps, not --exec');
+  if (values.source !== undefined && !engines?.includes('torch'))
+    throw new UsageError("--source is the torch engine's folder: add --engine torch");
+  if (values.python === '') throw new UsageError('--python expects a path');
   if (!values.exec && positionals.length !== 1) throw new UsageError('expected exactly one FILE (or --exec COMMAND)');
   if (values.regex !== undefined && !values.exec) throw new UsageError('--regex applies to --exec');
   if (values.regex !== undefined) {
@@ -129,15 +157,21 @@ export async function profileCommand(argv: string[]): Promise<number> {
         fastDecode: values['fast-decode'] ?? false,
         secondsPerPoint: seconds,
         ...(ahead ? { batchesAhead: ahead[0]! } : {}),
+        ...(engines ? { engines: engines.filter(isEngineName) } : {}),
+        ...(values.source !== undefined ? { source: values.source } : {}),
+        stages: !values['no-stages'],
       };
+      // Before the sweep: a missing engine is one line, not a failed run in the database.
+      checkEngines(planInput, values.python ?? null);
       ({ run, runId: id } = await profileSweep(planInput, runs, {
         signal: ac.signal,
         gpu: !values['no-gpu'],
+        python: values.python ?? null,
         // Even with --json: stderr is for people, stdout stays one JSON document.
         onNote: (m) => process.stderr.write(`note: ${m}\n`),
         onPoint: (p, done, total) => {
           log(
-            `  [${done}/${total}] workers ${p.config.workers}, batch ${p.config.batchSize}, ${p.config.order}, ${p.config.osCache ? 'os cache' : 'process cache'}: ${p.imagesPerSec.toFixed(0)} img/s, wait p50 ${p.waitP50Ms.toFixed(1)} ms / p95 ${p.waitP95Ms.toFixed(1)} ms\n`,
+            `  [${done}/${total}] ${p.config.engine ? `${p.config.engine}: ` : ''}workers ${p.config.workers}, batch ${p.config.batchSize}, ${p.config.order}, ${p.config.osCache ? 'os cache' : 'process cache'}: ${p.imagesPerSec.toFixed(0)} img/s, wait p50 ${p.waitP50Ms.toFixed(1)} ms / p95 ${p.waitP95Ms.toFixed(1)} ms${spreadText(p)}\n`,
           );
         },
         // A failed sweep is a run too: recorded as failed with why, then the error is reported as usual.

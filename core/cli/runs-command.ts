@@ -1,6 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { ExecPlan, PointConfig, ProfilePlan } from '../profile/types.js';
+import type { ExecPlan, PointConfig, PointResult, ProfilePlan } from '../profile/types.js';
+import { spreadOf } from '../profile/engine-points.js';
 import { asBetonError } from '../format/errors.js';
 import { RunsDbError } from '../runs/errors.js';
 import { defaultDbPath } from '../runs/location.js';
@@ -231,7 +232,8 @@ function formatPlan(run: StoredRun): string {
   const p = run.plan as ProfilePlan;
   return (
     `decoder ${p.decoder}${p.flip ? ' + flip' : ''}, ${p.secondsPerPoint} s per point after ${p.warmupBatches} warm-up batches; ` +
-    `workers ${p.workers.join(',')} × batch ${p.batchSizes.join(',')} × ${p.orders.join(',')} × ${p.osCache.map((c) => (c ? 'os cache' : 'process cache')).join(',')}`
+    `workers ${p.workers.join(',')} × batch ${p.batchSizes.join(',')} × ${p.orders.join(',')} × ${p.osCache.map((c) => (c ? 'os cache' : 'process cache')).join(',')}` +
+    (p.engines ? `; engines ${p.engines.join(', ')}${p.source ? ` (torch reads ${p.source})` : ''}` : '')
   );
 }
 
@@ -254,46 +256,65 @@ function formatRun(run: StoredRun): string {
   }
   if (run.points.length) {
     const best = Math.max(...run.points.map((p) => p.imagesPerSec));
+    const engines = run.points.some((p) => p.config.engine !== undefined);
+    const sliced = run.points.some((p) => spreadOf(p.slices) !== null);
+    const cpu = run.points.some((p) => p.loaderCpu != null && p.machineCpu != null);
+    const cols: Array<[string, boolean, (p: PointResult) => string]> = [
+      // Numbered from 1, as the verdict's "Best point #N" counts them.
+      ['#', true, (p) => String(p.index + 1)],
+      ...(engines
+        ? [['ENGINE', false, (p: PointResult) => p.config.engine ?? 'beton'] as [string, boolean, (p: PointResult) => string]]
+        : []),
+      ['WORKERS', true, (p) => String(p.config.workers)],
+      ['BATCH', true, (p) => String(p.config.batchSize)],
+      ['ORDER', false, (p) => p.config.order],
+      ['CACHE', false, (p) => cache(p.config)],
+      ['IMG/S', true, (p) => rate(p.imagesPerSec) + (p.imagesPerSec === best ? ' *' : '  ')],
+      ...(sliced
+        ? [
+            [
+              'SPREAD',
+              true,
+              (p: PointResult) => {
+                const x = spreadOf(p.slices);
+                return x === null ? '-' : `${(x * 100).toFixed(0)}%`;
+              },
+            ] as [string, boolean, (p: PointResult) => string],
+          ]
+        : []),
+      ['BATCH/S', true, (p) => p.batchesPerSec.toFixed(2)],
+      ['WAIT P50', true, (p) => `${p.waitP50Ms.toFixed(1)} ms`],
+      ['WAIT P95', true, (p) => `${p.waitP95Ms.toFixed(1)} ms`],
+      ...(cpu
+        ? [
+            [
+              'CPU LOADER/ALL',
+              true,
+              (p: PointResult) =>
+                p.loaderCpu == null || p.machineCpu == null
+                  ? '-'
+                  : `${(p.loaderCpu * 100).toFixed(0)}% / ${(p.machineCpu * 100).toFixed(0)}%`,
+            ] as [string, boolean, (p: PointResult) => string],
+          ]
+        : []),
+      ['RSS PEAK', true, (p) => mib(p.rssPeakBytes)],
+      ['DISK READ', true, (p) => mib(p.diskReadBytes)],
+      ['PAGE CACHE', true, (p) => (p.pageCacheResident === null ? '-' : `${(p.pageCacheResident * 100).toFixed(0)}%`)],
+      ['GPU', true, (p) => (p.gpuUtilMean === null ? '-' : `${p.gpuUtilMean.toFixed(0)}%`)],
+    ];
     lines.push(
       '',
       indent(
         table(
-          [
-            '#',
-            'WORKERS',
-            'BATCH',
-            'ORDER',
-            'CACHE',
-            'IMG/S',
-            'BATCH/S',
-            'WAIT P50',
-            'WAIT P95',
-            'RSS PEAK',
-            'DISK READ',
-            'PAGE CACHE',
-            'GPU',
-          ],
-          run.points.map((p) => [
-            // Numbered from 1, as the verdict's "Best point #N" counts them.
-            String(p.index + 1),
-            String(p.config.workers),
-            String(p.config.batchSize),
-            p.config.order,
-            cache(p.config),
-            rate(p.imagesPerSec) + (p.imagesPerSec === best ? ' *' : '  '),
-            p.batchesPerSec.toFixed(2),
-            `${p.waitP50Ms.toFixed(1)} ms`,
-            `${p.waitP95Ms.toFixed(1)} ms`,
-            mib(p.rssPeakBytes),
-            mib(p.diskReadBytes),
-            p.pageCacheResident === null ? '-' : `${(p.pageCacheResident * 100).toFixed(0)}%`,
-            p.gpuUtilMean === null ? '-' : `${p.gpuUtilMean.toFixed(0)}%`,
-          ]),
-          new Set([0, 1, 2, 5, 6, 7, 8, 9, 10, 11, 12]),
+          cols.map((c) => c[0]),
+          run.points.map((p) => cols.map((c) => c[2](p))),
+          new Set(cols.flatMap((c, i) => (c[1] ? [i] : []))),
         ),
       ),
       '  (* best)',
     );
+    if (engines) lines.push(...engineLines(run.points));
+    if (run.points.some((p) => p.stages?.stages.length)) lines.push(...stageLines(run.points));
   } else {
     lines.push(`  points    none${run.kind === 'exec' ? ' (a training command: see its verdict)' : ''}`);
   }
@@ -379,4 +400,46 @@ function formatCompare(c: RunComparison, colour = useColour()): string {
   lines.push(`  verdict A: ${c.verdicts.a ? `${c.verdicts.a.kind}: ${c.verdicts.a.summary}` : '-'}`);
   lines.push(`  verdict B: ${c.verdicts.b ? `${c.verdicts.b.kind}: ${c.verdicts.b.summary}` : '-'}`);
   return lines.join('\n');
+}
+
+/** Best point per engine, and each against our loader's best (or the first engine's): how the engines compare on this file. */
+function engineLines(points: readonly PointResult[]): string[] {
+  const bestOf = new Map<string, PointResult>();
+  for (const p of points) {
+    const e = p.config.engine ?? 'beton';
+    const b = bestOf.get(e);
+    if (p.images > 0 && (!b || p.imagesPerSec > b.imagesPerSec)) bestOf.set(e, p);
+  }
+  const ref = bestOf.get('beton') ?? [...bestOf.values()][0];
+  if (!ref) return [];
+  const refName = ref.config.engine ?? 'beton';
+  const out = ['', '  engines (best point of each)'];
+  for (const [e, p] of bestOf) {
+    const r = p.imagesPerSec / Math.max(ref.imagesPerSec, 1e-9);
+    out.push(
+      `    ${e.padEnd(6)} ${rate(p.imagesPerSec).padStart(9)} img/s  #${p.index + 1} (${p.config.workers} worker${p.config.workers === 1 ? '' : 's'}, batch ${p.config.batchSize})${e === refName ? '' : `  ${r.toFixed(2)}× ${refName}`}`,
+    );
+  }
+  return out;
+}
+
+const BAR_CHARS = ['█', '▓', '▒', '░', '▞', '▚'];
+const BAR_WIDTH = 40;
+
+/** A stacked bar per point: where each image's worker time goes, stage by stage (one scale for every point). */
+function stageLines(points: readonly PointResult[]): string[] {
+  const total = (p: PointResult): number => (p.stages?.stages ?? []).reduce((a, s) => a + s.msPerImage, 0);
+  const max = Math.max(...points.map(total), 1e-9);
+  const out = ['', '  stages (ms of worker time per image; timers: measured in our workers, ablation: FFCV pipeline prefixes)'];
+  for (const p of points) {
+    if (!p.stages?.stages.length) continue;
+    let bar = '';
+    for (const [i, s] of p.stages.stages.entries())
+      bar += BAR_CHARS[i % BAR_CHARS.length]!.repeat(Math.round((s.msPerImage / max) * BAR_WIDTH));
+    const parts = p.stages.stages.map((s, i) => `${BAR_CHARS[i % BAR_CHARS.length]} ${s.stage} ${s.msPerImage.toFixed(2)}`).join(' · ');
+    out.push(
+      `    #${String(p.index + 1).padEnd(3)} ${(p.config.engine ?? 'beton').padEnd(6)} ${bar.padEnd(BAR_WIDTH)}  ${parts} (${p.stages.method})`,
+    );
+  }
+  return out;
 }

@@ -60,6 +60,8 @@ export interface LoaderStats {
   waitMs: number[];
   /** Summed busy time of the workers (ms). */
   workerBusyMs: number;
+  /** The workers' busy time per pipeline stage (ms): read, decode, each op by name (the profiler's stage costs). */
+  stageMs?: Record<string, number>;
   /** Process cache: pages read from disk. */
   pagesRead: number;
 }
@@ -309,7 +311,13 @@ export class Loader {
   }
 
   stats(): LoaderStats {
-    return { ...this.statsData, waitMs: [...this.statsData.waitMs], pagesRead: this.memory.pagesRead };
+    const stageMs = this.statsData.stageMs;
+    return {
+      ...this.statsData,
+      waitMs: [...this.statsData.waitMs],
+      pagesRead: this.memory.pagesRead,
+      ...(stageMs ? { stageMs: { ...stageMs } } : {}),
+    };
   }
 
   private fail(e: Error): void {
@@ -369,6 +377,10 @@ export class Loader {
     this.onReply = (_w, r) => {
       if (r.type === 'done') {
         this.statsData.workerBusyMs += r.busyMs;
+        if (r.stageMs) {
+          const into = (this.statsData.stageMs ??= {});
+          for (const [k, v] of Object.entries(r.stageMs)) into[k] = (into[k] ?? 0) + v;
+        }
         const left = (remaining.get(r.batch) ?? 1) - 1;
         remaining.set(r.batch, left);
         if (left === 0) {

@@ -45,6 +45,7 @@ export type WorkerRequest =
 /** Worker → main. */
 export type WorkerReply =
   | { type: 'ready' }
-  | { type: 'done'; batch: number; count: number; busyMs: number }
+  /** `stageMs`: this job's time per pipeline stage (decode-worker.ts says which), summed over its samples. */
+  | { type: 'done'; batch: number; count: number; busyMs: number; stageMs?: Record<string, number> }
   /** `output`: index of the output whose decode failed (-1: not tied to one). */
   | { type: 'error'; batch: number; sample: number; output: number; code: string; message: string };

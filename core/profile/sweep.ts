@@ -13,6 +13,17 @@ import { machineInfo } from './machine.js';
 import { startTelemetry } from './telemetry.js';
 import type { DatasetInfo, PointConfig, PointResult, ProfilePlan, ProfileRun, TelemetrySample } from './types.js';
 import { diagnose } from './verdict.js';
+import { engineAvailability, runPythonEngine, type PythonJob } from './python-engine.js';
+import {
+  ablationStages,
+  pointResultOf,
+  timerStages,
+  sliceRates,
+  sourceFolderCheck,
+  stagePrefixes,
+  torchSettings,
+} from './engine-points.js';
+import type { EngineName } from './types.js';
 
 export interface SweepOptions {
   signal?: AbortSignal;
@@ -25,7 +36,28 @@ export interface SweepOptions {
   onNote?: (message: string) => void;
   /** Once the plan, machine and dataset are known, before the first point: the run can be recorded as started. */
   onStart?: (run: Pick<ProfileRun, 'kind' | 'startedAt' | 'plan' | 'machine' | 'dataset'>) => void;
+  /** The Python interpreter of the ffcv and torch engines (default: $BETON_PYTHON, else python3 on PATH). */
+  python?: string | null;
+  /**
+   * The FFCV Loader for a point as Python code defining `loader` (the exporter's, supplied by
+   * the app layer: the profiler sits below core/export). Needed by the ffcv engine.
+   */
+  ffcvCode?: (point: FfcvPointSpec) => string;
 }
+
+/** What the ffcv engine asks the exporter for: one point's loader with the given image pipeline. */
+export interface FfcvPointSpec {
+  file: string;
+  imageField: string;
+  config: PointConfig;
+  steps: PipelineStep[];
+  batchesAhead: number;
+}
+
+/** Slices each point's measured time is cut into (its spread is over these). */
+export const SLICES_PER_POINT = 3;
+/** The loader's default batchesAhead (core/loader/loader.ts): what a Python engine is given when the plan says nothing. */
+const DEFAULT_BATCHES_AHEAD = 3;
 
 /** Default worker grid: 1, 2, 4, … up to the core count, and the core count. */
 export function defaultWorkers(cores = availableParallelism()): number[] {
@@ -49,6 +81,10 @@ export function completePlan(p: Partial<ProfilePlan> & { file: string }): Profil
     ...(p.batchesAhead !== undefined ? { batchesAhead: p.batchesAhead } : {}),
     secondsPerPoint: p.secondsPerPoint ?? 3,
     warmupBatches: p.warmupBatches ?? 2,
+    // Only when asked, as above.
+    ...(p.engines?.length ? { engines: [...new Set(p.engines)] } : {}),
+    ...(p.source ? { source: resolve(p.source) } : {}),
+    ...(p.stages ? { stages: true } : {}),
   };
 }
 
@@ -84,11 +120,19 @@ export function tryDatasetInfo(file: string): DatasetInfo | null {
   }
 }
 
-const pct = (xs: number[], q: number): number => {
-  if (xs.length === 0) return 0;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * (s.length - 1) + 0.5))]!;
-};
+/**
+ * Every engine of a plan can run here (Python engines import; the torch engine has its source
+ * folder and a crop decoder), else a BetonError with one line on how to get it. The CLI and
+ * the service call it before a sweep starts, so a missing FFCV is one line now, not an error
+ * after minutes of sweeping the other engines (and no failed run in the database).
+ */
+export function checkEngines(plan: Pick<ProfilePlan, 'engines' | 'source'> & { decoder?: string }, python?: string | null): void {
+  for (const e of plan.engines ?? []) {
+    const a = engineAvailability(e, python);
+    if (!a.available) throw new BetonError('ENGINE_UNAVAILABLE', a.reason ?? `the ${e} engine is not available here`);
+  }
+  if (plan.engines?.includes('torch')) sourceFolderCheck(plan.source, plan.decoder ?? 'rrc:160');
+}
 
 /**
  * Runs the loader over a grid (workers × batch sizes × orders × cache), each point for a
@@ -110,10 +154,16 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
   const imageField = r.fields.find((f) => f.field.type === 'rgb_image')?.name;
   r.close();
   const steps: PipelineStep[] = [parseDecoder(plan.decoder), ...(plan.flip ? [RandomHorizontalFlip()] : []), ToCHW()];
+  const engines: EngineName[] = plan.engines ?? ['beton'];
+  checkEngines(plan, opts.python);
+  if (engines.includes('ffcv') && (!opts.ffcvCode || !imageField))
+    throw new BetonError('ENGINE_UNAVAILABLE', `the ffcv engine needs an image field in ${plan.file} and the exporter`);
   const grid: PointConfig[] = [];
-  for (const osCache of plan.osCache)
-    for (const order of plan.orders)
-      for (const batchSize of plan.batchSizes) for (const workers of plan.workers) grid.push({ workers, batchSize, order, osCache });
+  for (const engine of engines)
+    for (const osCache of plan.osCache)
+      for (const order of plan.orders)
+        for (const batchSize of plan.batchSizes)
+          for (const workers of plan.workers) grid.push({ workers, batchSize, order, osCache, ...(plan.engines ? { engine } : {}) });
 
   // Throughput for the telemetry: images counted by the point loop, read every sample.
   let counted = 0;
@@ -123,6 +173,9 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
   let waited = 0;
   let waitedSteps = 0;
   const telemetry = await startTelemetry({
+    // Our process tree: the loader's threads and the Python engines' processes, so the
+    // loader's CPU can be told from the machine's (the rest is other processes).
+    pid: process.pid,
     gpu: opts.gpu ?? true,
     file: plan.file,
     onSample: opts.onSample,
@@ -140,9 +193,82 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
   });
   const points: PointResult[] = [];
   let samples: TelemetrySample[] = [];
+  const batchesAhead = plan.batchesAhead ?? DEFAULT_BATCHES_AHEAD;
+
+  /** One Python engine over its grid cells: one child process, points reported as they come. */
+  const runEngine = async (engine: Exclude<EngineName, 'beton'>): Promise<void> => {
+    const cells = [...grid.entries()].filter(([, c]) => c.engine === engine);
+    const prefixes = engine === 'ffcv' && plan.stages ? stagePrefixes(steps) : [];
+    const code = (config: PointConfig, s: PipelineStep[]): string =>
+      opts.ffcvCode!({ file: plan.file, imageField: imageField!, config, steps: s, batchesAhead });
+    const job: PythonJob = {
+      engine,
+      warmupBatches: Math.max(1, plan.warmupBatches),
+      seconds: plan.secondsPerPoint,
+      slices: SLICES_PER_POINT,
+      stageSeconds: Math.max(1, plan.secondsPerPoint / 2),
+      points: cells.map(([index, config]) =>
+        engine === 'ffcv'
+          ? { index, code: code(config, steps), ablations: prefixes.map((p) => ({ stage: p.stage, code: code(config, p.steps) })) }
+          : { index, torch: torchSettings(plan, config, batchesAhead) },
+      ),
+    };
+    const byIndex = new Map<number, PointResult>();
+    const ablations = new Map<number, Array<{ stage: string; imagesPerSec: number }>>();
+    let sampleFrom = 0;
+    let pending = Promise.resolve();
+    await runPythonEngine({
+      python: opts.python,
+      job,
+      signal: opts.signal,
+      onLine: (l) => {
+        if (l.kind === 'start') {
+          sampleFrom = telemetry.samples().length;
+          telemetry.setThroughput(null, l.index);
+          lastCount = counted = 0;
+          measuring = true;
+        } else if (l.kind === 'progress') {
+          counted = l.images;
+        } else if (l.kind === 'point') {
+          measuring = false;
+          telemetry.setThroughput(null, null);
+          const mine = telemetry.samples().slice(sampleFrom);
+          const cfg = grid[l.index]!;
+          pending = pending.then(async () => {
+            const point = pointResultOf({
+              index: l.index,
+              config: cfg,
+              images: l.images,
+              seconds: l.seconds,
+              batches: l.batches,
+              waits: l.waits,
+              slices: l.slices,
+              samples: mine,
+              workerBusyMsPerBatch: null,
+              pageCacheResident: await telemetry.pageCacheResidency(),
+            });
+            byIndex.set(l.index, point);
+            points.push(point);
+            opts.onPoint?.(point, points.length, grid.length);
+          });
+        } else if (l.kind === 'ablation') {
+          const list = ablations.get(l.index) ?? [];
+          list.push({ stage: l.stage, imagesPerSec: l.imagesPerSec });
+          ablations.set(l.index, list);
+        }
+      },
+    });
+    await pending;
+    for (const [index, point] of byIndex) {
+      const ab = ablations.get(index);
+      if (prefixes.length && ab?.length === prefixes.length)
+        point.stages = ablationStages(ab, steps, point.imagesPerSec, Math.min(point.config.workers, machine.cores));
+    }
+  };
   let status: ProfileRun['status'] = 'ok';
   try {
     for (const [index, cfg] of grid.entries()) {
+      if ((cfg.engine ?? 'beton') !== 'beton') continue;
       if (opts.signal?.aborted) {
         status = 'cancelled';
         break;
@@ -183,6 +309,7 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
         const deadline = t0 + plan.secondsPerPoint * 1000;
         let images = 0;
         let batches = 0;
+        const arrivals: Array<[number, number]> = [];
         waited = waitedSteps = 0;
         while (performance.now() < deadline && !opts.signal?.aborted) {
           let asked = performance.now();
@@ -193,6 +320,7 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
             images += b.size;
             counted += b.size;
             batches++;
+            arrivals.push([got - t0, b.size]);
             if (got >= deadline || opts.signal?.aborted) break;
             asked = performance.now();
           }
@@ -202,34 +330,29 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
         const after = loader.stats();
         const waits = after.waitMs.slice(before.waitMs.length);
         const mine = telemetry.samples().slice(sampleFrom);
-        const cores = mine[0]?.cpuPerCore.length ?? 0;
-        const cpuPerCore = Array.from(
-          { length: cores },
-          (_, c) => mine.reduce((s, x) => s + (x.cpuPerCore[c] ?? 0), 0) / Math.max(1, mine.length),
-        );
-        const gpuVals = mine.flatMap((s) => s.gpus.map((g) => g.utilPercent));
-        const point: PointResult = {
+        const point: PointResult = pointResultOf({
           index,
           config: cfg,
           images,
           seconds,
-          imagesPerSec: images / seconds,
-          batchesPerSec: batches / seconds,
-          waitP50Ms: pct(waits, 0.5),
-          waitP95Ms: pct(waits, 0.95),
+          batches,
+          waits,
+          slices: sliceRates(arrivals, seconds, SLICES_PER_POINT),
+          samples: mine,
           workerBusyMsPerBatch: batches ? (after.workerBusyMs - before.workerBusyMs) / batches : 0,
-          cpuPerCore,
-          rssPeakBytes: mine.reduce((m, s) => Math.max(m, s.rssBytes), process.memoryUsage().rss),
-          diskReadBytes: mine.reduce((s, x) => s + x.diskReadBytes, 0),
           pageCacheResident: await telemetry.pageCacheResidency(),
-          gpuUtilMean: gpuVals.length ? gpuVals.reduce((a, b) => a + b, 0) / gpuVals.length : null,
-        };
+        });
+        point.stages = timerStages(before, after, images);
         points.push(point);
         opts.onPoint?.(point, points.length, grid.length);
       } finally {
         telemetry.setThroughput(null, null);
         await loader.close();
       }
+    }
+    for (const engine of engines) {
+      if (engine === 'beton' || opts.signal?.aborted) continue;
+      await runEngine(engine);
     }
     if (opts.signal?.aborted) status = 'cancelled';
   } finally {

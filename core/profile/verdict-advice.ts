@@ -51,7 +51,16 @@ export function moreWorkers(points: readonly PointResult[], best: PointResult, m
         : `the machine has only ${machine.cores} logical cores: a bigger machine would help`;
     return `More workers: ${s.lower.config.workers} → ${f.count(w, 'worker')} raised throughput ${f.ips(s.lower.imagesPerSec)} → ${f.ips(best.imagesPerSec)} (+${f.pct(s.gain)}); ${room}.`;
   }
-  if (!s && w < machine.cores)
+  // "Sweep more" only when no larger count was measured: one that was, and lost, answered it.
+  const largerMeasured = points.some(
+    (p) =>
+      p.images > 0 &&
+      p.config.workers > w &&
+      p.config.batchSize === best.config.batchSize &&
+      p.config.order === best.config.order &&
+      p.config.osCache === best.config.osCache,
+  );
+  if (!s && !largerMeasured && w < machine.cores)
     return `More workers: only ${f.count(w, 'worker')} for ${f.count(machine.cores, 'logical core')}; sweep workers up to ${machine.cores} (Profile → Workers, beton profile --workers).`;
   return null;
 }

@@ -26,4 +26,4 @@ export const count = (n: number, noun: string): string => `${n} ${noun}${n === 1
 export const cores = (busy: number, of: number): string => `${busy.toFixed(1)} of ${count(of, 'logical core')} busy`;
 
 export const config = (c: PointConfig): string =>
-  `${count(c.workers, 'worker')}, batch ${c.batchSize}, ${c.order}, ${c.osCache ? 'OS cache' : 'process cache'}`;
+  `${c.engine ? `${c.engine}: ` : ''}${count(c.workers, 'worker')}, batch ${c.batchSize}, ${c.order}, ${c.osCache ? 'OS cache' : 'process cache'}`;

@@ -31,6 +31,13 @@ export interface Measures {
   pageCacheResident: number | null;
   osCache: boolean | null;
   seconds: number | null;
+  /** The loader's process tree's CPU and the machine's, mean busy fractions of all CPUs (points measured with engines). */
+  loaderCpu: number | null;
+  machineCpu: number | null;
+  /** machineCpu − loaderCpu: what other processes took. */
+  otherCpu: number | null;
+  /** A sweep's GPU reading, kept apart: the sweep does not drive the GPU, so it is not evidence (gpuUtil is null then). */
+  gpuNotUsed: number | null;
 }
 
 const mean = (xs: readonly number[]): number | null => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
@@ -69,6 +76,10 @@ export function measurePoint(
   const cpuMean = mean(perCore);
   const gpu = gpuOf(own);
   const stepMs = p.batchesPerSec > 0 ? 1000 / p.batchesPerSec : null;
+  const loaderCpu = p.loaderCpu ?? null;
+  const machineCpu = p.machineCpu ?? null;
+  // Only our loader reports worker busy time; a Python engine's is unknown, not 0.
+  const ours = (p.config.engine ?? 'beton') === 'beton';
   const bytesPerSample = dataset && dataset.numSamples > 0 ? dataset.sizeBytes / dataset.numSamples : null;
   return {
     source: 'point',
@@ -80,12 +91,17 @@ export function measurePoint(
     waitFraction: stepMs ? p.waitP50Ms / stepMs : null,
     // workerBusyMsPerBatch is the workers' summed busy time per batch, so busy time per second
     // of wall time is it × batches/s; divided by the worker count it is a 0..1 fraction.
-    workerBusyFraction: p.config.workers > 0 ? (p.workerBusyMsPerBatch * p.batchesPerSec) / 1000 / p.config.workers : null,
+    workerBusyFraction: ours && p.config.workers > 0 ? (p.workerBusyMsPerBatch * p.batchesPerSec) / 1000 / p.config.workers : null,
     cpuMean,
     cpuBusyCores: perCore.length > 0 ? perCore.reduce((a, b) => a + b, 0) : null,
     cores: perCore.length || machine.cores,
-    gpuUtil: p.gpuUtilMean ?? gpu.util,
+    // A sweep drives no GPU: whatever uses it is other work, never evidence for a loader setting.
+    gpuUtil: null,
+    gpuNotUsed: p.gpuUtilMean ?? gpu.util,
     gpuCount: gpu.count || machine.gpus.length,
+    loaderCpu,
+    machineCpu,
+    otherCpu: loaderCpu != null && machineCpu != null ? Math.max(0, machineCpu - loaderCpu) : null,
     diskBytesPerSec: p.seconds > 0 ? p.diskReadBytes / p.seconds : null,
     diskBytes: p.diskReadBytes,
     diskFractionOfData: bytesPerSample != null && p.images > 0 ? p.diskReadBytes / (p.images * bytesPerSample) : null,
@@ -127,7 +143,11 @@ export function measureExec(samples: readonly TelemetrySample[], machine: Machin
     cpuBusyCores: perCore.length > 0 ? perCore.reduce((a, b) => a + b, 0) : null,
     cores: perCore.length || machine.cores,
     gpuUtil: gpu.util,
+    gpuNotUsed: null,
     gpuCount: gpu.count || machine.gpus.length,
+    loaderCpu: null,
+    machineCpu: null,
+    otherCpu: null,
     diskBytesPerSec: spanMs > 0 ? (diskBytes / spanMs) * 1000 : null,
     diskBytes,
     diskFractionOfData: null,

@@ -127,7 +127,7 @@ const execStarved = (x: Facts): boolean => x.mode === 'exec' && x.waiting === nu
 export const RULES: readonly VerdictRule[] = [
   {
     kind: 'gpu-bound',
-    when: `GPU utilisation above ${T.gpuBusyPercent}% and ${waits.replace('waits more', 'does not wait more')} (exec runs: no wait data, the GPU alone)`,
+    when: `GPU utilisation above ${T.gpuBusyPercent}% and ${waits.replace('waits more', 'does not wait more')} (exec runs: no wait data, the GPU alone); never a sweep, which drives no GPU (its readings are shown as "not used by this sweep")`,
     applies: (x) => x.gpuBusy === true && x.waiting !== true,
     summary: (x, m) => `GPU-bound: ${join([gpuPhrase(m), waitPhrase(x, m)], ' and ')}; faster loading will not speed this up.`,
   },

@@ -34,4 +34,10 @@ export const THRESHOLDS = {
   ramFit: 0.8,
   /** Jittery supply: p95 wait above this × p50 wait. */
   jitter: 3,
+  /**
+   * Contention: other processes (the machine's CPU minus the loader's process tree) used more
+   * than this fraction of all CPUs while the point ran; the loader then had less CPU than it
+   * will have, so the numbers understate it and "decode-bound" would blame the wrong thing.
+   */
+  contention: 0.2,
 } as const;

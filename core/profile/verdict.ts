@@ -3,7 +3,8 @@ import * as f from './verdict-format.js';
 import { bestPoint, measureExec, measurePoint, type Measures } from './verdict-measure.js';
 import { factsOf, ruleFor, type Facts } from './verdict-rules.js';
 import { THRESHOLDS as T } from './verdict-thresholds.js';
-import type { DatasetInfo, MachineInfo, PointResult, TelemetrySample, Verdict, VerdictKind } from './types.js';
+import type { DatasetInfo, EngineName, MachineInfo, PointResult, TelemetrySample, Verdict, VerdictKind } from './types.js';
+import { spreadOf } from './engine-points.js';
 
 export { THRESHOLDS } from './verdict-thresholds.js';
 export { RULES, rulesMarkdown } from './verdict-rules.js';
@@ -41,8 +42,49 @@ function evidenceOf(m: Measures, pointsMeasured: number): string[] {
     ev.push(`Storage reads: ${f.bytes(m.diskBytesPerSec)}/s (${f.bytes(m.diskBytes ?? 0)} in all${share}).`);
   }
   if (m.pageCacheResident != null) ev.push(`The page cache held ${f.pct(m.pageCacheResident)} of the file at the end of the point.`);
-  ev.push(m.gpuUtil != null ? `GPU utilisation: ${m.gpuUtil.toFixed(0)}% (mean over ${f.count(m.gpuCount, 'GPU')}).` : 'No GPU readings.');
+  if (m.loaderCpu != null && m.machineCpu != null && m.otherCpu != null)
+    ev.push(
+      `CPU of the loader's processes: ${f.pct(m.loaderCpu)} of all CPUs; the machine: ${f.pct(m.machineCpu)}; other processes: ${f.pct(m.otherCpu)}.`,
+    );
+  const spread = spreadOf(m.point?.slices);
+  if (spread != null && m.point?.slices)
+    ev.push(
+      `Steadiness: ${m.point.slices.length} slices of ${f.ips(Math.min(...m.point.slices))} to ${f.ips(Math.max(...m.point.slices))} (spread ${f.pct(spread)}).`,
+    );
+  if (m.source === 'point')
+    ev.push(
+      m.gpuNotUsed != null
+        ? `GPU: not used by this sweep (${m.gpuNotUsed.toFixed(0)}% utilisation from other work; not evidence for a loader setting).`
+        : m.gpuCount > 0
+          ? 'GPU: not used by this sweep.'
+          : 'No GPU readings.',
+    );
+  else
+    ev.push(
+      m.gpuUtil != null ? `GPU utilisation: ${m.gpuUtil.toFixed(0)}% (mean over ${f.count(m.gpuCount, 'GPU')}).` : 'No GPU readings.',
+    );
   return ev;
+}
+
+/** The engine a sweep's verdict is about: FFCV's when it was measured (the loader users train with), else ours, else torch's. */
+export function verdictEngine(points: readonly PointResult[]): EngineName | null {
+  const measured = new Set(points.filter((p) => p.images > 0).map((p) => p.config.engine ?? 'beton'));
+  return (['ffcv', 'beton', 'torch'] as const).find((e) => measured.has(e)) ?? null;
+}
+
+/**
+ * Under contention the first words are about it: the loader had less CPU than it will
+ * have, so its numbers understate it, and a shortage of CPU is not "decode-bound".
+ */
+function contended(kind: VerdictKind, summary: string, m: Measures): { kind: VerdictKind; summary: string } | null {
+  if (m.otherCpu == null || !(m.otherCpu > T.contention)) return null;
+  const head = `Other processes used ${f.pct(m.otherCpu)} of the CPUs (the loader ${f.pct(m.loaderCpu ?? 0)}); this measurement understates the loader.`;
+  if (kind === 'decode-bound' || kind === 'balanced')
+    return {
+      kind: kind === 'decode-bound' ? 'input-bound' : kind,
+      summary: `${head} The consumer ${m.waitFraction != null ? `waits ${f.pct(m.waitFraction)} of each step` : 'waits'} while the CPUs are shared: profile again on a quieter machine before changing decode settings.`,
+    };
+  return { kind, summary: `${head} ${summary}` };
 }
 
 /** The fewest workers within 5% of the best, everything else equal: the CPU that can go back to training. */
@@ -138,12 +180,16 @@ const compact = (xs: Array<string | null>): string[] => xs.filter((x): x is stri
  * docs/profiler.md.
  */
 export function diagnose(
-  points: readonly PointResult[],
+  allPoints: readonly PointResult[],
   samples: readonly TelemetrySample[],
   machine: MachineInfo,
   opts: DiagnoseOptions = {},
 ): Verdict {
   const dataset = opts.dataset ?? null;
+  // Several engines: the verdict and its advice are about one of them, compared within it.
+  const engine = verdictEngine(allPoints);
+  const points = engine ? allPoints.filter((p) => (p.config.engine ?? 'beton') === engine) : allPoints;
+
   const best = bestPoint(points);
   if (!best && samples.length === 0) {
     return {
@@ -157,10 +203,15 @@ export function diagnose(
   const x = factsOf(m);
   const rule = ruleFor(x);
   const all = best ? points : [];
+  const c = contended(rule.kind, rule.summary(x, m), m);
+  const kind = c?.kind ?? rule.kind;
   return {
-    kind: rule.kind,
-    summary: rule.summary(x, m),
-    evidence: evidenceOf(m, points.length),
-    advice: compact(adviceFor(rule.kind, x, m, all, best, machine, dataset, opts.batchesAhead ?? DEFAULT_BATCHES_AHEAD)),
+    kind,
+    summary: c?.summary ?? rule.summary(x, m),
+    evidence: evidenceOf(m, allPoints.length),
+    advice: compact([
+      c ? 'Profile again with the machine otherwise idle (stop other jobs), or expect this share of the CPU in training too.' : null,
+      ...adviceFor(kind, x, m, all, best, machine, dataset, opts.batchesAhead ?? DEFAULT_BATCHES_AHEAD),
+    ]),
   };
 }

@@ -183,7 +183,8 @@ function parseJson<T>(text: string, what: string): T {
   }
 }
 
-const configKey = (c: PointConfig): string => `${c.workers}|${c.batchSize}|${c.order}|${c.osCache ? 1 : 0}`;
+// The engine is part of a point's identity: FFCV at 4 workers is not our loader at 4 workers.
+const configKey = (c: PointConfig): string => `${c.engine ?? 'beton'}|${c.workers}|${c.batchSize}|${c.order}|${c.osCache ? 1 : 0}`;
 
 function isSqliteError(e: unknown, code: string): boolean {
   return e instanceof Database.SqliteError && e.code === code;
@@ -466,7 +467,7 @@ export class RunsDb {
       this.db
         .prepare(
           `INSERT INTO points (run_id, idx, config, images_per_sec, batches_per_sec, wait_p50_ms, wait_p95_ms, rss_peak, disk_read_bytes,
-             page_cache_resident, gpu_util_mean, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             page_cache_resident, gpu_util_mean, result, engine) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           runId,
@@ -481,6 +482,7 @@ export class RunsDb {
           v.pageCacheResident,
           v.gpuUtilMean,
           toJson(v, 'point'),
+          v.config.engine ?? 'beton',
         );
     } catch (e) {
       if (isSqliteError(e, 'SQLITE_CONSTRAINT_UNIQUE'))

@@ -68,7 +68,13 @@ export const PointConfigSchema = z.looseObject({
   batchSize: posInt,
   order: z.enum(ORDER_NAMES),
   osCache: z.boolean(),
+  engine: z.enum(['beton', 'ffcv', 'torch']).optional(),
 }) satisfies z.ZodType<PointConfig>;
+
+const StageCostsSchema = z.looseObject({
+  method: z.enum(['timers', 'ablation']),
+  stages: z.array(z.looseObject({ stage: z.string().min(1).max(100), msPerImage: nonneg })).max(64),
+});
 
 export const PointSchema = z.looseObject({
   index: count,
@@ -85,6 +91,10 @@ export const PointSchema = z.looseObject({
   diskReadBytes: nonneg,
   pageCacheResident: nonneg.nullable(),
   gpuUtilMean: nonneg.nullable(),
+  slices: z.array(nonneg).max(1000).optional(),
+  loaderCpu: nonneg.nullable().optional(),
+  machineCpu: nonneg.nullable().optional(),
+  stages: StageCostsSchema.nullable().optional(),
 }) satisfies z.ZodType<PointResult>;
 
 const GpuReadingSchema = z.looseObject({

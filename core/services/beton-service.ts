@@ -6,6 +6,8 @@ import { parseBuildConfig } from '../api/build-config.js';
 import { buildExport, joinCode, loaderExport } from '../app/export-code.js';
 import { decodePath } from '../native/turbo.js';
 import { gpuInventory } from '../profile/gpu-sampler.js';
+import { engineAvailability } from '../profile/python-engine.js';
+import { checkEngines } from '../profile/sweep.js';
 import { profileExec, profileSweep } from '../app/profile-run.js';
 import { compareRuns, deleteRun, getRun, listRuns } from '../app/runs-queries.js';
 import { defaultDbPath, RunsDb } from '../runs/runs-db.js';
@@ -188,6 +190,9 @@ export class BetonService {
     'profiles.start': async (p) => {
       // Refused before a job exists, so the client gets the code (403), not a failed job.
       const file = 'plan' in p ? this.fs.check(p.plan.file) : '';
+      const source = 'plan' in p && p.plan.source !== undefined ? this.fs.check(p.plan.source) : undefined;
+      // A missing engine (no FFCV in the server's Python) is the request's error, before a job or a run exists.
+      if ('plan' in p) checkEngines({ ...p.plan, ...(source !== undefined ? { source } : {}) });
       // A command's dataset is read too (its content hash identifies it in Runs): confined alike.
       const execFile = 'exec' in p && p.exec.file ? this.fs.check(p.exec.file) : null;
       if ('exec' in p) this.mayExec();
@@ -196,7 +201,7 @@ export class BetonService {
       const changed = (): void => this.emit({ event: 'runs:changed', data: {} });
       const jobId = this.jobs.start('profile', async ({ signal, progress, sample }) => {
         if ('plan' in p) {
-          const { outcome } = await profileSweep({ ...p.plan, file }, this.runs(), {
+          const { outcome } = await profileSweep({ ...p.plan, file, ...(source !== undefined ? { source } : {}) }, this.runs(), {
             signal,
             onSample: sample,
             onPoint: (_pt, done, total) => progress({ done, total, rate: 0, etaMs: null, message: `point ${done} of ${total}` }),
@@ -223,6 +228,12 @@ export class BetonService {
       return { jobId };
     },
     'profiles.cancel': async (p) => ({ cancelled: this.jobs.cancel(p.jobId) }),
+    // Spawns only the server's own Python (BETON_PYTHON or python3 on PATH) to try an import; the client names nothing.
+    'profiles.engines': async () =>
+      (['beton', 'ffcv', 'torch'] as const).map((e) => {
+        const a = engineAvailability(e);
+        return { engine: e, available: a.available, python: a.python, reason: a.reason };
+      }),
     'runs.list': async (p) => listRuns(this.runs(), p.limit),
     'runs.get': async (p) => getRun(this.runs(), p.id),
     'runs.compare': async (p) => compareRuns(this.runs(), p.a, p.b),

@@ -284,13 +284,14 @@ const TABLE: Scenario[] = [
     says: [/waits 6\.0% of each step for data/],
   },
   {
+    // A sweep drives no GPU: a busy one is someone else's work, never "gpu-bound" (issue 18).
     name: 'GPU busy, the consumer not waiting',
     mode: 'sweep',
     wait: 0.01,
     cpu: 0.3,
     gpu: 95,
-    expect: 'gpu-bound',
-    says: [/the GPU is 95% busy and the consumer waits only 1\.0%/],
+    expect: 'balanced',
+    never: [/GPU-bound/],
   },
   { name: 'GPU busy but the consumer waiting', mode: 'sweep', wait: 0.3, cpu: 0.3, gpu: 95, expect: 'input-bound' },
   { name: 'exec: GPU busy', mode: 'exec', cpu: 0.4, gpu: 97, expect: 'gpu-bound', says: [/^GPU-bound: the GPU is 97% busy;/] },
@@ -425,7 +426,7 @@ describe('verdict: evidence and advice', () => {
     const ev = v.evidence.join('\n');
     expect(ev).toContain('(1 worker, batch 256');
     expect(ev).toContain('(1 worker).');
-    expect(ev).toContain('(mean over 1 GPU)');
+    expect(ev).toContain('GPU: not used by this sweep (20% utilisation from other work; not evidence for a loader setting).');
     expect(ev + v.advice.join('\n')).not.toMatch(/\b1 workers\b/);
   });
 
@@ -490,10 +491,11 @@ describe('verdict: evidence and advice', () => {
     expect(diagnose([point({ ips: 2048, waitMs: 0.5, busy: 0.5, cpu: 0.4 })], [], machine).advice[0]).toMatch(
       /^Keep 8 workers, batch 256, random, OS cache: 2,048 img\/s/,
     );
+    // A busy GPU during a sweep is not the sweep's: not gpu-bound, and said so.
     const pts = [point({ workers: 4, ips: 1980, waitMs: 0.1, gpu: 95 }), point({ workers: 8, ips: 2000, waitMs: 0.1, gpu: 96 })];
     const v = diagnose(pts, [], machine);
-    expect(v.kind).toBe('gpu-bound');
-    expect(v.advice[0]).toMatch(/^Fewer workers: 4 workers already give 1,980 img\/s \(99% of the best\)/);
+    expect(v.kind).toBe('balanced');
+    expect(v.evidence.join('\n')).toMatch(/GPU: not used by this sweep \(96% utilisation from other work/);
   });
 
   it('exec runs: evidence from samples; only the samples where images were produced count', () => {

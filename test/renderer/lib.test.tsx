@@ -415,3 +415,55 @@ describe('api client', () => {
     expect(states).toEqual(['closed', 'connecting', 'open', 'closed']);
   });
 });
+
+describe('profile engines in the app (issue 18)', () => {
+  const pt = (engine: 'beton' | 'ffcv' | undefined, workers: number, ips: number) => ({
+    index: 0,
+    config: { workers, batchSize: 32, order: 'random' as const, osCache: true, ...(engine ? { engine } : {}) },
+    images: 1,
+    seconds: 1,
+    imagesPerSec: ips,
+    batchesPerSec: 1,
+    waitP50Ms: 0,
+    waitP95Ms: 0,
+    cpuPerCore: [],
+    gpuUtilMean: null,
+  });
+
+  it('the form sends engines (beton alone keeps the old plan shape), the torch source, and a grid with engines outermost', () => {
+    const base = { ...DEFAULT_PROFILE_FORM, file: '/d.beton', workers: '1, 2', batchSizes: '32' };
+    expect(validateProfileForm(base, { cores: 2, numSamples: 100 }).params).not.toHaveProperty('plan.engines');
+    const both = validateProfileForm({ ...base, engines: ['ffcv', 'beton'] }, { cores: 2, numSamples: 100 });
+    expect(both.params).toMatchObject({ plan: { engines: ['beton', 'ffcv'] } });
+    expect(both.grid.map((c) => `${c.engine}${c.workers}`)).toEqual(['beton1', 'beton2', 'ffcv1', 'ffcv2']);
+    const torch = validateProfileForm({ ...base, engines: ['torch'] }, { cores: 2, numSamples: 100 });
+    expect(torch.errors.source).toMatch(/image folder/);
+    expect(validateProfileForm({ ...base, engines: ['torch'], source: '/imgs' }, { cores: 2, numSamples: 100 }).params).toMatchObject({
+      plan: { engines: ['torch'], source: '/imgs' },
+    });
+    expect(validateProfileForm({ ...base, engines: [] }, { cores: 2, numSamples: 100 }).errors.engines).toBeTruthy();
+  });
+
+  it('one series per engine, on the Profile chart and in the Runs overlay', () => {
+    const points = [pt('beton', 1, 100), pt('beton', 2, 180), pt('ffcv', 1, 60), pt('ffcv', 2, 110)];
+    const w = workersChart(points, [], new Map());
+    expect(w.series).toEqual(['beton · bs 32 · random', 'ffcv · bs 32 · random']);
+    expect(w.rows).toEqual([
+      { workers: 1, 'beton · bs 32 · random': 100, 'ffcv · bs 32 · random': 60 },
+      { workers: 2, 'beton · bs 32 · random': 180, 'ffcv · bs 32 · random': 110 },
+    ]);
+    const o = overlayChart([
+      { id: 3, points },
+      { id: 4, points: [pt(undefined, 1, 90)] },
+    ]);
+    expect(o.series).toEqual(['run 3 · beton', 'run 3 · ffcv', 'run 4']);
+  });
+
+  it('the export form carries batches ahead into the loader config', () => {
+    const fields = [{ name: 'image', type: 'rgb_image' }] as Parameters<typeof validateExportForm>[1];
+    const r = validateExportForm({ ...DEFAULT_EXPORT_FORM, file: '/d.beton', batchesAhead: '6' }, fields);
+    expect(r.loader).toMatchObject({ batchesAhead: 6 });
+    expect(validateExportForm({ ...DEFAULT_EXPORT_FORM, file: '/d.beton' }, fields).loader).not.toHaveProperty('batchesAhead');
+    expect(validateExportForm({ ...DEFAULT_EXPORT_FORM, file: '/d.beton', batchesAhead: '0' }, fields).errors.batchesAhead).toBeTruthy();
+  });
+});

@@ -627,6 +627,13 @@ describe('(f) not found is 404, and outside the folder nothing is revealed', () 
         join(root, 'link-out', 'no-such-dir', 'x.beton'),
       ],
       ['profiles.start', (p) => ({ plan: { file: p } }), join(outside, 'secret.txt'), join(outside, 'no-such.beton')],
+      // The torch engine's source folder is confined like the file (issue 18).
+      [
+        'profiles.start',
+        (p) => ({ plan: { file: join(root, 'withbad', 'a', 'broken.jpg'), engines: ['torch'], source: p } }),
+        join(outside, 'imgs'),
+        join(outside, 'no-such-dir'),
+      ],
     ];
     for (const [m, params, existing, missing] of pairs) {
       const a = await api(m, params(existing));

@@ -6,6 +6,7 @@ import * as m001 from './001-initial.js';
 import * as m002 from './002-dataset-content.js';
 import * as m003 from './003-run-failure.js';
 import * as m004 from './004-sample-process-cpu-wait.js';
+import * as m005 from './005-point-engine.js';
 
 export interface Migration {
   version: number;
@@ -13,4 +14,8 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004].map((m, i) => ({ version: i + 1, name: m.name, sql: m.sql }));
+export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005].map((m, i) => ({
+  version: i + 1,
+  name: m.name,
+  sql: m.sql,
+}));

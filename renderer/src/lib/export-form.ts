@@ -14,6 +14,8 @@ export interface ExportForm {
   osCache: boolean;
   dropLast: boolean;
   seed: string;
+  /** The loader's batches_ahead; '' = its default (3). */
+  batchesAhead?: string;
   decoder: DecoderKind;
   size: string;
   flip: boolean;
@@ -106,6 +108,9 @@ export function validateExportForm(
   if (!(Number.isInteger(seed) && seed >= 0)) errors.seed = 'Seed: a whole number, 0 or more.';
   if (form.decoder !== 'simple' && !(Number.isInteger(Number(form.size)) && Number(form.size) >= 8))
     errors.size = 'Crop size: a whole number of pixels, at least 8.';
+  const ahead = form.batchesAhead?.trim() ? Number(form.batchesAhead) : null;
+  if (ahead !== null && !(Number.isInteger(ahead) && ahead >= 1 && ahead <= 64))
+    errors.batchesAhead = 'Batches ahead: a whole number from 1 to 64.';
   if (Object.keys(errors).length) return { errors, loader: null };
   return {
     errors,
@@ -117,6 +122,7 @@ export function validateExportForm(
       seed,
       dropLast: form.dropLast,
       osCache: form.osCache,
+      ...(ahead !== null ? { batchesAhead: ahead } : {}),
       pipelines: fields ? pipelinesFor(fields, form) : {},
     },
   };

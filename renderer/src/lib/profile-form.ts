@@ -1,7 +1,7 @@
 /** The Profile screen's form: a grid sweep or a training command, validated into profiles.start params. */
 import type { Params } from '../../../core/api/contract.js';
 import type { FormErrors } from './build-form.js';
-import type { OrderName, PointConfig } from './types.js';
+import type { EngineName, OrderName, PointConfig } from './types.js';
 
 export type DecoderKind = 'simple' | 'rrc' | 'center';
 
@@ -28,6 +28,12 @@ export interface ProfileForm {
    * so a command run is never attributed to whatever the sweep tab last held.
    */
   execFile: string;
+  /** Engines over the same grid: beton (ours), ffcv (real FFCV in the server's Python), torch (torchvision over `source`). */
+  engines: EngineName[];
+  /** The image folder the torch engine reads (the folder the .beton was built from). */
+  source: string;
+  /** FFCV's per-stage costs by ablation (pipeline prefixes; takes longer). Ours are always timed in the workers. */
+  stages: boolean;
 }
 
 export const DEFAULT_PROFILE_FORM: ProfileForm = {
@@ -46,6 +52,9 @@ export const DEFAULT_PROFILE_FORM: ProfileForm = {
   command: '',
   throughputRegex: '',
   execFile: '',
+  engines: ['beton'],
+  source: '',
+  stages: false,
 };
 
 /** "1, 2,4" → [1, 2, 4]; null when any part is not a positive whole number. */
@@ -65,12 +74,28 @@ export function decoderSpec(kind: DecoderKind, size: string): string {
 }
 
 /** The sweep's grid in the order the profiler measures it (cache, order, batch size, then workers innermost). */
-export function gridOf(workers: number[], batchSizes: number[], orders: OrderName[], caches: boolean[]): PointConfig[] {
+export function gridOf(
+  workers: number[],
+  batchSizes: number[],
+  orders: OrderName[],
+  caches: boolean[],
+  engines?: readonly EngineName[],
+): PointConfig[] {
   const grid: PointConfig[] = [];
-  for (const osCache of caches)
-    for (const order of orders)
-      for (const batchSize of batchSizes) for (const w of workers) grid.push({ workers: w, batchSize, order, osCache });
+  // Engines outermost, as the profiler runs them (ours first, then each Python engine's points).
+  for (const engine of engines ?? [null])
+    for (const osCache of caches)
+      for (const order of orders)
+        for (const batchSize of batchSizes)
+          for (const w of workers) grid.push({ workers: w, batchSize, order, osCache, ...(engine ? { engine } : {}) });
   return grid;
+}
+
+/** The engines in the profiler's order (beton, ffcv, torch), or null when it is beton alone (plans keep their old shape). */
+export function enginesOf(picked: readonly EngineName[]): EngineName[] | null {
+  const order: EngineName[] = ['beton', 'ffcv', 'torch'];
+  const e = order.filter((x) => picked.includes(x));
+  return e.length === 1 && e[0] === 'beton' ? null : e;
 }
 
 /** Default worker grid as the profiler picks it: 1, 2, 4 … below the core count, then the core count. */
@@ -127,11 +152,17 @@ export function validateProfileForm(
   const ahead = form.batchesAhead.trim() === '' ? null : Number(form.batchesAhead);
   if (ahead !== null && !(Number.isInteger(ahead) && ahead >= 1 && ahead <= 64))
     errors.batchesAhead = "Batches ahead: a whole number from 1 to 64 (empty: the loader's default, 3).";
+  if (!form.engines.length) errors.engines = 'Pick at least one engine.';
+  if (form.engines.includes('torch') && !form.source.trim())
+    errors.source = 'The torch engine reads the image folder the .beton was built from: choose it.';
+  if (form.engines.includes('torch') && form.decoder === 'simple')
+    errors.engines = 'The torch engine needs a crop decoder: full-size images of different sizes do not batch.';
   if (Object.keys(errors).length) return { errors, params: null, grid: [] };
   const w = workers!.length ? workers! : defaultWorkers(ctx.cores);
+  const engines = enginesOf(form.engines);
   return {
     errors,
-    grid: gridOf(w, batchSizes!, form.orders, form.caches),
+    grid: gridOf(w, batchSizes!, form.orders, form.caches, engines ?? undefined),
     params: {
       plan: {
         file: form.file.trim(),
@@ -144,11 +175,14 @@ export function validateProfileForm(
         secondsPerPoint: secs,
         warmupBatches: warm,
         ...(ahead !== null ? { batchesAhead: ahead } : {}),
+        ...(engines ? { engines } : {}),
+        ...(engines?.includes('torch') ? { source: form.source.trim() } : {}),
+        ...(form.stages ? { stages: true } : {}),
       },
     },
   };
 }
 
 export function pointLabel(c: PointConfig): string {
-  return `${c.workers}w · bs ${c.batchSize} · ${c.order.replace('_', '-')} · ${c.osCache ? 'os cache' : 'process cache'}`;
+  return `${c.engine ? `${c.engine} · ` : ''}${c.workers}w · bs ${c.batchSize} · ${c.order.replace('_', '-')} · ${c.osCache ? 'os cache' : 'process cache'}`;
 }

@@ -46,7 +46,8 @@ export interface SeriesPoint {
 
 /** Key of a point's non-worker settings: one line per key in "images/s vs workers". */
 export function seriesKey(c: PointConfig): string {
-  return `bs ${c.batchSize} · ${c.order.replace('_', '-')}${c.osCache ? '' : ' · process cache'}`;
+  // One line per engine: FFCV's curve next to ours, never merged into one.
+  return `${c.engine ? `${c.engine} · ` : ''}bs ${c.batchSize} · ${c.order.replace('_', '-')}${c.osCache ? '' : ' · process cache'}`;
 }
 
 /**
@@ -79,11 +80,15 @@ export function overlayChart(runs: ReadonlyArray<{ id: number; points: readonly 
   series: string[];
 } {
   const byWorkers = new Map<number, SeriesPoint>();
-  const series = runs.map((r) => `run ${r.id}`);
-  runs.forEach((r, i) => {
+  const series: string[] = [];
+  runs.forEach((r) => {
+    // A run that measured several engines draws one line per engine ("run 3 · ffcv").
+    const several = new Set(r.points.map((p) => p.config.engine ?? 'beton')).size > 1;
     for (const p of r.points) {
+      const key = several ? `run ${r.id} · ${p.config.engine ?? 'beton'}` : `run ${r.id}`;
+      if (!series.includes(key)) series.push(key);
       const row = byWorkers.get(p.config.workers) ?? { workers: p.config.workers };
-      row[series[i]!] = Math.max(row[series[i]!] ?? 0, p.imagesPerSec);
+      row[key] = Math.max(row[key] ?? 0, p.imagesPerSec);
       byWorkers.set(p.config.workers, row);
     }
   });

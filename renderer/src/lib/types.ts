@@ -8,14 +8,24 @@ import type { ExecOutcome, ProfileOutcome as WireProfileOutcome, SweepOutcome } 
 
 export type { BuildReport } from '../../../core/api/build-report.js';
 import type { PointResult as ModelPointResult } from '../../../core/api/profile-model.js';
-export type { GpuReading, OrderName, PointConfig, TelemetrySample, Verdict } from '../../../core/api/profile-model.js';
+export type {
+  EngineName,
+  GpuReading,
+  OrderName,
+  PointConfig,
+  StageCosts,
+  TelemetrySample,
+  Verdict,
+} from '../../../core/api/profile-model.js';
+export type { EngineStatus } from '../../../core/api/contract.js';
 export type { Change, CompareRow, RunComparison, StoredRun as ProfileRunView } from '../../../core/api/runs-model.js';
 
 /** The fields of a grid point the Profile and Runs screens show (fixtures need no more). */
 export type PointResult = Pick<
   ModelPointResult,
   'index' | 'config' | 'images' | 'seconds' | 'imagesPerSec' | 'batchesPerSec' | 'waitP50Ms' | 'waitP95Ms' | 'cpuPerCore' | 'gpuUtilMean'
->;
+> &
+  Partial<Pick<ModelPointResult, 'slices' | 'stages' | 'loaderCpu' | 'machineCpu'>>;
 
 export type ProfileOutcome = (SweepOutcome & { kind: 'sweep' }) | (ExecOutcome & { kind: 'exec' });
 

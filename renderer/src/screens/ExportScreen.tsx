@@ -129,6 +129,15 @@ export function ExportScreen() {
             ]}
           />
           <TextField label="Seed" value={f.seed} onChange={(seed) => x.setForm({ seed })} error={e.seed} inputMode="numeric" />
+          <TextField
+            label="Batches ahead"
+            value={f.batchesAhead ?? ''}
+            onChange={(batchesAhead) => x.setForm({ batchesAhead })}
+            error={e.batchesAhead}
+            testId="export-batches-ahead"
+            inputMode="numeric"
+            placeholder="3 (the loader's default)"
+          />
           <SelectField<DecoderKind>
             label="Image decoder"
             value={f.decoder}

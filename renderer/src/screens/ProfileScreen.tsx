@@ -2,14 +2,14 @@ import { useEffect, useMemo } from 'react';
 import { ChartCard, Lines } from '../components/Charts.js';
 import { PathPicker } from '../components/FileBrowser.js';
 import { ProfileCharts } from '../components/ProfileCharts.js';
-import { bestPoint, PointsTable } from '../components/PointsTable.js';
+import { bestPoint, EngineSummary, PointsTable } from '../components/PointsTable.js';
 import { Check, ProgressBar, SelectField, TextField } from '../components/Form.js';
 import { EmptyState, ErrorBanner } from '../components/States.js';
-import { formatNumber, percent } from '../lib/format.js';
-import { validateProfileForm, type DecoderKind } from '../lib/profile-form.js';
+import { formatNumber, formatRate, percent } from '../lib/format.js';
+import { pointLabel, validateProfileForm, type DecoderKind } from '../lib/profile-form.js';
 import { livePointRates, workersChart } from '../lib/series.js';
 import { rateText } from '../lib/run-rates.js';
-import type { OrderName, PointResult, Verdict } from '../lib/types.js';
+import type { EngineName, OrderName, PointResult, Verdict } from '../lib/types.js';
 import { useEnvStore } from '../stores/env.js';
 import { useExportStore } from '../stores/export.js';
 import { InlineMarkdown } from '../components/InlineMarkdown.js';
@@ -21,6 +21,12 @@ const ORDERS: Array<{ value: OrderName; label: string }> = [
   { value: 'sequential', label: 'sequential' },
   { value: 'random', label: 'random' },
   { value: 'quasi_random', label: 'quasi-random' },
+];
+
+const ENGINES: Array<{ value: EngineName; label: string }> = [
+  { value: 'beton', label: 'beton (ours)' },
+  { value: 'ffcv', label: 'FFCV (Python)' },
+  { value: 'torch', label: 'PyTorch DataLoader' },
 ];
 
 const toggle = <T,>(xs: T[], x: T, on: boolean): T[] => (on ? (xs.includes(x) ? xs : [...xs, x]) : xs.filter((y) => y !== x));
@@ -45,6 +51,12 @@ export function ProfileScreen() {
   const running = p.job?.status === 'running';
   const job = shownJob(p);
   const startError = profileStartErrorFor(p, checked.params);
+
+  // Which engines this host can run, once: the form says plainly how to get a missing one.
+  const loadEngines = p.loadEngines;
+  useEffect(() => {
+    void loadEngines();
+  }, [loadEngines]);
 
   // Learn the file's sample count (to check batch sizes) shortly after it is typed.
   const checkFile = p.checkFile;
@@ -199,6 +211,63 @@ export function ProfileScreen() {
             <div className="align-end">
               <Check label="Random horizontal flip" checked={f.flip} onChange={(flip) => p.setForm({ flip })} />
             </div>
+            <fieldset className="field span-2" data-testid="profile-engines">
+              <legend>Engines</legend>
+              <div className="checks">
+                {ENGINES.map((en) => {
+                  const st = p.engineStatus?.find((x) => x.engine === en.value);
+                  const missing = st ? !st.available : en.value !== 'beton';
+                  return (
+                    <Check
+                      key={en.value}
+                      label={en.label}
+                      checked={f.engines.includes(en.value)}
+                      disabled={missing && !f.engines.includes(en.value)}
+                      onChange={(on) => p.setForm({ engines: toggle(f.engines, en.value, on) })}
+                      testId={`engine-${en.value}`}
+                    />
+                  );
+                })}
+              </div>
+              {p.engineStatus
+                ?.filter((x) => !x.available)
+                .map((x) => (
+                  <div key={x.engine} className="field-msg" data-testid={`engine-missing-${x.engine}`}>
+                    {x.engine} is not available here: {x.reason}
+                  </div>
+                ))}
+              {e.engines ? (
+                <div className="field-msg field-error" data-testid="validation-msg">
+                  {e.engines}
+                </div>
+              ) : null}
+            </fieldset>
+            {f.engines.includes('torch') ? (
+              <div className="span-2">
+                <PathPicker
+                  label="Source folder (torch engine: the images the .beton was built from)"
+                  value={f.source}
+                  onChange={(source) => p.setForm({ source })}
+                  pick="folder"
+                  testId="profile-source"
+                />
+                {e.source ? (
+                  <div className="field-msg field-error" data-testid="validation-msg">
+                    {e.source}
+                  </div>
+                ) : null}
+              </div>
+            ) : null}
+            {f.engines.includes('ffcv') ? (
+              <div className="align-end">
+                <Check
+                  label="FFCV per-stage costs (ablation, slower)"
+                  checked={f.stages}
+                  onChange={(stages) => p.setForm({ stages })}
+                  testId="profile-stages"
+                />
+              </div>
+            ) : null}
           </div>
         ) : (
           <div className="grid-form">
@@ -349,7 +418,13 @@ function Live({ job }: { job: ProfileJob }) {
       </section>
 
       {outcome?.kind === 'sweep' ? (
-        <VerdictCard verdict={outcome.verdict} runId={outcome.runId} points={outcome.points} file={job.file ?? ''} />
+        <VerdictCard
+          verdict={outcome.verdict}
+          runId={outcome.runId}
+          points={outcome.points}
+          file={job.file ?? ''}
+          plan={job.plan ?? null}
+        />
       ) : null}
       {outcome?.kind === 'exec' ? (
         <section className="card" data-testid="exec-result" data-failed={String(outcome.failure !== null)}>
@@ -412,12 +487,27 @@ const VERDICT_TONE: Record<string, string> = {
   unknown: 'neutral',
 };
 
-function VerdictCard({ verdict, runId, points, file }: { verdict: Verdict | null; runId: number; points: PointResult[]; file: string }) {
+function VerdictCard({
+  verdict,
+  runId,
+  points,
+  file,
+  plan,
+}: {
+  verdict: Verdict | null;
+  runId: number;
+  points: PointResult[];
+  file: string;
+  plan: ProfileJob['plan'] | null;
+}) {
   const setScreen = useUiStore((u) => u.setScreen);
   const toggleRun = useRunsStore((r) => r.toggle);
   const selected = useRunsStore((r) => r.selected);
   const setExport = useExportStore((s) => s.setForm);
-  const best = bestPoint(points);
+  // The export is FFCV code: when FFCV was measured, its best point is the one to export (ours may differ).
+  const ffcvPoints = points.filter((pt) => pt.config.engine === 'ffcv');
+  const best = bestPoint(ffcvPoints.length ? ffcvPoints : points);
+  const [decoderKind, decoderSize] = (plan?.decoder ?? 'rrc:160').split(':');
   return (
     <section className="card verdict" data-testid="verdict" data-kind={verdict?.kind ?? 'none'}>
       <header className="card-head">
@@ -459,6 +549,7 @@ function VerdictCard({ verdict, runId, points, file }: { verdict: Verdict | null
       ) : (
         <p className="muted">No verdict: no point was measured.</p>
       )}
+      <EngineSummary points={points} />
       {points.length ? <PointsTable points={points} /> : null}
       <div className="actions">
         <button
@@ -478,18 +569,35 @@ function VerdictCard({ verdict, runId, points, file }: { verdict: Verdict | null
             className="btn"
             data-testid="export-best"
             onClick={() => {
+              // Every setting exported is one that was measured: the point's, and the plan's decoder, flip and batches ahead.
               setExport({
                 file,
                 batchSize: String(best.config.batchSize),
                 numWorkers: String(best.config.workers),
                 order: best.config.order,
                 osCache: best.config.osCache,
+                batchesAhead: plan?.batchesAhead !== undefined ? String(plan.batchesAhead) : '',
+                ...(plan
+                  ? {
+                      decoder: decoderKind as DecoderKind,
+                      ...(decoderSize ? { size: decoderSize } : {}),
+                      flip: plan.flip ?? true,
+                      normalize: false,
+                    }
+                  : {}),
               });
               setScreen('export');
             }}
           >
-            Export the best loader
+            {ffcvPoints.length ? 'Export the best measured FFCV loader' : 'Export the best loader'}
           </button>
+        ) : null}
+        {best ? (
+          <span className="muted" data-testid="export-best-note">
+            {ffcvPoints.length
+              ? `FFCV was measured: exports its best point (${pointLabel(best.config)}, ${formatRate(best.imagesPerSec, 'img')}).`
+              : `Exports the best point (${pointLabel(best.config)}); FFCV's own speed was not measured (add the FFCV engine).`}
+          </span>
         ) : null}
       </div>
     </section>

@@ -1,7 +1,7 @@
 import { InlineMarkdown } from '../components/InlineMarkdown.js';
 import { useEffect, useMemo } from 'react';
 import { ChartCard, Lines } from '../components/Charts.js';
-import { PointsTable } from '../components/PointsTable.js';
+import { EngineSummary, PointsTable } from '../components/PointsTable.js';
 import { ProfileCharts } from '../components/ProfileCharts.js';
 import { StepWaitChart } from '../components/StepWaitChart.js';
 import { EmptyState, ErrorBanner, Loading, Skeleton } from '../components/States.js';
@@ -347,6 +347,7 @@ function RunDetail({ run, onClose }: { run: ProfileRunView; onClose: () => void 
       {run.points.length ? (
         <>
           <h4>Grid points</h4>
+          <EngineSummary points={run.points} />
           <PointsTable points={run.points} testId="run-points" />
         </>
       ) : null}

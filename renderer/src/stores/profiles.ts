@@ -5,7 +5,7 @@ import { fitBatchSize } from '../lib/batch-size.js';
 import { keyOf } from '../lib/keyed.js';
 import { DEFAULT_PROFILE_FORM, type ProfileForm } from '../lib/profile-form.js';
 import { appendBounded } from '../lib/series.js';
-import { outcomeWithKind, type PointConfig, type ProfileOutcome, type TelemetrySample } from '../lib/types.js';
+import { outcomeWithKind, type EngineStatus, type PointConfig, type ProfileOutcome, type TelemetrySample } from '../lib/types.js';
 
 /** Telemetry kept for the live charts (about 4 per second; older ones are thinned past this). */
 export const SAMPLES_MAX = 1200;
@@ -21,6 +21,8 @@ export interface ProfileJob {
   progress: { done: number; total: number | null; message: string | null; measuring?: number | null } | null;
   /** What it was started with: the sweep's file, or the command run (exec). */
   file: string | null;
+  /** The sweep's plan as sent (decoder, flip, batches ahead: what "Export the best loader" carries over). */
+  plan?: Extract<Params<'profiles.start'>, { plan: unknown }>['plan'] | null;
   command: string | null;
   samples: TelemetrySample[];
   outcome: ProfileOutcome | null;
@@ -41,6 +43,9 @@ interface ProfilesState {
   startErrorKey: string | null;
   /** Inputs the user has edited: an empty required input is not an error before it is. */
   touched: Partial<Record<keyof ProfileForm, true>>;
+  /** Which engines this host can run (profiles.engines), null until asked. */
+  engineStatus: EngineStatus[] | null;
+  loadEngines(): Promise<void>;
   setForm(patch: Partial<ProfileForm>): void;
   checkFile(): Promise<void>;
   start(params: Params<'profiles.start'>, grid: PointConfig[]): Promise<string | null>;
@@ -75,6 +80,16 @@ export const useProfilesStore = create<ProfilesState>()((set, get) => {
     startError: null,
     startErrorKey: null,
     touched: {},
+    engineStatus: null,
+    loadEngines: async () => {
+      if (get().engineStatus) return;
+      try {
+        set({ engineStatus: await call('profiles.engines', {}) });
+      } catch {
+        // An older host without the request: ours only.
+        set({ engineStatus: [{ engine: 'beton', available: true, python: null, reason: null }] });
+      }
+    },
     setForm: (patch) =>
       set((s) => {
         const form = { ...s.form, ...patch };
@@ -111,7 +126,7 @@ export const useProfilesStore = create<ProfilesState>()((set, get) => {
         const inputs =
           'exec' in params
             ? { mode: 'exec' as const, file: params.exec.file ?? null, command: params.exec.command }
-            : { mode: 'grid' as const, file: params.plan.file, command: null };
+            : { mode: 'grid' as const, file: params.plan.file, command: null, plan: params.plan };
         set({
           starting: false,
           job: {

@@ -1,0 +1,254 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BetonError } from '../format/errors.js';
+import { LineSplitter } from './line-splitter.js';
+import { PYTHON_DRIVER } from './python-driver.js';
+import type { EngineName } from './types.js';
+
+/** The Python engines: what each must import, and how a user gets it. */
+const NEEDS: Record<Exclude<EngineName, 'beton'>, { modules: string; install: string }> = {
+  ffcv: { modules: 'ffcv, ffcv.loader, torch', install: 'pip install ffcv' },
+  torch: { modules: 'torch, torchvision', install: 'pip install torch torchvision' },
+};
+
+export interface EngineAvailability {
+  engine: EngineName;
+  available: boolean;
+  /** The interpreter that was tried (null when none was found), and its version. */
+  python: string | null;
+  version: string | null;
+  /** One line: why it is missing and how to get it (null when available). */
+  reason: string | null;
+}
+
+/** The interpreter the Python engines run: the one given, else $BETON_PYTHON, else `python3` on PATH. */
+export function pythonFor(given?: string | null): string {
+  return given || process.env.BETON_PYTHON || 'python3';
+}
+
+/** Where `cmd` resolves on PATH (for messages), or null. */
+function which(cmd: string): string | null {
+  if (cmd.includes('/')) return cmd;
+  const r = spawnSync('/bin/sh', ['-c', 'command -v "$0"', cmd], { encoding: 'utf8', timeout: 5000 });
+  return r.status === 0 && r.stdout.trim() ? r.stdout.trim() : null;
+}
+
+const cache = new Map<string, EngineAvailability>();
+
+/**
+ * Whether an engine can run here: beton always; ffcv and torch when the Python interpreter
+ * imports their modules (checked once per interpreter and engine, bounded by a timeout).
+ */
+export function engineAvailability(engine: EngineName, python?: string | null): EngineAvailability {
+  if (engine === 'beton') return { engine, available: true, python: null, version: null, reason: null };
+  const cmd = pythonFor(python);
+  const key = `${engine}\0${cmd}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const need = NEEDS[engine];
+  const path = which(cmd);
+  let out: EngineAvailability;
+  if (!path) {
+    out = {
+      engine,
+      available: false,
+      python: null,
+      version: null,
+      reason: `the ${engine} engine needs Python with ${need.modules}: no "${cmd}" on PATH; install Python 3 and \`${need.install}\`, or pass --python PATH`,
+    };
+  } else {
+    const r = spawnSync(cmd, ['-c', `import sys, ${need.modules}; print(sys.version.split()[0])`], {
+      cwd: '/',
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    const version = r.status === 0 ? r.stdout.trim() : null;
+    const why = r.error ? r.error.message : (r.stderr ?? '').trim().split('\n').pop()?.slice(0, 200);
+    out = version
+      ? { engine, available: true, python: path, version, reason: null }
+      : {
+          engine,
+          available: false,
+          python: path,
+          version: null,
+          reason: `the ${engine} engine needs ${need.modules} in ${path} (${why || 'import failed'}): \`${path} -m ${need.install}\`, or pass --python PATH`,
+        };
+  }
+  cache.set(key, out);
+  return out;
+}
+
+/** One line of the driver's output (see python-driver.ts). */
+export type DriverLine =
+  | { kind: 'ready'; versions: Record<string, string> }
+  | { kind: 'start'; index: number }
+  | { kind: 'progress'; images: number }
+  | { kind: 'point'; index: number; images: number; seconds: number; batches: number; waits: number[]; slices: number[] }
+  | { kind: 'ablation'; index: number; stage: string; imagesPerSec: number }
+  | { kind: 'error'; message: string };
+
+const isNum = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+const nums = (x: unknown): number[] | null => (Array.isArray(x) && x.every(isNum) ? (x as number[]) : null);
+
+/** A driver line, or null for anything else (Python libraries print too). */
+export function parseDriverLine(line: string): DriverLine | null {
+  const t = line.trim();
+  if (!t.startsWith('{')) return null;
+  let o: Record<string, unknown>;
+  try {
+    const v: unknown = JSON.parse(t);
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return null;
+    o = v as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+  if (o.ready && typeof o.ready === 'object') return { kind: 'ready', versions: o.ready as Record<string, string> };
+  if (isNum(o.start)) return { kind: 'start', index: o.start };
+  if (typeof o.error === 'string') return { kind: 'error', message: o.error };
+  if (isNum(o.ablation) && typeof o.stage === 'string' && isNum(o.imagesPerSec))
+    return { kind: 'ablation', index: o.ablation, stage: o.stage, imagesPerSec: o.imagesPerSec };
+  if (isNum(o.point) && isNum(o.images) && isNum(o.seconds) && isNum(o.batches)) {
+    return {
+      kind: 'point',
+      index: o.point,
+      images: o.images,
+      seconds: o.seconds,
+      batches: o.batches,
+      waits: nums(o.waits) ?? [],
+      slices: nums(o.slices) ?? [],
+    };
+  }
+  if (isNum(o.n)) return { kind: 'progress', images: o.n };
+  return null;
+}
+
+export interface PythonJob {
+  engine: Exclude<EngineName, 'beton'>;
+  warmupBatches: number;
+  seconds: number;
+  slices: number;
+  stageSeconds: number;
+  points: Array<{
+    index: number;
+    code?: string;
+    ablations?: Array<{ stage: string; code: string }>;
+    torch?: Record<string, unknown>;
+  }>;
+}
+
+export interface PythonEngineOptions {
+  python?: string | null;
+  job: PythonJob;
+  onLine: (l: DriverLine) => void;
+  signal?: AbortSignal;
+  /** Kill the child when no driver line came for this long (default 180 s: imports and numba compiles take a while). */
+  silenceMs?: number;
+}
+
+/**
+ * The environment of a Python engine: one thread per worker, as our loader (torch's and
+ * OpenMP's own pools would add threads our loader does not have); CPU affinity is inherited.
+ */
+export function engineEnv(): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    PYTHONUNBUFFERED: '1',
+    PYTHONDONTWRITEBYTECODE: '1',
+    OMP_NUM_THREADS: '1',
+    MKL_NUM_THREADS: '1',
+    OPENBLAS_NUM_THREADS: '1',
+  };
+}
+
+/**
+ * Runs the driver for one engine's points and passes its lines on as they come. Rejects with
+ * ENGINE_FAILED (the driver's error and stderr tail) when it fails, goes silent past
+ * `silenceMs`, or exits without measuring every point; aborting kills it (its process group)
+ * and resolves.
+ */
+export async function runPythonEngine(o: PythonEngineOptions): Promise<void> {
+  const python = pythonFor(o.python);
+  const dir = mkdtempSync(join(tmpdir(), 'beton-engine-'));
+  const script = join(dir, 'beton_engine_driver.py');
+  writeFileSync(script, PYTHON_DRIVER);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(python, [script], { cwd: dir, env: engineEnv(), detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+      let error: string | null = null;
+      let measured = 0;
+      const stderr: string[] = [];
+      let timer: NodeJS.Timeout | null = null;
+      let settled = false;
+      const kill = (): void => {
+        try {
+          if (child.pid) process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      };
+      const arm = (): void => {
+        if (timer) clearTimeout(timer);
+        timer = setTimeout(() => {
+          error = `no output for ${Math.round((o.silenceMs ?? 180_000) / 1000)} s`;
+          kill();
+        }, o.silenceMs ?? 180_000);
+      };
+      const onAbort = (): void => kill();
+      o.signal?.addEventListener('abort', onAbort, { once: true });
+      arm();
+      const lines = new LineSplitter((line) => {
+        const l = parseDriverLine(line);
+        if (!l) return;
+        arm();
+        if (l.kind === 'error') error = l.message;
+        if (l.kind === 'point') measured++;
+        try {
+          o.onLine(l);
+        } catch (e) {
+          error = (e as Error).message;
+          kill();
+        }
+      });
+      const errLines = new LineSplitter((line) => {
+        if (line.trim()) stderr.push(line.slice(0, 300));
+        if (stderr.length > 12) stderr.shift();
+      });
+      child.stdout.setEncoding('utf8').on('data', (c: string) => lines.push(c));
+      child.stderr.setEncoding('utf8').on('data', (c: string) => errLines.push(c));
+      child.stdin.on('error', () => undefined); // a child that died early: its exit says why
+      child.stdin.end(JSON.stringify(o.job));
+      const finish = (err: Error | null): void => {
+        if (settled) return;
+        settled = true;
+        if (timer) clearTimeout(timer);
+        o.signal?.removeEventListener('abort', onAbort);
+        if (err) reject(err);
+        else resolve();
+      };
+      child.on('error', (e) =>
+        finish(
+          new BetonError('ENGINE_FAILED', `the ${o.job.engine} engine could not start ${python}: ${e.message}`, {
+            hint: 'Pass --python PATH (an interpreter with the engine installed).',
+          }),
+        ),
+      );
+      child.on('close', (code) => {
+        lines.end();
+        if (o.signal?.aborted) return finish(null);
+        if (code === 0 && measured === o.job.points.length && error === null) return finish(null);
+        const tail = stderr.slice(-6).join('\n  ');
+        finish(
+          new BetonError(
+            'ENGINE_FAILED',
+            `the ${o.job.engine} engine (${python}) failed after ${measured} of ${o.job.points.length} points: ${error ?? `exit code ${code}`}${tail ? `\n  ${tail}` : ''}`,
+            { hint: `Check that ${python} runs the engine (beton profile --engine ${o.job.engine} --python PATH picks another).` },
+          ),
+        );
+      });
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
