@@ -1,0 +1,65 @@
+/**
+ * Near-duplicate pairs among 64-bit hashes, far below quadratic: multi-index hashing.
+ * The hash is cut into 4 bands of 16 bits; two hashes within Hamming distance t differ in
+ * at most floor(t / 4) bits of some band (pigeonhole), so each hash is looked up only in
+ * the buckets of its bands' values within that radius (1 + 16 + … keys a band), and only
+ * those candidates are compared in full. With t = 7 that is 17 keys per band: about
+ * 68 × (n / 65536) candidates per hash on random hashes, so a million images cost tens of
+ * millions of comparisons, not 5 × 10^11.
+ */
+
+const BANDS = 4;
+
+export function popcount32(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
+
+export function hamming(a: readonly [number, number], b: readonly [number, number]): number {
+  return popcount32((a[0] ^ b[0]) >>> 0) + popcount32((a[1] ^ b[1]) >>> 0);
+}
+
+function band(h: readonly [number, number], k: number): number {
+  const word = k < 2 ? h[0] : h[1];
+  return k % 2 === 0 ? word >>> 16 : word & 0xffff;
+}
+
+/** Every 16-bit value within `radius` bits of `v` (radius 0, 1 or 2). */
+function neighbours(v: number, radius: number): number[] {
+  const out = [v];
+  if (radius >= 1) for (let i = 0; i < 16; i++) out.push(v ^ (1 << i));
+  if (radius >= 2) for (let i = 0; i < 16; i++) for (let j = i + 1; j < 16; j++) out.push(v ^ (1 << i) ^ (1 << j));
+  return out;
+}
+
+/** Pairs [i, j] (i < j, indexes into `hashes`) at Hamming distance ≤ `threshold` (≤ 11). */
+export function nearPairs(hashes: ReadonlyArray<readonly [number, number]>, threshold: number): Array<[number, number]> {
+  const radius = Math.floor(threshold / BANDS);
+  if (radius > 2) throw new RangeError(`near-duplicate threshold ${threshold} is above 11 bits`);
+  const tables = Array.from({ length: BANDS }, () => new Map<number, number[]>());
+  hashes.forEach((h, i) => {
+    for (let k = 0; k < BANDS; k++) {
+      const t = tables[k]!;
+      const v = band(h, k);
+      const list = t.get(v);
+      if (list) list.push(i);
+      else t.set(v, [i]);
+    }
+  });
+  const pairs: Array<[number, number]> = [];
+  const seen = new Set<number>();
+  hashes.forEach((h, i) => {
+    seen.clear();
+    for (let k = 0; k < BANDS; k++) {
+      for (const key of neighbours(band(h, k), radius)) {
+        for (const j of tables[k]!.get(key) ?? []) {
+          if (j <= i || seen.has(j)) continue;
+          seen.add(j);
+          if (hamming(h, hashes[j]!) <= threshold) pairs.push([i, j]);
+        }
+      }
+    }
+  });
+  return pairs;
+}
