@@ -83,7 +83,17 @@ export async function previewDataset(
     const tools = previewTools(thumb);
     for (const i of indices) {
       const fields: Record<string, PreviewValue> = {};
-      for (const { name, field } of reader.fields) fields[name] = await previewValue(field.type, reader.readField(i, name), tools);
+      for (const { name, field } of reader.fields) {
+        // One corrupt value marks its tile, not the page: the other samples still show (and the check names it).
+        let value: unknown;
+        try {
+          value = reader.readField(i, name);
+        } catch (e) {
+          fields[name] = { kind: 'text', text: `cannot decode: ${(e as Error).message.replace(`${reader.path}: `, '')}` };
+          continue;
+        }
+        fields[name] = await previewValue(field.type, value, tools);
+      }
       samples.push({
         index: i,
         fields,

@@ -29,7 +29,20 @@ export async function sampleDetail(path: string, index: number): Promise<SampleD
     const fields: SampleDetail['fields'] = [];
     for (const [f, { name, field }] of reader.fields.entries()) {
       const ref = reader.heapRef(index, f);
-      const decoded = reader.readField(index, f);
+      let decoded: unknown;
+      try {
+        decoded = reader.readField(index, f);
+      } catch (e) {
+        fields.push({
+          name,
+          type: field.type,
+          value: { kind: 'text', text: `cannot decode: ${(e as Error).message}` },
+          storedBytes: ref?.size ?? 0,
+          page: ref && ref.size > 0 ? Math.floor(ref.ptr / reader.pageSize) : null,
+          offset: ref && ref.size > 0 ? ref.ptr : null,
+        });
+        continue;
+      }
       let value: PreviewValue;
       if (field.type === 'rgb_image' && (decoded as DecodedImage).mode === 'jpg') {
         const im = decoded as DecodedImage;
