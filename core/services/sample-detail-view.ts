@@ -90,6 +90,8 @@ export async function sampleDetail(path: string, index: number): Promise<SampleD
 }
 
 function fullText(v: unknown): string {
+  // An int64 as its digits (JSON has no integer type that holds every int64).
+  if (typeof v === 'bigint') return v.toString();
   const t =
     v instanceof Uint8Array
       ? `${v.byteLength} bytes: ${Buffer.from(v.subarray(0, 4096)).toString('hex')}`
