@@ -34,7 +34,7 @@ export interface OpenSourceOptions {
  * config file's folder). Tables take their format from `format` or the extension.
  */
 export async function openSource(config: SourceConfig, baseDir: string, opts: OpenSourceOptions = {}): Promise<DatasetSource> {
-  if (config.type === 'webdataset') return WebDatasetSource.open(config.path, baseDir);
+  if (config.type === 'webdataset') return WebDatasetSource.open(config.path, baseDir, opts.readGuard ? { readGuard: opts.readGuard } : {});
   if (config.type === 'table' && isPathPattern(config.path)) return openManyTables(config.path, baseDir, config.format, opts.strings);
   const path = resolve(baseDir, config.path);
   await mustExist(path, config.type === 'image_folder' || config.type === 'video_folder' ? 'folder' : 'file');

@@ -7,6 +7,7 @@ import { compileMapper } from './column-mapping.js';
 import { uniqueFieldNames } from './field-names.js';
 import { parseNpyHeader } from './npy-header.js';
 import { expandPathPattern, folderFiles, isPathPattern } from './path-patterns.js';
+import type { ReadGuard } from './read-guard.js';
 import type { DatasetSource } from './source.js';
 import { ShardReadError, tarGroups, type TarGroup } from './tar-samples.js';
 import { parseIntText } from './value-coercion.js';
@@ -57,8 +58,22 @@ export class WebDatasetSource implements DatasetSource {
   }
 
   /** Opens shards named by a pattern, a folder of shards, a single shard or a list file of shard paths. */
-  static open(spec: string, baseDir = process.cwd()): WebDatasetSource {
-    return new WebDatasetSource(spec, resolveShards(spec, baseDir));
+  static open(spec: string, baseDir = process.cwd(), opts: { readGuard?: ReadGuard } = {}): WebDatasetSource {
+    const shards = resolveShards(spec, baseDir);
+    const guard = opts.readGuard;
+    // beton serve: a list file or a pattern must not name shards outside the served folders.
+    return new WebDatasetSource(
+      spec,
+      guard
+        ? shards.map((s) => {
+            try {
+              return guard(s);
+            } catch (e) {
+              throw new BetonEncodeError('BAD_OPTIONS', `${s} (named by ${spec}): ${(e as Error).message}`, { source: s });
+            }
+          })
+        : shards,
+    );
   }
 
   /** Columns (extensions) and their kinds, from the first DETECT_SAMPLES samples. */

@@ -142,6 +142,18 @@ describe('WebDataset shards as a source', () => {
     expect(r.numSamples).toBeLessThan(40);
   });
 
+  it('beton serve: a list file may not name shards outside the served folders', async () => {
+    const list = join(dir, 'outside.txt');
+    writeFileSync(list, 'train-000000.tar\n');
+    const guard = (p: string): string => {
+      if (!p.endsWith('.txt')) throw new Error('outside the served folders');
+      return p;
+    };
+    await expect(openSource({ type: 'webdataset', path: list }, dir, { readGuard: guard })).rejects.toThrow(
+      /train-000000\.tar \(named by .*outside\.txt\): outside the served folders/,
+    );
+  });
+
   it('a sample missing a member is named by shard and key', async () => {
     const py = `
 import tarfile, io, sys
