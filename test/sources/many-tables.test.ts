@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parquetWriteFile } from 'hyparquet-writer';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { FieldConfig } from '../../core/api/build-config.js';
 import { detectSourceConfig, openSource } from '../../core/sources/open-source.js';
@@ -38,6 +39,35 @@ describe('many files as one table', () => {
       { x: 4, name: 'd' },
       { x: 5, name: 'e' },
     ]);
+  });
+
+  it('Parquet shards named as Hugging Face names them: one table, declared types kept, a slice skips whole files', async () => {
+    for (let k = 0; k < 3; k++) {
+      parquetWriteFile({
+        filename: join(dir, `train-${String(k).padStart(5, '0')}-of-00003.parquet`),
+        columnData: [
+          { name: 'x', data: Array.from({ length: 10 }, (_, i) => BigInt(k * 10 + i)) },
+          { name: 'y', data: Array.from({ length: 10 }, (_, i) => i) },
+        ],
+        schema: [
+          { name: 'root', num_children: 2 },
+          { name: 'x', type: 'INT64', repetition_type: 'REQUIRED' },
+          { name: 'y', type: 'DOUBLE', repetition_type: 'REQUIRED' },
+        ],
+      });
+    }
+    const pattern = join(dir, 'train-*-of-00003.parquet');
+    const cfg = await detectSourceConfig(pattern);
+    expect(cfg).toEqual({ type: 'table', path: pattern, format: 'parquet' });
+    const src = await openSource(cfg, dir);
+    expect(src.length).toBe(30);
+    const fields = await src.detectSchema();
+    expect(fields).toEqual([
+      { name: 'x', type: 'int' },
+      { name: 'y', type: 'float' },
+    ]);
+    const rows = (await all(src, fields, { start: 18, end: 22 })) as Array<{ x: bigint | number }>;
+    expect(rows.map((r) => Number(r.x))).toEqual([18, 19, 20, 21]);
   });
 
   it('a brace list reads the files in the order written', async () => {
