@@ -21,11 +21,6 @@ export function hamming(a: readonly [number, number], b: readonly [number, numbe
   return popcount32((a[0] ^ b[0]) >>> 0) + popcount32((a[1] ^ b[1]) >>> 0);
 }
 
-function band(h: readonly [number, number], k: number): number {
-  const word = k < 2 ? h[0] : h[1];
-  return k % 2 === 0 ? word >>> 16 : word & 0xffff;
-}
-
 /** Every 16-bit value within `radius` bits of `v` (radius 0, 1 or 2). */
 function neighbours(v: number, radius: number): number[] {
   const out = [v];
@@ -40,13 +35,19 @@ interface BandIndex {
   ids: Int32Array;
 }
 
-function indexBand(hashes: ReadonlyArray<readonly [number, number]>, k: number): BandIndex {
+const bandOf = (hi: Uint32Array, lo: Uint32Array, i: number, k: number): number => {
+  const word = k < 2 ? hi[i]! : lo[i]!;
+  return k % 2 === 0 ? word >>> 16 : word & 0xffff;
+};
+
+function indexBand(hi: Uint32Array, lo: Uint32Array, k: number): BandIndex {
+  const n = hi.length;
   const start = new Int32Array(65537);
-  for (const h of hashes) start[band(h, k) + 1]!++;
+  for (let i = 0; i < n; i++) start[bandOf(hi, lo, i, k) + 1]!++;
   for (let v = 0; v < 65536; v++) start[v + 1]! += start[v]!;
   const fill = start.slice(0, 65536);
-  const ids = new Int32Array(hashes.length);
-  hashes.forEach((h, i) => (ids[fill[band(h, k)]!++] = i));
+  const ids = new Int32Array(n);
+  for (let i = 0; i < n; i++) ids[fill[bandOf(hi, lo, i, k)]!++] = i;
   return { start, ids };
 }
 
@@ -54,23 +55,29 @@ function indexBand(hashes: ReadonlyArray<readonly [number, number]>, k: number):
 export function nearPairs(hashes: ReadonlyArray<readonly [number, number]>, threshold: number): Array<[number, number]> {
   const radius = Math.floor(threshold / BANDS);
   if (radius > 2) throw new RangeError(`near-duplicate threshold ${threshold} is above 11 bits`);
-  // Flat arrays, not Maps: a million hashes make 4 million bucket entries.
-  const bands = Array.from({ length: BANDS }, (_, k) => indexBand(hashes, k));
+  const n = hashes.length;
+  // Flat typed arrays throughout: a million hashes make 4 million bucket entries, and the
+  // inner loop must not chase a pointer per candidate.
+  const hi = Uint32Array.from(hashes, (h) => h[0]);
+  const lo = Uint32Array.from(hashes, (h) => h[1]);
+  const bands = Array.from({ length: BANDS }, (_, k) => indexBand(hi, lo, k));
   const pairs: Array<[number, number]> = [];
   // seenBy[j] = i + 1 once j was compared with i (a candidate can turn up in several bands).
-  const seenBy = new Int32Array(hashes.length);
-  hashes.forEach((h, i) => {
+  const seenBy = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const a0 = hi[i]!;
+    const a1 = lo[i]!;
     for (let k = 0; k < BANDS; k++) {
       const { start, ids } = bands[k]!;
-      for (const key of neighbours(band(h, k), radius)) {
+      for (const key of neighbours(bandOf(hi, lo, i, k), radius)) {
         for (let p = start[key]!, end = start[key + 1]!; p < end; p++) {
           const j = ids[p]!;
           if (j <= i || seenBy[j] === i + 1) continue;
           seenBy[j] = i + 1;
-          if (hamming(h, hashes[j]!) <= threshold) pairs.push([i, j]);
+          if (popcount32((a0 ^ hi[j]!) >>> 0) + popcount32((a1 ^ lo[j]!) >>> 0) <= threshold) pairs.push([i, j]);
         }
       }
     }
-  });
+  }
   return pairs;
 }
