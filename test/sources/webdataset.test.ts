@@ -140,6 +140,12 @@ describe('WebDataset shards as a source', () => {
     expect(r.skipped[0]!.source).toMatch(/cut-000000\.tar key 0000\d\d/);
     expect(r.numSamples).toBeGreaterThan(20); // the second shard and the first shard's samples before the cut
     expect(r.numSamples).toBeLessThan(40);
+    // A gzip shard cut short: the gunzip error names the shard too.
+    const gz = join(dir, 'gz-000001.tar.gz');
+    truncateSync(gz, Math.floor(readFileSync(gz).byteLength / 2));
+    await expect(
+      build({ type: 'webdataset', path: join(dir, 'gz-00000{0,1}.tar.gz') }, join(dir, 'cutgz.beton'), { fields }),
+    ).rejects.toThrow(/gz-000001\.tar\.gz: the shard is corrupt or cut short/);
   });
 
   it('beton serve: a list file may not name shards outside the served folders', async () => {
