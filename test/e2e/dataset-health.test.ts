@@ -148,6 +148,22 @@ describe.skipIf(!HAVE_CHROMIUM)(
       await dialog.waitFor({ state: 'detached' });
     });
 
+    it('Sample detail with a class filter: arrow keys step through the matches', async () => {
+      await page.getByTestId('label-filter').selectOption({ index: 1 });
+      await page.getByText(/in class_0$/).waitFor();
+      await page.locator('[data-testid=thumb-grid][aria-busy=false]').waitFor();
+      const shown = (await page.locator('[data-testid=thumb] .thumb-index').allTextContents()).map((t) => Number(t.slice(1)));
+      await page.locator('[data-testid=thumb-open]').first().click();
+      await page.locator(`[data-testid=sample-detail][data-index="${shown[0]}"][data-loaded=true]`).waitFor();
+      expect(await page.getByTestId('detail-match').textContent()).toMatch(/match 1 of \d+/);
+      expect(await page.getByTestId('detail-prev').isDisabled()).toBe(true);
+      await page.keyboard.press('ArrowRight');
+      await page.locator(`[data-testid=sample-detail][data-index="${shown[1]}"][data-loaded=true]`).waitFor();
+      expect(await page.getByTestId('detail-match').textContent()).toMatch(/match 2 of \d+/);
+      await page.keyboard.press('Escape');
+      await page.getByTestId('label-filter').selectOption('');
+    });
+
     it('Table view: a CSV-built dataset is a table whose rows are fetched and rendered as they scroll into view', async () => {
       await open('table.beton');
       const table = page.getByTestId('sample-table');

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { SampleDetail } from '../../../core/api/contract.js';
 import { formatBytes, formatNumber } from '../lib/format.js';
-import { useDatasetsStore } from '../stores/datasets.js';
+import { detailPosition, useDatasetsStore } from '../stores/datasets.js';
 import { ErrorBanner, Loading } from './States.js';
 
 /**
@@ -13,6 +13,7 @@ export function SampleDetailView() {
   const d = useDatasetsStore();
   const index = d.detailIndex;
   const numSamples = d.inspect?.numSamples ?? 0;
+  const at = detailPosition(d);
   const [actual, setActual] = useState(false);
   const dialog = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -20,14 +21,14 @@ export function SampleDetailView() {
     dialog.current?.focus();
     const onKey = (e: KeyboardEvent) => {
       if (e.key === 'Escape') d.closeDetail();
-      else if (e.key === 'ArrowRight' && index + 1 < numSamples) void d.openDetail(index + 1);
-      else if (e.key === 'ArrowLeft' && index > 0) void d.openDetail(index - 1);
+      else if (e.key === 'ArrowRight') void d.stepDetail(1);
+      else if (e.key === 'ArrowLeft') void d.stepDetail(-1);
       else return;
       e.preventDefault();
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [index, numSamples, d]);
+  }, [index, d]);
   if (index === null) return null;
   const s = d.detail && d.detail.index === index ? d.detail : null;
   return (
@@ -46,14 +47,20 @@ export function SampleDetailView() {
         <header className="detail-head">
           <h3>
             Sample #{formatNumber(index)} <span className="muted">of {formatNumber(numSamples)}</span>
+            {at?.filtered ? (
+              <span className="muted" data-testid="detail-match">
+                {' '}
+                · match {formatNumber(at.position + 1)} of {formatNumber(at.count)}
+              </span>
+            ) : null}
             {s?.className ? <span className="badge">{s.className}</span> : null}
           </h3>
           <div className="row-wrap">
             <button
               type="button"
               className="btn btn-small"
-              disabled={index === 0}
-              onClick={() => void d.openDetail(index - 1)}
+              disabled={!at || at.position === 0}
+              onClick={() => void d.stepDetail(-1)}
               data-testid="detail-prev"
             >
               ← Previous
@@ -61,8 +68,8 @@ export function SampleDetailView() {
             <button
               type="button"
               className="btn btn-small"
-              disabled={index + 1 >= numSamples}
-              onClick={() => void d.openDetail(index + 1)}
+              disabled={!at || at.position + 1 >= at.count}
+              onClick={() => void d.stepDetail(1)}
               data-testid="detail-next"
             >
               Next →

@@ -35,6 +35,8 @@ interface DatasetsState {
   detailLoading: boolean;
   detailError: ApiError | null;
   openDetail(index: number): Promise<void>;
+  /** The next (+1) or previous (-1) sample: in file order, or among the filters' matches when a filter is on (paging as needed). */
+  stepDetail(delta: 1 | -1): Promise<void>;
   closeDetail(): void;
   /** The Health panel: the kept check (undefined: not asked yet; null: none kept), a run in progress, an error. */
   check: DatasetCheck | null | undefined;
@@ -92,6 +94,20 @@ export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
       if (my !== detailSeq) return;
       set({ detailError: toApiError(e), detailLoading: false });
     }
+  },
+  stepDetail: async (delta) => {
+    const st = get();
+    const at = detailPosition(st);
+    if (!at || at.position + delta < 0 || at.position + delta >= at.count) return;
+    if (!at.filtered) return st.openDetail(at.index + delta);
+    const list = st.preview?.samples.map((x) => x.index) ?? [];
+    const next = list[list.indexOf(at.index) + delta];
+    if (next !== undefined) return st.openDetail(next);
+    // Off the page shown: the neighbouring page of matches, then its first (or last) sample.
+    await st.goTo(st.start + delta * PREVIEW_COUNT);
+    const page = get().preview?.samples ?? [];
+    const target = delta > 0 ? page[0] : page[page.length - 1];
+    if (target) await get().openDetail(target.index);
   },
   closeDetail: () => {
     detailSeq++;
@@ -209,6 +225,20 @@ export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
     });
   },
 }));
+
+/**
+ * Where the open sample stands for ← / →: with a filter on and the sample on the page shown,
+ * its position among the matches; otherwise its index in the file.
+ */
+export function detailPosition(
+  d: Pick<DatasetsState, 'detailIndex' | 'inspect' | 'labelFilter' | 'where' | 'preview' | 'start'>,
+): { index: number; position: number; count: number; filtered: boolean } | null {
+  if (d.detailIndex === null || !d.inspect) return null;
+  const pos = d.preview?.samples.findIndex((x) => x.index === d.detailIndex) ?? -1;
+  if ((d.labelFilter !== null || d.where !== null) && pos >= 0)
+    return { index: d.detailIndex, position: d.start + pos, count: shownTotal(d), filtered: true };
+  return { index: d.detailIndex, position: d.detailIndex, count: d.inspect.numSamples, filtered: false };
+}
 
 /** Samples the pager counts: the file's, or the matches of the filters once a filtered page came back. */
 export function shownTotal(d: Pick<DatasetsState, 'inspect' | 'labelFilter' | 'where' | 'preview'>): number {
