@@ -37,6 +37,10 @@ const BENCHMARKS = {
     module: 'merge.js',
     summary: 'beton merge GB/s on shards of a few hundred MB vs cp, cp + sync and cat of the same bytes',
   },
+  check: {
+    module: 'check.js',
+    summary: 'beton check samples/s on 3,000 ImageNet-like JPEGs at 1/4, 1/2, all and 1-2 workers; near-duplicate search on 10k-1M hashes',
+  },
   generate: {
     module: 'generate-imagenet-like.js',
     summary: '(utility) create or reuse the synthetic ImageNet-like folder the benchmarks read',

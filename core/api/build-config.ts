@@ -109,7 +109,15 @@ export const SourceConfig = z.discriminatedUnion('type', [
       format: z.enum(['csv', 'tsv', 'jsonl']).optional(),
     })
     .strict(),
-  /** Tabular data: columns (or groups of columns) become fields. Streamed, never loaded whole. */
+  /**
+   * WebDataset tar shards (docs/sources.md): `path` is a brace pattern (`train-{000000..000041}.tar`),
+   * a glob, a folder of .tar/.tar.gz shards, one shard, or a list file of shard paths.
+   */
+  z.object({ type: z.literal('webdataset'), path: z.string().min(1) }).strict(),
+  /**
+   * Tabular data: columns (or groups of columns) become fields. Streamed, never loaded whole.
+   * `path` may name many files (`data/train-*.parquet`, `{a,b}.csv`): read as one table in name order.
+   */
   z.object({ type: z.literal('table'), path: z.string().min(1), format: z.enum(TABLE_FORMATS).optional() }).strict(),
   /** Videos in root/<class>/<video> (labels as ImageFolder), decoded with ffmpeg into clips (docs/video.md). */
   z.object({ type: z.literal('video_folder'), path: z.string().min(1), ...videoClipping }).strict(),

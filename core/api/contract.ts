@@ -7,6 +7,8 @@ import type { JobResults } from './job-results.js';
 import type { TelemetrySample } from './profile-model.js';
 import type { RunComparison, RunSummary, StoredRun } from './runs-model.js';
 import type { BuildAdvice } from './build-advice.js';
+import type { DatasetCheck } from './dataset-check.js';
+import { SampleWhere, type SampleDetail } from './sample-detail.js';
 
 /**
  * The app's service contract: every request, response and event that crosses from the
@@ -66,6 +68,8 @@ export interface DetectedSource {
 }
 
 export type { BuildAdvice };
+export type { DatasetCheck, DatasetCheckResult } from './dataset-check.js';
+export type { SampleDetail } from './sample-detail.js';
 
 /** The sidecar manifest beside a .beton as the Dataset screen sees it (docs/dataset-manifest.md). */
 export interface ManifestView {
@@ -116,6 +120,8 @@ export interface PreviewResult {
   }>;
   /** Set when filtered by label: how many samples match. */
   filter?: { field: string; label: number; matches: number };
+  /** Set when filtered by a field's range or values (`where`): how many samples match (both filters, when both are given). */
+  where?: { field: string; matches: number };
 }
 
 /** `runs.list` answers these; `runs.get` a StoredRun, `runs.compare` a RunComparison (core/runs makes them). */
@@ -200,8 +206,14 @@ export const Requests = {
       /** Only samples whose class field (labelField, default the dataset's) has this value; start counts among them. */
       label: z.number().int().optional(),
       labelField: z.string().min(1).max(256).optional(),
+      /** Only samples whose int/float/string field is in a range or among values; start counts among them. */
+      where: SampleWhere.optional(),
     })
     .strict(),
+  /** One sample in full: the image at full resolution, every field's value, stored size, page and offset, its duplicate groups (from a kept check). */
+  'datasets.sample': z.object({ path, index: z.number().int().min(0) }).strict(),
+  /** The kept `beton check` result of a file (null when none is kept or the file changed); run: true checks it now. */
+  'datasets.check': z.object({ path, run: z.boolean().default(false) }).strict(),
   /** overwrite: replace an existing output (default false: OUTPUT_EXISTS); an output that is an input is refused either way (OUTPUT_IS_INPUT). */
   'builds.start': z.object({ config: BuildConfig, overwrite: z.boolean().optional() }).strict(),
   'builds.cancel': z.object({ jobId: z.string().min(1).max(64) }).strict(),
@@ -240,6 +252,8 @@ export interface Results {
   'sources.categories': { column: string; categories: string[]; rows: number };
   'datasets.inspect': InspectResult;
   'datasets.preview': PreviewResult;
+  'datasets.sample': SampleDetail;
+  'datasets.check': DatasetCheck | null;
   'builds.start': { jobId: string };
   'builds.cancel': { cancelled: boolean };
   'builds.advise': BuildAdvice;

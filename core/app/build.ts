@@ -55,7 +55,9 @@ export async function buildDataset(config: BuildConfig, opts: BuildOptions = {})
     opts.readGuard ? { readGuard: opts.readGuard } : {},
   );
   const fieldConfigs = await buildFields(config, source);
-  const slice = selectSlice(source.length, config.range, config.shard);
+  // A streamed source (WebDataset shards) counts its samples only when a --shard slice needs the total.
+  const length = source.length ?? (config.shard && source.countSamples ? await source.countSamples() : null);
+  const slice = selectSlice(length, config.range, config.shard);
   const output = resolve(base, config.output);
   const writer = new DatasetWriter(output, toNamedFields(fieldConfigs), {
     pageSize: config.pageSize,

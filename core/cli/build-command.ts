@@ -52,6 +52,7 @@ is decoded with ffmpeg into clips (docs/video.md).
                                (--write-mode jpg|raw, --max-resolution, --jpeg-quality apply to the clip frames)
   --config FILE                a build config (docs/build-config.md); flags override it
   --json                       print the build report as JSON
+  --check                      run \`beton check\` on the output right after the build (docs/check.md)
   --advise                     encode a seeded sample of SOURCE with these settings and print
                                the expected file size and build time, a page size for small
                                datasets, JPEG sizes per quality; writes nothing (docs/build-advice.md)
@@ -62,6 +63,7 @@ ${SHARDS_HELP}`;
 
 const BUILD_OPTIONS = {
   output: { type: 'string', short: 'o' },
+  check: { type: 'boolean' },
   force: { type: 'boolean' },
   config: { type: 'string' },
   'write-mode': { type: 'string' },
@@ -279,6 +281,11 @@ async function build(
   bar.done();
   if (values.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   else process.stdout.write(formatReport(report));
+  if (values.check) {
+    const { runCheck, formatCheck } = await import('./check-command.js');
+    const check = await runCheck(output);
+    if (!values.json) process.stdout.write(formatCheck(check));
+  }
   return 0;
 }
 

@@ -2,6 +2,7 @@ import { constants } from 'node:os';
 import { asBetonError, InterruptedError } from '../format/errors.js';
 import { BENCH_LOADER_HELP, benchLoaderCommand } from './bench-loader-command.js';
 import { BUILD_HELP, buildCommand } from './build-command.js';
+import { CHECK_HELP, checkCommand } from './check-command.js';
 import { DUMP_HELP, dumpCommand } from './dump-command.js';
 import { EXPORT_HELP, exportCommand } from './export-command.js';
 import { INSPECT_HELP, inspectCommand } from './inspect-command.js';
@@ -14,6 +15,7 @@ import { UsageError } from './usage-error.js';
 const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<number> }> = {
   build: { help: BUILD_HELP, run: buildCommand },
   inspect: { help: INSPECT_HELP, run: inspectCommand },
+  check: { help: CHECK_HELP, run: checkCommand },
   dump: { help: DUMP_HELP, run: dumpCommand },
   merge: { help: MERGE_HELP, run: mergeCommand },
   'bench-loader': { help: BENCH_LOADER_HELP, run: benchLoaderCommand },
@@ -30,6 +32,7 @@ Usage: beton <command> [options]   (beton <command> --help for details)
 Commands:
   build     build a .beton file from an image folder or a build config
   inspect   summarise a .beton file (ours or FFCV's)
+  check     find corrupt samples, duplicates, near-duplicates, outliers; count classes
   dump      print every sample in the canonical JSON encoding
   merge     concatenate .beton files with the same fields (e.g. build shards)
   bench-loader  measure the loader's images/s on a file

@@ -17,7 +17,9 @@ import { distinctCategories } from '../sources/label-mapping.js';
 import { detectSourceConfig } from '../sources/open-source.js';
 import { openTableReader } from '../sources/open-table.js';
 import { inspectDataset } from '../app/inspect-dataset.js';
+import { checkDataset, readDatasetCheck } from '../app/check-dataset.js';
 import { previewDataset } from './dataset-views.js';
+import { sampleDetail } from './sample-detail-view.js';
 import { FsAccess } from './fs-access.js';
 import type { ReadGuard } from '../sources/read-guard.js';
 import { JobFailed, JobManager } from './jobs.js';
@@ -143,7 +145,14 @@ export class BetonService {
       previewDataset(this.fs.check(p.path), p.start, p.count, p.thumb, {
         ...(p.label !== undefined ? { label: p.label } : {}),
         ...(p.labelField ? { labelField: p.labelField } : {}),
+        ...(p.where ? { where: p.where } : {}),
       }),
+    'datasets.sample': async (p) => sampleDetail(this.fs.check(p.path), p.index),
+    'datasets.check': async (p) => {
+      const file = this.fs.check(p.path);
+      if (!p.run) return readDatasetCheck(file);
+      return checkDataset(file);
+    },
     'builds.start': async (p) => {
       // A video source's own ffmpeg is a program the client names: a command like --exec.
       if ('ffmpeg' in p.config.source && p.config.source.ffmpeg !== undefined) this.mayExec();

@@ -5,6 +5,8 @@ import type { RGBPixels } from '../fields/image-codec.js';
 import { fieldType } from '../fields/registry.js';
 import { Reader } from '../reader/reader.js';
 import { classNamesFor, labelFieldOf, labelOf, manifestOf, samplesWithLabel, storedBytes } from '../app/dataset-labels.js';
+import type { SampleWhere } from '../api/sample-detail.js';
+import { samplesWhere } from '../app/sample-filter.js';
 import { ServiceError } from './service-error.js';
 
 /**
@@ -16,7 +18,7 @@ let sharpLoaded: Promise<typeof SharpConstructor> | undefined;
 const getSharp = (): Promise<typeof SharpConstructor> => (sharpLoaded ??= import('sharp').then((m) => m.default));
 
 /** sharp for the field types' previews (core/fields stays free of it). */
-function previewTools(size: number): PreviewTools {
+export function previewTools(size: number): PreviewTools {
   const resized = async (px: RGBPixels, fit: number) =>
     (await getSharp())(Buffer.from(px.data.buffer, px.data.byteOffset, px.data.byteLength), {
       raw: { width: px.width, height: px.height, channels: 3 },
@@ -49,7 +51,7 @@ export async function previewDataset(
   start: number,
   count: number,
   thumb: number,
-  filter: { label?: number; labelField?: string } = {},
+  filter: { label?: number; labelField?: string; where?: SampleWhere } = {},
 ): Promise<PreviewResult> {
   const reader = await Reader.open(path);
   try {
@@ -65,7 +67,15 @@ export async function previewDataset(
         'BAD_REQUEST',
         `${reader.path} has no int field ${labelField === null ? 'named label' : `"${labelField}"`} to filter by; fields: ${reader.fields.map((f) => `${f.name} (${f.field.type})`).join(', ')}`,
       );
-    const matching = filter.label !== undefined && lf !== null ? samplesWithLabel(reader, labelField!, filter.label) : null;
+    const byLabel = filter.label !== undefined && lf !== null ? samplesWithLabel(reader, labelField!, filter.label) : null;
+    let matching = byLabel;
+    if (filter.where) {
+      try {
+        matching = samplesWhere(reader, filter.where, byLabel ?? undefined);
+      } catch (e) {
+        throw new ServiceError('BAD_REQUEST', (e as Error).message);
+      }
+    }
     const indices = matching
       ? matching.slice(start, start + count)
       : Array.from({ length: Math.max(0, Math.min(reader.numSamples, start + count) - start) }, (_, k) => start + k);
@@ -73,7 +83,17 @@ export async function previewDataset(
     const tools = previewTools(thumb);
     for (const i of indices) {
       const fields: Record<string, PreviewValue> = {};
-      for (const { name, field } of reader.fields) fields[name] = await previewValue(field.type, reader.readField(i, name), tools);
+      for (const { name, field } of reader.fields) {
+        // One corrupt value marks its tile, not the page: the other samples still show (and the check names it).
+        let value: unknown;
+        try {
+          value = reader.readField(i, name);
+        } catch (e) {
+          fields[name] = { kind: 'text', text: `cannot decode: ${(e as Error).message.replace(`${reader.path}: `, '')}` };
+          continue;
+        }
+        fields[name] = await previewValue(field.type, value, tools);
+      }
       samples.push({
         index: i,
         fields,
@@ -86,7 +106,8 @@ export async function previewDataset(
       start,
       numSamples: reader.numSamples,
       samples,
-      ...(matching && labelField !== null ? { filter: { field: labelField, label: filter.label!, matches: matching.length } } : {}),
+      ...(byLabel && labelField !== null ? { filter: { field: labelField, label: filter.label!, matches: matching!.length } } : {}),
+      ...(filter.where ? { where: { field: filter.where.field, matches: matching!.length } } : {}),
     };
   } finally {
     reader.close();

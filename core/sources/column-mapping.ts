@@ -189,9 +189,13 @@ function valueError(path: string, row: TableRow, column: string | null, f: Field
   if (!(e instanceof ValueProblem)) return e as Error;
   const line = row.line !== undefined ? ` (line ${row.line})` : '';
   const col = column !== null ? `, column "${column}"` : '';
-  return new BetonEncodeError('BAD_VALUE', `${path}: row ${row.index}${line}${col} → field "${f.name}" (${f.type}): ${e.message}`, {
-    field: f.name,
-    sample: row.index,
-    source: path,
-  });
+  return new BetonEncodeError(
+    'BAD_VALUE',
+    `${row.file ?? path}: row ${row.fileIndex ?? row.index}${line}${col} → field "${f.name}" (${f.type}): ${e.message}`,
+    {
+      field: f.name,
+      sample: row.index,
+      source: path,
+    },
+  );
 }

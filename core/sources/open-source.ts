@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { SourceConfig } from '../api/build-config.js';
@@ -9,7 +10,10 @@ import { openTableReader, resolveTableFormat, tableFormatOf } from './open-table
 import type { ReadGuard } from './read-guard.js';
 import type { DatasetSource } from './source.js';
 import { TableSource, type TableSourceOptions } from './table-source.js';
+import { openManyTables } from './many-tables.js';
+import { expandPathPattern, folderFiles, isPathPattern } from './path-patterns.js';
 import { looksLikeVideoFolder } from './video-folder.js';
+import { isShardName, looksLikeShardList, WebDatasetSource } from './webdataset-source.js';
 import { VideoDatasetSource, type VideoSourceOptions } from './video-source.js';
 
 /** Rows looked at to decide whether a table is an image list. */
@@ -30,6 +34,8 @@ export interface OpenSourceOptions {
  * config file's folder). Tables take their format from `format` or the extension.
  */
 export async function openSource(config: SourceConfig, baseDir: string, opts: OpenSourceOptions = {}): Promise<DatasetSource> {
+  if (config.type === 'webdataset') return WebDatasetSource.open(config.path, baseDir, opts.readGuard ? { readGuard: opts.readGuard } : {});
+  if (config.type === 'table' && isPathPattern(config.path)) return openManyTables(config.path, baseDir, config.format, opts.strings);
   const path = resolve(baseDir, config.path);
   await mustExist(path, config.type === 'image_folder' || config.type === 'video_folder' ? 'folder' : 'file');
   const guard = opts.readGuard ? { readGuard: opts.readGuard } : {};
@@ -61,7 +67,15 @@ export async function detectSourceConfig(
   path: string,
   opts: { imageColumn?: string; clipLength?: number; stride?: number; fps?: number | null; readGuard?: ReadGuard } = {},
 ): Promise<SourceConfig> {
+  // Many files: WebDataset shards, or tables read as one.
+  if (isPathPattern(path)) {
+    const files = expandPathPattern(path);
+    if (files.every((f) => isShardName(f))) return { type: 'webdataset', path };
+    return { type: 'table', path, format: resolveTableFormat(files[0]!) };
+  }
   const kind = await mustExist(path, 'either');
+  if (kind === 'file' && (isShardName(path) || looksLikeShardList(path))) return { type: 'webdataset', path };
+  if (kind === 'folder' && holdsShards(path)) return { type: 'webdataset', path };
   if (kind === 'folder') {
     const videos = looksLikeVideoFolder(path, opts.readGuard);
     if (videos && opts.clipLength) {
@@ -105,6 +119,16 @@ export async function detectSourceConfig(
 }
 
 export { tableFormatOf };
+
+/** A folder of WebDataset shards: it holds .tar/.tar.gz/.tgz files and no sub-folders (an ImageFolder has class folders). */
+function holdsShards(dir: string): boolean {
+  try {
+    const entries = readdirSync(dir, { withFileTypes: true });
+    return !entries.some((e) => e.isDirectory() && !e.name.startsWith('.')) && folderFiles(dir, isShardName).length > 0;
+  } catch {
+    return false;
+  }
+}
 
 async function mustExist(path: string, want: 'file' | 'folder' | 'either'): Promise<'file' | 'folder'> {
   let st;

@@ -24,6 +24,8 @@ export interface DatasetSource {
   samples(fields: readonly FieldConfig[], range?: { start: number; end: number }): AsyncIterable<Sample>;
   /** Total bytes of the source files read (for the compression ratio of the build report), if known. */
   sourceBytes?(): number | null;
+  /** Counts the samples by reading the source through, for sources whose `length` is null (a --shard k/N slice needs the total). */
+  countSamples?(): Promise<number>;
   /** Names of the `label` column's values in label order (class folders), for the sidecar manifest; null when there are none. */
   classNames?(): readonly string[] | null;
 }

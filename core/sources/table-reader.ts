@@ -28,6 +28,9 @@ export interface TableRow {
   values: readonly unknown[];
   /** 1-based line in a text file, for messages. */
   line?: number;
+  /** Many files read as one table (many-tables.ts): the file this row is in, and its row there. */
+  file?: string;
+  fileIndex?: number;
 }
 
 export interface RowRange {

@@ -3,9 +3,13 @@ import type { InspectResult, PreviewResult, PreviewValue } from '../../../core/a
 import { ClassHistogram, classLabel } from '../components/ClassHistogram.js';
 import { PathPicker } from '../components/FileBrowser.js';
 import { SelectField, Stat } from '../components/Form.js';
+import { FieldFilter } from '../components/FieldFilter.js';
+import { HealthPanel } from '../components/HealthPanel.js';
+import { SampleDetailView } from '../components/SampleDetailView.js';
+import { SampleTable } from '../components/SampleTable.js';
 import { EmptyState, ErrorBanner, Loading, Skeleton } from '../components/States.js';
 import { formatBytes, formatNumber, shortenPath } from '../lib/format.js';
-import { inspectErrorFor, PREVIEW_COUNT, useDatasetsStore } from '../stores/datasets.js';
+import { inspectErrorFor, parseSampleIndex, PREVIEW_COUNT, shownTotal, useDatasetsStore } from '../stores/datasets.js';
 
 export function DatasetScreen() {
   const d = useDatasetsStore();
@@ -56,7 +60,9 @@ export function DatasetScreen() {
       ) : null}
       {d.inspect ? <Inspect info={d.inspect} /> : null}
       {d.inspect ? <Classes info={d.inspect} /> : null}
-      {d.inspect ? <Samples /> : null}
+      {d.inspect ? <HealthPanel /> : null}
+      {d.inspect ? <Samples info={d.inspect} /> : null}
+      <SampleDetailView />
     </div>
   );
 }
@@ -249,51 +255,83 @@ function Classes({ info }: { info: InspectResult }) {
   );
 }
 
-function Samples() {
+/** Whether a dataset is shown as images (a thumbnail grid) or as a table of values. */
+const hasMedia = (info: InspectResult): boolean => info.fields.some((f) => f.type === 'rgb_image' || f.type === 'video_clip');
+
+function Samples({ info }: { info: InspectResult }) {
   const d = useDatasetsStore();
   const filter = d.labelFilter;
   const counts = d.inspect?.labels?.counts ?? [];
-  const n =
-    filter === null ? (d.inspect?.numSamples ?? 0) : (d.preview?.filter?.matches ?? counts.find((c) => c.label === filter)?.count ?? 0);
+  const n = shownTotal(d);
   const filterName = filter === null ? null : classLabel(counts.find((c) => c.label === filter) ?? { label: filter, name: null });
   const [jump, setJump] = useState('');
+  const [jumpError, setJumpError] = useState<string | null>(null);
+  const [jumpNote, setJumpNote] = useState<string | null>(null);
   const last = Math.min(n, d.start + PREVIEW_COUNT) - 1;
+  const table = !hasMedia(info);
+  const go = async () => {
+    const r = parseSampleIndex(jump, info.numSamples);
+    if ('error' in r) {
+      setJumpError(r.error);
+      setJumpNote(null);
+      return;
+    }
+    setJumpError(null);
+    // A sample number is a file position: filters go (the page would count among the matches), and the page says so.
+    const cleared = [
+      filterName !== null ? `the class filter (${filterName})` : null,
+      d.where ? `the ${d.where.field} filter` : null,
+    ].filter((x): x is string => x !== null);
+    setJumpNote(cleared.length ? `Showing all samples: ${cleared.join(' and ')} cleared to go to sample ${r.index}.` : null);
+    if (d.where) useDatasetsStore.setState({ where: null, preview: null });
+    if (filter !== null) useDatasetsStore.setState({ labelFilter: null, preview: null });
+    await d.goTo(r.index, true);
+  };
   return (
     <section className="card" aria-label="Samples">
       <header className="card-head">
         <h3>Samples</h3>
         <span className="card-sub" data-testid="preview-range">
-          {n ? `${formatNumber(d.start)}–${formatNumber(last)} of ${formatNumber(n)}` : filter === null ? 'empty dataset' : 'no samples'}
+          {n
+            ? table
+              ? `${formatNumber(n)} rows`
+              : `${formatNumber(d.start)}–${formatNumber(last)} of ${formatNumber(n)}`
+            : filter === null && d.where === null
+              ? 'empty dataset'
+              : 'no samples'}
           {filterName !== null ? ` in ${filterName}` : ''}
         </span>
       </header>
+      <FieldFilter info={info} />
       <div className="pager">
-        <button
-          type="button"
-          className="btn btn-small"
-          data-testid="page-prev"
-          disabled={d.start === 0 || d.previewLoading}
-          onClick={() => void d.goTo(d.start - PREVIEW_COUNT)}
-        >
-          ← Previous
-        </button>
-        <button
-          type="button"
-          className="btn btn-small"
-          data-testid="page-next"
-          disabled={d.start + PREVIEW_COUNT >= n || d.previewLoading}
-          onClick={() => void d.goTo(d.start + PREVIEW_COUNT)}
-        >
-          Next →
-        </button>
+        {!table ? (
+          <>
+            <button
+              type="button"
+              className="btn btn-small"
+              data-testid="page-prev"
+              disabled={d.start === 0 || d.previewLoading}
+              onClick={() => void d.goTo(d.start - PREVIEW_COUNT)}
+            >
+              ← Previous
+            </button>
+            <button
+              type="button"
+              className="btn btn-small"
+              data-testid="page-next"
+              disabled={d.start + PREVIEW_COUNT >= n || d.previewLoading}
+              onClick={() => void d.goTo(d.start + PREVIEW_COUNT)}
+            >
+              Next →
+            </button>
+          </>
+        ) : null}
         <form
           className="jump"
+          noValidate
           onSubmit={(e) => {
             e.preventDefault();
-            const i = Number(jump);
-            // A sample number is a file position: the filter goes, or the page would count among the matches.
-            if (jump.trim() !== '' && Number.isInteger(i) && i >= 0)
-              void (filter !== null ? d.setLabelFilter(null) : Promise.resolve()).then(() => d.goTo(i, true));
+            void go();
           }}
         >
           <label>
@@ -302,8 +340,13 @@ function Samples() {
               className="input-small"
               inputMode="numeric"
               value={jump}
-              onChange={(e) => setJump(e.target.value)}
+              onChange={(e) => {
+                setJump(e.target.value);
+                setJumpError(null);
+              }}
               aria-label="Sample index"
+              aria-invalid={jumpError ? true : undefined}
+              aria-describedby={jumpError ? 'goto-error' : undefined}
               data-testid="goto-input"
             />
           </label>
@@ -312,16 +355,49 @@ function Samples() {
           </button>
         </form>
       </div>
+      {jumpError ? (
+        <p className="field-msg field-error" role="alert" id="goto-error" data-testid="goto-error">
+          {jumpError}
+        </p>
+      ) : null}
+      {jumpNote ? (
+        <p className="field-msg field-warning" role="status" data-testid="goto-note">
+          {jumpNote}
+        </p>
+      ) : null}
       {d.previewError ? (
         <ErrorBanner error={d.previewError} title="Cannot decode these samples" onRetry={() => void d.goTo(d.start)} />
       ) : null}
-      {d.previewLoading && !d.preview ? <Skeleton rows={4} height={64} /> : null}
-      {d.preview ? <Thumbs preview={d.preview} loading={d.previewLoading} focus={d.focus} /> : null}
+      {table && d.openPath ? (
+        <SampleTable
+          path={d.openPath}
+          total={n}
+          columns={info.fields.map((f) => f.name)}
+          label={filter}
+          where={d.where}
+          focus={d.focus}
+          onOpen={(i) => void d.openDetail(i)}
+        />
+      ) : null}
+      {!table && d.previewLoading && !d.preview ? <Skeleton rows={4} height={64} /> : null}
+      {!table && d.preview ? (
+        <Thumbs preview={d.preview} loading={d.previewLoading} focus={d.focus} open={(i) => void d.openDetail(i)} />
+      ) : null}
     </section>
   );
 }
 
-function Thumbs({ preview, loading, focus }: { preview: PreviewResult; loading: boolean; focus: number | null }) {
+function Thumbs({
+  preview,
+  loading,
+  focus,
+  open,
+}: {
+  preview: PreviewResult;
+  loading: boolean;
+  focus: number | null;
+  open(i: number): void;
+}) {
   if (!preview.samples.length) return <EmptyState title="No samples here" />;
   return (
     <div className={`thumb-grid ${loading ? 'is-loading' : ''}`} data-testid="thumb-grid" aria-busy={loading}>
@@ -337,7 +413,15 @@ function Thumbs({ preview, loading, focus }: { preview: PreviewResult; loading: 
             data-focus={s.index === focus ? 'true' : undefined}
             aria-current={s.index === focus ? 'true' : undefined}
           >
-            {image ? <Media name={image[0]} value={image[1]} index={s.index} /> : <div className="thumb-noimg">#{s.index}</div>}
+            <button
+              type="button"
+              className="thumb-open"
+              onClick={() => open(s.index)}
+              aria-label={`Open sample ${s.index}`}
+              data-testid="thumb-open"
+            >
+              {image ? <Media name={image[0]} value={image[1]} index={s.index} /> : <div className="thumb-noimg">#{s.index}</div>}
+            </button>
             <figcaption>
               <span className="thumb-index">#{s.index}</span>
               {s.className ? (

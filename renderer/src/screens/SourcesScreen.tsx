@@ -23,6 +23,7 @@ const SOURCE_LABEL: Record<string, string> = {
   image_folder: 'Image folder',
   image_list: 'Image list',
   table: 'Table',
+  webdataset: 'WebDataset shards',
   video_folder: 'Video folder',
   video_list: 'Video list',
 };

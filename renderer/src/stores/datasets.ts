@@ -1,5 +1,6 @@
 import { create } from 'zustand';
-import type { InspectResult, PreviewResult } from '../../../core/api/contract.js';
+import type { DatasetCheck, InspectResult, PreviewResult, SampleDetail } from '../../../core/api/contract.js';
+import type { SampleWhere } from '../../../core/api/sample-detail.js';
 import { ApiError, call, toApiError } from '../lib/api.js';
 
 export const PREVIEW_COUNT = 24;
@@ -25,6 +26,23 @@ interface DatasetsState {
   /** Show only samples of this label (the class field's value); null: all. Pages then count among the matches. */
   labelFilter: number | null;
   setLabelFilter(label: number | null): Promise<void>;
+  /** Show only samples whose int/float/string field is in a range or among values; null: no such filter. */
+  where: SampleWhere | null;
+  setWhere(where: SampleWhere | null): Promise<void>;
+  /** The sample detail view: the index shown (null: closed), its data, loading and error. */
+  detailIndex: number | null;
+  detail: SampleDetail | null;
+  detailLoading: boolean;
+  detailError: ApiError | null;
+  openDetail(index: number): Promise<void>;
+  /** The next (+1) or previous (-1) sample: in file order, or among the filters' matches when a filter is on (paging as needed). */
+  stepDetail(delta: 1 | -1): Promise<void>;
+  closeDetail(): void;
+  /** The Health panel: the kept check (undefined: not asked yet; null: none kept), a run in progress, an error. */
+  check: DatasetCheck | null | undefined;
+  checkRunning: boolean;
+  checkError: ApiError | null;
+  loadCheck(run: boolean): Promise<void>;
   setPath(p: string): void;
   open(path?: string): Promise<void>;
   /** Shows the page holding sample `index` (pages are PREVIEW_COUNT apart from 0); `focus` highlights it. */
@@ -34,6 +52,8 @@ interface DatasetsState {
 
 let inspectSeq = 0;
 let previewSeq = 0;
+let detailSeq = 0;
+let checkSeq = 0;
 
 export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
   path: '',
@@ -51,6 +71,64 @@ export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
   setLabelFilter: async (labelFilter) => {
     set({ labelFilter, preview: null });
     await get().goTo(0);
+  },
+  where: null,
+  setWhere: async (where) => {
+    set({ where, preview: null });
+    await get().goTo(0);
+  },
+  detailIndex: null,
+  detail: null,
+  detailLoading: false,
+  detailError: null,
+  openDetail: async (index) => {
+    const { openPath, inspect } = get();
+    if (!openPath || !inspect || index < 0 || index >= inspect.numSamples) return;
+    const my = ++detailSeq;
+    set({ detailIndex: index, detailLoading: true, detailError: null });
+    try {
+      const detail = await call('datasets.sample', { path: openPath, index });
+      if (my !== detailSeq) return;
+      set({ detail, detailLoading: false });
+    } catch (e) {
+      if (my !== detailSeq) return;
+      set({ detailError: toApiError(e), detailLoading: false });
+    }
+  },
+  stepDetail: async (delta) => {
+    const st = get();
+    const at = detailPosition(st);
+    if (!at || at.position + delta < 0 || at.position + delta >= at.count) return;
+    if (!at.filtered) return st.openDetail(at.index + delta);
+    const list = st.preview?.samples.map((x) => x.index) ?? [];
+    const next = list[list.indexOf(at.index) + delta];
+    if (next !== undefined) return st.openDetail(next);
+    // Off the page shown: the neighbouring page of matches, then its first (or last) sample.
+    await st.goTo(st.start + delta * PREVIEW_COUNT);
+    const page = get().preview?.samples ?? [];
+    const target = delta > 0 ? page[0] : page[page.length - 1];
+    if (target) await get().openDetail(target.index);
+  },
+  closeDetail: () => {
+    detailSeq++;
+    set({ detailIndex: null, detail: null, detailLoading: false, detailError: null });
+  },
+  check: undefined,
+  checkRunning: false,
+  checkError: null,
+  loadCheck: async (run) => {
+    const { openPath } = get();
+    if (!openPath) return;
+    const my = ++checkSeq;
+    set({ checkRunning: run, checkError: null });
+    try {
+      const check = await call('datasets.check', { path: openPath, run });
+      if (my !== checkSeq) return;
+      set({ check, checkRunning: false });
+    } catch (e) {
+      if (my !== checkSeq) return;
+      set({ checkError: toApiError(e), checkRunning: false });
+    }
   },
   setPath: (path) => set({ path }),
   open: async (p) => {
@@ -72,11 +150,19 @@ export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
       start: 0,
       focus: null,
       labelFilter: null,
+      where: null,
+      detailIndex: null,
+      detail: null,
+      check: undefined,
+      checkError: null,
     });
+    detailSeq++;
+    checkSeq++;
     try {
       const inspect = await call('datasets.inspect', { path });
       if (my !== inspectSeq) return;
       set({ inspect, openPath: inspect.path, inspecting: false });
+      void get().loadCheck(false);
       await get().goTo(0);
     } catch (e) {
       if (my !== inspectSeq) return;
@@ -84,13 +170,15 @@ export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
     }
   },
   goTo: async (index, focus = false) => {
-    const { openPath, inspect, labelFilter, preview: shown } = get();
+    const { openPath, inspect, labelFilter, where, preview: shown } = get();
     if (!openPath || !inspect) return;
     // Filtered, positions count among the matches (known once a filtered page came back).
     const total =
-      labelFilter === null
-        ? inspect.numSamples
-        : (shown?.filter?.matches ?? inspect.labels?.counts.find((c) => c.label === labelFilter)?.count ?? inspect.numSamples);
+      where !== null
+        ? (shown?.where?.matches ?? inspect.numSamples)
+        : labelFilter === null
+          ? inspect.numSamples
+          : (shown?.filter?.matches ?? inspect.labels?.counts.find((c) => c.label === labelFilter)?.count ?? inspect.numSamples);
     const i = Math.max(0, Math.min(index, Math.max(0, total - 1)));
     // The page holding it, not a page starting at it: "Go to sample 999" of 1000 must not show one sample.
     const s = Math.floor(i / PREVIEW_COUNT) * PREVIEW_COUNT;
@@ -107,6 +195,7 @@ export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
         count: PREVIEW_COUNT,
         thumb: THUMB_SIZE,
         ...(labelFilter !== null ? { label: labelFilter } : {}),
+        ...(where !== null ? { where } : {}),
       });
       if (my !== previewSeq) return;
       set({ preview, previewLoading: false });
@@ -129,9 +218,49 @@ export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
       start: 0,
       focus: null,
       labelFilter: null,
+      where: null,
+      detailIndex: null,
+      detail: null,
+      check: undefined,
     });
   },
 }));
+
+/**
+ * Where the open sample stands for ← / →: with a filter on and the sample on the page shown,
+ * its position among the matches; otherwise its index in the file.
+ */
+export function detailPosition(
+  d: Pick<DatasetsState, 'detailIndex' | 'inspect' | 'labelFilter' | 'where' | 'preview' | 'start'>,
+): { index: number; position: number; count: number; filtered: boolean } | null {
+  if (d.detailIndex === null || !d.inspect) return null;
+  const pos = d.preview?.samples.findIndex((x) => x.index === d.detailIndex) ?? -1;
+  if ((d.labelFilter !== null || d.where !== null) && pos >= 0)
+    return { index: d.detailIndex, position: d.start + pos, count: shownTotal(d), filtered: true };
+  return { index: d.detailIndex, position: d.detailIndex, count: d.inspect.numSamples, filtered: false };
+}
+
+/** Samples the pager counts: the file's, or the matches of the filters once a filtered page came back. */
+export function shownTotal(d: Pick<DatasetsState, 'inspect' | 'labelFilter' | 'where' | 'preview'>): number {
+  if (d.where !== null) return d.preview?.where?.matches ?? 0;
+  if (d.labelFilter === null) return d.inspect?.numSamples ?? 0;
+  return d.preview?.filter?.matches ?? d.inspect?.labels?.counts.find((c) => c.label === d.labelFilter)?.count ?? 0;
+}
+
+/**
+ * What "Go to sample" does with the text typed: the sample index, or why it cannot go
+ * there (not a whole number, negative, past the end), said in full rather than clamped or
+ * ignored.
+ */
+export function parseSampleIndex(text: string, numSamples: number): { index: number } | { error: string } {
+  const t = text.trim();
+  const range = numSamples > 0 ? `0 to ${numSamples - 1}` : 'none: the file is empty';
+  if (!/^[+-]?\d+$/.test(t)) return { error: `"${text}" is not a sample number; enter a whole number from ${range}.` };
+  const i = Number(t);
+  if (i < 0) return { error: `Sample numbers start at 0; enter a whole number from ${range}.` };
+  if (i >= numSamples) return { error: `Sample ${i} does not exist: the file has ${numSamples} samples (${range}).` };
+  return { index: i };
+}
 
 /** The open error for the path as typed now, or null once it was edited. */
 export function inspectErrorFor(d: Pick<DatasetsState, 'path' | 'inspectError' | 'inspectErrorKey'>): ApiError | null {

@@ -1,0 +1,45 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { Reader } from '../../reader/reader.js';
+import { sampleFacts, type SampleFacts } from './sample-facts.js';
+
+/** What the check hands each worker: a contiguous slice of the file's samples. */
+export interface CheckWorkerData {
+  path: string;
+  start: number;
+  end: number;
+  imageField: number | null;
+  labelField: number | null;
+}
+
+export type CheckWorkerMessage = { type: 'facts'; facts: SampleFacts[] } | { type: 'done' } | { type: 'error'; message: string };
+
+/** Facts are posted in batches: progress moves, and no message carries a whole slice. */
+const BATCH = 32;
+
+async function run(): Promise<void> {
+  const d = workerData as CheckWorkerData;
+  const post = (m: CheckWorkerMessage): void => parentPort!.postMessage(m);
+  let reader: Reader;
+  try {
+    reader = await Reader.open(d.path);
+  } catch (e) {
+    post({ type: 'error', message: (e as Error).message });
+    return;
+  }
+  try {
+    let batch: SampleFacts[] = [];
+    for (let i = d.start; i < d.end; i++) {
+      batch.push(sampleFacts(reader, i, d.imageField, d.labelField));
+      if (batch.length === BATCH) {
+        post({ type: 'facts', facts: batch });
+        batch = [];
+      }
+    }
+    if (batch.length) post({ type: 'facts', facts: batch });
+    post({ type: 'done' });
+  } finally {
+    reader.close();
+  }
+}
+
+void run();

@@ -1,0 +1,87 @@
+import { parseArgs } from 'node:util';
+import type { DatasetCheck } from '../api/dataset-check.js';
+import { checkDataset } from '../app/check-dataset.js';
+import { ProgressBar } from './progress.js';
+import { UsageError } from './usage-error.js';
+
+export const CHECK_HELP = `beton check FILE [--json] [--workers N]
+
+Decodes every sample once (the loader's decoders, in N worker threads) and reports:
+corrupt samples, exact duplicates (same decoded pixels; without an image field, the same
+stored bytes), near-duplicates (64-bit DCT perceptual hash within 7 bits), outliers (tiny,
+extreme aspect ratio, near-uniform) and samples per class. Groups whose labels disagree
+come first. The result is kept beside the file (FILE.check.json) for the app (docs/check.md).
+
+  --json         print exactly {"corrupt", "duplicates", "near_duplicates", "outliers", "classes"}
+  --workers N    decode threads (default: the cores, at most 8; 0: this thread)`;
+
+export async function checkCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { json: { type: 'boolean' }, workers: { type: 'string' } },
+  });
+  if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
+  let numWorkers: number | undefined;
+  if (values.workers !== undefined) {
+    numWorkers = Number(values.workers);
+    if (!Number.isInteger(numWorkers) || numWorkers < 0 || numWorkers > 256)
+      throw new UsageError(`--workers expects a whole number from 0 to 256, got "${values.workers}"`);
+  }
+  const check = await runCheck(positionals[0]!, numWorkers);
+  if (values.json) process.stdout.write(JSON.stringify(check.result, null, 2) + '\n');
+  else process.stdout.write(formatCheck(check));
+  return 0;
+}
+
+/** Runs the check with a progress bar on stderr (shared with `beton build --check`). */
+export async function runCheck(path: string, numWorkers?: number): Promise<DatasetCheck> {
+  const bar = new ProgressBar('check');
+  const check = await checkDataset(path, {
+    ...(numWorkers !== undefined ? { numWorkers } : {}),
+    onProgress: (p) =>
+      bar.update({
+        done: p.done,
+        total: p.total,
+        rate: p.samplesPerSec,
+        etaMs: p.samplesPerSec > 0 ? ((p.total - p.done) / p.samplesPerSec) * 1000 : null,
+      }),
+  });
+  bar.update({ done: check.beton.numSamples, total: check.beton.numSamples, rate: check.samplesPerSec, etaMs: 0 }, true);
+  bar.done();
+  return check;
+}
+
+/** The human report: counts, then the groups (label disagreements marked), at most 10 lines a kind. */
+export function formatCheck(c: DatasetCheck): string {
+  const r = c.result;
+  const show = 10;
+  const more = (n: number): string[] => (n > show ? [`    … ${n - show} more (--json for all)`] : []);
+  const lines = [
+    `${c.beton.file}: ${c.beton.numSamples} samples checked in ${(c.elapsedMs / 1000).toFixed(1)} s (${c.samplesPerSec} samples/s)`,
+    `  corrupt: ${r.corrupt.length}`,
+    ...r.corrupt.slice(0, show).map((x) => `    #${x.id}: ${x.error}`),
+    ...more(r.corrupt.length),
+    `  duplicates: ${r.duplicates.length} groups (${c.labelConflicts.duplicates} with labels that disagree)`,
+    ...r.duplicates
+      .slice(0, show)
+      .map((g, i) => `    ${g.map((id) => `#${id}`).join(' ')}${i < c.labelConflicts.duplicates ? '  LABELS DISAGREE' : ''}`),
+    ...more(r.duplicates.length),
+    `  near-duplicates (≤ ${c.thresholds.hamming} of 64 hash bits): ${r.near_duplicates.length} groups (${c.labelConflicts.near_duplicates} with labels that disagree)`,
+    ...r.near_duplicates
+      .slice(0, show)
+      .map((g, i) => `    ${g.map((id) => `#${id}`).join(' ')}${i < c.labelConflicts.near_duplicates ? '  LABELS DISAGREE' : ''}`),
+    ...more(r.near_duplicates.length),
+    `  outliers: ${r.outliers.length}`,
+    ...r.outliers.slice(0, show).map((o) => `    #${o.id}: ${o.reason}`),
+    ...more(r.outliers.length),
+  ];
+  const classes = Object.entries(r.classes);
+  if (classes.length) {
+    lines.push(`  classes (${c.labelField}): ${classes.length}`);
+    for (const [name, n] of classes.slice(0, 20)) lines.push(`    ${name.padEnd(20)} ${n}`);
+    if (classes.length > 20) lines.push(`    … ${classes.length - 20} more`);
+  }
+  lines.push(`  kept in ${c.beton.file}.check.json`);
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,142 @@
+import { readdirSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve, sep } from 'node:path';
+import { BetonEncodeError } from '../format/errors.js';
+
+/**
+ * Many files named by one pattern, as the ML world writes them: WebDataset's brace ranges
+ * (`train-{000000..000041}.tar`, zero padding kept), brace lists (`{train,val}.csv`) and
+ * shell globs (`data/train-*.parquet`, `?`). Braces expand in the order written (as bash
+ * and WebDataset do); each glob's matches are sorted by name, so "name order" is the
+ * order rows are read in.
+ */
+
+/** Whether `path` is a pattern rather than one file name. */
+export function isPathPattern(path: string): boolean {
+  return /[*?]/.test(path) || /\{([^{}]*,[^{}]*|-?\d+\.\.-?\d+)\}/.test(path);
+}
+
+/** Most files one pattern may name: a typo such as {0..99999999} must not allocate forever. */
+const MAX_EXPANSION = 1_000_000;
+
+/** Expands brace ranges and lists (nested braces are expanded left to right). */
+export function expandBraces(pattern: string): string[] {
+  // Only braces that expand (a list or a numeric range); `{abc}` is a literal name.
+  const m = /\{([^{}]*,[^{}]*|-?\d+\.\.-?\d+)\}/.exec(pattern);
+  if (!m) return [pattern];
+  const body = m[1]!;
+  const head = pattern.slice(0, m.index);
+  const tail = pattern.slice(m.index + m[0].length);
+  let items: string[];
+  const range = /^(-?\d+)\.\.(-?\d+)$/.exec(body);
+  if (range) {
+    const [a, b] = [Number(range[1]), Number(range[2])];
+    const width = range[1]!.startsWith('0') || range[2]!.startsWith('0') ? Math.max(range[1]!.length, range[2]!.length) : 0;
+    if (Math.abs(b - a) + 1 > MAX_EXPANSION)
+      throw new BetonEncodeError('BAD_OPTIONS', `${pattern}: the range {${body}} names more than ${MAX_EXPANSION} files`, {
+        source: pattern,
+      });
+    const step = a <= b ? 1 : -1;
+    items = [];
+    for (let i = a; step > 0 ? i <= b : i >= b; i += step) items.push(String(i).padStart(width, '0'));
+  } else items = body.split(',');
+  const out: string[] = [];
+  for (const it of items) {
+    for (const e of expandBraces(head + it + tail)) {
+      out.push(e);
+      if (out.length > MAX_EXPANSION)
+        throw new BetonEncodeError('BAD_OPTIONS', `${pattern} names more than ${MAX_EXPANSION} files`, { source: pattern });
+    }
+  }
+  return out;
+}
+
+/** A glob segment (`*`, `?`) as a RegExp over one path component. */
+function segmentRegExp(seg: string): RegExp {
+  const body = seg
+    .split('')
+    .map((c) => (c === '*' ? '[^/]*' : c === '?' ? '[^/]' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${body}$`);
+}
+
+/** The files one glob matches (wildcards in any path component), sorted by name. */
+function globFiles(pattern: string): string[] {
+  const abs = resolve(pattern);
+  const parts = abs.split(sep);
+  let dirs = [parts[0] === '' ? sep : parts[0]!];
+  for (let i = 1; i < parts.length; i++) {
+    const seg = parts[i]!;
+    const last = i === parts.length - 1;
+    const next: string[] = [];
+    for (const d of dirs) {
+      if (!/[*?]/.test(seg)) {
+        next.push(join(d, seg));
+        continue;
+      }
+      let names: string[];
+      try {
+        names = readdirSync(d).sort();
+      } catch {
+        continue;
+      }
+      const re = segmentRegExp(seg);
+      for (const n of names) if (re.test(n) && !n.startsWith('.')) next.push(join(d, n));
+    }
+    dirs = last ? next : next.filter((p) => isDir(p));
+  }
+  return dirs.filter((p) => isFile(p));
+}
+
+const isDir = (p: string): boolean => {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+};
+const isFile = (p: string): boolean => {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The files a pattern names, in read order: braces first (in the order written), then each
+ * glob's matches by name. Files a brace names must exist (a missing shard is an error
+ * naming it, not a silently smaller dataset); a glob that matches nothing is an error too.
+ */
+export function expandPathPattern(pattern: string, baseDir = process.cwd()): string[] {
+  const out: string[] = [];
+  for (const p of expandBraces(pattern)) {
+    const abs = resolve(baseDir, p);
+    if (/[*?]/.test(p)) {
+      const hits = globFiles(abs);
+      if (hits.length === 0) throw new BetonEncodeError('BAD_OPTIONS', `${abs}: no file matches this pattern`, { source: abs });
+      out.push(...hits);
+    } else {
+      if (!isFile(abs)) {
+        const why = isDir(abs) ? 'is a folder' : 'does not exist';
+        throw new BetonEncodeError('BAD_OPTIONS', `${abs} (named by ${pattern}) ${why}`, { source: abs });
+      }
+      out.push(abs);
+    }
+  }
+  if (out.length === 0) throw new BetonEncodeError('BAD_OPTIONS', `${pattern}: names no files`, { source: pattern });
+  return out;
+}
+
+/** Files of a folder (not recursive) whose names pass `keep`, by name. */
+export function folderFiles(dir: string, keep: (name: string) => boolean): string[] {
+  return readdirSync(dir)
+    .filter((n) => keep(n) && !n.startsWith('.'))
+    .sort()
+    .map((n) => join(dir, n))
+    .filter(isFile);
+}
+
+/** A short name for messages: the file name, with its folder when the name alone is ambiguous. */
+export function shortName(path: string): string {
+  return `${basename(dirname(path))}/${basename(path)}`;
+}
