@@ -8,6 +8,7 @@ import { Batch, type BatchOutput } from './batch.js';
 import { LoaderError } from './errors.js';
 import type { MemoryManager, PageHold } from './memory/memory-manager.js';
 import { openMemory } from './memory/open-memory.js';
+import { RemoteCache, type RemoteCacheOptions } from './memory/remote-cache.js';
 import { pagesOfFields } from './memory/sample-pages.js';
 import { createOrder, resolveSeed, type OrderFactory, type OrderName, type TraversalOrder } from './orders/index.js';
 import { planOutputs, type Output, type PipelineConfig } from './outputs.js';
@@ -34,6 +35,8 @@ export interface LoaderOptions {
   /** Size of the process cache's page pool (osCache false); default 1 GiB, at least one batch's pages. */
   processCacheBytes?: number;
   distributed?: { rank: number; worldSize: number };
+  /** A remote file (s3://, https://): its page pool, parallel GETs and optional disk cache (docs/remote.md). */
+  remote?: Omit<RemoteCacheOptions, 'fields' | 'batchSize'>;
   /**
    * Crop decoders decode JPEGs at a reduced DCT scale (1/2, 1/4, 1/8) where that still
    * covers the output: faster, pixels slightly different from FFCV's. Default false: the
@@ -158,11 +161,14 @@ export class Loader {
       });
       const firstOrder = order.sampleOrder(0);
       const fields = [...new Set(outputs.map((o) => o.plan.field))];
-      memory = await openMemory(osCache, path, reader, {
-        fields,
-        batchSize,
-        ...(options.processCacheBytes !== undefined ? { bytes: options.processCacheBytes } : {}),
-      });
+      // A remote file has no local bytes to map: its own page pool, whatever osCache says.
+      memory = reader.remote
+        ? new RemoteCache(reader, reader.remote, { ...options.remote, fields, batchSize })
+        : await openMemory(osCache, path, reader, {
+            fields,
+            batchSize,
+            ...(options.processCacheBytes !== undefined ? { bytes: options.processCacheBytes } : {}),
+          });
       const claims = new SharedArrayBuffer(4 * (batchesAhead + 1));
       const init: WorkerInit = {
         claims,
@@ -173,6 +179,7 @@ export class Loader {
         batchSize,
         seed,
         memory: memory.plan,
+        ...(reader.remote ? { remote: reader.remote.snapshot } : {}),
         fastDecode: options.fastDecode ?? false,
       };
       workers = await startWorkers(numWorkers, init);

@@ -3,8 +3,8 @@ import { decodeHeader } from '../format/header.js';
 import { openRangeClient } from './open-client.js';
 import type { RangeClient } from './range-client.js';
 
-/** Bytes asked for first: the header, the field table and (usually) all the metadata in one GET. */
-const FIRST_GET = 1 << 20;
+/** Bytes asked for first: the header, the field table and, for a small file, the metadata too. */
+const FIRST_GET = 1 << 16;
 
 /**
  * What a remote .beton's open fetched once, in shared memory so loader workers get it
@@ -35,7 +35,7 @@ const shared = (bytes: Uint8Array): SharedArrayBuffer => {
 };
 
 /**
- * Opens a remote .beton with two or three ranged GETs: the first MiB (header, field
+ * Opens a remote .beton with two or three ranged GETs: the first 64 KiB (header, field
  * table, metadata; its Content-Range gives the size, its ETag pins the version), the
  * allocation table, and the rest of the metadata if it was longer. Bad bytes are left for
  * the Reader's validation to name; only the header is read here, for the table's place.
