@@ -1,6 +1,6 @@
 import { RemoteError } from './errors.js';
 import { emptyStats, totalFromContentRange, type RangeClient, type RangeResult } from './range-client.js';
-import { networkError, statusError, Transient, withRetry } from './retry.js';
+import { cutShort, networkError, statusError, Transient, withRetry } from './retry.js';
 
 /** Ranged GETs over http(s):// with fetch: `Range` for the bytes, `If-Match` to pin the ETag. */
 export class HttpRangeClient implements RangeClient {
@@ -33,7 +33,7 @@ export class HttpRangeClient implements RangeClient {
         body = new Uint8Array(await res.arrayBuffer());
       } catch (e) {
         if (signal.aborted) throw e;
-        throw networkError(this.url, e);
+        throw cutShort(this.url, offset, length, e);
       }
       let size: number;
       if (res.status === 200) {

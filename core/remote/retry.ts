@@ -81,3 +81,12 @@ export function networkError(url: string, e: unknown): Transient {
   const why = err.cause?.code ?? err.code ?? err.cause?.message ?? err.message;
   return new Transient(new RemoteError('REMOTE_UNAVAILABLE', `${url}: the connection failed (${why})`, { cause: e }));
 }
+
+/** The connection broke after the answer began: the bytes were cut short (retried; REMOTE_TRUNCATED if it persists). */
+export function cutShort(url: string, offset: number, length: number, e: unknown): Transient {
+  const err = e as Error & { cause?: { code?: string }; code?: string };
+  const why = err.cause?.code ?? err.code ?? err.message;
+  return new Transient(
+    new RemoteError('REMOTE_TRUNCATED', `${url}: the answer for bytes ${offset}..${offset + length} was cut short (${why})`, { cause: e }),
+  );
+}

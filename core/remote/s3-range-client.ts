@@ -2,7 +2,7 @@ import type * as S3Sdk from '@aws-sdk/client-s3';
 import type { GetObjectCommandOutput, S3Client } from '@aws-sdk/client-s3';
 import { RemoteError } from './errors.js';
 import { emptyStats, totalFromContentRange, type RangeClient, type RangeResult } from './range-client.js';
-import { networkError, statusError, Transient, withRetry } from './retry.js';
+import { cutShort, networkError, statusError, Transient, withRetry } from './retry.js';
 import { s3Client } from './s3-client.js';
 
 /** S3 error names that mean the credentials themselves are wrong, not the permissions. */
@@ -66,9 +66,14 @@ export class S3RangeClient implements RangeClient {
           }),
           { abortSignal: signal },
         );
-        body = res.Body ? await res.Body.transformToByteArray() : new Uint8Array(0);
       } catch (e) {
         throw s3Error(this.url, e, signal);
+      }
+      try {
+        body = res.Body ? await res.Body.transformToByteArray() : new Uint8Array(0);
+      } catch (e) {
+        if (signal.aborted) throw e;
+        throw cutShort(this.url, offset, length, e);
       }
       if (etag && res.ETag && res.ETag !== etag)
         throw new RemoteError('REMOTE_CHANGED', `${this.url}: the object changed since it was opened (ETag ${etag} → ${res.ETag})`);

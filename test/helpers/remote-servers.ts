@@ -61,6 +61,8 @@ export async function startServers(buckets: string[]): Promise<RemoteServers> {
     AWS_REGION: 'us-east-1',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   });
+  // The SDK's Node 20 deprecation notice is noise in test output.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const sdk = await import('@aws-sdk/client-s3');
   const client = new sdk.S3Client({
     endpoint: urls.s3,
