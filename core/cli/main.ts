@@ -17,7 +17,7 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
   build: { help: BUILD_HELP, run: (argv) => withRemoteOutput(argv, buildCommand) },
   inspect: { help: INSPECT_HELP, run: inspectCommand },
   dump: { help: DUMP_HELP, run: dumpCommand },
-  merge: { help: MERGE_HELP, run: mergeCommand },
+  merge: { help: MERGE_HELP, run: (argv) => withRemoteOutput(argv, mergeCommand) },
   'bench-loader': { help: BENCH_LOADER_HELP, run: benchLoaderCommand },
   runs: { help: RUNS_HELP, run: runsCommand },
   export: { help: EXPORT_HELP, run: exportCommand },
