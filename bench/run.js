@@ -37,6 +37,10 @@ const BENCHMARKS = {
     module: 'merge.js',
     summary: 'beton merge GB/s on shards of a few hundred MB vs cp, cp + sync and cat of the same bytes',
   },
+  'object-storage': {
+    module: 'object-storage.js',
+    summary: 'Loader img/s over s3:// (s3rver on loopback) vs the local file: page pool, disk cache; bytes and requests per epoch',
+  },
   generate: {
     module: 'generate-imagenet-like.js',
     summary: '(utility) create or reuse the synthetic ImageNet-like folder the benchmarks read',

@@ -58,7 +58,10 @@ export class RemoteCache implements MemoryManager {
     this.pageSize = ps;
     this.dataEnd = reader.header.allocTablePtr;
     const numPages = Math.ceil(this.dataEnd / ps);
-    const minSlots = Math.min(numPages, opts.batchSize * Math.max(1, opts.fields.length) + 1);
+    // A batch must fit: each sample's heap fields may each be on a page of their own
+    // (metadata-only fields, ints and floats, have none).
+    const heapFields = opts.fields.filter((f) => reader.fields[f]?.field.pointerOffset !== null).length;
+    const minSlots = Math.min(numPages, opts.batchSize * Math.max(1, heapFields) + 1);
     const want = Math.ceil((opts.poolBytes ?? DEFAULT_POOL_BYTES) / ps);
     const slots = Math.max(1, Math.min(numPages, Math.max(minSlots, want)));
     this.pool = new SharedArrayBuffer(slots * ps);
