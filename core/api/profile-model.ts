@@ -121,9 +121,11 @@ export interface PointResult {
   /** Fraction of the file resident in the OS page cache at the end of the point (null if unknown). */
   pageCacheResident: number | null;
   gpuUtilMean: number | null;
+  /** A remote file (s3://, https://): bytes and ranged GETs during the point, their mean latency (ms). Absent for local files. */
+  network?: { bytes: number; requests: number; meanLatencyMs: number };
 }
 
-export type VerdictKind = 'input-bound' | 'decode-bound' | 'disk-bound' | 'gpu-bound' | 'balanced' | 'unknown';
+export type VerdictKind = 'input-bound' | 'decode-bound' | 'disk-bound' | 'network-bound' | 'gpu-bound' | 'balanced' | 'unknown';
 
 export interface Verdict {
   kind: VerdictKind;

@@ -198,6 +198,8 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
           }
         }
         const before = loader.stats();
+        const net = loader.reader.remote?.client.stats;
+        const net0 = net ? { ...net } : null;
         const sampleFrom = telemetry.samples().length;
         telemetry.setThroughput(null, index);
         measuring = true;
@@ -246,6 +248,15 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
           diskReadBytes: mine.reduce((s, x) => s + x.diskReadBytes, 0),
           pageCacheResident: await telemetry.pageCacheResidency(),
           gpuUtilMean: gpuVals.length ? gpuVals.reduce((a, b) => a + b, 0) / gpuVals.length : null,
+          ...(net && net0
+            ? {
+                network: {
+                  bytes: net.bytes - net0.bytes,
+                  requests: net.requests - net0.requests,
+                  meanLatencyMs: net.requests > net0.requests ? (net.latencyMs - net0.latencyMs) / (net.requests - net0.requests) : 0,
+                },
+              }
+            : {}),
         };
         points.push(point);
         opts.onPoint?.(point, points.length, grid.length);

@@ -31,6 +31,9 @@ export interface Measures {
   pageCacheResident: number | null;
   osCache: boolean | null;
   seconds: number | null;
+  /** A remote file: bytes fetched per second during the point, and the GETs' mean latency; null for local files. */
+  networkBytesPerSec?: number | null;
+  networkLatencyMs?: number | null;
 }
 
 const mean = (xs: readonly number[]): number | null => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
@@ -92,6 +95,8 @@ export function measurePoint(
     pageCacheResident: p.pageCacheResident,
     osCache: p.config.osCache,
     seconds: p.seconds,
+    networkBytesPerSec: p.network && p.seconds > 0 ? p.network.bytes / p.seconds : null,
+    networkLatencyMs: p.network ? p.network.meanLatencyMs : null,
   };
 }
 

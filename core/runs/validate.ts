@@ -32,6 +32,7 @@ const VERDICTS = [
   'input-bound',
   'decode-bound',
   'disk-bound',
+  'network-bound',
   'gpu-bound',
   'balanced',
   'unknown',
@@ -84,6 +85,7 @@ export const PointSchema = z.looseObject({
   diskReadBytes: nonneg,
   pageCacheResident: nonneg.nullable(),
   gpuUtilMean: nonneg.nullable(),
+  network: z.looseObject({ bytes: nonneg, requests: nonneg, meanLatencyMs: nonneg }).optional(),
 }) satisfies z.ZodType<PointResult>;
 
 const GpuReadingSchema = z.looseObject({

@@ -80,7 +80,9 @@ describe('CLI commands take s3:// and http:// inputs', () => {
       '--json',
     );
     expect(r.status, r.stderr).toBe(0);
-    const run = JSON.parse(r.stdout) as { dataset: { path: string } };
+    const run = JSON.parse(r.stdout) as { dataset: { path: string }; points: Array<{ network?: { bytes: number; requests: number } }> };
     expect(run.dataset.path).toBe('s3://data/images_jpg.beton');
+    // Each point records what it cost on the network (the whole file fits the pool: maybe nothing after the warm-up).
+    expect(run.points[0]!.network).toMatchObject({ bytes: expect.any(Number), requests: expect.any(Number) });
   }, 180_000);
 });

@@ -382,6 +382,7 @@ const VERDICT_TONE: Record<string, string> = {
   'input-bound': 'warn',
   'decode-bound': 'warn',
   'disk-bound': 'warn',
+  'network-bound': 'warn',
   unknown: 'neutral',
 };
 
