@@ -55,6 +55,31 @@ describe('CLI commands take s3:// and http:// inputs', () => {
     expect((JSON.parse(r.stdout) as { median_img_per_s: number }).median_img_per_s).toBeGreaterThan(0);
   }, 120_000);
 
+  it('bench-loader --cache-dir: a second run reads the pages from the disk cache, not the server', async () => {
+    const cache = join(dir, 'page-cache');
+    const run = async (): Promise<number> => {
+      const before = await srv.requests();
+      const r = beton(
+        'bench-loader',
+        `${srv.http}/images_jpg.beton`,
+        '--workers',
+        '1',
+        '--batch-size',
+        '8',
+        '--epochs',
+        '2',
+        '--json',
+        '--cache-dir',
+        cache,
+      );
+      expect(r.status, r.stderr).toBe(0);
+      return (await srv.requests()) - before;
+    };
+    const first = await run();
+    const second = await run();
+    expect(second).toBeLessThan(first);
+  }, 120_000);
+
   it('merge takes URL inputs and writes to s3://; the object equals the local merge', async () => {
     const local = join(dir, 'merged.beton');
     const a = beton('merge', fixturePath('images_jpg'), fixturePath('images_smart'), '-o', local);

@@ -73,7 +73,11 @@ export class RemoteCache implements MemoryManager {
     this.client = remote.client;
     this.concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
     const snap = remote.snapshot;
-    this.disk = opts.cacheDir ? new DiskCache(opts.cacheDir, snap.url, snap.etag, ps, opts.cacheBytes) : null;
+    // The environment gives every command (profile, the app) a disk cache without a flag of its own.
+    const cacheDir = opts.cacheDir ?? process.env['BETON_REMOTE_CACHE_DIR'];
+    const envBytes = Number(process.env['BETON_REMOTE_CACHE_BYTES']);
+    const cacheBytes = opts.cacheBytes ?? (envBytes > 0 ? envBytes : undefined);
+    this.disk = cacheDir ? new DiskCache(cacheDir, snap.url, snap.etag, ps, cacheBytes) : null;
     this.etag = snap.etag;
   }
 
