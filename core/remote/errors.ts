@@ -21,7 +21,8 @@ const HINTS: Record<RemoteErrorCode, string> = {
   REMOTE_UNAVAILABLE: 'The server failed repeatedly; check the endpoint and the network, then retry.',
   REMOTE_TIMEOUT: 'The server did not answer in time; check the endpoint and the network (BETON_REMOTE_TIMEOUT_MS sets the limit).',
   REMOTE_CHANGED: 'The object was replaced while it was being read; restart the read (or pin a version of the object).',
-  REMOTE_TRUNCATED: 'The object is shorter than its header says; upload it again (beton cp).',
+  REMOTE_TRUNCATED:
+    'The answers ended early: check the network and any proxy, then retry; if the object itself is short, upload it again (beton cp).',
   REMOTE_UPLOAD_FAILED: 'Nothing was written at the key; check write permissions and the network, then retry.',
   REMOTE_COPY_MISMATCH: 'The copy does not match the source; retry the copy.',
 };

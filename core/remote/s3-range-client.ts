@@ -31,7 +31,7 @@ export function s3Error(url: string, e: unknown, signal?: AbortSignal): Error {
   if (name === 'PreconditionFailed') return statusError(url, 412);
   if (name === 'SlowDown' || name === 'ThrottlingException' || name === 'RequestTimeout') return statusError(url, 503, name);
   const status = err.$metadata?.httpStatusCode;
-  if (status) return statusError(url, status, name);
+  if (status) return statusError(url, status, name === 'Unknown' ? '' : name);
   return networkError(url, e);
 }
 
