@@ -370,6 +370,25 @@ export class Reader {
     return buf;
   }
 
+  /**
+   * A remote file: fetches the pages these samples' heap objects are on, several GETs in
+   * flight, so the synchronous reads that follow (read, readField) wait on no request.
+   * A local file: nothing to do.
+   */
+  async prefetch(sampleIds: Iterable<number>): Promise<void> {
+    const source = this.source;
+    if (!this.remote || !(source instanceof RemoteByteSource)) return;
+    const refs: HeapRef[] = [];
+    for (const i of sampleIds) {
+      this.checkIndex(i);
+      for (let f = 0; f < this.fields.length; f++) {
+        const ref = this.heapRef(i, f);
+        if (ref) refs.push(ref);
+      }
+    }
+    await source.prefetch(refs, this.remote.client);
+  }
+
   /** Raw bytes [offset, offset+length) of the file (fewer at its end): region hashes, copies. */
   readRaw(offset: number, length: number): Uint8Array {
     return this.handle().read(offset, length);

@@ -1,3 +1,4 @@
+import type { RangeClient } from './range-client.js';
 import type { RemoteSnapshot } from './remote-file.js';
 import { SyncFetcher } from './sync-fetch.js';
 
@@ -16,6 +17,8 @@ export class RemoteByteSource {
   private readonly tail: Uint8Array;
   private readonly pages = new Map<number, Uint8Array>();
   private fetcher: SyncFetcher | null = null;
+  /** Pages kept: KEPT_PAGES, or as many as the last prefetch asked for. */
+  private keep = KEPT_PAGES;
 
   constructor(readonly snapshot: RemoteSnapshot) {
     this.name = snapshot.url;
@@ -39,11 +42,39 @@ export class RemoteByteSource {
     else {
       const start = page * ps;
       bytes = this.fetch(start, Math.min(start + ps, t0) - start);
-      if (this.pages.size >= KEPT_PAGES) this.pages.delete(this.pages.keys().next().value!);
+      if (this.pages.size >= this.keep) this.pages.delete(this.pages.keys().next().value!);
     }
     this.pages.set(page, bytes);
     const at = offset - page * ps;
     return bytes.slice(at, at + (end - offset));
+  }
+
+  /**
+   * Fetches the data pages holding these byte ranges with `client` (async, several GETs in
+   * flight), so the synchronous reads that follow find them: a server answering previews
+   * does not block its event loop on the network, and a dump overlaps its GETs.
+   */
+  async prefetch(ranges: ReadonlyArray<{ ptr: number; size: number }>, client: RangeClient): Promise<void> {
+    const ps = this.snapshot.pageSize;
+    const t0 = this.snapshot.tailStart;
+    const want = new Set<number>();
+    for (const r of ranges) {
+      if (r.size === 0 || r.ptr + r.size <= this.prefix.byteLength || r.ptr >= t0) continue;
+      want.add(Math.floor(r.ptr / ps));
+    }
+    const missing = [...want].filter((p) => !this.pages.has(p));
+    this.keep = Math.max(KEPT_PAGES, want.size);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < missing.length) {
+        const page = missing[next++]!;
+        const start = page * ps;
+        const r = await client.get(start, Math.min(start + ps, t0) - start, this.snapshot.etag);
+        if (this.pages.size >= this.keep) this.pages.delete(this.pages.keys().next().value!);
+        this.pages.set(page, r.bytes);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(8, missing.length) }, worker));
   }
 
   private fetch(offset: number, length: number): Uint8Array {

@@ -55,6 +55,22 @@ describe('Reader over s3:// and http://', () => {
     expect((await srv.requests()) - afterOpen).toBeLessThanOrEqual(r.numPages);
   });
 
+  it('prefetch fetches the pages of the samples asked for, in parallel: reading them then makes no request', async () => {
+    const r = await Reader.open(`${srv.http}/images_raw.beton`);
+    try {
+      const ids = Array.from({ length: r.numSamples }, (_, i) => i);
+      await r.prefetch(ids);
+      const before = await srv.requests();
+      const got = dumpAll(r);
+      expect(await srv.requests()).toBe(before);
+      const local = await Reader.open(fixturePath('images_raw'));
+      expect(got).toEqual(dumpAll(local));
+      local.close();
+    } finally {
+      r.close();
+    }
+  });
+
   it('beton dump s3://… prints what beton dump of the local file prints', () => {
     const env = { ...process.env, ...srv.env() };
     const run = (f: string): ReturnType<typeof spawnSync> =>
