@@ -47,7 +47,8 @@ export async function withRemoteOutput(argv: string[], run: (argv: string[]) => 
     } finally {
       signals.dispose();
     }
-    process.stdout.write(`uploaded to ${url}\n`);
+    // --json: stdout stays one JSON document; the note goes to stderr.
+    (argv.includes('--json') ? process.stderr : process.stdout).write(`uploaded to ${url}\n`);
     return 0;
   } finally {
     await rm(dir, { recursive: true, force: true });
