@@ -84,8 +84,13 @@ describe('writing to s3://', () => {
       const t0 = Date.now();
       while (Date.now() - t0 < 60_000 && !readdirSync(tmp).some((d) => readdirSync(join(tmp, d)).length > 0))
         await new Promise((r) => setTimeout(r, 20));
-      const node = spawnSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' }).stdout.trim();
-      process.kill(Number(node), sig);
+      // The node process under `timeout` (never pid 0: that would signal our own group).
+      const node = Number(
+        spawnSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' })
+          .stdout.trim()
+          .split('\n')[0],
+      );
+      process.kill(Number.isInteger(node) && node > 0 ? node : child.pid!, sig);
       await exited;
       expect(await srv.get('out', `killed-${sig}.beton`)).toBeNull();
       expect(await srv.list('out')).not.toContain(`killed-${sig}.beton`);
