@@ -19,6 +19,7 @@ export const LEVELS = [
   ['fields'],
   ['native'],
   ['images', 'workers'],
+  ['remote'],
   ['reader'],
   ['writer', 'loader'],
   ['sources', 'profile'],

@@ -41,6 +41,10 @@ const BENCHMARKS = {
     module: 'check.js',
     summary: 'beton check samples/s on 3,000 ImageNet-like JPEGs at 1/4, 1/2, all and 1-2 workers; near-duplicate search on 10k-1M hashes',
   },
+  'object-storage': {
+    module: 'object-storage.js',
+    summary: 'Loader img/s over s3:// (s3rver on loopback) vs the local file: page pool, disk cache; bytes and requests per epoch',
+  },
   generate: {
     module: 'generate-imagenet-like.js',
     summary: '(utility) create or reuse the synthetic ImageNet-like folder the benchmarks read',

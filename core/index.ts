@@ -17,6 +17,11 @@ export type { Sample } from './writer/sample.js';
 export { Reader, type ReaderOptions, type HeapRef, type DecodedSample } from './reader/reader.js';
 export { canonicalSample } from './reader/canonical.js';
 export { summarize, type DatasetSummary, type FieldSummary } from './reader/inspect.js';
+// Object storage (docs/remote.md): URLs work wherever a path does; these copy and classify.
+export { isRemoteUrl, parseRemoteUrl, type RemoteUrl } from './remote/url.js';
+export { RemoteError, type RemoteErrorCode } from './remote/errors.js';
+export { uploadFile, type UploadOptions } from './remote/s3-upload.js';
+export { downloadFile, type DownloadOptions } from './remote/download.js';
 export { ImageFolderSource, IMAGE_EXTENSIONS } from './sources/image-folder.js';
 export { openSource, detectSourceConfig } from './sources/open-source.js';
 export { ImageFolderDatasetSource } from './sources/image-folder-source.js';

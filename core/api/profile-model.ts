@@ -150,6 +150,8 @@ export interface PointResult {
   machineCpu?: number | null;
   /** Where the time goes, per image (absent: not measured). */
   stages?: StageCosts | null;
+  /** A remote file (s3://, https://): bytes and ranged GETs during the point, their mean latency (ms). Absent for local files. */
+  network?: { bytes: number; requests: number; meanLatencyMs: number };
 }
 
 /**
@@ -162,7 +164,8 @@ export interface StageCosts {
   stages: Array<{ stage: string; msPerImage: number }>;
 }
 
-export type VerdictKind = 'input-bound' | 'decode-bound' | 'disk-bound' | 'gpu-bound' | 'compute-bound' | 'balanced' | 'unknown';
+export type VerdictKind =
+  'input-bound' | 'decode-bound' | 'disk-bound' | 'network-bound' | 'gpu-bound' | 'compute-bound' | 'balanced' | 'unknown';
 
 /** A stretch of consecutive training steps (exec runs with the probe): mean wait and step time. */
 export interface StepPoint {

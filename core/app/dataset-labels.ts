@@ -1,8 +1,9 @@
 import { statSync } from 'node:fs';
 import type { LabelSummary, ManifestView } from '../api/contract.js';
-import type { DatasetManifest, ManifestStatus } from '../api/dataset-manifest.js';
+import { manifestPathFor, type DatasetManifest, type ManifestStatus } from '../api/dataset-manifest.js';
 import type { Reader } from '../reader/reader.js';
 import { readSidecarManifest } from '../reader/sidecar-manifest.js';
+import { isRemoteUrl } from '../remote/url.js';
 
 /** Beyond this many distinct values a field is an id, not a class: no histogram, no filter. */
 export const MAX_CLASSES = 1000;
@@ -64,6 +65,8 @@ export function storedBytes(reader: Reader, i: number): Record<string, number> {
  */
 const manifests = new Map<string, { key: string; status: ManifestStatus }>();
 export function manifestOf(path: string): ManifestStatus {
+  // A remote file's sidecar is not fetched (one more request per page of samples): class ids only.
+  if (isRemoteUrl(path)) return { status: 'missing', path: manifestPathFor(path) };
   const st = statSync(path);
   const key = `${st.size}:${st.mtimeMs}:${st.ino}`;
   const hit = manifests.get(path);

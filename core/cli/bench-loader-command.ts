@@ -6,11 +6,15 @@ import { UsageError } from './usage-error.js';
 export const BENCH_LOADER_HELP = `beton bench-loader FILE [--workers N] [--batch-size B]
       [--order sequential|random|quasi_random] [--no-os-cache]
       [--decoder simple|rrc:SIZE|center:SIZE] [--flip] [--fast-decode] [--epochs E] [--json]
+      [--cache-dir DIR [--cache-bytes N]]
 
 Loads FILE for E epochs (default 3) with decoder (default rrc:160), optional flip, then
 ToCHW (uint8), and prints images/s and batches/s per epoch; the first epoch (warm-up)
 is reported apart. --fast-decode decodes JPEG crops at a reduced DCT scale (faster, but
-not FFCV's pixels; see docs/loader.md). --json prints one JSON object with "epochs" and "median_img_per_s".`;
+not FFCV's pixels; see docs/loader.md). --json prints one JSON object with "epochs" and "median_img_per_s".
+FILE may be s3://bucket/key or https://… (docs/remote.md); --cache-dir keeps its fetched pages on
+local disk for the next epoch or process (LRU, --cache-bytes limit, default 20 GiB;
+BETON_REMOTE_CACHE_DIR sets it for every command).`;
 
 export async function benchLoaderCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -26,6 +30,8 @@ export async function benchLoaderCommand(argv: string[]): Promise<number> {
       'fast-decode': { type: 'boolean' },
       epochs: { type: 'string' },
       json: { type: 'boolean' },
+      'cache-dir': { type: 'string' },
+      'cache-bytes': { type: 'string' },
     },
   });
   if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
@@ -49,6 +55,14 @@ export async function benchLoaderCommand(argv: string[]): Promise<number> {
     flip: values.flip ?? false,
     fastDecode: values['fast-decode'] ?? false,
     epochs: num('epochs', values.epochs),
+    ...(values['cache-dir'] !== undefined
+      ? {
+          remote: {
+            cacheDir: values['cache-dir'],
+            ...(values['cache-bytes'] ? { cacheBytes: num('cache-bytes', values['cache-bytes'])! } : {}),
+          },
+        }
+      : {}),
     // Even with --json: stderr is for people, stdout stays one JSON document.
     onNote: (m) => process.stderr.write(`note: ${m}\n`),
     onEpoch: json

@@ -50,6 +50,8 @@ export async function dumpCommand(argv: string[]): Promise<number> {
     const headText = JSON.stringify(head);
     out.write(headText.slice(0, -1) + ',"samples":[');
     for (let i = a; i < b && !closed; i++) {
+      // A remote file: the next samples' pages in parallel GETs (a local file: nothing).
+      if ((i - a) % 256 === 0) await reader.prefetch(Array.from({ length: Math.min(256, b - i) }, (_, k) => i + k));
       // Streamed so a large file does not build one huge string.
       const ok = out.write((i > a ? ',\n' : '\n') + JSON.stringify(canonicalSample(reader, i)));
       if (!ok) await new Promise((r) => out.once('drain', r));

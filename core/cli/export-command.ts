@@ -5,6 +5,7 @@ import { parseBuildConfig } from '../api/build-config.js';
 import { parseLoaderConfig, type LoaderConfigInput } from '../api/loader-config.js';
 import { buildExport, joinCode, loaderExport } from '../app/export-code.js';
 import { Reader } from '../reader/reader.js';
+import { isRemoteUrl } from '../remote/url.js';
 import { UsageError } from './usage-error.js';
 
 export const EXPORT_HELP = `beton export --build build.json [--format python|json] [-o FILE]
@@ -65,7 +66,8 @@ export async function exportCommand(argv: string[]): Promise<number> {
   }
   let loaderInput: LoaderConfigInput | null = null;
   if (values.loader) loaderInput = readJson(resolve(values.loader)) as LoaderConfigInput;
-  else if (positionals[0]) loaderInput = await loaderFromFlags(resolve(positionals[0]), values);
+  else if (positionals[0])
+    loaderInput = await loaderFromFlags(isRemoteUrl(positionals[0]) ? positionals[0] : resolve(positionals[0]), values);
   if (loaderInput) {
     const r = parseLoaderConfig(loaderInput);
     if (!r.ok) throw new UsageError(`invalid loader config:\n  ${r.errors.join('\n  ')}`);

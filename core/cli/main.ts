@@ -2,6 +2,7 @@ import { constants } from 'node:os';
 import { asBetonError, InterruptedError } from '../format/errors.js';
 import { BENCH_LOADER_HELP, benchLoaderCommand } from './bench-loader-command.js';
 import { BUILD_HELP, buildCommand } from './build-command.js';
+import { CP_HELP, cpCommand } from './cp-command.js';
 import { CHECK_HELP, checkCommand } from './check-command.js';
 import { DUMP_HELP, dumpCommand } from './dump-command.js';
 import { EXPORT_HELP, exportCommand } from './export-command.js';
@@ -10,19 +11,21 @@ import { MERGE_HELP, mergeCommand } from './merge-command.js';
 import { RUNS_HELP, runsCommand } from './runs-command.js';
 import { SERVE_HELP, serveCommand } from './serve-command.js';
 import { PROFILE_HELP, profileCommand } from './profile-command.js';
+import { withRemoteOutput } from './remote-output.js';
 import { UsageError } from './usage-error.js';
 
 const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<number> }> = {
-  build: { help: BUILD_HELP, run: buildCommand },
+  build: { help: BUILD_HELP, run: (argv) => withRemoteOutput(argv, buildCommand) },
   inspect: { help: INSPECT_HELP, run: inspectCommand },
   check: { help: CHECK_HELP, run: checkCommand },
   dump: { help: DUMP_HELP, run: dumpCommand },
-  merge: { help: MERGE_HELP, run: mergeCommand },
+  merge: { help: MERGE_HELP, run: (argv) => withRemoteOutput(argv, mergeCommand) },
   'bench-loader': { help: BENCH_LOADER_HELP, run: benchLoaderCommand },
   runs: { help: RUNS_HELP, run: runsCommand },
   export: { help: EXPORT_HELP, run: exportCommand },
   serve: { help: SERVE_HELP, run: serveCommand },
   profile: { help: PROFILE_HELP, run: profileCommand },
+  cp: { help: CP_HELP, run: cpCommand },
 };
 
 const HELP = `beton — FFCV-compatible .beton datasets
@@ -40,6 +43,7 @@ Commands:
   export    Python FFCV code (or JSON) for a build or loader config
   serve     serve the app to a browser (GPU boxes without a display)
   profile   find the bottleneck: loader sweep or your training command, with a verdict
+  cp        copy a dataset to or from object storage (s3://, https://), checked
 
 Exit codes: 0 ok, 1 failure, 2 bad usage.`;
 
@@ -80,7 +84,7 @@ const OUT_OF_MEMORY_HINT: Record<string, string> = {
 };
 
 /** Commands that write an output file under a temporary name: a failure leaves nothing. */
-const WRITES_ATOMICALLY = new Set(['build', 'merge']);
+const WRITES_ATOMICALLY = new Set(['build', 'merge', 'cp']);
 
 /**
  * Prints a failure as one line, `beton CMD: error [CODE]: message`, plus what to do, and

@@ -4,6 +4,7 @@ import { mergeDatasets, type MergeReport } from '../writer/merge.js';
 import { removeOwnTempsSync } from '../writer/temp-files.js';
 import { ProgressBar } from './progress.js';
 import { abortOnSignals } from './signals.js';
+import { localInputs } from './remote-inputs.js';
 import { UsageError } from './usage-error.js';
 
 export const MERGE_HELP = `beton merge A.beton B.beton ... -o OUT.beton [--force] [--json]
@@ -37,8 +38,9 @@ export async function mergeCommand(argv: string[]): Promise<number> {
     outcome: 'no output was written (the temporary file was removed)',
     cleanupSync: () => removeOwnTempsSync(output),
   });
+  const inputs = await localInputs(positionals, signals.signal);
   try {
-    const report = await mergeDatasets(positionals, values.output, {
+    const report = await mergeDatasets(inputs.paths, values.output, {
       overwrite: values.force ?? false,
       signal: signals.signal,
       // Nothing in the first second: the rate is meaningless until then, and a short merge needs only the final line.
@@ -65,6 +67,7 @@ export async function mergeCommand(argv: string[]): Promise<number> {
     throw e;
   } finally {
     signals.dispose();
+    await inputs.cleanup();
   }
 }
 

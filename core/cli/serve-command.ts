@@ -4,9 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { BetonService } from '../services/beton-service.js';
 import { startHttpServer } from '../services/http-server.js';
+import { normalizePrefix } from '../services/remote-access.js';
 import { UsageError } from './usage-error.js';
 
 export const SERVE_HELP = `beton serve [FOLDER ...] [--port N] [--host 127.0.0.1] [--db PATH] [--allow-exec] [--allow-host NAME[:PORT]]...
+            [--allow-remote s3://bucket/prefix]...
 
 Serves the Beton Studio app to a browser, for GPU machines without a display. Prints a URL
 with a random token; every API request needs it. The browser may open files only inside
@@ -19,7 +21,10 @@ keeping the port the same, since requests must name this server (Host) as printe
                       and builds use their own ffmpeg: anyone holding the URL can then run
                       shell commands as you. Off by default.
   --allow-host NAME   also answer requests addressed to NAME (or NAME:PORT): for --host
-                      beyond loopback, or a tunnel on another local port. Repeatable.`;
+                      beyond loopback, or a tunnel on another local port. Repeatable.
+  --allow-remote URL  let the app open datasets under this s3:// or https:// prefix (with
+                      this process's AWS credentials). Repeatable; none by default: the
+                      server never fetches a URL a client names outside these prefixes.`;
 
 /** The package root, from dist/core/cli or core/cli. */
 function packageRoot(): string {
@@ -41,6 +46,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       db: { type: 'string' },
       'allow-exec': { type: 'boolean', default: false },
       'allow-host': { type: 'string', multiple: true },
+      'allow-remote': { type: 'string', multiple: true },
     },
   });
   const port = values.port === undefined ? 5780 : Number(values.port);
@@ -58,9 +64,17 @@ export async function serveCommand(argv: string[]): Promise<number> {
       throw new UsageError(`--allow-host expects NAME or NAME:PORT (IPv6 in brackets), got "${h}"`);
   if (allowExec)
     process.stderr.write('warning: --allow-exec: anyone holding the URL can run shell commands as you (Profile → Training command)\n');
-  const service = new BetonService({ roots, dbPath: values.db, host: 'server', allowExec });
+  const remoteRoots = values['allow-remote'] ?? [];
+  for (const r of remoteRoots) {
+    try {
+      normalizePrefix(r);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+  }
+  const service = new BetonService({ roots, dbPath: values.db, host: 'server', allowExec, remoteRoots });
   const { url, close } = await startHttpServer({ service, host, port, allowedHosts, staticDir: join(packageRoot(), 'renderer', 'dist') });
-  process.stdout.write(`Beton Studio is serving ${roots.join(', ')}\n  open ${url}\n  (Ctrl-C to stop)\n`);
+  process.stdout.write(`Beton Studio is serving ${[...roots, ...remoteRoots].join(', ')}\n  open ${url}\n  (Ctrl-C to stop)\n`);
   await new Promise<void>((r) => {
     process.once('SIGINT', r);
     process.once('SIGTERM', r);

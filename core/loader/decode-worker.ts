@@ -20,7 +20,9 @@ const init = workerData as WorkerInit;
 for (const m of init.fieldModules) await import(m);
 const custom: Record<string, Field> = {};
 for (const { name, spec } of init.customFields) custom[name] = fieldFromSpec(spec);
-const reader = Reader.openSync(init.path, { customFields: custom });
+const reader = init.remote
+  ? Reader.fromSnapshot(init.remote, { customFields: custom })
+  : Reader.openSync(init.path, { customFields: custom });
 const heap: HeapAccess = heapAccess(init.memory, init.path, reader.pageSize);
 
 interface Runner {

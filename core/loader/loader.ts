@@ -8,6 +8,7 @@ import { Batch, type BatchOutput } from './batch.js';
 import { LoaderError } from './errors.js';
 import type { MemoryManager, PageHold } from './memory/memory-manager.js';
 import { openMemory } from './memory/open-memory.js';
+import { RemoteCache, type RemoteCacheOptions } from './memory/remote-cache.js';
 import { pagesOfFields } from './memory/sample-pages.js';
 import { createOrder, resolveSeed, type OrderFactory, type OrderName, type TraversalOrder } from './orders/index.js';
 import { planOutputs, type Output, type PipelineConfig } from './outputs.js';
@@ -39,6 +40,8 @@ export interface LoaderOptions {
   /** Size of the process cache's page pool (osCache false); default 1 GiB, at least one batch's pages. */
   processCacheBytes?: number;
   distributed?: { rank: number; worldSize: number };
+  /** A remote file (s3://, https://): its page pool, parallel GETs and optional disk cache (docs/remote.md). */
+  remote?: Omit<RemoteCacheOptions, 'fields' | 'batchSize'>;
   /**
    * Crop decoders decode JPEGs at a reduced DCT scale (1/2, 1/4, 1/8) where that still
    * covers the output: faster, pixels slightly different from FFCV's. Default false: the
@@ -182,11 +185,14 @@ export class Loader {
       const slots = Math.min(batchesAhead, Math.max(1, batchesPerEpoch(firstOrder.length, batchSize, dropLast))) + 1;
       const outputs = planOutputs(reader, options.pipelines ?? {}, slotRows, slots);
       const fields = [...new Set(outputs.map((o) => o.plan.field))];
-      memory = await openMemory(osCache, path, reader, {
-        fields,
-        batchSize: slotRows,
-        ...(options.processCacheBytes !== undefined ? { bytes: options.processCacheBytes } : {}),
-      });
+      // A remote file has no local bytes to map: its own page pool, whatever osCache says.
+      memory = reader.remote
+        ? new RemoteCache(reader, reader.remote, { ...options.remote, fields, batchSize: slotRows })
+        : await openMemory(osCache, path, reader, {
+            fields,
+            batchSize: slotRows,
+            ...(options.processCacheBytes !== undefined ? { bytes: options.processCacheBytes } : {}),
+          });
       const claims = new SharedArrayBuffer(4 * slots);
       const init: WorkerInit = {
         claims,
@@ -199,6 +205,7 @@ export class Loader {
         batchSize: slotRows,
         seed,
         memory: memory.plan,
+        ...(reader.remote ? { remote: reader.remote.snapshot } : {}),
         fastDecode: options.fastDecode ?? false,
       };
       workers = await startWorkers(effectiveWorkers(requestedWorkers, slotRows), init);

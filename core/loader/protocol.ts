@@ -1,6 +1,7 @@
 import type { FieldSpec } from '../fields/field.js';
 import type { TensorSpec } from '../pipeline/dtypes.js';
 import type { DecoderSpec, OpSpec } from '../pipeline/spec.js';
+import type { RemoteSnapshot } from '../remote/remote-file.js';
 import type { FieldStats } from './decoders.js';
 
 /** One loader output as workers see it. */
@@ -30,6 +31,8 @@ export interface WorkerInit {
   batchSize: number;
   seed: number;
   memory: MemoryPlan;
+  /** A remote file: what its open fetched (header, tables), so a worker opens its Reader without a request. */
+  remote?: RemoteSnapshot;
   /** Decode JPEG crops at a reduced DCT scale (LoaderOptions.fastDecode). */
   fastDecode: boolean;
   /** One Int32 row counter per ring slot: workers claim rows with Atomics.add, so a faster worker takes more. */

@@ -29,6 +29,8 @@ export interface BenchLoaderOptions {
   onEpoch?: (e: EpochResult) => void;
   /** A default changed to fit the file (a batch larger than the dataset), for people (stderr). */
   onNote?: (message: string) => void;
+  /** A remote file: page pool and disk cache (LoaderOptions.remote). */
+  remote?: LoaderOptions['remote'];
 }
 
 export interface EpochResult {
@@ -44,7 +46,7 @@ export interface EpochResult {
 
 export interface BenchLoaderResult {
   file: string;
-  config: Required<Omit<BenchLoaderOptions, 'signal' | 'onEpoch' | 'onNote' | 'field' | 'seed'>> & { field: string };
+  config: Required<Omit<BenchLoaderOptions, 'signal' | 'onEpoch' | 'onNote' | 'field' | 'seed' | 'remote'>> & { field: string };
   /** Seconds from Loader.open to the first batch. */
   startSeconds: number;
   /** The first epoch pays for warming caches; reported apart. */
@@ -167,6 +169,7 @@ export async function benchLoader(file: string, o: BenchLoaderOptions = {}): Pro
     seed: o.seed ?? 0,
     pipelines: { [field]: steps },
     signal: o.signal,
+    ...(o.remote ? { remote: o.remote } : {}),
   };
   const loader = await Loader.open(file, opts).catch((e: unknown) => {
     throw loaderMemoryError(e, cfg.batchSize, cfg.decoder);

@@ -6,6 +6,7 @@ import { FIELD_DESCRIPTOR_SIZE, HEADER_SIZE } from '../format/constants.js';
 import { Loader } from '../loader/loader.js';
 import { RandomHorizontalFlip, ToCHW, type PipelineStep } from '../pipeline/spec.js';
 import { Reader } from '../reader/reader.js';
+import { isRemoteUrl } from '../remote/url.js';
 import { BetonError } from '../format/errors.js';
 import { fitBatchSize, loaderMemoryError, parseDecoder } from './bench-loader.js';
 import { datasetContentSha256 } from '../reader/content-hash.js';
@@ -69,7 +70,7 @@ export function defaultWorkers(cores = availableParallelism()): number[] {
 
 export function completePlan(p: Partial<ProfilePlan> & { file: string }): ProfilePlan {
   return {
-    file: resolve(p.file),
+    file: isRemoteUrl(p.file) ? p.file : resolve(p.file),
     workers: p.workers?.length ? p.workers : defaultWorkers(),
     batchSizes: p.batchSizes?.length ? p.batchSizes : [256],
     orders: p.orders?.length ? p.orders : ['random'],
@@ -100,6 +101,28 @@ export function datasetInfo(file: string): DatasetInfo {
       sizeBytes: statSync(file).size,
       headerSha256: createHash('sha256').update(head).digest('hex'),
       contentSha256: datasetContentSha256(file),
+      numSamples: reader.numSamples,
+      schema: reader.fields.map(({ name, field }) => ({ name, type: field.type, typeId: field.typeId })),
+    };
+  } finally {
+    reader.close();
+  }
+}
+
+/** datasetInfo for an s3:// or https:// file: from what the Reader's open fetched (no data pages). */
+export async function remoteDatasetInfo(url: string): Promise<DatasetInfo> {
+  const reader = await Reader.open(url);
+  try {
+    const T = reader.header.allocTablePtr;
+    const head = reader.readRaw(0, HEADER_SIZE + FIELD_DESCRIPTOR_SIZE * reader.fields.length);
+    const content = createHash('sha256')
+      .update(head)
+      .update(reader.readRaw(T, reader.fileSize - T));
+    return {
+      path: url,
+      sizeBytes: reader.fileSize,
+      headerSha256: createHash('sha256').update(head).digest('hex'),
+      contentSha256: content.digest('hex'),
       numSamples: reader.numSamples,
       schema: reader.fields.map(({ name, field }) => ({ name, type: field.type, typeId: field.typeId })),
     };
@@ -141,8 +164,11 @@ export function checkEngines(plan: Pick<ProfilePlan, 'engines' | 'source'> & { d
  */
 export async function profile(planInput: Partial<ProfilePlan> & { file: string }, opts: SweepOptions = {}): Promise<ProfileRun> {
   const startedAt = new Date().toISOString();
-  const file = resolve(planInput.file);
-  const [machine, dataset] = await Promise.all([machineInfo(), Promise.resolve(datasetInfo(file))]);
+  const file = isRemoteUrl(planInput.file) ? planInput.file : resolve(planInput.file);
+  const [machine, dataset] = await Promise.all([
+    machineInfo(),
+    isRemoteUrl(file) ? remoteDatasetInfo(file) : Promise.resolve(datasetInfo(file)),
+  ]);
   // Checked before any point runs: batch sizes must fit the file (the default is capped at
   // its size), and the decoder must parse, so a sweep never ends in an error after minutes.
   const batchSizes = planInput.batchSizes?.length
@@ -150,7 +176,7 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
     : [fitBatchSize(file, dataset.numSamples, undefined, '--batch-sizes', opts.onNote)];
   const plan = completePlan({ ...planInput, batchSizes });
   opts.onStart?.({ kind: 'sweep', startedAt, plan, machine, dataset });
-  const r = Reader.openSync(plan.file);
+  const r = await Reader.open(plan.file);
   const imageField = r.fields.find((f) => f.field.type === 'rgb_image')?.name;
   r.close();
   const steps: PipelineStep[] = [parseDecoder(plan.decoder), ...(plan.flip ? [RandomHorizontalFlip()] : []), ToCHW()];
@@ -301,6 +327,8 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
           }
         }
         const before = loader.stats();
+        const net = loader.reader.remote?.client.stats;
+        const net0 = net ? { ...net } : null;
         const sampleFrom = telemetry.samples().length;
         telemetry.setThroughput(null, index);
         measuring = true;
@@ -343,6 +371,14 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
           pageCacheResident: await telemetry.pageCacheResidency(),
         });
         point.stages = timerStages(before, after, images);
+        if (net && net0) {
+          const requests = net.requests - net0.requests;
+          point.network = {
+            bytes: net.bytes - net0.bytes,
+            requests,
+            meanLatencyMs: requests > 0 ? (net.latencyMs - net0.latencyMs) / requests : 0,
+          };
+        }
         points.push(point);
         opts.onPoint?.(point, points.length, grid.length);
       } finally {

@@ -38,6 +38,9 @@ export interface Measures {
   otherCpu: number | null;
   /** A sweep's GPU reading, kept apart: the sweep does not drive the GPU, so it is not evidence (gpuUtil is null then). */
   gpuNotUsed: number | null;
+  /** A remote file: bytes fetched per second during the point, and the GETs' mean latency; null for local files. */
+  networkBytesPerSec?: number | null;
+  networkLatencyMs?: number | null;
 }
 
 const mean = (xs: readonly number[]): number | null => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
@@ -108,6 +111,8 @@ export function measurePoint(
     pageCacheResident: p.pageCacheResident,
     osCache: p.config.osCache,
     seconds: p.seconds,
+    networkBytesPerSec: p.network && p.seconds > 0 ? p.network.bytes / p.seconds : null,
+    networkLatencyMs: p.network ? p.network.meanLatencyMs : null,
   };
 }
 

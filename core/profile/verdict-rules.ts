@@ -32,6 +32,8 @@ export interface Facts {
   gpuBusy: boolean | null;
   /** GPU utilisation below T.gpuIdlePercent. */
   gpuIdle: boolean | null;
+  /** A remote file whose bytes flowed during the point (null: a local file). */
+  networkFlowing?: boolean | null;
 }
 
 const known = <T>(v: T | null | undefined): v is T => v !== null && v !== undefined;
@@ -55,6 +57,7 @@ export function factsOf(m: Measures): Facts {
     cacheCold: m.osCache !== false && known(m.pageCacheResident) ? m.pageCacheResident < T.coldCache : null,
     gpuBusy: known(m.gpuUtil) ? m.gpuUtil > T.gpuBusyPercent : null,
     gpuIdle: known(m.gpuUtil) ? m.gpuUtil < T.gpuIdlePercent : null,
+    networkFlowing: known(m.networkBytesPerSec) ? m.networkBytesPerSec > 0 : null,
   };
 }
 
@@ -147,6 +150,13 @@ export const RULES: readonly VerdictRule[] = [
         : `every worker is busy (${f.pct(m.workerBusyFraction ?? 0)}) computing and ${cpuPhrase(x, m) ?? 'the CPUs are busy'}`;
       return `Decode-bound: ${join([waitPhrase(x, m), cpu, storagePhrase(x, m)])} — decoding and augmenting images on the CPUs is the limit.`;
     },
+  },
+  {
+    kind: 'network-bound',
+    when: `sweeps over a remote file (s3://, https://): ${waits}, bytes are being fetched, and busy cores < ${T.cpuLow} × min(workers, cores)`,
+    applies: (x) => x.mode === 'sweep' && x.waiting === true && x.networkFlowing === true && x.cpuLow === true,
+    summary: (x, m) =>
+      `Network-bound: ${waitPhrase(x, m)}, while ${f.bytes(m.networkBytesPerSec ?? 0)}/s arrive over the network (GETs take ${f.ms(m.networkLatencyMs ?? 0)} on average) and the CPUs are mostly idle (${f.cores(m.cpuBusyCores ?? 0, m.cores)}) — the loader waits for object storage.`,
   },
   {
     kind: 'disk-bound',

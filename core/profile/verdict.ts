@@ -141,6 +141,12 @@ function adviceFor(
         ...decodeAdvice(best, machine, x.cpuSaturated === true),
         best ? largerBatch(all, best) : null,
       ];
+    case 'network-bound':
+      return [
+        'Fetch ahead: raise batches ahead (Profile → "Batches ahead", beton profile --batches-ahead) so more ranged GETs are in flight.',
+        'Keep pages between epochs: a page pool the size of the file (Loader option remote.poolBytes), or a disk cache (remote.cacheDir), or copy the file once with beton cp (docs/remote.md).',
+        'Use the quasi_random order: it reads each page once per epoch.',
+      ];
     case 'disk-bound':
       return [...diskAdvice(all, dataset, machine), best ? moreWorkers(all, best, machine) : null];
     case 'input-bound':

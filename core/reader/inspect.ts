@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { openSync, readSync, closeSync } from 'node:fs';
 import { FIELD_DESCRIPTOR_SIZE, HEADER_SIZE } from '../format/constants.js';
 import type { DatasetSummary, FieldSummary, Region } from '../api/dataset-summary.js';
 import type { Reader } from './reader.js';
@@ -65,21 +64,16 @@ export function fileRegions(reader: Reader, hash: boolean): Region[] {
   }
   list.push({ name: 'alloc_table', offset: T, size: reader.fileSize - T });
   if (hash) {
-    const fd = openSync(reader.path, 'r');
-    try {
-      for (const reg of list) {
-        const h = createHash('sha256');
-        const buf = new Uint8Array(1 << 20);
-        for (let done = 0; done < reg.size;) {
-          const n = readSync(fd, buf, 0, Math.min(buf.byteLength, reg.size - done), reg.offset + done);
-          if (n <= 0) break;
-          h.update(buf.subarray(0, n));
-          done += n;
-        }
-        reg.sha256 = h.digest('hex');
+    // Through the reader's byte source: a local file, or ranged GETs of a remote one.
+    for (const reg of list) {
+      const h = createHash('sha256');
+      for (let done = 0; done < reg.size;) {
+        const buf = reader.readRaw(reg.offset + done, Math.min(1 << 20, reg.size - done));
+        if (buf.byteLength <= 0) break;
+        h.update(buf);
+        done += buf.byteLength;
       }
-    } finally {
-      closeSync(fd);
+      reg.sha256 = h.digest('hex');
     }
   }
   return list;

@@ -1,4 +1,3 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { ALLOC_ENTRY_SIZE, FIELD_DESCRIPTOR_SIZE, HEADER_SIZE, MAX_PAGE_SIZE, MIN_READER_PAGE_SIZE } from '../format/constants.js';
 import { decodeDescriptor, descriptorOffset, strayDescriptorByte } from '../format/descriptor.js';
 import { BetonFormatError } from '../format/errors.js';
@@ -10,6 +9,11 @@ import { fieldFromDescriptor } from '../fields/registry.js';
 import type { NamedField } from '../fields/schema.js';
 import { AllocIndex, AllocationTable } from './alloc-index.js';
 import { readU64 } from '../format/u64.js';
+import { RemoteError } from '../remote/errors.js';
+import { RemoteByteSource } from '../remote/remote-byte-source.js';
+import { openRemoteFile, type RemoteFile, type RemoteSnapshot } from '../remote/remote-file.js';
+import { isRemoteUrl } from '../remote/url.js';
+import { FileByteSource, type ByteSource } from './byte-source.js';
 
 export interface ReaderOptions {
   /** Handlers for custom (type 255) fields, by field name, as FFCV's custom_fields. */
@@ -31,13 +35,15 @@ export type DecodedSample = Record<string, unknown>;
  * or corrupt file fails there with a named error (never a crash, hang or huge allocation).
  */
 export class Reader {
-  private fd: number | null;
+  private source: ByteSource | null;
+  /** The object store or web server behind a remote file (s3://, https://), else null. */
+  remote: RemoteFile | null = null;
   private readonly allocIndex: AllocIndex;
   private readonly ctx: DecodeContext;
 
   private constructor(
     readonly path: string,
-    fd: number,
+    source: ByteSource,
     readonly fileSize: number,
     readonly header: Header,
     readonly fields: NamedField[],
@@ -48,7 +54,7 @@ export class Reader {
     readonly allocations: AllocationTable,
     ctx: DecodeContext,
   ) {
-    this.fd = fd;
+    this.source = source;
     this.allocIndex = new AllocIndex(allocations);
     this.ctx = ctx;
   }
@@ -67,28 +73,41 @@ export class Reader {
     return T > this.regions.metadataEnd ? (T - this.regions.dataStart) / this.pageSize : 0;
   }
 
+  /** Opens a local path, or an s3:// / https:// URL (docs/remote.md: a few ranged GETs, data pages on demand). */
   static async open(path: string, options: ReaderOptions = {}): Promise<Reader> {
     const { decodeJpeg } = await import('../native/jpeg.js');
-    return Reader.openSync(path, options, { codec: { decodeJpeg } });
+    if (!isRemoteUrl(path)) return Reader.openSync(path, options, { codec: { decodeJpeg } });
+    const remote = await openRemoteFile(path);
+    const reader = Reader.fromSource(new RemoteByteSource(remote.snapshot), options, { codec: { decodeJpeg } });
+    reader.remote = remote;
+    return reader;
   }
 
-  /** Synchronous open; `ctx` supplies JPEG decoding (Reader.open wires the native codec). */
+  /** Synchronous open of a local file; `ctx` supplies JPEG decoding (Reader.open wires the native codec). */
   static openSync(path: string, options: ReaderOptions = {}, ctx: DecodeContext = {}): Reader {
-    const fd = openSync(path, 'r');
+    if (isRemoteUrl(path)) throw new RemoteError('REMOTE_BAD_URL', `${path}: a URL is opened with Reader.open (async), not openSync`);
+    return Reader.fromSource(new FileByteSource(path), options, ctx);
+  }
+
+  /** A remote file from what its open fetched (a loader worker's Reader: no request made). */
+  static fromSnapshot(snapshot: RemoteSnapshot, options: ReaderOptions = {}, ctx: DecodeContext = {}): Reader {
+    return Reader.fromSource(new RemoteByteSource(snapshot), options, ctx);
+  }
+
+  private static fromSource(source: ByteSource, options: ReaderOptions, ctx: DecodeContext): Reader {
     try {
-      return Reader.validate(path, fd, options, ctx);
+      return Reader.validate(source.name, source, options, ctx);
     } catch (e) {
-      closeSync(fd);
+      source.close();
       throw e;
     }
   }
 
-  private static validate(file: string, fd: number, options: ReaderOptions, ctx: DecodeContext): Reader {
-    const size = fstatSync(fd).size;
+  private static validate(file: string, source: ByteSource, options: ReaderOptions, ctx: DecodeContext): Reader {
+    const size = source.size;
     const read = (offset: number, length: number): Uint8Array => {
-      const buf = new Uint8Array(length);
-      const n = readSync(fd, buf, 0, length, offset);
-      if (n !== length)
+      const buf = source.read(offset, length);
+      if (buf.byteLength !== length)
         throw new BetonFormatError('TRUNCATED', `${file}: expected ${length} bytes at offset ${offset}, file ends at ${size}`, {
           file,
           offset,
@@ -241,7 +260,7 @@ export class Reader {
         16,
       );
     }
-    const reader = new Reader(file, fd, size, header, fields, layout, reg, metadata, allocations, ctx);
+    const reader = new Reader(file, source, size, header, fields, layout, reg, metadata, allocations, ctx);
     reader.checkPointers();
     return reader;
   }
@@ -344,12 +363,35 @@ export class Reader {
 
   /** The stored bytes of a heap object. */
   readBytes(ref: HeapRef): Uint8Array {
-    const buf = new Uint8Array(ref.size);
-    if (ref.size === 0) return buf;
-    const n = readSync(this.handle(), buf, 0, ref.size, ref.ptr);
-    if (n !== ref.size)
+    if (ref.size === 0) return new Uint8Array(0);
+    const buf = this.handle().read(ref.ptr, ref.size);
+    if (buf.byteLength !== ref.size)
       throw new BetonFormatError('TRUNCATED', `${this.path}: short read at ${ref.ptr}`, { file: this.path, offset: ref.ptr });
     return buf;
+  }
+
+  /**
+   * A remote file: fetches the pages these samples' heap objects are on, several GETs in
+   * flight, so the synchronous reads that follow (read, readField) wait on no request.
+   * A local file: nothing to do.
+   */
+  async prefetch(sampleIds: Iterable<number>): Promise<void> {
+    const source = this.source;
+    if (!this.remote || !(source instanceof RemoteByteSource)) return;
+    const refs: HeapRef[] = [];
+    for (const i of sampleIds) {
+      this.checkIndex(i);
+      for (let f = 0; f < this.fields.length; f++) {
+        const ref = this.heapRef(i, f);
+        if (ref) refs.push(ref);
+      }
+    }
+    await source.prefetch(refs, this.remote.client);
+  }
+
+  /** Raw bytes [offset, offset+length) of the file (fewer at its end): region hashes, copies. */
+  readRaw(offset: number, length: number): Uint8Array {
+    return this.handle().read(offset, length);
   }
 
   /** Decodes field `f` (index or name) of sample `i`. */
@@ -385,14 +427,14 @@ export class Reader {
     return i;
   }
 
-  private handle(): number {
-    if (this.fd === null) throw new Error(`${this.path}: reader is closed`);
-    return this.fd;
+  private handle(): ByteSource {
+    if (this.source === null) throw new Error(`${this.path}: reader is closed`);
+    return this.source;
   }
 
   close(): void {
-    if (this.fd !== null) closeSync(this.fd);
-    this.fd = null;
+    this.source?.close();
+    this.source = null;
   }
 }
 

@@ -32,6 +32,7 @@ const VERDICTS = [
   'input-bound',
   'decode-bound',
   'disk-bound',
+  'network-bound',
   'gpu-bound',
   'compute-bound',
   'balanced',
@@ -95,6 +96,7 @@ export const PointSchema = z.looseObject({
   loaderCpu: nonneg.nullable().optional(),
   machineCpu: nonneg.nullable().optional(),
   stages: StageCostsSchema.nullable().optional(),
+  network: z.looseObject({ bytes: nonneg, requests: nonneg, meanLatencyMs: nonneg }).optional(),
 }) satisfies z.ZodType<PointResult>;
 
 const GpuReadingSchema = z.looseObject({

@@ -26,6 +26,8 @@ import { JobFailed, JobManager } from './jobs.js';
 import { packageVersion } from './package-version.js';
 import { apiErrorOf, ServiceError } from './service-error.js';
 import { checkBuildOutput } from '../app/output-guard.js';
+import { isRemoteUrl } from '../remote/url.js';
+import { RemoteAccess } from './remote-access.js';
 
 export interface ServiceOptions {
   /** Folders clients may open (beton serve); null: any local path (Electron). */
@@ -39,6 +41,8 @@ export interface ServiceOptions {
    * only with --allow-exec (else anyone with the token gets a shell).
    */
   allowExec?: boolean;
+  /** URL prefixes whose datasets clients may open (beton serve --allow-remote); Electron: any URL. */
+  remoteRoots?: string[];
 }
 
 /** The EXEC_DISABLED answer: what is off, why, and how to turn it on. */
@@ -57,6 +61,7 @@ export class BetonService {
   /** Confines what sources read on their own (rows of a list, class folders) when fs is confined. */
   private readonly readGuard: ReadGuard | undefined;
   private readonly allowExec: boolean;
+  private readonly remote: RemoteAccess;
   private readonly jobs: JobManager;
   private readonly listeners = new Set<(e: ApiEvent) => void>();
   private db: RunsDb | null = null;
@@ -65,7 +70,13 @@ export class BetonService {
     this.fs = new FsAccess(opts.roots);
     this.readGuard = this.fs.readGuard();
     this.allowExec = opts.allowExec ?? opts.host === 'electron';
+    this.remote = new RemoteAccess(opts.remoteRoots ?? [], opts.host === 'electron');
     this.jobs = new JobManager((e) => this.emit(e));
+  }
+
+  /** A dataset a client names: a local path inside the roots, or a URL under --allow-remote. */
+  private datasetPath(p: string): string {
+    return isRemoteUrl(p) ? this.remote.check(p) : this.fs.check(p);
   }
 
   on(listener: (e: ApiEvent) => void): () => void {
@@ -140,9 +151,9 @@ export class BetonService {
       const reader = await openTableReader(this.fs.check(p.path), p.format);
       return { column: p.column, ...(await distinctCategories(reader, p.column)) };
     },
-    'datasets.inspect': async (p) => inspectDataset(this.fs.check(p.path)),
+    'datasets.inspect': async (p) => inspectDataset(this.datasetPath(p.path)),
     'datasets.preview': async (p) =>
-      previewDataset(this.fs.check(p.path), p.start, p.count, p.thumb, {
+      previewDataset(this.datasetPath(p.path), p.start, p.count, p.thumb, {
         ...(p.label !== undefined ? { label: p.label } : {}),
         ...(p.labelField ? { labelField: p.labelField } : {}),
         ...(p.where ? { where: p.where } : {}),

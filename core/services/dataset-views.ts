@@ -79,6 +79,8 @@ export async function previewDataset(
     const indices = matching
       ? matching.slice(start, start + count)
       : Array.from({ length: Math.max(0, Math.min(reader.numSamples, start + count) - start) }, (_, k) => start + k);
+    // A remote file: the samples' pages in a few parallel GETs, not one blocking GET each.
+    await reader.prefetch(indices);
     const samples: PreviewResult['samples'] = [];
     const tools = previewTools(thumb);
     for (const i of indices) {

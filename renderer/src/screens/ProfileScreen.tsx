@@ -484,6 +484,7 @@ const VERDICT_TONE: Record<string, string> = {
   'decode-bound': 'warn',
   'disk-bound': 'warn',
   'compute-bound': 'good',
+  'network-bound': 'warn',
   unknown: 'neutral',
 };
 

@@ -1,0 +1,40 @@
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+
+/**
+ * Where a Reader's bytes come from: a local file (positional reads on a descriptor) or a
+ * remote object (remote/remote-byte-source.ts: the bytes fetched at open, then whole pages
+ * on demand). `read` returns fewer bytes only at the end of the file.
+ */
+export interface ByteSource {
+  readonly name: string;
+  readonly size: number;
+  read(offset: number, length: number): Uint8Array;
+  close(): void;
+}
+
+export class FileByteSource implements ByteSource {
+  private fd: number | null;
+  readonly size: number;
+
+  constructor(readonly name: string) {
+    this.fd = openSync(name, 'r');
+    try {
+      this.size = fstatSync(this.fd).size;
+    } catch (e) {
+      closeSync(this.fd);
+      throw e;
+    }
+  }
+
+  read(offset: number, length: number): Uint8Array {
+    if (this.fd === null) throw new Error(`${this.name}: reader is closed`);
+    const buf = new Uint8Array(length);
+    const n = readSync(this.fd, buf, 0, length, offset);
+    return n === length ? buf : buf.subarray(0, n);
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+}

@@ -1,0 +1,36 @@
+/** What a ranged GET returns: the bytes, and what the server says about the whole object. */
+export interface RangeResult {
+  bytes: Uint8Array;
+  /** The object's total size (from Content-Range). */
+  size: number;
+  etag: string | null;
+}
+
+/** Network figures of one client: what an epoch costs in requests and bytes (the profiler reads them). */
+export interface TransferStats {
+  requests: number;
+  bytes: number;
+  retries: number;
+  /** Summed request latency (first byte to last), ms. */
+  latencyMs: number;
+}
+
+export const emptyStats = (): TransferStats => ({ requests: 0, bytes: 0, retries: 0, latencyMs: 0 });
+
+/**
+ * Ranged reads of one remote object (S3 or HTTP). `etag` pins the version: a request
+ * with an ETag fails with REMOTE_CHANGED if the object was replaced since, so a file
+ * overwritten mid-epoch is an error, never mixed bytes. Retries, timeouts and error
+ * naming are the implementation's (retry.ts).
+ */
+export interface RangeClient {
+  readonly url: string;
+  readonly stats: TransferStats;
+  get(offset: number, length: number, etag: string | null): Promise<RangeResult>;
+}
+
+/** Parses `bytes a-b/size` (Content-Range) into the total size, or null. */
+export function totalFromContentRange(v: string | null | undefined): number | null {
+  const m = v ? /\/(\d+)\s*$/.exec(v) : null;
+  return m ? Number(m[1]) : null;
+}

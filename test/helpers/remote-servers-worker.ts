@@ -1,0 +1,111 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { FaultRule, ServerCall } from './remote-servers.js';
+
+/**
+ * The remote tests' servers, in a thread of their own: the Reader's synchronous reads
+ * block the test's thread (Atomics.wait), which must not be the one answering them.
+ * s3rver (S3 API), a fault proxy in front of it, and an HTTP range server.
+ */
+const { buckets } = workerData as { buckets: string[] };
+const files = new Map<string, Uint8Array>();
+let rule: FaultRule = { fault: 'ok', minStart: 0, times: 0 };
+let requests = 0;
+const stalled = new Set<ServerResponse>();
+
+/** The fault for a request of bytes from `start` (consumes one of the rule's times). */
+function faultFor(start: number): FaultRule['fault'] {
+  if (rule.fault === 'ok' || start < rule.minStart || rule.times === 0) return 'ok';
+  if (rule.times > 0) rule.times--;
+  return rule.fault;
+}
+
+function listen(s: Server): Promise<number> {
+  return new Promise((r) => s.listen(0, '127.0.0.1', () => r((s.address() as AddressInfo).port)));
+}
+
+const rangeServer = createServer((req: IncomingMessage, res: ServerResponse) => {
+  requests++;
+  const body = files.get(decodeURIComponent((req.url ?? '/').slice(1)));
+  if (!body) return void res.writeHead(404).end();
+  const etag = `"${body.byteLength}-${body[body.byteLength >> 1] ?? 0}-${body[body.byteLength - 1] ?? 0}"`;
+  if (req.headers['if-match'] && req.headers['if-match'] !== etag) return void res.writeHead(412).end();
+  const m = /bytes=(\d+)-(\d+)/.exec(req.headers.range ?? '');
+  const start = m ? Number(m[1]) : 0;
+  const end = Math.min(m ? Number(m[2]) : body.byteLength - 1, body.byteLength - 1);
+  const fault = faultFor(start);
+  if (fault === 'status500') return void res.writeHead(500).end();
+  if (fault === 'status403') return void res.writeHead(403).end();
+  if (fault === 'stall') return void stalled.add(res);
+  if (fault === 'reset') return void req.socket.destroy();
+  if (start > end) return void res.writeHead(416, { 'content-range': `bytes */${body.byteLength}` }).end();
+  const part = body.subarray(start, end + 1);
+  res.writeHead(206, { 'content-range': `bytes ${start}-${end}/${body.byteLength}`, 'content-length': String(part.byteLength), etag });
+  if (fault === 'truncate') {
+    res.write(part.subarray(0, part.byteLength >> 1));
+    return void setTimeout(() => req.socket.destroy(), 20);
+  }
+  res.end(part);
+});
+
+/** A proxy in front of s3rver that applies the same fault rule to ranged GETs. */
+function s3Proxy(target: number): Server {
+  return createServer((req, res) => {
+    requests++;
+    const m = /bytes=(\d+)-/.exec(req.headers.range ?? '');
+    const fault = req.method === 'GET' && m ? faultFor(Number(m[1])) : 'ok';
+    if (fault === 'status500') return void res.writeHead(500).end();
+    if (fault === 'status403')
+      return void res
+        .writeHead(403, { 'content-type': 'application/xml' })
+        .end('<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>');
+    if (fault === 'stall') return void stalled.add(res);
+    if (fault === 'reset') return void req.socket.destroy();
+    const up = request({ host: '127.0.0.1', port: target, method: req.method, path: req.url, headers: req.headers }, (r) => {
+      res.writeHead(r.statusCode ?? 502, r.headers);
+      if (fault === 'truncate') {
+        let sent = false;
+        r.on('data', (c: Buffer) => {
+          if (!sent) res.write(c.subarray(0, c.byteLength >> 1));
+          sent = true;
+          setTimeout(() => req.socket.destroy(), 20);
+        });
+      } else r.pipe(res);
+    });
+    up.on('error', () => res.destroy());
+    req.pipe(up);
+  });
+}
+
+const directory = mkdtempSync(join(tmpdir(), 's3rver-'));
+const { default: S3rver } = await import('s3rver');
+const s3 = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory, configureBuckets: buckets.map((name) => ({ name })) });
+const { port: s3Port } = await s3.run();
+const proxy = s3Proxy(s3Port);
+const proxyPort = await listen(proxy);
+const httpPort = await listen(rangeServer);
+
+parentPort!.on('message', async (c: ServerCall & { id: number }) => {
+  let result: unknown = null;
+  if (c.op === 'file') files.set(c.name, c.bytes);
+  else if (c.op === 'fault') rule = { ...c.rule };
+  else if (c.op === 'requests') result = requests;
+  else if (c.op === 'stop') {
+    for (const r of stalled) r.destroy();
+    for (const s of [rangeServer, proxy]) {
+      s.closeAllConnections();
+      await new Promise((r) => s.close(r));
+    }
+    await s3.close();
+    rmSync(directory, { recursive: true, force: true });
+  }
+  parentPort!.postMessage({ id: c.id, result });
+});
+parentPort!.postMessage({
+  id: 0,
+  result: { s3: `http://127.0.0.1:${s3Port}`, proxy: `http://127.0.0.1:${proxyPort}`, http: `http://127.0.0.1:${httpPort}` },
+});

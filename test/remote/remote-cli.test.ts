@@ -1,0 +1,113 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixturePath } from '../helpers/fixtures.js';
+import { fileBytes, startServers, type RemoteServers } from '../helpers/remote-servers.js';
+
+const BETON = resolve(__dirname, '../../bin/beton.js');
+const dir = mkdtempSync(join(tmpdir(), 'beton-remote-cli-'));
+let srv: RemoteServers;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  srv = await startServers(['data']);
+  for (const n of ['images_jpg', 'images_smart']) {
+    await srv.put('data', `${n}.beton`, fileBytes(fixturePath(n)));
+    await srv.serve(`${n}.beton`, fileBytes(fixturePath(n)));
+  }
+  env = { ...process.env, ...srv.env(), HOME: dir };
+}, 60_000);
+
+afterAll(async () => {
+  await srv?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const beton = (...args: string[]): { status: number | null; stdout: string; stderr: string } =>
+  spawnSync('timeout', ['-k', '5', '180', process.execPath, BETON, ...args], { env, encoding: 'utf8', cwd: dir, maxBuffer: 1 << 26 });
+
+describe('CLI commands take s3:// and http:// inputs', () => {
+  it("inspect --json --hash: the local file's summary and region hashes, but the path", () => {
+    const local = beton('inspect', fixturePath('images_jpg'), '--json', '--hash');
+    for (const url of ['s3://data/images_jpg.beton', `${srv.http}/images_jpg.beton`]) {
+      const r = beton('inspect', url, '--json', '--hash');
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr).toBe('');
+      const a = JSON.parse(local.stdout) as Record<string, unknown>;
+      const b = JSON.parse(r.stdout) as Record<string, unknown>;
+      expect(b.path).toBe(url);
+      expect({ ...b, path: '', manifest: null }).toEqual({ ...a, path: '', manifest: null });
+    }
+  }, 120_000);
+
+  it('export FILE over s3:// writes the same Python as for the local file, naming the URL', () => {
+    const local = beton('export', fixturePath('images_jpg'));
+    const r = beton('export', 's3://data/images_jpg.beton');
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.replaceAll('s3://data/images_jpg.beton', 'F')).toBe(local.stdout.replaceAll(fixturePath('images_jpg'), 'F'));
+  }, 120_000);
+
+  it('bench-loader loads over s3://', () => {
+    const r = beton('bench-loader', 's3://data/images_jpg.beton', '--workers', '1', '--batch-size', '8', '--epochs', '2', '--json');
+    expect(r.status, r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout) as { median_img_per_s: number }).median_img_per_s).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('bench-loader --cache-dir: a second run reads the pages from the disk cache, not the server', async () => {
+    const cache = join(dir, 'page-cache');
+    const run = async (): Promise<number> => {
+      const before = await srv.requests();
+      const r = beton(
+        'bench-loader',
+        `${srv.http}/images_jpg.beton`,
+        '--workers',
+        '1',
+        '--batch-size',
+        '8',
+        '--epochs',
+        '2',
+        '--json',
+        '--cache-dir',
+        cache,
+      );
+      expect(r.status, r.stderr).toBe(0);
+      return (await srv.requests()) - before;
+    };
+    const first = await run();
+    const second = await run();
+    expect(second).toBeLessThan(first);
+  }, 120_000);
+
+  it('merge takes URL inputs and writes to s3://; the object equals the local merge', async () => {
+    const local = join(dir, 'merged.beton');
+    const a = beton('merge', fixturePath('images_jpg'), fixturePath('images_smart'), '-o', local);
+    expect(a.status, a.stderr).toBe(0);
+    const r = beton('merge', 's3://data/images_jpg.beton', `${srv.http}/images_smart.beton`, '-o', 's3://data/merged.beton');
+    expect(r.status, r.stderr).toBe(0);
+    expect(Buffer.from((await srv.get('data', 'merged.beton'))!).equals(readFileSync(local))).toBe(true);
+  }, 120_000);
+
+  it('profile sweeps a file over s3://', () => {
+    const r = beton(
+      'profile',
+      's3://data/images_jpg.beton',
+      '--workers',
+      '1',
+      '--batch-sizes',
+      '8',
+      '--seconds',
+      '1',
+      '--no-gpu',
+      '--db',
+      join(dir, 'runs.db'),
+      '--json',
+    );
+    expect(r.status, r.stderr).toBe(0);
+    const run = JSON.parse(r.stdout) as { dataset: { path: string }; points: Array<{ network?: { bytes: number; requests: number } }> };
+    expect(run.dataset.path).toBe('s3://data/images_jpg.beton');
+    // Each point records what it cost on the network (the whole file fits the pool: maybe nothing after the warm-up).
+    expect(run.points[0]!.network).toMatchObject({ bytes: expect.any(Number), requests: expect.any(Number) });
+  }, 180_000);
+});
