@@ -37,6 +37,11 @@ export function buildToPython(config: BuildConfig, fields: readonly FieldConfig[
   ];
   lines.push(...preludes(fields.map((f) => findFieldType(f.type))));
   const src = config.source;
+  // FFCV reads image folders (torchvision) and our video sources (generated code); for the
+  // other sources it has no reader, so the code defines the build and leaves calling it to
+  // whoever has a dataset: a module-level `dataset = ...` would end the script (and the
+  // loader code after it) in a TypeError.
+  let readable = true;
   if (src.type === 'video_folder' || src.type === 'video_list') {
     lines.push(
       ...videoSourcePy(
@@ -48,11 +53,11 @@ export function buildToPython(config: BuildConfig, fields: readonly FieldConfig[
     lines.push('from torchvision.datasets import ImageFolder', `dataset = ImageFolder(${py(src.path)})`);
     for (const note of new Set(fields.flatMap((f) => findFieldType(f.type)?.python?.buildNotes?.(f) ?? []))) lines.push(`# Note: ${note}`);
   } else {
+    readable = false;
     lines.push(
-      `# Source ${src.type} ${py(src.path)}: FFCV has no reader for it. Provide an indexed dataset`,
-      '# returning one tuple per sample, in this field order:',
-      `#   (${fields.map((f) => f.name).join(', ')})`,
-      'dataset = ...  # e.g. a torch.utils.data.Dataset',
+      `# Source ${src.type} ${py(src.path)}: FFCV has no reader for it. To build the file again, call`,
+      '# build_dataset(ds) with an indexed dataset (e.g. a torch.utils.data.Dataset) returning one tuple',
+      `# per sample, in this field order: (${fields.map((f) => f.name).join(', ')})`,
     );
   }
   if (config.range || config.shard)
@@ -61,15 +66,20 @@ export function buildToPython(config: BuildConfig, fields: readonly FieldConfig[
     );
   lines.push(
     '',
-    'writer = DatasetWriter(',
-    `    ${py(config.output)},`,
-    '    {',
-    ...fields.map((f) => `        ${py(f.name)}: ${fieldPy(f)},`),
-    '    },',
-    `    page_size=${config.pageSize},`,
-    `    num_workers=${config.numWorkers ?? -1},`,
-    ')',
-    `writer.from_indexed_dataset(dataset, chunksize=${config.chunkSize})`,
+    '',
+    'def build_dataset(dataset):',
+    '    writer = DatasetWriter(',
+    `        ${py(config.output)},`,
+    '        {',
+    ...fields.map((f) => `            ${py(f.name)}: ${fieldPy(f)},`),
+    '        },',
+    `        page_size=${config.pageSize},`,
+    `        num_workers=${config.numWorkers ?? -1},`,
+    '    )',
+    `    writer.from_indexed_dataset(dataset, chunksize=${config.chunkSize})`,
+    '',
+    '',
+    readable ? 'build_dataset(dataset)' : `# build_dataset(my_dataset)  # Beton Studio built ${py(config.output)} already`,
     '',
   );
   return lines.join('\n');
@@ -215,7 +225,6 @@ export function loaderToPython(config: LoaderConfig, opts: LoaderExportOptions =
     if (dtype?.startsWith('>'))
       notes.push(`"${name}" is big-endian (${dtype}): torch, and so FFCV, cannot hold it; rewrite the field little-endian`);
     if (!parts.includes('ToTensor()')) parts.push('ToTensor()');
-    if (parts[0] === 'IntDecoder()' && parts.length === 2) parts.push('Squeeze()');
     pipes.push(`        ${py(name)}: [${parts.join(', ')}],`);
   }
   // FFCV's Reader needs a class for every custom field, even one whose pipeline is None.

@@ -1,4 +1,5 @@
 /** The Profile screen's form: a grid sweep or a training command, validated into profiles.start params. */
+import { LOADER_DEFAULTS } from '../../../core/api/constants.js';
 import type { Params } from '../../../core/api/contract.js';
 import type { FormErrors } from './build-form.js';
 import type { OrderName, PointConfig } from './types.js';
@@ -126,7 +127,7 @@ export function validateProfileForm(
   if (!(Number.isInteger(warm) && warm >= 0)) errors.warmupBatches = 'Warm-up batches: a whole number, 0 or more.';
   const ahead = form.batchesAhead.trim() === '' ? null : Number(form.batchesAhead);
   if (ahead !== null && !(Number.isInteger(ahead) && ahead >= 1 && ahead <= 64))
-    errors.batchesAhead = "Batches ahead: a whole number from 1 to 64 (empty: the loader's default, 3).";
+    errors.batchesAhead = `Batches ahead: a whole number from 1 to 64 (empty: the loader's default, ${LOADER_DEFAULTS.batchesAhead}).`;
   if (Object.keys(errors).length) return { errors, params: null, grid: [] };
   const w = workers!.length ? workers! : defaultWorkers(ctx.cores);
   return {

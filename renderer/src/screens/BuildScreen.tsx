@@ -58,19 +58,21 @@ export function BuildScreen() {
       </header>
 
       {order.length > 1 ? (
-        <nav className="tabs" aria-label="Builds this session">
+        <div className="tabs" role="tablist" aria-label="Builds">
           {order.map((id, i) => (
             <button
               key={id}
               type="button"
+              role="tab"
               className={`tab ${id === currentId ? 'is-active' : ''}`}
-              aria-current={id === currentId ? 'true' : undefined}
+              aria-selected={id === currentId}
+              tabIndex={id === currentId ? 0 : -1}
               onClick={() => select(id)}
             >
               Build {order.length - i} · {STATUS_LABEL[jobs[id]!.status]}
             </button>
           ))}
-        </nav>
+        </div>
       ) : null}
 
       <section className="card" data-testid="build-status" data-status={job.status}>
@@ -105,12 +107,14 @@ export function BuildScreen() {
             <span className="muted">Cancelling leaves no partial file.</span>
           </div>
         ) : null}
-        {job.status === 'failed' || job.status === 'cancelled' ? (
-          <ErrorBanner
-            error={{ code: job.status.toUpperCase(), message: job.message ?? job.status }}
-            title={job.status === 'failed' ? 'The build failed' : 'The build was cancelled'}
-            testId="build-error"
-          />
+        {job.status === 'failed' ? (
+          <ErrorBanner error={{ code: 'FAILED', message: job.message ?? job.status }} title="The build failed" testId="build-error" />
+        ) : null}
+        {job.status === 'cancelled' ? (
+          // The user's own choice, not a failure: said plainly, without the red of an error.
+          <p className="notice" role="status" data-testid="build-cancelled">
+            The build was cancelled; no file was written.
+          </p>
         ) : null}
       </section>
 
@@ -121,7 +125,15 @@ export function BuildScreen() {
         count={job.history.length}
         empty="The chart starts with the second progress report (the first is the baseline)."
       >
-        <Lines rows={job.history} x="t" lines={[{ key: 'rate', name: 'samples/s' }]} xLabel="seconds" xFormat={(v) => `${Math.round(v)}`} />
+        <Lines
+          rows={job.history}
+          x="t"
+          lines={[{ key: 'rate', name: 'samples/s' }]}
+          xLabel="seconds"
+          xFormat={(v) => `${Math.round(v)}`}
+          unit="samples/s"
+          xUnit="s"
+        />
       </ChartCard>
 
       {job.report ? <Report report={job.report} job={job} /> : null}

@@ -1,3 +1,4 @@
+import { ORDER_NAMES } from '../../../core/api/constants.js';
 import { useEffect, useMemo, useState } from 'react';
 import { CodeBlock } from '../components/CodeBlock.js';
 import { PathPicker } from '../components/FileBrowser.js';
@@ -122,11 +123,7 @@ export function ExportScreen() {
             label="Order"
             value={f.order}
             onChange={(order) => x.setForm({ order })}
-            options={[
-              { value: 'random', label: 'random' },
-              { value: 'quasi_random', label: 'quasi-random' },
-              { value: 'sequential', label: 'sequential' },
-            ]}
+            options={ORDER_NAMES.map((o) => ({ value: o, label: o.replace('_', '-') }))}
           />
           <TextField label="Seed" value={f.seed} onChange={(seed) => x.setForm({ seed })} error={e.seed} inputMode="numeric" />
           <SelectField<DecoderKind>

@@ -4,7 +4,7 @@ import { ChartCard, Lines } from '../components/Charts.js';
 import { PointsTable } from '../components/PointsTable.js';
 import { ProfileCharts } from '../components/ProfileCharts.js';
 import { EmptyState, ErrorBanner, Loading, Skeleton } from '../components/States.js';
-import { formatCompact, formatDateTime, shortenPath } from '../lib/format.js';
+import { formatCompact, formatDateTime, rateUnit, shortenPath } from '../lib/format.js';
 import { pointLabel } from '../lib/profile-form.js';
 import { overlayChart } from '../lib/series.js';
 import { runSettings, settingsDiff, type SettingGroup } from '../lib/run-settings.js';
@@ -107,7 +107,9 @@ export function RunsScreen() {
                           </div>
                         ) : null}
                       </td>
-                      <td title={run.datasetPath ?? ''}>{run.datasetPath ? shortenPath(run.datasetPath, 40) : '—'}</td>
+                      <td className="cell-path" title={run.datasetPath ?? ''}>
+                        {run.datasetPath ? shortenPath(run.datasetPath, 40) : '—'}
+                      </td>
                       <td>{run.hostname}</td>
                       <td className="num">{run.points}</td>
                       <td className="num">{formatCompact(run.bestImagesPerSec)}</td>
@@ -337,7 +339,7 @@ function RunDetail({ run, onClose }: { run: ProfileRunView; onClose: () => void 
         </>
       ) : null}
       <h4>Timelines</h4>
-      <ProfileCharts samples={run.samples} configs={configs} />
+      <ProfileCharts samples={run.samples} configs={configs} rate={rateUnit(run.dataset?.schema)} />
     </section>
   );
 }

@@ -1,3 +1,4 @@
+import { CLIP_WRITE_MODES as CONTRACT_CLIP_WRITE_MODES } from '../../../core/api/constants.js';
 import { useMemo } from 'react';
 import { Check, FieldMessage, SelectField, TextField } from '../components/Form.js';
 import { BuildAdvicePanel } from '../components/BuildAdvicePanel.js';
@@ -26,13 +27,14 @@ const SOURCE_LABEL: Record<string, string> = {
   video_folder: 'Video folder',
   video_list: 'Video list',
 };
-const CLIP_WRITE_MODES: WriteMode[] = ['jpg', 'raw'];
+const CLIP_WRITE_MODES: readonly WriteMode[] = CONTRACT_CLIP_WRITE_MODES;
 const TYPE_LABEL: Record<FieldType, string> = {
   rgb_image: 'RGB image',
   int: 'int',
   float: 'float',
   bytes: 'bytes',
-  json: 'JSON',
+  // A string column becomes a JSON field (FFCV's JSONField holds the text); the label says both.
+  json: 'text (JSON)',
   ndarray: 'ndarray',
   torch_tensor: 'torch tensor',
   video_clip: 'video clip',
@@ -313,7 +315,11 @@ function FieldRow({
   onRemove: (() => void) | undefined;
 }) {
   const k = (key: string): string => `fields.${index}.${key}`;
-  const cell = (key: keyof FieldForm, label: string, props: { inputMode?: 'numeric' | 'decimal'; placeholder?: string } = {}) => (
+  const cell = (
+    key: keyof FieldForm,
+    label: string,
+    props: { inputMode?: 'numeric' | 'decimal'; placeholder?: string; disabled?: boolean; title?: string } = {},
+  ) => (
     <td>
       <input
         aria-label={`${f.name || `field ${index + 1}`} ${label}`}
@@ -328,6 +334,7 @@ function FieldRow({
     </td>
   );
   const isImage = f.type === 'rgb_image';
+  const rawOnly = f.writeMode === 'raw' ? { disabled: true, title: 'raw mode stores pixels: no JPEG is written' } : {};
   const isClip = f.type === 'video_clip';
   const isArray = f.type === 'ndarray' || f.type === 'torch_tensor';
   const labels = needsCategories(f) ? f.labelMap : null;
@@ -375,12 +382,13 @@ function FieldRow({
             </select>
           </td>
           {cell('maxResolution', 'max resolution', { inputMode: 'numeric', placeholder: 'none' })}
-          {cell('jpegQuality', 'JPEG quality', { inputMode: 'numeric' })}
-          {cell('compressProbability', 'compress probability', { inputMode: 'decimal' })}
+          {/* Raw mode writes no JPEG: its quality and the chance of one mean nothing there. */}
+          {cell('jpegQuality', 'JPEG quality', { inputMode: 'numeric', ...rawOnly })}
+          {cell('compressProbability', 'compress probability', { inputMode: 'decimal', ...rawOnly })}
           {cell('smartThreshold', 'smart threshold', { inputMode: 'numeric', placeholder: 'default' })}
           <td>
             <Check
-              label={<span className="sr-only">{f.name} pass-through</span>}
+              label={<span className="sr-only">{f.name}: keep source JPEGs (pass-through)</span>}
               checked={f.passThrough}
               onChange={(passThrough) => onChange({ passThrough })}
               testId={`field-${index}-passThrough`}
@@ -405,7 +413,7 @@ function FieldRow({
             </select>
           </td>
           {cell('maxResolution', 'max resolution', { inputMode: 'numeric', placeholder: 'none' })}
-          {cell('jpegQuality', 'JPEG quality', { inputMode: 'numeric' })}
+          {cell('jpegQuality', 'JPEG quality', { inputMode: 'numeric', ...rawOnly })}
           <td colSpan={3} className="muted">
             Frames per clip: the clip length, under Clips.
             <FieldMessage id={`f${index}-type`} error={errors[k('type')]} />
