@@ -286,6 +286,18 @@ describe.skipIf(!chromium)('the app walk of issue 23: each defect, end to end', 
     await shot(page, 'walk-csv-compression');
   });
 
+  it('Export with "Include the build" for the CSV writes a build function to call, not a module-level `dataset = ...` that dies', async () => {
+    await page.getByRole('button', { name: 'Export code' }).click();
+    await page.getByTestId('screen-export').waitFor();
+    await page.getByTestId('export-generate').click();
+    await page.locator('[data-testid=code-block]:has-text("def build_dataset")').waitFor();
+    const code = (await page.getByTestId('code-block').textContent()) ?? '';
+    expect(code).not.toMatch(/^dataset = \.\.\./m);
+    expect(code).toContain('# build_dataset(my_dataset)');
+    expect(code).toContain('"id": [IntDecoder(), ToTensor()]');
+    await shot(page, 'walk-export-with-build');
+  });
+
   it('a cancelled build says so calmly: no red failure banner', async () => {
     await detect(join(app.tmp, 'many'));
     await page.getByTestId('build-button').click();
