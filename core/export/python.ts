@@ -1,4 +1,5 @@
 import type { BuildConfig, FieldConfig } from '../api/build-config.js';
+import { BetonEncodeError } from '../format/errors.js';
 import type { LoaderConfig } from '../api/loader-config.js';
 import type { FieldType, PipelineStepLike } from '../fields/field-type.js';
 import { py } from '../pipeline/python-code.js';
@@ -15,7 +16,12 @@ import { videoSourcePy } from './python-video.js';
 /** The field's FFCV constructor, as its type writes it (core/fields). */
 function fieldPy(f: FieldConfig): string {
   const ft = findFieldType(f.type);
-  if (!ft?.python) throw new Error(`field type "${f.type}" has no Python export`);
+  if (!ft?.python)
+    throw new BetonEncodeError(
+      'BAD_SCHEMA',
+      `field "${f.name}" of type "${f.type}" has no Python export: give the type a \`python\` section (docs/fields.md) or leave the field out of the export`,
+      { field: f.name },
+    );
   return ft.python.field(f);
 }
 
