@@ -10,12 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, HAVE_CHROMIUM, openPage, ROOT, shot, startServer, stopServer } from './e2e-helpers.js';
+import { requires } from '../helpers/requires.js';
+import { ensureBuilt, needChromium, openPage, ROOT, shot, startServer, stopServer } from './e2e-helpers.js';
 
-const HAVE_FFMPEG = spawnSync('ffmpeg', ['-version']).status === 0;
+const HAVE_FFMPEG = requires('ffmpeg', 'apt-get install -y ffmpeg', spawnSync('ffmpeg', ['-version']).status === 0);
 const SPECIES = ['cat', 'dog', 'bird'];
 
-describe.skipIf(!HAVE_CHROMIUM)('screens follow their inputs; layout, video and labels (issue 14), end to end', () => {
+describe.skipIf(!needChromium())('screens follow their inputs; layout, video and labels (issue 14), end to end', () => {
   let tmp: string;
   let server: ChildProcess | null = null;
   let browser: Browser | null = null;

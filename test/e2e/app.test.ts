@@ -11,17 +11,16 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requires } from '../helpers/requires.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CHROMIUM = process.env.BETON_CHROMIUM ?? '/usr/bin/chromium';
 const SHOTS = join(ROOT, 'test-output', 'screenshots');
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-
-if (!HAVE_CHROMIUM) {
-  console.warn(
-    `[e2e] SKIPPED: no Chromium at ${CHROMIUM}. Install it with \`apt-get install -y chromium\` (CI's .ci/run does), or set BETON_CHROMIUM.`,
-  );
-}
+const HAVE_CHROMIUM = requires(
+  'Chromium',
+  `none at ${CHROMIUM} (apt-get install -y chromium, as CI's .ci/run does, or set BETON_CHROMIUM)`,
+  existsSync(CHROMIUM),
+);
 
 /** Newest modification time under `p` (files only). */
 function newest(p: string): number {

@@ -8,9 +8,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { HAVE_CHROMIUM, serveApp, shot } from './e2e-helpers.js';
-
-if (!HAVE_CHROMIUM) console.warn('[e2e] SKIPPED: no Chromium (apt-get install -y chromium, or set BETON_CHROMIUM).');
+import { needChromium, serveApp, shot } from './e2e-helpers.js';
 
 const MiB = 1024 * 1024;
 /** "≈ 16.0 MiB" → bytes. */
@@ -20,7 +18,7 @@ const bytesOf = (t: string): number => {
   return Number(m[1]) * { B: 1, KiB: 1024, MiB, GiB: 1024 * MiB }[m[2] as 'B'];
 };
 
-describe.skipIf(!HAVE_CHROMIUM)('advice before building (issue 14, feature 3), end to end', () => {
+describe.skipIf(!needChromium())('advice before building (issue 14, feature 3), end to end', () => {
   const app = serveApp({ prefix: 'beton-e2e-f3-', images: true });
   const { problems } = app;
   let tmp: string;

@@ -9,11 +9,15 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
+import { requires } from '../helpers/requires.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const CHROMIUM = process.env.BETON_CHROMIUM ?? '/usr/bin/chromium';
 export const SHOTS = join(ROOT, 'test-output', 'screenshots');
 export const HAVE_CHROMIUM = existsSync(CHROMIUM);
+/** Whether this file's e2e tests can run: without Chromium a skip with a warning, under CI=true a failure (requires()). */
+export const needChromium = (): boolean =>
+  requires('Chromium', `none at ${CHROMIUM} (apt-get install -y chromium, or set BETON_CHROMIUM)`, HAVE_CHROMIUM);
 
 /** Newest modification time under `p` (files only). */
 function newest(p: string): number {

@@ -12,9 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PointResult, ProfileRun } from '../../core/profile/types.js';
 import { RunsDb } from '../../core/runs/runs-db.js';
-import { ensureBuilt, HAVE_CHROMIUM, openPage, ROOT, shot, startServer, stopServer } from './e2e-helpers.js';
-
-if (!HAVE_CHROMIUM) console.warn('[e2e] SKIPPED: no Chromium (apt-get install -y chromium, or set BETON_CHROMIUM).');
+import { ensureBuilt, needChromium, openPage, ROOT, shot, startServer, stopServer } from './e2e-helpers.js';
 
 /** A stored sweep of one point at `ips` images/s over a dataset of the given content. */
 function seededRun(startedAt: string, ips: number): ProfileRun {
@@ -65,7 +63,7 @@ function seededRun(startedAt: string, ips: number): ProfileRun {
   };
 }
 
-describe.skipIf(!HAVE_CHROMIUM)('the app tells the truth (issue 14), end to end', () => {
+describe.skipIf(!needChromium())('the app tells the truth (issue 14), end to end', () => {
   let tmp: string;
   let server: ChildProcess | null = null;
   let browser: Browser | null = null;

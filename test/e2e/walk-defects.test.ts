@@ -11,10 +11,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PointResult, ProfileRun, TelemetrySample } from '../../core/api/profile-model.js';
 import { RunsDb } from '../../core/runs/runs-db.js';
-import { requires } from '../helpers/requires.js';
-import { CHROMIUM, HAVE_CHROMIUM, ROOT, serveApp, shot } from './e2e-helpers.js';
-
-const chromium = requires('Chromium', `${CHROMIUM} (apt-get install -y chromium, or set BETON_CHROMIUM)`, HAVE_CHROMIUM);
+import { needChromium, ROOT, serveApp, shot } from './e2e-helpers.js';
 
 const point = (index: number, workers: number, ips: number): PointResult => ({
   index,
@@ -105,7 +102,7 @@ function sweep(startedAt: string, workers: number[], schemaType: string): Profil
 
 const SPECIES = ['cat', 'dog', 'bird'];
 
-describe.skipIf(!chromium)('the app walk of issue 23: each defect, end to end', () => {
+describe.skipIf(!needChromium())('the app walk of issue 23: each defect, end to end', () => {
   const ids: number[] = [];
   const app = serveApp({
     prefix: 'beton-e2e-walk-',
