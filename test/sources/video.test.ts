@@ -20,6 +20,7 @@ import { buildDataset, type BuildReport } from '../../core/app/build.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 import { checkPython } from '../helpers/python-check.js';
 import { requires } from '../helpers/requires.js';
+import { cliIn } from '../helpers/cli.js';
 
 const HAVE_FFMPEG = requires('ffmpeg and ffprobe', 'apt-get install -y ffmpeg (.ci/run installs it)', ffmpegAvailable());
 
@@ -650,10 +651,7 @@ print(json.dumps({"args_roundtrip": bool(roundtrip), "shape": list(state.shape),
 describe.skipIf(!HAVE_FFMPEG || !requires('a built dist/', 'npm run build:ts', existsSync(join(ROOT, 'dist/core/cli/main.js'))))(
   'beton build with videos (CLI)',
   () => {
-    const cli = (...args: string[]): { status: number | null; stdout: string; stderr: string } => {
-      const r = spawnSync(process.execPath, [join(ROOT, 'bin/beton.js'), ...args], { encoding: 'utf8', cwd: dir });
-      return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-    };
+    const cli = cliIn(dir);
 
     it('asks for --clip-length on a folder of videos', () => {
       const r = cli('build', videos, '-o', join(dir, 'cli0.beton'));
