@@ -41,7 +41,7 @@ describe.skipIf(!needChromium())('advice before building (issue 14, feature 3), 
     await page.getByTestId('advise-button').click();
     await page.getByTestId('advice-result').waitFor();
     expect(await page.getByTestId('advice-note').textContent()).toBe(
-      'Estimated from 16 items picked at random (seed 0) of 48, encoded here on one thread with these settings; the time assumes 1 encoder and leaves out reading and writing the files.',
+      'Estimated from 16 items picked at random (seed 0) of 48, encoded here on one thread with these settings; the time comes from a short real build of them with 1 encoder (start-up, reading, encoding and writing the file).',
     );
     expect(await page.getByTestId('advice-sampled').textContent()).toContain('16 of 48');
     expect(bytesOf((await page.getByTestId('advice-size').textContent())!)).toBe(16 * MiB);

@@ -1,3 +1,4 @@
+import { useShallow } from 'zustand/react/shallow';
 import { ChartCard, Lines } from '../components/Charts.js';
 import { ProgressBar, Stat } from '../components/Form.js';
 import { EmptyState, ErrorBanner } from '../components/States.js';
@@ -22,9 +23,19 @@ import { useUiStore } from '../stores/ui.js';
 const STATUS_LABEL: Record<BuildJob['status'], string> = { running: 'Building', ok: 'Done', cancelled: 'Cancelled', failed: 'Failed' };
 
 export function BuildScreen() {
-  const { jobs, order, currentId, select, cancel } = useBuildsStore();
+  // The shown build and the tabs' statuses only: another build's progress does not re-render this one.
+  const { order, currentId, select, cancel, job, statuses } = useBuildsStore(
+    useShallow((s) => ({
+      order: s.order,
+      currentId: s.currentId,
+      select: s.select,
+      cancel: s.cancel,
+      job: s.currentId ? s.jobs[s.currentId] : undefined,
+      statuses: s.order.map((id) => s.jobs[id]!.status).join(' '),
+    })),
+  );
   const setScreen = useUiStore((u) => u.setScreen);
-  const job = currentId ? jobs[currentId] : undefined;
+  const statusOf = statuses.split(' ') as Array<BuildJob['status']>;
 
   if (!job) {
     return (
@@ -69,7 +80,7 @@ export function BuildScreen() {
               tabIndex={id === currentId ? 0 : -1}
               onClick={() => select(id)}
             >
-              Build {order.length - i} · {STATUS_LABEL[jobs[id]!.status]}
+              Build {order.length - i} · {STATUS_LABEL[statusOf[i]!]}
             </button>
           ))}
         </div>
