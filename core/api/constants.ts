@@ -6,6 +6,7 @@
  * Plain data, no zod: it is bundled into the page.
  */
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MIN_WRITER_PAGE_SIZE } from '../format/constants.js';
+import { ELEMENT_TYPES } from '../pipeline/dtypes.js';
 import { ORDER_NAMES } from './order-names.js';
 
 export { ORDER_NAMES };
@@ -23,20 +24,11 @@ export type ImageWriteMode = (typeof IMAGE_WRITE_MODES)[number];
 /** How a video clip field stores frames. */
 export const CLIP_WRITE_MODES = ['jpg', 'raw'] as const;
 
-/** The dtype names the app offers for arrays (build configs also take any numpy typestr, "<f4"). */
-export const ARRAY_DTYPES = [
-  'uint8',
-  'int8',
-  'uint16',
-  'int16',
-  'uint32',
-  'int32',
-  'int64',
-  'uint64',
-  'float16',
-  'float32',
-  'float64',
-] as const;
+/**
+ * The dtype names the app offers for arrays, numpy's (build configs also take any numpy
+ * typestr, "<f4"): the loader's element types, the same names.
+ */
+export const ARRAY_DTYPES = ELEMENT_TYPES;
 
 /** JPEG quality (RGB images, video frames). */
 export const JPEG_QUALITY = { min: 1, max: 100, default: 90 } as const;

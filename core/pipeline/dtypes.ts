@@ -4,8 +4,21 @@
  */
 import { float16Bits, float16Value } from '../format/float16.js';
 
-export type ElementType =
-  'uint8' | 'int8' | 'uint16' | 'int16' | 'uint32' | 'int32' | 'float16' | 'float32' | 'float64' | 'int64' | 'uint64';
+/** The element types, by numpy's names (the Convert op's schema and the contract's dtype list use them). */
+export const ELEMENT_TYPES = [
+  'uint8',
+  'int8',
+  'uint16',
+  'int16',
+  'uint32',
+  'int32',
+  'float16',
+  'float32',
+  'float64',
+  'int64',
+  'uint64',
+] as const;
+export type ElementType = (typeof ELEMENT_TYPES)[number];
 
 export type OutputArray =
   | Uint8Array
