@@ -131,6 +131,8 @@ export function serveApp(opts: {
   images?: boolean;
   prepare?: (tmp: string) => void | Promise<void>;
   env?: (tmp: string) => NodeJS.ProcessEnv;
+  /** More `beton serve` arguments (`--allow-exec`). */
+  args?: string[];
   cleanup?: () => void;
 }): AppSession {
   const session = { tmp: '', page: undefined as unknown as Page, problems: [] as string[] };
@@ -142,11 +144,15 @@ export function serveApp(opts: {
     if (opts.images) cpSync(join(ROOT, 'assets/sample-images'), join(session.tmp, 'images'), { recursive: true });
     await opts.prepare?.(session.tmp);
     let url: string;
-    ({ proc: server, url } = await startServer(session.tmp, {
-      ...process.env,
-      BETON_DB: join(session.tmp, 'runs.sqlite'),
-      ...opts.env?.(session.tmp),
-    }));
+    ({ proc: server, url } = await startServer(
+      session.tmp,
+      {
+        ...process.env,
+        BETON_DB: join(session.tmp, 'runs.sqlite'),
+        ...opts.env?.(session.tmp),
+      },
+      opts.args ?? [],
+    ));
     ({ browser, page: session.page } = await openPage(session.problems));
     await session.page.goto(url);
     await session.page.locator('[data-testid=connection][data-state=open]').waitFor();
