@@ -81,7 +81,9 @@ export default tseslint.config(
   ...LEVELS.flat().map(layerRule),
   {
     // The renderer (dom layer): a sandboxed page. No Node modules, no Electron, and from core
-    // only `import type` of the contract (core/api); everything else goes through lib/api.ts.
+    // only `import type` of the contract (core/api), plus the contract's plain values from
+    // core/api/constants.ts (field types, write modes, bounds, loader defaults: one source for
+    // the forms and the host's schemas); everything else goes through lib/api.ts.
     files: ['renderer/**/*.ts', 'renderer/**/*.tsx'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
@@ -99,9 +101,10 @@ export default tseslint.config(
               message: 'renderer: from core only the contract (core/api), and only its types',
             },
             {
-              group: ['**/core/api', '**/core/api/**'],
+              group: ['**/core/api/**', '!**/core/api/constants.js'],
               allowTypeImports: true,
-              message: 'renderer: use `import type` from core/api (its schemas and zod stay on the host side)',
+              message:
+                'renderer: use `import type` from core/api (its schemas and zod stay on the host side); values only from core/api/constants.js',
             },
           ],
         },

@@ -3,7 +3,19 @@
  * The public library API; everything else is internal.
  */
 export * from './format/errors.js';
-export * from './format/constants.js';
+// The values a user sets or checks (page sizes); the byte layout's own sizes stay internal.
+export { DEFAULT_PAGE_SIZE, MIN_WRITER_PAGE_SIZE, MAX_PAGE_SIZE } from './format/constants.js';
+// The contract's lists, bounds and loader defaults (what the CLI and the app accept).
+export {
+  FIELD_TYPES,
+  IMAGE_WRITE_MODES,
+  ARRAY_DTYPES,
+  JPEG_QUALITY,
+  COMPRESS_PROBABILITY,
+  PAGE_SIZE,
+  ORDER_NAMES,
+  LOADER_DEFAULTS,
+} from './api/constants.js';
 export { parseDType, type DType } from './format/dtype.js';
 export * from './fields/index.js';
 export {

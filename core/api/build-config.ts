@@ -1,4 +1,13 @@
 import { z } from 'zod';
+import {
+  CLIP_WRITE_MODES,
+  COMPRESS_PROBABILITY,
+  IMAGE_WRITE_MODES,
+  JPEG_QUALITY,
+  ON_ERROR,
+  PAGE_SIZE,
+  TABLE_FORMATS,
+} from './constants.js';
 
 /**
  * The build configuration: what `beton build --config`, the app's Build screen and the
@@ -17,11 +26,11 @@ export const RGBImageFieldConfig = z
   .object({
     name: z.string(),
     type: z.literal('rgb_image'),
-    writeMode: z.enum(['raw', 'jpg', 'smart', 'proportion']).default('raw'),
+    writeMode: z.enum(IMAGE_WRITE_MODES).default('raw'),
     maxResolution: positiveInt.nullable().default(null),
     smartThreshold: positiveInt.nullable().default(null),
-    jpegQuality: z.number().int().min(1).max(100).default(90),
-    compressProbability: z.number().min(0).max(1).default(0.5),
+    jpegQuality: z.number().int().min(JPEG_QUALITY.min).max(JPEG_QUALITY.max).default(JPEG_QUALITY.default),
+    compressProbability: z.number().min(COMPRESS_PROBABILITY.min).max(COMPRESS_PROBABILITY.max).default(COMPRESS_PROBABILITY.default),
     /** Store source JPEGs unchanged when they qualify (8-bit YCbCr/grey, no resize, no EXIF rotation). */
     passThrough: z.boolean().default(false),
     columns,
@@ -64,8 +73,8 @@ export const VideoClipFieldConfig = z
   .object({
     name: z.string(),
     type: z.literal('video_clip'),
-    writeMode: z.enum(['jpg', 'raw']).default('jpg'),
-    jpegQuality: z.number().int().min(1).max(100).default(90),
+    writeMode: z.enum(CLIP_WRITE_MODES).default('jpg'),
+    jpegQuality: z.number().int().min(JPEG_QUALITY.min).max(JPEG_QUALITY.max).default(JPEG_QUALITY.default),
     maxResolution: positiveInt.nullable().default(null),
     /** Frames per clip when every clip has the same number (checked when writing); null = any. */
     frames: positiveInt.max(65535).nullable().default(null),
@@ -96,7 +105,7 @@ const videoClipping = {
   ffmpeg: z.string().min(1).optional(),
 };
 
-export const TABLE_FORMATS = ['csv', 'tsv', 'parquet', 'jsonl', 'npy', 'npz'] as const;
+export { TABLE_FORMATS };
 
 export const SourceConfig = z.discriminatedUnion('type', [
   z.object({ type: z.literal('image_folder'), path: z.string().min(1) }).strict(),
@@ -138,12 +147,12 @@ export const BuildConfig = z
     fields: z.array(FieldConfig).min(1).optional(),
     /** Options applied to the source's default image field when `fields` is omitted. */
     image: RGBImageFieldConfig.omit({ name: true, type: true }).partial().optional(),
-    pageSize: positiveInt.refine(isPow2, 'must be a power of two').default(8 * 1024 * 1024),
+    pageSize: positiveInt.refine(isPow2, 'must be a power of two').default(PAGE_SIZE.default),
     numWorkers: z.number().int().min(0).optional(),
     chunkSize: positiveInt.default(100),
     seed: z.number().int().default(0),
     /** 'fail' stops at the first bad sample (no output); 'skip' leaves it out and reports it. */
-    onError: z.enum(['fail', 'skip']).default('fail'),
+    onError: z.enum(ON_ERROR).default('fail'),
     /** A contiguous slice [start, end) of the source's samples (Python slice bounds). */
     range: z.tuple([z.number().int(), z.number().int().nullable()]).optional(),
     /** Shard k of N: a contiguous slice, so shards built in parallel concatenate in order. */

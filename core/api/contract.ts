@@ -217,6 +217,8 @@ export const Requests = {
   /** overwrite: replace an existing output (default false: OUTPUT_EXISTS); an output that is an input is refused either way (OUTPUT_IS_INPUT). */
   'builds.start': z.object({ config: BuildConfig, overwrite: z.boolean().optional() }).strict(),
   'builds.cancel': z.object({ jobId: z.string().min(1).max(64) }).strict(),
+  /** The builds this host ran since it started (newest first): a reloaded page shows them again. */
+  'builds.list': z.object({}).strict(),
   /** Advice before building: estimates from encoding `sample` seeded source items (nothing is written). loaderSize: the loader's crop, for the upscaling warning. */
   'builds.advise': z
     .object({
@@ -244,6 +246,18 @@ export type Method = keyof typeof Requests;
 export type Params<M extends Method> = z.input<(typeof Requests)[M]>;
 export type ParsedParams<M extends Method> = z.output<(typeof Requests)[M]>;
 
+/** A build this host ran (builds.list): what it was asked, and how it ended. */
+export interface BuildHistoryEntry {
+  jobId: string;
+  config: z.input<typeof BuildConfig>;
+  /** ms since the epoch, on the host's clock. */
+  startedAt: number;
+  finishedAt: number | null;
+  status: 'running' | 'ok' | 'cancelled' | 'failed';
+  report: JobResults['build'] | null;
+  message: string | null;
+}
+
 /** What each method returns (the hosts implement these). */
 export interface Results {
   'env.info': EnvInfo;
@@ -256,6 +270,7 @@ export interface Results {
   'datasets.check': DatasetCheck | null;
   'builds.start': { jobId: string };
   'builds.cancel': { cancelled: boolean };
+  'builds.list': BuildHistoryEntry[];
   'builds.advise': BuildAdvice;
   'profiles.start': { jobId: string };
   'profiles.cancel': { cancelled: boolean };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { OP_SCHEMAS } from '../pipeline/ops/index.js';
 import { ORDER_NAMES } from './order-names.js';
+import { LOADER_DEFAULTS } from './constants.js';
 
 /**
  * The loader configuration: what the profiler sweeps, the app edits and the exporter
@@ -68,11 +69,11 @@ export const LoaderConfig = z
     file: z.string().min(1),
     batchSize: z.number().int().positive(),
     numWorkers: z.number().int().positive().optional(),
-    order: z.enum(ORDER_NAMES).default('random'),
-    seed: z.number().int().min(0).default(0),
-    dropLast: z.boolean().default(true),
-    batchesAhead: z.number().int().positive().default(3),
-    osCache: z.boolean().default(true),
+    order: z.enum(ORDER_NAMES).default(LOADER_DEFAULTS.order),
+    seed: z.number().int().min(0).default(LOADER_DEFAULTS.seed),
+    dropLast: z.boolean().default(LOADER_DEFAULTS.dropLast),
+    batchesAhead: z.number().int().positive().default(LOADER_DEFAULTS.batchesAhead),
+    osCache: z.boolean().default(LOADER_DEFAULTS.osCache),
     distributed: z
       .object({ rank: z.number().int().min(0), worldSize: z.number().int().positive() })
       .strict()

@@ -1,5 +1,6 @@
-import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { BuildAdvice, PageSizeOption, QualityPreviewItem, QualityVariant } from '../api/build-advice.js';
 import type { BuildConfig, FieldConfig } from '../api/build-config.js';
@@ -12,6 +13,7 @@ import { openSource } from '../sources/open-source.js';
 import type { ReadGuard } from '../sources/read-guard.js';
 import type { DatasetSource } from '../sources/source.js';
 import { buildFields, toNamedFields } from './build.js';
+import { DatasetWriter } from '../writer/dataset-writer.js';
 import { encodeSample } from '../writer/encode-sample.js';
 import type { Sample } from '../writer/sample.js';
 import { sampleRandom } from '../writer/sample-random.js';
@@ -63,7 +65,10 @@ export async function adviseBuild(config: BuildConfig, opts: AdviseOptions = {})
     picked === 'random'
       ? pickIndices(items!, want, seed).map((i) => i + slice.start)
       : range(slice.start, slice.end === null ? slice.start + want : Math.min(slice.end, slice.start + want));
+  // Reading is timed too: a video source decodes frames here, on the build's main thread.
+  const tRead = performance.now();
   const samples = await fetchSamples(source, fieldConfigs, indices, picked === 'random');
+  const readMs = performance.now() - tRead;
 
   const needsCodec = fields.some((f) => f.field.type === 'rgb_image' || f.field.type === 'video_clip');
   const codec: ImageCodec | undefined = needsCodec ? (await import('../images/node-image-codec.js')).nodeImageCodec() : undefined;
@@ -94,6 +99,7 @@ export async function adviseBuild(config: BuildConfig, opts: AdviseOptions = {})
   const largest = heapSizes.length ? Math.max(...heapSizes) : 0;
   const msPerSample = encoded.length ? encodeMs / encoded.length : 0;
   const workers = Math.max(1, config.numWorkers ?? availableParallelism());
+  const shortRun = await timeShortBuild(config, fields, samples, source.baseDir);
   const recordSize = recordLayout(fields.map((f) => f.field.metadata)).size;
 
   const layout = { items, recordSize, numFields: fields.length, heapSizes, objectsPerSample };
@@ -135,8 +141,11 @@ export async function adviseBuild(config: BuildConfig, opts: AdviseOptions = {})
       fileBytes: chosen?.fileBytes ?? null,
       encodeMsPerSample: msPerSample,
       workers,
-      buildSeconds: items === null ? null : (items * msPerSample) / 1000 / workers,
-      note: `Estimated from ${howPicked} of ${items === null ? 'a source of unknown length' : items}, encoded here on one thread with these settings; the time assumes ${workers} encoder${workers === 1 ? '' : 's'} and leaves out reading and writing the files.`,
+      buildSeconds:
+        items === null
+          ? null
+          : buildSecondsFor(items, { n: samples.length, readMs, encodeMsPerSample: msPerSample, workers, runMs: shortRun }),
+      note: `Estimated from ${howPicked} of ${items === null ? 'a source of unknown length' : items}, encoded here on one thread with these settings; the time comes from a short real build of them with ${workers} encoder${workers === 1 ? '' : 's'} (start-up, reading, encoding and writing the file).`,
     },
     pageSizes,
     pageSizeAdvice,
@@ -162,6 +171,53 @@ export function pickIndices(n: number, k: number, seed: number): number[] {
     out.push(vj);
   }
   return out.sort((a, b) => a - b);
+}
+
+/**
+ * The wall time of a real build of the sampled items (a temporary file, the config's
+ * workers, page size and seed): what the encode timing alone leaves out — starting the
+ * encoders, handing samples over, writing pages, renaming the file. Null when it fails.
+ */
+async function timeShortBuild(
+  config: BuildConfig,
+  fields: NamedField[],
+  samples: ReadonlyArray<{ sample: Sample }>,
+  baseDir: string | undefined,
+): Promise<number | null> {
+  if (!samples.length) return null;
+  const dir = await mkdtemp(join(tmpdir(), 'beton-advice-'));
+  try {
+    const t0 = performance.now();
+    const writer = new DatasetWriter(join(dir, 'sample.beton'), fields, {
+      pageSize: config.pageSize,
+      numWorkers: config.numWorkers,
+      chunkSize: config.chunkSize,
+      seed: config.seed,
+      onError: 'skip',
+      baseDir,
+    });
+    await writer.write(samples.map((s) => s.sample));
+    return performance.now() - t0;
+  } catch {
+    return null;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A build of `items` from the sampled timings: the short real run is fixed costs plus its
+ * items' share of the parallel encoding; the fixed part stays, and every item adds its
+ * reading (serial, main thread) and its encoding spread over the workers. Without a real
+ * run, the sum of the parts.
+ */
+export function buildSecondsFor(
+  items: number,
+  t: { n: number; readMs: number; encodeMsPerSample: number; workers: number; runMs: number | null },
+): number {
+  const perItemMs = (t.n ? t.readMs / t.n : 0) + t.encodeMsPerSample / t.workers;
+  const fixedMs = t.runMs === null ? 0 : Math.max(0, t.runMs - t.n * (t.encodeMsPerSample / t.workers));
+  return (fixedMs + items * perItemMs) / 1000;
 }
 
 async function fetchSamples(

@@ -88,6 +88,9 @@ export async function buildDataset(config: BuildConfig, opts: BuildOptions = {})
   const srcBytes = report.sourceBytes || (slice.start === 0 && slice.end === source.length ? (source.sourceBytes?.() ?? 0) : 0);
   const result: BuildReport = {
     ...report,
+    // The writer counts the bytes of the images it read; a table or video source counts its
+    // own files: the report names the same bytes its ratio divides by (never "0 B of sources").
+    sourceBytes: srcBytes,
     source: { kind: source.kind, path: source.path, items },
     compressionRatio: srcBytes > 0 ? srcBytes / report.fileSize : null,
     passThrough: Object.values(report.imageModes).reduce((s, m) => s + m.passThrough, 0),

@@ -1,4 +1,5 @@
 import type { BuildConfig, FieldConfig } from '../api/build-config.js';
+import { BetonEncodeError } from '../format/errors.js';
 import type { LoaderConfig } from '../api/loader-config.js';
 import type { FieldType, PipelineStepLike } from '../fields/field-type.js';
 import { py } from '../pipeline/python-code.js';
@@ -15,7 +16,12 @@ import { videoSourcePy } from './python-video.js';
 /** The field's FFCV constructor, as its type writes it (core/fields). */
 function fieldPy(f: FieldConfig): string {
   const ft = findFieldType(f.type);
-  if (!ft?.python) throw new Error(`field type "${f.type}" has no Python export`);
+  if (!ft?.python)
+    throw new BetonEncodeError(
+      'BAD_SCHEMA',
+      `field "${f.name}" of type "${f.type}" has no Python export: give the type a \`python\` section (docs/fields.md) or leave the field out of the export`,
+      { field: f.name },
+    );
   return ft.python.field(f);
 }
 
@@ -37,6 +43,11 @@ export function buildToPython(config: BuildConfig, fields: readonly FieldConfig[
   ];
   lines.push(...preludes(fields.map((f) => findFieldType(f.type))));
   const src = config.source;
+  // FFCV reads image folders (torchvision) and our video sources (generated code); for the
+  // other sources it has no reader, so the code defines the build and leaves calling it to
+  // whoever has a dataset: a module-level `dataset = ...` would end the script (and the
+  // loader code after it) in a TypeError.
+  let readable = true;
   if (src.type === 'video_folder' || src.type === 'video_list') {
     lines.push(
       ...videoSourcePy(
@@ -48,11 +59,11 @@ export function buildToPython(config: BuildConfig, fields: readonly FieldConfig[
     lines.push('from torchvision.datasets import ImageFolder', `dataset = ImageFolder(${py(src.path)})`);
     for (const note of new Set(fields.flatMap((f) => findFieldType(f.type)?.python?.buildNotes?.(f) ?? []))) lines.push(`# Note: ${note}`);
   } else {
+    readable = false;
     lines.push(
-      `# Source ${src.type} ${py(src.path)}: FFCV has no reader for it. Provide an indexed dataset`,
-      '# returning one tuple per sample, in this field order:',
-      `#   (${fields.map((f) => f.name).join(', ')})`,
-      'dataset = ...  # e.g. a torch.utils.data.Dataset',
+      `# Source ${src.type} ${py(src.path)}: FFCV has no reader for it. To build the file again, call`,
+      '# build_dataset(ds) with an indexed dataset (e.g. a torch.utils.data.Dataset) returning one tuple',
+      `# per sample, in this field order: (${fields.map((f) => f.name).join(', ')})`,
     );
   }
   if (config.range || config.shard)
@@ -61,15 +72,20 @@ export function buildToPython(config: BuildConfig, fields: readonly FieldConfig[
     );
   lines.push(
     '',
-    'writer = DatasetWriter(',
-    `    ${py(config.output)},`,
-    '    {',
-    ...fields.map((f) => `        ${py(f.name)}: ${fieldPy(f)},`),
-    '    },',
-    `    page_size=${config.pageSize},`,
-    `    num_workers=${config.numWorkers ?? -1},`,
-    ')',
-    `writer.from_indexed_dataset(dataset, chunksize=${config.chunkSize})`,
+    '',
+    'def build_dataset(dataset):',
+    '    writer = DatasetWriter(',
+    `        ${py(config.output)},`,
+    '        {',
+    ...fields.map((f) => `            ${py(f.name)}: ${fieldPy(f)},`),
+    '        },',
+    `        page_size=${config.pageSize},`,
+    `        num_workers=${config.numWorkers ?? -1},`,
+    '    )',
+    `    writer.from_indexed_dataset(dataset, chunksize=${config.chunkSize})`,
+    '',
+    '',
+    readable ? 'build_dataset(dataset)' : `# build_dataset(my_dataset)  # Beton Studio built ${py(config.output)} already`,
     '',
   );
   return lines.join('\n');
@@ -215,7 +231,6 @@ export function loaderToPython(config: LoaderConfig, opts: LoaderExportOptions =
     if (dtype?.startsWith('>'))
       notes.push(`"${name}" is big-endian (${dtype}): torch, and so FFCV, cannot hold it; rewrite the field little-endian`);
     if (!parts.includes('ToTensor()')) parts.push('ToTensor()');
-    if (parts[0] === 'IntDecoder()' && parts.length === 2) parts.push('Squeeze()');
     pipes.push(`        ${py(name)}: [${parts.join(', ')}],`);
   }
   // FFCV's Reader needs a class for every custom field, even one whose pipeline is None.

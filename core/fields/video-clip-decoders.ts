@@ -1,3 +1,4 @@
+import { BetonFormatError } from '../format/errors.js';
 import { randomResizedCrop, type Crop } from '../pipeline/crop.js';
 import type { Rng } from '../pipeline/rng.js';
 import type { ClipDecoderSpec, ClipTemporal } from '../pipeline/spec.js';
@@ -89,7 +90,11 @@ function fillFrames(
 
 /** The stored frame mode, raw (true) or JPEG (false); anything else is a corrupt clip. */
 function isRawMode(mode: number): boolean {
-  if (mode !== CLIP_MODE_RAW && mode !== CLIP_MODE_JPG) throw new Error(`clip mode ${mode} is neither 0 (jpg) nor 1 (raw)`);
+  if (mode !== CLIP_MODE_RAW && mode !== CLIP_MODE_JPG)
+    throw new BetonFormatError(
+      'CORRUPT_DATA',
+      `clip mode ${mode} is neither 0 (jpg) nor 1 (raw): the clip's header is damaged; rebuild the file`,
+    );
   return mode === CLIP_MODE_RAW;
 }
 
@@ -144,7 +149,8 @@ export function createClipDecoder(step: DecoderStep, field: Field, stats: FieldS
       decode: (meta, heap, d, rng) => {
         const h = readClipHeader(meta);
         if (h.width !== W || h.height !== H)
-          throw new Error(
+          throw new PipelineError(
+            'UNSUPPORTED_INPUT',
             `clip frames are ${h.width}x${h.height}, the decoder was planned for ${W}x${H}; use ClipRandomResizedCropDecoder for clips of several sizes`,
           );
         const picks = pickFrames(h.count, T, spec.temporal, rng);

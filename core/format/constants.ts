@@ -1,4 +1,4 @@
-/** FFCV on-disk format version 2 constants (see shared/spec/beton-format.md). */
+/** FFCV on-disk format version 2 constants (docs/spec/beton-format.md). */
 export const FORMAT_VERSION = 2;
 export const HEADER_SIZE = 24;
 export const FIELD_NAME_SIZE = 16;

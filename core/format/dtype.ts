@@ -1,4 +1,5 @@
 import { BetonEncodeError } from './errors.js';
+import { float16Bits, float16Value } from './float16.js';
 
 /**
  * numpy dtype strings ("typestr") as FFCV writes them in NDArrayField arguments:
@@ -143,7 +144,7 @@ export function readElement(d: DType, bytes: Uint8Array, i: number): number | bi
       if (d.itemsize === 4) return v.getUint32(0, le);
       return v.getBigUint64(0, le);
     case 'f':
-      if (d.itemsize === 2) return halfToFloat(v.getUint16(0, le));
+      if (d.itemsize === 2) return float16Value(v.getUint16(0, le));
       if (d.itemsize === 4) return v.getFloat32(0, le);
       return v.getFloat64(0, le);
     case 'c':
@@ -182,7 +183,7 @@ export function writeElement(d: DType, bytes: Uint8Array, i: number, value: numb
     }
     case 'f': {
       const x = Number(n);
-      if (d.itemsize === 2) v.setUint16(0, floatToHalf(x), le);
+      if (d.itemsize === 2) v.setUint16(0, float16Bits(x), le);
       else if (d.itemsize === 4) v.setFloat32(0, x, le);
       else v.setFloat64(0, x, le);
       return;
@@ -194,42 +195,4 @@ export function writeElement(d: DType, bytes: Uint8Array, i: number, value: numb
       return;
     }
   }
-}
-
-export function halfToFloat(h: number): number {
-  const s = h & 0x8000 ? -1 : 1;
-  const e = (h >> 10) & 0x1f;
-  const f = h & 0x3ff;
-  if (e === 0) return s * f * 2 ** -24;
-  if (e === 31) return f ? NaN : s * Infinity;
-  return s * (1 + f / 1024) * 2 ** (e - 15);
-}
-
-/** Round-to-nearest-even float64 → float16 conversion (as numpy's astype). */
-export function floatToHalf(x: number): number {
-  const f32 = new Float32Array(1);
-  const u32 = new Uint32Array(f32.buffer);
-  f32[0] = x;
-  const bits = u32[0]!;
-  const sign = (bits >>> 16) & 0x8000;
-  const exp = (bits >>> 23) & 0xff;
-  let mant = bits & 0x7fffff;
-  if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0);
-  let e = exp - 127 + 15;
-  if (e >= 31) return sign | 0x7c00;
-  if (e <= 0) {
-    if (e < -10) return sign;
-    mant |= 0x800000;
-    const shift = 14 - e;
-    let half = mant >>> shift;
-    const rem = mant & ((1 << shift) - 1);
-    const mid = 1 << (shift - 1);
-    if (rem > mid || (rem === mid && half & 1)) half++;
-    return sign | half;
-  }
-  let half = (e << 10) | (mant >>> 13);
-  const rem = mant & 0x1fff;
-  if (rem > 0x1000 || (rem === 0x1000 && half & 1)) half++;
-  e = half;
-  return sign | e;
 }

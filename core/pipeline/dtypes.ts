@@ -2,8 +2,23 @@
  * Element types of loader outputs. float16 has no JS typed array: it is stored as its
  * 16-bit patterns in a Uint16Array (as FFCV's NormalizeImage does with int16).
  */
-export type ElementType =
-  'uint8' | 'int8' | 'uint16' | 'int16' | 'uint32' | 'int32' | 'float16' | 'float32' | 'float64' | 'int64' | 'uint64';
+import { float16Bits, float16Value } from '../format/float16.js';
+
+/** The element types, by numpy's names (the Convert op's schema and the contract's dtype list use them). */
+export const ELEMENT_TYPES = [
+  'uint8',
+  'int8',
+  'uint16',
+  'int16',
+  'uint32',
+  'int32',
+  'float16',
+  'float32',
+  'float64',
+  'int64',
+  'uint64',
+] as const;
+export type ElementType = (typeof ELEMENT_TYPES)[number];
 
 export type OutputArray =
   | Uint8Array
@@ -109,68 +124,12 @@ export function elementTypeOf(typestr: string): ElementType | null {
 
 /**
  * Float → float16 bits through float32 (round to nearest even twice), as torch's
- * `.type(torch.float16)` converts a float64 tensor (c10::Half is built from a float); for
- * float32 values (and every value a uint8 or float16 can hold) this is the exact rounding.
+ * `.type(torch.float16)` converts a float64 tensor (c10::Half is built from a float): the
+ * float32 rounding, then numpy's single rounding (exact from a float32). For float32 values
+ * (and every value a uint8 or float16 can hold) it equals {@link float16Bits}.
  */
 export function toFloat16Bits(x: number): number {
-  const f = new Float32Array([x]);
-  const b = new Uint32Array(f.buffer)[0]!;
-  const sign = (b >>> 16) & 0x8000;
-  const exp = (b >>> 23) & 0xff;
-  const mant = b & 0x7fffff;
-  if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0);
-  const e = exp - 112;
-  if (e >= 31) return sign | 0x7c00;
-  if (e <= 0) {
-    if (e < -10) return sign;
-    const m = mant | 0x800000;
-    const shift = 14 - e;
-    let h = m >>> shift;
-    const rem = m & ((1 << shift) - 1);
-    const half = 1 << (shift - 1);
-    if (rem > half || (rem === half && h & 1)) h++;
-    return sign | h;
-  }
-  let h = (e << 10) | (mant >>> 13);
-  const rem = mant & 0x1fff;
-  if (rem > 0x1000 || (rem === 0x1000 && h & 1)) h++;
-  return sign | h;
-}
-
-/**
- * float64 → float16 bits rounded once, to nearest even, as numpy's `astype(np.float16)`
- * (FFCV's NormalizeImage table); differs from {@link toFloat16Bits} on values that sit just
- * past a float16 tie, where rounding to float32 first lands on the tie.
- */
-export function float64ToFloat16Bits(x: number): number {
-  if (Number.isNaN(x)) return 0x7e00;
-  const sign = x < 0 || Object.is(x, -0) ? 0x8000 : 0;
-  const a = Math.abs(x);
-  if (a === Infinity) return sign | 0x7c00;
-  // Subnormals (and zero): steps of 2^-24; 1024 steps is the smallest normal, encoded alike.
-  if (a < 2 ** -14) return sign | roundEven(a * 2 ** 24);
-  let e = Math.floor(Math.log2(a));
-  if (2 ** e > a) e--;
-  else if (2 ** (e + 1) <= a) e++;
-  if (e > 15) return sign | 0x7c00;
-  // a · 2^(10−e) is exact (a power-of-two scaling); a carry to 2048 moves into the exponent.
-  const bits = ((e + 15) << 10) + roundEven(a * 2 ** (10 - e)) - 1024;
-  return sign | Math.min(bits, 0x7c00);
-}
-
-/** The number a float16 bit pattern holds. */
-export function float16Value(bits: number): number {
-  const s = bits & 0x8000 ? -1 : 1;
-  const e = (bits >> 10) & 0x1f;
-  const f = bits & 0x3ff;
-  if (e === 0) return s * f * 2 ** -24;
-  if (e === 31) return f ? NaN : s * Infinity;
-  return s * (1 + f / 1024) * 2 ** (e - 15);
-}
-
-function roundEven(q: number): number {
-  const r = Math.round(q);
-  return r - q === 0.5 && r % 2 !== 0 ? r - 1 : r;
+  return float16Bits(Math.fround(x));
 }
 
 export const isFloatType = (t: ElementType): boolean => t === 'float16' || t === 'float32' || t === 'float64';
@@ -181,7 +140,7 @@ export const isFloatType = (t: ElementType): boolean => t === 'float16' || t ===
  * → integer truncates to int32 (NaN and out-of-range values give INT32_MIN, as cvttss2si)
  * and keeps the low bits, so −1.5 → uint8 255 and 300 → uint8 44; integer → integer wraps
  * (uint8 200 → int8 −56). uint16/uint32 (no torch dtype) follow the same rule. float16
- * results are returned as their value (encode with float64ToFloat16Bits, exact then).
+ * results are returned as their value (encode with float16Bits (format/float16.ts), exact then).
  */
 export function torchCast(x: number, from: ElementType, to: ElementType): number {
   switch (to) {

@@ -1,13 +1,5 @@
-import {
-  ELEMENT_BYTES,
-  float16Value,
-  float64ToFloat16Bits,
-  torchCast,
-  viewOf,
-  type ElementType,
-  type OutputArray,
-  type TensorSpec,
-} from './dtypes.js';
+import { float16Bits, float16Value } from '../format/float16.js';
+import { ELEMENT_BYTES, torchCast, viewOf, type ElementType, type OutputArray, type TensorSpec } from './dtypes.js';
 import { opType, type OpSpec } from './ops/index.js';
 import { PipelineError, requireImage, type SampleStage, type StageContext } from './stage.js';
 
@@ -138,11 +130,7 @@ export class FusedPixelStage implements SampleStage {
         }
         case 'normalize': {
           const round =
-            o.dtype === 'float32'
-              ? Math.fround
-              : o.dtype === 'float16'
-                ? (x: number) => float16Value(float64ToFloat16Bits(x))
-                : (x: number) => x;
+            o.dtype === 'float32' ? Math.fround : o.dtype === 'float16' ? (x: number) => float16Value(float16Bits(x)) : (x: number) => x;
           for (let c = 0; c < C; c++) for (let v = 0; v < 256; v++) lut[c * 256 + v] = round((lut[c * 256 + v]! - o.mean[c]!) / o.std[c]!);
           dtype = o.dtype;
           break;
@@ -156,7 +144,7 @@ export class FusedPixelStage implements SampleStage {
       }
     }
     // float16 values are exact halves by now: encoding them rounds nothing.
-    if (dtype === 'float16') for (let i = 0; i < lut.length; i++) lut[i] = float64ToFloat16Bits(lut[i]!);
+    if (dtype === 'float16') for (let i = 0; i < lut.length; i++) lut[i] = float16Bits(lut[i]!);
     let identity = dtype === 'uint8';
     for (let i = 0; identity && i < lut.length; i++) identity = lut[i] === (i & 255);
     return { flip, identity };

@@ -1,4 +1,5 @@
-import { elementCount, float16Value, float64ToFloat16Bits, torchCast, type OutputArray, type TensorSpec } from './dtypes.js';
+import { float16Bits, float16Value } from '../format/float16.js';
+import { elementCount, torchCast, type OutputArray, type TensorSpec } from './dtypes.js';
 import type { CustomSampleFn, OpSpec } from './spec.js';
 import { PipelineError, requireImage, type SampleStage, type StageContext } from './stage.js';
 
@@ -149,7 +150,7 @@ export class ConvertStage implements SampleStage {
       // int64 sources: Number() rounds once to nearest (exact below 2^53).
       const x = typeof v === 'bigint' ? Number(v) : from === 'float16' ? float16Value(v) : v;
       const y = torchCast(x, from === 'int64' || from === 'uint64' ? 'int32' : from, to);
-      (dst as NumArray)[i] = to === 'float16' ? float64ToFloat16Bits(y) : y;
+      (dst as NumArray)[i] = to === 'float16' ? float16Bits(y) : y;
     }
   }
 }

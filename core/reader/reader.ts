@@ -1,6 +1,6 @@
 import { ALLOC_ENTRY_SIZE, FIELD_DESCRIPTOR_SIZE, HEADER_SIZE, MAX_PAGE_SIZE, MIN_READER_PAGE_SIZE } from '../format/constants.js';
 import { decodeDescriptor, descriptorOffset, strayDescriptorByte } from '../format/descriptor.js';
-import { BetonFormatError } from '../format/errors.js';
+import { BetonError, BetonFormatError } from '../format/errors.js';
 import { decodeHeader, type Header } from '../format/header.js';
 import { recordLayout, type RecordLayout } from '../format/record-layout.js';
 import { isPowerOfTwo, regions, type Regions } from '../format/regions.js';
@@ -428,7 +428,10 @@ export class Reader {
   }
 
   private handle(): ByteSource {
-    if (this.source === null) throw new Error(`${this.path}: reader is closed`);
+    if (this.source === null)
+      throw new BetonError('READER_CLOSED', `${this.path}: the reader is closed`, {
+        hint: 'Open the file again (Reader.open) to read from it.',
+      });
     return this.source;
   }
 

@@ -1,8 +1,9 @@
-/** The runs database (SQLite via better-sqlite3) and its SVG charts. Schema: docs/runs-db.md. */
+/**
+ * The runs database (SQLite via better-sqlite3) and its SVG charts, as users need them.
+ * Schema: docs/runs-db.md. Migrations and the native binding's lookup are internal.
+ */
 export {
   RunsDb,
-  SCHEMA_VERSION,
-  sqliteErrorCode,
   type BuildRecord,
   type CompareRow,
   type OpenOptions,
@@ -15,5 +16,3 @@ export {
 export { defaultDbPath } from './location.js';
 export { RunsDbError, type RunsDbErrorCode } from './errors.js';
 export { plotRun, plotCompare, type PlottableRun } from './plot.js';
-export { MIGRATIONS, type Migration } from './migrations/index.js';
-export { electronBindingPath, sqliteBindingError, sqliteNativeBinding, type SqliteRuntime } from './sqlite-binding.js';

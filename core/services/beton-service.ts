@@ -22,6 +22,7 @@ import { previewDataset } from './dataset-views.js';
 import { sampleDetail } from './sample-detail-view.js';
 import { FsAccess } from './fs-access.js';
 import type { ReadGuard } from '../sources/read-guard.js';
+import { BuildHistory } from './build-history.js';
 import { JobFailed, JobManager } from './jobs.js';
 import { packageVersion } from './package-version.js';
 import { apiErrorOf, ServiceError } from './service-error.js';
@@ -65,13 +66,17 @@ export class BetonService {
   private readonly jobs: JobManager;
   private readonly listeners = new Set<(e: ApiEvent) => void>();
   private db: RunsDb | null = null;
+  private readonly history = new BuildHistory();
 
   constructor(private readonly opts: ServiceOptions) {
     this.fs = new FsAccess(opts.roots);
     this.readGuard = this.fs.readGuard();
     this.allowExec = opts.allowExec ?? opts.host === 'electron';
     this.remote = new RemoteAccess(opts.remoteRoots ?? [], opts.host === 'electron');
-    this.jobs = new JobManager((e) => this.emit(e));
+    this.jobs = new JobManager((e) => {
+      if (e.event === 'jobs:finished' && e.data.kind === 'build') this.history.finish(e.data);
+      this.emit(e);
+    });
   }
 
   /** A dataset a client names: a local path inside the roots, or a URL under --allow-remote. */
@@ -193,8 +198,10 @@ export class BetonService {
         }
         return report;
       });
+      this.history.started(jobId, p.config);
       return { jobId };
     },
+    'builds.list': async () => this.history.list(),
     'builds.cancel': async (p) => ({ cancelled: this.jobs.cancel(p.jobId) }),
     'builds.advise': async (p) => {
       const { adviseBuild } = await import('../app/build-advice.js');

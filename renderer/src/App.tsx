@@ -13,7 +13,8 @@ import { useDatasetsStore } from './stores/datasets.js';
 import { useEnvStore } from './stores/env.js';
 import { useExportStore } from './stores/export.js';
 import { useProfilesStore } from './stores/profiles.js';
-import { SCREENS, screenFromHash, useUiStore, type Screen, type Theme } from './stores/ui.js';
+import { useRunsStore } from './stores/runs.js';
+import { hashOf, routeFromHash, SCREENS, useUiStore, type Route, type Screen, type Theme } from './stores/ui.js';
 import { wireEvents } from './stores/wire.js';
 
 const VIEWS: Record<Screen, () => ReactNode> = {
@@ -36,6 +37,8 @@ export function App() {
 
   useEffect(() => {
     void loadEnv();
+    // A reload keeps the host's build history and reports (the page's own state is gone).
+    void useBuildsStore.getState().loadHistory();
     const off = wireEvents(subscribe);
     const t = getTransport();
     let wasOpen = false;
@@ -57,21 +60,31 @@ export function App() {
     };
   }, [loadEnv]);
 
-  // The screen lives in the URL hash (#/build), so reload and back/forward keep it.
+  // The screen lives in the URL hash (#/build), with the open run (#/runs/4) or dataset
+  // (#/dataset?file=…): reload, back/forward and a pasted link open the same thing.
   useEffect(() => {
-    const fromHash = screenFromHash(location.hash);
-    if (fromHash) setScreen(fromHash);
-    const on = (): void => {
-      const s = screenFromHash(location.hash);
-      if (s) setScreen(s);
+    const follow = (): void => {
+      const r = routeFromHash(location.hash);
+      if (!r) return;
+      setScreen(r.screen);
+      if (r.runId !== undefined && useRunsStore.getState().open !== r.runId) useRunsStore.getState().openRun(r.runId);
+      const d = useDatasetsStore.getState();
+      if (r.file !== undefined && d.openPath !== r.file && !(d.inspecting && d.path === r.file)) void d.open(r.file);
     };
-    window.addEventListener('hashchange', on);
-    return () => window.removeEventListener('hashchange', on);
+    follow();
+    window.addEventListener('hashchange', follow);
+    return () => window.removeEventListener('hashchange', follow);
   }, [setScreen]);
+  const openRun = useRunsStore((r) => r.open);
+  const openFile = useDatasetsStore((d) => d.openPath);
   useEffect(() => {
-    if (screenFromHash(location.hash) !== screen) history.replaceState(null, '', `#/${screen}`);
+    const route: Route = { screen };
+    if (screen === 'runs' && openRun !== null) route.runId = openRun;
+    if (screen === 'dataset' && openFile) route.file = openFile;
+    const hash = hashOf(route);
+    if (location.hash !== hash) history.replaceState(null, '', hash);
     document.title = `${SCREENS.find((s) => s.id === screen)?.label ?? ''} · Beton Studio`;
-  }, [screen]);
+  }, [screen, openRun, openFile]);
 
   // Alt+1…6 switch screens.
   useEffect(() => {

@@ -14,7 +14,7 @@ import { getRun, openRunsDb } from '../../core/app/runs-queries.js';
 import { IntField } from '../../core/fields/int-field.js';
 import { BetonService } from '../../core/services/beton-service.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
-import { cli } from '../helpers/cli-inputs.js';
+import { cli } from '../helpers/cli.js';
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'beton-app-layer-')));
 const file = join(dir, 'small.beton');

@@ -3,7 +3,7 @@
  * every build, because the source images' sizes never reached the report (only pass-through
  * JPEGs counted; decoded and transcoded images did not). Every image read is counted now.
  */
-import { cpSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -41,4 +41,14 @@ describe('build report: compression ratio', () => {
       expect(report.compressionRatio!).toBeGreaterThan(0.05);
     });
   }
+
+  it('a table source: the report names the bytes its ratio divides by (issue 23: "its 0 B of sources")', async () => {
+    const csv = join(dir, 't.csv');
+    writeFileSync(csv, `a,b\n${Array.from({ length: 50 }, (_, i) => `${i},${i / 2}`).join('\n')}\n`);
+    const parsed = parseBuildConfig({ source: { type: 'table', path: csv }, output: join(dir, 't.beton'), numWorkers: 0 });
+    if (!parsed.ok) throw new Error(parsed.errors.join());
+    const report = await buildDataset(parsed.value);
+    expect(report.sourceBytes).toBe(statSync(csv).size);
+    expect(report.compressionRatio).toBeCloseTo(statSync(csv).size / report.fileSize, 10);
+  });
 });

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BetonService } from '../../core/services/beton-service.js';
-import { cli, SAMPLE_IMAGES, STACK_LINE } from '../helpers/cli-inputs.js';
+import { SAMPLE_IMAGES, STACK_LINE } from '../helpers/cli-inputs.js';
+import { cli } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-outguard-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -8,7 +8,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  cliAsync,
   SAMPLE_IMAGES,
   STACK_LINE,
   writeCorruptJpegBeton,
@@ -18,6 +17,7 @@ import {
   writeNewerSchemaDb,
   writeRunsDb,
 } from '../helpers/cli-inputs.js';
+import { cliAsync } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-badcli-'));
 const p = (...parts: string[]): string => join(dir, ...parts);

@@ -2,20 +2,19 @@
  * `beton build --advise` (issue 14, feature 3, CLI parity): the app's advice as text or
  * JSON, and nothing written. Also: a CLI build leaves the sidecar manifest beside its output.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BuildAdvice } from '../../core/api/build-advice.js';
+import { cliIn } from '../helpers/cli.js';
 
 const ROOT = resolve(__dirname, '../..');
-const CLI = join(ROOT, 'bin/beton.js');
 const SAMPLE = join(ROOT, 'assets/sample-images');
 const dir = mkdtempSync(join(tmpdir(), 'beton-advise-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: dir });
+const cli = cliIn(dir);
 
 describe('beton build --advise', () => {
   it('prints the estimates, the page size suggestion and the crop warning; writes nothing', () => {

@@ -3,17 +3,14 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CLI, cliIn } from '../helpers/cli.js';
 
 const ROOT = resolve(__dirname, '../..');
-const CLI = join(ROOT, 'bin/beton.js');
 const SAMPLE = join(ROOT, 'assets/sample-images');
 const dir = mkdtempSync(join(tmpdir(), 'beton-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function cli(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: dir });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const cli = cliIn(dir);
 
 describe('beton build (CLI)', () => {
   it('builds the bundled sample with flags, and inspect --json describes it', () => {

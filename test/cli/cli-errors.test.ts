@@ -21,7 +21,8 @@ import { BetonService } from '../../core/services/beton-service.js';
 import { ServiceError } from '../../core/services/service-error.js';
 import { ValueProblem } from '../../core/sources/value-coercion.js';
 import { VideoReadError } from '../../core/sources/video-ffmpeg.js';
-import { CLI, cli, SAMPLE_IMAGES, STACK_LINE, writeImageBeton, writeNewerSchemaDb, writeRunsDb } from '../helpers/cli-inputs.js';
+import { SAMPLE_IMAGES, STACK_LINE, writeImageBeton, writeNewerSchemaDb, writeRunsDb } from '../helpers/cli-inputs.js';
+import { CLI, cli } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-errors-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -12,20 +12,17 @@ import { toYaml } from '../../core/cli/cluster-emit.js';
 import { canonicalSample } from '../../core/reader/canonical.js';
 import { Reader } from '../../core/reader/reader.js';
 import { readShardsStatus, type ShardProgress } from '../../core/writer/shard-progress.js';
+import { cli as run, type CliResult } from '../helpers/cli.js';
 
 // js-yaml is in node_modules through eslint; a YAML parser other than our writer is the point.
 const yaml = createRequire(import.meta.url)('js-yaml') as { loadAll(text: string): unknown[]; load(text: string): unknown };
 
 const ROOT = resolve(__dirname, '../..');
-const CLI = join(ROOT, 'bin/beton.js');
 const SAMPLE = join(ROOT, 'assets/sample-images');
 const dir = mkdtempSync(join(tmpdir(), 'beton-emit-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function cli(args: string[], env: NodeJS.ProcessEnv = process.env): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: dir, env });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const cli = (args: string[], env?: NodeJS.ProcessEnv): CliResult => run(args, { cwd: dir, ...(env ? { env } : {}) });
 
 async function dumpAll(path: string): Promise<unknown[]> {
   const r = await Reader.open(path);

@@ -7,7 +7,8 @@ import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunsDb } from '../../core/runs/runs-db.js';
-import { CLI, writeImageBeton } from '../helpers/cli-inputs.js';
+import { CLI } from '../helpers/cli.js';
+import { writeImageBeton } from '../helpers/cli-inputs.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-prof-sig-'));
 const file = join(dir, 'small.beton');

@@ -22,9 +22,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalSample } from '../../core/reader/canonical.js';
 import { Reader } from '../../core/reader/reader.js';
 import type { ShardsStatus } from '../../core/writer/shard-progress.js';
+import { cli as run, type CliResult } from '../helpers/cli.js';
 
 const ROOT = resolve(__dirname, '../..');
-const CLI = join(ROOT, 'bin/beton.js');
 const SAMPLE = join(ROOT, 'assets/sample-images');
 const TOOLS = ['munged', 'mungekey', 'slurmctld', 'slurmd', 'sbatch', 'squeue', 'sinfo', 'runuser'];
 
@@ -197,10 +197,7 @@ class TestCluster {
   }
 }
 
-function cli(args: string[], env?: NodeJS.ProcessEnv): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: env ?? process.env });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const cli = (args: string[], env?: NodeJS.ProcessEnv): CliResult => run(args, env ? { env } : {});
 
 async function dumpAll(path: string): Promise<unknown[]> {
   const r = await Reader.open(path);

@@ -4,71 +4,65 @@
  * folder with the sample images, a CSV with a string column and a small video folder, driven
  * in headless Chromium. Screenshots: test-output/screenshots/d3-*, d6-*, d7-*, f5-*.
  */
-import { execFileSync, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, HAVE_CHROMIUM, openPage, ROOT, shot, startServer, stopServer } from './e2e-helpers.js';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { requires } from '../helpers/requires.js';
+import { needChromium, serveApp, shot } from './e2e-helpers.js';
 
-const HAVE_FFMPEG = spawnSync('ffmpeg', ['-version']).status === 0;
+const HAVE_FFMPEG = requires('ffmpeg', 'apt-get install -y ffmpeg', spawnSync('ffmpeg', ['-version']).status === 0);
 const SPECIES = ['cat', 'dog', 'bird'];
 
-describe.skipIf(!HAVE_CHROMIUM)('screens follow their inputs; layout, video and labels (issue 14), end to end', () => {
-  let tmp: string;
-  let server: ChildProcess | null = null;
-  let browser: Browser | null = null;
-  let page: Page;
-  const problems: string[] = [];
-
-  beforeAll(async () => {
-    ensureBuilt();
-    tmp = mkdtempSync(join(tmpdir(), 'beton-e2e-state-'));
-    cpSync(join(ROOT, 'assets/sample-images'), join(tmp, 'images'), { recursive: true });
-    const rows = Array.from({ length: 40 }, (_, i) => `${i},${SPECIES[(i * 7) % 3]},${(i * 0.37).toFixed(2)},note ${i},${i * 2},${i % 4}`);
-    writeFileSync(
-      join(tmp, 'table.csv'),
-      `id,species,weight,notes_for_a_rather_long_column,another_measurement,final_column_label\n${rows.join('\n')}\n`,
-    );
-    if (HAVE_FFMPEG) {
-      for (const [cls, colour] of [
-        ['a', 'red'],
-        ['b', 'blue'],
-      ] as const) {
-        mkdirSync(join(tmp, 'videos', cls), { recursive: true });
-        execFileSync('ffmpeg', [
-          '-loglevel',
-          'error',
-          '-f',
-          'lavfi',
-          '-i',
-          `testsrc=s=64x48:r=10:d=2`,
-          '-vf',
-          `drawbox=c=${colour}:t=4`,
-          '-c:v',
-          'mjpeg',
-          '-q:v',
-          '3',
-          join(tmp, 'videos', cls, 'v.avi'),
-        ]);
+describe.skipIf(!needChromium())('screens follow their inputs; layout, video and labels (issue 14), end to end', () => {
+  const app = serveApp({
+    prefix: 'beton-e2e-state-',
+    images: true,
+    args: ['--allow-exec'],
+    prepare: (dir) => {
+      const rows = Array.from(
+        { length: 40 },
+        (_, i) => `${i},${SPECIES[(i * 7) % 3]},${(i * 0.37).toFixed(2)},note ${i},${i * 2},${i % 4}`,
+      );
+      writeFileSync(
+        join(dir, 'table.csv'),
+        `id,species,weight,notes_for_a_rather_long_column,another_measurement,final_column_label\n${rows.join('\n')}\n`,
+      );
+      if (HAVE_FFMPEG) {
+        for (const [cls, colour] of [
+          ['a', 'red'],
+          ['b', 'blue'],
+        ] as const) {
+          mkdirSync(join(dir, 'videos', cls), { recursive: true });
+          execFileSync('ffmpeg', [
+            '-loglevel',
+            'error',
+            '-f',
+            'lavfi',
+            '-i',
+            `testsrc=s=64x48:r=10:d=2`,
+            '-vf',
+            `drawbox=c=${colour}:t=4`,
+            '-c:v',
+            'mjpeg',
+            '-q:v',
+            '3',
+            join(dir, 'videos', cls, 'v.avi'),
+          ]);
+        }
       }
-    }
-    const started = await startServer(tmp, { ...process.env, BETON_DB: join(tmp, 'runs.sqlite') }, ['--allow-exec']);
-    server = started.proc;
-    ({ browser, page } = await openPage(problems));
+    },
+  });
+  const { problems } = app;
+  let page: Page;
+  let tmp: string;
+  beforeAll(async () => {
+    ({ page, tmp } = app);
     // As the issue walked it: 1440x900, dark.
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.setViewportSize({ width: 1440, height: 900 });
-    await page.goto(started.url);
     await page.getByTestId('env-info').waitFor();
-    await page.locator('[data-testid=connection][data-state=open]').waitFor();
-  }, 300_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await stopServer(server);
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
   });
 
   const detect = async (path: string): Promise<void> => {

@@ -4,81 +4,15 @@
  * through the UI, opens it, profiles it, finds the run, exports code; checks the token and
  * the folder confinement; saves a screenshot of each screen under test-output/screenshots/.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, ensureBuilt, needChromium, ROOT, SHOTS, startServer, stopServer } from './e2e-helpers.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const CHROMIUM = process.env.BETON_CHROMIUM ?? '/usr/bin/chromium';
-const SHOTS = join(ROOT, 'test-output', 'screenshots');
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-
-if (!HAVE_CHROMIUM) {
-  console.warn(
-    `[e2e] SKIPPED: no Chromium at ${CHROMIUM}. Install it with \`apt-get install -y chromium\` (CI's .ci/run does), or set BETON_CHROMIUM.`,
-  );
-}
-
-/** Newest modification time under `p` (files only). */
-function newest(p: string): number {
-  const st = statSync(p);
-  if (!st.isDirectory()) return st.mtimeMs;
-  return readdirSync(p).reduce((m, n) => Math.max(m, newest(join(p, n))), 0);
-}
-
-/** The CLI and the renderer must be built; `npm test` builds the CLI, the renderer is built here when stale. */
-function ensureBuilt(): void {
-  if (!existsSync(join(ROOT, 'dist/core/cli/serve-command.js'))) {
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
-      cwd: ROOT,
-      stdio: 'inherit',
-    });
-  }
-  const index = join(ROOT, 'renderer/dist/index.html');
-  const sources = Math.max(
-    newest(join(ROOT, 'renderer/src')),
-    newest(join(ROOT, 'renderer/index.html')),
-    newest(join(ROOT, 'renderer/public')),
-    newest(join(ROOT, 'vite.config.ts')),
-  );
-  if (!existsSync(index) || statSync(index).mtimeMs < sources) {
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], {
-      cwd: ROOT,
-      stdio: 'inherit',
-    });
-  }
-}
-
-/** Starts `beton serve DIR --port 0` and resolves with the URL it prints. */
-function startServer(dir: string, env: NodeJS.ProcessEnv): Promise<{ proc: ChildProcess; url: string }> {
-  return new Promise((ok, fail) => {
-    const proc = spawn(process.execPath, [join(ROOT, 'bin/beton.js'), 'serve', dir, '--port', '0'], {
-      cwd: dir,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => fail(new Error(`beton serve printed no URL in 30 s:\n${out}\n${err}`)), 30_000);
-    proc.stdout!.on('data', (b: Buffer) => {
-      out += b.toString();
-      const m = /open (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        ok({ proc, url: m[1]! });
-      }
-    });
-    proc.stderr!.on('data', (b: Buffer) => (err += b.toString()));
-    proc.once('exit', (code) => {
-      clearTimeout(timer);
-      fail(new Error(`beton serve exited with ${code}:\n${out}\n${err}`));
-    });
-  });
-}
+const HAVE_CHROMIUM = needChromium();
 
 describe.skipIf(!HAVE_CHROMIUM)('the app, end to end (beton serve + headless Chromium)', () => {
   let tmp: string;
@@ -140,12 +74,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the app, end to end (beton serve + headless Chr
 
   afterAll(async () => {
     await browser?.close();
-    if (server && server.exitCode === null) {
-      const exited = new Promise((r) => server!.once('exit', r));
-      server.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-      if (server.exitCode === null) server.kill('SIGKILL');
-    }
+    await stopServer(server);
     if (tmp) rmSync(tmp, { recursive: true, force: true });
   });
 

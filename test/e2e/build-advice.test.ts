@@ -8,9 +8,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { HAVE_CHROMIUM, serveApp, shot } from './e2e-helpers.js';
-
-if (!HAVE_CHROMIUM) console.warn('[e2e] SKIPPED: no Chromium (apt-get install -y chromium, or set BETON_CHROMIUM).');
+import { needChromium, serveApp, shot } from './e2e-helpers.js';
 
 const MiB = 1024 * 1024;
 /** "≈ 16.0 MiB" → bytes. */
@@ -20,7 +18,7 @@ const bytesOf = (t: string): number => {
   return Number(m[1]) * { B: 1, KiB: 1024, MiB, GiB: 1024 * MiB }[m[2] as 'B'];
 };
 
-describe.skipIf(!HAVE_CHROMIUM)('advice before building (issue 14, feature 3), end to end', () => {
+describe.skipIf(!needChromium())('advice before building (issue 14, feature 3), end to end', () => {
   const app = serveApp({ prefix: 'beton-e2e-f3-', images: true });
   const { problems } = app;
   let tmp: string;
@@ -43,7 +41,7 @@ describe.skipIf(!HAVE_CHROMIUM)('advice before building (issue 14, feature 3), e
     await page.getByTestId('advise-button').click();
     await page.getByTestId('advice-result').waitFor();
     expect(await page.getByTestId('advice-note').textContent()).toBe(
-      'Estimated from 16 items picked at random (seed 0) of 48, encoded here on one thread with these settings; the time assumes 1 encoder and leaves out reading and writing the files.',
+      'Estimated from 16 items picked at random (seed 0) of 48, encoded here on one thread with these settings; the time comes from a short real build of them with 1 encoder (start-up, reading, encoding and writing the file).',
     );
     expect(await page.getByTestId('advice-sampled').textContent()).toContain('16 of 48');
     expect(bytesOf((await page.getByTestId('advice-size').textContent())!)).toBe(16 * MiB);

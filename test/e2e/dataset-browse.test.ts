@@ -9,13 +9,11 @@ import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { HAVE_CHROMIUM, serveApp, shot } from './e2e-helpers.js';
-
-if (!HAVE_CHROMIUM) console.warn('[e2e] SKIPPED: no Chromium (apt-get install -y chromium, or set BETON_CHROMIUM).');
+import { needChromium, serveApp, shot } from './e2e-helpers.js';
 
 const CLASSES = ['circles', 'gradients', 'squares', 'stripes'];
 
-describe.skipIf(!HAVE_CHROMIUM)('browse the dataset (issue 14, feature 1), end to end', () => {
+describe.skipIf(!needChromium())('browse the dataset (issue 14, feature 1), end to end', () => {
   const app = serveApp({ prefix: 'beton-e2e-f1-', images: true });
   const { problems } = app;
   let tmp: string;

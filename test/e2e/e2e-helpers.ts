@@ -9,11 +9,15 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
+import { requires } from '../helpers/requires.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const CHROMIUM = process.env.BETON_CHROMIUM ?? '/usr/bin/chromium';
 export const SHOTS = join(ROOT, 'test-output', 'screenshots');
 export const HAVE_CHROMIUM = existsSync(CHROMIUM);
+/** Whether this file's e2e tests can run: without Chromium a skip with a warning, under CI=true a failure (requires()). */
+export const needChromium = (): boolean =>
+  requires('Chromium', `none at ${CHROMIUM} (apt-get install -y chromium, or set BETON_CHROMIUM)`, HAVE_CHROMIUM);
 
 /** Newest modification time under `p` (files only). */
 function newest(p: string): number {
@@ -127,6 +131,8 @@ export function serveApp(opts: {
   images?: boolean;
   prepare?: (tmp: string) => void | Promise<void>;
   env?: (tmp: string) => NodeJS.ProcessEnv;
+  /** More `beton serve` arguments (`--allow-exec`). */
+  args?: string[];
   cleanup?: () => void;
 }): AppSession {
   const session = { tmp: '', page: undefined as unknown as Page, problems: [] as string[] };
@@ -138,11 +144,15 @@ export function serveApp(opts: {
     if (opts.images) cpSync(join(ROOT, 'assets/sample-images'), join(session.tmp, 'images'), { recursive: true });
     await opts.prepare?.(session.tmp);
     let url: string;
-    ({ proc: server, url } = await startServer(session.tmp, {
-      ...process.env,
-      BETON_DB: join(session.tmp, 'runs.sqlite'),
-      ...opts.env?.(session.tmp),
-    }));
+    ({ proc: server, url } = await startServer(
+      session.tmp,
+      {
+        ...process.env,
+        BETON_DB: join(session.tmp, 'runs.sqlite'),
+        ...opts.env?.(session.tmp),
+      },
+      opts.args ?? [],
+    ));
     ({ browser, page: session.page } = await openPage(session.problems));
     await session.page.goto(url);
     await session.page.locator('[data-testid=connection][data-state=open]').waitFor();

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunsDb } from '../../core/runs/runs-db.js';
-import { cli, writeImageBeton } from '../helpers/cli-inputs.js';
+import { cli } from '../helpers/cli.js';
+import { writeImageBeton } from '../helpers/cli-inputs.js';
 import { ensureBuilt, HAVE_CHROMIUM, openPage, shot, startServer, stopServer } from './e2e-helpers.js';
 
 /** Points recorded for the newest running sweep (the database is shared with the server, WAL). */

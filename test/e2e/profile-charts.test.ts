@@ -10,14 +10,12 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fakeGpuPaths, type FakeGpuPaths } from '../profile/profile-fake-gpu.js';
-import { HAVE_CHROMIUM, ROOT, serveApp, shot } from './e2e-helpers.js';
-
-if (!HAVE_CHROMIUM) console.warn('[e2e] SKIPPED: no Chromium (apt-get install -y chromium, or set BETON_CHROMIUM).');
+import { needChromium, ROOT, serveApp, shot } from './e2e-helpers.js';
 
 type Box = { x: number; y: number; width: number; height: number };
 const overlaps = (a: Box, b: Box): boolean => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 
-describe.skipIf(!HAVE_CHROMIUM)('profile charts that explain (issue 14.4, 14.6 charts), end to end', () => {
+describe.skipIf(!needChromium())('profile charts that explain (issue 14.4, 14.6 charts), end to end', () => {
   let gpu: FakeGpuPaths | undefined;
   const app = serveApp({
     prefix: 'beton-e2e-charts-',

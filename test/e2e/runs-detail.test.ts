@@ -10,9 +10,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PointResult, ProfileRun, TelemetrySample } from '../../core/profile/types.js';
 import { RunsDb } from '../../core/runs/runs-db.js';
-import { HAVE_CHROMIUM, serveApp, shot } from './e2e-helpers.js';
-
-if (!HAVE_CHROMIUM) console.warn('[e2e] SKIPPED: no Chromium (apt-get install -y chromium, or set BETON_CHROMIUM).');
+import { needChromium, serveApp, shot } from './e2e-helpers.js';
 
 const point = (index: number, workers: number, ips: number): PointResult => ({
   index,
@@ -104,7 +102,7 @@ function run(startedAt: string, speed: number, batchesAhead: number | undefined,
   };
 }
 
-describe.skipIf(!HAVE_CHROMIUM)('run detail and side-by-side comparison (issue 14.2), end to end', () => {
+describe.skipIf(!needChromium())('run detail and side-by-side comparison (issue 14.2), end to end', () => {
   const ids: number[] = [];
   const app = serveApp({
     prefix: 'beton-e2e-runs-',

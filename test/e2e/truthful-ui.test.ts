@@ -4,17 +4,13 @@
  * runs, driven in headless Chromium. Screenshots land in test-output/screenshots/ as
  * truthful-*.png.
  */
-import type { ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { PointResult, ProfileRun } from '../../core/profile/types.js';
 import { RunsDb } from '../../core/runs/runs-db.js';
-import { ensureBuilt, HAVE_CHROMIUM, openPage, ROOT, shot, startServer, stopServer } from './e2e-helpers.js';
-
-if (!HAVE_CHROMIUM) console.warn('[e2e] SKIPPED: no Chromium (apt-get install -y chromium, or set BETON_CHROMIUM).');
+import { needChromium, ROOT, serveApp, shot } from './e2e-helpers.js';
 
 /** A stored sweep of one point at `ips` images/s over a dataset of the given content. */
 function seededRun(startedAt: string, ips: number): ProfileRun {
@@ -65,34 +61,24 @@ function seededRun(startedAt: string, ips: number): ProfileRun {
   };
 }
 
-describe.skipIf(!HAVE_CHROMIUM)('the app tells the truth (issue 14), end to end', () => {
-  let tmp: string;
-  let server: ChildProcess | null = null;
-  let browser: Browser | null = null;
-  let page: Page;
-  let url: string;
+describe.skipIf(!needChromium())('the app tells the truth (issue 14), end to end', () => {
   const ids: number[] = [];
-  const problems: string[] = [];
-
+  const app = serveApp({
+    prefix: 'beton-e2e14-',
+    images: true,
+    args: ['--allow-exec'],
+    prepare: (dir) => {
+      const db = RunsDb.open(join(dir, 'runs.sqlite'));
+      ids.push(db.saveRun(seededRun('2025-01-01T10:00:00.000Z', 1000)), db.saveRun(seededRun('2025-01-02T10:00:00.000Z', 1000 / 3.26)));
+      db.close();
+    },
+  });
+  const { problems } = app;
+  let page: Page;
+  let tmp: string;
   beforeAll(async () => {
-    ensureBuilt();
-    tmp = mkdtempSync(join(tmpdir(), 'beton-e2e14-'));
-    cpSync(join(ROOT, 'assets/sample-images'), join(tmp, 'images'), { recursive: true });
-    const dbPath = join(tmp, 'runs.sqlite');
-    const db = RunsDb.open(dbPath);
-    ids.push(db.saveRun(seededRun('2025-01-01T10:00:00.000Z', 1000)), db.saveRun(seededRun('2025-01-02T10:00:00.000Z', 1000 / 3.26)));
-    db.close();
-    ({ proc: server, url } = await startServer(tmp, { ...process.env, BETON_DB: dbPath }, ['--allow-exec']));
-    ({ browser, page } = await openPage(problems));
-    await page.goto(url);
+    ({ page, tmp } = app);
     await page.getByTestId('env-info').waitFor();
-    await page.locator('[data-testid=connection][data-state=open]').waitFor();
-  }, 300_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await stopServer(server);
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
   });
 
   it('Runs: a run 3.26× slower says "B is 3.26× slower than A", in the colour of worse, whichever is ticked first', async () => {

@@ -86,7 +86,7 @@ describe('Python FFCV export', () => {
     expect(code).toContain('FFCV refuses QUASI_RANDOM with distributed=True');
     expect(code).toContain('os_cache=False');
     expect(code).toContain('NormalizeImage(np.array([123.7,116.3,103.5]), np.array([58.4,57.1,57.4]), np.float16)');
-    expect(code).toContain('"label": [IntDecoder(), ToTensor(), Squeeze()]');
+    expect(code).toContain('"label": [IntDecoder(), ToTensor()]');
     expect(code).toContain('"meta": None');
   });
 
@@ -216,7 +216,7 @@ describe('Python FFCV export', () => {
       '"clip": [VideoClipRandomResizedCropDecoder((32, 32), scale=(0.08, 1), ratio=(0.75, 1.3333333333333333), flip=0.5), ToTensor()]',
     );
     expect(code).toContain('custom_fields={"clip": VideoClipField}');
-    expect(code).toContain('"n": [IntDecoder(), ToTensor(), Squeeze()]');
+    expect(code).toContain('"n": [IntDecoder(), ToTensor()]');
     expect(code).toContain('"x": [FloatDecoder(), ToTensor()]');
     expect(code).toContain('"a": [NDArrayAsSignedDecoder(), ToTensor()]');
     expect(code).toContain('"b": [BytesDecoder(), ToTensor()]');

@@ -1,6 +1,5 @@
 // Inputs for the CLI failure tests (cli-bad-input, cli-errors, build-output, runs-corrupt,
-// small-datasets): small .beton files, runs databases good and damaged, and a CLI runner.
-import { spawn, spawnSync } from 'node:child_process';
+// small-datasets): small .beton files and runs databases good and damaged (the CLI runner is cli.ts).
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
@@ -11,45 +10,7 @@ import { RunsDb } from '../../core/runs/runs-db.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 
 export const ROOT = resolve(__dirname, '../..');
-export const CLI = resolve(ROOT, 'bin/beton.js');
 export const SAMPLE_IMAGES = resolve(ROOT, 'assets/sample-images');
-
-export interface CliResult {
-  status: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-/** Runs `beton ARGS` to the end (killed after timeoutMs). */
-export function cli(args: readonly string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): CliResult {
-  const t0 = performance.now();
-  const r = spawnSync(process.execPath, [CLI, ...args], {
-    encoding: 'utf8',
-    cwd: opts.cwd,
-    env: { ...process.env, BETON_DEBUG: '', ...opts.env },
-    timeout: opts.timeoutMs ?? 60_000,
-  });
-  return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, ms: performance.now() - t0 };
-}
-
-/** Runs `beton ARGS` without blocking the test process (which may hold a port the command needs). */
-export function cliAsync(args: readonly string[], opts: { timeoutMs?: number } = {}): Promise<CliResult> {
-  const t0 = performance.now();
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, BETON_DEBUG: '' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 30_000);
-    child.on('close', (status, signal) => {
-      clearTimeout(timer);
-      done({ status, signal, stdout, stderr, ms: performance.now() - t0 });
-    });
-  });
-}
 
 /** A JS stack frame line ("    at f (file.js:1:2)"): must never reach a user. */
 export const STACK_LINE = /^\s+at .+/m;

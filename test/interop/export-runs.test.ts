@@ -4,7 +4,7 @@
 // (sequential order, no random crop or flip) its batches equal our loader's byte for byte.
 // The clip decoders are custom Python (FFCV has no video field) that FFCV compiles with
 // numba: users found the first version failing on the first batch ("Untyped global name").
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -21,9 +21,9 @@ import { Loader, type PipelineConfig } from '../../core/loader/loader.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 import { checkPython } from '../helpers/python-check.js';
 import { describeFfcv, runFfcv } from './ffcv.js';
+import { cliOk } from '../helpers/cli.js';
 
 const ROOT = resolve(__dirname, '../..');
-const CLI = join(ROOT, 'bin/beton.js');
 
 interface PyRun {
   outputs: string[];
@@ -84,11 +84,7 @@ function clipOf(
   return { frames, width, height, count, fps: [25, 1] };
 }
 
-function cli(args: string[]): string {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
-  if (r.status !== 0) throw new Error(`beton ${args.join(' ')} exited ${r.status}:\n${r.stderr}`);
-  return r.stdout;
-}
+const cli = (args: string[]): string => cliOk(args);
 
 const bytesOf = (a: ArrayBufferView): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ProfileRun } from '../../core/profile/types.js';
 import { engineEnv } from '../../core/profile/python-engine.js';
-import { cliAsync } from '../helpers/cli-inputs.js';
+import { cliAsync } from '../helpers/cli.js';
 import { describeFfcv, PYTHON, runFfcv } from './ffcv.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-engines-'));

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IntField } from '../../core/fields/int-field.js';
 import { Loader } from '../../core/loader/loader.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
+import { requires } from '../helpers/requires.js';
 
 const ROOT = resolve(__dirname, '../..');
 const LIB = join(ROOT, 'dist/core/index.js');
@@ -46,7 +47,7 @@ function exitDelay(body: string): Promise<{ code: number | null; afterLastMs: nu
   });
 }
 
-describe.skipIf(!existsSync(LIB))('a loader does not keep Node alive', () => {
+describe.skipIf(!requires('a built dist/', 'npm run build:ts', existsSync(LIB)))('a loader does not keep Node alive', () => {
   it('exits within a second of the last batch of one epoch, without close()', async () => {
     const r = await exitDelay(`
       const loader = await Loader.open(file, { batchSize: 64, numWorkers: 2, order: 'random', seed: 1 });

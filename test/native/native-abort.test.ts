@@ -18,6 +18,7 @@ import { IntField } from '../../core/fields/int-field.js';
 import { RGBImageField } from '../../core/fields/rgb-image-field.js';
 import { Reader } from '../../core/reader/reader.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
+import { requires } from '../helpers/requires.js';
 
 const ROOT = resolve(__dirname, '../..');
 const LIB = join(ROOT, 'dist/core/index.js');
@@ -133,44 +134,47 @@ for (let k = 0; k < ${iterations}; k++) {
 console.log(JSON.stringify(report));
 `;
 
-describe.skipIf(!existsSync(LIB))('no native abort when workers stop mid-decode (issue 12, item 1)', () => {
-  it('beton bench-loader --workers 2 on corrupt JPEGs: exit 1 naming the sample, every run', async () => {
-    const outcomes: string[] = [];
-    const variants = [['--decoder', 'center:64'], [], ['--decoder', 'simple']];
-    const failures: string[] = [];
-    for (let k = 0; k < RUNS; k++) {
-      const r = await run([CLI, 'bench-loader', corrupt, '--workers', '2', '--batch-size', '16', ...variants[k % 3]!], 20_000);
-      // "1" is the expected failure exit; "SIGABRT" / "134" the abort.
-      outcomes.push(r.signal ?? String(r.code));
-      if (r.code !== 1 || r.stderr.includes('terminate called') || !/sample \d+ could not be decoded/.test(r.stderr))
-        failures.push(`run ${k}: ${r.signal ?? r.code}: ${r.stderr.slice(0, 300)}`);
-    }
-    expect(outcomes).toEqual(Array(RUNS).fill('1'));
-    expect(failures).toEqual([]);
-  });
+describe.skipIf(!requires('a built dist/', 'npm run build:ts', existsSync(LIB)))(
+  'no native abort when workers stop mid-decode (issue 12, item 1)',
+  () => {
+    it('beton bench-loader --workers 2 on corrupt JPEGs: exit 1 naming the sample, every run', async () => {
+      const outcomes: string[] = [];
+      const variants = [['--decoder', 'center:64'], [], ['--decoder', 'simple']];
+      const failures: string[] = [];
+      for (let k = 0; k < RUNS; k++) {
+        const r = await run([CLI, 'bench-loader', corrupt, '--workers', '2', '--batch-size', '16', ...variants[k % 3]!], 20_000);
+        // "1" is the expected failure exit; "SIGABRT" / "134" the abort.
+        outcomes.push(r.signal ?? String(r.code));
+        if (r.code !== 1 || r.stderr.includes('terminate called') || !/sample \d+ could not be decoded/.test(r.stderr))
+          failures.push(`run ${k}: ${r.signal ?? r.code}: ${r.stderr.slice(0, 300)}`);
+      }
+      expect(outcomes).toEqual(Array(RUNS).fill('1'));
+      expect(failures).toEqual([]);
+    });
 
-  it('loaders in one process: every corrupt run is a CORRUPT_SAMPLE naming the sample, closes mid-epoch survive', async () => {
-    const script = join(dir, 'loop.mjs');
-    writeFileSync(script, LOOP(LOOP_ITERATIONS));
-    // Two processes one after the other: a process that aborts takes its count with it.
-    for (let p = 0; p < 2; p++) {
-      const r = await run([script], 30_000);
-      expect(r.stderr).not.toContain('terminate called');
-      expect(r.signal, r.stderr).toBeNull();
-      expect(r.code, r.stderr).toBe(0);
-      const report = JSON.parse(r.stdout.trim().split('\n').pop()!) as LoopReport;
-      expect(report.other).toEqual([]);
-      expect(report.corrupt).toBe(LOOP_ITERATIONS - Math.floor(LOOP_ITERATIONS / 5));
-      expect(report.closedMidEpoch).toBe(Math.floor(LOOP_ITERATIONS / 5));
-    }
-  });
+    it('loaders in one process: every corrupt run is a CORRUPT_SAMPLE naming the sample, closes mid-epoch survive', async () => {
+      const script = join(dir, 'loop.mjs');
+      writeFileSync(script, LOOP(LOOP_ITERATIONS));
+      // Two processes one after the other: a process that aborts takes its count with it.
+      for (let p = 0; p < 2; p++) {
+        const r = await run([script], 30_000);
+        expect(r.stderr).not.toContain('terminate called');
+        expect(r.signal, r.stderr).toBeNull();
+        expect(r.code, r.stderr).toBe(0);
+        const report = JSON.parse(r.stdout.trim().split('\n').pop()!) as LoopReport;
+        expect(report.other).toEqual([]);
+        expect(report.corrupt).toBe(LOOP_ITERATIONS - Math.floor(LOOP_ITERATIONS / 5));
+        expect(report.closedMidEpoch).toBe(Math.floor(LOOP_ITERATIONS / 5));
+      }
+    });
 
-  it('every export of both addons is registered through the guard', () => {
-    // Napi::Function::New / NODE_API_MODULE go through node-addon-api's rethrowing wrapper.
-    for (const f of ['addon.cc', 'turbo_addon.cc']) {
-      const src = readFileSync(join(ROOT, 'native/src', f), 'utf8').replace(/\/\/.*$/gm, '');
-      expect(src, f).not.toMatch(/Napi::Function::New|NODE_API_MODULE\(/);
-      expect(src, f).toMatch(/BETON_GUARDED_MODULE\(/);
-    }
-  });
-});
+    it('every export of both addons is registered through the guard', () => {
+      // Napi::Function::New / NODE_API_MODULE go through node-addon-api's rethrowing wrapper.
+      for (const f of ['addon.cc', 'turbo_addon.cc']) {
+        const src = readFileSync(join(ROOT, 'native/src', f), 'utf8').replace(/\/\/.*$/gm, '');
+        expect(src, f).not.toMatch(/Napi::Function::New|NODE_API_MODULE\(/);
+        expect(src, f).toMatch(/BETON_GUARDED_MODULE\(/);
+      }
+    });
+  },
+);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ImageMixupStage } from '../../core/pipeline/batch-ops.js';
 import { centerCrop, randomResizedCrop, roundHalfEven } from '../../core/pipeline/crop.js';
-import { float64ToFloat16Bits, toFloat16Bits, torchCast } from '../../core/pipeline/dtypes.js';
+import { float16Bits } from '../../core/format/float16.js';
+import { toFloat16Bits, torchCast } from '../../core/pipeline/dtypes.js';
 import { planStages } from '../../core/pipeline/plan.js';
 import type { Rng } from '../../core/pipeline/rng.js';
 import { rngFor } from '../../core/pipeline/rng.js';
@@ -121,7 +122,7 @@ describe('pipeline ops, hand-computed', () => {
 describe('casts as FFCV makes them', () => {
   it('float64 → float16: numpy rounds once (NormalizeImage), torch through float32 (Convert)', () => {
     const x = 1 + 2 ** -11 + 2 ** -40; // just past a float16 tie; float32 rounds it onto the tie
-    expect(float64ToFloat16Bits(x)).toBe(0x3c01); // numpy: 1.001
+    expect(float16Bits(x)).toBe(0x3c01); // numpy: 1.001
     expect(toFloat16Bits(x)).toBe(0x3c00); // torch: 1.0
     const cases: Array<[number, number]> = [
       [65504, 0x7bff],
@@ -140,7 +141,7 @@ describe('casts as FFCV makes them', () => {
       [-0, 0x8000],
       [NaN, 0x7e00],
     ];
-    for (const [v, bits] of cases) expect(float64ToFloat16Bits(v), String(v)).toBe(bits);
+    for (const [v, bits] of cases) expect(float16Bits(v), String(v)).toBe(bits);
   });
 
   it('torch casts: float → integer truncates through int32 and wraps; integer → integer wraps', () => {
@@ -175,7 +176,7 @@ describe('casts as FFCV makes them', () => {
     // NormalizeImage(float16) rounds the float64 table once (numpy), Convert(float16) through float32 (torch).
     const h1 = new Uint16Array(3);
     planStages({ shape: [1, 1, 3], dtype: 'uint8' }, [NormalizeImage(mean, std, 'float16')]).stages[0]!.run(px, h1, ctx(rngFor(0, 0, 0)));
-    expect(Array.from(h1)).toEqual([0, 77, 255].map((v, c) => float64ToFloat16Bits((v - mean[c]!) / std[c]!)));
+    expect(Array.from(h1)).toEqual([0, 77, 255].map((v, c) => float16Bits((v - mean[c]!) / std[c]!)));
   });
 
   it('Convert outside the pixel pass: float16 read and written as bits, int64 kept exact', () => {

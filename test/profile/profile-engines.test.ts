@@ -12,7 +12,8 @@ import { RandomHorizontalFlip, RandomResizedCropRGBImageDecoder, ToCHW } from '.
 import { diagnose, verdictEngine } from '../../core/profile/verdict.js';
 import type { MachineInfo, PointConfig, PointResult } from '../../core/profile/types.js';
 import { RunsDb } from '../../core/runs/runs-db.js';
-import { cli, sampleRun } from '../helpers/cli-inputs.js';
+import { cli } from '../helpers/cli.js';
+import { sampleRun } from '../helpers/cli-inputs.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-engines-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

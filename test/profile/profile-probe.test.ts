@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RunsDb } from '../../core/runs/runs-db.js';
-import { cli } from '../helpers/cli-inputs.js';
+import { cli } from '../helpers/cli.js';
 
 const PROBE_DIR = resolve(import.meta.dirname, '../../python');
 const dir = mkdtempSync(join(tmpdir(), 'beton-probe-'));

@@ -1,7 +1,6 @@
-import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BytesField } from '../../core/fields/bytes-field.js';
 import { IntField } from '../../core/fields/int-field.js';
@@ -12,6 +11,7 @@ import { Reader } from '../../core/reader/reader.js';
 import { fileRegions } from '../../core/reader/inspect.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 import { FIXTURES } from '../helpers/fixtures.js';
+import { cliIn } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-bad-'));
 const good = join(dir, 'good.beton');
@@ -55,11 +55,7 @@ async function codeOf(p: string): Promise<BetonErrorCode | 'OK'> {
   }
 }
 
-const CLI = resolve(__dirname, '../../bin/beton.js');
-function cli(...args: string[]): { status: number | null; stderr: string; stdout: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
-  return { status: r.status, stderr: r.stderr, stdout: r.stdout };
-}
+const cli = cliIn();
 
 describe('bad .beton files', () => {
   it('the unmodified file reads', async () => {

@@ -25,6 +25,7 @@ import { canonicalSample } from '../../core/reader/canonical.js';
 import { Reader } from '../../core/reader/reader.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 import { fixtureNames, fixturePath } from '../helpers/fixtures.js';
+import { requires } from '../helpers/requires.js';
 
 const ROOT = resolve(__dirname, '../..');
 const LIB = join(ROOT, 'dist/core/index.js');
@@ -414,7 +415,7 @@ beforeAll(async () => {
   }
 });
 
-describe.skipIf(!existsSync(LIB))('seeded reader/loader fuzzer', () => {
+describe.skipIf(!requires('a built dist/', 'npm run build:ts', existsSync(LIB)))('seeded reader/loader fuzzer', () => {
   it(
     `mutated fixtures and write modes: no abort, hang or stack trace; every rejection named (seed ${SEED})`,
     async () => {

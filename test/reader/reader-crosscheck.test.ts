@@ -24,10 +24,11 @@ import {
 import { Reader } from '../../core/reader/reader.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 import { FIXTURES, fixtureNames, fixturePath } from '../helpers/fixtures.js';
+import { requires } from '../helpers/requires.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-xcheck-'));
 const CLI = resolve(__dirname, '../../bin/beton.js');
-const haveCli = existsSync(resolve(__dirname, '../../dist/core/cli/main.js'));
+const haveCli = requires('a built dist/', 'npm run build:ts', existsSync(resolve(__dirname, '../../dist/core/cli/main.js')));
 let n = 0;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

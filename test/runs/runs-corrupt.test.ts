@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunsDbError } from '../../core/runs/errors.js';
 import { RunsDb } from '../../core/runs/runs-db.js';
-import { cli, STACK_LINE, writeDamagedDb, writeImageBeton, writeNewerSchemaDb, writeRunsDb } from '../helpers/cli-inputs.js';
+import { STACK_LINE, writeDamagedDb, writeImageBeton, writeNewerSchemaDb, writeRunsDb } from '../helpers/cli-inputs.js';
+import { cli } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-runsbad-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

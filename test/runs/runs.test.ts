@@ -14,9 +14,9 @@ import { RunsDb, SCHEMA_VERSION } from '../../core/runs/runs-db.js';
 import { RunsDbError } from '../../core/runs/errors.js';
 import { runsCommand } from '../../core/cli/runs-command.js';
 import { UsageError } from '../../core/cli/usage-error.js';
+import { CLI, cliIn, type CliResult } from '../helpers/cli.js';
 
 const ROOT = resolve(__dirname, '../..');
-const CLI = join(ROOT, 'bin/beton.js');
 const dir = mkdtempSync(join(tmpdir(), 'beton-runs-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
@@ -774,14 +774,8 @@ describe('beton runs (CLI)', () => {
     }
   }, 300_000);
 
-  const cli = (...args: string[]): { status: number | null; stdout: string; stderr: string } => {
-    const r = spawnSync(process.execPath, [CLI, 'runs', ...args], {
-      encoding: 'utf8',
-      cwd: dir,
-      env: { ...process.env, BETON_DB: join(dir, 'env-default.sqlite') },
-    });
-    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-  };
+  const runs = cliIn(dir, { ...process.env, BETON_DB: join(dir, 'env-default.sqlite') });
+  const cli = (...args: string[]): CliResult => runs('runs', ...args);
 
   it('list / show / compare / plot / rm, with --json and human tables', () => {
     const path = freshPath();

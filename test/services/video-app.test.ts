@@ -7,8 +7,9 @@ import { parseBuildConfig } from '../../core/api/build-config.js';
 import type { DetectedSource, PreviewResult } from '../../core/api/contract.js';
 import { BetonService } from '../../core/services/beton-service.js';
 import { buildDataset } from '../../core/app/build.js';
+import { requires } from '../helpers/requires.js';
 
-const hasFfmpeg = spawnSync('ffmpeg', ['-version']).status === 0;
+const hasFfmpeg = requires('ffmpeg', 'apt-get install -y ffmpeg', spawnSync('ffmpeg', ['-version']).status === 0);
 const dir = mkdtempSync(join(tmpdir(), 'beton-video-app-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -19,10 +19,10 @@ import { VideoDatasetSource } from '../../core/sources/video-source.js';
 import { buildDataset, type BuildReport } from '../../core/app/build.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 import { checkPython } from '../helpers/python-check.js';
+import { requires } from '../helpers/requires.js';
+import { cliIn } from '../helpers/cli.js';
 
-const HAVE_FFMPEG = ffmpegAvailable();
-if (!HAVE_FFMPEG)
-  console.warn('test/sources/video.test.ts: skipped, ffmpeg/ffprobe not found (apt-get install ffmpeg; .ci/run installs it)');
+const HAVE_FFMPEG = requires('ffmpeg and ffprobe', 'apt-get install -y ffmpeg (.ci/run installs it)', ffmpegAvailable());
 
 const ROOT = resolve(__dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'beton-video-'));
@@ -648,46 +648,46 @@ out.tofile(sys.argv[3])
 print(json.dumps({"args_roundtrip": bool(roundtrip), "shape": list(state.shape), "fields": names}))
 `;
 
-describe.skipIf(!HAVE_FFMPEG || !existsSync(join(ROOT, 'dist/core/cli/main.js')))('beton build with videos (CLI)', () => {
-  const cli = (...args: string[]): { status: number | null; stdout: string; stderr: string } => {
-    const r = spawnSync(process.execPath, [join(ROOT, 'bin/beton.js'), ...args], { encoding: 'utf8', cwd: dir });
-    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-  };
+describe.skipIf(!HAVE_FFMPEG || !requires('a built dist/', 'npm run build:ts', existsSync(join(ROOT, 'dist/core/cli/main.js'))))(
+  'beton build with videos (CLI)',
+  () => {
+    const cli = cliIn(dir);
 
-  it('asks for --clip-length on a folder of videos', () => {
-    const r = cli('build', videos, '-o', join(dir, 'cli0.beton'));
-    expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/holds videos .*--clip-length/);
-  });
+    it('asks for --clip-length on a folder of videos', () => {
+      const r = cli('build', videos, '-o', join(dir, 'cli0.beton'));
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/holds videos .*--clip-length/);
+    });
 
-  it('builds clips with --clip-length/--stride/--fps and clip options, skipping bad videos', () => {
-    const out = join(dir, 'cli.beton');
-    const r = cli(
-      'build',
-      videos,
-      '-o',
-      out,
-      '--clip-length',
-      '4',
-      '--stride',
-      '5',
-      '--fps',
-      '5',
-      '--max-resolution',
-      '32',
-      '--jpeg-quality',
-      '95',
-      '--on-error',
-      'skip',
-      '--workers',
-      '1',
-      '--json',
-    );
-    expect(r.status, r.stderr).toBe(0);
-    const rep = JSON.parse(r.stdout) as { numSamples: number; skipped: unknown[] };
-    expect([rep.numSamples, rep.skipped.length]).toEqual([6, 2]);
-    const i = cli('inspect', out, '--json');
-    expect(i.status, i.stderr).toBe(0);
-    expect(i.stdout).toContain('video_clip');
-  });
-});
+    it('builds clips with --clip-length/--stride/--fps and clip options, skipping bad videos', () => {
+      const out = join(dir, 'cli.beton');
+      const r = cli(
+        'build',
+        videos,
+        '-o',
+        out,
+        '--clip-length',
+        '4',
+        '--stride',
+        '5',
+        '--fps',
+        '5',
+        '--max-resolution',
+        '32',
+        '--jpeg-quality',
+        '95',
+        '--on-error',
+        'skip',
+        '--workers',
+        '1',
+        '--json',
+      );
+      expect(r.status, r.stderr).toBe(0);
+      const rep = JSON.parse(r.stdout) as { numSamples: number; skipped: unknown[] };
+      expect([rep.numSamples, rep.skipped.length]).toEqual([6, 2]);
+      const i = cli('inspect', out, '--json');
+      expect(i.status, i.stderr).toBe(0);
+      expect(i.stdout).toContain('video_clip');
+    });
+  },
+);

@@ -9,7 +9,8 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, 
 import { constants, hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLI, cli, SAMPLE_IMAGES, STACK_LINE } from '../helpers/cli-inputs.js';
+import { SAMPLE_IMAGES, STACK_LINE } from '../helpers/cli-inputs.js';
+import { CLI, cli } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-kill-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -17,17 +16,14 @@ import { Reader } from '../../core/reader/reader.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 import type { Sample } from '../../core/writer/sample.js';
 import { mergeDatasets } from '../../core/writer/merge.js';
+import { cliIn } from '../helpers/cli.js';
 
 const ROOT = resolve(__dirname, '../..');
-const CLI = join(ROOT, 'bin/beton.js');
 const SAMPLE = join(ROOT, 'assets/sample-images');
 const dir = mkdtempSync(join(tmpdir(), 'beton-merge-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function cli(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: dir });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const cli = cliIn(dir);
 
 /** Every sample in the canonical encoding (the golden manifests'): equal dumps = equal datasets. */
 async function dumpAll(path: string): Promise<unknown[]> {

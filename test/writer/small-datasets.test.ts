@@ -13,7 +13,8 @@ import { centerCrop, randomResizedCrop, roundHalfEven, type Crop } from '../../c
 import { rngFor, type Rng } from '../../core/pipeline/rng.js';
 import { CenterCropRGBImageDecoder, RandomResizedCropRGBImageDecoder } from '../../core/pipeline/spec.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
-import { cli, SAMPLE_IMAGES, STACK_LINE, writeImageBeton } from '../helpers/cli-inputs.js';
+import { SAMPLE_IMAGES, STACK_LINE, writeImageBeton } from '../helpers/cli-inputs.js';
+import { cli } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-small-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

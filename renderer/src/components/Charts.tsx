@@ -14,6 +14,7 @@ import {
   YAxis,
 } from 'recharts';
 import { formatCompact } from '../lib/format.js';
+import { evenTicks } from '../lib/ticks.js';
 import { useUiStore } from '../stores/ui.js';
 
 export interface ChartColors {
@@ -120,7 +121,22 @@ export interface XSpan {
   x1: number;
   x2: number;
   label: string;
+  /** What the span is called when there are too many to name in full ("#3"). */
+  short?: string;
 }
+
+/** Beyond this many spans their full names would overlap on a chart of card width: the short ones are used. */
+export const FULL_SPAN_LABELS = 4;
+
+/** A value with its unit ("12.5 ms"); a formatter that writes its own unit ("45%") is left alone. */
+const withUnit = (text: string, unit?: string): string => (unit && !text.endsWith('%') ? `${text} ${unit}` : text);
+
+/** Tooltip value and label formatters that say the units. */
+const tooltipFormat = (yFormat: (v: number) => string, unit?: string, xFormat?: (v: number) => string, xUnit?: string) => ({
+  formatter: (v: unknown) => (typeof v === 'number' ? withUnit(yFormat(v), unit) : String(v)),
+  labelFormatter: (v: unknown) =>
+    typeof v === 'number' ? withUnit(xFormat ? xFormat(v) : String(Math.round(v * 100) / 100), xUnit) : String(v ?? ''),
+});
 
 /** A line chart over rows; `lines` name the numeric keys to draw; `spans` shade and label stretches of x. */
 export function Lines<Row extends object>({
@@ -135,10 +151,16 @@ export function Lines<Row extends object>({
   dots = false,
   yDomain,
   spans = [],
+  unit,
+  xUnit,
 }: {
   rows: Row[];
   x: keyof Row & string;
   lines: Array<{ key: string; name?: string; dashed?: boolean }>;
+  /** The values' unit, said in the tooltip ("ms", "images/s"). */
+  unit?: string;
+  /** The x values' unit, said in the tooltip ("s"). */
+  xUnit?: string;
   xLabel?: string;
   /** The y axis's title, with its unit ("images/s", "wait per step (ms)"). */
   yLabel?: string;
@@ -150,6 +172,9 @@ export function Lines<Row extends object>({
   spans?: XSpan[];
 }) {
   const c = useChartColors();
+  const xs = rows.map((r) => (r as Record<string, unknown>)[x]).filter((v): v is number => typeof v === 'number');
+  const ticks = xs.length ? evenTicks(Math.min(...xs), Math.max(...xs)) : undefined;
+  const short = spans.length > FULL_SPAN_LABELS;
   return (
     <ResponsiveContainer width="100%" height={height}>
       <LineChart data={rows} margin={margin(xLabel, yLabel)}>
@@ -162,7 +187,7 @@ export function Lines<Row extends object>({
             fill={c.series[i % 2 ? 1 : 0]}
             fillOpacity={0.06}
             ifOverflow="hidden"
-            label={{ value: s.label, position: 'insideTopLeft', fill: c.text, fontSize: 10 }}
+            label={{ value: short ? (s.short ?? `${i + 1}`) : s.label, position: 'insideTopLeft', fill: c.text, fontSize: 10 }}
           />
         ))}
         {spans.map((s, i) => (
@@ -176,6 +201,8 @@ export function Lines<Row extends object>({
           tickFormatter={xFormat}
           label={xTitle(c, xLabel)}
           allowDecimals={false}
+          ticks={ticks}
+          interval={0}
         />
         <YAxis
           {...axis(c)}
@@ -184,7 +211,7 @@ export function Lines<Row extends object>({
           domain={yDomain ?? [0, 'auto']}
           label={yTitle(c, yLabel)}
         />
-        <Tooltip {...tooltipStyle(c)} formatter={(v) => (typeof v === 'number' ? yFormat(v) : String(v))} />
+        <Tooltip {...tooltipStyle(c)} {...tooltipFormat(yFormat, unit, xFormat, xUnit)} />
         {lines.length > 1 ? legend(c) : null}
         {lines.map((l, i) => (
           <Line
@@ -214,10 +241,13 @@ export function Bars<Row extends object>({
   yDomain,
   xLabel,
   yLabel,
+  unit,
 }: {
   rows: Row[];
   x: keyof Row & string;
   y: keyof Row & string;
+  /** The values' unit, said in the tooltip. */
+  unit?: string;
   height?: number;
   yFormat?: (v: number) => string;
   yDomain?: [number, number];
@@ -237,7 +267,7 @@ export function Bars<Row extends object>({
           domain={yDomain ?? [0, 'auto']}
           label={yTitle(c, yLabel)}
         />
-        <Tooltip {...tooltipStyle(c)} formatter={(v) => (typeof v === 'number' ? yFormat(v) : String(v))} />
+        <Tooltip {...tooltipStyle(c)} {...tooltipFormat(yFormat, unit)} />
         <Bar dataKey={key(y)} fill={c.series[0]} isAnimationActive={false} radius={[3, 3, 0, 0]} />
       </BarChart>
     </ResponsiveContainer>

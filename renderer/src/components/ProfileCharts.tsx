@@ -1,11 +1,14 @@
 import { useMemo } from 'react';
 import { cpuBars, gpuIndices, hasReading, pointSpans, timelineRows } from '../lib/series.js';
 import type { PointConfig, TelemetrySample } from '../lib/types.js';
-import { Bars, ChartCard, Lines, type XSpan } from './Charts.js';
+import { Bars, ChartCard, FULL_SPAN_LABELS, Lines, type XSpan } from './Charts.js';
 
 /** A grid point's name on a timeline: short, since a span can be narrow (the tooltip and tables carry the rest). */
 export const spanLabel = (c: PointConfig | undefined, index: number): string =>
   c ? `${c.workers}w · bs ${c.batchSize}${c.osCache ? '' : ' · proc'}` : `point ${index + 1}`;
+
+/** A span's name when there are too many for full names: its point's number, as in the points table. */
+const spanShort = (index: number): string => `#${index + 1}`;
 
 const pct = (v: number): string => `${Math.round(v)}%`;
 const ms = (v: number): string => (v >= 10 ? `${Math.round(v)}` : v.toFixed(1));
@@ -21,15 +24,18 @@ export function ProfileCharts({
   configs,
   live = false,
   running = false,
+  rate = 'images/s',
 }: {
   samples: readonly TelemetrySample[];
   configs: ReadonlyArray<PointConfig | undefined>;
   live?: boolean;
   running?: boolean;
+  /** The throughput's unit: images/s, clips/s for a video dataset (lib/format.ts rateUnit). */
+  rate?: string;
 }) {
   const timeline = useMemo(() => timelineRows(samples), [samples]);
   const spans: XSpan[] = useMemo(
-    () => pointSpans(samples).map((s) => ({ x1: s.x1, x2: s.x2, label: spanLabel(configs[s.point], s.point) })),
+    () => pointSpans(samples).map((s) => ({ x1: s.x1, x2: s.x2, label: spanLabel(configs[s.point], s.point), short: spanShort(s.point) })),
     [samples, configs],
   );
   const gpus = useMemo(() => gpuIndices(samples), [samples]);
@@ -41,12 +47,21 @@ export function ProfileCharts({
     <div className="chart-grid" data-testid="profile-charts">
       <ChartCard
         title="Throughput"
-        subtitle="images/s over time · shaded: grid points"
+        subtitle={`${rate} over time · shaded: grid points${spans.length > FULL_SPAN_LABELS ? ' (#N: point N)' : ''}`}
         testId="chart-timeline"
         count={timeline.filter((r) => r.ips !== null).length}
         empty={waiting ?? 'No throughput was recorded.'}
       >
-        <Lines rows={timeline} x="t" lines={[{ key: 'ips', name: 'images/s' }]} xLabel="time (s)" yLabel="images/s" spans={spans} />
+        <Lines
+          rows={timeline}
+          x="t"
+          lines={[{ key: 'ips', name: rate }]}
+          xLabel="time (s)"
+          yLabel={rate}
+          unit={rate}
+          xUnit="s"
+          spans={spans}
+        />
       </ChartCard>
       <ChartCard
         title="Loader wait per step"
@@ -62,6 +77,8 @@ export function ProfileCharts({
           xLabel="time (s)"
           yLabel="wait per step (ms)"
           yFormat={ms}
+          unit="ms"
+          xUnit="s"
           spans={spans}
         />
       </ChartCard>
@@ -82,6 +99,7 @@ export function ProfileCharts({
           xLabel="time (s)"
           yLabel="CPU busy (%)"
           yFormat={pct}
+          xUnit="s"
           yDomain={[0, 100]}
           spans={spans}
         />
@@ -106,6 +124,7 @@ export function ProfileCharts({
           xLabel="time (s)"
           yLabel="GPU busy (%)"
           yFormat={pct}
+          xUnit="s"
           yDomain={[0, 100]}
           spans={spans}
         />

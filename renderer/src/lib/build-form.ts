@@ -4,11 +4,21 @@
  */
 import type { DetectedSource } from '../../../core/api/contract.js';
 import type { BuildConfigInput, FieldConfig } from '../../../core/api/build-config.js';
+import {
+  ARRAY_DTYPES,
+  COMPRESS_PROBABILITY,
+  FIELD_TYPES as CONTRACT_FIELD_TYPES,
+  IMAGE_WRITE_MODES,
+  JPEG_QUALITY,
+  PAGE_SIZE,
+  type ImageWriteMode,
+} from '../../../core/api/constants.js';
 import { suggestOutput } from './format.js';
 
 export type FieldType = FieldConfig['type'];
-export type WriteMode = 'raw' | 'jpg' | 'smart' | 'proportion';
-export const FIELD_TYPES: FieldType[] = ['rgb_image', 'int', 'float', 'bytes', 'json', 'ndarray', 'torch_tensor'];
+export type WriteMode = ImageWriteMode;
+/** The types any source can fill (video clips only come from videos: fieldTypesFor). */
+export const FIELD_TYPES: FieldType[] = CONTRACT_FIELD_TYPES.filter((t) => t !== 'video_clip');
 export type SourceType = DetectedSource['source']['type'];
 
 /** The field types a source can fill: clips only from videos, and only videos give clips. */
@@ -18,8 +28,10 @@ export function fieldTypesFor(source: SourceType): FieldType[] {
 
 /** A string column read as an int label: its categories (value → index), while they are read, or why not. */
 export type LabelMap = { state: 'loading' } | { state: 'ready'; categories: string[] } | { state: 'error'; message: string };
-export const WRITE_MODES: WriteMode[] = ['raw', 'jpg', 'smart', 'proportion'];
-export const DTYPES = ['uint8', 'int8', 'uint16', 'int16', 'uint32', 'int32', 'int64', 'uint64', 'float16', 'float32', 'float64'];
+export const WRITE_MODES: readonly WriteMode[] = IMAGE_WRITE_MODES;
+export const DTYPES: readonly string[] = ARRAY_DTYPES;
+const MIN_PAGE_MIB = PAGE_SIZE.minWriter / 2 ** 20;
+const QUALITY_MESSAGE = `JPEG quality: ${JPEG_QUALITY.min} to ${JPEG_QUALITY.max}.`;
 
 export interface FieldForm {
   name: string;
@@ -69,8 +81,8 @@ export function fieldToForm(f: FieldConfig): FieldForm {
     writeMode: 'raw',
     maxResolution: '',
     smartThreshold: '',
-    jpegQuality: '90',
-    compressProbability: '0.5',
+    jpegQuality: String(JPEG_QUALITY.default),
+    compressProbability: String(COMPRESS_PROBABILITY.default),
     passThrough: false,
     dtype: 'float32',
     shape: '1',
@@ -83,7 +95,7 @@ export function fieldToForm(f: FieldConfig): FieldForm {
     return {
       ...base,
       writeMode: f.writeMode ?? 'jpg',
-      jpegQuality: String(f.jpegQuality ?? 90),
+      jpegQuality: String(f.jpegQuality ?? JPEG_QUALITY.default),
       maxResolution: f.maxResolution === null || f.maxResolution === undefined ? '' : String(f.maxResolution),
     };
   }
@@ -93,8 +105,8 @@ export function fieldToForm(f: FieldConfig): FieldForm {
       writeMode: f.writeMode,
       maxResolution: f.maxResolution === null || f.maxResolution === undefined ? '' : String(f.maxResolution),
       smartThreshold: f.smartThreshold === null || f.smartThreshold === undefined ? '' : String(f.smartThreshold),
-      jpegQuality: String(f.jpegQuality ?? 90),
-      compressProbability: String(f.compressProbability ?? 0.5),
+      jpegQuality: String(f.jpegQuality ?? JPEG_QUALITY.default),
+      compressProbability: String(f.compressProbability ?? COMPRESS_PROBABILITY.default),
       passThrough: f.passThrough ?? false,
     };
   }
@@ -108,7 +120,7 @@ export function formFromDetected(d: DetectedSource): BuildForm {
     length: d.length,
     fields: d.fields.map(fieldToForm),
     output: suggestOutput(d.source.path),
-    pageSizeMiB: '8',
+    pageSizeMiB: String(PAGE_SIZE.default / 2 ** 20),
     workers: '',
     onError: 'fail',
     clip:
@@ -169,7 +181,7 @@ export function validateBuildForm(form: BuildForm): { errors: FormErrors; warnin
   const mib = Number(form.pageSizeMiB);
   const pageSize = Math.round(mib * 1024 * 1024);
   if (!form.pageSizeMiB.trim() || !Number.isFinite(mib)) errors.pageSize = 'Give the page size in MiB.';
-  else if (mib < 2) errors.pageSize = 'FFCV needs pages of at least 2 MiB.';
+  else if (mib < MIN_PAGE_MIB) errors.pageSize = `FFCV needs pages of at least ${MIN_PAGE_MIB} MiB.`;
   else if (!Number.isInteger(Math.log2(pageSize))) errors.pageSize = 'The page size must be a power of two (2, 4, 8, 16… MiB).';
 
   let numWorkers: number | undefined;
@@ -209,11 +221,11 @@ export function validateBuildForm(form: BuildForm): { errors: FormErrors; warnin
           smartThreshold = intIn(f.smartThreshold, 1);
           if (smartThreshold === null) errors[k('smartThreshold')] = 'Smart threshold: a positive number of bytes, or empty.';
         }
-        const q = intIn(f.jpegQuality, 1, 100);
-        if (q === null) errors[k('jpegQuality')] = 'JPEG quality: 1 to 100.';
+        const q = intIn(f.jpegQuality, JPEG_QUALITY.min, JPEG_QUALITY.max);
+        if (q === null) errors[k('jpegQuality')] = QUALITY_MESSAGE;
         const p = Number(f.compressProbability);
-        if (!f.compressProbability.trim() || !Number.isFinite(p) || p < 0 || p > 1)
-          errors[k('compressProbability')] = 'Compress probability: 0 to 1.';
+        if (!f.compressProbability.trim() || !Number.isFinite(p) || p < COMPRESS_PROBABILITY.min || p > COMPRESS_PROBABILITY.max)
+          errors[k('compressProbability')] = `Compress probability: ${COMPRESS_PROBABILITY.min} to ${COMPRESS_PROBABILITY.max}.`;
         if (f.passThrough && f.writeMode === 'raw')
           warnings[k('passThrough')] = 'Pass-through has no effect in raw mode: it keeps source JPEGs only where a JPEG would be written.';
         if (f.smartThreshold.trim() && f.writeMode !== 'smart')
@@ -224,8 +236,8 @@ export function validateBuildForm(form: BuildForm): { errors: FormErrors; warnin
           writeMode: f.writeMode,
           maxResolution,
           smartThreshold,
-          jpegQuality: q ?? 90,
-          compressProbability: Number.isFinite(p) ? p : 0.5,
+          jpegQuality: q ?? JPEG_QUALITY.default,
+          compressProbability: Number.isFinite(p) ? p : COMPRESS_PROBABILITY.default,
           passThrough: f.passThrough,
           ...columns,
         });
@@ -245,8 +257,8 @@ export function validateBuildForm(form: BuildForm): { errors: FormErrors; warnin
       }
       case 'video_clip': {
         // Every clip has the source's clip length: the field says so, and the writer checks it.
-        const q = intIn(f.jpegQuality, 1, 100);
-        if (q === null) errors[k('jpegQuality')] = 'JPEG quality: 1 to 100.';
+        const q = intIn(f.jpegQuality, JPEG_QUALITY.min, JPEG_QUALITY.max);
+        if (q === null) errors[k('jpegQuality')] = QUALITY_MESSAGE;
         let maxResolution: number | null = null;
         if (f.maxResolution.trim()) {
           maxResolution = intIn(f.maxResolution, 1, 65535);
@@ -257,7 +269,7 @@ export function validateBuildForm(form: BuildForm): { errors: FormErrors; warnin
           name,
           type: 'video_clip',
           writeMode: f.writeMode === 'raw' ? 'raw' : 'jpg',
-          jpegQuality: q ?? 90,
+          jpegQuality: q ?? JPEG_QUALITY.default,
           maxResolution,
           frames: clipFrames,
           ...columns,

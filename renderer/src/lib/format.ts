@@ -123,3 +123,13 @@ export function shortenPath(path: string, max = 48): string {
   if (tail.length + 4 >= max) return `…${path.slice(path.length - max + 1)}`;
   return `${path.slice(0, max - tail.length - 2)}…/${tail}`;
 }
+
+/**
+ * What a loader's throughput counts for a dataset of this schema: a video dataset's samples
+ * are clips, an image dataset's images; anything else is samples.
+ */
+export function rateUnit(schema: ReadonlyArray<{ type: string }> | null | undefined): string {
+  if (schema?.some((f) => f.type === 'video_clip')) return 'clips/s';
+  if (!schema || schema.some((f) => f.type === 'rgb_image')) return 'images/s';
+  return 'samples/s';
+}

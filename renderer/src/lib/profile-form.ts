@@ -1,4 +1,5 @@
 /** The Profile screen's form: a grid sweep or a training command, validated into profiles.start params. */
+import { LOADER_DEFAULTS } from '../../../core/api/constants.js';
 import type { Params } from '../../../core/api/contract.js';
 import type { FormErrors } from './build-form.js';
 import type { EngineName, OrderName, PointConfig } from './types.js';
@@ -151,7 +152,7 @@ export function validateProfileForm(
   if (!(Number.isInteger(warm) && warm >= 0)) errors.warmupBatches = 'Warm-up batches: a whole number, 0 or more.';
   const ahead = form.batchesAhead.trim() === '' ? null : Number(form.batchesAhead);
   if (ahead !== null && !(Number.isInteger(ahead) && ahead >= 1 && ahead <= 64))
-    errors.batchesAhead = "Batches ahead: a whole number from 1 to 64 (empty: the loader's default, 3).";
+    errors.batchesAhead = `Batches ahead: a whole number from 1 to 64 (empty: the loader's default, ${LOADER_DEFAULTS.batchesAhead}).`;
   if (!form.engines.length) errors.engines = 'Pick at least one engine.';
   if (form.engines.includes('torch') && !form.source.trim())
     errors.source = 'The torch engine reads the image folder the .beton was built from: choose it.';

@@ -1,6 +1,18 @@
 /** A run's settings as rows of text, and two runs' settings side by side: pure functions. */
+import { LOADER_DEFAULTS } from '../../../core/api/constants.js';
 import { formatBytes } from './format.js';
 import type { ProfileRunView } from './types.js';
+
+/** "2× NVIDIA H100 80GB HBM3 (80 GiB)": alike GPUs counted once, each kind with its memory. */
+export function formatGpus(gpus: ReadonlyArray<{ name: string; memoryTotalMiB: number }>): string {
+  if (!gpus.length) return 'none';
+  const kinds = new Map<string, number>();
+  for (const g of gpus) {
+    const k = `${g.name} (${Math.round(g.memoryTotalMiB / 1024)} GiB)`;
+    kinds.set(k, (kinds.get(k) ?? 0) + 1);
+  }
+  return [...kinds].map(([k, n]) => (n > 1 ? `${n}× ${k}` : k)).join(', ');
+}
 
 export type SettingGroup = 'Plan' | 'Machine' | 'Dataset';
 
@@ -53,7 +65,14 @@ export function runSettings(run: ProfileRunView): Setting[] {
   if (run.kind === 'sweep') for (const k of ['fastDecode', 'batchesAhead']) if (!keys.includes(k)) keys.push(k);
   for (const k of keys) {
     const v = plan[k];
-    const value = v === undefined ? (k === 'batchesAhead' ? '3 (default)' : k === 'fastDecode' ? 'no (default)' : '—') : planValue(k, v);
+    const value =
+      v === undefined
+        ? k === 'batchesAhead'
+          ? `${LOADER_DEFAULTS.batchesAhead} (default)`
+          : k === 'fastDecode'
+            ? 'no (default)'
+            : '—'
+        : planValue(k, v);
     out.push({ key: `plan.${k}`, group: 'Plan', label: PLAN_LABELS[k] ?? k, value });
   }
   const m = run.machine;
@@ -65,7 +84,7 @@ export function runSettings(run: ProfileRunView): Setting[] {
       { key: 'machine.ramBytes', group: 'Machine', label: 'Memory', value: formatBytes(m.ramBytes) },
       { key: 'machine.os', group: 'Machine', label: 'OS', value: m.os },
       { key: 'machine.node', group: 'Machine', label: 'Node', value: m.node },
-      { key: 'machine.gpus', group: 'Machine', label: 'GPUs', value: m.gpus.length ? m.gpus.join(', ') : 'none' },
+      { key: 'machine.gpus', group: 'Machine', label: 'GPUs', value: formatGpus(m.gpus) },
     );
   }
   const d = run.dataset;

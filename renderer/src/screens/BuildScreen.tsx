@@ -1,3 +1,4 @@
+import { useShallow } from 'zustand/react/shallow';
 import { ChartCard, Lines } from '../components/Charts.js';
 import { ProgressBar, Stat } from '../components/Form.js';
 import { EmptyState, ErrorBanner } from '../components/States.js';
@@ -22,9 +23,19 @@ import { useUiStore } from '../stores/ui.js';
 const STATUS_LABEL: Record<BuildJob['status'], string> = { running: 'Building', ok: 'Done', cancelled: 'Cancelled', failed: 'Failed' };
 
 export function BuildScreen() {
-  const { jobs, order, currentId, select, cancel } = useBuildsStore();
+  // The shown build and the tabs' statuses only: another build's progress does not re-render this one.
+  const { order, currentId, select, cancel, job, statuses } = useBuildsStore(
+    useShallow((s) => ({
+      order: s.order,
+      currentId: s.currentId,
+      select: s.select,
+      cancel: s.cancel,
+      job: s.currentId ? s.jobs[s.currentId] : undefined,
+      statuses: s.order.map((id) => s.jobs[id]!.status).join(' '),
+    })),
+  );
   const setScreen = useUiStore((u) => u.setScreen);
-  const job = currentId ? jobs[currentId] : undefined;
+  const statusOf = statuses.split(' ') as Array<BuildJob['status']>;
 
   if (!job) {
     return (
@@ -58,19 +69,21 @@ export function BuildScreen() {
       </header>
 
       {order.length > 1 ? (
-        <nav className="tabs" aria-label="Builds this session">
+        <div className="tabs" role="tablist" aria-label="Builds">
           {order.map((id, i) => (
             <button
               key={id}
               type="button"
+              role="tab"
               className={`tab ${id === currentId ? 'is-active' : ''}`}
-              aria-current={id === currentId ? 'true' : undefined}
+              aria-selected={id === currentId}
+              tabIndex={id === currentId ? 0 : -1}
               onClick={() => select(id)}
             >
-              Build {order.length - i} · {STATUS_LABEL[jobs[id]!.status]}
+              Build {order.length - i} · {STATUS_LABEL[statusOf[i]!]}
             </button>
           ))}
-        </nav>
+        </div>
       ) : null}
 
       <section className="card" data-testid="build-status" data-status={job.status}>
@@ -105,12 +118,14 @@ export function BuildScreen() {
             <span className="muted">Cancelling leaves no partial file.</span>
           </div>
         ) : null}
-        {job.status === 'failed' || job.status === 'cancelled' ? (
-          <ErrorBanner
-            error={{ code: job.status.toUpperCase(), message: job.message ?? job.status }}
-            title={job.status === 'failed' ? 'The build failed' : 'The build was cancelled'}
-            testId="build-error"
-          />
+        {job.status === 'failed' ? (
+          <ErrorBanner error={{ code: 'FAILED', message: job.message ?? job.status }} title="The build failed" testId="build-error" />
+        ) : null}
+        {job.status === 'cancelled' ? (
+          // The user's own choice, not a failure: said plainly, without the red of an error.
+          <p className="notice" role="status" data-testid="build-cancelled">
+            The build was cancelled; no file was written.
+          </p>
         ) : null}
       </section>
 
@@ -121,7 +136,15 @@ export function BuildScreen() {
         count={job.history.length}
         empty="The chart starts with the second progress report (the first is the baseline)."
       >
-        <Lines rows={job.history} x="t" lines={[{ key: 'rate', name: 'samples/s' }]} xLabel="seconds" xFormat={(v) => `${Math.round(v)}`} />
+        <Lines
+          rows={job.history}
+          x="t"
+          lines={[{ key: 'rate', name: 'samples/s' }]}
+          xLabel="seconds"
+          xFormat={(v) => `${Math.round(v)}`}
+          unit="samples/s"
+          xUnit="s"
+        />
       </ChartCard>
 
       {job.report ? <Report report={job.report} job={job} /> : null}

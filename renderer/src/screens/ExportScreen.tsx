@@ -1,12 +1,9 @@
 import { useEffect, useMemo, useState } from 'react';
 import { CodeBlock } from '../components/CodeBlock.js';
-import { PathPicker } from '../components/FileBrowser.js';
-import { Check, SelectField, TextField } from '../components/Form.js';
 import { EmptyState, ErrorBanner, Loading } from '../components/States.js';
 import { exportFileName, validateExportForm } from '../lib/export-form.js';
-import type { DecoderKind } from '../lib/profile-form.js';
-import type { OrderName } from '../lib/types.js';
 import { InlineMarkdown } from '../components/InlineMarkdown.js';
+import { LoaderSettingsForm } from './export/LoaderSettingsForm.js';
 import { buildFor, useBuildsStore } from '../stores/builds.js';
 import { errorFor, exportKey, resultFor, useExportStore } from '../stores/export.js';
 
@@ -90,90 +87,7 @@ export function ExportScreen() {
         </p>
       </header>
       <section className="card">
-        <div className="grid-form">
-          <div className="span-2">
-            <PathPicker
-              label=".beton file"
-              value={f.file}
-              onChange={(file) => x.setForm({ file })}
-              pick="file"
-              accept={['beton']}
-              testId="export-file"
-              error={e.file}
-            />
-          </div>
-          <TextField
-            label="Batch size"
-            value={f.batchSize}
-            onChange={(batchSize) => x.setForm({ batchSize })}
-            error={e.batchSize}
-            testId="export-batch"
-            inputMode="numeric"
-          />
-          <TextField
-            label="Workers"
-            value={f.numWorkers}
-            onChange={(numWorkers) => x.setForm({ numWorkers })}
-            error={e.numWorkers}
-            placeholder="auto"
-            inputMode="numeric"
-          />
-          <SelectField<OrderName>
-            label="Order"
-            value={f.order}
-            onChange={(order) => x.setForm({ order })}
-            options={[
-              { value: 'random', label: 'random' },
-              { value: 'quasi_random', label: 'quasi-random' },
-              { value: 'sequential', label: 'sequential' },
-            ]}
-          />
-          <TextField label="Seed" value={f.seed} onChange={(seed) => x.setForm({ seed })} error={e.seed} inputMode="numeric" />
-          <TextField
-            label="Batches ahead"
-            value={f.batchesAhead ?? ''}
-            onChange={(batchesAhead) => x.setForm({ batchesAhead })}
-            error={e.batchesAhead}
-            testId="export-batches-ahead"
-            inputMode="numeric"
-            placeholder="3 (the loader's default)"
-          />
-          <SelectField<DecoderKind>
-            label="Image decoder"
-            value={f.decoder}
-            onChange={(decoder) => x.setForm({ decoder })}
-            options={[
-              { value: 'rrc', label: 'Random resized crop' },
-              { value: 'center', label: 'Center crop' },
-              { value: 'simple', label: 'Simple (full image)' },
-            ]}
-          />
-          <TextField
-            label="Crop size (px)"
-            value={f.size}
-            onChange={(size) => x.setForm({ size })}
-            error={e.size}
-            disabled={f.decoder === 'simple'}
-            inputMode="numeric"
-          />
-          <div className="checks span-2">
-            <Check label="Random horizontal flip" checked={f.flip} onChange={(flip) => x.setForm({ flip })} />
-            <Check label="Normalize (ImageNet mean/std)" checked={f.normalize} onChange={(normalize) => x.setForm({ normalize })} />
-            <Check label="OS page cache" checked={f.osCache} onChange={(osCache) => x.setForm({ osCache })} />
-            <Check label="Drop the last partial batch" checked={f.dropLast} onChange={(dropLast) => x.setForm({ dropLast })} />
-            <Check
-              label={
-                build
-                  ? 'Include the build that wrote this file (DatasetWriter code)'
-                  : 'Include its build (none this session wrote this file)'
-              }
-              checked={f.includeBuild && !!build}
-              disabled={!build}
-              onChange={(includeBuild) => x.setForm({ includeBuild })}
-              testId="export-include-build"
-            />
-          </div>
-        </div>
+        <LoaderSettingsForm form={f} errors={e} hasBuild={!!build} onChange={x.setForm} />
         {fieldsError ? <ErrorBanner error={fieldsError} title="Cannot read this file's fields" /> : null}
         {x.fields && x.fields.path === f.file.trim() ? (
           <p className="muted">Pipelines for {x.fields.fields.map((fl) => `${fl.name} (${fl.type})`).join(', ')}.</p>

@@ -408,12 +408,17 @@ function Live({ job }: { job: ProfileJob }) {
             testId="profile-unknown"
           />
         ) : null}
-        {job.status === 'failed' || job.status === 'cancelled' ? (
+        {job.status === 'failed' ? (
           <ErrorBanner
-            error={{ code: job.code ?? job.status.toUpperCase(), message: job.message ?? job.status }}
-            title={job.status === 'failed' ? (job.mode === 'exec' ? 'The command failed' : 'The profile failed') : 'Cancelled'}
+            error={{ code: job.code ?? 'FAILED', message: job.message ?? job.status }}
+            title={job.mode === 'exec' ? 'The command failed' : 'The profile failed'}
             testId="profile-error"
           />
+        ) : null}
+        {job.status === 'cancelled' ? (
+          <p className="notice" role="status" data-testid="profile-cancelled">
+            Cancelled: you stopped it.
+          </p>
         ) : null}
       </section>
 

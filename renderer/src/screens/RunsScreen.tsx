@@ -5,7 +5,7 @@ import { EngineSummary, PointsTable } from '../components/PointsTable.js';
 import { ProfileCharts } from '../components/ProfileCharts.js';
 import { StepWaitChart } from '../components/StepWaitChart.js';
 import { EmptyState, ErrorBanner, Loading, Skeleton } from '../components/States.js';
-import { formatCompact, formatDateTime, shortenPath } from '../lib/format.js';
+import { formatCompact, formatDateTime, rateUnit, shortenPath } from '../lib/format.js';
 import { pointLabel } from '../lib/profile-form.js';
 import { overlayChart } from '../lib/series.js';
 import { runSettings, settingsDiff, type SettingGroup } from '../lib/run-settings.js';
@@ -108,7 +108,9 @@ export function RunsScreen() {
                           </div>
                         ) : null}
                       </td>
-                      <td title={run.datasetPath ?? ''}>{run.datasetPath ? shortenPath(run.datasetPath, 40) : '—'}</td>
+                      <td className="cell-path" title={run.datasetPath ?? ''}>
+                        {run.datasetPath ? shortenPath(run.datasetPath, 40) : '—'}
+                      </td>
                       <td>{run.hostname}</td>
                       {/* A command run has no grid points: its img/s is the command's own (exec verdict). */}
                       <td className="num">{run.kind === 'exec' ? '—' : run.points}</td>
@@ -352,7 +354,7 @@ function RunDetail({ run, onClose }: { run: ProfileRunView; onClose: () => void 
         </>
       ) : null}
       <h4>Timelines</h4>
-      <ProfileCharts samples={run.samples} configs={configs} />
+      <ProfileCharts samples={run.samples} configs={configs} rate={rateUnit(run.dataset?.schema)} />
     </section>
   );
 }

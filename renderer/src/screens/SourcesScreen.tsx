@@ -1,23 +1,18 @@
 import { useMemo } from 'react';
-import { Check, FieldMessage, SelectField, TextField } from '../components/Form.js';
+import { useShallow } from 'zustand/react/shallow';
+import { FieldMessage, TextField } from '../components/Form.js';
 import { BuildAdvicePanel } from '../components/BuildAdvicePanel.js';
 import { PathPicker } from '../components/FileBrowser.js';
 import { EmptyState, ErrorBanner, Loading } from '../components/States.js';
-import {
-  DTYPES,
-  fieldTypesFor,
-  needsCategories,
-  validateBuildForm,
-  WRITE_MODES,
-  type FieldForm,
-  type FieldType,
-  type WriteMode,
-} from '../lib/build-form.js';
+import { fieldTypesFor, validateBuildForm } from '../lib/build-form.js';
 import { formatNumber } from '../lib/format.js';
 import { startErrorFor, useBuildsStore } from '../stores/builds.js';
 import { useEnvStore } from '../stores/env.js';
 import { sourceErrorFor, useSourcesStore } from '../stores/sources.js';
 import { useUiStore } from '../stores/ui.js';
+import { ClipCard } from './sources/ClipCard.js';
+import { FieldRow } from './sources/FieldRow.js';
+import { OutputCard } from './sources/OutputCard.js';
 
 const SOURCE_LABEL: Record<string, string> = {
   image_folder: 'Image folder',
@@ -27,22 +22,13 @@ const SOURCE_LABEL: Record<string, string> = {
   video_folder: 'Video folder',
   video_list: 'Video list',
 };
-const CLIP_WRITE_MODES: WriteMode[] = ['jpg', 'raw'];
-const TYPE_LABEL: Record<FieldType, string> = {
-  rgb_image: 'RGB image',
-  int: 'int',
-  float: 'float',
-  bytes: 'bytes',
-  json: 'JSON',
-  ndarray: 'ndarray',
-  torch_tensor: 'torch tensor',
-  video_clip: 'video clip',
-};
-
 export function SourcesScreen() {
   const s = useSourcesStore();
   const cores = useEnvStore((e) => e.info?.cores ?? null);
-  const builds = useBuildsStore();
+  // Only what this screen shows: a build's progress events must not re-render the form.
+  const builds = useBuildsStore(
+    useShallow((b) => ({ start: b.start, starting: b.starting, startError: b.startError, startErrorKey: b.startErrorKey })),
+  );
   const setScreen = useUiStore((u) => u.setScreen);
   const checked = useMemo(() => (s.form ? validateBuildForm(s.form) : null), [s.form]);
   const errors = checked?.errors ?? {};
@@ -169,91 +155,9 @@ export function SourcesScreen() {
             <FieldMessage id="fields-error" error={errors.fields} />
           </section>
 
-          {s.form.clip ? (
-            <section className="card" data-testid="clip-card">
-              <header className="card-head">
-                <h3>Clips</h3>
-                <span className="card-sub">How each video is cut into samples (decoded with ffmpeg).</span>
-              </header>
-              <div className="grid-form">
-                <TextField
-                  label="Clip length (frames)"
-                  value={s.form.clip.clipLength}
-                  onChange={(clipLength) => s.updateClip({ clipLength })}
-                  error={errors['clip.clipLength']}
-                  testId="clip-length"
-                  inputMode="numeric"
-                  hint="Frames per sample (T)."
-                />
-                <TextField
-                  label="Stride (frames)"
-                  value={s.form.clip.stride}
-                  onChange={(stride) => s.updateClip({ stride })}
-                  error={errors['clip.stride']}
-                  testId="clip-stride"
-                  inputMode="numeric"
-                  placeholder={`${s.form.clip.clipLength || 'clip length'} (back to back)`}
-                  hint="Frames between clip starts; less than the length overlaps clips."
-                />
-                <TextField
-                  label="Frame rate (fps)"
-                  value={s.form.clip.fps}
-                  onChange={(fps) => s.updateClip({ fps })}
-                  error={errors['clip.fps']}
-                  testId="clip-fps"
-                  inputMode="decimal"
-                  placeholder="each video's own"
-                  hint="Resample every video to this rate first."
-                />
-              </div>
-            </section>
-          ) : null}
+          {s.form.clip ? <ClipCard clip={s.form.clip} errors={errors} onChange={s.updateClip} /> : null}
 
-          <section className="card">
-            <header className="card-head">
-              <h3>Output</h3>
-            </header>
-            <div className="grid-form">
-              <TextField
-                className="span-2"
-                label="Output file"
-                value={s.form.output}
-                onChange={(output) => s.updateForm({ output })}
-                error={errors.output}
-                testId="output-input"
-                spellCheck={false}
-              />
-              <TextField
-                label="Page size (MiB)"
-                value={s.form.pageSizeMiB}
-                onChange={(pageSizeMiB) => s.updateForm({ pageSizeMiB })}
-                error={errors.pageSize}
-                testId="pagesize-input"
-                inputMode="decimal"
-                hint="A power of two; FFCV's default is 8."
-              />
-              <TextField
-                label="Workers"
-                value={s.form.workers}
-                onChange={(workers) => s.updateForm({ workers })}
-                error={errors.workers}
-                testId="workers-input"
-                inputMode="numeric"
-                placeholder={cores ? `auto (${cores})` : 'auto'}
-                hint="Encoder threads; the output is the same whatever the count."
-              />
-              <SelectField
-                label="Bad samples"
-                value={s.form.onError}
-                onChange={(onError) => s.updateForm({ onError })}
-                options={[
-                  { value: 'fail', label: 'Stop the build' },
-                  { value: 'skip', label: 'Skip and list them' },
-                ]}
-                testId="onerror-select"
-              />
-            </div>
-          </section>
+          <OutputCard form={s.form} errors={errors} cores={cores} onChange={s.updateForm} />
 
           <BuildAdvicePanel config={checked?.config ?? null} onPageSize={(pageSizeMiB) => s.updateForm({ pageSizeMiB })} />
 
@@ -292,186 +196,6 @@ export function SourcesScreen() {
           </div>
         </>
       ) : null}
-    </div>
-  );
-}
-
-function FieldRow({
-  index,
-  field: f,
-  types,
-  errors,
-  warnings,
-  onChange,
-  onRemove,
-}: {
-  index: number;
-  field: FieldForm;
-  types: FieldType[];
-  errors: Record<string, string>;
-  warnings: Record<string, string>;
-  onChange(p: Partial<FieldForm>): void;
-  onRemove: (() => void) | undefined;
-}) {
-  const k = (key: string): string => `fields.${index}.${key}`;
-  const cell = (key: keyof FieldForm, label: string, props: { inputMode?: 'numeric' | 'decimal'; placeholder?: string } = {}) => (
-    <td>
-      <input
-        aria-label={`${f.name || `field ${index + 1}`} ${label}`}
-        className="input-small"
-        value={String(f[key] ?? '')}
-        onChange={(e) => onChange({ [key]: e.target.value } as Partial<FieldForm>)}
-        aria-invalid={errors[k(key)] ? true : undefined}
-        data-testid={`field-${index}-${key}`}
-        {...props}
-      />
-      <FieldMessage id={`f${index}-${key}`} error={errors[k(key)]} warning={warnings[k(key)]} />
-    </td>
-  );
-  const isImage = f.type === 'rgb_image';
-  const isClip = f.type === 'video_clip';
-  const isArray = f.type === 'ndarray' || f.type === 'torch_tensor';
-  const labels = needsCategories(f) ? f.labelMap : null;
-  return (
-    <tr data-testid={`field-row-${f.name}`}>
-      <td>
-        <input
-          aria-label={`Field ${index + 1} name`}
-          className="input-small"
-          value={f.name}
-          onChange={(e) => onChange({ name: e.target.value })}
-          aria-invalid={errors[k('name')] ? true : undefined}
-        />
-        <FieldMessage id={`f${index}-name`} error={errors[k('name')]} />
-        {f.columns ? <div className="field-hint">from {f.columns.join(', ')}</div> : null}
-      </td>
-      <td>
-        <select
-          aria-label={`${f.name} type`}
-          value={f.type}
-          onChange={(e) => onChange({ type: e.target.value as FieldType })}
-          data-testid={`field-${index}-type`}
-        >
-          {types.map((t) => (
-            <option key={t} value={t}>
-              {TYPE_LABEL[t]}
-            </option>
-          ))}
-        </select>
-      </td>
-      {isImage ? (
-        <>
-          <td>
-            <select
-              aria-label={`${f.name} write mode`}
-              value={f.writeMode}
-              onChange={(e) => onChange({ writeMode: e.target.value as WriteMode })}
-              data-testid={`field-${index}-writeMode`}
-            >
-              {WRITE_MODES.map((m) => (
-                <option key={m} value={m}>
-                  {m}
-                </option>
-              ))}
-            </select>
-          </td>
-          {cell('maxResolution', 'max resolution', { inputMode: 'numeric', placeholder: 'none' })}
-          {cell('jpegQuality', 'JPEG quality', { inputMode: 'numeric' })}
-          {cell('compressProbability', 'compress probability', { inputMode: 'decimal' })}
-          {cell('smartThreshold', 'smart threshold', { inputMode: 'numeric', placeholder: 'default' })}
-          <td>
-            <Check
-              label={<span className="sr-only">{f.name} pass-through</span>}
-              checked={f.passThrough}
-              onChange={(passThrough) => onChange({ passThrough })}
-              testId={`field-${index}-passThrough`}
-            />
-            <FieldMessage id={`f${index}-pt`} warning={warnings[k('passThrough')]} />
-          </td>
-        </>
-      ) : isClip ? (
-        <>
-          <td>
-            <select
-              aria-label={`${f.name} write mode`}
-              value={f.writeMode}
-              onChange={(e) => onChange({ writeMode: e.target.value as WriteMode })}
-              data-testid={`field-${index}-writeMode`}
-            >
-              {CLIP_WRITE_MODES.map((m) => (
-                <option key={m} value={m}>
-                  {m === 'jpg' ? 'jpg (per frame)' : 'raw'}
-                </option>
-              ))}
-            </select>
-          </td>
-          {cell('maxResolution', 'max resolution', { inputMode: 'numeric', placeholder: 'none' })}
-          {cell('jpegQuality', 'JPEG quality', { inputMode: 'numeric' })}
-          <td colSpan={3} className="muted">
-            Frames per clip: the clip length, under Clips.
-            <FieldMessage id={`f${index}-type`} error={errors[k('type')]} />
-          </td>
-        </>
-      ) : labels !== null || needsCategories(f) ? (
-        <td colSpan={6} data-testid={`field-${index}-labels`} data-state={labels?.state ?? 'none'}>
-          <LabelMapping labels={labels} />
-          <FieldMessage id={`f${index}-labels`} error={errors[k('labels')]} />
-        </td>
-      ) : isArray ? (
-        <td colSpan={6}>
-          <div className="inline-fields">
-            <select aria-label={`${f.name} dtype`} value={f.dtype} onChange={(e) => onChange({ dtype: e.target.value })}>
-              {DTYPES.map((d) => (
-                <option key={d} value={d}>
-                  {d}
-                </option>
-              ))}
-            </select>
-            <input
-              aria-label={`${f.name} shape`}
-              className="input-small"
-              value={f.shape}
-              onChange={(e) => onChange({ shape: e.target.value })}
-              aria-invalid={errors[k('shape')] ? true : undefined}
-              placeholder="shape, e.g. 28, 28"
-            />
-          </div>
-          <FieldMessage id={`f${index}-shape`} error={errors[k('shape')] ?? errors[k('dtype')]} />
-        </td>
-      ) : (
-        <td colSpan={6} className="muted">
-          No options for {TYPE_LABEL[f.type]} fields.
-        </td>
-      )}
-      <td>
-        {onRemove ? (
-          <button type="button" className="btn btn-small btn-ghost" onClick={onRemove} aria-label={`Remove field ${f.name}`}>
-            ✕
-          </button>
-        ) : null}
-      </td>
-    </tr>
-  );
-}
-
-/** category → int: each value and the integer it is stored as (the mapping saved with the build). */
-function LabelMapping({ labels }: { labels: FieldForm['labelMap'] }) {
-  if (!labels || labels.state === 'loading') return <span className="muted">Reading the column's values…</span>;
-  if (labels.state === 'error') return null;
-  const shown = labels.categories.slice(0, 24);
-  return (
-    <div className="label-map">
-      <span className="muted">{formatNumber(labels.categories.length)} categories → int, in sorted order (saved in the build config):</span>
-      <ul className="label-map-list">
-        {shown.map((c, i) => (
-          <li key={c}>
-            <code>{i}</code> {c}
-          </li>
-        ))}
-        {labels.categories.length > shown.length ? (
-          <li className="muted">…and {formatNumber(labels.categories.length - shown.length)} more</li>
-        ) : null}
-      </ul>
     </div>
   );
 }

@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import type { BuildConfigInput } from '../../../core/api/build-config.js';
-import type { FinishedEvent, ProgressEvent } from '../../../core/api/contract.js';
+import type { BuildHistoryEntry, FinishedEvent, ProgressEvent } from '../../../core/api/contract.js';
 import { call, toApiError, type ApiError } from '../lib/api.js';
 import { keyOf } from '../lib/keyed.js';
 import { appendBounded } from '../lib/series.js';
@@ -62,6 +62,8 @@ interface BuildsState {
   start(config: BuildConfigInput, overwrite?: boolean): Promise<string | null>;
   cancel(id?: string): Promise<void>;
   select(id: string): void;
+  /** The host's builds (builds.list), for a page that was reloaded: those not known here are added. */
+  loadHistory(): Promise<void>;
   onProgress(e: ProgressEvent, now?: number): void;
   onFinished(e: FinishedEvent, now?: number): void;
 }
@@ -155,6 +157,33 @@ export const useBuildsStore = create<BuildsState>()((set, get) => {
     },
     select: (id) => {
       if (get().jobs[id]) set({ currentId: id });
+    },
+    loadHistory: async () => {
+      let entries: BuildHistoryEntry[];
+      try {
+        entries = await call('builds.list', {});
+      } catch {
+        return; // An older host without the method: the page starts empty, as before.
+      }
+      const known = get().jobs;
+      const jobs = { ...known };
+      const order = [...get().order];
+      // Oldest first, so each lands before the ones already listed (newest first in `order`).
+      for (const e of [...entries].reverse()) {
+        if (known[e.jobId]) continue;
+        const items = e.report ? (e.report.source?.items ?? e.report.numSamples + e.report.skipped.length) : null;
+        jobs[e.jobId] = {
+          ...newJob(e.jobId, e.startedAt, e.config),
+          finishedAt: e.finishedAt,
+          status: e.status,
+          report: e.report,
+          message: e.message,
+          progress: items === null ? null : { done: items, total: items, rate: null, etaMs: 0 },
+        };
+        order.push(e.jobId);
+      }
+      order.sort((a, b) => jobs[b]!.startedAt - jobs[a]!.startedAt);
+      set({ jobs, order, currentId: get().currentId ?? order[0] ?? null });
     },
     onProgress: (e, now = Date.now()) => {
       if (e.kind !== 'build') return;

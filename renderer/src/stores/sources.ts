@@ -3,6 +3,7 @@ import type { DetectedSource } from '../../../core/api/contract.js';
 import { ApiError, call, toApiError } from '../lib/api.js';
 import { changeFieldType, formFromDetected, needsCategories, type BuildForm, type ClipForm, type FieldForm } from '../lib/build-form.js';
 import { keyOf } from '../lib/keyed.js';
+import { useAdviceStore } from './advice.js';
 
 interface SourcesState {
   /** What the path input holds. */
@@ -60,6 +61,8 @@ export const useSourcesStore = create<SourcesState>()((set, get) => ({
     // Another source: the schema shown belonged to the old one, and goes with it.
     const other = get().detected?.source.path !== path;
     set({ path, detecting: true, error: null, errorKey: null, ...(other ? { detected: null, form: null } : {}) });
+    // …and so does the estimate made for it (its sizes, times and quality thumbnails).
+    if (other) useAdviceStore.getState().clear();
     try {
       const col = get().imageColumn.trim();
       const detected = await call('sources.detect', { path, ...(col ? { imageColumn: col } : {}) });

@@ -38,9 +38,35 @@ export function applyTheme(theme: Theme): void {
   document.documentElement.dataset.theme = theme === 'system' ? systemScheme() : theme;
 }
 
+/**
+ * What the URL's hash names: a screen, and on Runs a run (`#/runs/4`), on Dataset a file
+ * (`#/dataset?file=%2Fdata%2Ftrain.beton`), so a link or a reload opens the same thing.
+ */
+export interface Route {
+  screen: Screen;
+  runId?: number;
+  file?: string;
+}
+
+export function routeFromHash(hash: string): Route | null {
+  const m = /^#\/?([a-z]+)(?:\/(\d+))?(?:\?(.*))?$/.exec(hash);
+  if (!m || !SCREENS.some((s) => s.id === m[1])) return null;
+  const route: Route = { screen: m[1] as Screen };
+  if (route.screen === 'runs' && m[2]) route.runId = Number(m[2]);
+  const file = route.screen === 'dataset' && m[3] ? new URLSearchParams(m[3]).get('file') : null;
+  if (file) route.file = file;
+  return route;
+}
+
+/** The hash for a route (what routeFromHash reads back). */
+export function hashOf(route: Route): string {
+  if (route.screen === 'runs' && route.runId !== undefined) return `#/runs/${route.runId}`;
+  if (route.screen === 'dataset' && route.file) return `#/dataset?file=${encodeURIComponent(route.file)}`;
+  return `#/${route.screen}`;
+}
+
 export function screenFromHash(hash: string): Screen | null {
-  const id = hash.replace(/^#\/?/, '');
-  return SCREENS.some((s) => s.id === id) ? (id as Screen) : null;
+  return routeFromHash(hash)?.screen ?? null;
 }
 
 interface UiState {
@@ -54,7 +80,8 @@ interface UiState {
 }
 
 export const useUiStore = create<UiState>()((set) => ({
-  screen: 'sources',
+  // From the URL at start, so the first render is already the linked screen.
+  screen: screenFromHash(globalThis.location?.hash ?? '') ?? 'sources',
   theme: readTheme(),
   unauthorized: false,
   setScreen: (screen) => set({ screen }),

@@ -1,0 +1,51 @@
+/**
+ * The contract's constants: the values that the zod schemas (build-config.ts,
+ * loader-config.ts), the CLI and the renderer all need. The renderer may import *values*
+ * from this module only (eslint.config.js; everything else of core it imports as types), so
+ * the app's forms offer what the host accepts without repeating lists and bounds by hand.
+ * Plain data, no zod: it is bundled into the page.
+ */
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MIN_WRITER_PAGE_SIZE } from '../format/constants.js';
+import { ELEMENT_TYPES } from '../pipeline/dtypes.js';
+import { ORDER_NAMES } from './order-names.js';
+
+export { ORDER_NAMES };
+export type { OrderName } from './order-names.js';
+
+/** The field types a build config names, in the order the app offers them (video_clip only for video sources). */
+export const FIELD_TYPES = ['rgb_image', 'int', 'float', 'bytes', 'json', 'ndarray', 'torch_tensor', 'video_clip'] as const;
+export type FieldTypeName = (typeof FIELD_TYPES)[number];
+/** The NDArray-like types: a dtype and a shape. */
+export const ARRAY_FIELD_TYPES = ['ndarray', 'torch_tensor'] as const;
+
+/** How an RGB image field stores pixels (FFCV's RGBImageField write_mode). */
+export const IMAGE_WRITE_MODES = ['raw', 'jpg', 'smart', 'proportion'] as const;
+export type ImageWriteMode = (typeof IMAGE_WRITE_MODES)[number];
+/** How a video clip field stores frames. */
+export const CLIP_WRITE_MODES = ['jpg', 'raw'] as const;
+
+/**
+ * The dtype names the app offers for arrays, numpy's (build configs also take any numpy
+ * typestr, "<f4"): the loader's element types, the same names.
+ */
+export const ARRAY_DTYPES = ELEMENT_TYPES;
+
+/** JPEG quality (RGB images, video frames). */
+export const JPEG_QUALITY = { min: 1, max: 100, default: 90 } as const;
+/** The chance a `proportion` image is stored as JPEG. */
+export const COMPRESS_PROBABILITY = { min: 0, max: 1, default: 0.5 } as const;
+/** Page sizes: a power of two; FFCV's writer refuses pages under 2 MiB. */
+export const PAGE_SIZE = { default: DEFAULT_PAGE_SIZE, minWriter: MIN_WRITER_PAGE_SIZE, max: MAX_PAGE_SIZE } as const;
+/** What a build does with a sample it cannot encode. */
+export const ON_ERROR = ['fail', 'skip'] as const;
+/** Table formats a `table` source reads. */
+export const TABLE_FORMATS = ['csv', 'tsv', 'parquet', 'jsonl', 'npy', 'npz'] as const;
+
+/** The loader's defaults (a LoaderConfig that leaves them out gets these). */
+export const LOADER_DEFAULTS = {
+  order: 'random',
+  seed: 0,
+  dropLast: true,
+  batchesAhead: 3,
+  osCache: true,
+} as const satisfies { order: (typeof ORDER_NAMES)[number]; seed: number; dropLast: boolean; batchesAhead: number; osCache: boolean };

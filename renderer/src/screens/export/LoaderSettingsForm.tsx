@@ -1,0 +1,103 @@
+/** The Export screen's loader settings: file, batch, workers, order, decoder, caching, and whether to include the build. */
+import { ORDER_NAMES } from '../../../../core/api/constants.js';
+import { PathPicker } from '../../components/FileBrowser.js';
+import { Check, SelectField, TextField } from '../../components/Form.js';
+import type { ExportForm } from '../../lib/export-form.js';
+import type { DecoderKind } from '../../lib/profile-form.js';
+import type { OrderName } from '../../lib/types.js';
+
+export function LoaderSettingsForm({
+  form: f,
+  errors: e,
+  hasBuild,
+  onChange,
+}: {
+  form: ExportForm;
+  errors: Record<string, string>;
+  /** This session ran the build that wrote the file (its code can be included). */
+  hasBuild: boolean;
+  onChange(patch: Partial<ExportForm>): void;
+}) {
+  return (
+    <div className="grid-form">
+      <div className="span-2">
+        <PathPicker
+          label=".beton file"
+          value={f.file}
+          onChange={(file) => onChange({ file })}
+          pick="file"
+          accept={['beton']}
+          testId="export-file"
+          error={e.file}
+        />
+      </div>
+      <TextField
+        label="Batch size"
+        value={f.batchSize}
+        onChange={(batchSize) => onChange({ batchSize })}
+        error={e.batchSize}
+        testId="export-batch"
+        inputMode="numeric"
+      />
+      <TextField
+        label="Workers"
+        value={f.numWorkers}
+        onChange={(numWorkers) => onChange({ numWorkers })}
+        error={e.numWorkers}
+        placeholder="auto"
+        inputMode="numeric"
+      />
+      <SelectField<OrderName>
+        label="Order"
+        value={f.order}
+        onChange={(order) => onChange({ order })}
+        options={ORDER_NAMES.map((o) => ({ value: o, label: o.replace('_', '-') }))}
+      />
+      <TextField label="Seed" value={f.seed} onChange={(seed) => onChange({ seed })} error={e.seed} inputMode="numeric" />
+      <TextField
+        label="Batches ahead"
+        value={f.batchesAhead ?? ''}
+        onChange={(batchesAhead) => onChange({ batchesAhead })}
+        error={e.batchesAhead}
+        testId="export-batches-ahead"
+        inputMode="numeric"
+        placeholder="3 (the loader's default)"
+      />
+      <SelectField<DecoderKind>
+        label="Image decoder"
+        value={f.decoder}
+        onChange={(decoder) => onChange({ decoder })}
+        options={[
+          { value: 'rrc', label: 'Random resized crop' },
+          { value: 'center', label: 'Center crop' },
+          { value: 'simple', label: 'Simple (full image)' },
+        ]}
+      />
+      <TextField
+        label="Crop size (px)"
+        value={f.size}
+        onChange={(size) => onChange({ size })}
+        error={e.size}
+        disabled={f.decoder === 'simple'}
+        inputMode="numeric"
+      />
+      <div className="checks span-2">
+        <Check label="Random horizontal flip" checked={f.flip} onChange={(flip) => onChange({ flip })} />
+        <Check label="Normalize (ImageNet mean/std)" checked={f.normalize} onChange={(normalize) => onChange({ normalize })} />
+        <Check label="OS page cache" checked={f.osCache} onChange={(osCache) => onChange({ osCache })} />
+        <Check label="Drop the last partial batch" checked={f.dropLast} onChange={(dropLast) => onChange({ dropLast })} />
+        <Check
+          label={
+            hasBuild
+              ? 'Include the build that wrote this file (DatasetWriter code)'
+              : 'Include its build (none this session wrote this file)'
+          }
+          checked={f.includeBuild && hasBuild}
+          disabled={!hasBuild}
+          onChange={(includeBuild) => onChange({ includeBuild })}
+          testId="export-include-build"
+        />
+      </div>
+    </div>
+  );
+}
