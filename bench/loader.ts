@@ -24,7 +24,7 @@ import { describeDecodePath, decodePath } from '../core/native/turbo.js';
 import { main as fastDecodeMain } from './fast-decode.js';
 import { main as tabularMain } from './loader-tabular.js';
 import { main as largeMain } from './loader-large.js';
-import { DEFAULT_COUNT, DEFAULT_SEED, describe, ensureImageNetLike, progressPrinter, type ImageNetLike } from './generate-imagenet-like.js';
+import { DEFAULT_COUNT, DEFAULT_SEED, describe, ensureImageNetLike, progressPrinter } from './generate-imagenet-like.js';
 import {
   UsageError,
   benchMain,
