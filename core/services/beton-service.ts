@@ -22,6 +22,7 @@ import { JobFailed, JobManager } from './jobs.js';
 import { packageVersion } from './package-version.js';
 import { apiErrorOf, ServiceError } from './service-error.js';
 import { checkBuildOutput } from '../app/output-guard.js';
+import { programsNamed } from './spawn-gate.js';
 
 export interface ServiceOptions {
   /** Folders clients may open (beton serve); null: any local path (Electron). */
@@ -82,6 +83,10 @@ export class BetonService {
   async call(method: unknown, params: unknown): Promise<Envelope<unknown>> {
     const req = parseRequest(method, params);
     if (!req.ok) return { ok: false, error: req.error };
+    // The spawn gate: before any handler, for every method (core/services/spawn-gate.ts).
+    const named = programsNamed(req.params);
+    if (named.length > 0 && !this.allowExec)
+      return { ok: false, error: { code: 'EXEC_DISABLED', message: `${named.join(', ')}: ${EXEC_DISABLED_MESSAGE}` } };
     try {
       const h = this.handlers[req.method] as Handler<Method>;
       return { ok: true, value: await h(req.params) };
@@ -94,10 +99,6 @@ export class BetonService {
     this.jobs.cancelAll();
     this.db?.close();
     this.db = null;
-  }
-
-  private mayExec(): void {
-    if (!this.allowExec) throw new ServiceError('EXEC_DISABLED', EXEC_DISABLED_MESSAGE);
   }
 
   private readonly handlers: { [M in Method]: Handler<M> } = {
@@ -143,8 +144,7 @@ export class BetonService {
         ...(p.labelField ? { labelField: p.labelField } : {}),
       }),
     'builds.start': async (p) => {
-      // A video source's own ffmpeg is a program the client names: a command like --exec.
-      if ('ffmpeg' in p.config.source && p.config.source.ffmpeg !== undefined) this.mayExec();
+      // A video source's own ffmpeg is a program the client names: the spawn gate in call() refused it unless allowed.
       const config = {
         ...p.config,
         source: { ...p.config.source, path: this.fs.check(p.config.source.path) },
@@ -190,7 +190,6 @@ export class BetonService {
       const file = 'plan' in p ? this.fs.check(p.plan.file) : '';
       // A command's dataset is read too (its content hash identifies it in Runs): confined alike.
       const execFile = 'exec' in p && p.exec.file ? this.fs.check(p.exec.file) : null;
-      if ('exec' in p) this.mayExec();
       // The run is stored at the end: a database that cannot take it fails now, not after the sweep.
       this.runs();
       const changed = (): void => this.emit({ event: 'runs:changed', data: {} });
