@@ -16,6 +16,7 @@ import { encodeSample } from '../writer/encode-sample.js';
 import type { Sample } from '../writer/sample.js';
 import { sampleRandom } from '../writer/sample-random.js';
 import { selectSlice } from '../writer/selection.js';
+import { ownValue } from '../format/own-keys.js';
 
 export interface AdviseOptions {
   baseDir?: string;
@@ -240,7 +241,7 @@ async function qualityPreview(
   const { fieldFromSpec } = await import('../fields/registry.js');
   const items: QualityPreviewItem[] = [];
   for (const e of encoded.slice(0, opts.previewItems ?? 4)) {
-    const value = Array.isArray(e.sample) ? e.sample[f] : (e.sample as Record<string, unknown>)[name];
+    const value = Array.isArray(e.sample) ? e.sample[f] : ownValue(e.sample, name);
     const as = imageMeta(e.values[f]!);
     const variants: QualityVariant[] = [
       {
@@ -258,7 +259,7 @@ async function qualityPreview(
     ];
     for (const a of alt) {
       const field = fieldFromSpec({ ...spec, writeMode: a.mode, jpegQuality: a.quality ?? cfg.jpegQuality, passThrough: false });
-      const [v] = await encodeSample([{ name, field }], { [name]: value }, e.index, enc);
+      const [v] = await encodeSample([{ name, field }], [value], e.index, enc);
       variants.push({ ...a, bytes: v!.heap?.byteLength ?? 0, preview: await preview(v!), chosen: false });
     }
     items.push({

@@ -93,7 +93,8 @@ async function loaderFromFlags(file: string, v: Record<string, string | boolean 
     const flip = v.flip ? { flip: 0.5 } : {};
     // Every field gets its pipeline written out (FFCV's default decoder for the type), so the
     // exported code says what each batch holds.
-    const pipelines: LoaderConfigInput['pipelines'] = {};
+    // No prototype: a field named `__proto__` or `toString` is an entry like any other (issue 19 item 8).
+    const pipelines = Object.create(null) as NonNullable<LoaderConfigInput['pipelines']>;
     for (const { name, field } of reader.fields) {
       if (field.type === 'rgb_image') {
         const decoder =

@@ -13,6 +13,7 @@ import { createOrder, resolveSeed, type OrderFactory, type OrderName, type Trave
 import { planOutputs, type Output, type PipelineConfig } from './outputs.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './protocol.js';
 import { startWorkers } from './start-workers.js';
+import { ownValue, setOwn } from '../format/own-keys.js';
 
 export type { PipelineConfig };
 
@@ -214,8 +215,9 @@ export class Loader {
     const { distributed: _distributed, signal, pipelines = {}, ...rest } = this.opts;
     // Only `output` stays enabled: other file fields off, other extra outputs left out.
     const only: Record<string, PipelineConfig> = {};
-    for (const f of this.reader.fields) if (f.name !== output) only[f.name] = null;
-    if (pipelines[output] !== undefined) only[output] = pipelines[output]!;
+    for (const f of this.reader.fields) if (f.name !== output) setOwn(only, f.name, null);
+    const own = ownValue(pipelines, output) as PipelineConfig | undefined;
+    if (own !== undefined) setOwn(only, output, own);
     const indices = this.opts.indices ?? Array.from({ length: this.reader.numSamples }, (_, i) => i);
     const pass = await Loader.open(this.path, {
       ...rest,
@@ -450,7 +452,7 @@ export class Loader {
         st.run(data, out, n, { seed: this.seed, epoch, batchIndex: b });
         data = out;
       }
-      outputs[o.plan.name] = { data, shape: [n, ...o.spec.shape], dtype: o.spec.dtype };
+      setOwn(outputs, o.plan.name, { data, shape: [n, ...o.spec.shape], dtype: o.spec.dtype });
     }
     return new Batch(epoch, b, ids.slice(), outputs);
   }

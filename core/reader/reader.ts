@@ -10,6 +10,7 @@ import { fieldFromDescriptor } from '../fields/registry.js';
 import type { NamedField } from '../fields/schema.js';
 import { AllocIndex, AllocationTable } from './alloc-index.js';
 import { readU64 } from '../format/u64.js';
+import { setOwn } from '../format/own-keys.js';
 
 export interface ReaderOptions {
   /** Handlers for custom (type 255) fields, by field name, as FFCV's custom_fields. */
@@ -372,7 +373,7 @@ export class Reader {
   read(i: number): DecodedSample {
     this.checkIndex(i);
     const out: DecodedSample = {};
-    this.fields.forEach(({ name }, f) => (out[name] = this.readField(i, f)));
+    this.fields.forEach(({ name }, f) => setOwn(out, name, this.readField(i, f)));
     return out;
   }
 

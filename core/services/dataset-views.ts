@@ -6,6 +6,7 @@ import { fieldType } from '../fields/registry.js';
 import { Reader } from '../reader/reader.js';
 import { classNamesFor, labelFieldOf, labelOf, manifestOf, samplesWithLabel, storedBytes } from '../app/dataset-labels.js';
 import { ServiceError } from './service-error.js';
+import { setOwn } from '../format/own-keys.js';
 
 /**
  * sharp, loaded when a preview first needs it: every `beton` command imports this module
@@ -73,7 +74,7 @@ export async function previewDataset(
     const tools = previewTools(thumb);
     for (const i of indices) {
       const fields: Record<string, PreviewValue> = {};
-      for (const { name, field } of reader.fields) fields[name] = await previewValue(field.type, reader.readField(i, name), tools);
+      for (const { name, field } of reader.fields) setOwn(fields, name, await previewValue(field.type, reader.readField(i, name), tools));
       samples.push({
         index: i,
         fields,

@@ -6,6 +6,7 @@ import { categoryMapper } from './label-mapping.js';
 import type { ReadGuard } from './read-guard.js';
 import type { TableRow } from './table-reader.js';
 import { ElementWriter, toBytes, toFloat, toImage, toInt, toJson, ValueProblem } from './value-coercion.js';
+import { setOwn } from '../format/own-keys.js';
 
 /**
  * A field's `columns` select and group source columns (default: the column named like the
@@ -175,7 +176,7 @@ export function compileMapper(
     needed,
     map(row) {
       const sample: Record<string, unknown> = {};
-      for (const c of converters) sample[c.name] = c.convert(row);
+      for (const c of converters) setOwn(sample, c.name, c.convert(row));
       return sample;
     },
   };

@@ -6,6 +6,7 @@ import { parsePythonJson, PyFloat } from '../fields/python-json.js';
 import { COUNT_LIMIT_BYTES, countLines } from './count-records.js';
 import type { RowRange, TableReader, TableRow } from './table-reader.js';
 import { TableSource, type TableSourceOptions } from './table-source.js';
+import { ownValue, setOwn } from '../format/own-keys.js';
 
 /** Rows read to discover the columns (keys in order of first appearance). */
 const DISCOVERY_ROWS = 1000;
@@ -41,7 +42,7 @@ export class JsonlTable implements TableReader {
     if (keys.size === 0)
       throw new BetonEncodeError('BAD_OPTIONS', `${path}: no JSON objects with keys found; expected one object per line`, { source: path });
     const columns = [...keys];
-    const head = objects.map((o) => columns.map((c) => o[c]));
+    const head = objects.map((o) => columns.map((c) => ownValue(o, c)));
     const length = size < COUNT_LIMIT_BYTES ? await countLines(path, { blankIsEmpty: true }) : null;
     return new JsonlTable(path, columns, length, size, head);
   }
@@ -56,7 +57,7 @@ export class JsonlTable implements TableReader {
     let index = 0;
     const cols = this.columns;
     for await (const { obj, line } of lines(this.path, false, range.start)) {
-      if (index >= range.start) yield { index, values: cols.map((c) => obj[c]), line };
+      if (index >= range.start) yield { index, values: cols.map((c) => ownValue(obj, c)), line };
       if (++index >= range.end) return;
     }
   }
@@ -130,7 +131,7 @@ function plainNumbers(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(plainNumbers);
   if (v && typeof v === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = plainNumbers(x);
+    for (const [k, x] of Object.entries(v)) setOwn(out, k, plainNumbers(x));
     return out;
   }
   return v;

@@ -21,6 +21,7 @@ import { failureOf, type SampleOutcome, type SkippedSample } from './sample-outc
 import type { WriteReport } from '../api/build-report.js';
 import { threadCpuMs } from '../native/writer-transcode.js';
 import type { MainTimings, WorkerTimings, WriterTimings } from './timings.js';
+import { setOwn } from '../format/own-keys.js';
 
 export interface WriteProgress {
   /** Source items handled (written + skipped). */
@@ -411,9 +412,9 @@ class WriteJob {
     const heapBytes: Record<string, number> = {};
     const imageModes: WriteReport['imageModes'] = {};
     this.fields.forEach(({ name }, f) => {
-      heapBytes[name] = this.heapBytes[f]!;
+      setOwn(heapBytes, name, this.heapBytes[f]!);
       const m = this.imageModes[f];
-      if (m) imageModes[name] = m;
+      if (m) setOwn(imageModes, name, m);
     });
     return {
       numSamples: n,

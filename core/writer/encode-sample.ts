@@ -4,6 +4,7 @@ import type { ImageCodec } from '../fields/image-codec.js';
 import type { NamedField } from '../fields/schema.js';
 import { isSkipMarker, type Sample } from './sample.js';
 import { sampleRandom } from './sample-random.js';
+import { ownValue } from '../format/own-keys.js';
 
 export interface EncodeOptions {
   codec?: ImageCodec;
@@ -28,7 +29,7 @@ export async function encodeSample(
   const out: EncodedValue[] = [];
   for (let f = 0; f < fields.length; f++) {
     const { name, field } = fields[f]!;
-    const value = Array.isArray(sample) ? sample[f] : (sample as Record<string, unknown>)[name];
+    const value = Array.isArray(sample) ? sample[f] : ownValue(sample, name);
     if (value === undefined) {
       throw new BetonEncodeError('BAD_VALUE', `sample ${index} has no value for field "${name}"`, { sample: index, field: name });
     }
