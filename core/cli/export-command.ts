@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseBuildConfig } from '../api/build-config.js';
@@ -6,6 +6,7 @@ import { parseLoaderConfig, type LoaderConfigInput } from '../api/loader-config.
 import { buildExport, joinCode, loaderExport } from '../app/export-code.js';
 import { Reader } from '../reader/reader.js';
 import { UsageError } from './usage-error.js';
+import { readRegularText } from '../native/regular-file.js';
 
 export const EXPORT_HELP = `beton export --build build.json [--format python|json] [-o FILE]
 beton export --loader loader.json [--format python|json] [-o FILE]
@@ -21,7 +22,7 @@ loads it the same way. --decoder is for image fields, --clip-decoder for video c
 
 function readJson(file: string): unknown {
   try {
-    return JSON.parse(readFileSync(file, 'utf8'));
+    return JSON.parse(readRegularText(file, 'config'));
   } catch (e) {
     throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
   }

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, readSync } from 'node:fs';
 import { ALLOC_ENTRY_SIZE, FIELD_DESCRIPTOR_SIZE, HEADER_SIZE, MAX_PAGE_SIZE, MIN_READER_PAGE_SIZE } from '../format/constants.js';
 import { decodeDescriptor, descriptorOffset, strayDescriptorByte } from '../format/descriptor.js';
 import { BetonFormatError } from '../format/errors.js';
@@ -11,6 +11,7 @@ import type { NamedField } from '../fields/schema.js';
 import { AllocIndex, AllocationTable } from './alloc-index.js';
 import { readU64 } from '../format/u64.js';
 import { setOwn } from '../format/own-keys.js';
+import { openRegularSync } from '../native/regular-file.js';
 
 export interface ReaderOptions {
   /** Handlers for custom (type 255) fields, by field name, as FFCV's custom_fields. */
@@ -75,7 +76,7 @@ export class Reader {
 
   /** Synchronous open; `ctx` supplies JPEG decoding (Reader.open wires the native codec). */
   static openSync(path: string, options: ReaderOptions = {}, ctx: DecodeContext = {}): Reader {
-    const fd = openSync(path, 'r');
+    const { fd } = openRegularSync(path, '.beton file');
     try {
       return Reader.validate(path, fd, options, ctx);
     } catch (e) {

@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { BetonEncodeError } from '../format/errors.js';
@@ -7,6 +6,7 @@ import { COUNT_LIMIT_BYTES, countLines } from './count-records.js';
 import type { RowRange, TableReader, TableRow } from './table-reader.js';
 import { TableSource, type TableSourceOptions } from './table-source.js';
 import { ownValue, setOwn } from '../format/own-keys.js';
+import { regularReadStream } from '../native/regular-file.js';
 
 /** Rows read to discover the columns (keys in order of first appearance). */
 const DISCOVERY_ROWS = 1000;
@@ -73,7 +73,7 @@ export class JsonlTable implements TableReader {
  * falling back to the exact parser only where a long integer would lose digits.
  */
 async function* lines(path: string, exact: boolean, skip = 0): AsyncGenerator<{ obj: Record<string, unknown>; line: number }> {
-  const rl = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+  const rl = createInterface({ input: regularReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
   let line = 0;
   let seen = 0;
   try {

@@ -10,9 +10,10 @@ import {
   type RowGroup,
   type SchemaTree,
 } from 'hyparquet';
-import { BetonEncodeError } from '../format/errors.js';
+import { BetonEncodeError, NotAFileError } from '../format/errors.js';
 import type { ColumnType, LeafHint, RowRange, TableReader, TableRow } from './table-reader.js';
 import { TableSource, type TableSourceOptions } from './table-source.js';
+import { openRegular } from '../native/regular-file.js';
 
 /**
  * Row groups larger than this are read in slices, but only where the file has an offset
@@ -51,10 +52,13 @@ export class ParquetTable implements TableReader {
 
   static async open(path: string): Promise<ParquetTable> {
     try {
+      // The library opens the path itself: a FIFO would block that open, so the path is checked first.
+      await (await openRegular(path, 'Parquet file')).fh.close();
       const file = await asyncBufferFromFile(path);
       const metadata = await parquetMetadataAsync(file);
       return new ParquetTable(path, file, metadata);
     } catch (e) {
+      if (e instanceof NotAFileError) throw e;
       throw new BetonEncodeError('BAD_OPTIONS', `${path}: cannot read Parquet metadata: ${(e as Error).message}`, { source: path });
     }
   }

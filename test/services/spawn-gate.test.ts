@@ -1,22 +1,19 @@
 // Issue 19 item 3: one spawn gate. Every request that names a program the server would run
 // (a training command, a build's own ffmpeg, in any route) is refused by a real `beton serve`
 // started without --allow-exec, and the program never runs.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Requests } from '../../core/api/contract.js';
 import { programsNamed } from '../../core/services/spawn-gate.js';
+import { startServe, type ServeChild } from '../helpers/serve-child.js';
 
-const ROOT = resolve(__dirname, '../..');
 const base = mkdtempSync(join(tmpdir(), 'beton-gate-'));
 const served = join(base, 'served');
 const marker = join(base, 'ran');
 const evil = join(served, 'evil.sh');
-let child: ChildProcess;
-let origin = '';
-let token = '';
+let serve: ServeChild;
 
 beforeAll(async () => {
   mkdirSync(served);
@@ -24,36 +21,15 @@ beforeAll(async () => {
   chmodSync(evil, 0o755);
   writeFileSync(join(served, 'v.csv'), 'path,label\nv.mp4,0\n');
   writeFileSync(join(served, 'v.mp4'), 'not a video');
-  child = spawn(process.execPath, [join(ROOT, 'bin/beton.js'), 'serve', served, '--port', '0', '--db', join(base, 'runs.sqlite')], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-  const end = Date.now() + 60_000;
-  while (!/open (http\S+)/.test(out)) {
-    if (Date.now() > end || child.exitCode !== null) throw new Error(`beton serve did not start: ${out}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  const url = new URL(/open (http\S+)/.exec(out)![1]!);
-  origin = url.origin;
-  token = url.searchParams.get('token')!;
+  serve = await startServe(served, join(base, 'runs.sqlite'));
 }, 90_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-    if (child.exitCode === null) child.kill('SIGKILL');
-  }
+  await serve?.stop();
   rmSync(base, { recursive: true, force: true });
 });
 
-async function call(method: string, params: unknown): Promise<{ status: number; code?: string; message?: string }> {
-  const res = await fetch(`${origin}/api/${method}`, { method: 'POST', headers: { 'X-Beton-Token': token }, body: JSON.stringify(params) });
-  const body = (await res.json()) as { ok: boolean; error?: { code: string; message: string } };
-  return { status: res.status, code: body.error?.code, message: body.error?.message };
-}
+const call = (method: string, params: unknown): ReturnType<ServeChild['call']> => serve.call(method, params);
 
 const videoSource = { type: 'video_list', path: join(served, 'v.csv'), clipLength: 2, ffmpeg: evil };
 const hostile: Array<[string, unknown]> = [
