@@ -22,6 +22,7 @@ import type { WriteReport } from '../api/build-report.js';
 import { threadCpuMs } from '../native/writer-transcode.js';
 import type { MainTimings, WorkerTimings, WriterTimings } from './timings.js';
 import { setOwn } from '../format/own-keys.js';
+import { assertWorkerFields } from './worker-fields.js';
 
 export interface WriteProgress {
   /** Source items handled (written + skipped). */
@@ -105,6 +106,8 @@ export class DatasetWriter {
     const nw = options.numWorkers;
     if (nw !== undefined && (!Number.isInteger(nw) || nw < 0))
       throw new BetonEncodeError('BAD_OPTIONS', `numWorkers must be a non-negative integer, got ${nw}`);
+    // Workers rebuild fields from the registry: a subclass it does not know is refused now, not silently replaced.
+    if (nw !== 0) assertWorkerFields(this.fields);
   }
 
   async write(source: SampleSource): Promise<WriteReport> {
