@@ -8,7 +8,11 @@ export interface RGBPixels {
 }
 
 /** What an RGBImageField accepts: pixels, a file path, or an encoded image file's bytes. */
-export type ImageInput = RGBPixels | string | { path: string } | { file: Uint8Array; name?: string };
+/**
+ * An image to encode. `confined` (beton serve): `path` is the real path a read guard
+ * checked; the file opened must be that very file (no folder of it swapped for a link since).
+ */
+export type ImageInput = RGBPixels | string | { path: string; confined?: boolean } | { file: Uint8Array; name?: string };
 
 /**
  * Image work a field needs but must not implement itself (it is pure): the node layer

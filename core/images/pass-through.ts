@@ -51,7 +51,7 @@ export async function probePassThrough(
       bytes = src.bytes;
       header = parseJpegHeader(bytes);
     } else {
-      const { fd, size } = openRegular(src.path!);
+      const { fd, size } = openRegular(src.path!, src.confined);
       try {
         const head = new Uint8Array(Math.min(size, HEAD_BYTES));
         readRange(fd, head, 0);

@@ -86,7 +86,8 @@ export function compileMapper(
     const img = toImage(v, ctx.baseDir);
     if (!guard || typeof img !== 'object' || !('path' in img)) return img;
     try {
-      return { path: guard(img.path) };
+      // confined: the worker checks that the file it opens is still this real path (item 4 of issue 19).
+      return { path: guard(img.path), confined: true };
     } catch (e) {
       throw new ValueProblem((e as Error).message);
     }
