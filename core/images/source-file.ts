@@ -2,6 +2,7 @@ import { closeSync, constants as fsConstants, fstatSync, openSync, readlinkSync,
 import { isAbsolute, join } from 'node:path';
 import type { ImageInput, RGBPixels } from '../fields/image-codec.js';
 import { FIX_DATA, ImageReadError } from './read-error.js';
+import { HEADER_PROBE_BYTES, refuseFromHeader } from './header-limits.js';
 
 export interface Source {
   /** The path (resolved against baseDir) or the bytes' name, for messages. */
@@ -78,6 +79,14 @@ export function readRange(fd: number, into: Uint8Array, position: number): void 
   }
 }
 
+/** Refuses a file its size or header already rules out, before it is read (and allocated) whole. */
+function checkHeader(fd: number, size: number): void {
+  const head = new Uint8Array(Math.min(size, HEADER_PROBE_BYTES));
+  readRange(fd, head, 0);
+  const refused = refuseFromHeader(head, size);
+  if (refused) throw refused;
+}
+
 /** transcodeSource's read buffer, reused from file to file (per thread: a module instance each). */
 let scratch = Buffer.allocUnsafeSlow(1 << 17);
 
@@ -88,6 +97,7 @@ let scratch = Buffer.allocUnsafeSlow(1 << 17);
 export function readIntoScratch(path: string, confined = false): Buffer {
   const { fd, size } = openRegular(path, confined);
   try {
+    checkHeader(fd, size);
     if (scratch.length < size) scratch = Buffer.allocUnsafeSlow(Math.max(size, scratch.length * 2));
     const view = scratch.subarray(0, size);
     readRange(fd, view, 0);
@@ -100,6 +110,7 @@ export function readIntoScratch(path: string, confined = false): Buffer {
 export function readWhole(path: string, confined = false): Buffer {
   const { fd, size } = openRegular(path, confined);
   try {
+    checkHeader(fd, size);
     const buf = Buffer.allocUnsafeSlow(size);
     readRange(fd, buf, 0);
     return buf;
