@@ -7,6 +7,8 @@ import type { RowRange, TableReader, TableRow } from './table-reader.js';
 import { TableSource, type TableSourceOptions } from './table-source.js';
 import { ownValue, setOwn } from '../format/own-keys.js';
 import { regularReadStream } from '../native/regular-file.js';
+import { utf8Check } from './utf8-check.js';
+import { pipeline } from 'node:stream';
 
 /** Rows read to discover the columns (keys in order of first appearance). */
 const DISCOVERY_ROWS = 1000;
@@ -73,7 +75,7 @@ export class JsonlTable implements TableReader {
  * falling back to the exact parser only where a long integer would lose digits.
  */
 async function* lines(path: string, exact: boolean, skip = 0): AsyncGenerator<{ obj: Record<string, unknown>; line: number }> {
-  const rl = createInterface({ input: regularReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+  const rl = createInterface({ input: pipeline(regularReadStream(path), utf8Check(path), () => undefined), crlfDelay: Infinity });
   let line = 0;
   let seen = 0;
   try {

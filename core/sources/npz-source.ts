@@ -48,6 +48,17 @@ export class NpzTable implements TableReader {
       const { size } = await fh.stat();
       const entries = (await readZipDirectory(fh, size, path)).filter((e) => e.name.endsWith('.npy'));
       if (entries.length === 0) throw new BetonEncodeError('BAD_OPTIONS', `${path}: the archive holds no .npy members`, { source: path });
+      // numpy.load keeps one of two same-named members; a build would silently lose the other.
+      const seen = new Set<string>();
+      for (const e of entries) {
+        if (seen.has(e.name))
+          throw new BetonEncodeError(
+            'BAD_OPTIONS',
+            `${path}: the archive holds two members named ${e.name}; one would be lost. Rewrite it with one array per name (numpy.savez)`,
+            { source: path },
+          );
+        seen.add(e.name);
+      }
       const members: Member[] = [];
       for (const entry of entries) {
         const dataOffset = await zipDataOffset(fh, entry, path);

@@ -11,6 +11,7 @@ import {
   type SchemaTree,
 } from 'hyparquet';
 import { BetonEncodeError, NotAFileError } from '../format/errors.js';
+import { parquetFailure } from './parquet-failure.js';
 import type { ColumnType, LeafHint, RowRange, TableReader, TableRow } from './table-reader.js';
 import { TableSource, type TableSourceOptions } from './table-source.js';
 import { openRegular } from '../native/regular-file.js';
@@ -59,7 +60,7 @@ export class ParquetTable implements TableReader {
       return new ParquetTable(path, file, metadata);
     } catch (e) {
       if (e instanceof NotAFileError) throw e;
-      throw new BetonEncodeError('BAD_OPTIONS', `${path}: cannot read Parquet metadata: ${(e as Error).message}`, { source: path });
+      throw new BetonEncodeError('BAD_OPTIONS', `${path}: cannot read Parquet metadata: ${parquetFailure(e)}`, { source: path });
     }
   }
 
@@ -115,7 +116,7 @@ export class ParquetTable implements TableReader {
         },
       });
     } catch (e) {
-      throw new BetonEncodeError('BAD_VALUE', `${this.path}: rows ${rowStart}..${rowEnd - 1}: ${(e as Error).message}`, {
+      throw new BetonEncodeError('BAD_VALUE', `${this.path}: rows ${rowStart}..${rowEnd - 1}: ${parquetFailure(e)}`, {
         source: this.path,
       });
     }

@@ -21,6 +21,15 @@ export async function encodeSample(
   index: number,
   opts: EncodeOptions,
 ): Promise<EncodedValue[]> {
+  const raw = sample as unknown;
+  if (raw === null || typeof raw !== 'object') {
+    const got = raw === null ? 'null' : raw === undefined ? 'undefined' : `a ${typeof raw}`;
+    throw new BetonEncodeError(
+      'BAD_VALUE',
+      `sample ${index} is ${got}; a source yields one object per sample (field name → value), or an array in field order`,
+      { sample: index },
+    );
+  }
   if (isSkipMarker(sample)) {
     const { reason, source, field } = sample.__betonSkip;
     throw new BetonEncodeError('BAD_VALUE', reason, { sample: index, ...(source ? { source } : {}), ...(field ? { field } : {}) });
