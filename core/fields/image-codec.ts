@@ -20,6 +20,8 @@ export type ImageInput = RGBPixels | string | { path: string; confined?: boolean
  */
 export interface ImageCodec {
   load(input: ImageInput, baseDir?: string): Promise<RGBPixels>;
+  /** Width and height from the source file's header alone (no decode), or null when it does not say. */
+  headerDims?(input: ImageInput, baseDir?: string): { width: number; height: number } | null;
   /** Area-averaging shrink, as OpenCV's INTER_AREA. */
   resizeArea(src: RGBPixels, width: number, height: number): RGBPixels;
   /** Baseline 4:2:0 JFIF at the given quality (OpenCV's imencode defaults). */

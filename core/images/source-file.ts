@@ -1,8 +1,8 @@
 import { closeSync, constants as fsConstants, fstatSync, openSync, readlinkSync, readSync, realpathSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import type { ImageInput, RGBPixels } from '../fields/image-codec.js';
+import { isRGBPixels, type ImageInput, type RGBPixels } from '../fields/image-codec.js';
 import { FIX_DATA, ImageReadError } from './read-error.js';
-import { HEADER_PROBE_BYTES, refuseFromHeader } from './header-limits.js';
+import { HEADER_PROBE_BYTES, headerDims, refuseFromHeader } from './header-limits.js';
 
 export interface Source {
   /** The path (resolved against baseDir) or the bytes' name, for messages. */
@@ -116,5 +116,24 @@ export function readWhole(path: string, confined = false): Buffer {
     return buf;
   } finally {
     closeSync(fd);
+  }
+}
+
+/** The dimensions a source file's header announces (null: bytes in memory, unreadable, or a header that does not say). */
+export function sourceHeaderDims(input: ImageInput, baseDir?: string): { width: number; height: number } | null {
+  if (isRGBPixels(input)) return null;
+  const src = sourceOf(input, baseDir);
+  if (src.bytes) return headerDims(src.bytes.subarray(0, HEADER_PROBE_BYTES));
+  try {
+    const { fd, size } = openRegular(src.path!, src.confined);
+    try {
+      const head = new Uint8Array(Math.min(size, HEADER_PROBE_BYTES));
+      readRange(fd, head, 0);
+      return headerDims(head);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return null; // the read that follows reports why
   }
 }

@@ -17,7 +17,7 @@ import type { Sample } from './sample.js';
 import { PageAllocator } from './page-allocator.js';
 import { RecordSink } from './record-sink.js';
 import { removeStaleTemps, tempPathFor } from './temp-files.js';
-import { failureOf, type SampleOutcome, type SkippedSample } from './sample-outcome.js';
+import { failedOutcome, type SampleOutcome, type SkippedSample } from './sample-outcome.js';
 import type { WriteReport } from '../api/build-report.js';
 import { threadCpuMs } from '../native/writer-transcode.js';
 import type { MainTimings, WorkerTimings, WriterTimings } from './timings.js';
@@ -284,10 +284,11 @@ class WriteJob {
               seed: this.opts.seed ?? 0,
               baseDir: this.opts.baseDir,
               indexBase: this.opts.sampleIndexBase,
+              maxObjectBytes: this.pageSize,
             }),
           };
         } catch (e) {
-          outcome = { ok: false, skipped: failureOf(i, e) };
+          outcome = failedOutcome(i, e);
         }
         this.place(i, outcome);
         i++;
@@ -300,6 +301,7 @@ class WriteJob {
       fields: this.fields.map(({ name, field }) => ({ name, spec: field.toSpec() })),
       fieldModules: registeredFieldModules(this.opts.fieldModules),
       seed: this.opts.seed ?? 0,
+      maxObjectBytes: this.pageSize,
       baseDir: this.opts.baseDir,
       indexBase: this.opts.sampleIndexBase,
       timings: this.opts.timings ?? false,
@@ -346,7 +348,7 @@ class WriteJob {
     if (!outcome.ok) {
       if (this.opts.onError !== 'skip') {
         const s = outcome.skipped;
-        throw new BetonEncodeError('BAD_VALUE', s.reason, {
+        throw new BetonEncodeError(outcome.code ?? 'BAD_VALUE', s.reason, {
           sample: index,
           ...(s.source ? { source: s.source } : {}),
           ...(s.field ? { field: s.field } : {}),

@@ -12,6 +12,8 @@ export interface EncodeOptions {
   baseDir?: string;
   /** Source position of item 0: per-sample draws key on the source index, so a shard draws what a whole build draws there. */
   indexBase?: number;
+  /** The file's page size: fields may refuse what cannot fit before encoding it. */
+  maxObjectBytes?: number;
 }
 
 /** Encodes every field of one sample; errors name the sample, the field and the source. */
@@ -43,7 +45,15 @@ export async function encodeSample(
       throw new BetonEncodeError('BAD_VALUE', `sample ${index} has no value for field "${name}"`, { sample: index, field: name });
     }
     try {
-      out.push(await field.encode(value, { codec: opts.codec, random, sampleIndex: index, baseDir: opts.baseDir }));
+      out.push(
+        await field.encode(value, {
+          codec: opts.codec,
+          random,
+          sampleIndex: index,
+          baseDir: opts.baseDir,
+          ...(opts.maxObjectBytes ? { maxObjectBytes: opts.maxObjectBytes } : {}),
+        }),
+      );
     } catch (e) {
       const err = e as Error & { code?: string };
       const src = describeSource(value);

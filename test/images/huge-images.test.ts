@@ -87,11 +87,39 @@ describe('huge image files', () => {
     const reason = (name: string): string => skipped.skipped.find((s) => s.path.endsWith(name))?.reason ?? '';
     expect(reason('big-jpeg.jpg')).toMatch(/the file is 2\.5 GiB \(a JPEG file\), over the 1 GiB a source image file may be/);
     expect(reason('big-nothing.png')).toMatch(/the file is 3\.2 GiB \(it starts with no known image signature\)/);
-    expect(reason('wide.png')).toMatch(/too large \(20000x20000 = 400 megapixels; the limit is 268 megapixels\), as its header says/);
+    // Raw mode: the field's page-size check from the header speaks first; either way nothing was decoded.
+    expect(reason('wide.png')).toMatch(
+      /too large \(20000x20000 = 400 megapixels; the limit is 268 megapixels\), as its header says|image 20000x20000 would store .* \(read from its header/,
+    );
     for (const s of skipped.skipped) expect(s.reason).not.toMatch(/shrank|out of range|Received -/);
     if (time) {
       const kb = Number(/MAXRSS_KB=(\d+)/.exec(r.stderr)?.[1]);
       expect(kb, 'peak RSS of the build').toBeLessThan(1024 * 1024);
     }
   }, 150_000);
+});
+
+describe('an image under the pixel limit whose raw pixels cannot fit in a page', () => {
+  it('a 16000x16000 PNG is OBJECT_TOO_LARGE from its header (raw mode), before any decode', async () => {
+    const { DatasetWriter } = await import('../../core/writer/dataset-writer.js');
+    const { RGBImageField } = await import('../../core/fields/rgb-image-field.js');
+    const png = join(dir, 'p16k.png');
+    writeFileSync(png, pngHeader(16000, 16000)); // its data is empty: decoding it would fail differently
+    for (const numWorkers of [0, 1]) {
+      const err = await new DatasetWriter(
+        join(dir, `p16k-${numWorkers}.beton`),
+        { image: new RGBImageField({ writeMode: 'raw' }) },
+        { numWorkers },
+      )
+        .write([{ image: { path: png } }])
+        .then(
+          () => null,
+          (e: Error & { code?: string }) => e,
+        );
+      expect(err?.code, String(err)).toBe('OBJECT_TOO_LARGE');
+      expect(err?.message).toMatch(
+        /image 16000x16000 would store 16000x16000 raw pixels \(768000000 bytes\), larger than the page size 8388608 \(read from its header/,
+      );
+    }
+  }, 60_000);
 });
