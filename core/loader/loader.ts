@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import type { Field } from '../fields/field.js';
+import { ownValue, setOwn } from '../format/own-keys.js';
 import { registeredFieldModules } from '../fields/registry.js';
 import { byteSize, elementCount, viewOf, type OutputArray } from '../pipeline/dtypes.js';
 import { Reader } from '../reader/reader.js';
@@ -13,7 +14,6 @@ import { createOrder, resolveSeed, type OrderFactory, type OrderName, type Trave
 import { planOutputs, type Output, type PipelineConfig } from './outputs.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './protocol.js';
 import { startWorkers } from './start-workers.js';
-import { ownValue, setOwn } from '../format/own-keys.js';
 
 export type { PipelineConfig };
 
