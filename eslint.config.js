@@ -78,6 +78,29 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: [appPackages] }],
     },
   },
+  {
+    // The folders that handle user data (cli, export and profile build text from bounded lists).
+    files: ['core/{format,fields,images,reader,writer,loader,sources,app,services}/**/*.ts'],
+    rules: {
+      // A spread into a call passes every element as an argument: an array from user data
+      // (125k CSV columns) overflows the stack. Loop or reduce instead (issue 19 item 11).
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'CallExpression[callee.property.name=/^(push|unshift|splice|apply)$/] > SpreadElement',
+          message: 'no spread into push/unshift/splice: a long array overflows the call stack; push in a loop',
+        },
+        {
+          selector: "CallExpression[callee.object.name='Math'][callee.property.name=/^(max|min)$/] > SpreadElement",
+          message: 'no Math.max/min(...xs): a long array overflows the call stack; use reduce',
+        },
+        {
+          selector: "CallExpression[callee.object.name='String'][callee.property.name=/^fromC/] > SpreadElement",
+          message: 'no String.fromCharCode(...bytes): a long array overflows the call stack; decode with TextDecoder (latin1)',
+        },
+      ],
+    },
+  },
   ...LEVELS.flat().map(layerRule),
   {
     // The renderer (dom layer): a sandboxed page. No Node modules, no Electron, and from core

@@ -18,6 +18,7 @@ import { encodeSample } from '../writer/encode-sample.js';
 import type { Sample } from '../writer/sample.js';
 import { sampleRandom } from '../writer/sample-random.js';
 import { selectSlice } from '../writer/selection.js';
+import { ownValue } from '../format/own-keys.js';
 
 export interface AdviseOptions {
   baseDir?: string;
@@ -96,7 +97,7 @@ export async function adviseBuild(config: BuildConfig, opts: AdviseOptions = {})
     ? encoded.reduce((s, e) => s + e.values.filter((v) => v.heap !== null).length, 0) / encoded.length
     : 0;
   const mean = heapSizes.length ? heapSizes.reduce((a, b) => a + b, 0) / heapSizes.length : 0;
-  const largest = heapSizes.length ? Math.max(...heapSizes) : 0;
+  const largest = heapSizes.reduce((a, b) => Math.max(a, b), 0);
   const msPerSample = encoded.length ? encodeMs / encoded.length : 0;
   const workers = Math.max(1, config.numWorkers ?? availableParallelism());
   const shortRun = await timeShortBuild(config, fields, samples, source.baseDir);
@@ -296,7 +297,7 @@ async function qualityPreview(
   const { fieldFromSpec } = await import('../fields/registry.js');
   const items: QualityPreviewItem[] = [];
   for (const e of encoded.slice(0, opts.previewItems ?? 4)) {
-    const value = Array.isArray(e.sample) ? e.sample[f] : (e.sample as Record<string, unknown>)[name];
+    const value = Array.isArray(e.sample) ? e.sample[f] : ownValue(e.sample, name);
     const as = imageMeta(e.values[f]!);
     const variants: QualityVariant[] = [
       {
@@ -314,7 +315,7 @@ async function qualityPreview(
     ];
     for (const a of alt) {
       const field = fieldFromSpec({ ...spec, writeMode: a.mode, jpegQuality: a.quality ?? cfg.jpegQuality, passThrough: false });
-      const [v] = await encodeSample([{ name, field }], { [name]: value }, e.index, enc);
+      const [v] = await encodeSample([{ name, field }], [value], e.index, enc);
       variants.push({ ...a, bytes: v!.heap?.byteLength ?? 0, preview: await preview(v!), chosen: false });
     }
     items.push({
@@ -364,14 +365,14 @@ function cropCheck(
   if (loaderSize === null || !cfg || cfg.type !== 'rgb_image' || !encoded.length) return null;
   const dims = encoded.map((e) => imageMeta(e.values[f]!));
   const sides = dims.map((d) => Math.max(d.width, d.height));
-  const minSide = Math.min(...dims.map((d) => Math.min(d.width, d.height)));
-  const maxSide = Math.max(...sides);
+  const minSide = dims.reduce((m, d) => Math.min(m, d.width, d.height), Infinity);
+  const maxSide = sides.reduce((m, s) => Math.max(m, s), 0);
   const smaller = sides.filter((s) => s < loaderSize).length;
   let warning: string | null = null;
   if (cfg.maxResolution !== null && cfg.maxResolution < loaderSize) {
     warning = `The loader's ${loaderSize} px crop is larger than the max resolution ${cfg.maxResolution} px of field "${fields[f]!.name}": every image is stored smaller than it is read, and the loader upscales it. Raise max resolution to at least ${loaderSize}, or crop smaller.`;
   } else if (smaller > 0) {
-    warning = `${smaller} of ${dims.length} sampled images of field "${fields[f]!.name}" are stored smaller (longest side down to ${Math.min(...sides)} px) than the loader's ${loaderSize} px crop: the loader upscales them.`;
+    warning = `${smaller} of ${dims.length} sampled images of field "${fields[f]!.name}" are stored smaller (longest side down to ${sides.reduce((m, s) => Math.min(m, s), Infinity)} px) than the loader's ${loaderSize} px crop: the loader upscales them.`;
   }
   return { loaderSize, maxResolution: cfg.maxResolution, minSide, maxSide, smallerThanCrop: smaller, warning };
 }

@@ -4,6 +4,7 @@ import { manifestPathFor, type DatasetManifest, type ManifestStatus } from '../a
 import type { Reader } from '../reader/reader.js';
 import { readSidecarManifest } from '../reader/sidecar-manifest.js';
 import { isRemoteUrl } from '../remote/url.js';
+import { setOwn } from '../format/own-keys.js';
 
 /** Beyond this many distinct values a field is an id, not a class: no histogram, no filter. */
 export const MAX_CLASSES = 1000;
@@ -55,7 +56,7 @@ export function samplesWithLabel(reader: Reader, field: string, label: number): 
 /** Bytes each field of sample `i` keeps in the data pages (0 for fields stored in the record alone). */
 export function storedBytes(reader: Reader, i: number): Record<string, number> {
   const out: Record<string, number> = {};
-  reader.fields.forEach(({ name }, f) => (out[name] = reader.heapRef(i, f)?.size ?? 0));
+  reader.fields.forEach(({ name }, f) => setOwn(out, name, reader.heapRef(i, f)?.size ?? 0));
   return out;
 }
 

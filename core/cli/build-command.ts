@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseBuildConfig, type BuildConfigInput } from '../api/build-config.js';
@@ -13,6 +13,7 @@ import { checkShardsFlags, emitShardJobs, shardStatusCommand, SHARDS_HELP, SHARD
 import { ProgressBar } from './progress.js';
 import { abortOnSignals } from './signals.js';
 import { UsageError } from './usage-error.js';
+import { readRegularText } from '../native/regular-file.js';
 
 export const BUILD_HELP = `beton build SOURCE -o OUT.beton [options]
 beton build --config build.json
@@ -129,7 +130,7 @@ async function build(
   if (values.config) {
     const file = resolve(values.config);
     try {
-      raw = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+      raw = JSON.parse(readRegularText(file, 'build config')) as Record<string, unknown>;
     } catch (e) {
       throw new UsageError(`cannot read build config ${file}: ${(e as Error).message}`);
     }

@@ -3,6 +3,7 @@ import { canonicalSample } from '../reader/canonical.js';
 import { summarize } from '../reader/inspect.js';
 import { Reader } from '../reader/reader.js';
 import { UsageError } from './usage-error.js';
+import { printableJson } from '../format/printable.js';
 
 export const DUMP_HELP = `beton dump FILE [--range a:b]
 
@@ -47,13 +48,13 @@ export async function dumpCommand(argv: string[]): Promise<number> {
       },
       fields: s.fields.map((f) => ({ name: f.name, type_id: f.typeId, type: f.ffcvClass, arguments: f.arguments })),
     };
-    const headText = JSON.stringify(head);
+    const headText = printableJson(JSON.stringify(head));
     out.write(headText.slice(0, -1) + ',"samples":[');
     for (let i = a; i < b && !closed; i++) {
       // A remote file: the next samples' pages in parallel GETs (a local file: nothing).
       if ((i - a) % 256 === 0) await reader.prefetch(Array.from({ length: Math.min(256, b - i) }, (_, k) => i + k));
       // Streamed so a large file does not build one huge string.
-      const ok = out.write((i > a ? ',\n' : '\n') + JSON.stringify(canonicalSample(reader, i)));
+      const ok = out.write((i > a ? ',\n' : '\n') + printableJson(JSON.stringify(canonicalSample(reader, i))));
       if (!ok) await new Promise((r) => out.once('drain', r));
     }
     out.write('\n]}\n');

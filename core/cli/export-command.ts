@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseBuildConfig } from '../api/build-config.js';
@@ -7,6 +7,7 @@ import { buildExport, joinCode, loaderExport } from '../app/export-code.js';
 import { Reader } from '../reader/reader.js';
 import { isRemoteUrl } from '../remote/url.js';
 import { UsageError } from './usage-error.js';
+import { readRegularText } from '../native/regular-file.js';
 
 export const EXPORT_HELP = `beton export --build build.json [--format python|json] [-o FILE]
 beton export --loader loader.json [--format python|json] [-o FILE]
@@ -22,7 +23,7 @@ loads it the same way. --decoder is for image fields, --clip-decoder for video c
 
 function readJson(file: string): unknown {
   try {
-    return JSON.parse(readFileSync(file, 'utf8'));
+    return JSON.parse(readRegularText(file, 'config'));
   } catch (e) {
     throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
   }
@@ -95,7 +96,8 @@ async function loaderFromFlags(file: string, v: Record<string, string | boolean 
     const flip = v.flip ? { flip: 0.5 } : {};
     // Every field gets its pipeline written out (FFCV's default decoder for the type), so the
     // exported code says what each batch holds.
-    const pipelines: LoaderConfigInput['pipelines'] = {};
+    // No prototype: a field named `__proto__` or `toString` is an entry like any other (issue 19 item 8).
+    const pipelines = Object.create(null) as NonNullable<LoaderConfigInput['pipelines']>;
     for (const { name, field } of reader.fields) {
       if (field.type === 'rgb_image') {
         const decoder =

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { summarizeDataset } from '../app/inspect-dataset.js';
 import { UsageError } from './usage-error.js';
+import { printable, printableJson } from '../format/printable.js';
 
 export const INSPECT_HELP = `beton inspect FILE [--json] [--hash]
 beton inspect --env [--json]      (the JPEG decode path, native addons, CPU and GPUs)
@@ -21,22 +22,22 @@ export async function inspectCommand(argv: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
   const s = await summarizeDataset(positionals[0]!, { hashRegions: values.hash ?? false });
   if (values.json) {
-    process.stdout.write(JSON.stringify(s, null, 2) + '\n');
+    process.stdout.write(printableJson(JSON.stringify(s, null, 2)) + '\n');
     return 0;
   }
   const lines = [
-    `${s.path}`,
+    printable(s.path),
     `  format version ${s.version}, ${s.numSamples} samples, ${s.fields.length} fields, ${mib(s.fileSize)}`,
     `  page size ${mib(s.pageSize)} (${s.pageSize}), ${s.numPages} data pages, ${s.allocations} allocations, record ${s.recordSize} B`,
     `  fields:`,
     ...s.fields.map((f) => {
-      const args = Object.keys(f.arguments).length ? ` ${JSON.stringify(f.arguments)}` : '';
+      const args = Object.keys(f.arguments).length ? ` ${printableJson(JSON.stringify(f.arguments))}` : '';
       const modes = f.imageModes ? `, ${f.imageModes.raw} raw / ${f.imageModes.jpg} jpg` : '';
-      return `    ${f.index}. ${f.name.padEnd(16)} ${f.ffcvClass} (type ${f.typeId})${args}, metadata @${f.metadataOffset} (${f.metadataSize} B), heap ${mib(f.heapBytes)}${modes}`;
+      return `    ${f.index}. ${printable(f.name).padEnd(16)} ${f.ffcvClass} (type ${f.typeId})${args}, metadata @${f.metadataOffset} (${f.metadataSize} B), heap ${mib(f.heapBytes)}${modes}`;
     }),
     `  regions:`,
     ...s.regions.map(
-      (r) => `    ${r.name.padEnd(12)} @${String(r.offset).padEnd(10)} ${mib(r.size)}${r.sha256 ? ` sha256 ${r.sha256}` : ''}`,
+      (r) => `    ${printable(r.name).padEnd(12)} @${String(r.offset).padEnd(10)} ${mib(r.size)}${r.sha256 ? ` sha256 ${r.sha256}` : ''}`,
     ),
   ];
   process.stdout.write(lines.join('\n') + '\n');

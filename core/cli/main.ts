@@ -13,6 +13,7 @@ import { SERVE_HELP, serveCommand } from './serve-command.js';
 import { PROFILE_HELP, profileCommand } from './profile-command.js';
 import { withRemoteOutput } from './remote-output.js';
 import { UsageError } from './usage-error.js';
+import { printableText } from '../format/printable.js';
 
 const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<number> }> = {
   build: { help: BUILD_HELP, run: (argv) => withRemoteOutput(argv, buildCommand) },
@@ -105,14 +106,14 @@ function report(e: unknown, cmd: string, help: string): number {
     code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' ||
     code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL'
   ) {
-    process.stderr.write(`beton ${cmd}: ${(e as Error).message}\n\n${help}\n${debug}`);
+    process.stderr.write(`beton ${cmd}: ${printableText((e as Error).message)}\n\n${help}\n${debug}`);
     return 2;
   }
   const be = asBetonError(e);
   if (!be) {
     const msg = e instanceof Error ? e.message : String(e);
     process.stderr.write(
-      `beton ${cmd}: error [INTERNAL]: ${msg}\n  This looks like a bug in beton: run again with BETON_DEBUG=1 for the stack trace, and report it.\n${debug}`,
+      `beton ${cmd}: error [INTERNAL]: ${printableText(msg)}\n  This looks like a bug in beton: run again with BETON_DEBUG=1 for the stack trace, and report it.\n${debug}`,
     );
     return 1;
   }
@@ -121,7 +122,7 @@ function report(e: unknown, cmd: string, help: string): number {
   if (hint) lines.push(`  ${hint}`);
   if (WRITES_ATOMICALLY.has(cmd) && !(be instanceof InterruptedError) && be.code !== 'OUTPUT_EXISTS' && be.code !== 'OUTPUT_IS_INPUT')
     lines.push('  No output file was written.');
-  process.stderr.write(lines.join('\n') + '\n' + debug);
+  process.stderr.write(printableText(lines.join('\n')) + '\n' + debug);
   if (be instanceof InterruptedError) return 128 + (constants.signals[be.signal as NodeJS.Signals] ?? 0);
   return 1;
 }

@@ -182,7 +182,7 @@ export function loaderToPython(config: LoaderConfig, opts: LoaderExportOptions =
   // A field left out of the config gets FFCV's default pipeline, which cannot start for a wide
   // unsigned array (see NDArrayAsSignedDecoder): write its pipeline out.
   for (const f of opts.fields ?? []) {
-    if (f.dtype !== undefined && isWideUnsigned(f.dtype) && !(f.name in config.pipelines)) pipelines.push([f.name, []]);
+    if (f.dtype !== undefined && isWideUnsigned(f.dtype) && !Object.hasOwn(config.pipelines, f.name)) pipelines.push([f.name, []]);
   }
   // Custom fields (type 255): FFCV needs their Python class in custom_fields= to open the file.
   const typeOf = new Map<string, FieldType | undefined>(

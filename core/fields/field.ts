@@ -22,6 +22,8 @@ export interface EncodeContext {
   sampleIndex: number;
   /** Where relative source paths resolve from (image folders, lists). */
   baseDir?: string;
+  /** Largest object the file can hold (its page size): a field may refuse a sample it can predict is larger before doing the work. */
+  maxObjectBytes?: number;
 }
 
 export interface DecodeContext {

@@ -8,7 +8,11 @@ export interface RGBPixels {
 }
 
 /** What an RGBImageField accepts: pixels, a file path, or an encoded image file's bytes. */
-export type ImageInput = RGBPixels | string | { path: string } | { file: Uint8Array; name?: string };
+/**
+ * An image to encode. `confined` (beton serve): `path` is the real path a read guard
+ * checked; the file opened must be that very file (no folder of it swapped for a link since).
+ */
+export type ImageInput = RGBPixels | string | { path: string; confined?: boolean } | { file: Uint8Array; name?: string };
 
 /**
  * Image work a field needs but must not implement itself (it is pure): the node layer
@@ -16,6 +20,8 @@ export type ImageInput = RGBPixels | string | { path: string } | { file: Uint8Ar
  */
 export interface ImageCodec {
   load(input: ImageInput, baseDir?: string): Promise<RGBPixels>;
+  /** Width and height from the source file's header alone (no decode), or null when it does not say. */
+  headerDims?(input: ImageInput, baseDir?: string): { width: number; height: number } | null;
   /** Area-averaging shrink, as OpenCV's INTER_AREA. */
   resizeArea(src: RGBPixels, width: number, height: number): RGBPixels;
   /** Baseline 4:2:0 JFIF at the given quality (OpenCV's imencode defaults). */

@@ -85,6 +85,9 @@ function quote(s: string): string {
   return r + '"';
 }
 
+/** A JSON number literal at lastIndex (sticky). */
+const NUMBER = /-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
+
 /** Python's repr(float): shortest round-trip digits, scientific when exp < -4 or >= 16. */
 export function floatRepr(x: number): string {
   if (Number.isNaN(x)) return 'NaN';
@@ -173,7 +176,9 @@ export function parsePythonJson(text: string, opts: { keepFloats?: boolean } = {
         return opts.keepFloats && typeof v === 'number' ? new PyFloat(v) : v;
       }
     }
-    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
+    // Sticky, on the whole text: a number literal may be any length (a 400-digit integer is valid JSON).
+    NUMBER.lastIndex = i;
+    const m = NUMBER.exec(text);
     if (!m) return fail('unexpected character');
     i += m[0].length;
     const isFloat = m[2] !== undefined || m[3] !== undefined;

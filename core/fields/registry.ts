@@ -10,6 +10,7 @@ import { JSON_TYPE } from './json-field.js';
 import { NDARRAY_TYPE, TORCH_TENSOR_TYPE } from './ndarray-field.js';
 import { RGB_IMAGE_TYPE } from './rgb-image-type.js';
 import { VIDEO_CLIP_TYPE } from './video-clip-type.js';
+import { ownValue } from '../format/own-keys.js';
 
 export { CUSTOM_TYPE_ID, customArguments } from './custom-arguments.js';
 export type { FieldType } from './field-type.js';
@@ -77,7 +78,7 @@ export function fieldFromSpec(spec: FieldSpec): Field {
  */
 export function fieldFromDescriptor(d: FieldDescriptor, custom: Record<string, Field> = {}, file = '<buffer>'): Field {
   const where = `${file}: field "${d.name}"`;
-  const given = custom[d.name];
+  const given = ownValue(custom, d.name) as Field | undefined;
   if (given) return given;
   if (d.typeId === CUSTOM_TYPE_ID) {
     const spec = parseCustomArguments(d.arguments);

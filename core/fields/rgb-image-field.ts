@@ -125,9 +125,31 @@ export class RGBImageField extends Field<DecodedImage> {
     return this.encodePixels(await this.pixelsOf(value, ctx), ctx, true);
   }
 
+  /**
+   * A raw-mode image whose stored pixels (after maxResolution) cannot fit in a page is
+   * refused from its header, before a decode that can take gigabytes (a 16000² PNG: 768 MB
+   * stored, 4.6 GB of memory to learn it). Other modes store JPEG, whose size is unknown.
+   */
+  private refuseFromHeader(value: ImageInput, ctx: EncodeContext): void {
+    if (this.writeMode !== 'raw' || !ctx.maxObjectBytes || !ctx.codec?.headerDims) return;
+    const dims = ctx.codec.headerDims(value, ctx.baseDir);
+    if (!dims) return;
+    const [w, h] = cappedSize(dims.width, dims.height, this.maxResolution);
+    const bytes = w * h * 3;
+    if (bytes > ctx.maxObjectBytes)
+      throw new BetonEncodeError(
+        'OBJECT_TOO_LARGE',
+        `image ${dims.width}x${dims.height} would store ${w}x${h} raw pixels (${bytes} bytes), larger than the page size ${ctx.maxObjectBytes} (read from its header, not decoded); set maxResolution, use writeMode jpg, or a larger page size`,
+        { sample: ctx.sampleIndex },
+      );
+  }
+
   private async pixelsOf(value: unknown, ctx: EncodeContext): Promise<RGBPixels> {
     if (isRGBPixels(value)) return value;
-    if (ctx.codec) return ctx.codec.load(value as ImageInput, ctx.baseDir);
+    if (ctx.codec) {
+      this.refuseFromHeader(value as ImageInput, ctx);
+      return ctx.codec.load(value as ImageInput, ctx.baseDir);
+    }
     throw new BetonEncodeError(
       'BAD_VALUE',
       'RGBImageField needs RGB pixels {data, width, height} (no image codec available to read files)',

@@ -62,7 +62,7 @@ export const VIDEO_CLIP_TYPE: FieldType<VideoClipField> = {
         else if ('decoder' in s) {
           notes.push(`the "${name}" pipeline's ${s.decoder} decoder is for images; the clip is decoded with VideoClipDecoder instead`);
           parts.push('VideoClipDecoder()');
-        } else if (s.op === 'convert') parts.push(...stepPy(s));
+        } else if (s.op === 'convert') for (const p of stepPy(s)) parts.push(p);
         else notes.push(`${s.op} works on (H, W, C) images, not (T, H, W, 3) clips; left out of "${name}" (the clip decoders take flip=)`);
       }
       return parts;

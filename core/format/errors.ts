@@ -176,3 +176,19 @@ function sqliteHint(code: string): string | null {
   }
   return null;
 }
+
+/**
+ * An input path that is not a regular file (a named pipe, a socket, a device, a folder
+ * where a file is expected): refused before a byte is read, because reading a FIFO waits
+ * for a writer forever and would hang the CLI or a server's thread pool.
+ */
+export class NotAFileError extends BetonError<'NOT_A_FILE'> {
+  override readonly name: string = 'NotAFileError';
+  constructor(
+    readonly path: string,
+    readonly kind: string,
+    what = 'input',
+  ) {
+    super('NOT_A_FILE', `${path} is ${kind}, not a regular file; give a regular file as the ${what}`);
+  }
+}

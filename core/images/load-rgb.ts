@@ -40,7 +40,7 @@ export async function loadRGB(input: ImageInput, baseDir?: string): Promise<RGBP
   if (isRGBPixels(input)) return input;
   const src = sourceOf(input, baseDir);
   try {
-    const buf = src.bytes ? Buffer.from(src.bytes.buffer, src.bytes.byteOffset, src.bytes.byteLength) : readWhole(src.path!);
+    const buf = src.bytes ? Buffer.from(src.bytes.buffer, src.bytes.byteOffset, src.bytes.byteLength) : readWhole(src.path!, src.confined);
     // The encoded size goes into the build report: without it the compression ratio has no sources to compare.
     return { ...(await decodeBuffer(buf)), sourceBytes: buf.byteLength };
   } catch (e) {

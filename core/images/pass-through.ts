@@ -4,6 +4,7 @@ import { jpegDecodeRGB, jpegInfo } from '../native/index.js';
 import { iccDescription } from './icc.js';
 import { endsWithEoi, parseJpegHeader, type JpegHeader } from './jpeg-header.js';
 import { openRegular, readRange, sourceOf } from './source-file.js';
+import { refuseFromHeader } from './header-limits.js';
 
 /** Why a JPEG header cannot be stored unchanged, or null when it can. */
 export function passThroughBlocker(h: JpegHeader, maxResolution: number | null): string | null {
@@ -51,11 +52,13 @@ export async function probePassThrough(
       bytes = src.bytes;
       header = parseJpegHeader(bytes);
     } else {
-      const { fd, size } = openRegular(src.path!);
+      const { fd, size } = openRegular(src.path!, src.confined);
       try {
         const head = new Uint8Array(Math.min(size, HEAD_BYTES));
         readRange(fd, head, 0);
         header = parseJpegHeader(head);
+        // Too large to read: not passed through; the decode path refuses it with the reason.
+        if (refuseFromHeader(head, size)) return null;
         if (header === null || (header !== 'short' && passThroughBlocker(header, maxResolution) !== null)) return null;
         if (head.length === size) {
           bytes = head; // the whole file (most JPEGs in datasets)

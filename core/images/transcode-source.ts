@@ -34,7 +34,7 @@ export function transcodeSource(
   let bytes: Uint8Array;
   const t0 = clock ? threadCpuMs() : null;
   try {
-    bytes = src.bytes ?? readIntoScratch(src.path!);
+    bytes = src.bytes ?? readIntoScratch(src.path!, src.confined);
   } catch {
     return { fallback: input };
   }

@@ -1,4 +1,5 @@
 import type { ElementType, OutputArray } from '../pipeline/dtypes.js';
+import { ownValue, setOwn } from '../format/own-keys.js';
 
 /** One output of a batch: a typed array (rows × per-sample elements, C order) and its shape. */
 export interface BatchOutput {
@@ -28,7 +29,7 @@ export class Batch {
   }
 
   get(name: string): BatchOutput {
-    const o = this.outputs[name];
+    const o = ownValue(this.outputs, name) as BatchOutput | undefined;
     if (!o) throw new Error(`no output "${name}" (outputs: ${Object.keys(this.outputs).join(', ')})`);
     return o;
   }
@@ -37,7 +38,7 @@ export class Batch {
   clone(): Batch {
     const outputs: Record<string, BatchOutput> = {};
     for (const [k, o] of Object.entries(this.outputs))
-      outputs[k] = { data: o.data.slice() as OutputArray, shape: [...o.shape], dtype: o.dtype };
+      setOwn(outputs, k, { data: o.data.slice() as OutputArray, shape: [...o.shape], dtype: o.dtype });
     return new Batch(this.epoch, this.index, this.sampleIds.slice(), outputs);
   }
 }

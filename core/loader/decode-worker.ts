@@ -15,11 +15,12 @@ import { gatherRecords, isNativeAvailable, mapPixels } from '../native/index.js'
 import { createDecoder, type Decoder } from './decoders.js';
 import { heapAccess, type HeapAccess } from './memory/heap-access.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './protocol.js';
+import { setOwn } from '../format/own-keys.js';
 
 const init = workerData as WorkerInit;
 for (const m of init.fieldModules) await import(m);
 const custom: Record<string, Field> = {};
-for (const { name, spec } of init.customFields) custom[name] = fieldFromSpec(spec);
+for (const { name, spec } of init.customFields) setOwn(custom, name, fieldFromSpec(spec));
 const reader = init.remote
   ? Reader.fromSnapshot(init.remote, { customFields: custom })
   : Reader.openSync(init.path, { customFields: custom });

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import type { Field } from '../fields/field.js';
+import { ownValue, setOwn } from '../format/own-keys.js';
 import { registeredFieldModules } from '../fields/registry.js';
 import { byteSize, elementCount, viewOf, type OutputArray } from '../pipeline/dtypes.js';
 import { Reader } from '../reader/reader.js';
@@ -250,8 +251,9 @@ export class Loader {
     const { distributed: _distributed, signal, pipelines = {}, ...rest } = this.opts;
     // Only `output` stays enabled: other file fields off, other extra outputs left out.
     const only: Record<string, PipelineConfig> = {};
-    for (const f of this.reader.fields) if (f.name !== output) only[f.name] = null;
-    if (pipelines[output] !== undefined) only[output] = pipelines[output]!;
+    for (const f of this.reader.fields) if (f.name !== output) setOwn(only, f.name, null);
+    const own = ownValue(pipelines, output) as PipelineConfig | undefined;
+    if (own !== undefined) setOwn(only, output, own);
     const indices = this.opts.indices ?? Array.from({ length: this.reader.numSamples }, (_, i) => i);
     const pass = await Loader.open(this.path, {
       ...rest,
@@ -521,7 +523,7 @@ export class Loader {
         st.run(data, out, n, { seed: this.seed, epoch, batchIndex: b });
         data = out;
       }
-      outputs[o.plan.name] = { data, shape: [n, ...o.spec.shape], dtype: o.spec.dtype };
+      setOwn(outputs, o.plan.name, { data, shape: [n, ...o.spec.shape], dtype: o.spec.dtype });
     }
     return new Batch(epoch, b, ids.slice(), outputs);
   }

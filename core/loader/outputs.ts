@@ -6,6 +6,7 @@ import type { Reader } from '../reader/reader.js';
 import { createDecoder, defaultDecoder, fieldStats } from './decoders.js';
 import { LoaderError } from './errors.js';
 import type { OutputPlan } from './protocol.js';
+import { ownValue } from '../format/own-keys.js';
 
 /** One output's steps (a decoder first, else the field's default), null to disable a field, or {source, steps} for an extra output. */
 export type PipelineConfig = readonly PipelineStep[] | { source: string; steps: readonly PipelineStep[] } | null;
@@ -26,7 +27,7 @@ export function planOutputs(reader: Reader, pipelines: Record<string, PipelineCo
   const names = reader.fields.map((f) => f.name);
   const entries: Array<[string, number, readonly PipelineStep[]]> = [];
   reader.fields.forEach(({ name }, f) => {
-    const p = pipelines[name];
+    const p = ownValue(pipelines, name) as PipelineConfig | null | undefined;
     if (p === null) return;
     entries.push([name, f, p === undefined ? [] : Array.isArray(p) ? p : (p as { steps: readonly PipelineStep[] }).steps]);
   });

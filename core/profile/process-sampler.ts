@@ -64,7 +64,7 @@ export function descendants(root: number, parentOf: ReadonlyMap<number, number>)
     if (seen.has(pid)) continue; // pid reuse during a scan could, in theory, make a cycle
     seen.add(pid);
     out.push(pid);
-    queue.push(...(children.get(pid) ?? []));
+    for (const c of children.get(pid) ?? []) queue.push(c);
   }
   return out;
 }

@@ -1,4 +1,5 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
+import { openRegularSync } from '../native/regular-file.js';
 
 /**
  * Where a Reader's bytes come from: a local file (positional reads on a descriptor) or a
@@ -17,13 +18,10 @@ export class FileByteSource implements ByteSource {
   readonly size: number;
 
   constructor(readonly name: string) {
-    this.fd = openSync(name, 'r');
-    try {
-      this.size = fstatSync(this.fd).size;
-    } catch (e) {
-      closeSync(this.fd);
-      throw e;
-    }
+    // A FIFO or device is refused before any read blocks (issue 19: one regular-file check at every input).
+    const { fd, size } = openRegularSync(name, '.beton file');
+    this.fd = fd;
+    this.size = size;
   }
 
   read(offset: number, length: number): Uint8Array {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { CanonicalTools, CanonicalValue } from '../fields/field-type.js';
 import { fieldType } from '../fields/registry.js';
 import type { Reader } from './reader.js';
+import { setOwn } from '../format/own-keys.js';
 
 export type { CanonicalValue } from '../fields/field-type.js';
 export { ndarrayValues } from '../fields/ndarray-field.js';
@@ -21,11 +22,11 @@ export function canonicalSample(reader: Reader, i: number): Record<string, Canon
     const value = reader.readField(i, f);
     const canonical = fieldType(field.type).canonical;
     if (!canonical) {
-      out[name] = { type: field.type, value: jsonSafe(value) };
+      setOwn(out, name, { type: field.type, value: jsonSafe(value) });
       return;
     }
     const tools: CanonicalTools = { sha256, hex, jsonSafe, storedBytes: () => reader.readBytes(reader.heapRef(i, f)!) };
-    out[name] = canonical(value, tools);
+    setOwn(out, name, canonical(value, tools));
   });
   return out;
 }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, readSync } from 'node:fs';
 import { FIELD_DESCRIPTOR_SIZE, HEADER_SIZE } from '../format/constants.js';
 import { decodeHeader } from '../format/header.js';
+import { openRegularSync } from '../native/regular-file.js';
 
 /** Read size while hashing the allocation table (it is 24 bytes per heap object: 30 MiB for ImageNet). */
 const CHUNK = 1 << 20;
@@ -16,7 +17,7 @@ const CHUNK = 1 << 20;
  * validate the whole file again).
  */
 export function datasetContentSha256(file: string): string {
-  const fd = openSync(file, 'r');
+  const { fd } = openRegularSync(file, '.beton file');
   try {
     const head = Buffer.alloc(HEADER_SIZE);
     readSync(fd, head, 0, HEADER_SIZE, 0);

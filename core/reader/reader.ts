@@ -14,6 +14,7 @@ import { RemoteByteSource } from '../remote/remote-byte-source.js';
 import { openRemoteFile, type RemoteFile, type RemoteSnapshot } from '../remote/remote-file.js';
 import { isRemoteUrl } from '../remote/url.js';
 import { FileByteSource, type ByteSource } from './byte-source.js';
+import { setOwn } from '../format/own-keys.js';
 
 export interface ReaderOptions {
   /** Handlers for custom (type 255) fields, by field name, as FFCV's custom_fields. */
@@ -414,7 +415,7 @@ export class Reader {
   read(i: number): DecodedSample {
     this.checkIndex(i);
     const out: DecodedSample = {};
-    this.fields.forEach(({ name }, f) => (out[name] = this.readField(i, f)));
+    this.fields.forEach(({ name }, f) => setOwn(out, name, this.readField(i, f)));
     return out;
   }
 

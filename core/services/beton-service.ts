@@ -29,6 +29,7 @@ import { apiErrorOf, ServiceError } from './service-error.js';
 import { checkBuildOutput } from '../app/output-guard.js';
 import { isRemoteUrl } from '../remote/url.js';
 import { RemoteAccess } from './remote-access.js';
+import { programsNamed } from './spawn-gate.js';
 
 export interface ServiceOptions {
   /** Folders clients may open (beton serve); null: any local path (Electron). */
@@ -102,6 +103,10 @@ export class BetonService {
   async call(method: unknown, params: unknown): Promise<Envelope<unknown>> {
     const req = parseRequest(method, params);
     if (!req.ok) return { ok: false, error: req.error };
+    // The spawn gate: before any handler, for every method (core/services/spawn-gate.ts).
+    const named = programsNamed(req.params);
+    if (named.length > 0 && !this.allowExec)
+      return { ok: false, error: { code: 'EXEC_DISABLED', message: `${named.join(', ')}: ${EXEC_DISABLED_MESSAGE}` } };
     try {
       const h = this.handlers[req.method] as Handler<Method>;
       return { ok: true, value: await h(req.params) };
@@ -114,10 +119,6 @@ export class BetonService {
     this.jobs.cancelAll();
     this.db?.close();
     this.db = null;
-  }
-
-  private mayExec(): void {
-    if (!this.allowExec) throw new ServiceError('EXEC_DISABLED', EXEC_DISABLED_MESSAGE);
   }
 
   private readonly handlers: { [M in Method]: Handler<M> } = {
@@ -170,8 +171,7 @@ export class BetonService {
       return checkDataset(file);
     },
     'builds.start': async (p) => {
-      // A video source's own ffmpeg is a program the client names: a command like --exec.
-      if ('ffmpeg' in p.config.source && p.config.source.ffmpeg !== undefined) this.mayExec();
+      // A video source's own ffmpeg is a program the client names: the spawn gate in call() refused it unless allowed.
       const config = {
         ...p.config,
         source: { ...p.config.source, path: this.fs.check(p.config.source.path) },
@@ -222,7 +222,6 @@ export class BetonService {
       if ('plan' in p) checkEngines({ ...p.plan, ...(source !== undefined ? { source } : {}) });
       // A command's dataset is read too (its content hash identifies it in Runs): confined alike.
       const execFile = 'exec' in p && p.exec.file ? this.fs.check(p.exec.file) : null;
-      if ('exec' in p) this.mayExec();
       // The run is stored at the end: a database that cannot take it fails now, not after the sweep.
       this.runs();
       const changed = (): void => this.emit({ event: 'runs:changed', data: {} });

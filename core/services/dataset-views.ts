@@ -8,6 +8,7 @@ import { classNamesFor, labelFieldOf, labelOf, manifestOf, samplesWithLabel, sto
 import type { SampleWhere } from '../api/sample-detail.js';
 import { samplesWhere } from '../app/sample-filter.js';
 import { ServiceError } from './service-error.js';
+import { setOwn } from '../format/own-keys.js';
 
 /**
  * sharp, loaded when a preview first needs it: every `beton` command imports this module
@@ -91,10 +92,10 @@ export async function previewDataset(
         try {
           value = reader.readField(i, name);
         } catch (e) {
-          fields[name] = { kind: 'text', text: `cannot decode: ${(e as Error).message.replace(`${reader.path}: `, '')}` };
+          setOwn(fields, name, { kind: 'text', text: `cannot decode: ${(e as Error).message.replace(`${reader.path}: `, '')}` });
           continue;
         }
-        fields[name] = await previewValue(field.type, value, tools);
+        setOwn(fields, name, await previewValue(field.type, value, tools));
       }
       samples.push({
         index: i,

@@ -6,6 +6,7 @@ import { categoryMapper } from './label-mapping.js';
 import type { ReadGuard } from './read-guard.js';
 import type { TableRow } from './table-reader.js';
 import { ElementWriter, toBytes, toFloat, toImage, toInt, toJson, ValueProblem } from './value-coercion.js';
+import { setOwn } from '../format/own-keys.js';
 
 /**
  * A field's `columns` select and group source columns (default: the column named like the
@@ -17,9 +18,10 @@ import { ElementWriter, toBytes, toFloat, toImage, toInt, toJson, ValueProblem }
 export function resolveColumns(field: FieldConfig, columns: readonly string[], where: string): number[] {
   const patterns = field.columns ?? [field.name];
   const out: number[] = [];
+  const index = columnIndex(columns);
   for (const p of patterns) {
-    const exact = columns.indexOf(p);
-    if (exact >= 0) {
+    const exact = index.get(p);
+    if (exact !== undefined) {
       out.push(exact);
       continue;
     }
@@ -27,13 +29,26 @@ export function resolveColumns(field: FieldConfig, columns: readonly string[], w
       const re = globToRegExp(p);
       const hits = columns.flatMap((c, i) => (re.test(c) ? [i] : []));
       if (hits.length === 0) throw schemaError(where, field, `no column matches "${p}"${columnList(columns)}`);
-      out.push(...hits);
+      // A loop, not push(...hits): a spread passes each hit as an argument, and 125k columns overflow the stack.
+      for (const h of hits) out.push(h);
       continue;
     }
     const hint = field.columns ? '' : ` (set "columns" to map the field to differently named columns)`;
     throw schemaError(where, field, `no column "${p}"${hint}${columnList(columns)}`);
   }
   return out;
+}
+
+/** Column name → first index, built once per column list (a Map: names like `__proto__` are plain keys; no O(columns²) indexOf). */
+const indexes = new WeakMap<readonly string[], Map<string, number>>();
+function columnIndex(columns: readonly string[]): Map<string, number> {
+  let m = indexes.get(columns);
+  if (!m) {
+    m = new Map();
+    for (let i = 0; i < columns.length; i++) if (!m.has(columns[i]!)) m.set(columns[i]!, i);
+    indexes.set(columns, m);
+  }
+  return m;
 }
 
 export function globToRegExp(glob: string): RegExp {
@@ -71,7 +86,8 @@ export function compileMapper(
     const img = toImage(v, ctx.baseDir);
     if (!guard || typeof img !== 'object' || !('path' in img)) return img;
     try {
-      return { path: guard(img.path) };
+      // confined: the worker checks that the file it opens is still this real path (item 4 of issue 19).
+      return { path: guard(img.path), confined: true };
     } catch (e) {
       throw new ValueProblem((e as Error).message);
     }
@@ -161,7 +177,7 @@ export function compileMapper(
     needed,
     map(row) {
       const sample: Record<string, unknown> = {};
-      for (const c of converters) sample[c.name] = c.convert(row);
+      for (const c of converters) setOwn(sample, c.name, c.convert(row));
       return sample;
     },
   };

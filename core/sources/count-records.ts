@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { regularReadStream } from '../native/regular-file.js';
 
 /**
  * Counting rows is worth a pass only for small files: below this size a build gets an
@@ -19,7 +19,7 @@ const QUOTE = 0x22;
 export async function countLines(path: string, opts: { blankIsEmpty?: boolean; stopAtQuote?: boolean } = {}): Promise<number | null> {
   let count = 0;
   let lineHasContent = false;
-  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+  for await (const chunk of regularReadStream(path) as AsyncIterable<Buffer>) {
     for (let i = 0; i < chunk.length; i++) {
       const b = chunk[i]!;
       if (b === NL) {

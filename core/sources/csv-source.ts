@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream';
 import { parse, type Info } from 'csv-parse';
@@ -6,6 +5,8 @@ import { BetonEncodeError } from '../format/errors.js';
 import { COUNT_LIMIT_BYTES, countLines } from './count-records.js';
 import type { RowRange, TableReader, TableRow } from './table-reader.js';
 import { TableSource, type TableSourceOptions } from './table-source.js';
+import { regularReadStream } from '../native/regular-file.js';
+import { utf8Check } from './utf8-check.js';
 
 type Delimited = 'csv' | 'tsv';
 
@@ -70,10 +71,11 @@ async function* records(path: string, kind: Delimited): AsyncGenerator<{ record:
     // TSV files rarely quote, so a stray '"' inside a field is data, not an error.
     relax_quotes: kind === 'tsv',
   });
-  const stream = pipeline(createReadStream(path), parser, () => undefined);
+  const stream = pipeline(regularReadStream(path), utf8Check(path), parser, () => undefined);
   try {
     for await (const r of stream as AsyncIterable<{ record: string[]; info: Info }>) yield r;
   } catch (e) {
+    if (e instanceof BetonEncodeError) throw e;
     const err = e as Error & { code?: string };
     if (err.code === 'ENOENT' || err.code === 'EACCES')
       throw new BetonEncodeError('BAD_OPTIONS', `cannot read ${path}: ${err.message}`, { source: path });

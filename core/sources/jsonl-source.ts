@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { BetonEncodeError } from '../format/errors.js';
@@ -6,6 +5,10 @@ import { parsePythonJson, PyFloat } from '../fields/python-json.js';
 import { COUNT_LIMIT_BYTES, countLines } from './count-records.js';
 import type { RowRange, TableReader, TableRow } from './table-reader.js';
 import { TableSource, type TableSourceOptions } from './table-source.js';
+import { ownValue, setOwn } from '../format/own-keys.js';
+import { regularReadStream } from '../native/regular-file.js';
+import { utf8Check } from './utf8-check.js';
+import { pipeline } from 'node:stream';
 
 /** Rows read to discover the columns (keys in order of first appearance). */
 const DISCOVERY_ROWS = 1000;
@@ -41,7 +44,7 @@ export class JsonlTable implements TableReader {
     if (keys.size === 0)
       throw new BetonEncodeError('BAD_OPTIONS', `${path}: no JSON objects with keys found; expected one object per line`, { source: path });
     const columns = [...keys];
-    const head = objects.map((o) => columns.map((c) => o[c]));
+    const head = objects.map((o) => columns.map((c) => ownValue(o, c)));
     const length = size < COUNT_LIMIT_BYTES ? await countLines(path, { blankIsEmpty: true }) : null;
     return new JsonlTable(path, columns, length, size, head);
   }
@@ -56,7 +59,7 @@ export class JsonlTable implements TableReader {
     let index = 0;
     const cols = this.columns;
     for await (const { obj, line } of lines(this.path, false, range.start)) {
-      if (index >= range.start) yield { index, values: cols.map((c) => obj[c]), line };
+      if (index >= range.start) yield { index, values: cols.map((c) => ownValue(obj, c)), line };
       if (++index >= range.end) return;
     }
   }
@@ -72,7 +75,7 @@ export class JsonlTable implements TableReader {
  * falling back to the exact parser only where a long integer would lose digits.
  */
 async function* lines(path: string, exact: boolean, skip = 0): AsyncGenerator<{ obj: Record<string, unknown>; line: number }> {
-  const rl = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+  const rl = createInterface({ input: pipeline(regularReadStream(path), utf8Check(path), () => undefined), crlfDelay: Infinity });
   let line = 0;
   let seen = 0;
   try {
@@ -130,7 +133,7 @@ function plainNumbers(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(plainNumbers);
   if (v && typeof v === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = plainNumbers(x);
+    for (const [k, x] of Object.entries(v)) setOwn(out, k, plainNumbers(x));
     return out;
   }
   return v;

@@ -1,10 +1,10 @@
-import { open } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { fileByteReader } from './byte-reader.js';
 import type { NpyHeader } from './npy-header.js';
 import { npyColumnType, npyRows, readNpyHeader } from './npy-rows.js';
 import type { ColumnType, RowRange, TableReader, TableRow } from './table-reader.js';
 import { TableSource, type TableSourceOptions } from './table-source.js';
+import { openRegular } from '../native/regular-file.js';
 
 /**
  * A .npy array: each index along axis 0 is a row, the single column is named after the
@@ -29,7 +29,7 @@ export class NpyTable implements TableReader {
   }
 
   static async open(path: string): Promise<NpyTable> {
-    const fh = await open(path, 'r');
+    const { fh } = await openRegular(path);
     try {
       const { size } = await fh.stat();
       const header = await readNpyHeader(fileByteReader(fh, 0, size), path);
@@ -46,7 +46,7 @@ export class NpyTable implements TableReader {
   }
 
   async *rows(range: RowRange): AsyncGenerator<TableRow> {
-    const fh = await open(this.path, 'r');
+    const { fh } = await openRegular(this.path);
     const reader = fileByteReader(fh, this.header.dataOffset, this.size, true);
     try {
       let index = range.start;

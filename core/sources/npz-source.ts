@@ -1,5 +1,4 @@
-import { createReadStream } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { pipeline } from 'node:stream';
 import { createInflateRaw } from 'node:zlib';
 import { BetonEncodeError } from '../format/errors.js';
@@ -9,6 +8,7 @@ import { npyColumnType, npyRows, readNpyHeader } from './npy-rows.js';
 import type { ColumnType, RowRange, TableReader, TableRow } from './table-reader.js';
 import { readZipDirectory, zipDataOffset, type ZipEntry } from './zip-directory.js';
 import { TableSource, type TableSourceOptions } from './table-source.js';
+import { openRegular, regularReadStream } from '../native/regular-file.js';
 
 interface Member {
   entry: ZipEntry;
@@ -43,11 +43,22 @@ export class NpzTable implements TableReader {
   }
 
   static async open(path: string): Promise<NpzTable> {
-    const fh = await open(path, 'r');
+    const { fh } = await openRegular(path);
     try {
       const { size } = await fh.stat();
       const entries = (await readZipDirectory(fh, size, path)).filter((e) => e.name.endsWith('.npy'));
       if (entries.length === 0) throw new BetonEncodeError('BAD_OPTIONS', `${path}: the archive holds no .npy members`, { source: path });
+      // numpy.load keeps one of two same-named members; a build would silently lose the other.
+      const seen = new Set<string>();
+      for (const e of entries) {
+        if (seen.has(e.name))
+          throw new BetonEncodeError(
+            'BAD_OPTIONS',
+            `${path}: the archive holds two members named ${e.name}; one would be lost. Rewrite it with one array per name (numpy.savez)`,
+            { source: path },
+          );
+        seen.add(e.name);
+      }
       const members: Member[] = [];
       for (const entry of entries) {
         const dataOffset = await zipDataOffset(fh, entry, path);
@@ -82,7 +93,7 @@ export class NpzTable implements TableReader {
 
   async *rows(range: RowRange, needed: readonly number[]): AsyncGenerator<TableRow> {
     const cols = [...new Set(needed)].filter((c) => c >= 0 && c < this.members.length);
-    const fh = await open(this.path, 'r');
+    const { fh } = await openRegular(this.path);
     const readers: ByteReader[] = [];
     try {
       const iters = cols.map((c) => {
@@ -129,7 +140,7 @@ function memberReader(path: string, fh: FileHandle, entry: ZipEntry, dataOffset:
   if (entry.method === DEFLATED) {
     if (entry.compressedSize === 0) return fileByteReader(fh, dataOffset, dataOffset);
     // pipeline() (unlike pipe()) forwards a read error to the inflate stream we iterate.
-    const inflated = pipeline(createReadStream(path, { start: dataOffset, end: end - 1 }), createInflateRaw(), () => undefined);
+    const inflated = pipeline(regularReadStream(path, { start: dataOffset, end: end - 1 }), createInflateRaw(), () => undefined);
     return streamByteReader(inflated);
   }
   throw new BetonEncodeError(

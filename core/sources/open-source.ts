@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { SourceConfig } from '../api/build-config.js';
-import { BetonEncodeError } from '../format/errors.js';
+import { BetonEncodeError, NotAFileError } from '../format/errors.js';
 import { ImageFolderDatasetSource } from './image-folder-source.js';
 import { openImageListSource } from './image-list-source.js';
 import { findImageColumns } from './image-columns.js';
@@ -15,6 +15,7 @@ import { expandPathPattern, folderFiles, isPathPattern } from './path-patterns.j
 import { looksLikeVideoFolder } from './video-folder.js';
 import { isShardName, looksLikeShardList, WebDatasetSource } from './webdataset-source.js';
 import { VideoDatasetSource, type VideoSourceOptions } from './video-source.js';
+import { fileKind } from '../native/regular-file.js';
 
 /** Rows looked at to decide whether a table is an image list. */
 const DETECT_ROWS = 200;
@@ -139,6 +140,7 @@ async function mustExist(path: string, want: 'file' | 'folder' | 'either'): Prom
     const why = err.code === 'ENOENT' ? 'no such file or folder' : err.message;
     throw new BetonEncodeError('BAD_OPTIONS', `cannot open source ${path}: ${why}`, { source: path });
   }
+  if (!st.isDirectory() && !st.isFile()) throw new NotAFileError(path, fileKind(st), 'source');
   const kind = st.isDirectory() ? 'folder' : 'file';
   if (want !== 'either' && kind !== want) {
     throw new BetonEncodeError(

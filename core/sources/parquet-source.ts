@@ -10,9 +10,11 @@ import {
   type RowGroup,
   type SchemaTree,
 } from 'hyparquet';
-import { BetonEncodeError } from '../format/errors.js';
+import { BetonEncodeError, NotAFileError } from '../format/errors.js';
+import { parquetFailure } from './parquet-failure.js';
 import type { ColumnType, LeafHint, RowRange, TableReader, TableRow } from './table-reader.js';
 import { TableSource, type TableSourceOptions } from './table-source.js';
+import { openRegular } from '../native/regular-file.js';
 
 /**
  * Row groups larger than this are read in slices, but only where the file has an offset
@@ -51,11 +53,14 @@ export class ParquetTable implements TableReader {
 
   static async open(path: string): Promise<ParquetTable> {
     try {
+      // The library opens the path itself: a FIFO would block that open, so the path is checked first.
+      await (await openRegular(path, 'Parquet file')).fh.close();
       const file = await asyncBufferFromFile(path);
       const metadata = await parquetMetadataAsync(file);
       return new ParquetTable(path, file, metadata);
     } catch (e) {
-      throw new BetonEncodeError('BAD_OPTIONS', `${path}: cannot read Parquet metadata: ${(e as Error).message}`, { source: path });
+      if (e instanceof NotAFileError) throw e;
+      throw new BetonEncodeError('BAD_OPTIONS', `${path}: cannot read Parquet metadata: ${parquetFailure(e)}`, { source: path });
     }
   }
 
@@ -111,7 +116,7 @@ export class ParquetTable implements TableReader {
         },
       });
     } catch (e) {
-      throw new BetonEncodeError('BAD_VALUE', `${this.path}: rows ${rowStart}..${rowEnd - 1}: ${(e as Error).message}`, {
+      throw new BetonEncodeError('BAD_VALUE', `${this.path}: rows ${rowStart}..${rowEnd - 1}: ${parquetFailure(e)}`, {
         source: this.path,
       });
     }

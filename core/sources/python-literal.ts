@@ -1,3 +1,4 @@
+import { setOwn } from '../format/own-keys.js';
 /**
  * The tiny subset of Python literal syntax a .npy header uses: a dict of str keys with
  * str, bool, None, int, tuple and list values (`{'descr': '<f4', 'fortran_order': False,
@@ -38,7 +39,7 @@ export function parsePythonLiteral(text: string): PyLiteral {
         if (typeof k !== 'string') fail('expected a string key');
         ws();
         if (text[i++] !== ':') fail("expected ':'");
-        obj[k as string] = value();
+        setOwn(obj, k as string, value());
         ws();
         if (text[i] === ',') i++;
         else if (text[i] !== '}') fail("expected ',' or '}'");

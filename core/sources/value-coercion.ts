@@ -4,6 +4,7 @@ import type { ImageInput } from '../fields/image-codec.js';
 import type { NDArray } from '../fields/ndarray-field.js';
 import { PyFloat } from '../fields/python-json.js';
 import { BetonError } from '../format/errors.js';
+import { setOwn } from '../format/own-keys.js';
 
 /**
  * Turns source cells (CSV text, JSON values, Parquet values, npy rows) into the values the
@@ -176,7 +177,7 @@ export function toJson(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(toJson);
   if (typeof v === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = toJson(x);
+    for (const [k, x] of Object.entries(v)) setOwn(out, k, toJson(x));
     return out;
   }
   return v;

@@ -1,10 +1,11 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { BetonEncodeError } from '../format/errors.js';
 import { byCodePoint, isSubfolder, walkFiles } from './folder-walk.js';
 import { IMAGE_EXTENSIONS } from './image-folder.js';
 import type { ReadGuard } from './read-guard.js';
+import { readRegularText } from '../native/regular-file.js';
 
 /** Container extensions taken as videos (compared case-insensitively). */
 export const VIDEO_EXTENSIONS = [
@@ -115,7 +116,7 @@ const PATH_COLUMNS = ['path', 'video', 'file', 'filename'];
 export function readVideoList(path: string, format?: 'csv' | 'jsonl'): VideoListing {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readRegularText(path, 'video list');
   } catch (e) {
     throw new BetonEncodeError('BAD_OPTIONS', `cannot read video list ${path}: ${(e as Error).message}`, { source: path });
   }

@@ -8,6 +8,7 @@ import { findFfmpeg, probeVideo, rawFrames, VideoReadError, type FfmpegTools } f
 import { listVideoFolder, readVideoList, type VideoItem, type VideoListing } from './video-folder.js';
 import type { ReadGuard } from './read-guard.js';
 import type { DatasetSource } from './source.js';
+import { setOwn } from '../format/own-keys.js';
 
 export interface VideoSourceOptions {
   /** Frames per clip (T). */
@@ -151,7 +152,7 @@ export class VideoDatasetSource implements DatasetSource {
         continue;
       }
       const out: Record<string, unknown> = {};
-      for (const { name, col } of cols) out[name] = this.value(c, col);
+      for (const { name, col } of cols) setOwn(out, name, this.value(c, col));
       yield out;
     }
   }

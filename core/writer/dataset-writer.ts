@@ -17,10 +17,12 @@ import type { Sample } from './sample.js';
 import { PageAllocator } from './page-allocator.js';
 import { RecordSink } from './record-sink.js';
 import { removeStaleTemps, tempPathFor } from './temp-files.js';
-import { failureOf, type SampleOutcome, type SkippedSample } from './sample-outcome.js';
+import { failedOutcome, type SampleOutcome, type SkippedSample } from './sample-outcome.js';
 import type { WriteReport } from '../api/build-report.js';
 import { threadCpuMs } from '../native/writer-transcode.js';
 import type { MainTimings, WorkerTimings, WriterTimings } from './timings.js';
+import { setOwn } from '../format/own-keys.js';
+import { assertWorkerFields } from './worker-fields.js';
 
 export interface WriteProgress {
   /** Source items handled (written + skipped). */
@@ -104,6 +106,8 @@ export class DatasetWriter {
     const nw = options.numWorkers;
     if (nw !== undefined && (!Number.isInteger(nw) || nw < 0))
       throw new BetonEncodeError('BAD_OPTIONS', `numWorkers must be a non-negative integer, got ${nw}`);
+    // Workers rebuild fields from the registry: a subclass it does not know is refused now, not silently replaced.
+    if (nw !== 0) assertWorkerFields(this.fields);
   }
 
   async write(source: SampleSource): Promise<WriteReport> {
@@ -280,10 +284,11 @@ class WriteJob {
               seed: this.opts.seed ?? 0,
               baseDir: this.opts.baseDir,
               indexBase: this.opts.sampleIndexBase,
+              maxObjectBytes: this.pageSize,
             }),
           };
         } catch (e) {
-          outcome = { ok: false, skipped: failureOf(i, e) };
+          outcome = failedOutcome(i, e);
         }
         this.place(i, outcome);
         i++;
@@ -296,6 +301,7 @@ class WriteJob {
       fields: this.fields.map(({ name, field }) => ({ name, spec: field.toSpec() })),
       fieldModules: registeredFieldModules(this.opts.fieldModules),
       seed: this.opts.seed ?? 0,
+      maxObjectBytes: this.pageSize,
       baseDir: this.opts.baseDir,
       indexBase: this.opts.sampleIndexBase,
       timings: this.opts.timings ?? false,
@@ -342,7 +348,7 @@ class WriteJob {
     if (!outcome.ok) {
       if (this.opts.onError !== 'skip') {
         const s = outcome.skipped;
-        throw new BetonEncodeError('BAD_VALUE', s.reason, {
+        throw new BetonEncodeError(outcome.code ?? 'BAD_VALUE', s.reason, {
           sample: index,
           ...(s.source ? { source: s.source } : {}),
           ...(s.field ? { field: s.field } : {}),
@@ -411,9 +417,9 @@ class WriteJob {
     const heapBytes: Record<string, number> = {};
     const imageModes: WriteReport['imageModes'] = {};
     this.fields.forEach(({ name }, f) => {
-      heapBytes[name] = this.heapBytes[f]!;
+      setOwn(heapBytes, name, this.heapBytes[f]!);
       const m = this.imageModes[f];
-      if (m) imageModes[name] = m;
+      if (m) setOwn(imageModes, name, m);
     });
     return {
       numSamples: n,

@@ -11,6 +11,8 @@ export interface WorkerInit {
   seed: number;
   baseDir?: string;
   indexBase?: number;
+  /** The page size (EncodeContext.maxObjectBytes). */
+  maxObjectBytes?: number;
   /** Collect stage timings (DatasetWriterOptions.timings). */
   timings?: boolean;
 }

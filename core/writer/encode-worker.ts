@@ -11,7 +11,7 @@ import { transcodeSource, type TranscodeClock } from '../images/transcode-source
 import { threadCpuMs } from '../native/writer-transcode.js';
 import type { ChunkJob, ChunkResult, WorkerInit } from './encode-pool.js';
 import { encodeSample } from './encode-sample.js';
-import { failureOf, type SampleOutcome } from './sample-outcome.js';
+import { failedOutcome, type SampleOutcome } from './sample-outcome.js';
 import { emptyWorkerTimings } from './timings.js';
 
 const init = workerData as WorkerInit;
@@ -43,10 +43,11 @@ async function run(job: ChunkJob): Promise<void> {
           seed: init.seed,
           baseDir: init.baseDir,
           indexBase: init.indexBase,
+          maxObjectBytes: init.maxObjectBytes,
         });
         outcomes.push({ ok: true, values });
       } catch (e) {
-        outcomes.push({ ok: false, skipped: failureOf(index, e) });
+        outcomes.push(failedOutcome(index, e));
       }
     }
     const transfer = pack(outcomes);

@@ -8,6 +8,7 @@ import { regions } from '../format/regions.js';
 import type { Field } from '../fields/field.js';
 import { Reader } from '../reader/reader.js';
 import { removeStaleTemps, tempPathFor } from './temp-files.js';
+import { openRegular } from '../native/regular-file.js';
 
 export interface MergeProgress {
   /** Bytes of metadata, pages and allocation table copied so far. */
@@ -100,9 +101,8 @@ async function exists(p: string): Promise<boolean> {
 async function openInput(path: string, customFields: Record<string, Field> | undefined): Promise<Input> {
   // Our own handle first: the merge copies through it, so a file replaced after the
   // validation below cannot slip in unvalidated bytes under the same name.
-  const fh = await open(path, 'r');
+  const { fh, size: fileSize } = await openRegular(path, '.beton file');
   try {
-    const fileSize = (await fh.stat()).size;
     // Full validation (header, field table, allocation table, every pointer): a truncated
     // or foreign input fails here with its name, before any output exists.
     const reader = Reader.openSync(path, customFields ? { customFields } : {});

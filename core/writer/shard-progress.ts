@@ -199,7 +199,7 @@ export function readShardsStatus(dir: string, opts: { count?: number; now?: numb
   // The slowest running shard decides when the running ones finish; pending ones are unknown.
   const etaMs =
     n('pending') === 0 && running.length > 0
-      ? Math.max(...running.map((x) => x.progress?.etaMs ?? Infinity))
+      ? running.reduce((m, x) => Math.max(m, x.progress?.etaMs ?? Infinity), -Infinity)
       : n('running') === 0 && n('pending') === 0
         ? 0
         : null;

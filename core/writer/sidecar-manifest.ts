@@ -4,6 +4,7 @@ import type { BuildReport } from '../api/build-report.js';
 import { MANIFEST_FORMAT, MANIFEST_VERSION, manifestPathFor, type DatasetManifest } from '../api/dataset-manifest.js';
 import { datasetContentSha256 } from '../reader/content-hash.js';
 import { replaceFile } from './replace-file.js';
+import { setOwn } from '../format/own-keys.js';
 
 export interface ManifestInput {
   config: BuildConfig;
@@ -78,6 +79,6 @@ export function classNamesOf(
 /** Every category → int mapping the build applied, by field: { label: { bird: 0, cat: 1 } }. */
 export function labelMappingsOf(fields: readonly FieldConfig[]): Record<string, Record<string, number>> {
   const out: Record<string, Record<string, number>> = {};
-  for (const f of fields) if (f.type === 'int' && f.categories) out[f.name] = Object.fromEntries(f.categories.map((c, i) => [c, i]));
+  for (const f of fields) if (f.type === 'int' && f.categories) setOwn(out, f.name, Object.fromEntries(f.categories.map((c, i) => [c, i])));
   return out;
 }
