@@ -75,7 +75,7 @@ export async function checkDataset(path: string, opts: CheckOptions = {}): Promi
         runWorker(
           { path, start: Math.floor((k * total) / workers), end: Math.floor(((k + 1) * total) / workers), imageField, labelField },
           (batch) => {
-            facts.push(...batch);
+            for (const f of batch) facts.push(f);
             progress();
           },
           opts.signal,

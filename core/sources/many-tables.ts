@@ -53,7 +53,7 @@ export class ManyTables implements TableReader {
     const out: unknown[][] = [];
     for (const p of this.parts) {
       if (out.length >= n) break;
-      out.push(...(await p.sample(n - out.length, columns)));
+      for (const row of await p.sample(n - out.length, columns)) out.push(row);
     }
     return out;
   }

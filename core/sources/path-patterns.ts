@@ -114,7 +114,7 @@ export function expandPathPattern(pattern: string, baseDir = process.cwd()): str
     if (/[*?]/.test(p)) {
       const hits = globFiles(abs);
       if (hits.length === 0) throw new BetonEncodeError('BAD_OPTIONS', `${abs}: no file matches this pattern`, { source: abs });
-      out.push(...hits);
+      for (const h of hits) out.push(h);
     } else {
       if (!isFile(abs)) {
         const why = isDir(abs) ? 'is a folder' : 'does not exist';
