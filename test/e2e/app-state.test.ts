@@ -184,11 +184,14 @@ describe.skipIf(!needChromium())('screens follow their inputs; layout, video and
     expect(await page.getByTestId('report-samples').textContent()).toContain('40');
     expect(await page.getByTestId('label-map-species').textContent()).toBe('species: bird → 0, cat → 1, dog → 2');
     await page.getByTestId('open-in-dataset').click();
-    await page.getByTestId('thumb').first().waitFor();
+    // A table-only dataset opens as the sample table (issue 21), not thumbnails.
+    await page.locator('[data-testid=table-row][data-index="2"]').waitFor();
     // Row 0 is "cat" (index 1 of bird, cat, dog), row 1 "dog" (2), row 2 "bird" (0).
-    const species = await page
-      .getByTestId('thumb')
-      .evaluateAll((els) => els.slice(0, 3).map((e) => /species\s*(\d+)/.exec(e.textContent ?? '')?.[1]));
+    const species = await page.getByTestId('sample-table').evaluate((table) => {
+      const heads = [...table.querySelectorAll('[role=columnheader]')].map((h) => h.textContent);
+      const col = heads.indexOf('species');
+      return [0, 1, 2].map((i) => table.querySelector(`[data-index="${i}"]`)?.querySelectorAll('[role=cell]')[col]?.textContent);
+    });
     expect(species).toEqual(['1', '2', '0']);
   });
 
