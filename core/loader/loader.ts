@@ -5,6 +5,7 @@ import { registeredFieldModules } from '../fields/registry.js';
 import { byteSize, elementCount, viewOf, type OutputArray } from '../pipeline/dtypes.js';
 import { Reader } from '../reader/reader.js';
 import { Batch, type BatchOutput } from './batch.js';
+import { requireSomeBatch } from './drop-last.js';
 import { LoaderError } from './errors.js';
 import type { MemoryManager, PageHold } from './memory/memory-manager.js';
 import { openMemory } from './memory/open-memory.js';
@@ -157,6 +158,7 @@ export class Loader {
         ),
       });
       const firstOrder = order.sampleOrder(0);
+      requireSomeBatch(firstOrder.length, batchSize, dropLast, path);
       const fields = [...new Set(outputs.map((o) => o.plan.field))];
       memory = await openMemory(osCache, path, reader, {
         fields,
