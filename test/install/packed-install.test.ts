@@ -67,7 +67,7 @@ describe.skipIf(!enabled)('the npm package installs and works without a toolchai
     expect(tgz).toBeDefined();
     const r = sh(`npm install --prefer-offline --no-audit --no-fund ${join(work, String(tgz))}`, { timeoutS: 600 });
     expect(r.status, r.out).toBe(0);
-    expect(r.out).not.toMatch(/gyp (info|ERR)|node-gyp|cmake/);
+    expect(r.out).not.toMatch(/^gyp |^make|prebuild-install|spawn args/m);
   }, 700_000);
 
   it('beton build (JPEG encode), beton bench-loader and the library Loader work, with libjpeg-turbo compiled in', () => {
@@ -79,8 +79,8 @@ describe.skipIf(!enabled)('the npm package installs and works without a toolchai
     expect(bench.out).toMatch(/median_img_per_s/);
     writeFileSync(
       join(project, 'lib.mjs'),
-      `import { Loader, nativeAddonOrigin } from 'beton-studio';
-const loader = await Loader.open('x.beton', { batchSize: 16, order: 'sequential', numWorkers: 1 });
+      `import { Loader, RandomResizedCropRGBImageDecoder, nativeAddonOrigin } from 'beton-studio';
+const loader = await Loader.open('x.beton', { batchSize: 16, order: 'sequential', numWorkers: 1, pipelines: { image: [RandomResizedCropRGBImageDecoder(64)] } });
 let batches = 0;
 for await (const b of loader) { b.get('image'); batches++; }
 console.log(JSON.stringify({ batches, origin: nativeAddonOrigin() }));`,
