@@ -5,6 +5,7 @@ import { parseBuildConfig, type BuildConfigInput } from '../api/build-config.js'
 import { detectSourceConfig, openSource } from '../sources/open-source.js';
 import { looksLikeVideoFolder } from '../sources/video-folder.js';
 import { buildDataset, buildFields, type BuildReport } from '../app/build.js';
+import { recordBuildAt } from '../app/record-build.js';
 import { checkBuildOutput } from '../app/output-guard.js';
 import { progressPathFor, ShardProgressFile } from '../writer/shard-progress.js';
 import { removeOwnTempsSync } from '../writer/temp-files.js';
@@ -52,6 +53,8 @@ is decoded with ffmpeg into clips (docs/video.md).
                                (--write-mode jpg|raw, --max-resolution, --jpeg-quality apply to the clip frames)
   --config FILE                a build config (docs/build-config.md); flags override it
   --json                       print the build report as JSON
+  --db PATH                    the runs database the build is recorded in (default $BETON_DB
+                               or the per-user file; beton runs builds lists them)
   --advise                     encode a seeded sample of SOURCE with these settings and print
                                the expected file size and build time, a page size for small
                                datasets, JPEG sizes per quality; writes nothing (docs/build-advice.md)
@@ -70,6 +73,7 @@ const BUILD_OPTIONS = {
   'smart-threshold': { type: 'string' },
   'compress-probability': { type: 'string' },
   'page-size': { type: 'string' },
+  db: { type: 'string' },
   workers: { type: 'string' },
   json: { type: 'boolean' },
   'schema-only': { type: 'boolean' },
@@ -277,6 +281,9 @@ async function build(
   progressFile?.finish(report);
   bar.update({ done: report.numSamples, total: report.numSamples, rate: report.samplesPerSec, etaMs: 0 }, true);
   bar.done();
+  // Recorded like the app's builds (beton runs builds); a database problem is a note, not a failure.
+  const note = await recordBuildAt(values.db, parsed.value, report);
+  if (note) process.stderr.write(`beton build: ${note}\n`);
   if (values.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   else process.stdout.write(formatReport(report));
   return 0;

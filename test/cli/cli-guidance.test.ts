@@ -79,3 +79,27 @@ describe('errors name the user’s path', () => {
     expect(r.err).not.toContain('overwrite: true');
   }, 120_000);
 });
+
+describe('CLI builds are recorded like app builds', () => {
+  it('beton build adds the build to the runs database (--db), as the app does', async () => {
+    const db = join(dir, 'runs.sqlite');
+    const out = join(dir, 'recorded.beton');
+    const r = await cli('build', SAMPLES, '-o', out, '--workers', '1', '--db', db);
+    expect(r.code, r.err).toBe(0);
+    const { RunsDb } = await import('../../core/runs/runs-db.js');
+    const runs = RunsDb.open(db);
+    try {
+      const builds = runs.listBuilds();
+      expect(builds).toHaveLength(1);
+      expect(JSON.stringify(builds[0])).toContain('recorded.beton');
+    } finally {
+      runs.close();
+    }
+  }, 120_000);
+
+  it('a database that cannot be opened is a one-line note; the build still succeeds', async () => {
+    const r = await cli('build', SAMPLES, '-o', join(dir, 'note.beton'), '--workers', '1', '--db', join(dir, 'exists.beton'));
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/^beton build: not recorded in the runs database: /m);
+  }, 120_000);
+});
