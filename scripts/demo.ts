@@ -88,4 +88,5 @@ const id = db.saveRun(run);
 db.recordBuild(db.recordDataset(run.dataset!), config.value, report);
 db.close();
 console.log(`  recorded as run ${id} in ${defaultDbPath()}`);
-console.log(`Done. Next: npx beton inspect ${out} · npx beton runs show ${id} · npx beton serve ${root}`);
+// `npm run beton --` runs this checkout's CLI at once (npx would first install the checkout into its cache).
+console.log(`Done. Next: npm run beton -- inspect ${out} · npm run beton -- runs show ${id} · npm run beton -- serve ${root}`);
