@@ -13,13 +13,28 @@ const positiveInt = z.number().int().positive();
  */
 const columns = z.array(z.string().min(1)).min(1).optional();
 
+/**
+ * Image defaults of a build (`beton build`, the app, build configs), chosen from the build
+ * advice's own numbers rather than copied from FFCV's RGBImageField (raw, no cap), whose
+ * defaults store 3.7 MB of sample JPEGs as 176 MiB. docs/build-config.md#defaults:
+ * - `smart`: JPEG (quality 90: ~7 KiB for the sample's ~65 KiB raw images, about a tenth)
+ *   for images larger than 64x64 pixels, raw below, where JPEG saves little and costs a decode;
+ * - images capped at 512 pixels on the longer side: above the crops training uses
+ *   (160-320), below a camera's 4000x3000 (36 MB raw each). `null` keeps every pixel.
+ * The library's RGBImageField class keeps FFCV's defaults (same arguments, same file).
+ */
+export const DEFAULT_IMAGE_WRITE_MODE = 'smart';
+export const DEFAULT_MAX_RESOLUTION = 512;
+/** smart mode: JPEG when width*height*3 exceeds this (64x64 RGB); FFCV has no default (it fails). */
+export const DEFAULT_SMART_THRESHOLD = 64 * 64 * 3;
+
 export const RGBImageFieldConfig = z
   .object({
     name: z.string(),
     type: z.literal('rgb_image'),
-    writeMode: z.enum(['raw', 'jpg', 'smart', 'proportion']).default('raw'),
-    maxResolution: positiveInt.nullable().default(null),
-    smartThreshold: positiveInt.nullable().default(null),
+    writeMode: z.enum(['raw', 'jpg', 'smart', 'proportion']).default(DEFAULT_IMAGE_WRITE_MODE),
+    maxResolution: positiveInt.nullable().default(DEFAULT_MAX_RESOLUTION),
+    smartThreshold: positiveInt.nullable().default(DEFAULT_SMART_THRESHOLD),
     jpegQuality: z.number().int().min(1).max(100).default(90),
     compressProbability: z.number().min(0).max(1).default(0.5),
     /** Store source JPEGs unchanged when they qualify (8-bit YCbCr/grey, no resize, no EXIF rotation). */
