@@ -11,7 +11,7 @@
  * then both addons): a few minutes on 2 cores.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,6 +89,51 @@ console.log(JSON.stringify({ batches, origin: nativeAddonOrigin() }));`,
     expect(lib.status, lib.out).toBe(0);
     expect(JSON.parse(lib.out.trim().split('\n').at(-1) ?? '{}')).toEqual({ batches: 3, origin: 'prebuilt-bundled-jpeg' });
   }, 120_000);
+
+  it('both prebuilt encoders write the same JPEG bytes as FFCV (OpenCV imencode)', () => {
+    // The reference: cv2.imencode, as FFCV's writer, on the sample images and two synthetic ones.
+    const py = `import cv2, glob, json, numpy as np
+imgs = [cv2.imread(p, cv2.IMREAD_COLOR) for p in sorted(glob.glob(${JSON.stringify(SAMPLES)} + '/*/*'))]
+imgs = [i for i in imgs if i is not None][:24]
+imgs.append(np.random.default_rng(0).integers(0, 256, (77, 131, 3), dtype=np.uint8))
+imgs.append(np.tile(np.arange(256, dtype=np.uint8)[None, :, None], (50, 1, 3)))
+out = []
+for k, im in enumerate(imgs):
+    for q in (75, 90, 100):
+        ok, enc = cv2.imencode('.jpg', im, [cv2.IMWRITE_JPEG_QUALITY, q])
+        open(f'ref/{k}_{q}.rgb', 'wb').write(im[:, :, ::-1].tobytes()); open(f'ref/{k}_{q}.jpg', 'wb').write(enc.tobytes())
+        out.append(dict(k=k, q=q, w=im.shape[1], h=im.shape[0]))
+json.dump(out, open('ref/list.json', 'w'))`;
+    writeFileSync(join(project, 'ref.py'), py);
+    const ref = sh('mkdir -p ref && /usr/bin/python3 ref.py', { visible: true });
+    if (ref.status !== 0 && process.env.CI !== 'true') return; // no OpenCV here: the interop suite says so
+    expect(ref.status, ref.out).toBe(0);
+    writeFileSync(
+      join(project, 'cmp.cjs'),
+      `const fs = require('fs');
+const dir = 'node_modules/beton-studio/native/prebuilds/linux-x64/';
+const list = JSON.parse(fs.readFileSync('ref/list.json'));
+const out = {};
+for (const f of process.argv.slice(2)) {
+  const a = require('./' + dir + f);
+  let same = 0;
+  for (const e of list) {
+    const enc = a.jpegEncodeRGB(fs.readFileSync(\`ref/\${e.k}_\${e.q}.rgb\`), e.w, e.h, e.q);
+    if (Buffer.compare(enc, fs.readFileSync(\`ref/\${e.k}_\${e.q}.jpg\`)) === 0) same++;
+  }
+  out[f] = \`\${a.jpegLibrary}: \${same}/\${list.length}\`;
+}
+console.log(JSON.stringify(out));`,
+    );
+    const bundled = sh('node cmp.cjs beton_native.bundled.node');
+    const system = sh('node cmp.cjs beton_native.node beton_native.bundled.node', { visible: true });
+    expect(bundled.status, bundled.out).toBe(0);
+    expect(system.status, system.out).toBe(0);
+    const n = (JSON.parse(readFileSync(join(project, 'ref/list.json'), 'utf8')) as unknown[]).length;
+    process.stdout.write(`FFCV byte identity: ${bundled.out.trim()} ${system.out.trim()}\n`);
+    expect(JSON.parse(bundled.out)).toEqual({ 'beton_native.bundled.node': `libjpeg-turbo 2.1.0: ${n}/${n}` });
+    expect(JSON.parse(system.out)['beton_native.node']).toMatch(new RegExp(`: ${n}/${n}$`));
+  }, 300_000);
 
   it("where the system's libjpeg is present, the prebuild linked to it is used", () => {
     const r = sh(`node -e "import('beton-studio').then(m => console.log(m.nativeAddonOrigin()))"`, { visible: true });
