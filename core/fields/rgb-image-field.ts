@@ -33,12 +33,16 @@ export const IMAGE_MODE_JPG = 0;
 export const IMAGE_MODE_RAW = 1;
 const MAX_DIM = 65535;
 
-/** New size for a max-resolution cap, truncating as FFCV does (float64 ratio × side). */
+/**
+ * New size for a max-resolution cap, truncating as FFCV does (float64 ratio × side). A side
+ * that would truncate to 0 (a 4000x1 image under a 512 cap) is kept at 1: FFCV's cv2.resize
+ * fails there, and with a cap on by default such an image must still build.
+ */
 export function cappedSize(width: number, height: number, maxResolution: number | null | undefined): [number, number] {
   if (!maxResolution) return [width, height];
   const ratio = maxResolution / Math.max(width, height);
   if (ratio >= 1) return [width, height];
-  return [Math.trunc(ratio * width), Math.trunc(ratio * height)];
+  return [Math.max(1, Math.trunc(ratio * width)), Math.max(1, Math.trunc(ratio * height))];
 }
 
 /**

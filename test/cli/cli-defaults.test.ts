@@ -76,3 +76,12 @@ describe('a small dataset in big pages', () => {
     expect(paddingNote({ fileSize: 24 * 2 ** 20, pageSize: 8 * 2 ** 20, heapBytes: { image: 15 * 2 ** 20 } })).toBeNull();
   });
 });
+
+describe('the default cap and extreme aspect ratios', () => {
+  it('a 4000x1 image under the 512 cap keeps one row (FFCV would truncate to 0 and fail)', async () => {
+    const { cappedSize } = await import('../../core/fields/rgb-image-field.js');
+    expect(cappedSize(4000, 1, 512)).toEqual([512, 1]);
+    expect(cappedSize(1, 4000, 512)).toEqual([1, 512]);
+    expect(cappedSize(1000, 600, 512)).toEqual([512, 307]);
+  });
+});
