@@ -25,7 +25,7 @@ const columns = z.array(z.string().min(1)).min(1).optional();
  */
 export const DEFAULT_IMAGE_WRITE_MODE = 'smart';
 export const DEFAULT_MAX_RESOLUTION = 512;
-/** smart mode: JPEG when width*height*3 exceeds this (64x64 RGB); FFCV has no default (it fails). */
+/** smart mode: JPEG when width*height*3 exceeds this (64x64 RGB); FFCV has none (smart alone stores raw). */
 export const DEFAULT_SMART_THRESHOLD = 64 * 64 * 3;
 
 export const RGBImageFieldConfig = z

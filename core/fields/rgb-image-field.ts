@@ -170,14 +170,9 @@ export class RGBImageField extends Field<DecodedImage> {
       case 'jpg':
         return true;
       case 'smart':
-        // FFCV compares the raw byte count (h·w·3), not the area, with the threshold. Without
-        // one FFCV fails (int > None); storing everything raw instead would be a silent surprise.
-        if (this.smartThreshold === null)
-          throw new BetonEncodeError(
-            'BAD_SCHEMA',
-            "RGBImageField writeMode 'smart' needs smartThreshold (h*w*3 bytes above which an image is stored as JPEG, e.g. 64 * 64 * 3); FFCV's smart_threshold has no default either",
-          );
-        return px.width * px.height * 3 > this.smartThreshold;
+        // FFCV compares the raw byte count (h·w·3), not the area, with the threshold; without
+        // one it stores raw (as FFCV does). Builds (core/api/build-config.ts) default the threshold.
+        return this.smartThreshold !== null && px.width * px.height * 3 > this.smartThreshold;
       case 'proportion':
         return ctx.random() < this.compressProbability;
     }
