@@ -81,3 +81,7 @@ export {
 export { BetonService, type ServiceOptions } from './services/beton-service.js';
 export { startHttpServer, CSP, type HttpServerOptions } from './services/http-server.js';
 export * from './runs/index.js';
+
+// Which native addon build (and JPEG library) is in use: docs/install.md.
+export { nativeAddonOrigin, nativeDescription } from './native/index.js';
+export type { AddonOrigin } from './native/addon-location.js';

@@ -1,4 +1,10 @@
 {
+  # jpeg_static_dir: a libjpeg-turbo install prefix (include/, lib/libjpeg.a) built
+  # with -fPIC by scripts/prebuild.mjs. Empty (the default, `npm run build:native`
+  # and the install fallback): link the system's libjpeg-turbo instead.
+  "variables": {
+    "jpeg_static_dir%": ""
+  },
   "target_defaults": {
     "include_dirs": [
       "<!(node -p \"require('node-addon-api').include_dir\")"
@@ -45,7 +51,18 @@
         "src/shuffle.cc",
         "src/gather.cc"
       ],
-      "libraries": ["-ljpeg"]
+      "conditions": [
+        ["jpeg_static_dir==''", {
+          "libraries": ["-ljpeg"]
+        }, {
+          # The prebuilt addon carries its own libjpeg-turbo: no system library or
+          # headers needed at install or run time. --exclude-libs keeps its jpeg_*
+          # symbols private, so a system libjpeg loaded by another module in the
+          # same process cannot be mixed up with it.
+          "include_dirs": ["<(jpeg_static_dir)/include"],
+          "libraries": ["<(jpeg_static_dir)/lib/libjpeg.a", "-Wl,--exclude-libs,ALL"]
+        }]
+      ]
     },
     {
       # The loader's decode path: libturbojpeg from the @julusian/jpeg-turbo

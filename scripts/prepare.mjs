@@ -23,6 +23,8 @@ run('build:ts');
 if (inCheckout && process.env.BETON_SKIP_APP_BUILD !== '1') {
   run('build:electron');
   run('build:renderer');
+  // Electron's binary for the desktop app: one try, never fatal (scripts/electron-binary.mjs).
+  execSync(`"${process.execPath}" scripts/electron-binary.mjs --try`, { cwd: root, stdio: 'inherit' });
 } else {
   process.stdout.write('beton-studio: library build only (the app is built in a checkout: npm run build)\n');
 }

@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import {
+  DEFAULT_IMAGE_WRITE_MODE,
+  DEFAULT_MAX_RESOLUTION,
+  DEFAULT_SMART_THRESHOLD,
   CLIP_WRITE_MODES,
   COMPRESS_PROBABILITY,
   IMAGE_WRITE_MODES,
@@ -26,9 +29,9 @@ export const RGBImageFieldConfig = z
   .object({
     name: z.string(),
     type: z.literal('rgb_image'),
-    writeMode: z.enum(IMAGE_WRITE_MODES).default('raw'),
-    maxResolution: positiveInt.nullable().default(null),
-    smartThreshold: positiveInt.nullable().default(null),
+    writeMode: z.enum(IMAGE_WRITE_MODES).default(DEFAULT_IMAGE_WRITE_MODE),
+    maxResolution: positiveInt.nullable().default(DEFAULT_MAX_RESOLUTION),
+    smartThreshold: positiveInt.nullable().default(DEFAULT_SMART_THRESHOLD),
     jpegQuality: z.number().int().min(JPEG_QUALITY.min).max(JPEG_QUALITY.max).default(JPEG_QUALITY.default),
     compressProbability: z.number().min(COMPRESS_PROBABILITY.min).max(COMPRESS_PROBABILITY.max).default(COMPRESS_PROBABILITY.default),
     /** Store source JPEGs unchanged when they qualify (8-bit YCbCr/grey, no resize, no EXIF rotation). */

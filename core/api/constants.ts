@@ -49,3 +49,18 @@ export const LOADER_DEFAULTS = {
   batchesAhead: 3,
   osCache: true,
 } as const satisfies { order: (typeof ORDER_NAMES)[number]; seed: number; dropLast: boolean; batchesAhead: number; osCache: boolean };
+
+/**
+ * Image defaults of a build (`beton build`, the app, build configs), chosen from the build
+ * advice's own numbers rather than copied from FFCV's RGBImageField (raw, no cap), whose
+ * defaults store 3.7 MB of sample JPEGs as 176 MiB. docs/build-config.md#defaults:
+ * - `smart`: JPEG (quality 90: ~7 KiB for the sample's ~65 KiB raw images, about a tenth)
+ *   for images larger than 64x64 pixels, raw below, where JPEG saves little and costs a decode;
+ * - images capped at 512 pixels on the longer side: above the crops training uses
+ *   (160-320), below a camera's 4000x3000 (36 MB raw each). `null` keeps every pixel.
+ * The library's RGBImageField class keeps FFCV's defaults (same arguments, same file).
+ */
+export const DEFAULT_IMAGE_WRITE_MODE = 'smart';
+export const DEFAULT_MAX_RESOLUTION = 512;
+/** smart mode: JPEG when width*height*3 exceeds this (64x64 RGB); FFCV has none (smart alone stores raw). */
+export const DEFAULT_SMART_THRESHOLD = 64 * 64 * 3;

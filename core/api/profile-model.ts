@@ -38,6 +38,11 @@ export interface DatasetInfo {
   numSamples: number;
   /** Fields as `{ name, type, typeId }`. */
   schema: Array<{ name: string; type: string; typeId: number }>;
+  /**
+   * Image fields' stored samples: how many raw and JPEG, and the longest side stored, so that
+   * advice never suggests what the file already is. Absent in older runs and without images.
+   */
+  images?: { raw: number; jpg: number; maxSide: number };
 }
 
 /**

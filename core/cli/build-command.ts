@@ -5,6 +5,7 @@ import { parseBuildConfig, type BuildConfigInput } from '../api/build-config.js'
 import { detectSourceConfig, openSource } from '../sources/open-source.js';
 import { looksLikeVideoFolder } from '../sources/video-folder.js';
 import { buildDataset, buildFields, type BuildReport } from '../app/build.js';
+import { recordBuildAt } from '../app/record-build.js';
 import { checkBuildOutput } from '../app/output-guard.js';
 import { progressPathFor, ShardProgressFile } from '../writer/shard-progress.js';
 import { removeOwnTempsSync } from '../writer/temp-files.js';
@@ -39,10 +40,11 @@ is decoded with ffmpeg into clips (docs/video.md).
   --shard k/N                  build shard k (0-based) of N contiguous shards (and write
                                OUT.progress.json for beton build --status)
   --pass-through               store qualifying source JPEGs unchanged (no re-encode)
-  --write-mode MODE            raw | jpg | smart | proportion (default raw)
-  --max-resolution N           cap the longer side at N pixels (area resampling)
+  --write-mode MODE            raw | jpg | smart | proportion (default smart; FFCV's is raw)
+  --max-resolution N|none      cap the longer side at N pixels, area resampling (default 512;
+                               none keeps every pixel, as FFCV's default)
   --jpeg-quality Q             1..100 (default 90)
-  --smart-threshold BYTES      smart mode: JPEG when h*w*3 > BYTES
+  --smart-threshold BYTES      smart mode: JPEG when h*w*3 > BYTES (default 12288: 64x64)
   --compress-probability P     proportion mode: JPEG with probability P (default 0.5)
   --page-size BYTES            power of two >= 2 MiB (default 8 MiB)
   --workers N                  encoder threads (default: cores)
@@ -54,6 +56,8 @@ is decoded with ffmpeg into clips (docs/video.md).
   --config FILE                a build config (docs/build-config.md); flags override it
   --json                       print the build report as JSON
   --check                      run \`beton check\` on the output right after the build (docs/check.md)
+  --db PATH                    the runs database the build is recorded in (default $BETON_DB
+                               or the per-user file; beton runs builds lists them)
   --advise                     encode a seeded sample of SOURCE with these settings and print
                                the expected file size and build time, a page size for small
                                datasets, JPEG sizes per quality; writes nothing (docs/build-advice.md)
@@ -73,6 +77,7 @@ const BUILD_OPTIONS = {
   'smart-threshold': { type: 'string' },
   'compress-probability': { type: 'string' },
   'page-size': { type: 'string' },
+  db: { type: 'string' },
   workers: { type: 'string' },
   json: { type: 'boolean' },
   'schema-only': { type: 'boolean' },
@@ -166,7 +171,8 @@ async function build(
   if (values.output) raw.output = resolve(values.output);
   const image: Record<string, unknown> = video ? {} : { ...((raw.image as Record<string, unknown>) ?? {}) };
   if (values['write-mode'] !== undefined) image.writeMode = values['write-mode'];
-  if (values['max-resolution'] !== undefined) image.maxResolution = num('max-resolution', values['max-resolution']);
+  if (values['max-resolution'] !== undefined)
+    image.maxResolution = values['max-resolution'] === 'none' ? null : num('max-resolution', values['max-resolution']);
   if (values['jpeg-quality'] !== undefined) image.jpegQuality = num('jpeg-quality', values['jpeg-quality']);
   if (values['smart-threshold'] !== undefined) image.smartThreshold = num('smart-threshold', values['smart-threshold']);
   if (values['compress-probability'] !== undefined) image.compressProbability = num('compress-probability', values['compress-probability']);
@@ -280,6 +286,9 @@ async function build(
   progressFile?.finish(report);
   bar.update({ done: report.numSamples, total: report.numSamples, rate: report.samplesPerSec, etaMs: 0 }, true);
   bar.done();
+  // Recorded like the app's builds (beton runs builds); a database problem is a note, not a failure.
+  const note = await recordBuildAt(values.db, parsed.value, report);
+  if (note) process.stderr.write(`beton build: ${note}\n`);
   if (values.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   else process.stdout.write(formatReport(report));
   if (values.check) {
@@ -337,5 +346,26 @@ export function formatReport(r: BuildReport): string {
     ...Object.entries(r.imageModes).map(([f, m]) => `  ${f}: ${m.raw} raw, ${m.jpg} jpg (${m.passThrough} passed through unchanged)`),
   ];
   if (r.reportPath) lines.push(`  skipped samples are listed in ${r.reportPath}`);
+  const padding = paddingNote(r);
+  if (padding) lines.push(padding);
   return lines.join('\n') + '\n';
+}
+
+/** FFCV's writer accepts no smaller page. */
+const MIN_PAGE = 2 * 1024 * 1024;
+
+/**
+ * A small dataset in big pages is mostly padding (the header region and the last page are
+ * written whole): say so, and the flag that fixes it, when smaller pages would at least halve it.
+ */
+export function paddingNote(r: Pick<BuildReport, 'fileSize' | 'pageSize' | 'heapBytes'>): string | null {
+  if (r.pageSize <= MIN_PAGE) return null;
+  const data = Object.values(r.heapBytes).reduce((a, b) => a + b, 0);
+  // The header region's page plus the data pages, filled to ~90% (a sample never straddles two).
+  const smaller = MIN_PAGE * (1 + Math.max(1, Math.ceil(data / (0.9 * MIN_PAGE))));
+  if (smaller * 2 > r.fileSize) return null;
+  return (
+    `  the file is mostly padding: ${size(data)} of data in whole ${size(r.pageSize)} pages; ` +
+    `--page-size ${MIN_PAGE} (2 MiB, the smallest FFCV's writer accepts) makes it about ${size(smaller)}`
+  );
 }

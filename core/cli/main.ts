@@ -14,6 +14,8 @@ import { PROFILE_HELP, profileCommand } from './profile-command.js';
 import { withRemoteOutput } from './remote-output.js';
 import { UsageError } from './usage-error.js';
 import { printableText } from '../format/printable.js';
+import { didYouMean, unknownOptionMessage } from './did-you-mean.js';
+import { versionText } from './version.js';
 
 const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<number> }> = {
   build: { help: BUILD_HELP, run: (argv) => withRemoteOutput(argv, buildCommand) },
@@ -46,7 +48,7 @@ Commands:
   profile   find the bottleneck: loader sweep or your training command, with a verdict
   cp        copy a dataset to or from object storage (s3://, https://), checked
 
-Exit codes: 0 ok, 1 failure, 2 bad usage.`;
+Exit codes: 0 ok, 1 failure, 2 bad usage.  beton --version: version and native addon.`;
 
 /** Runs the CLI; returns the exit code (0 ok, 1 failure, 2 bad usage). */
 export async function main(argv: string[]): Promise<number> {
@@ -56,9 +58,16 @@ export async function main(argv: string[]): Promise<number> {
     (cmd ? process.stdout : process.stderr).write(HELP + '\n');
     return cmd ? 0 : 2;
   }
+  if (cmd === '--version' || cmd === '-V' || cmd === 'version') {
+    process.stdout.write(versionText() + '\n');
+    return 0;
+  }
   const c = COMMANDS[cmd];
   if (!c) {
-    process.stderr.write(`beton: unknown command "${cmd}"\n\n${HELP}\n`);
+    // One line and the way on, not the whole help: a typo is the usual cause.
+    const guess = didYouMean(cmd, Object.keys(COMMANDS));
+    const what = cmd.startsWith('-') ? `unknown option ${cmd}` : `unknown command "${cmd}"`;
+    process.stderr.write(`beton: ${what}${guess ? ` (did you mean ${guess}?)` : ''}\n  beton --help lists the commands.\n`);
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
@@ -106,7 +115,9 @@ function report(e: unknown, cmd: string, help: string): number {
     code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' ||
     code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL'
   ) {
-    process.stderr.write(`beton ${cmd}: ${printableText((e as Error).message)}\n\n${help}\n${debug}`);
+    // The message and where the options are: the help itself is one --help away.
+    const message = unknownOptionMessage((e as Error).message, help) ?? (e as Error).message;
+    process.stderr.write(`beton ${cmd}: ${printableText(message)}\n  beton ${cmd} --help lists the options.\n${debug}`);
     return 2;
   }
   const be = asBetonError(e);
@@ -117,7 +128,9 @@ function report(e: unknown, cmd: string, help: string): number {
     );
     return 1;
   }
-  const lines = [`beton ${cmd}: error [${be.code}]: ${be.message}`];
+  // Library messages name the library's option beside the flag ("--force (overwrite: true)"):
+  // on the command line only the flag means something.
+  const lines = [`beton ${cmd}: error [${be.code}]: ${be.message.replace(' (overwrite: true)', '')}`];
   const hint = be.code === 'OUT_OF_MEMORY' ? (OUT_OF_MEMORY_HINT[cmd] ?? be.hint) : be.hint;
   if (hint) lines.push(`  ${hint}`);
   if (WRITES_ATOMICALLY.has(cmd) && !(be instanceof InterruptedError) && be.code !== 'OUTPUT_EXISTS' && be.code !== 'OUTPUT_IS_INPUT')

@@ -264,6 +264,15 @@ export function loaderToPython(config: LoaderConfig, opts: LoaderExportOptions =
     ...pipes,
     '    },',
     ')',
+    // FFCV's Loader yields no batch at all (len(loader) == 0) when drop_last is on and the
+    // batch is larger than an epoch; say so instead of training on nothing.
+    ...(config.dropLast
+      ? [
+          'if len(loader) == 0 and len(loader.indices) > 0:',
+          `    raise SystemExit(f"batch_size ${config.batchSize} is larger than the {len(loader.indices)} samples of ${config.file.replace(/["\\{}]/g, '')}: "`,
+          '                     "with drop_last=True FFCV yields no batch; pass drop_last=False or a smaller batch_size")',
+        ]
+      : []),
     '',
     // The probe times each step's wait for data under `beton profile --exec` (an input-bound /
     // compute-bound verdict); anywhere else the import fails or the probe is silent.

@@ -33,12 +33,22 @@ export const IMAGE_MODE_JPG = 0;
 export const IMAGE_MODE_RAW = 1;
 const MAX_DIM = 65535;
 
-/** New size for a max-resolution cap, truncating as FFCV does (float64 ratio × side). */
+/** New size for a max-resolution cap, truncating as FFCV does (float64 ratio × side); may be 0. */
 export function cappedSize(width: number, height: number, maxResolution: number | null | undefined): [number, number] {
   if (!maxResolution) return [width, height];
   const ratio = maxResolution / Math.max(width, height);
   if (ratio >= 1) return [width, height];
   return [Math.trunc(ratio * width), Math.trunc(ratio * height)];
+}
+
+/**
+ * The size the writer stores: {@link cappedSize}, except that a side truncated to 0 (a 4000x1
+ * image under a 512 cap) is kept at 1. FFCV's cv2.resize fails there; with a cap on by default
+ * such an image must still build. Every size FFCV can write is unchanged.
+ */
+export function storedSize(width: number, height: number, maxResolution: number | null | undefined): [number, number] {
+  const [w, h] = cappedSize(width, height, maxResolution);
+  return [Math.max(1, w), Math.max(1, h)];
 }
 
 /**
@@ -113,7 +123,7 @@ export class RGBImageField extends Field<DecodedImage> {
       let drawn: number | undefined;
       const once: EncodeContext = { ...ctx, random: () => (drawn ??= ctx.random()) };
       const r = ctx.codec.transcode(value as ImageInput, ctx.baseDir, (width, height) => {
-        const [w, h] = cappedSize(width, height, this.maxResolution);
+        const [w, h] = storedSize(width, height, this.maxResolution);
         // Sizes the general path refuses are left to it, so it reports them.
         if (w < 1 || h < 1 || w > MAX_DIM || h > MAX_DIM) return null;
         return { width: w, height: h, jpegQuality: this.chooseJpeg({ width: w, height: h }, once) ? this.jpegQuality : null };
@@ -160,7 +170,7 @@ export class RGBImageField extends Field<DecodedImage> {
   private encodePixels(source: RGBPixels, ctx: EncodeContext, draw: boolean): EncodedValue {
     let px = source;
     checkPixels(px);
-    const [w, h] = cappedSize(px.width, px.height, this.maxResolution);
+    const [w, h] = storedSize(px.width, px.height, this.maxResolution);
     if (w !== px.width || h !== px.height) {
       if (w < 1 || h < 1) {
         throw new BetonEncodeError(
@@ -188,7 +198,8 @@ export class RGBImageField extends Field<DecodedImage> {
       case 'jpg':
         return true;
       case 'smart':
-        // FFCV compares the raw byte count (h·w·3), not the area, with the threshold.
+        // FFCV compares the raw byte count (h·w·3), not the area, with the threshold; without
+        // one it stores raw (as FFCV does). Builds (core/api/build-config.ts) default the threshold.
         return this.smartThreshold !== null && px.width * px.height * 3 > this.smartThreshold;
       case 'proportion':
         return ctx.random() < this.compressProbability;

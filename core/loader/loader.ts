@@ -6,6 +6,7 @@ import { registeredFieldModules } from '../fields/registry.js';
 import { byteSize, elementCount, viewOf, type OutputArray } from '../pipeline/dtypes.js';
 import { Reader } from '../reader/reader.js';
 import { Batch, type BatchOutput } from './batch.js';
+import { requireSomeBatch } from './drop-last.js';
 import { LoaderError } from './errors.js';
 import type { MemoryManager, PageHold } from './memory/memory-manager.js';
 import { openMemory } from './memory/open-memory.js';
@@ -179,6 +180,7 @@ export class Loader {
         ),
       });
       const firstOrder = order.sampleOrder(0);
+      requireSomeBatch(firstOrder.length, batchSize, dropLast, path);
       // A batch larger than the epoch (batchSize 1e9 on 12 samples) is one batch of the
       // epoch's samples: the ring holds that many rows, not batchSize. Slots past the
       // epoch's batches would never be filled.

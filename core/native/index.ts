@@ -18,6 +18,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BetonError } from '../format/errors.js';
 import type { PixelMapOptions } from '../pipeline/pixel-kernel.js';
+import { type AddonCandidate, type AddonOrigin, nativeAddonCandidates } from './addon-location.js';
 
 // ---------------------------------------------------------------------------
 // Types (mirroring native/index.d.ts, which documents the raw addon; they are
@@ -166,20 +167,62 @@ function findPackageRoot(start: string): string {
   }
 }
 
-/** Absolute path the addon is (or would be) loaded from. */
+/** Absolute path the addon is (or would be) loaded from: the one loaded, once it is. */
 export function nativeAddonPath(): string {
   const override = process.env[ADDON_PATH_ENV];
   if (override !== undefined && override !== '') return override;
-  const here = dirname(fileURLToPath(import.meta.url));
-  return join(findPackageRoot(here), ADDON_PATH_IN_PACKAGE);
+  if (loadedFrom !== undefined) return loadedFrom.path;
+  const root = findPackageRoot(dirname(fileURLToPath(import.meta.url)));
+  return nativeAddonCandidates(root)[0]?.path ?? join(root, ADDON_PATH_IN_PACKAGE);
+}
+
+/** Which build of the addon is in use (core/native/addon-location.ts); loads it. */
+export function nativeAddonOrigin(): AddonOrigin | 'override' {
+  loadNative();
+  return loadedFrom?.origin ?? 'override';
+}
+
+/** One line for diagnostics (`beton --version`): which addon build and JPEG library the writer uses. */
+export function nativeDescription(): string {
+  const origin = nativeAddonOrigin();
+  const where =
+    origin === 'prebuilt-bundled-jpeg'
+      ? 'prebuilt, libjpeg-turbo compiled in'
+      : origin === 'prebuilt-system-jpeg'
+        ? "prebuilt, the system's libjpeg"
+        : origin === 'local-build'
+          ? "built here, the system's libjpeg"
+          : `from ${nativeAddonPath()}`;
+  return `native addon ${where} (headers: ${loadNative().jpegLibrary})`;
 }
 
 let loaded: NativeAddon | undefined;
+let loadedFrom: AddonCandidate | undefined;
 
-/** Loads the addon (once) and returns it; throws NativeError('NATIVE_LOAD'). */
+/**
+ * Loads the addon (once) and returns it; throws NativeError('NATIVE_LOAD'). Candidates are
+ * tried in order: the prebuild linked against the system's libjpeg.so.62 fails to load where
+ * that library is missing, and the one with libjpeg-turbo compiled in is next.
+ */
 export function loadNative(): NativeAddon {
-  loaded ??= requireAddon<NativeAddon>(nativeAddonPath(), 'the native addon');
-  return loaded;
+  if (loaded !== undefined) return loaded;
+  const override = process.env[ADDON_PATH_ENV];
+  if (override !== undefined && override !== '') {
+    loaded = requireAddon<NativeAddon>(override, 'the native addon');
+    return loaded;
+  }
+  const candidates = nativeAddonCandidates(findPackageRoot(dirname(fileURLToPath(import.meta.url))));
+  let firstError: unknown;
+  for (const candidate of candidates) {
+    try {
+      loaded = requireAddon<NativeAddon>(candidate.path, 'the native addon');
+      loadedFrom = candidate;
+      return loaded;
+    } catch (error) {
+      firstError ??= error;
+    }
+  }
+  throw firstError ?? requireAddonError(nativeAddonPath(), 'the native addon', new Error('no such file'));
 }
 
 /** `require`s a .node file; a failure becomes NativeError('NATIVE_LOAD') saying how to build it. */
@@ -187,11 +230,15 @@ function requireAddon<T>(path: string, what: string): T {
   try {
     return createRequire(import.meta.url)(path) as T;
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new NativeError('NATIVE_LOAD', `cannot load ${what} at ${path} (build it with "npm run build:native"): ${reason}`, {
-      cause: error,
-    });
+    throw requireAddonError(path, what, error);
   }
+}
+
+function requireAddonError(path: string, what: string, error: unknown): NativeError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new NativeError('NATIVE_LOAD', `cannot load ${what} at ${path} (build it with "npm run build:native"): ${reason}`, {
+    cause: error,
+  });
 }
 
 /** True when the addon can be loaded; never throws. */

@@ -103,6 +103,7 @@ export function datasetInfo(file: string): DatasetInfo {
       contentSha256: datasetContentSha256(file),
       numSamples: reader.numSamples,
       schema: reader.fields.map(({ name, field }) => ({ name, type: field.type, typeId: field.typeId })),
+      ...storedImages(reader),
     };
   } finally {
     reader.close();
@@ -129,6 +130,22 @@ export async function remoteDatasetInfo(url: string): Promise<DatasetInfo> {
   } finally {
     reader.close();
   }
+}
+
+/** RGBImageField metadata (mode u8: 0 JPEG, 1 raw; width, height <u2) summed over the image fields. */
+function storedImages(reader: Reader): { images?: { raw: number; jpg: number; maxSide: number } } {
+  const fields = reader.fields.flatMap(({ field }, f) => (field.type === 'rgb_image' ? [f] : []));
+  if (fields.length === 0) return {};
+  const images = { raw: 0, jpg: 0, maxSide: 0 };
+  for (let i = 0; i < reader.numSamples; i++) {
+    for (const f of fields) {
+      const m = reader.fieldMetadata(i, f);
+      if (m.getUint8(0) === 0) images.jpg++;
+      else images.raw++;
+      images.maxSide = Math.max(images.maxSide, m.getUint16(1, true), m.getUint16(3, true));
+    }
+  }
+  return { images };
 }
 
 /**

@@ -120,30 +120,53 @@ export function cacheAdvice(
  * Build-time knobs are named as both places offer them: the Sources screen's field table
  * (Write mode, Max resolution, Pass-through…) and `beton build`'s flags.
  */
-export function decodeAdvice(best: PointResult | null, machine: MachineInfo, cpusSaturated = false): string[] {
+export function decodeAdvice(
+  best: PointResult | null,
+  machine: MachineInfo,
+  cpusSaturated = false,
+  dataset: DatasetInfo | null = null,
+): string[] {
   const out: string[] = [];
+  // What the file already is (older runs recorded no image stats: then every line applies).
+  const images = dataset?.images;
   // Saturated CPUs have no core to spare: more workers would only share them.
   if (best && best.config.workers < machine.cores && !cpusSaturated)
     out.push(
       `Use every core: ${f.count(best.config.workers, 'worker')} on ${f.count(machine.cores, 'logical core')} (Profile → Workers, beton profile --workers ${machine.cores}).`,
     );
-  out.push(
-    'Store images raw: rebuild with Write mode raw (Sources; beton build --write-mode raw), or smart with a higher Smart threshold (--smart-threshold), or proportion with a lower Compress p. (--compress-probability); raw images skip JPEG decoding at the cost of disk and RAM.',
-  );
-  out.push(
-    'Lower Max resolution at build time (Sources; beton build --max-resolution): decoding and resizing cost grows with the stored pixels, and most pipelines crop far smaller.',
-  );
-  out.push(
-    'If the file was built with Pass-through (--pass-through), its JPEGs are the full-size sources: rebuild without it and with a Max resolution (--max-resolution) to store smaller ones.',
-  );
+  if (!images || images.jpg > 0)
+    out.push(
+      'Store images raw: rebuild with Write mode raw (Sources; beton build --write-mode raw), or smart with a higher Smart threshold (--smart-threshold), or proportion with a lower Compress p. (--compress-probability); raw images skip JPEG decoding at the cost of disk and RAM.',
+    );
+  if (!images)
+    out.push(
+      'Lower Max resolution at build time (Sources; beton build --max-resolution): decoding and resizing cost grows with the stored pixels, and most pipelines crop far smaller.',
+    );
+  else if (images.maxSide > SMALLEST_WORTH_SHRINKING)
+    out.push(
+      `Store smaller images: the largest is ${images.maxSide} px on its longer side; rebuild with a Max resolution below that (Sources; beton build --max-resolution ${Math.max(SMALLEST_WORTH_SHRINKING, Math.floor(images.maxSide / 2))}): decoding and resizing cost grows with the stored pixels, and most pipelines crop far smaller.`,
+    );
+  if (!images || (images.jpg > 0 && images.maxSide > SMALLEST_WORTH_SHRINKING))
+    out.push(
+      'If the file was built with Pass-through (--pass-through), its JPEGs are the full-size sources: rebuild without it and with a Max resolution (--max-resolution) to store smaller ones.',
+    );
   return out;
 }
 
+/** Below this longer side, shrinking the stored images is not worth suggesting (crops are 160-224). */
+const SMALLEST_WORTH_SHRINKING = 128;
+
 export function diskAdvice(points: readonly PointResult[], dataset: DatasetInfo | null, machine: MachineInfo): string[] {
   const out = cacheAdvice(points, dataset, machine);
-  out.push(
-    'Smaller files read faster: store JPEG (Sources → Write mode jpg or smart, a lower JPEG quality or Max resolution; beton build --write-mode jpg --jpeg-quality --max-resolution) to trade CPU for bytes.',
-  );
+  const images = dataset?.images;
+  if (!images || images.raw > 0)
+    out.push(
+      'Smaller files read faster: store JPEG (Sources → Write mode jpg or smart, a lower JPEG quality or Max resolution; beton build --write-mode jpg --jpeg-quality --max-resolution) to trade CPU for bytes.',
+    );
+  else
+    out.push(
+      `Smaller files read faster: the images are JPEG already; a lower JPEG quality (--jpeg-quality) or a Max resolution below the stored ${images.maxSide} px (--max-resolution) stores fewer bytes.`,
+    );
   out.push('Put the file on faster storage (a local NVMe copy instead of a network or spinning disk).');
   return out;
 }

@@ -138,7 +138,7 @@ function adviceFor(
         x.cpuSaturated === true && x.workersBusy === false && m.workerBusyFraction != null
           ? `Other processes take CPU time: all ${f.count(m.cores, 'logical core')} were busy while the workers were busy only ${f.pct(m.workerBusyFraction)}; profile on an idle machine, or expect this share of the CPU in training too.`
           : null,
-        ...decodeAdvice(best, machine, x.cpuSaturated === true),
+        ...decodeAdvice(best, machine, x.cpuSaturated === true, dataset),
         best ? largerBatch(all, best) : null,
       ];
     case 'network-bound':

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { BuildReport } from '../api/build-report.js';
 import type {
   DatasetInfo,
@@ -19,6 +19,7 @@ import { BetonError } from '../format/errors.js';
 import { RunsDbError } from './errors.js';
 import { liveStatus } from './liveness.js';
 import { defaultDbPath } from './location.js';
+import { isSqliteErrorObject, sqlite } from './sqlite-module.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { sqliteBindingError, sqliteNativeBinding } from './sqlite-binding.js';
 import {
@@ -187,12 +188,12 @@ function parseJson<T>(text: string, what: string): T {
 const configKey = (c: PointConfig): string => `${c.engine ?? 'beton'}|${c.workers}|${c.batchSize}|${c.order}|${c.osCache ? 1 : 0}`;
 
 function isSqliteError(e: unknown, code: string): boolean {
-  return e instanceof Database.SqliteError && e.code === code;
+  return isSqliteErrorObject(e) && e.code === code;
 }
 
 /** An error raised by SQLite itself (not a database, disk full, busy past the timeout...), with its SQLITE_* code. */
 export function sqliteErrorCode(e: unknown): string | null {
-  return e instanceof Database.SqliteError ? e.code : null;
+  return isSqliteErrorObject(e) ? e.code : null;
 }
 
 /**
@@ -299,7 +300,8 @@ export class RunsDb {
     const nativeBinding = sqliteNativeBinding();
     let db: Db;
     try {
-      db = new Database(file, { timeout: busy, ...(nativeBinding ? { nativeBinding } : {}) });
+      const Sqlite = sqlite();
+      db = new Sqlite(file, { timeout: busy, ...(nativeBinding ? { nativeBinding } : {}) });
     } catch (e) {
       throw sqliteBindingError(e);
     }

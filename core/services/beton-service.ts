@@ -189,9 +189,8 @@ export class BetonService {
           onProgress: (x) => progress({ done: x.done, total: x.total, rate: x.samplesPerSec, etaMs: x.etaMs, elapsedMs: x.elapsedMs }),
         });
         try {
-          const db = this.runs();
-          const { datasetInfo } = await import('../profile/sweep.js');
-          db.recordBuild(db.recordDataset(datasetInfo(report.path)), config, report);
+          const { recordBuild } = await import('../app/record-build.js');
+          await recordBuild(this.runs(), config, report);
           this.emit({ event: 'runs:changed', data: {} });
         } catch {
           // The dataset is written; a database problem must not turn the build into a failure.

@@ -16,7 +16,7 @@ import { encodeSample } from './encode-sample.js';
 import type { Sample } from './sample.js';
 import { PageAllocator } from './page-allocator.js';
 import { RecordSink } from './record-sink.js';
-import { removeStaleTemps, tempPathFor } from './temp-files.js';
+import { openTempFor, removeStaleTemps, tempPathFor } from './temp-files.js';
 import { failedOutcome, type SampleOutcome, type SkippedSample } from './sample-outcome.js';
 import type { WriteReport } from '../api/build-report.js';
 import { threadCpuMs } from '../native/writer-transcode.js';
@@ -118,7 +118,7 @@ export class DatasetWriter {
     const tmp = tempPathFor(out);
     const capacity = this.options.numSamples ?? lengthOf(source);
     // Exclusive: a fresh name, never an existing file or a link planted there.
-    const fh = await open(tmp, 'wx+');
+    const fh = await openTempFor(tmp, out, 'wx+');
     const job = new WriteJob(this.fields, this.pageSize, capacity, fh, tmp, this.options, t0);
     let ok = false;
     try {

@@ -7,7 +7,7 @@ import { encodeHeader, type Header } from '../format/header.js';
 import { regions } from '../format/regions.js';
 import type { Field } from '../fields/field.js';
 import { Reader } from '../reader/reader.js';
-import { removeStaleTemps, tempPathFor } from './temp-files.js';
+import { openTempFor, removeStaleTemps, tempPathFor } from './temp-files.js';
 import { openRegular } from '../native/regular-file.js';
 
 export interface MergeProgress {
@@ -208,7 +208,7 @@ async function writeMerged(inputs: readonly Input[], out: string, opts: MergeOpt
   // Files a killed earlier merge into this output left behind (its process is gone).
   await removeStaleTemps(out);
   const tmp = tempPathFor(out);
-  const fh = await open(tmp, 'w+');
+  const fh = await openTempFor(tmp, out, 'w+');
   let ok = false;
   try {
     // Final size up front: the gap before the first page stays a hole, and the copies

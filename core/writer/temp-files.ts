@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, unlinkSync } from 'node:fs';
-import { readdir, unlink } from 'node:fs/promises';
+import { open, readdir, unlink, type FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 
@@ -91,5 +91,29 @@ export function removeOwnTempsSync(out: string): void {
     } catch {
       // Already removed by the write's own cleanup.
     }
+  }
+}
+
+/**
+ * Opens a temporary file of `out` (flags as fs.open). A failure names `out` and its folder,
+ * never the internal temporary name a user has never seen (`.x.beton.tmp-27292-…`); the
+ * error keeps its errno code (ENOENT, EACCES, …) so callers still report it as such.
+ */
+export async function openTempFor(tmp: string, out: string, flags: string): Promise<FileHandle> {
+  try {
+    return await open(tmp, flags);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (typeof err.code !== 'string' || err.path !== tmp) throw e;
+    const reason =
+      err.code === 'ENOENT'
+        ? `its folder ${dirname(out)} does not exist`
+        : err.message.replace(/^[A-Z]+: /, '').replace(/, open '.*'$/, '');
+    throw Object.assign(new Error(`${err.code}: cannot write ${out}: ${reason}`, { cause: e }), {
+      code: err.code,
+      errno: err.errno,
+      syscall: err.syscall,
+      path: out,
+    });
   }
 }

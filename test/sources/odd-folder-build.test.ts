@@ -22,7 +22,8 @@ function config(out: string, onError: 'fail' | 'skip', passThrough = false) {
     output: out,
     onError,
     numWorkers: 2,
-    image: { writeMode: 'jpg', passThrough },
+    // No cap (the build default is 512 px): every qualifying source JPEG passes through unchanged.
+    image: { writeMode: 'jpg', passThrough, maxResolution: null },
   });
   if (!r.ok) throw new Error(r.errors.join('; '));
   return r.value;

@@ -1,0 +1,43 @@
+/**
+ * Where the native addons are, in the order they are tried (scripts/install.mjs decides the
+ * same way at `npm install` time):
+ *
+ * 1. `native/build/Release/` — built on this machine by node-gyp (`npm run build:native`, or
+ *    the install fallback where no prebuild fits), linked against the system's libjpeg-turbo.
+ * 2. `native/prebuilds/<platform>-<arch>/` — shipped inside the npm package
+ *    (`npm run build:prebuilds`): `beton_native.node` links the system's `libjpeg.so.62`, so
+ *    where that library exists the writer encodes with it, exactly as FFCV's OpenCV does;
+ *    `beton_native.bundled.node` carries libjpeg-turbo compiled in, for machines without it
+ *    (it fails to load only when libjpeg.so.62 is missing, which is when it is wanted).
+ *
+ * `BETON_JPEG_LIBRARY=bundled` skips the system-linked prebuild (to compare the two encoders).
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Forces the prebuilt addon with libjpeg-turbo compiled in. */
+export const JPEG_LIBRARY_ENV = 'BETON_JPEG_LIBRARY';
+
+/** The prebuild folder for this platform, e.g. native/prebuilds/linux-x64. */
+export function prebuildDir(packageRoot: string): string {
+  return join(packageRoot, 'native', 'prebuilds', `${process.platform}-${process.arch}`);
+}
+
+/** Which kind of build a candidate file is. */
+export type AddonOrigin = 'local-build' | 'prebuilt-system-jpeg' | 'prebuilt-bundled-jpeg';
+
+export interface AddonCandidate {
+  path: string;
+  origin: AddonOrigin;
+}
+
+/** The beton_native candidates that exist, best first (may be empty). */
+export function nativeAddonCandidates(packageRoot: string): AddonCandidate[] {
+  const all: AddonCandidate[] = [
+    { path: join(packageRoot, 'native', 'build', 'Release', 'beton_native.node'), origin: 'local-build' },
+    { path: join(prebuildDir(packageRoot), 'beton_native.node'), origin: 'prebuilt-system-jpeg' },
+    { path: join(prebuildDir(packageRoot), 'beton_native.bundled.node'), origin: 'prebuilt-bundled-jpeg' },
+  ];
+  const forceBundled = process.env[JPEG_LIBRARY_ENV] === 'bundled';
+  return all.filter((c) => existsSync(c.path) && !(forceBundled && c.origin !== 'prebuilt-bundled-jpeg'));
+}
