@@ -85,7 +85,7 @@ export async function runsCommand(argv: string[]): Promise<number> {
   }
 
   // Loaded here, not at the top: the other commands must not need the SQLite addon.
-  const { corruptionError, sqliteErrorCode } = await import('../runs/runs-db.js');
+  const { corruptionError, sqliteErrorCode } = await import('../runs/connection.js');
   const fail = (e: unknown): number => dbError(corruptionError(e, path), path, sqliteErrorCode(e));
   let db: RunsDb;
   try {
