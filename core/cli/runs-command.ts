@@ -1,6 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { ExecPlan, PointConfig, PointResult, ProfilePlan } from '../profile/types.js';
+import type { ExecPlan, PointConfig, PointResult, ProfilePlan } from '../api/profile-model.js';
 import { spreadOf } from '../profile/engine-points.js';
 import { asBetonError } from '../format/errors.js';
 import { RunsDbError } from '../runs/errors.js';

@@ -20,7 +20,7 @@ import { removeStaleTemps, tempPathFor } from './temp-files.js';
 import { failedOutcome, type SampleOutcome, type SkippedSample } from './sample-outcome.js';
 import type { WriteReport } from '../api/build-report.js';
 import { threadCpuMs } from '../native/writer-transcode.js';
-import type { MainTimings, WorkerTimings, WriterTimings } from './timings.js';
+import type { MainTimings, WorkerTimings, WriterTimings } from '../api/writer-timings.js';
 import { setOwn } from '../format/own-keys.js';
 import { assertWorkerFields } from './worker-fields.js';
 

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PointResult, ProfileRun, TelemetrySample } from '../../core/profile/types.js';
+import type { PointResult, ProfileRun, TelemetrySample } from '../../core/api/profile-model.js';
 import { defaultDbPath } from '../../core/runs/location.js';
 import { MIGRATIONS } from '../../core/runs/migrations/index.js';
 import { STALE_RUN_MS } from '../../core/runs/liveness.js';
