@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { ImageFolderSource, cappedSize, type WriteReport } from '../core/index.js';
 import { jpegDecodeRGB, jpegEncodeRGB, jpegInfo, resizeAreaRGB } from '../core/native/index.js';
 import { hasTranscodeJpeg, threadCpuMs } from '../core/native/writer-transcode.js';
-import type { WriterTimings } from '../core/writer/timings.js';
+import type { WriterTimings } from '../core/api/writer-timings.js';
 import { describe, ensureImageNetLike, progressPrinter } from './generate-imagenet-like.js';
 import { benchScratchDir, repoRoot } from './lib/repo.js';
 import { max, median, min, round } from './lib/stats.js';

@@ -317,6 +317,12 @@ export interface ProgressEvent {
    * a window of its own (events reach it late and in bursts). Builds send it.
    */
   elapsedMs?: number;
+  /**
+   * A build's samples/s over its last second, by the writer's clock (core/writer/rate-window.ts;
+   * `rate` is the average since the start): what the app shows and charts. Null until the
+   * writer's reports span a quarter second. Builds send it.
+   */
+  recentRate?: number | null;
 }
 export interface SampleEvent {
   jobId: string;

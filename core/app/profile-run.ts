@@ -11,7 +11,7 @@ import { ffcvPointCode } from '../export/ffcv-point.js';
 import { failedSweepRun } from '../profile/failed-run.js';
 import { machineInfo } from '../profile/machine.js';
 import { profile, tryDatasetInfo } from '../profile/sweep.js';
-import type { ExecPlan, MachineInfo, PointResult, ProfilePlan, ProfileRun, RunFailure, TelemetrySample } from '../profile/types.js';
+import type { ExecPlan, MachineInfo, PointResult, ProfilePlan, ProfileRun, RunFailure, TelemetrySample } from '../api/profile-model.js';
 import { RunWriter, type RunRecorder } from './run-writer.js';
 
 export type { RunRecorder } from './run-writer.js';

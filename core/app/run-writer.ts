@@ -5,7 +5,7 @@
  * the runs as 'interrupted' with the points it finished (core/runs/liveness.ts), not lost.
  * With a recorder that can only save whole runs, everything is saved at the end as before.
  */
-import type { PointResult, ProfileRun, RunFailure, TelemetrySample, Verdict } from '../profile/types.js';
+import type { PointResult, ProfileRun, RunFailure, TelemetrySample, Verdict } from '../api/profile-model.js';
 
 /** The run before it has results (what RunsDb.startRun takes). */
 export type RunStartRecord = Pick<ProfileRun, 'kind' | 'startedAt' | 'plan' | 'machine' | 'dataset'>;

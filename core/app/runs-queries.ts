@@ -7,7 +7,7 @@ import type { BuildRecord, RunComparison, RunSummary, StoredRun } from '../api/r
 import { RunsDbError } from '../runs/errors.js';
 import { plotCompare, plotRun } from '../runs/plot.js';
 import type { RunsDb } from '../runs/runs-db.js';
-import type { ProfileRun } from '../profile/types.js';
+import type { ProfileRun } from '../api/profile-model.js';
 import type { RunRecorder } from './profile-run.js';
 
 /** Opens a runs database checked for damage (CORRUPT at once, not in some queries later). */

@@ -6,11 +6,11 @@ import { compileThroughputRegex } from '../profile/exec-protocol.js';
 import { constants } from 'node:os';
 import { isOrderName } from './order-name.js';
 import { abortOnSignals } from './signals.js';
-import type { ProfileRun } from '../profile/types.js';
+import type { ProfileRun } from '../api/profile-model.js';
 import { UsageError } from './usage-error.js';
 import { spreadOf } from '../profile/engine-points.js';
 import { checkEngines } from '../profile/sweep.js';
-import type { EngineName, PointResult } from '../profile/types.js';
+import type { EngineName, PointResult } from '../api/profile-model.js';
 
 const isEngineName = (s: string): s is EngineName => s === 'beton' || s === 'ffcv' || s === 'torch';
 

@@ -1,6 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { ExecPlan, PointConfig, PointResult, ProfilePlan } from '../profile/types.js';
+import type { ExecPlan, PointConfig, PointResult, ProfilePlan } from '../api/profile-model.js';
 import { spreadOf } from '../profile/engine-points.js';
 import { asBetonError } from '../format/errors.js';
 import { RunsDbError } from '../runs/errors.js';
@@ -85,7 +85,7 @@ export async function runsCommand(argv: string[]): Promise<number> {
   }
 
   // Loaded here, not at the top: the other commands must not need the SQLite addon.
-  const { corruptionError, sqliteErrorCode } = await import('../runs/runs-db.js');
+  const { corruptionError, sqliteErrorCode } = await import('../runs/connection.js');
   const fail = (e: unknown): number => dbError(corruptionError(e, path), path, sqliteErrorCode(e));
   let db: RunsDb;
   try {

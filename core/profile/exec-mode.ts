@@ -4,7 +4,7 @@ import { LineSplitter } from './line-splitter.js';
 import { PROBE_FD, probeEnv } from './probe-path.js';
 import { StepStats } from './step-stats.js';
 import { startTelemetry, type Telemetry } from './telemetry.js';
-import type { ExecMeasures, RunFailure, TelemetrySample } from './types.js';
+import type { ExecMeasures, RunFailure, TelemetrySample } from '../api/profile-model.js';
 
 export { ExecError } from './exec-protocol.js';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { BetonError } from '../format/errors.js';
 import { LineSplitter } from './line-splitter.js';
 import { PYTHON_DRIVER } from './python-driver.js';
-import type { EngineName } from './types.js';
+import type { EngineName } from '../api/profile-model.js';
 
 /** The Python engines: what each must import, and how a user gets it. */
 const NEEDS: Record<Exclude<EngineName, 'beton'>, { modules: string; install: string }> = {

@@ -12,7 +12,7 @@ import { fitBatchSize, loaderMemoryError, parseDecoder } from './bench-loader.js
 import { datasetContentSha256 } from '../reader/content-hash.js';
 import { machineInfo } from './machine.js';
 import { startTelemetry } from './telemetry.js';
-import type { DatasetInfo, PointConfig, PointResult, ProfilePlan, ProfileRun, TelemetrySample } from './types.js';
+import type { DatasetInfo, PointConfig, PointResult, ProfilePlan, ProfileRun, TelemetrySample } from '../api/profile-model.js';
 import { diagnose } from './verdict.js';
 import { engineAvailability, runPythonEngine, type PythonJob } from './python-engine.js';
 import {
@@ -24,7 +24,7 @@ import {
   stagePrefixes,
   torchSettings,
 } from './engine-points.js';
-import type { EngineName } from './types.js';
+import type { EngineName } from '../api/profile-model.js';
 
 export interface SweepOptions {
   signal?: AbortSignal;

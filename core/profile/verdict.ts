@@ -3,7 +3,7 @@ import * as f from './verdict-format.js';
 import { bestPoint, measureExec, measurePoint, type Measures } from './verdict-measure.js';
 import { factsOf, ruleFor, type Facts } from './verdict-rules.js';
 import { THRESHOLDS as T } from './verdict-thresholds.js';
-import type { DatasetInfo, EngineName, MachineInfo, PointResult, TelemetrySample, Verdict, VerdictKind } from './types.js';
+import type { DatasetInfo, EngineName, MachineInfo, PointResult, TelemetrySample, Verdict, VerdictKind } from '../api/profile-model.js';
 import { spreadOf } from './engine-points.js';
 
 export { THRESHOLDS } from './verdict-thresholds.js';

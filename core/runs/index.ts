@@ -6,13 +6,13 @@ export {
   RunsDb,
   type BuildRecord,
   type CompareRow,
-  type OpenOptions,
   type RunComparison,
   type RunStart,
   type RunStatus,
   type RunSummary,
   type StoredRun,
 } from './runs-db.js';
+export { type OpenOptions } from './connection.js';
 export { defaultDbPath } from './location.js';
 export { RunsDbError, type RunsDbErrorCode } from './errors.js';
 export { plotRun, plotCompare, type PlottableRun } from './plot.js';

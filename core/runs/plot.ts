@@ -4,7 +4,7 @@
  * combination) and a timeline of the telemetry; `plotCompare` puts two runs side by side.
  * Light background, labelled axes, <title> tooltips on the data marks.
  */
-import type { PointConfig, PointResult, ProfileRun, TelemetrySample } from '../profile/types.js';
+import type { PointConfig, PointResult, ProfileRun, TelemetrySample } from '../api/profile-model.js';
 
 /** What the charts need of a run: a ProfileRun or a stored run (whose status may be 'running'). */
 export type PlottableRun = Pick<ProfileRun, 'kind' | 'startedAt' | 'points' | 'samples' | 'dataset' | 'plan' | 'verdict'> & {

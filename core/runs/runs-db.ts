@@ -1,27 +1,21 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import type Database from 'better-sqlite3';
 import type { BuildReport } from '../api/build-report.js';
 import type {
   DatasetInfo,
   MachineInfo,
-  PointConfig,
   PointResult,
   ProfileRun,
   RunFailure,
   TelemetrySample,
   Verdict,
   VerdictKind,
-} from '../profile/types.js';
+} from '../api/profile-model.js';
 import type { BuildRecord, Change, CompareRow, RunComparison, RunStatus, RunSummary, StoredRun } from '../api/runs-model.js';
-import { BetonError } from '../format/errors.js';
+import { compareRuns, type ComparedRun } from './compare.js';
+import { type Db, isSqliteError, openConnection, type OpenOptions } from './connection.js';
 import { RunsDbError } from './errors.js';
 import { liveStatus } from './liveness.js';
 import { defaultDbPath } from './location.js';
-import { isSqliteErrorObject, sqlite } from './sqlite-module.js';
-import { MIGRATIONS } from './migrations/index.js';
-import { sqliteBindingError, sqliteNativeBinding } from './sqlite-binding.js';
 import {
   BuildSchema,
   check,
@@ -39,6 +33,9 @@ import {
   toJson,
 } from './validate.js';
 
+// The runs repository: what is recorded and read back, in SQL. Opening the file (pragmas,
+// migrations, the native binding) is connection.ts; comparing two runs is compare.ts.
+
 // The shapes it answers are the contract's (core/api/runs-model.ts), so the app's `runs.get`
 // and `runs.compare` are typed by what this module returns.
 export type { BuildRecord, Change, CompareRow, RunComparison, RunStatus, RunSummary, StoredRun };
@@ -46,58 +43,7 @@ export type { BuildRecord, Change, CompareRow, RunComparison, RunStatus, RunSumm
 /** What startRun() records: the run before it has results. */
 export type RunStart = Pick<ProfileRun, 'kind' | 'startedAt' | 'plan' | 'machine' | 'dataset'>;
 
-/** Within this fraction of each other two rates count as the same (timing noise between runs). */
-export const SAME_BAND = 0.05;
-
-/**
- * B against A with a direction, in words: a ratio alone ("3.26×") does not say which run
- * is faster, and whether a number is good depends on it.
- */
-export function changeOf(a: number, b: number): Change {
-  if (!(a > 0)) return { direction: null, factor: null, text: 'A measured nothing: no ratio' };
-  if (!(b > 0)) return { direction: null, factor: null, text: 'B measured nothing: no ratio' };
-  const r = b / a;
-  const direction = r > 1 + SAME_BAND ? 'faster' : r < 1 / (1 + SAME_BAND) ? 'slower' : 'same';
-  const factor = r >= 1 ? r : b > 0 ? 1 / r : Number.POSITIVE_INFINITY;
-  const x = Number.isFinite(factor) ? `${factor.toFixed(2)}×` : '∞×';
-  const text = direction === 'same' ? `B is about as fast as A (${r.toFixed(2)}×)` : `B is ${x} ${direction} than A`;
-  return { direction, factor: Number.isFinite(factor) ? factor : null, text };
-}
-
-export interface OpenOptions {
-  /** How long a write waits for another connection's write to finish (default 5000 ms). */
-  busyTimeoutMs?: number;
-  /**
-   * Run PRAGMA quick_check when opening and fail with CORRUPT if the file is damaged
-   * (default false). Without it a damaged file fails only in the queries that touch the
-   * damaged pages: one command would report it while another exits 0 (or a profile run
-   * would be lost after its sweep). The CLI and the app ask for it; it reads the whole file.
-   */
-  check?: boolean;
-}
-
-/** What to do about a damaged runs database (CORRUPT). */
-const CORRUPT_HINT =
-  'Move the file aside (a new database is made on the next run) or restore a backup; `sqlite3 FILE .recover` may save the runs in it. Or pass --db PATH to use another.';
-
-/** SQLite's "this file is damaged / not a database" codes. */
-const isCorruption = (code: string | null): boolean => code !== null && (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT'));
-
-/** A RunsDbError CORRUPT for a SQLite corruption error, naming the file; other errors unchanged. */
-export function corruptionError(e: unknown, file: string): unknown {
-  const code = sqliteErrorCode(e);
-  if (!isCorruption(code)) return e;
-  // SQLite's own code stays in the message: it is what a search for the problem needs.
-  const what = `${code === 'SQLITE_NOTADB' ? 'is not a runs database' : 'is damaged'} (${code}: ${(e as Error).message})`;
-  return new RunsDbError('CORRUPT', `${file} ${what}`, { hint: CORRUPT_HINT, cause: e });
-}
-
-/** The schema version this code writes (PRAGMA user_version after migrating). */
-export const SCHEMA_VERSION = MIGRATIONS.length;
-
 export { defaultDbPath };
-
-type Db = Database.Database;
 
 interface RunRow {
   id: number;
@@ -184,95 +130,6 @@ function parseJson<T>(text: string, what: string): T {
   }
 }
 
-// The engine is part of a point's identity: FFCV at 4 workers is not our loader at 4 workers.
-const configKey = (c: PointConfig): string => `${c.engine ?? 'beton'}|${c.workers}|${c.batchSize}|${c.order}|${c.osCache ? 1 : 0}`;
-
-function isSqliteError(e: unknown, code: string): boolean {
-  return isSqliteErrorObject(e) && e.code === code;
-}
-
-/** An error raised by SQLite itself (not a database, disk full, busy past the timeout...), with its SQLITE_* code. */
-export function sqliteErrorCode(e: unknown): string | null {
-  return isSqliteErrorObject(e) ? e.code : null;
-}
-
-/**
- * Runs `fn`, retrying for up to `timeoutMs` while SQLite answers SQLITE_BUSY for a lock it
- * does not wait on by itself (journal-mode switches, WAL recovery). Sleeps synchronously:
- * every RunsDb method is synchronous, and this only happens while opening.
- */
-function retryWhileBusy<T>(timeoutMs: number, fn: () => T): T {
-  const deadline = Date.now() + timeoutMs;
-  const pause = new Int32Array(new SharedArrayBuffer(4));
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return fn();
-    } catch (e) {
-      const code = sqliteErrorCode(e);
-      if (code === null || !code.startsWith('SQLITE_BUSY') || Date.now() >= deadline) throw e;
-      Atomics.wait(pause, 0, 0, Math.min(5 * 2 ** Math.min(attempt, 5), 100));
-    }
-  }
-}
-
-/** Creates the database's folder; a path through a file fails naming the folder, not as mkdir's bare EEXIST. */
-function makeFolderOf(file: string): void {
-  try {
-    mkdirSync(dirname(file), { recursive: true });
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
-    // mkdir -p answers EEXIST when a part of the path is a file.
-    const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'a part of that path is a file, not a folder' : (e as Error).message;
-    throw new BetonError(code === 'EEXIST' ? 'ENOTDIR' : code, `cannot make the folder ${dirname(file)} for the runs database: ${why}`, {
-      cause: e,
-      hint: 'Pass --db PATH (or set BETON_DB) to a file in a folder you can write.',
-    });
-  }
-}
-
-/** PRAGMA quick_check (b-tree structure, record formats: the damage SQLite meets later as SQLITE_CORRUPT). */
-function quickCheck(db: Db, file: string): void {
-  const rows = db.pragma('quick_check') as Array<{ quick_check: string }>;
-  // A row may hold several problems, one a line, after a "*** in database main ***" heading.
-  const problems = rows
-    .flatMap((r) => r.quick_check.split('\n'))
-    .map((l) => l.trim())
-    .filter((l) => l !== 'ok' && l !== '' && !l.startsWith('***'));
-  if (problems.length) {
-    throw new RunsDbError(
-      'CORRUPT',
-      `${file} is damaged: PRAGMA quick_check found ${problems.length} problem${problems.length === 1 ? '' : 's'}, the first: ${problems[0]}`,
-      { hint: CORRUPT_HINT },
-    );
-  }
-}
-
-/**
- * Applies the migrations the file lacks, in order, in one IMMEDIATE transaction (so two
- * processes opening a fresh file at once do not both migrate: the second waits, then sees
- * the new user_version and has nothing to do).
- */
-function migrate(db: Db): void {
-  const version = (): number => Number(db.pragma('user_version', { simple: true }));
-  const tooNew = (v: number): RunsDbError =>
-    new RunsDbError(
-      'NEWER_SCHEMA',
-      `${db.name} has schema version ${v}, newer than this beton-studio understands (${SCHEMA_VERSION}); update beton-studio`,
-    );
-  const v0 = version();
-  if (v0 > SCHEMA_VERSION) throw tooNew(v0);
-  if (v0 === SCHEMA_VERSION) return;
-  db.transaction(() => {
-    const v = version();
-    if (v > SCHEMA_VERSION) throw tooNew(v);
-    for (const m of MIGRATIONS) {
-      if (m.version <= v) continue;
-      db.exec(m.sql);
-      db.pragma(`user_version = ${m.version}`);
-    }
-  }).immediate();
-}
-
 /**
  * The runs database: machines, datasets, builds, profile runs with their points and
  * telemetry samples, in one SQLite file (better-sqlite3, WAL mode). Safe to share between
@@ -296,32 +153,7 @@ export class RunsDb {
     if (!Number.isInteger(busy) || busy < 0)
       throw new RunsDbError('INVALID_INPUT', `busyTimeoutMs must be a non-negative integer, got ${String(busy)}`);
     const file = path ?? defaultDbPath();
-    if (file !== ':memory:') makeFolderOf(file);
-    const nativeBinding = sqliteNativeBinding();
-    let db: Db;
-    try {
-      const Sqlite = sqlite();
-      db = new Sqlite(file, { timeout: busy, ...(nativeBinding ? { nativeBinding } : {}) });
-    } catch (e) {
-      throw sqliteBindingError(e);
-    }
-    try {
-      db.pragma(`busy_timeout = ${busy}`);
-      db.pragma('synchronous = NORMAL');
-      db.pragma('foreign_keys = ON');
-      retryWhileBusy(busy, () => {
-        // Switching to WAL needs an exclusive lock and SQLite does not call the busy handler
-        // for it, so two processes opening a fresh file at once could fail here: retry.
-        // WAL is persistent, so once any process has set it, later opens only read it.
-        if (db.pragma('journal_mode', { simple: true }) !== 'wal' && file !== ':memory:') db.pragma('journal_mode = WAL');
-      });
-      // Before migrating: a migration must not write into a damaged file.
-      if (opts.check) quickCheck(db, file);
-      retryWhileBusy(busy, () => migrate(db));
-    } catch (e) {
-      db.close();
-      throw corruptionError(e, file);
-    }
+    const db = openConnection(file, { ...opts, busyTimeoutMs: busy });
     return new RunsDb(db, file);
   }
 
@@ -670,69 +502,18 @@ export class RunsDb {
         'SELECT machine_id, dataset_sha256, verdict FROM profile_runs WHERE id = ?',
       );
       const [ma, mb] = [meta.get(a)!, meta.get(b)!];
-      const pa = this.points(a);
-      const pb = this.points(b);
-      const byKey = new Map<string, PointResult>();
-      for (const p of pb) if (!byKey.has(configKey(p.config))) byKey.set(configKey(p.config), p);
-      const rows: CompareRow[] = [];
-      const onlyInA: PointConfig[] = [];
-      const seenA = new Set<string>();
-      for (const p of pa) {
-        const k = configKey(p.config);
-        if (seenA.has(k)) continue;
-        seenA.add(k);
-        const q = byKey.get(k);
-        if (!q) {
-          onlyInA.push(p.config);
-          continue;
-        }
-        rows.push({
-          config: p.config,
-          a: { index: p.index, imagesPerSec: p.imagesPerSec },
-          b: { index: q.index, imagesPerSec: q.imagesPerSec },
-          ratio: p.imagesPerSec > 0 ? q.imagesPerSec / p.imagesPerSec : null,
-          ...changeOf(p.imagesPerSec, q.imagesPerSec),
-        });
-      }
-      const onlyInB = [...byKey.entries()].filter(([k]) => !seenA.has(k)).map(([, p]) => p.config);
+      const [pa, pb] = [this.points(a), this.points(b)];
       const verdict = (s: string | null, id: number): Verdict | null => (s === null ? null : parseJson<Verdict>(s, `verdict of run ${id}`));
-      return {
-        a: sa,
-        b: sb,
-        rows,
-        onlyInA,
-        onlyInB,
-        verdicts: { a: verdict(ma.verdict, a), b: verdict(mb.verdict, b) },
-        best: changeOf(sa.bestImagesPerSec ?? 0, sb.bestImagesPerSec ?? 0),
-        sameMachine: ma.machine_id === mb.machine_id,
-        ...sameDataset({ id: a, path: sa.datasetPath, sha: ma.dataset_sha256 }, { id: b, path: sb.datasetPath, sha: mb.dataset_sha256 }),
-      };
+      const side = (summary: RunSummary, points: PointResult[], m: typeof ma): ComparedRun => ({
+        summary,
+        points,
+        machineId: m.machine_id,
+        datasetSha256: m.dataset_sha256,
+        verdict: verdict(m.verdict, summary.id),
+      });
+      return compareRuns(side(sa, pa, ma), side(sb, pb, mb));
     })();
   }
-}
-
-/** Whether two runs measured the same dataset, by content hash; null (unknown) where a run recorded none. */
-function sameDataset(
-  a: { id: number; path: string | null; sha: string | null },
-  b: { id: number; path: string | null; sha: string | null },
-): { sameDataset: boolean | null; datasetNote: string } {
-  const missing = [a, b].filter((r) => r.sha === null);
-  if (missing.length) {
-    const who = missing.map((r) => `run ${r.id}`).join(' and ');
-    return {
-      sameDataset: null,
-      datasetNote: `dataset unknown: ${who} recorded no dataset content (a command run without a .beton file, or recorded before content hashes)`,
-    };
-  }
-  const short = a.sha!.slice(0, 12);
-  if (a.sha === b.sha)
-    return {
-      sameDataset: true,
-      datasetNote: `same dataset (content ${short}…)${a.path !== b.path ? `, at ${a.path ?? '?'} and ${b.path ?? '?'}` : ''}`,
-    };
-  if (a.path !== null && a.path === b.path)
-    return { sameDataset: false, datasetNote: `different datasets: ${a.path} was rebuilt between the runs (its content differs)` };
-  return { sameDataset: false, datasetNote: 'different datasets (their content differs)' };
 }
 
 function toSummary(r: SummaryRow): RunSummary {

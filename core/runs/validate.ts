@@ -13,12 +13,12 @@ import type {
   TelemetrySample,
   Verdict,
   VerdictKind,
-} from '../profile/types.js';
+} from '../api/profile-model.js';
 import { RunsDbError } from './errors.js';
 
 /**
  * Boundary checks for everything the runs database stores: the profiler's data model
- * (core/profile/types.ts) as zod schemas. Numbers must be finite (zod 4 rejects NaN and
+ * (core/api/profile-model.ts) as zod schemas. Numbers must be finite (zod 4 rejects NaN and
  * ±Infinity, which JSON cannot carry); counts are non-negative integers. Objects stored
  * whole as JSON (plan, point, verdict, GPU entries) are "loose": a field added to the data
  * model later is kept. Machine, dataset and sample are stored as columns: extra keys are dropped.

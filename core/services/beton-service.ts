@@ -186,7 +186,15 @@ export class BetonService {
           signal,
           overwrite,
           ...(readGuard ? { readGuard } : {}),
-          onProgress: (x) => progress({ done: x.done, total: x.total, rate: x.samplesPerSec, etaMs: x.etaMs, elapsedMs: x.elapsedMs }),
+          onProgress: (x) =>
+            progress({
+              done: x.done,
+              total: x.total,
+              rate: x.samplesPerSec,
+              etaMs: x.etaMs,
+              elapsedMs: x.elapsedMs,
+              recentRate: x.recentSamplesPerSec,
+            }),
         });
         try {
           const { recordBuild } = await import('../app/record-build.js');

@@ -20,8 +20,9 @@ import { openTempFor, removeStaleTemps, tempPathFor } from './temp-files.js';
 import { failedOutcome, type SampleOutcome, type SkippedSample } from './sample-outcome.js';
 import type { WriteReport } from '../api/build-report.js';
 import { threadCpuMs } from '../native/writer-transcode.js';
-import type { MainTimings, WorkerTimings, WriterTimings } from './timings.js';
+import type { MainTimings, WorkerTimings, WriterTimings } from '../api/writer-timings.js';
 import { setOwn } from '../format/own-keys.js';
+import { RateWindow } from './rate-window.js';
 import { assertWorkerFields } from './worker-fields.js';
 
 export interface WriteProgress {
@@ -32,7 +33,13 @@ export interface WriteProgress {
   /** Null when the source does not say how many samples it has. */
   total: number | null;
   elapsedMs: number;
+  /** The average since the start (start-up included): what the CLI prints. */
   samplesPerSec: number;
+  /**
+   * Samples/s over the last second (rate-window.ts): what the app shows and charts. Null
+   * until the reports span RATE_MIN_SPAN_MS (the first report is only the baseline).
+   */
+  recentSamplesPerSec: number | null;
   etaMs: number | null;
   bytesWritten: number;
 }
@@ -174,6 +181,7 @@ class WriteJob {
   private sourceBytes = 0;
   private readonly skipped: SkippedSample[] = [];
   private handled = 0;
+  private readonly rateWindow = new RateWindow();
   /** Absolute D0 when the count is known; 0 while pointers are relative (spill mode). */
   private readonly dataStart: number;
   private readonly spill: boolean;
@@ -337,6 +345,7 @@ class WriteJob {
       total: this.capacity,
       elapsedMs,
       samplesPerSec: rate,
+      recentSamplesPerSec: this.rateWindow.add(elapsedMs, this.handled),
       etaMs: this.capacity !== null && rate > 0 ? ((this.capacity - this.handled) / rate) * 1000 : null,
       bytesWritten: this.bytesWritten,
     });

@@ -3,7 +3,7 @@ import type { FieldSpec } from '../fields/field.js';
 import type { Sample } from './sample.js';
 import type { SampleOutcome } from './sample-outcome.js';
 import { spawnWorker } from '../workers/spawn-worker.js';
-import type { WorkerTimings } from './timings.js';
+import type { WorkerTimings } from '../api/writer-timings.js';
 
 export interface WorkerInit {
   fields: Array<{ name: string; spec: FieldSpec }>;

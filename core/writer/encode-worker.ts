@@ -4,6 +4,7 @@
  * so the output does not depend on how many workers ran.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import type { WorkerTimings } from '../api/writer-timings.js';
 import type { ImageCodec } from '../fields/image-codec.js';
 import { schemaFromSpecs } from '../fields/schema.js';
 import { nodeImageCodec } from '../images/node-image-codec.js';
@@ -12,7 +13,6 @@ import { threadCpuMs } from '../native/writer-transcode.js';
 import type { ChunkJob, ChunkResult, WorkerInit } from './encode-pool.js';
 import { encodeSample } from './encode-sample.js';
 import { failedOutcome, type SampleOutcome } from './sample-outcome.js';
-import { emptyWorkerTimings } from './timings.js';
 
 const init = workerData as WorkerInit;
 for (const m of init.fieldModules) await import(m);
@@ -24,7 +24,10 @@ const codec: ImageCodec = clock ? { ...base, transcode: (input, baseDir, plan) =
 // performance.now() counts from the process's start in every thread, so the pool turns
 // this into the time since it spawned the worker.
 const readyAt = performance.now();
-const timings = init.timings ? emptyWorkerTimings() : null;
+// This worker's account, sent back with each chunk's results (zero until it encodes).
+const timings: WorkerTimings | null = init.timings
+  ? { samples: 0, transcoded: 0, startupMs: 0, busyMs: 0, cpuMs: null, readMs: 0, decodeMs: 0, resizeMs: 0, encodeMs: 0, postMs: 0 }
+  : null;
 
 parentPort!.on('message', (job: ChunkJob) => {
   void run(job);

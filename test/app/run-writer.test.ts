@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RunWriter, type RunRecorder } from '../../core/app/run-writer.js';
-import type { PointResult, ProfileRun, TelemetrySample } from '../../core/profile/types.js';
+import type { PointResult, ProfileRun, TelemetrySample } from '../../core/api/profile-model.js';
 import { RunsDb } from '../../core/runs/runs-db.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-run-writer-'));

@@ -37,7 +37,7 @@ describe('layer lint', () => {
     ],
     [
       'core/loader/orders/x.ts',
-      "import type { PointResult } from '../../profile/types.js';\nexport type X = PointResult;\n",
+      "import type { SweepOptions } from '../../profile/sweep.js';\nexport type X = SweepOptions;\n",
       'a type import from above, from a subfolder',
     ],
     [

@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { PointResult, ProfileRun, TelemetrySample } from '../../core/profile/types.js';
+import type { PointResult, ProfileRun, TelemetrySample } from '../../core/api/profile-model.js';
 import { RunsDb } from '../../core/runs/runs-db.js';
 import { needChromium, serveApp, shot } from './e2e-helpers.js';
 

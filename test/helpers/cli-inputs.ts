@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { IntField } from '../../core/fields/int-field.js';
 import { RGBImageField } from '../../core/fields/rgb-image-field.js';
-import type { ProfileRun } from '../../core/profile/types.js';
+import type { ProfileRun } from '../../core/api/profile-model.js';
 import { RunsDb } from '../../core/runs/runs-db.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 

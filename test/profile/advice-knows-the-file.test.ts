@@ -9,7 +9,7 @@ import { buildDataset } from '../../core/app/build.js';
 import { parseBuildConfig } from '../../core/api/build-config.js';
 import { datasetInfo } from '../../core/profile/sweep.js';
 import { decodeAdvice, diskAdvice } from '../../core/profile/verdict-advice.js';
-import type { DatasetInfo, MachineInfo } from '../../core/profile/types.js';
+import type { DatasetInfo, MachineInfo } from '../../core/api/profile-model.js';
 
 const machine: MachineInfo = { hostname: 'box', cpuModel: 'cpu', cores: 2, ramBytes: 2 ** 34, os: 'Linux', node: 'v20', gpus: [] };
 const file = (images?: DatasetInfo['images']): DatasetInfo => ({

@@ -10,7 +10,7 @@ import { ablationStages, sliceRates, spreadOf, stageLabel, stagePrefixes, timerS
 import { engineAvailability, parseDriverLine, runPythonEngine, type PythonJob } from '../../core/profile/python-engine.js';
 import { RandomHorizontalFlip, RandomResizedCropRGBImageDecoder, ToCHW } from '../../core/pipeline/spec.js';
 import { diagnose, verdictEngine } from '../../core/profile/verdict.js';
-import type { MachineInfo, PointConfig, PointResult } from '../../core/profile/types.js';
+import type { MachineInfo, PointConfig, PointResult } from '../../core/api/profile-model.js';
 import { RunsDb } from '../../core/runs/runs-db.js';
 import { cli } from '../helpers/cli.js';
 import { sampleRun } from '../helpers/cli-inputs.js';

@@ -9,7 +9,7 @@ import {
   toReading,
 } from '../../core/profile/gpu-sampler.js';
 import { processTree } from '../../core/profile/process-sampler.js';
-import type { GpuReading } from '../../core/profile/types.js';
+import type { GpuReading } from '../../core/api/profile-model.js';
 import { fakeGpuPaths, sleep, until, withPath } from './profile-fake-gpu.js';
 
 const paths = fakeGpuPaths();

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { jsonObjectOf, stepOf } from '../../core/profile/exec-protocol.js';
 import { diagnoseExec, EXEC_THRESHOLDS } from '../../core/profile/exec-verdict.js';
 import { SERIES_MAX, StepStats } from '../../core/profile/step-stats.js';
-import type { MachineInfo } from '../../core/profile/types.js';
+import type { MachineInfo } from '../../core/api/profile-model.js';
 
 const machine: MachineInfo = { hostname: 'h', cpuModel: 'c', cores: 2, ramBytes: 1, os: 'Linux', node: 'v20', gpus: [] };
 

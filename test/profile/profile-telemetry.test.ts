@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { cpus } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTelemetry } from '../../core/profile/telemetry.js';
-import type { TelemetrySample } from '../../core/profile/types.js';
+import type { TelemetrySample } from '../../core/api/profile-model.js';
 import { fakeGpuPaths, sleep, until, withPath } from './profile-fake-gpu.js';
 
 const paths = fakeGpuPaths();

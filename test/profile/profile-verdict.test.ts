@@ -10,7 +10,7 @@ import type {
   PointResult,
   TelemetrySample,
   VerdictKind,
-} from '../../core/profile/types.js';
+} from '../../core/api/profile-model.js';
 
 const GiB = 1024 ** 3;
 const MiB = 1024 ** 2;

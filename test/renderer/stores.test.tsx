@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ProgressEvent } from '../../core/api/contract.js';
 import { setTransport } from '../../renderer/src/lib/api.js';
-import { HISTORY_INTERVAL_MS, HISTORY_MAX, lastOkBuild, useBuildsStore, windowRate } from '../../renderer/src/stores/builds.js';
+import { HISTORY_INTERVAL_MS, HISTORY_MAX, lastOkBuild, useBuildsStore } from '../../renderer/src/stores/builds.js';
 import { useDatasetsStore } from '../../renderer/src/stores/datasets.js';
 import { useProfilesStore } from '../../renderer/src/stores/profiles.js';
 import { MAX_SELECTED, toggleSelection, useRunsStore } from '../../renderer/src/stores/runs.js';
@@ -14,13 +14,15 @@ import { failWith, fakeTransport, resetStores, tick } from './helpers.js';
 beforeEach(resetStores);
 afterEach(() => setTransport(null));
 
-const progress = (jobId: string, done: number, total: number | null = 100): ProgressEvent => ({
+// recentRate: the host's rate over the last second (null: none yet, as for its first report).
+const progress = (jobId: string, done: number, total: number | null = 100, recentRate: number | null = null): ProgressEvent => ({
   jobId,
   kind: 'build',
   done,
   total,
   rate: done * 10,
   etaMs: 1000,
+  recentRate,
 });
 const config = { source: { type: 'image_folder' as const, path: '/d/images' }, output: '/d/images.beton' };
 
@@ -46,14 +48,14 @@ describe('builds store', () => {
     expect(useBuildsStore.getState().currentId).toBe('j1');
     const t0 = useBuildsStore.getState().jobs.j1!.startedAt;
     // 10 events 50 ms apart: every one updates the progress, about one in five joins the history.
-    for (let i = 1; i <= 10; i++) useBuildsStore.getState().onProgress(progress('j1', i * 5), t0 + i * 50);
+    // The host has a rate from its 300 ms report on (its window needs a quarter second of reports).
+    for (let i = 1; i <= 10; i++) useBuildsStore.getState().onProgress(progress('j1', i * 5, 100, i >= 6 ? 100 : null), t0 + i * 50);
     const job = useBuildsStore.getState().jobs.j1!;
     expect(job.progress).toMatchObject({ done: 50, total: 100, rate: 100 });
-    // The first report (50 ms) is the rate's baseline; a rate needs RATE_MIN_SPAN_MS (250 ms) of reports,
-    // then a point at most every HISTORY_INTERVAL_MS: at 300 ms.
+    // A report without a rate adds no point; then a point at most every HISTORY_INTERVAL_MS: at 300 ms.
     expect(job.history.map((h) => h.done)).toEqual([30]);
     // The last progress (done === total) always lands in the history.
-    useBuildsStore.getState().onProgress(progress('j1', 100), t0 + 510);
+    useBuildsStore.getState().onProgress(progress('j1', 100, 100, 100), t0 + 510);
     expect(useBuildsStore.getState().jobs.j1!.history.at(-1)).toMatchObject({ done: 100 });
     useBuildsStore.getState().onFinished(
       {
@@ -89,11 +91,12 @@ describe('builds store', () => {
     expect(lastOkBuild(useBuildsStore.getState())?.id).toBe('j1');
   });
 
-  it('the rate is samples over the last second by the host clock, for the chart and the number alike (start-up is not a rate)', () => {
+  it("the rate is the host's over the last second (recentRate), for the chart and the number alike, not the average since the start", () => {
     const s = useBuildsStore.getState();
-    // A build that starts up for 1.2 s, then writes 240 samples/s; the host's own rate is its
-    // average since the start (what the chart used to plot: 13, 52, 81 … while 240 was shown).
-    const at = (ms: number, done: number): ProgressEvent => ({
+    // A build that starts up for 1.2 s, then writes 240 samples/s; `rate` is its average since the
+    // start (what the chart used to plot: 13, 52, 81 … while 240 was shown). The window itself is
+    // the writer's (test/writer/rate-window.test.ts).
+    const at = (ms: number, done: number, recentRate: number | null = null): ProgressEvent => ({
       jobId: 'r',
       kind: 'build',
       done,
@@ -101,12 +104,13 @@ describe('builds store', () => {
       rate: done / (ms / 1000),
       etaMs: null,
       elapsedMs: ms,
+      recentRate,
     });
     s.onProgress(at(1200, 16), 5_000);
     expect(useBuildsStore.getState().jobs.r!.progress!.rate).toBeNull(); // the baseline
     expect(useBuildsStore.getState().jobs.r!.history).toEqual([]);
     // Events arrive in bursts: the host's clock decides, not the arrival time.
-    for (let k = 1; k <= 12; k++) s.onProgress(at(1200 + k * 250, 16 + k * 60), 5_000 + (k % 3 === 0 ? k * 250 : k * 250 - 120));
+    for (let k = 1; k <= 12; k++) s.onProgress(at(1200 + k * 250, 16 + k * 60, 240), 5_000 + (k % 3 === 0 ? k * 250 : k * 250 - 120));
     const job = useBuildsStore.getState().jobs.r!;
     expect(job.history.length).toBeGreaterThan(3);
     for (const h of job.history) expect(h.rate).toBeCloseTo(240, 6);
@@ -196,27 +200,15 @@ describe('builds store', () => {
       9_400,
     );
     expect(useBuildsStore.getState().jobs['no-reports']!.history.map((h) => h.rate)).toEqual([400]);
-    expect(windowRate([], 100, 5).rate).toBeNull();
-    expect(
-      windowRate(
-        [
-          { t: 0, done: 0 },
-          { t: 500, done: 50 },
-          { t: 1000, done: 100 },
-        ],
-        1600,
-        200,
-      ).rate,
-    ).toBeCloseTo(((200 - 50) * 1000) / 1100, 6);
   });
 
   it('keeps the history bounded on a long build', () => {
     const s = useBuildsStore.getState();
-    for (let i = 0; i < 2000; i++) s.onProgress(progress('long', i, 5000), 1_000_000 + i * HISTORY_INTERVAL_MS);
+    for (let i = 0; i < 2000; i++) s.onProgress(progress('long', i, 5000, i === 0 ? null : 4), 1_000_000 + i * HISTORY_INTERVAL_MS);
     const job = useBuildsStore.getState().jobs.long!;
     expect(job.history.length).toBeLessThanOrEqual(HISTORY_MAX);
     expect(job.history.at(-1)!.done).toBe(1999);
-    expect(job.history[0]!.done).toBe(1); // the first report (0) is the rate's baseline
+    expect(job.history[0]!.done).toBe(1); // the first report (0) has no rate yet
   });
 
   it('accepts events that arrive before builds.start answers', async () => {

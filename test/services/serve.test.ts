@@ -312,6 +312,8 @@ describe('beton serve: jobs over server-sent events', () => {
       const progress = es.events.filter((e) => e.event === 'jobs:progress' && e.data.jobId === jobId);
       expect(progress.length).toBeGreaterThan(0);
       expect(progress.at(-1)!.data).toMatchObject({ kind: 'build', done: 6, total: 6 });
+      // The writer's windowed rate travels with it (null: this build is shorter than its window).
+      expect(progress.at(-1)!.data).toHaveProperty('recentRate');
       // Progress comes before the end.
       expect(es.events.findIndex((e) => e.event === 'jobs:progress' && e.data.jobId === jobId)).toBeLessThan(
         es.events.findIndex((e) => e.event === 'jobs:finished' && e.data.jobId === jobId),

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EnvInfo } from '../../core/api/contract.js';
-import type { PointResult, ProfileRun } from '../../core/profile/types.js';
+import type { PointResult, ProfileRun } from '../../core/api/profile-model.js';
 import { plotRun } from '../../core/runs/plot.js';
 import { BetonService } from '../../core/services/beton-service.js';
 

@@ -10,15 +10,12 @@ import type { BuildReport } from '../lib/types.js';
 export const HISTORY_INTERVAL_MS = 250;
 /** …and at most this many (older ones are thinned, the shape stays). */
 export const HISTORY_MAX = 240;
-/**
- * The rate is the samples done over (at least) the last second, by the host's clock: one
- * definition for the chart and the number beside it. The host's own rate is an average since
- * the start, start-up included, so its early values are far below the throughput (a chart
- * of it climbs for minutes). The first report is only the baseline: start-up is not a rate.
+/*
+ * The rate shown and charted is the host's: samples over the build's last second by the
+ * writer's clock (ProgressEvent.recentRate, core/writer/rate-window.ts), one definition for
+ * the chart and the number beside it. `rate` is the average since the start, start-up
+ * included (what the CLI prints), far below the throughput early on.
  */
-export const RATE_WINDOW_MS = 1000;
-/** Below this span a rate is noise (two reports a few ms apart): no rate yet ("measuring…"). */
-export const RATE_MIN_SPAN_MS = 250;
 
 export interface HistoryPoint {
   /** Seconds since the build started. */
@@ -36,14 +33,10 @@ export interface BuildJob {
   startedAt: number;
   finishedAt: number | null;
   status: JobStatus;
-  /** rate: samples/s over the last RATE_WINDOW_MS (null until two reports); the chart's last point. */
+  /** rate: the host's samples/s over the last second (null until it has one); the chart's last point. */
   progress: { done: number; total: number | null; rate: number | null; etaMs: number | null } | null;
   history: HistoryPoint[];
   lastHistoryAt: number;
-  /** Reports of the last RATE_WINDOW_MS or more (ms since the build started, samples done), for the rate. */
-  recent: Array<{ t: number; done: number }>;
-  /** `recent` is on the host's clock (events carry elapsedMs), as the report's elapsedMs is. */
-  hostClock: boolean;
   report: BuildReport | null;
   message: string | null;
   cancelling: boolean;
@@ -78,29 +71,10 @@ function newJob(id: string, now: number, config: BuildConfigInput | null): Build
     progress: null,
     history: [],
     lastHistoryAt: 0,
-    recent: [],
-    hostClock: false,
     report: null,
     message: null,
     cancelling: false,
   };
-}
-
-/**
- * Adds a report (t in ms since the start) to the window and gives the rate over it: samples
- * since the oldest report still needed to span RATE_WINDOW_MS. Null for the first report.
- */
-export function windowRate(
-  recent: ReadonlyArray<{ t: number; done: number }>,
-  t: number,
-  done: number,
-): { recent: Array<{ t: number; done: number }>; rate: number | null } {
-  const next = [...recent.filter((r) => r.t < t), { t, done }];
-  // Keep one report at or before the window's start as its baseline.
-  while (next.length > 2 && next[1]!.t <= t - RATE_WINDOW_MS) next.shift();
-  const base = next[0]!;
-  const rate = next.length >= 2 && t - base.t >= RATE_MIN_SPAN_MS && done >= base.done ? ((done - base.done) * 1000) / (t - base.t) : null;
-  return { recent: next, rate };
 }
 
 export const useBuildsStore = create<BuildsState>()((set, get) => {
@@ -192,23 +166,21 @@ export const useBuildsStore = create<BuildsState>()((set, get) => {
       const done = e.total !== null && e.done >= e.total;
       // The host's clock when it says (events arrive late and in bursts); else arrival time.
       const t = e.elapsedMs ?? now - job.startedAt;
-      const w = windowRate(job.recent, t, e.done);
+      const rate = e.recentRate ?? null;
       // The chart and the Rate stat show the same number; a report without a rate yet (the first) adds no point.
       const h =
-        w.rate === null
+        rate === null
           ? { series: job.history, lastAt: job.lastHistoryAt }
           : appendBounded(
               job.history,
-              { t: t / 1000, rate: w.rate, done: e.done },
+              { t: t / 1000, rate, done: e.done },
               { now, lastAt: job.lastHistoryAt, minIntervalMs: HISTORY_INTERVAL_MS, max: HISTORY_MAX, force: done },
             );
       put({
         ...job,
-        progress: { done: e.done, total: e.total, rate: w.rate ?? job.progress?.rate ?? null, etaMs: e.etaMs },
+        progress: { done: e.done, total: e.total, rate: rate ?? job.progress?.rate ?? null, etaMs: e.etaMs },
         history: h.series,
         lastHistoryAt: h.lastAt,
-        recent: w.recent,
-        hostClock: e.elapsedMs !== undefined,
       });
     },
     onFinished: (e, now = Date.now()) => {
@@ -219,13 +191,12 @@ export const useBuildsStore = create<BuildsState>()((set, get) => {
       let history = job.history;
       if (report) {
         const items = report.source?.items ?? report.numSamples + report.skipped.length;
-        // The last stretch by the same definition; the report's own samplesPerSec is the average over
-        // the whole build, shown as such. Its elapsedMs is on the host clock, as the reports' are when
-        // they carry it (else arrival time is all there is).
-        const tEnd = job.hostClock || job.recent.length === 0 ? report.elapsedMs : now - job.startedAt;
-        let rate = job.recent.length ? windowRate(job.recent, tEnd, items).rate : null;
-        // Too short for a window past its first report (one report, a build of a few hundred ms): the
-        // window reaches back to the start, i.e. the whole build.
+        // The last stretch as the host measured it (its last report's rate); the report's own
+        // samplesPerSec is the average over the whole build, shown as such.
+        const tEnd = report.elapsedMs;
+        let rate = job.progress?.rate ?? null;
+        // No rate reported (a build of a few hundred ms): the window reaches back to the start,
+        // i.e. the whole build.
         if (rate === null && tEnd > 0) rate = (items * 1000) / tEnd;
         progress = { done: items, total: items, rate: rate ?? job.progress?.rate ?? null, etaMs: 0 };
         if (rate !== null)
