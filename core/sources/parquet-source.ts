@@ -12,6 +12,7 @@ import {
 } from 'hyparquet';
 import { BetonEncodeError, NotAFileError } from '../format/errors.js';
 import { parquetFailure } from './parquet-failure.js';
+import { checkParquetPages } from './parquet-pages.js';
 import type { ColumnType, LeafHint, RowRange, TableReader, TableRow } from './table-reader.js';
 import { TableSource, type TableSourceOptions } from './table-source.js';
 import { openRegular } from '../native/regular-file.js';
@@ -76,12 +77,20 @@ export class ParquetTable implements TableReader {
     const cols = [...new Set(needed)].filter((c) => c >= 0 && c < this.columns.length).sort((a, b) => a - b);
     const names = cols.map((c) => this.columns[c]!);
     let groupStart = 0;
-    for (const group of this.metadata.row_groups) {
+    for (const [g, group] of this.metadata.row_groups.entries()) {
       const groupEnd = groupStart + Number(group.num_rows);
       const from = Math.max(range.start, groupStart);
       const to = Math.min(range.end, groupEnd);
       groupStart = groupEnd;
       if (from >= to) continue;
+      // hyparquet trusts page headers (a damaged one can make it loop forever): check them first.
+      await checkParquetPages(this.file, group, names).catch((e: Error) => {
+        throw new BetonEncodeError(
+          'BAD_VALUE',
+          `${this.path}: row group ${g}: ${e.message}; the file is damaged or cut short: check it with pyarrow (pq.read_table) or rewrite it`,
+          { source: this.path },
+        );
+      });
       const step = hasOffsetIndex(group, names) ? SLICE_ROWS : to - from;
       for (let s = from; s < to; s += step) {
         const e = Math.min(to, s + step);
