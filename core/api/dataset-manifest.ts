@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ownRecord } from './own-record.js';
 
 /**
  * The sidecar manifest `OUT.beton.manifest.json` (docs/dataset-manifest.md): what a .beton
@@ -34,7 +35,7 @@ export const DatasetManifest = z.object({
    * Per field, the string → int mapping a table's string column was turned into (filled by
    * the build when a column is mapped; empty otherwise).
    */
-  labelMappings: z.record(z.string(), z.record(z.string(), z.number().int())),
+  labelMappings: ownRecord(ownRecord(z.number().int())),
   /** The build config as run (validated BuildConfig) and its report; kept as JSON, not re-validated on read. */
   build: z.unknown(),
   report: z.unknown(),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { OP_SCHEMAS } from '../pipeline/ops/index.js';
 import { ORDER_NAMES } from './order-names.js';
 import { LOADER_DEFAULTS } from './constants.js';
+import { ownRecord } from './own-record.js';
 
 /**
  * The loader configuration: what the profiler sweeps, the app edits and the exporter
@@ -78,8 +79,8 @@ export const LoaderConfig = z
       .object({ rank: z.number().int().min(0), worldSize: z.number().int().positive() })
       .strict()
       .optional(),
-    /** Output name → steps, or null to disable a field. */
-    pipelines: z.record(z.string(), PipelineConfigSchema.nullable()).default({}),
+    /** Output name → steps, or null to disable a field. Keys are field names: `__proto__` included (own-record.ts). */
+    pipelines: ownRecord(PipelineConfigSchema.nullable()).default(() => Object.create(null) as Record<string, never>),
   })
   .strict();
 export type LoaderConfig = z.infer<typeof LoaderConfig>;

@@ -1,6 +1,7 @@
 import { closeSync, constants, createReadStream, fstatSync, openSync, readFileSync, type ReadStream, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { NotAFileError } from '../format/errors.js';
+import { checkOpened } from './confined-opens.js';
 
 /*
  * The one way core opens an input file (a table, a .beton, a list, a config): open with
@@ -8,7 +9,8 @@ import { NotAFileError } from '../format/errors.js';
  * is what keeps a named pipe from blocking open() until some writer appears (a FIFO
  * named data.csv hung the CLI, and froze `beton serve`'s thread pool); fstat on the opened
  * descriptor (not a stat of the path beforehand) means what is checked is what is read.
- * On a regular file O_NONBLOCK changes nothing.
+ * On a regular file O_NONBLOCK changes nothing. Under `beton serve` the descriptor must also
+ * still lead inside the served folders (confined-opens.ts).
  */
 const FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
 
@@ -46,9 +48,12 @@ export function openRegularSync(path: string, what?: string): { fd: number; size
     closeSync(fd);
     throw e;
   }
-  if (!st.isFile()) {
+  try {
+    if (!st.isFile()) throw notRegular(path, st, what);
+    checkOpened(fd, path);
+  } catch (e) {
     closeSync(fd);
-    throw notRegular(path, st, what);
+    throw e;
   }
   return { fd, size: st.size };
 }
@@ -59,6 +64,7 @@ export async function openRegular(path: string, what?: string): Promise<{ fh: Fi
   try {
     const st = await fh.stat();
     if (!st.isFile()) throw notRegular(path, st, what);
+    checkOpened(fh.fd, path);
     return { fh, size: st.size };
   } catch (e) {
     await fh.close();

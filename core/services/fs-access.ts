@@ -4,6 +4,7 @@ import type { FsEntry, FsListing } from '../api/contract.js';
 import { IMAGE_EXTENSIONS } from '../sources/image-folder.js';
 import type { ReadGuard } from '../sources/read-guard.js';
 import { ServiceError } from './service-error.js';
+import { confineOpensTo } from '../native/confined-opens.js';
 
 const TABLES = ['.csv', '.tsv', '.parquet', '.jsonl', '.npy', '.npz'];
 const VIDEOS = ['.mp4', '.avi', '.mkv', '.mov', '.webm'];
@@ -73,6 +74,8 @@ export class FsAccess {
 
   constructor(roots: readonly string[] | null) {
     this.roots = roots ? roots.map((r) => realpathSync.native(resolve(r))) : [];
+    // Inputs opened later are checked again on their descriptors (a folder swapped for a link after this check).
+    confineOpensTo(this.roots);
   }
 
   get confined(): boolean {

@@ -1,6 +1,5 @@
 import * as zlib from 'node:zlib';
 import {
-  asyncBufferFromFile,
   parquetMetadataAsync,
   parquetRead,
   parquetSchema,
@@ -12,9 +11,11 @@ import {
 } from 'hyparquet';
 import { BetonEncodeError, NotAFileError } from '../format/errors.js';
 import { parquetFailure } from './parquet-failure.js';
+import { checkParquetPages } from './parquet-pages.js';
 import type { ColumnType, LeafHint, RowRange, TableReader, TableRow } from './table-reader.js';
 import { TableSource, type TableSourceOptions } from './table-source.js';
 import { openRegular } from '../native/regular-file.js';
+import { MovedOutsideError } from '../native/confined-opens.js';
 
 /**
  * Row groups larger than this are read in slices, but only where the file has an offset
@@ -53,13 +54,11 @@ export class ParquetTable implements TableReader {
 
   static async open(path: string): Promise<ParquetTable> {
     try {
-      // The library opens the path itself: a FIFO would block that open, so the path is checked first.
-      await (await openRegular(path, 'Parquet file')).fh.close();
-      const file = await asyncBufferFromFile(path);
+      const file = await fileBuffer(path);
       const metadata = await parquetMetadataAsync(file);
       return new ParquetTable(path, file, metadata);
     } catch (e) {
-      if (e instanceof NotAFileError) throw e;
+      if (e instanceof NotAFileError || e instanceof MovedOutsideError) throw e;
       throw new BetonEncodeError('BAD_OPTIONS', `${path}: cannot read Parquet metadata: ${parquetFailure(e)}`, { source: path });
     }
   }
@@ -76,12 +75,20 @@ export class ParquetTable implements TableReader {
     const cols = [...new Set(needed)].filter((c) => c >= 0 && c < this.columns.length).sort((a, b) => a - b);
     const names = cols.map((c) => this.columns[c]!);
     let groupStart = 0;
-    for (const group of this.metadata.row_groups) {
+    for (const [g, group] of this.metadata.row_groups.entries()) {
       const groupEnd = groupStart + Number(group.num_rows);
       const from = Math.max(range.start, groupStart);
       const to = Math.min(range.end, groupEnd);
       groupStart = groupEnd;
       if (from >= to) continue;
+      // hyparquet trusts page headers (a damaged one can make it loop forever): check them first.
+      await checkParquetPages(this.file, group, names).catch((e: Error) => {
+        throw new BetonEncodeError(
+          'BAD_VALUE',
+          `${this.path}: row group ${g}: ${e.message}; the file is damaged or cut short: check it with pyarrow (pq.read_table) or rewrite it`,
+          { source: this.path },
+        );
+      });
       const step = hasOffsetIndex(group, names) ? SLICE_ROWS : to - from;
       for (let s = from; s < to; s += step) {
         const e = Math.min(to, s + step);
@@ -126,6 +133,35 @@ export class ParquetTable implements TableReader {
   sourceBytes(): number {
     return this.file.byteLength;
   }
+}
+
+/**
+ * The file as hyparquet's AsyncBuffer. Not hyparquet's asyncBufferFromFile: it opens the
+ * path by itself for every slice, where a FIFO blocks and a folder swapped for a link is
+ * followed; each slice here opens through openRegular (regular file, still inside the served
+ * folders), reads, and closes.
+ */
+async function fileBuffer(path: string): Promise<AsyncBuffer> {
+  const { fh, size } = await openRegular(path, 'Parquet file');
+  await fh.close();
+  return {
+    byteLength: size,
+    async slice(start: number, end = size): Promise<ArrayBuffer> {
+      const { fh } = await openRegular(path, 'Parquet file');
+      try {
+        const out = new Uint8Array(Math.max(0, end - start));
+        let done = 0;
+        while (done < out.length) {
+          const { bytesRead } = await fh.read(out, done, out.length - done, start + done);
+          if (bytesRead === 0) throw new RangeError(`the file shrank while read (${size} bytes expected)`);
+          done += bytesRead;
+        }
+        return out.buffer;
+      } finally {
+        await fh.close();
+      }
+    },
+  };
 }
 
 function hasOffsetIndex(group: RowGroup, names: readonly string[]): boolean {

@@ -1,6 +1,6 @@
-import { createReadStream } from 'node:fs';
 import { createGunzip } from 'node:zlib';
 import { extract } from 'tar-stream';
+import { regularReadStream } from '../native/regular-file.js';
 
 /**
  * One WebDataset sample as it comes out of a shard: the members that share a key, in
@@ -57,7 +57,13 @@ export const isGzipShard = (path: string): boolean => /\.(tar\.gz|tgz)$/i.test(p
  * error ends the iteration with a ShardReadError naming the key being read.
  */
 export async function* tarGroups(shard: string): AsyncGenerator<TarGroup> {
-  const src = createReadStream(shard);
+  // Through the one opener: a regular file, and under beton serve still inside the served folders.
+  let src: ReturnType<typeof regularReadStream>;
+  try {
+    src = regularReadStream(shard);
+  } catch (e) {
+    throw new ShardReadError(shard, null, null, e as Error);
+  }
   const ex = extract();
   if (isGzipShard(shard)) {
     const gz = createGunzip();

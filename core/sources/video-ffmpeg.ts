@@ -1,6 +1,8 @@
-import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { BetonEncodeError, BetonError } from '../format/errors.js';
+import { openRegularSync } from '../native/regular-file.js';
 
 /**
  * ffmpeg and ffprobe, run as child processes (no shell): ffprobe for a video's size and
@@ -95,6 +97,28 @@ export function lastLine(text: string): string {
   return lines.at(-1) ?? 'no message';
 }
 
+/**
+ * Opens the video here (a regular file, and under `beton serve` still inside the served
+ * folders: core/native/confined-opens.ts) and spawns `cmd` with that descriptor as its fd 3;
+ * the tool reads `/dev/fd/3`, never the path string: a folder swapped for a link after the
+ * check cannot hand ffmpeg a file from outside (issue 19 item 4). /dev/fd of a regular file
+ * stays seekable (Linux reopens the same file), which MP4s with the index at the end need.
+ */
+function spawnOnFile(cmd: string, path: string, args: (input: string) => string[]): ChildProcess {
+  let fd: number;
+  try {
+    fd = openRegularSync(path, 'video').fd;
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    throw new VideoReadError(err.code === 'ENOENT' ? 'the file does not exist' : err.message);
+  }
+  try {
+    return spawn(cmd, args('/dev/fd/3'), { stdio: ['ignore', 'pipe', 'pipe', fd] });
+  } finally {
+    closeSync(fd); // the child holds its own copy
+  }
+}
+
 /** Reads a video's first video stream's size and rate with ffprobe. */
 export function probeVideo(tools: FfmpegTools, path: string): Promise<VideoInfo> {
   const args = [
@@ -106,11 +130,29 @@ export function probeVideo(tools: FfmpegTools, path: string): Promise<VideoInfo>
     'stream=width,height,r_frame_rate,avg_frame_rate:stream_tags=rotate:stream_side_data=rotation:format=duration',
     '-of',
     'json',
-    path,
   ];
   return new Promise((resolve, reject) => {
-    execFile(tools.ffprobe, args, { maxBuffer: 1 << 20, timeout: 60_000 }, (err, stdout, stderr) => {
-      if (err) return reject(new VideoReadError(`ffprobe cannot read it: ${lastLine(String(stderr) || err.message)}`));
+    let child: ChildProcess;
+    try {
+      child = spawnOnFile(tools.ffprobe, path, (input) => [...args, input]);
+    } catch (e) {
+      return reject(e as Error);
+    }
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      if (stdout.length < 1 << 20) stdout += d;
+    });
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-8192)));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    let spawnError: Error | null = null;
+    child.once('error', (e) => (spawnError = e));
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      if (spawnError || code !== 0)
+        return reject(
+          new VideoReadError(`ffprobe cannot read it: ${lastLine(stderr || (spawnError?.message ?? `exit ${code ?? signal}`))}`),
+        );
       let doc: ProbeJson;
       try {
         doc = JSON.parse(String(stdout)) as ProbeJson;
@@ -166,16 +208,16 @@ const orphans = new FinalizationRegistry<ChildProcess>((child) => {
 export async function* rawFrames(tools: FfmpegTools, path: string, o: FrameStreamOptions): AsyncGenerator<Uint8Array> {
   const args = ['-nostdin', '-hide_banner', '-v', 'error'];
   if (o.start) args.push('-ss', String(o.start));
-  args.push('-i', path);
+  args.push('-i', '/dev/fd/3');
   if (o.end !== null && o.end !== undefined) args.push('-t', String(Math.max(0, o.end - (o.start ?? 0))));
   if (o.fps) args.push('-vf', `fps=${o.fps}`);
   args.push('-an', '-sn', '-dn', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1');
-  const child = spawn(tools.ffmpeg, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnOnFile(tools.ffmpeg, path, () => args);
   const token = {};
   orphans.register(token, child, token);
   let stderr = '';
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (d: string) => (stderr = (stderr + d).slice(-8192)));
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (d: string) => (stderr = (stderr + d).slice(-8192)));
   let spawnError: Error | null = null;
   const closed = new Promise<number | null>((resolve) => {
     child.once('error', (e) => {

@@ -6,6 +6,7 @@
 // killed when the build ends (and after 60 s at most).
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { parquetWriteFile } from 'hyparquet-writer';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -72,5 +73,90 @@ describe('a folder swapped for a link while a build runs', () => {
     } finally {
       r.close();
     }
+  }, 120_000);
+});
+
+// The source table itself (CSV/JSONL/Parquet/NPY), opened by path after FsAccess.check: its
+// folder swapped for a link to outside between the check and the reader's opens. Every open
+// goes through core/native/regular-file.ts, which re-checks the descriptor's real path
+// (core/native/confined-opens.ts): a build either reads the inside table or fails FORBIDDEN.
+describe('a table source whose folder is swapped for a link during the build', () => {
+  it('reads no outside rows (csv, jsonl, parquet, npy)', async () => {
+    const tables = join(served, 'tables');
+    const away = join(base, 'outside-tables');
+    mkdirSync(tables, { recursive: true });
+    mkdirSync(away, { recursive: true });
+    const ROWS = 64;
+    const npy = (v: number): Buffer => {
+      const header = "{'descr': '<i4', 'fortran_order': False, 'shape': (" + ROWS + ',), }';
+      const pad = 64 - ((10 + header.length + 1) % 64);
+      const h = Buffer.from(header + ' '.repeat(pad % 64) + '\n');
+      const head = Buffer.concat([Buffer.from([0x93]), Buffer.from('NUMPY'), Buffer.from([1, 0, h.length & 255, h.length >> 8]), h]);
+      return Buffer.concat([head, Buffer.from(new Int32Array(ROWS).fill(v).buffer)]);
+    };
+    // Inside every value is 1, outside 2.
+    for (const [folder, v] of [
+      [tables, 1],
+      [away, 2],
+    ] as const) {
+      writeFileSync(join(folder, 't.csv'), `v\n${Array.from({ length: ROWS }, () => v).join('\n')}\n`);
+      writeFileSync(join(folder, 't.jsonl'), Array.from({ length: ROWS }, () => `{"v": ${v}}\n`).join(''));
+      writeFileSync(join(folder, 't.npy'), npy(v));
+      parquetWriteFile({
+        filename: join(folder, 't.parquet'),
+        columnData: [{ name: 'v', data: new Int32Array(ROWS).fill(v), type: 'INT32' }],
+      });
+    }
+    const swapper = spawn(
+      'bash',
+      [
+        '-c',
+        `cd ${JSON.stringify(served)}; end=$((SECONDS+60)); while [ $SECONDS -lt $end ]; do mv tables tables.real; ln -s ${JSON.stringify(away)} tables; sleep 0.005; rm tables; mv tables.real tables; sleep 0.005; done`,
+      ],
+      { stdio: 'ignore' },
+    );
+    const fs = new FsAccess([served]);
+    const guard = fs.readGuard()!;
+    let outsideRows = 0;
+    let built = 0;
+    const refusals = new Set<string>();
+    try {
+      // Until 24 builds ran (a build that met the folder missing is tried again), 40 s at most.
+      const until = Date.now() + 40_000;
+      for (let k = 0; Date.now() < until && built < 24; k++) {
+        await new Promise((r) => setTimeout(r, 3));
+        const ext = ['csv', 'jsonl', 'parquet', 'npy'][k % 4]!;
+        let checked: string;
+        try {
+          checked = fs.check(join(tables, `t.${ext}`));
+        } catch (e) {
+          refusals.add(`check: ${String((e as { code?: string }).code)}`);
+          continue; // checked while the link was there: refused before any open
+        }
+        const out = join(served, `t${k}.beton`);
+        const cfg = parseBuildConfig({ source: { type: 'table', path: checked }, output: out, numWorkers: 0 });
+        if (!cfg.ok) throw new Error(cfg.errors.join('; '));
+        try {
+          await buildDataset(cfg.value, { readGuard: guard, overwrite: true });
+        } catch (e) {
+          refusals.add(`${String((e as { code?: string }).code)} ${String(e).slice(0, 200)}`);
+          continue;
+        }
+        built++;
+        const r = await Reader.open(out);
+        try {
+          for (let i = 0; i < r.numSamples; i++) if (Number(Object.values(r.read(i))[0]) !== 1) outsideRows++;
+        } finally {
+          r.close();
+        }
+      }
+    } finally {
+      swapper.kill('SIGKILL');
+      await new Promise((r) => swapper.once('exit', r));
+    }
+    expect(outsideRows, `${outsideRows} rows from outside the served folder (${built} builds; refused: ${[...refusals].join(', ')})`).toBe(
+      0,
+    );
+    expect(built, `no build ran; refused: ${[...refusals].join(' / ')}`).toBeGreaterThan(0);
   }, 120_000);
 });
