@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEFAULT_IMAGE_WRITE_MODE, DEFAULT_MAX_RESOLUTION, DEFAULT_SMART_THRESHOLD } from '../../core/api/constants.js';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FieldConfig } from '../../core/api/build-config.js';
@@ -53,9 +54,9 @@ describe('image list source', () => {
       {
         name: 'image',
         type: 'rgb_image',
-        writeMode: 'raw',
-        maxResolution: null,
-        smartThreshold: null,
+        writeMode: DEFAULT_IMAGE_WRITE_MODE,
+        maxResolution: DEFAULT_MAX_RESOLUTION,
+        smartThreshold: DEFAULT_SMART_THRESHOLD,
         jpegQuality: 90,
         compressProbability: 0.5,
         passThrough: false,
@@ -101,9 +102,9 @@ describe('image list source', () => {
       {
         name: 'pic',
         type: 'rgb_image',
-        writeMode: 'raw',
-        maxResolution: null,
-        smartThreshold: null,
+        writeMode: DEFAULT_IMAGE_WRITE_MODE,
+        maxResolution: DEFAULT_MAX_RESOLUTION,
+        smartThreshold: DEFAULT_SMART_THRESHOLD,
         jpegQuality: 90,
         compressProbability: 0.5,
         passThrough: false,
