@@ -210,6 +210,7 @@ describe.skipIf(!needChromium())('the app walk of issue 23: each defect, end to 
     await tip.locator('.recharts-tooltip-item').first().waitFor();
     const text = (await tip.textContent()) ?? '';
     // An image dataset's throughput stays in images/s.
+    await page.getByTestId('chart-timeline').locator('.recharts-label').first().waitFor();
     expect(await page.getByTestId('chart-timeline').locator('.recharts-label').allTextContents()).toContain('images/s');
     expect(text).toMatch(/\d ms/);
     expect(text).toMatch(/^\d+(\.\d+)? s/);
@@ -219,6 +220,8 @@ describe.skipIf(!needChromium())('the app walk of issue 23: each defect, end to 
 
   it("a video dataset's throughput is in clips/s, not img/s", async () => {
     await openRun(ids[1]!);
+    // The chart draws its axis titles after it has measured its box: wait for them to be there.
+    await page.getByTestId('chart-timeline').locator('.recharts-label').first().waitFor();
     const labels = await page.getByTestId('chart-timeline').locator('.recharts-label').allTextContents();
     expect(labels).toContain('clips/s');
     expect(labels).not.toContain('images/s');
