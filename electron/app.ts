@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { app, BrowserWindow, dialog, ipcMain, session, shell, type WebContents } from 'electron';
 import { BetonService, CSP, IPC, type ApiEvent } from 'beton-studio';
 import { DIALOG } from './channels.js';
-import { createDialogHandlers, createIpcHandler, externalUrl, JobTracker, permissionAllowed, trustedUrlPredicate } from './ipc.js';
+import { createDialogHandlers, createIpcHandler, externalUrl, permissionAllowed, trustedUrlPredicate } from './ipc.js';
 import { devContentSecurityPolicy, windowOptions } from './window-options.js';
 
 export interface AppOptions {
@@ -28,7 +28,7 @@ export interface AppOptions {
  * threads (DatasetWriter's and Loader's pools), profiles sample other processes, and
  * previews are a few small thumbnails; IPC carries envelopes and throttled events only.
  */
-export async function startApp(o: AppOptions): Promise<{ service: BetonService; tracker: JobTracker }> {
+export async function startApp(o: AppOptions): Promise<{ service: BetonService }> {
   // Every renderer in Chromium's sandbox, whatever its options say (must precede 'ready').
   app.enableSandbox();
 
@@ -37,12 +37,8 @@ export async function startApp(o: AppOptions): Promise<{ service: BetonService; 
   const csp = o.devUrl ? devContentSecurityPolicy(CSP, o.devUrl) : CSP;
 
   const service = new BetonService({ roots: null, host: 'electron', version: o.version, ...(o.dbPath ? { dbPath: o.dbPath } : {}) });
-  const tracker = new JobTracker();
 
-  ipcMain.handle(
-    IPC.invoke,
-    createIpcHandler(service, isTrustedUrl, (m, r) => tracker.onResult(m, r)),
-  );
+  ipcMain.handle(IPC.invoke, createIpcHandler(service, isTrustedUrl));
   const dialogs = createDialogHandlers({
     isTrustedUrl,
     showOpen: (opts) => {
@@ -68,7 +64,6 @@ export async function startApp(o: AppOptions): Promise<{ service: BetonService; 
 
   // Service events go to the app's pages only.
   service.on((e: ApiEvent) => {
-    tracker.onEvent(e);
     for (const w of BrowserWindow.getAllWindows()) {
       if (w.isDestroyed() || !isTrustedUrl(w.webContents.getURL())) continue;
       try {
@@ -98,7 +93,7 @@ export async function startApp(o: AppOptions): Promise<{ service: BetonService; 
 
   if (!app.requestSingleInstanceLock()) {
     app.quit();
-    return { service, tracker };
+    return { service };
   }
   app.on('second-instance', () => {
     const w = BrowserWindow.getAllWindows()[0];
@@ -155,14 +150,14 @@ export async function startApp(o: AppOptions): Promise<{ service: BetonService; 
   app.on('before-quit', (ev) => {
     if (closing) return;
     closing = true;
-    if (tracker.size === 0) {
+    if (service.runningJobs === 0) {
       service.close();
       return;
     }
     ev.preventDefault();
     service.close();
-    void tracker.whenIdle(o.quitGraceMs ?? 3000).then(() => app.quit());
+    void service.whenIdle(o.quitGraceMs ?? 3000).then(() => app.quit());
   });
 
-  return { service, tracker };
+  return { service };
 }

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import type { ApiEvent, Envelope } from 'beton-studio';
+import type { Envelope } from 'beton-studio';
 import { MAX_SAVE_BYTES, OPEN_KINDS, type OpenKind } from './channels.js';
 
 /**
@@ -76,70 +76,20 @@ export function isRequestShape(req: unknown): req is { method: string; params?: 
  * The `ipcMain.handle(IPC.invoke, …)` handler: sender first, then the request's shape, then
  * the service, which validates params against the contract (zod) and answers with an
  * envelope. Never throws: a rejected invoke would reach the page as an opaque Error.
- * `onResult` sees every call's envelope (app.ts tracks running jobs with it).
  */
 export function createIpcHandler(
   service: ServiceLike,
   isTrustedUrl: (url: string) => boolean,
-  onResult?: (method: string, result: Envelope<unknown>) => void,
 ): (event: SenderEvent, req: unknown) => Promise<Envelope<unknown>> {
   return async (event, req) => {
     if (!isTrustedSender(event, isTrustedUrl)) return fail('FORBIDDEN', 'the call came from a page that is not the app');
     if (!isRequestShape(req)) return fail('BAD_REQUEST', 'expected { method: string, params: object }');
-    let result: Envelope<unknown>;
     try {
-      result = await service.call(req.method, req.params);
+      return await service.call(req.method, req.params);
     } catch (e) {
-      result = fail('FAILED', (e as Error)?.message ?? String(e));
+      return fail('FAILED', (e as Error)?.message ?? String(e));
     }
-    onResult?.(req.method, result);
-    return result;
   };
-}
-
-/** The jobs started through IPC and not finished yet, so quitting can wait for their cleanup. */
-export class JobTracker {
-  private readonly active = new Set<string>();
-  private readonly finished = new Set<string>();
-  private readonly waiters = new Set<() => void>();
-
-  get size(): number {
-    return this.active.size;
-  }
-
-  /** Feed every IPC result: a `*.start` that returned a job id adds it. */
-  onResult(method: string, result: Envelope<unknown>): void {
-    if (!result.ok || (method !== 'builds.start' && method !== 'profiles.start')) return;
-    const id = (result.value as { jobId?: unknown } | null)?.jobId;
-    if (typeof id !== 'string') return;
-    if (this.finished.delete(id)) return; // finished before its id came back
-    this.active.add(id);
-  }
-
-  /** Feed every service event. */
-  onEvent(e: ApiEvent): void {
-    if (e.event !== 'jobs:finished') return;
-    if (!this.active.delete(e.data.jobId)) {
-      this.finished.add(e.data.jobId);
-      if (this.finished.size > 64) this.finished.delete(this.finished.values().next().value as string);
-    }
-    if (this.active.size === 0) for (const w of [...this.waiters]) w();
-  }
-
-  /** Resolves when no job runs any more, or after `timeoutMs`; true if they all finished. */
-  whenIdle(timeoutMs: number): Promise<boolean> {
-    if (this.active.size === 0) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const done = (idle: boolean): void => {
-        clearTimeout(timer);
-        this.waiters.delete(onIdle);
-        resolve(idle);
-      };
-      const onIdle = (): void => done(true);
-      const timer = setTimeout(() => done(false), timeoutMs);
-      this.waiters.add(onIdle);
-    });
-  }
 }
 
 /** An external link the OS browser may open: https only, with a host and no credentials. */

@@ -21,7 +21,7 @@ import {
 } from '../core/index.js';
 import { profile } from '../core/profile/sweep.js';
 import { ProgressBar } from '../core/cli/progress.js';
-import { recordBuild } from '../core/app/record-build.js';
+import { recordInto } from '../core/app/record-build.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const source = new ImageFolderSource(join(root, 'assets/sample-images'));
@@ -86,7 +86,8 @@ for (const p of run.points)
 if (run.verdict) console.log(`  verdict: ${run.verdict.kind} — ${run.verdict.summary}`);
 const db = RunsDb.open();
 const id = db.saveRun(run);
-await recordBuild(db, config.value, report); // as beton build and the app's builds do
+const note = await recordInto(() => db)(config.value, report); // as beton build and the app's builds do
+if (note) console.log(`  build ${note}`);
 db.close();
 console.log(`  recorded as run ${id} in ${defaultDbPath()}`);
 // `npm run beton --` runs this checkout's CLI at once (npx would first install the checkout into its cache).

@@ -65,6 +65,8 @@ export interface DetectedSource {
   source: z.infer<typeof BuildConfig>['source'];
   fields: NonNullable<z.infer<typeof BuildConfig>['fields']>;
   length: number | null;
+  /** Values detection chose for the user to review (a folder of videos' clip length, DEFAULT_CLIP_LENGTH). */
+  proposed?: { clipLength: number };
 }
 
 export type { BuildAdvice };
@@ -188,7 +190,7 @@ export const Requests = {
     .object({
       path,
       imageColumn: z.string().max(256).optional(),
-      /** Video folders: frames per clip (default 16), frames between clip starts, target fps. */
+      /** Video folders: frames per clip (proposed: DEFAULT_CLIP_LENGTH), frames between clip starts, target fps. */
       clipLength: z.number().int().positive().max(65535).optional(),
       stride: z.number().int().positive().optional(),
       fps: z.number().positive().nullable().optional(),

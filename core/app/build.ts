@@ -7,10 +7,12 @@ import { openSource } from '../sources/open-source.js';
 import type { ReadGuard } from '../sources/read-guard.js';
 import type { DatasetSource } from '../sources/source.js';
 import { DatasetWriter, type WriteProgress } from '../writer/dataset-writer.js';
-import { checkBuildOutput } from './output-guard.js';
+import { checkBuildOutput, type OutputGuardOptions } from './output-guard.js';
 import { replaceFile } from '../writer/replace-file.js';
 import { selectSlice } from '../writer/selection.js';
+import { progressPathFor, ShardProgressFile } from '../writer/shard-progress.js';
 import { classNamesOf, labelMappingsOf, writeSidecarManifest } from '../writer/sidecar-manifest.js';
+import type { BuildRecorder } from './record-build.js';
 
 export interface BuildOptions {
   signal?: AbortSignal;
@@ -30,6 +32,76 @@ export interface BuildOptions {
 
 export type { BuildReport };
 
+/**
+ * A build whose output passed the guard (core/app/output-guard.ts): made only by
+ * guardBuild, taken by runBuild, so the guard runs once per build whatever front end
+ * starts it, and before any work (a job, schema detection, workers).
+ */
+export interface GuardedOutput {
+  readonly output: string;
+  readonly source: string;
+  readonly baseDir: string;
+}
+const guarded = new WeakSet<GuardedOutput>();
+
+export async function guardBuild(
+  config: Pick<BuildConfig, 'source' | 'output'>,
+  baseDir: string,
+  opts: OutputGuardOptions,
+): Promise<GuardedOutput> {
+  await checkBuildOutput(config, baseDir, opts);
+  const g: GuardedOutput = Object.freeze({
+    output: resolve(baseDir, config.output),
+    source: resolve(baseDir, config.source.path),
+    baseDir,
+  });
+  guarded.add(g);
+  return g;
+}
+
+/** What a run adds to guarding: where progress goes, cancelling, recording. */
+export interface RunBuildOptions {
+  signal?: AbortSignal;
+  onProgress?: (p: WriteProgress) => void;
+  readGuard?: ReadGuard;
+  /** Records the finished build in the runs database (record-build.ts); a failure there is a note, not a failed build. */
+  record?: BuildRecorder;
+}
+
+export interface BuildOutcome {
+  report: BuildReport;
+  /** Why the build is not in the runs database (it was asked to be), else null. */
+  recordNote: string | null;
+}
+
+/**
+ * Runs a guarded build: the one path for the CLI (`beton build`), the app (`builds.start`)
+ * and a sharded build's tasks. A shard keeps its OUT.progress.json (beton build --status)
+ * up to date; a finished build is recorded when `record` is given.
+ */
+export async function runBuild(config: BuildConfig, guard: GuardedOutput, opts: RunBuildOptions = {}): Promise<BuildOutcome> {
+  const base = guard.baseDir;
+  if (!guarded.has(guard) || resolve(base, config.output) !== guard.output || resolve(base, config.source.path) !== guard.source)
+    throw new Error('runBuild: the config is not the one its output guard checked'); // a programming error, not a user's
+  const progressFile = config.shard ? new ShardProgressFile(progressPathFor(guard.output), config.shard, guard.output) : null;
+  let report: BuildReport;
+  try {
+    report = await writeDataset(config, base, {
+      ...opts,
+      onProgress: (p) => {
+        opts.onProgress?.(p);
+        progressFile?.update(p);
+      },
+    });
+  } catch (e) {
+    progressFile?.fail(e);
+    throw e;
+  }
+  progressFile?.finish(report);
+  const recordNote = opts.record ? await opts.record(config, report) : null;
+  return { report, recordNote };
+}
+
 /** The fields a build writes: the config's, or the source's detected schema with the config's image options. */
 export async function buildFields(config: BuildConfig, source: DatasetSource): Promise<FieldConfig[]> {
   if (config.fields) return config.fields;
@@ -44,11 +116,22 @@ export function toNamedFields(fields: readonly FieldConfig[]): NamedField[] {
   });
 }
 
-/** Runs a validated build config: source → schema → slice → DatasetWriter → report. */
+/**
+ * The library's one call: guard, then run a validated build config (source → schema →
+ * slice → DatasetWriter → report), not recorded. Front ends use guardBuild + runBuild.
+ */
 export async function buildDataset(config: BuildConfig, opts: BuildOptions = {}): Promise<BuildReport> {
   const base = opts.baseDir ?? process.cwd();
-  // Before any work: an output that would destroy an input, or an existing file not to be replaced.
-  await checkBuildOutput(config, base, { overwrite: opts.overwrite ?? true, ...(opts.inputs ? { inputs: opts.inputs } : {}) });
+  const guard = await guardBuild(config, base, { overwrite: opts.overwrite ?? true, ...(opts.inputs ? { inputs: opts.inputs } : {}) });
+  const { baseDir: _b, overwrite: _o, inputs: _i, ...run } = opts;
+  return (await runBuild(config, guard, run)).report;
+}
+
+async function writeDataset(
+  config: BuildConfig,
+  base: string,
+  opts: Pick<RunBuildOptions, 'signal' | 'onProgress' | 'readGuard'>,
+): Promise<BuildReport> {
   const source = await openSource(
     { ...config.source, path: resolve(base, config.source.path) },
     base,

@@ -3,31 +3,47 @@ import type { BuildReport } from '../api/build-report.js';
 import type { RunsDb } from '../runs/runs-db.js';
 
 /**
- * Records a finished build in the runs database (`beton runs builds`, the app's Runs screen):
- * the dataset it wrote and the config and report. The one way both the CLI's `beton build`
- * and the app's builds (core/services) do it. Returns the build's id.
+ * Records a finished build in the runs database (`beton runs builds`, the app's Runs and
+ * Build screens): the dataset it wrote, its config and report. Returns null when recorded,
+ * else one line saying why not: the build's file is written, so a database problem never
+ * fails it.
  */
-export async function recordBuild(db: RunsDb, config: BuildConfig, report: BuildReport): Promise<number> {
+export type BuildRecorder = (config: BuildConfig, report: BuildReport) => Promise<string | null>;
+
+async function record(db: RunsDb, config: BuildConfig, report: BuildReport): Promise<number> {
   const { datasetInfo } = await import('../profile/sweep.js');
   return db.recordBuild(db.recordDataset(datasetInfo(report.path)), config, report);
 }
 
-/**
- * The CLI's form: opens the database at `path` (default: `$BETON_DB` or the per-user file),
- * records, closes. A database problem never fails the build, whose file is written: it is
- * returned as one line to show.
- */
-export async function recordBuildAt(path: string | undefined, config: BuildConfig, report: BuildReport): Promise<string | null> {
-  try {
-    const { RunsDb } = await import('../runs/runs-db.js');
-    const db = RunsDb.open(path);
+const note = (e: unknown): string => `not recorded in the runs database: ${e instanceof Error ? e.message : String(e)}`;
+
+/** Into an open database (the service keeps one); `then` runs after a successful record (the service tells its clients). */
+export function recordInto(db: () => RunsDb, then?: () => void): BuildRecorder {
+  return async (config, report) => {
     try {
-      await recordBuild(db, config, report);
-    } finally {
-      db.close();
+      await record(db(), config, report);
+      then?.();
+      return null;
+    } catch (e) {
+      return note(e);
     }
-    return null;
-  } catch (e) {
-    return `not recorded in the runs database: ${e instanceof Error ? e.message : String(e)}`;
-  }
+  };
+}
+
+/** Into the database at `path` (default: `$BETON_DB` or the per-user file), opened and closed around the record: the CLI. */
+export function recordAt(path: string | undefined): BuildRecorder {
+  return async (config, report) => {
+    try {
+      const { RunsDb } = await import('../runs/runs-db.js');
+      const db = RunsDb.open(path);
+      try {
+        await record(db, config, report);
+      } finally {
+        db.close();
+      }
+      return null;
+    } catch (e) {
+      return note(e);
+    }
+  };
 }

@@ -1,13 +1,9 @@
-import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { parseBuildConfig, type BuildConfigInput } from '../api/build-config.js';
-import { detectSourceConfig, openSource } from '../sources/open-source.js';
-import { looksLikeVideoFolder } from '../sources/video-folder.js';
-import { buildDataset, buildFields, type BuildReport } from '../app/build.js';
-import { recordBuildAt } from '../app/record-build.js';
-import { checkBuildOutput } from '../app/output-guard.js';
-import { progressPathFor, ShardProgressFile } from '../writer/shard-progress.js';
+import { guardBuild, runBuild, type BuildReport } from '../app/build.js';
+import { planBuild, resolveFields, type ImageOptions } from '../app/plan-build.js';
+import { recordAt } from '../app/record-build.js';
+import { OptionsError } from '../format/errors.js';
 import { removeOwnTempsSync } from '../writer/temp-files.js';
 import { parseRangeSpec, parseShard } from '../writer/selection.js';
 import { checkShardsFlags, emitShardJobs, shardStatusCommand, SHARDS_HELP, SHARDS_OPTIONS } from './build-shards.js';
@@ -130,18 +126,19 @@ async function build(
   signal: AbortSignal,
   setOutput: (file: string) => void,
 ): Promise<number> {
-  let raw: Record<string, unknown> = {};
+  let config: Record<string, unknown> = {};
   let baseDir = process.cwd();
   if (values.config) {
     const file = resolve(values.config);
     try {
-      raw = JSON.parse(readRegularText(file, 'build config')) as Record<string, unknown>;
+      config = JSON.parse(readRegularText(file, 'build config')) as Record<string, unknown>;
     } catch (e) {
       throw new UsageError(`cannot read build config ${file}: ${(e as Error).message}`);
     }
     baseDir = dirname(file);
   }
   if (positionals.length > 1) throw new UsageError(`expected one SOURCE, got ${positionals.length}`);
+  if (!positionals[0] && !config.source) throw new UsageError('missing SOURCE (an image folder or a table file) or --config');
   const num = (flag: string, v: string | undefined): number | undefined => {
     if (v === undefined) return undefined;
     const n = Number(v);
@@ -155,95 +152,71 @@ async function build(
       throw new UsageError(`--${flag} expects a whole number from ${lo} to ${hi}, got "${v}"`);
     return n;
   };
-  const clipping: Record<string, unknown> = {};
-  if (values['clip-length'] !== undefined) clipping.clipLength = num('clip-length', values['clip-length']);
-  if (values.stride !== undefined) clipping.stride = num('stride', values.stride);
-  if (values.fps !== undefined) clipping.fps = num('fps', values.fps);
-  if (values.ffmpeg !== undefined) clipping.ffmpeg = values.ffmpeg;
-  if (positionals[0]) raw.source = await sourceFor(resolve(positionals[0]), clipping, values['image-column']);
-  else if (Object.keys(clipping).length) {
-    const src = raw.source as { type?: string } | undefined;
-    if (src?.type !== 'video_folder' && src?.type !== 'video_list')
-      throw new UsageError('--clip-length/--stride/--fps/--ffmpeg apply to a video SOURCE (a folder of videos or a video list)');
-    raw.source = { ...src, ...clipping };
-  }
-  const video = (raw.source as { type?: string } | undefined)?.type?.startsWith('video_') === true;
-  if (values.output) raw.output = resolve(values.output);
-  const image: Record<string, unknown> = video ? {} : { ...((raw.image as Record<string, unknown>) ?? {}) };
-  if (values['write-mode'] !== undefined) image.writeMode = values['write-mode'];
-  if (values['max-resolution'] !== undefined)
-    image.maxResolution = values['max-resolution'] === 'none' ? null : num('max-resolution', values['max-resolution']);
-  if (values['jpeg-quality'] !== undefined) image.jpegQuality = num('jpeg-quality', values['jpeg-quality']);
-  if (values['smart-threshold'] !== undefined) image.smartThreshold = num('smart-threshold', values['smart-threshold']);
-  if (values['compress-probability'] !== undefined) image.compressProbability = num('compress-probability', values['compress-probability']);
-  if (values['pass-through']) image.passThrough = true;
-  // Videos: the image options apply to the clip frames (the video_clip field), not to an image field.
-  const clipOptions: Record<string, unknown> = {};
-  if (video) {
-    for (const k of ['writeMode', 'maxResolution', 'jpegQuality'] as const) if (image[k] !== undefined) clipOptions[k] = image[k];
-    const other = Object.keys(image).filter((k) => !(k in clipOptions));
-    if (other.length)
-      throw new UsageError(
-        `--${other.map((k) => k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())).join(', --')} do not apply to video clips (only --write-mode jpg|raw, --max-resolution, --jpeg-quality)`,
-      );
-    // A clip is many frames: small chunks keep the frames in flight to the encoders bounded.
-    raw.chunkSize ??= 8;
-  } else if (Object.keys(image).length) raw.image = image;
-  if (values['on-error'] !== undefined) raw.onError = values['on-error'];
+  if (values['on-error'] !== undefined) config.onError = values['on-error'];
   try {
-    if (values.range !== undefined) raw.range = parseRangeSpec(values.range);
-    if (values.shard !== undefined) raw.shard = parseShard(values.shard);
+    if (values.range !== undefined) config.range = parseRangeSpec(values.range);
+    if (values.shard !== undefined) config.shard = parseShard(values.shard);
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-  if (values['page-size'] !== undefined) raw.pageSize = num('page-size', values['page-size']);
-  if (values.workers !== undefined) raw.numWorkers = num('workers', values.workers);
-  if (!raw.source) throw new UsageError('missing SOURCE (an image folder or a table file) or --config');
-  if ((values['schema-only'] || values.advise) && !raw.output) raw.output = 'out.beton';
+  if (values['page-size'] !== undefined) config.pageSize = num('page-size', values['page-size']);
+  if (values.workers !== undefined) config.numWorkers = num('workers', values.workers);
   if (!values.advise && (values.crop !== undefined || values.sample !== undefined))
     throw new UsageError('--crop and --sample go with --advise');
-  if (!raw.output) throw new UsageError('missing -o OUT.beton');
+  // --schema-only and --advise write nothing: a placeholder output keeps the config valid.
+  const output = values.output
+    ? resolve(values.output)
+    : values['schema-only'] || values.advise
+      ? (config.output ?? 'out.beton')
+      : undefined;
+  if (output === undefined && !config.output) throw new UsageError('missing -o OUT.beton');
 
-  let parsed = parseBuildConfig(raw as BuildConfigInput);
-  if (!parsed.ok) throw new UsageError(`invalid build config:\n  ${parsed.errors.join('\n  ')}`);
+  // The rules (detection, video clipping, image options, validation) are core/app's: the same as the app's.
+  const plan = await asUsage(() =>
+    planBuild({
+      config,
+      ...(positionals[0] ? { sourcePath: resolve(positionals[0]) } : {}),
+      ...(values['image-column'] !== undefined ? { imageColumn: values['image-column'] } : {}),
+      clip: {
+        clipLength: num('clip-length', values['clip-length']),
+        stride: num('stride', values.stride),
+        fps: num('fps', values.fps),
+        ffmpeg: values.ffmpeg,
+      },
+      image: {
+        writeMode: values['write-mode'] as ImageOptions['writeMode'],
+        maxResolution: values['max-resolution'] === 'none' ? null : num('max-resolution', values['max-resolution']),
+        jpegQuality: num('jpeg-quality', values['jpeg-quality']),
+        smartThreshold: num('smart-threshold', values['smart-threshold']),
+        compressProbability: num('compress-probability', values['compress-probability']),
+        passThrough: values['pass-through'] ? true : undefined,
+      },
+      ...(typeof output === 'string' ? { output } : {}),
+    }),
+  );
   const inputs = values.config ? [resolve(values.config)] : [];
   // Before any work (schema detection, workers): an output that would destroy an input, or
-  // an existing file without --force. --schema-only and --emit write no .beton now.
-  if (!values['schema-only'] && !emit && !values.advise) {
-    setOutput(resolve(baseDir, parsed.value.output));
-    await checkBuildOutput(parsed.value, baseDir, { overwrite: values.force ?? false, inputs });
+  // an existing file without --force. --schema-only, --advise and --emit write no .beton now.
+  const writes = !values['schema-only'] && !emit && !values.advise;
+  if (writes) setOutput(resolve(baseDir, plan.config.output));
+  const guard = writes ? await guardBuild(plan.config, baseDir, { overwrite: values.force ?? false, inputs }) : null;
+  const columns = values.columns
+    ?.split(',')
+    .map((c) => c.trim())
+    .filter(Boolean);
+  const needsFields = values['schema-only'] || columns !== undefined || plan.clipFrames !== null || emit;
+  const cfg = needsFields ? await asUsage(() => resolveFields(plan, baseDir, columns ? { columns } : {})) : plan.config;
+  if (values['schema-only']) {
+    const { image: _image, ...rest } = cfg;
+    process.stdout.write(JSON.stringify(rest, null, 2) + '\n');
+    return 0;
   }
-  if (values['schema-only'] || values.columns || Object.keys(clipOptions).length || emit) {
-    const cfg = parsed.value;
-    const source = await openSource(cfg.source, baseDir);
-    let fields = await buildFields(cfg, source);
-    if (Object.keys(clipOptions).length)
-      fields = fields.map((f) => (f.type === 'video_clip' ? { ...f, ...clipOptions } : f)) as typeof fields;
-    if (values.columns) {
-      const keep = values.columns
-        .split(',')
-        .map((c) => c.trim())
-        .filter(Boolean);
-      const missing = keep.filter((c) => !fields.some((f) => f.name === c || f.columns?.includes(c)));
-      if (missing.length)
-        throw new UsageError(`--columns: no field or column named ${missing.join(', ')} (have: ${fields.map((f) => f.name).join(', ')})`);
-      fields = fields.filter((f) => keep.includes(f.name) || f.columns?.some((c) => keep.includes(c)));
-    }
-    if (values['schema-only']) {
-      const { image: _image, ...rest } = cfg;
-      process.stdout.write(JSON.stringify({ ...rest, fields }, null, 2) + '\n');
-      return 0;
-    }
-    // Every shard gets the fields detected here, so no shard can detect another schema.
-    if (emit) return emitShardJobs({ ...cfg, fields }, baseDir, values);
-    const again = parseBuildConfig({ ...cfg, image: undefined, fields });
-    if (!again.ok) throw new UsageError(`invalid build config:\n  ${again.errors.join('\n  ')}`);
-    parsed = again;
-  }
+  // Every shard gets the fields detected here, so no shard can detect another schema.
+  if (emit) return emitShardJobs(cfg, baseDir, values);
   if (values.advise) {
     const { adviseBuild } = await import('../app/build-advice.js');
     const { formatAdvice } = await import('./advice-format.js');
-    const advice = await adviseBuild(parsed.value, {
+    const advice = await adviseBuild(cfg, {
       baseDir,
       loaderSize: intIn('crop', values.crop, 8, 8192) ?? null,
       sample: intIn('sample', values.sample, 1, 256) ?? 24,
@@ -267,67 +240,33 @@ async function build(
     return 0;
   }
   const bar = new ProgressBar('build');
-  const shard = parsed.value.shard;
-  const output = resolve(baseDir, parsed.value.output);
-  const progressFile = shard ? new ShardProgressFile(progressPathFor(output), shard, output) : null;
-  const report = await buildDataset(parsed.value, {
-    baseDir,
-    overwrite: values.force ?? false,
-    inputs,
+  const { report, recordNote } = await runBuild(cfg, guard!, {
     signal,
-    onProgress: (p) => {
-      bar.update({ done: p.done, total: p.total, rate: p.samplesPerSec, etaMs: p.etaMs, skipped: p.skipped });
-      progressFile?.update(p);
-    },
-  }).catch((e: unknown) => {
-    progressFile?.fail(e);
-    throw e;
+    onProgress: (p) => bar.update({ done: p.done, total: p.total, rate: p.samplesPerSec, etaMs: p.etaMs, skipped: p.skipped }),
+    // Recorded like the app's builds (beton runs builds); a database problem is a note, not a failure.
+    record: recordAt(values.db),
   });
-  progressFile?.finish(report);
   bar.update({ done: report.numSamples, total: report.numSamples, rate: report.samplesPerSec, etaMs: 0 }, true);
   bar.done();
-  // Recorded like the app's builds (beton runs builds); a database problem is a note, not a failure.
-  const note = await recordBuildAt(values.db, parsed.value, report);
-  if (note) process.stderr.write(`beton build: ${note}\n`);
+  if (recordNote) process.stderr.write(`beton build: ${recordNote}\n`);
   if (values.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   else process.stdout.write(formatReport(report));
   if (values.check) {
     const { runCheck, formatCheck } = await import('./check-command.js');
-    const check = await runCheck(output);
+    const check = await runCheck(report.path);
     if (!values.json) process.stdout.write(formatCheck(check));
   }
   return 0;
 }
 
-/**
- * The source config for a SOURCE path: with --clip-length a folder of videos or a video
- * list; a folder that holds videos without it is refused with a hint; else as detectSourceConfig.
- */
-async function sourceFor(
-  path: string,
-  clipping: Record<string, unknown>,
-  imageColumn: string | undefined,
-): Promise<Record<string, unknown>> {
-  let folder = false;
+/** The app layer's refusals of options are the CLI's usage errors (exit 2), with the same words. */
+async function asUsage<T>(f: () => Promise<T>): Promise<T> {
   try {
-    folder = statSync(path).isDirectory();
-  } catch {
-    // detectSourceConfig reports a missing source
+    return await f();
+  } catch (e) {
+    if (e instanceof OptionsError) throw new UsageError(e.message);
+    throw e;
   }
-  if (clipping.clipLength === undefined) {
-    if (Object.keys(clipping).length) throw new UsageError('--stride/--fps/--ffmpeg need --clip-length T (frames per clip)');
-    if (folder && looksLikeVideoFolder(path)) {
-      throw new UsageError(
-        `${path} holds videos (root/<class>/<video>); give --clip-length T (frames per clip), optionally --stride S and --fps F`,
-      );
-    }
-    return { ...(await detectSourceConfig(path, { imageColumn })) };
-  }
-  if (imageColumn) throw new UsageError('--image-column applies to image lists, not to videos');
-  if (folder) return { type: 'video_folder', path, ...clipping };
-  const format = /\.jsonl$|\.ndjson$/i.test(path) ? 'jsonl' : /\.csv$/i.test(path) ? 'csv' : null;
-  if (!format) throw new UsageError(`${path}: a video SOURCE is a folder (root/<class>/<video>) or a .csv/.jsonl list of videos`);
-  return { type: 'video_list', path, format, ...clipping };
 }
 
 const size = (b: number): string =>

@@ -85,6 +85,19 @@ export class BetonEncodeError extends BetonError<EncodeErrorCode> {
   }
 }
 
+/**
+ * Options that do not go together, or one missing that another needs (a stride without a
+ * clip length, a folder of videos without one, an invalid build config): what the user
+ * asked for, not the data, is wrong. The CLI prints it as a usage error (exit 2); the
+ * service answers BAD_OPTIONS.
+ */
+export class OptionsError extends BetonEncodeError {
+  override readonly name: string = 'OptionsError';
+  constructor(message: string, details: { source?: string } = {}) {
+    super('BAD_OPTIONS', message, details);
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Errors from outside beton, as BetonErrors
 // ---------------------------------------------------------------------------

@@ -1,5 +1,4 @@
 import { availableParallelism, totalmem } from 'node:os';
-import { dirname } from 'node:path';
 import type { ApiEvent, EnvInfo, Envelope, Method, ParsedParams, Results } from '../api/contract.js';
 import { parseRequest } from '../api/contract.js';
 import { parseBuildConfig } from '../api/build-config.js';
@@ -11,10 +10,10 @@ import { checkEngines } from '../profile/sweep.js';
 import { profileExec, profileSweep } from '../app/profile-run.js';
 import { compareRuns, deleteRun, getRun, listRuns } from '../app/runs-queries.js';
 import { defaultDbPath, RunsDb } from '../runs/runs-db.js';
-import { openSource } from '../sources/open-source.js';
-import { buildDataset } from '../app/build.js';
+import { guardBuild, runBuild } from '../app/build.js';
+import { detectSource } from '../app/detect-source.js';
+import { recordInto } from '../app/record-build.js';
 import { distinctCategories } from '../sources/label-mapping.js';
-import { detectSourceConfig } from '../sources/open-source.js';
 import { openTableReader } from '../sources/open-table.js';
 import { inspectDataset } from '../app/inspect-dataset.js';
 import { checkDataset, readDatasetCheck } from '../app/check-dataset.js';
@@ -26,7 +25,6 @@ import { BuildHistory } from './build-history.js';
 import { JobFailed, JobManager } from './jobs.js';
 import { packageVersion } from './package-version.js';
 import { apiErrorOf, ServiceError } from './service-error.js';
-import { checkBuildOutput } from '../app/output-guard.js';
 import { isRemoteUrl } from '../remote/url.js';
 import { RemoteAccess } from './remote-access.js';
 import { programsNamed } from './spawn-gate.js';
@@ -115,6 +113,16 @@ export class BetonService {
     }
   }
 
+  /** Builds and profiles started and not finished yet. */
+  get runningJobs(): number {
+    return this.jobs.running;
+  }
+
+  /** Resolves true when every job has finished, false after `timeoutMs` (a host quitting waits for cleanup). */
+  whenIdle(timeoutMs: number): Promise<boolean> {
+    return this.jobs.whenIdle(timeoutMs);
+  }
+
   close(): void {
     this.jobs.cancelAll();
     this.db?.close();
@@ -139,20 +147,14 @@ export class BetonService {
       };
     },
     'fs.browse': async (p) => this.fs.browse(p.path),
-    'sources.detect': async (p) => {
-      const path = this.fs.check(p.path);
-      const guard = this.readGuard ? { readGuard: this.readGuard } : {};
-      const source = await detectSourceConfig(path, {
-        imageColumn: p.imageColumn,
-        clipLength: p.clipLength ?? 16,
-        stride: p.stride,
-        fps: p.fps ?? null,
-        ...guard,
-      });
-      const src = await openSource(source, dirname(path), guard);
-      const fields = await src.detectSchema();
-      return { source, fields, length: src.length };
-    },
+    // The form shows what detection proposes (a video folder's clip length) for the user to edit before building.
+    'sources.detect': async (p) =>
+      detectSource({
+        ...p,
+        path: this.fs.check(p.path),
+        proposeClipLength: true,
+        ...(this.readGuard ? { readGuard: this.readGuard } : {}),
+      }),
     'sources.categories': async (p) => {
       const reader = await openTableReader(this.fs.check(p.path), p.format);
       return { column: p.column, ...(await distinctCategories(reader, p.column)) };
@@ -177,14 +179,17 @@ export class BetonService {
         source: { ...p.config.source, path: this.fs.check(p.config.source.path) },
         output: this.fs.check(p.config.output, { mustExist: false }),
       };
-      // Refused before a job exists (the client gets OUTPUT_EXISTS / OUTPUT_IS_INPUT, not a failed job).
-      const overwrite = p.overwrite ?? false;
-      await checkBuildOutput(config, process.cwd(), { overwrite });
+      // Guarded before a job exists (the client gets OUTPUT_EXISTS / OUTPUT_IS_INPUT, not a failed job), and only here.
+      const guard = await guardBuild(config, process.cwd(), { overwrite: p.overwrite ?? false });
       const readGuard = this.readGuard;
+      const record = recordInto(
+        () => this.runs(),
+        () => this.emit({ event: 'runs:changed', data: {} }),
+      );
       const jobId = this.jobs.start('build', async ({ signal, progress }) => {
-        const report = await buildDataset(config, {
+        const { report } = await runBuild(config, guard, {
           signal,
-          overwrite,
+          record,
           ...(readGuard ? { readGuard } : {}),
           onProgress: (x) =>
             progress({
@@ -196,13 +201,6 @@ export class BetonService {
               recentRate: x.recentSamplesPerSec,
             }),
         });
-        try {
-          const { recordBuild } = await import('../app/record-build.js');
-          await recordBuild(this.runs(), config, report);
-          this.emit({ event: 'runs:changed', data: {} });
-        } catch {
-          // The dataset is written; a database problem must not turn the build into a failure.
-        }
         return report;
       });
       this.history.started(jobId, p.config);

@@ -55,6 +55,7 @@ export interface JobManagerOptions {
  */
 export class JobManager {
   private readonly jobs = new Map<string, Job<JobKind>>();
+  private readonly idleWaiters = new Set<() => void>();
   private readonly cancelGraceMs: number;
 
   constructor(
@@ -99,6 +100,7 @@ export class JobManager {
         flush();
         this.jobs.delete(jobId);
         this.safeEmit({ event: 'jobs:finished', data: finishedEvent<K>({ jobId, kind, ...data }) });
+        if (this.jobs.size === 0) for (const wake of [...this.idleWaiters]) wake();
       },
     };
     this.jobs.set(jobId, job);
@@ -149,6 +151,29 @@ export class JobManager {
     );
     job.giveUp.unref();
     return true;
+  }
+
+  /** Jobs started and not finished yet. */
+  get running(): number {
+    return this.jobs.size;
+  }
+
+  /**
+   * Resolves when no job runs any more (true), or after `timeoutMs` (false): a host that
+   * quits waits here for cancelled builds to remove their temporary files.
+   */
+  whenIdle(timeoutMs: number): Promise<boolean> {
+    if (this.jobs.size === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (idle: boolean): void => {
+        clearTimeout(timer);
+        this.idleWaiters.delete(wake);
+        resolve(idle);
+      };
+      const wake = (): void => done(true);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      this.idleWaiters.add(wake);
+    });
   }
 
   cancelAll(): void {

@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { SourceConfig } from '../api/build-config.js';
-import { BetonEncodeError, NotAFileError } from '../format/errors.js';
+import { BetonEncodeError, NotAFileError, OptionsError } from '../format/errors.js';
 import { ImageFolderDatasetSource } from './image-folder-source.js';
 import { openImageListSource } from './image-list-source.js';
 import { findImageColumns } from './image-columns.js';
@@ -59,15 +59,49 @@ function videoOptions(c: Extract<SourceConfig, { type: 'video_folder' | 'video_l
   return { clipLength: c.clipLength, ...(c.stride ? { stride: c.stride } : {}), fps: c.fps, ...(c.ffmpeg ? { ffmpeg: c.ffmpeg } : {}) };
 }
 
+/** What detection is told besides the path: an image column, or a video clipping. */
+export interface DetectOptions {
+  imageColumn?: string;
+  /** Frames per clip: with it, a folder is a folder of videos and a .csv/.jsonl a list of videos. */
+  clipLength?: number;
+  stride?: number;
+  fps?: number | null;
+  ffmpeg?: string;
+  readGuard?: ReadGuard;
+}
+
 /**
- * The source config for a path given on the command line: a folder is an ImageFolder; a
- * table file is an image list when `imageColumn` is given or a CSV/TSV/JSONL column holds
- * image paths (the first such column), else a table.
+ * The source config for a path given on its own (the CLI's SOURCE, the app's picked path):
+ * - with a clip length, a folder of videos (root/<class>/<video>) or a CSV/JSONL video list;
+ *   without one, a folder that holds videos is refused with what to give;
+ * - shards (a .tar, a folder of them, a pattern or a list of shard names) are WebDataset;
+ * - a folder is an ImageFolder; a table file is an image list when `imageColumn` is given or
+ *   a CSV/TSV/JSONL column holds image paths (the first such column), else a table.
+ * The one place these rules live: the CLI and the service both come here through core/app.
  */
-export async function detectSourceConfig(
-  path: string,
-  opts: { imageColumn?: string; clipLength?: number; stride?: number; fps?: number | null; readGuard?: ReadGuard } = {},
-): Promise<SourceConfig> {
+export async function detectSourceConfig(path: string, opts: DetectOptions = {}): Promise<SourceConfig> {
+  const bad = (message: string): never => {
+    throw new BetonEncodeError('BAD_OPTIONS', message, { source: path });
+  };
+  const conflict = (message: string): never => {
+    throw new OptionsError(message, { source: path });
+  };
+  if (opts.clipLength === undefined) {
+    const named = [opts.stride !== undefined && 'stride', opts.fps != null && 'fps', opts.ffmpeg !== undefined && 'ffmpeg'].filter(Boolean);
+    if (named.length) conflict(`${path}: ${named.join(', ')} apply to video clips and need a clip length (CLI: --clip-length T)`);
+  } else {
+    if (opts.imageColumn !== undefined) conflict(`${path}: an image column applies to image lists, not to videos (CLI: --image-column)`);
+    const clipping = {
+      clipLength: opts.clipLength,
+      ...(opts.stride ? { stride: opts.stride } : {}),
+      fps: opts.fps ?? null,
+      ...(opts.ffmpeg !== undefined ? { ffmpeg: opts.ffmpeg } : {}),
+    };
+    if ((await mustExist(path, 'either')) === 'folder') return { type: 'video_folder', path, ...clipping };
+    const format = /\.jsonl$|\.ndjson$/i.test(path) ? 'jsonl' : /\.csv$/i.test(path) ? 'csv' : null;
+    if (!format) return bad(`${path}: a video source is a folder (root/<class>/<video>) or a .csv/.jsonl list of videos`);
+    return { type: 'video_list', path, format, ...clipping };
+  }
   // Many files: WebDataset shards, or tables read as one.
   if (isPathPattern(path)) {
     const files = expandPathPattern(path);
@@ -78,37 +112,16 @@ export async function detectSourceConfig(
   if (kind === 'file' && (isShardName(path) || looksLikeShardList(path))) return { type: 'webdataset', path };
   if (kind === 'folder' && holdsShards(path)) return { type: 'webdataset', path };
   if (kind === 'folder') {
-    const videos = looksLikeVideoFolder(path, opts.readGuard);
-    if (videos && opts.clipLength) {
-      return {
-        type: 'video_folder',
-        path,
-        clipLength: opts.clipLength,
-        ...(opts.stride ? { stride: opts.stride } : {}),
-        fps: opts.fps ?? null,
-      };
-    }
-    if (videos) {
-      throw new BetonEncodeError(
-        'BAD_OPTIONS',
-        `${path} holds videos (root/<class>/<video>); a video source needs a clip length: { "type": "video_folder", "path": …, "clipLength": T } (CLI: --clip-length T)`,
-        { source: path },
-      );
-    }
-    if (opts.imageColumn)
-      throw new BetonEncodeError('BAD_OPTIONS', `${path} is a folder; --image-column applies to CSV/TSV/JSONL image lists`, {
-        source: path,
-      });
+    if (looksLikeVideoFolder(path, opts.readGuard))
+      conflict(`${path} holds videos (root/<class>/<video>); give a clip length (CLI: --clip-length T, optionally --stride S and --fps F)`);
+    if (opts.imageColumn) bad(`${path} is a folder; --image-column applies to CSV/TSV/JSONL image lists`);
     return { type: 'image_folder', path };
   }
   const format = resolveTableFormat(path);
   const listable = format === 'csv' || format === 'tsv' || format === 'jsonl';
   if (opts.imageColumn) {
-    if (!listable)
-      throw new BetonEncodeError('BAD_OPTIONS', `${path}: --image-column needs a CSV, TSV or JSONL image list, not ${format}`, {
-        source: path,
-      });
-    return { type: 'image_list', path, imageColumn: opts.imageColumn, format };
+    if (!listable) bad(`${path}: --image-column needs a CSV, TSV or JSONL image list, not ${format}`);
+    return { type: 'image_list', path, imageColumn: opts.imageColumn, format: format as 'csv' | 'tsv' | 'jsonl' };
   }
   if (listable) {
     const reader = await openTableReader(path, format);

@@ -213,7 +213,7 @@ describe('electron main (stubbed electron)', () => {
     });
     expect(r.ok, JSON.stringify(r)).toBe(true);
     const jobId = r.ok ? r.value.jobId : '';
-    expect(started.tracker.size).toBe(1);
+    expect(started.service.runningJobs).toBe(1);
     const sent = fake.state.windows[0]!.sent;
     await vi.waitFor(() => expect(sent.some(([, e]) => (e as ApiEvent).event === 'jobs:finished')).toBe(true), { timeout: 60_000 });
     expect(sent.every(([ch]) => ch === IPC.event)).toBe(true);
@@ -221,7 +221,7 @@ describe('electron main (stubbed electron)', () => {
       .filter(([, e]) => (e as ApiEvent).event === 'jobs:finished')
       .map(([, e]) => (e as Extract<ApiEvent, { event: 'jobs:finished' }>).data);
     expect(finished.map((f) => f.jobId)).toEqual([jobId]);
-    expect(started.tracker.size).toBe(0);
+    expect(started.service.runningJobs).toBe(0);
   });
 
   it('quits cleanly: before-quit closes the service', () => {

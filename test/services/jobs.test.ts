@@ -105,3 +105,31 @@ describe('jobs: exactly one jobs:finished, whatever the work does', () => {
     expect(m.finishedEvents()).toHaveLength(1);
   });
 });
+
+describe('jobs: running and whenIdle (a quitting host waits for cleanup here)', () => {
+  it('counts jobs until their jobs:finished and wakes whenIdle once none runs', async () => {
+    const { jobs } = manager();
+    await expect(jobs.whenIdle(10)).resolves.toBe(true);
+    let endA!: () => void;
+    let endB!: () => void;
+    jobs.start('build', () => new Promise<never>((_r, reject) => (endA = () => reject(new Error('a')))));
+    jobs.start('profile', () => new Promise((r) => (endB = () => r(sweep))));
+    expect(jobs.running).toBe(2);
+    await expect(jobs.whenIdle(20)).resolves.toBe(false);
+    const idle = jobs.whenIdle(5000);
+    await sleep(5); // the work starts on the next tick
+    endA();
+    await sleep(5);
+    expect(jobs.running).toBe(1);
+    endB();
+    await expect(idle).resolves.toBe(true);
+    expect(jobs.running).toBe(0);
+  });
+
+  it('a cancel that the work ignores still ends in idle after the grace period', async () => {
+    const { jobs } = manager({ cancelGraceMs: 30 });
+    jobs.start('build', () => new Promise<never>(() => {}));
+    jobs.cancelAll();
+    await expect(jobs.whenIdle(2000)).resolves.toBe(true);
+  });
+});

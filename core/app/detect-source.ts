@@ -1,0 +1,38 @@
+import { statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DEFAULT_CLIP_LENGTH } from '../api/constants.js';
+import type { DetectedSource } from '../api/contract.js';
+import { detectSourceConfig, openSource, type DetectOptions } from '../sources/open-source.js';
+import { looksLikeVideoFolder } from '../sources/video-folder.js';
+
+export interface DetectSourceRequest extends DetectOptions {
+  /** An absolute path (a front end resolves and confines it first). */
+  path: string;
+  /**
+   * A folder of videos given without a clip length: propose DEFAULT_CLIP_LENGTH (the app,
+   * whose form shows the proposal for the user to edit before building) instead of refusing
+   * it (the CLI, which builds at once: a number the user never saw must not shape the file).
+   */
+  proposeClipLength?: boolean;
+}
+
+/**
+ * Detects a source and its schema: what `sources.detect` answers, and what `beton build
+ * SOURCE` starts from. One function, so the app and the CLI read a path the same way.
+ */
+export async function detectSource(req: DetectSourceRequest): Promise<DetectedSource> {
+  const { path, proposeClipLength, ...opts } = req;
+  const proposed = opts.clipLength === undefined && proposeClipLength === true && isVideoFolder(path, opts);
+  const source = await detectSourceConfig(path, proposed ? { ...opts, clipLength: DEFAULT_CLIP_LENGTH } : opts);
+  const opened = await openSource(source, dirname(path), opts.readGuard ? { readGuard: opts.readGuard } : {});
+  const fields = await opened.detectSchema();
+  return { source, fields, length: opened.length, ...(proposed ? { proposed: { clipLength: DEFAULT_CLIP_LENGTH } } : {}) };
+}
+
+function isVideoFolder(path: string, opts: DetectOptions): boolean {
+  try {
+    return statSync(path).isDirectory() && looksLikeVideoFolder(path, opts.readGuard);
+  } catch {
+    return false; // detection names a missing path
+  }
+}

@@ -1,0 +1,115 @@
+import { parseBuildConfig, type BuildConfig, type BuildConfigInput, type FieldConfig } from '../api/build-config.js';
+import { OptionsError } from '../format/errors.js';
+import { detectSourceConfig, openSource } from '../sources/open-source.js';
+import type { ReadGuard } from '../sources/read-guard.js';
+import { buildFields } from './build.js';
+
+/** A video source's clipping, given apart from a config (CLI flags). */
+export interface ClipOptions {
+  clipLength?: number;
+  stride?: number;
+  fps?: number;
+  ffmpeg?: string;
+}
+
+/** The options a build config's `image` takes, in config names (writeMode, maxResolution, …). */
+export type ImageOptions = NonNullable<BuildConfig['image']>;
+
+/**
+ * A build as a front end states it: a config (a --config file, the app's form) and the
+ * options given beside it (a SOURCE path, flags). planBuild turns it into one validated
+ * BuildConfig with the same rules for every front end.
+ */
+export interface BuildRequest {
+  /** A build config as given; may leave out what the fields below give. */
+  config?: Record<string, unknown>;
+  /** A source path given on its own (absolute): detected (detect-source.ts). */
+  sourcePath?: string;
+  imageColumn?: string;
+  /** With sourcePath, how to read videos; without, applied to the config's video source. */
+  clip?: ClipOptions;
+  /** The image field's options; for a video source, the clip frames' (writeMode, maxResolution, jpegQuality only). */
+  image?: Partial<ImageOptions>;
+  output?: string;
+  readGuard?: ReadGuard;
+}
+
+/** A build config that does not validate: every problem, one a line. */
+export class InvalidBuildConfig extends OptionsError {
+  constructor(readonly errors: string[]) {
+    super(`invalid build config:\n  ${errors.join('\n  ')}`);
+  }
+}
+
+const bad = (message: string): never => {
+  throw new OptionsError(message);
+};
+const isVideo = (source: unknown): boolean => /^video_/.test(String((source as { type?: unknown } | undefined)?.type ?? ''));
+const CLIP_FRAME_OPTIONS = ['writeMode', 'maxResolution', 'jpegQuality'] as const;
+
+/**
+ * A validated build: its config, and the clip-frame options that wait for the detected
+ * video_clip field (resolveFields puts them on it).
+ */
+export interface BuildPlan {
+  config: BuildConfig;
+  clipFrames: Partial<ImageOptions> | null;
+}
+
+/** The request as one validated config (the fields stay to be detected unless the config lists them: resolveFields). */
+export async function planBuild(req: BuildRequest): Promise<BuildPlan> {
+  const raw: Record<string, unknown> = { ...(req.config ?? {}) };
+  const clip = Object.fromEntries(Object.entries(req.clip ?? {}).filter(([, v]) => v !== undefined)) as ClipOptions;
+  if (req.sourcePath !== undefined) {
+    // detectSource's rules (core/app/detect-source.ts) without its schema: a folder of videos needs clip.clipLength.
+    raw.source = await detectSourceConfig(req.sourcePath, {
+      ...clip,
+      ...(req.imageColumn !== undefined ? { imageColumn: req.imageColumn } : {}),
+      ...(req.readGuard ? { readGuard: req.readGuard } : {}),
+    });
+  } else if (Object.keys(clip).length) {
+    if (!isVideo(raw.source)) bad('clip length, stride, fps and ffmpeg apply to a video source (a folder of videos or a video list)');
+    raw.source = { ...(raw.source as object), ...clip };
+  }
+  const image: Record<string, unknown> = Object.fromEntries(Object.entries(req.image ?? {}).filter(([, v]) => v !== undefined));
+  if (isVideo(raw.source)) {
+    // Videos: the image options apply to the clip frames (the video_clip field), not to an image field.
+    const other = Object.keys(image).filter((k) => !(CLIP_FRAME_OPTIONS as readonly string[]).includes(k));
+    if (other.length)
+      bad(
+        `--${other.map((k) => k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())).join(', --')} do not apply to video clips (only --write-mode jpg|raw, --max-resolution, --jpeg-quality)`,
+      );
+    // A clip is many frames: small chunks keep the frames in flight to the encoders bounded.
+    raw.chunkSize ??= 8;
+  } else if (Object.keys(image).length) raw.image = { ...((raw.image as object | undefined) ?? {}), ...image };
+  if (req.output !== undefined) raw.output = req.output;
+  const parsed = parseBuildConfig(raw as BuildConfigInput);
+  if (!parsed.ok) throw new InvalidBuildConfig(parsed.errors);
+  const video = isVideo(raw.source) && Object.keys(image).length > 0;
+  return { config: parsed.value, clipFrames: video ? (image as Partial<ImageOptions>) : null };
+}
+
+/**
+ * The config with its fields written out: detected from the source (or the config's own),
+ * the clip-frame options applied, only `columns` kept. Every shard of a sharded build gets
+ * these fields, so no shard can detect another schema; `--schema-only` prints them.
+ */
+export async function resolveFields(
+  plan: BuildPlan,
+  baseDir: string,
+  opts: { columns?: readonly string[]; readGuard?: ReadGuard } = {},
+): Promise<BuildConfig> {
+  const { config, clipFrames: frames } = plan;
+  const source = await openSource(config.source, baseDir, opts.readGuard ? { readGuard: opts.readGuard } : {});
+  let fields: FieldConfig[] = await buildFields(config, source);
+  if (frames) fields = fields.map((f) => (f.type === 'video_clip' ? ({ ...f, ...frames } as FieldConfig) : f));
+  if (opts.columns) {
+    const keep = opts.columns;
+    const missing = keep.filter((c) => !fields.some((f) => f.name === c || f.columns?.includes(c)));
+    if (missing.length) bad(`--columns: no field or column named ${missing.join(', ')} (have: ${fields.map((f) => f.name).join(', ')})`);
+    fields = fields.filter((f) => keep.includes(f.name) || f.columns?.some((c) => keep.includes(c)));
+  }
+  const again = parseBuildConfig({ ...config, image: undefined, fields });
+  if (!again.ok) throw new InvalidBuildConfig(again.errors);
+  return again.value;
+}
