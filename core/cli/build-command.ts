@@ -1,11 +1,11 @@
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { guardBuild, runBuild, type BuildReport } from '../app/build.js';
-import { planBuild, resolveFields, type ImageOptions } from '../app/plan-build.js';
+import { planBuild, resolveFields } from '../app/plan-build.js';
+import { BUILD_VALUE_OPTIONS, buildValueHelp, buildValues } from './build-flags.js';
 import { recordAt } from '../app/record-build.js';
 import { OptionsError } from '../format/errors.js';
 import { removeOwnTempsSync } from '../writer/temp-files.js';
-import { parseRangeSpec, parseShard } from '../writer/selection.js';
 import { checkShardsFlags, emitShardJobs, shardStatusCommand, SHARDS_HELP, SHARDS_OPTIONS } from './build-shards.js';
 import { ProgressBar } from './progress.js';
 import { abortOnSignals } from './signals.js';
@@ -30,25 +30,7 @@ is decoded with ffmpeg into clips (docs/video.md).
   --schema-only                print the detected build config (JSON) and exit
   --image-column NAME          the column of image paths (image lists)
   --columns A,B,...            keep only these fields of the detected schema
-  --on-error fail|skip         fail: stop at the first bad sample, no output (default);
-                               skip: leave bad samples out, list them in OUT.skipped.json
-  --range a:b                  build only samples a..b-1 (Python slice bounds)
-  --shard k/N                  build shard k (0-based) of N contiguous shards (and write
-                               OUT.progress.json for beton build --status)
-  --pass-through               store qualifying source JPEGs unchanged (no re-encode)
-  --write-mode MODE            raw | jpg | smart | proportion (default smart; FFCV's is raw)
-  --max-resolution N|none      cap the longer side at N pixels, area resampling (default 512;
-                               none keeps every pixel, as FFCV's default)
-  --jpeg-quality Q             1..100 (default 90)
-  --smart-threshold BYTES      smart mode: JPEG when h*w*3 > BYTES (default 12288: 64x64)
-  --compress-probability P     proportion mode: JPEG with probability P (default 0.5)
-  --page-size BYTES            power of two >= 2 MiB (default 8 MiB)
-  --workers N                  encoder threads (default: cores)
-  --clip-length T              videos: frames per clip (a sample: clip, label, video_id, start_frame)
-  --stride S                   videos: frames between clip starts (default T)
-  --fps F                      videos: resample to F frames/s first (default: each video's rate)
-  --ffmpeg PATH                videos: the ffmpeg executable (default: ffmpeg on PATH)
-                               (--write-mode jpg|raw, --max-resolution, --jpeg-quality apply to the clip frames)
+${buildValueHelp()}
   --config FILE                a build config (docs/build-config.md); flags override it
   --json                       print the build report as JSON
   --check                      run \`beton check\` on the output right after the build (docs/check.md)
@@ -67,29 +49,15 @@ const BUILD_OPTIONS = {
   check: { type: 'boolean' },
   force: { type: 'boolean' },
   config: { type: 'string' },
-  'write-mode': { type: 'string' },
-  'max-resolution': { type: 'string' },
-  'jpeg-quality': { type: 'string' },
-  'smart-threshold': { type: 'string' },
-  'compress-probability': { type: 'string' },
-  'page-size': { type: 'string' },
   db: { type: 'string' },
-  workers: { type: 'string' },
   json: { type: 'boolean' },
   'schema-only': { type: 'boolean' },
   'image-column': { type: 'string' },
   columns: { type: 'string' },
-  'on-error': { type: 'string' },
-  range: { type: 'string' },
-  shard: { type: 'string' },
-  'pass-through': { type: 'boolean' },
-  'clip-length': { type: 'string' },
-  stride: { type: 'string' },
-  fps: { type: 'string' },
-  ffmpeg: { type: 'string' },
   advise: { type: 'boolean' },
   crop: { type: 'string' },
   sample: { type: 'string' },
+  ...BUILD_VALUE_OPTIONS,
   ...SHARDS_OPTIONS,
 } as const;
 export async function buildCommand(argv: string[]): Promise<number> {
@@ -98,7 +66,8 @@ export async function buildCommand(argv: string[]): Promise<number> {
     if (positionals.length || values.output || values.config) throw new UsageError('--status DIR takes no SOURCE, -o or --config');
     return shardStatusCommand(values.status, values);
   }
-  const emit = checkShardsFlags(values, values.shard);
+  const shard = (values as Record<string, unknown>).shard;
+  const emit = checkShardsFlags(values, typeof shard === 'string' ? shard : undefined);
   // From here on a signal stops the build through its failure path (the writer removes its
   // temporary file) and exits 128 + n; the sync cleanup is for a build that does not stop.
   let outputFile: string | null = null;
@@ -152,15 +121,8 @@ async function build(
       throw new UsageError(`--${flag} expects a whole number from ${lo} to ${hi}, got "${v}"`);
     return n;
   };
-  if (values['on-error'] !== undefined) config.onError = values['on-error'];
-  try {
-    if (values.range !== undefined) config.range = parseRangeSpec(values.range);
-    if (values.shard !== undefined) config.shard = parseShard(values.shard);
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  if (values['page-size'] !== undefined) config.pageSize = num('page-size', values['page-size']);
-  if (values.workers !== undefined) config.numWorkers = num('workers', values.workers);
+  const given = buildValues(values as Record<string, string | boolean | undefined>);
+  Object.assign(config, given.config);
   if (!values.advise && (values.crop !== undefined || values.sample !== undefined))
     throw new UsageError('--crop and --sample go with --advise');
   // --schema-only and --advise write nothing: a placeholder output keeps the config valid.
@@ -177,20 +139,8 @@ async function build(
       config,
       ...(positionals[0] ? { sourcePath: resolve(positionals[0]) } : {}),
       ...(values['image-column'] !== undefined ? { imageColumn: values['image-column'] } : {}),
-      clip: {
-        clipLength: num('clip-length', values['clip-length']),
-        stride: num('stride', values.stride),
-        fps: num('fps', values.fps),
-        ffmpeg: values.ffmpeg,
-      },
-      image: {
-        writeMode: values['write-mode'] as ImageOptions['writeMode'],
-        maxResolution: values['max-resolution'] === 'none' ? null : num('max-resolution', values['max-resolution']),
-        jpegQuality: num('jpeg-quality', values['jpeg-quality']),
-        smartThreshold: num('smart-threshold', values['smart-threshold']),
-        compressProbability: num('compress-probability', values['compress-probability']),
-        passThrough: values['pass-through'] ? true : undefined,
-      },
+      clip: given.clip,
+      image: given.image,
       ...(typeof output === 'string' ? { output } : {}),
     }),
   );
