@@ -1,5 +1,5 @@
 import { BetonEncodeError } from '../format/errors.js';
-import { describeValue, Field, type EncodedValue, type FieldSpec } from './field.js';
+import { describeValue, TypedField, type EncodedValue, type FieldIdentity, type FieldSpec } from './field.js';
 import type { DecoderFactory, FieldStats, FieldTable, FieldType } from './field-type.js';
 
 /** Packed {ptr <u8 @0, size <u8 @8}: 16 bytes, numpy alignment 1. */
@@ -11,13 +11,17 @@ export function bytesMeta(size: number): Uint8Array {
   return meta;
 }
 
+/** bytes' identity, declared once: BytesField and BYTES_TYPE read it. */
+export const BYTES_IDENTITY: FieldIdentity = { type: 'bytes', typeId: 3, ffcvClass: 'BytesField' };
+
 /** BytesField (type 3): a variable-length byte string on the heap. */
-export class BytesField extends Field<Uint8Array> {
-  readonly typeId: number = 3;
-  readonly type: string = 'bytes';
-  readonly ffcvClass: string = 'BytesField';
+export class BytesField extends TypedField<Uint8Array> {
   readonly metadata = BYTES_METADATA;
   readonly pointerOffset = 0;
+
+  constructor() {
+    super(BYTES_IDENTITY);
+  }
 
   toSpec(): FieldSpec {
     return { type: this.type };
@@ -67,9 +71,7 @@ export function hexOf(b: Uint8Array): string {
 }
 
 export const BYTES_TYPE: FieldType<BytesField> = {
-  type: 'bytes',
-  typeId: 3,
-  ffcvClass: 'BytesField',
+  ...BYTES_IDENTITY,
   fromSpec: () => new BytesField(),
   decoders: { bytes: bytesDecoder },
   defaultDecoder: { decoder: 'bytes' },
@@ -82,5 +84,5 @@ export const BYTES_TYPE: FieldType<BytesField> = {
     const b = v as Uint8Array;
     return { size: b.byteLength, sha256: t.sha256(b), head_hex: t.hex(b.subarray(0, 32)) };
   },
-  python: { field: () => 'BytesField()', decoders: { bytes: () => 'BytesDecoder()' } },
+  python: { field: () => `${BYTES_IDENTITY.ffcvClass}()`, decoders: { bytes: () => 'BytesDecoder()' } },
 };

@@ -1,24 +1,19 @@
 import type { PreviewValue } from '../api/contract.js';
 import type { OutputArray, TensorSpec } from '../pipeline/dtypes.js';
 import type { Rng } from '../pipeline/rng.js';
-import type { Field, FieldSpec } from './field.js';
+import type { Field, FieldIdentity, FieldSpec } from './field.js';
 import type { RGBPixels } from './image-codec.js';
 
 /**
- * Everything a field type means, in one object: how to build it, how its decoders read
+ * Everything a field type means, in one object: its identity (`FieldIdentity`, declared
+ * once in the field's file and spread here), how to build it, how its decoders read
  * it, what the app shows for a sample, how `beton dump` prints it and how the Python
  * export spells it. Each field file exports one; the registry (registry.ts) is the only
  * place that lists them, and the generic code (loader, reader dump, preview, export) asks
  * the registry instead of switching on type strings. Pure: work that needs native code or
  * sharp reaches a field through the injected kernels and tools below.
  */
-export interface FieldType<F extends Field = Field> {
-  /** The spec `type` (build configs, workers). */
-  readonly type: string;
-  /** Persisted type id; 255 = custom (the spec travels in the argument blob). */
-  readonly typeId: number;
-  /** FFCV's class name (reports, exports). */
-  readonly ffcvClass: string;
+export interface FieldType<F extends Field = Field> extends FieldIdentity {
   fromSpec(spec: FieldSpec): F;
   /** Built-ins parse their own argument blob; custom types get their spec back from ours. */
   fromArguments?(args: Uint8Array, where: string): F;

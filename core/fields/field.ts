@@ -38,15 +38,31 @@ export interface FieldSpec {
 }
 
 /**
- * A field owns its bytes: descriptor arguments, metadata layout, encoder and decoder.
- * Subclasses are pure (no I/O); image work goes through the injected codec.
+ * What names a field type. Each type declares it once, as one object: its `FieldType`
+ * spreads it and its `Field` class takes it in the constructor (`TypedField`), so the
+ * registry, the writer's descriptors, `beton inspect` and the exports all read the same
+ * declaration.
  */
-export abstract class Field<TDecoded = unknown> {
-  /** Persisted type id; never renumber. 255 = custom. */
-  abstract readonly typeId: number;
-  /** The spec `type` this field is registered under. */
-  abstract readonly type: string;
+export interface FieldIdentity {
+  /** The spec `type` the type is registered under (build configs, workers). */
+  readonly type: string;
+  /** Persisted type id; never renumber. 255 = custom (the spec travels in the argument blob). */
+  readonly typeId: number;
   /** The class name FFCV uses for this type (reports, exports). */
+  readonly ffcvClass: string;
+}
+
+/** How a stored image sample keeps its pixels: a JPEG file or raw RGB. */
+export type ImageMode = 'jpg' | 'raw';
+
+/**
+ * A field owns its bytes: descriptor arguments, metadata layout, encoder and decoder.
+ * Subclasses are pure (no I/O); image work goes through the injected codec. Built-in
+ * fields extend `TypedField`, which takes the identity from the type's one declaration.
+ */
+export abstract class Field<TDecoded = unknown> implements FieldIdentity {
+  abstract readonly typeId: number;
+  abstract readonly type: string;
   abstract readonly ffcvClass: string;
   abstract readonly metadata: MetadataType;
   /** Offset of the u64 heap pointer inside the metadata member, or null if no heap object. */
@@ -81,10 +97,34 @@ export abstract class Field<TDecoded = unknown> {
     return this.pointerOffset === null ? [] : [this.pointerOffset];
   }
 
+  /**
+   * Fields that store images say how the sample whose metadata member this is keeps its
+   * pixels (the writer's report and `beton inspect` count them); others leave it out. The
+   * byte layout stays the field's own business.
+   */
+  imageMode?(meta: DataView): ImageMode;
+
   /** The heap pointer stored in this field's metadata member. */
   heapPointer(meta: DataView): number | null {
     if (this.pointerOffset === null) return null;
     return Number(meta.getBigUint64(this.pointerOffset, true));
+  }
+}
+
+/**
+ * A field whose `type`, `typeId` and `ffcvClass` are its type's `FieldIdentity`, passed
+ * once to the constructor instead of restated as three members of every class.
+ */
+export abstract class TypedField<TDecoded = unknown> extends Field<TDecoded> {
+  readonly type: string;
+  readonly typeId: number;
+  readonly ffcvClass: string;
+
+  constructor(identity: FieldIdentity) {
+    super();
+    this.type = identity.type;
+    this.typeId = identity.typeId;
+    this.ffcvClass = identity.ffcvClass;
   }
 }
 

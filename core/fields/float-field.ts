@@ -1,15 +1,19 @@
 import { BetonEncodeError } from '../format/errors.js';
-import { describeValue, Field, type EncodedValue, type FieldSpec } from './field.js';
+import { describeValue, TypedField, type EncodedValue, type FieldIdentity, type FieldSpec } from './field.js';
 import type { FieldType } from './field-type.js';
 import { floatRepr } from './python-json.js';
 
+/** float's identity, declared once: FloatField and FLOAT_TYPE read it. */
+export const FLOAT_IDENTITY: FieldIdentity = { type: 'float', typeId: 0, ffcvClass: 'FloatField' };
+
 /** FloatField (type 0): an IEEE-754 binary64 value in the metadata record. */
-export class FloatField extends Field<number> {
-  readonly typeId = 0;
-  readonly type = 'float';
-  readonly ffcvClass = 'FloatField';
+export class FloatField extends TypedField<number> {
   readonly metadata = { size: 8, align: 8 };
   readonly pointerOffset = null;
+
+  constructor() {
+    super(FLOAT_IDENTITY);
+  }
 
   toSpec(): FieldSpec {
     return { type: this.type };
@@ -33,9 +37,7 @@ export class FloatField extends Field<number> {
 
 /** float: one float64 per sample; dumped as its bit pattern so NaN payloads and -0 survive. */
 export const FLOAT_TYPE: FieldType<FloatField> = {
-  type: 'float',
-  typeId: 0,
-  ffcvClass: 'FloatField',
+  ...FLOAT_IDENTITY,
   fromSpec: () => new FloatField(),
   decoders: {
     float: () => ({
@@ -51,5 +53,5 @@ export const FLOAT_TYPE: FieldType<FloatField> = {
     b.setFloat64(0, v as number);
     return { f64_bits: b.getBigUint64(0).toString(16).padStart(16, '0'), repr: floatRepr(v as number) };
   },
-  python: { field: () => 'FloatField()', decoders: { float: () => 'FloatDecoder()' } },
+  python: { field: () => `${FLOAT_IDENTITY.ffcvClass}()`, decoders: { float: () => 'FloatDecoder()' } },
 };

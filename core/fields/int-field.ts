@@ -1,17 +1,21 @@
 import { BetonEncodeError } from '../format/errors.js';
-import { describeValue, Field, type EncodedValue, type FieldSpec } from './field.js';
+import { describeValue, TypedField, type EncodedValue, type FieldIdentity, type FieldSpec } from './field.js';
 import type { FieldType } from './field-type.js';
 
 const I64_MIN = -(2n ** 63n);
 const I64_MAX = 2n ** 63n - 1n;
 
+/** int's identity, declared once: IntField and INT_TYPE read it. */
+export const INT_IDENTITY: FieldIdentity = { type: 'int', typeId: 1, ffcvClass: 'IntField' };
+
 /** IntField (type 1): a signed 64-bit value in the metadata record. Decodes to bigint. */
-export class IntField extends Field<bigint> {
-  readonly typeId = 1;
-  readonly type = 'int';
-  readonly ffcvClass = 'IntField';
+export class IntField extends TypedField<bigint> {
   readonly metadata = { size: 8, align: 8 };
   readonly pointerOffset = null;
+
+  constructor() {
+    super(INT_IDENTITY);
+  }
 
   toSpec(): FieldSpec {
     return { type: this.type };
@@ -36,9 +40,7 @@ export class IntField extends Field<bigint> {
 
 /** int: one int64 per sample; the decoder copies it straight from the metadata table. */
 export const INT_TYPE: FieldType<IntField> = {
-  type: 'int',
-  typeId: 1,
-  ffcvClass: 'IntField',
+  ...INT_IDENTITY,
   fromSpec: () => new IntField(),
   decoders: {
     int: () => ({
@@ -50,5 +52,5 @@ export const INT_TYPE: FieldType<IntField> = {
   defaultDecoder: { decoder: 'int' },
   preview: (v) => ({ kind: 'text', text: String(v) }),
   canonical: (v) => (v as bigint).toString(),
-  python: { field: () => 'IntField()', decoders: { int: () => 'IntDecoder()' } },
+  python: { field: () => `${INT_IDENTITY.ffcvClass}()`, decoders: { int: () => 'IntDecoder()' } },
 };

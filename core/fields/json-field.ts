@@ -1,7 +1,7 @@
 import { BetonEncodeError } from '../format/errors.js';
 import { BYTES_METADATA, bytesDecoder, bytesMeta, maxBytesStats } from './bytes-field.js';
 import type { FieldType } from './field-type.js';
-import { Field, type EncodedValue, type FieldSpec } from './field.js';
+import { TypedField, type EncodedValue, type FieldIdentity, type FieldSpec } from './field.js';
 import { parsePythonJson, pythonJsonDumps } from './python-json.js';
 
 /** The decoded JSON value plus the exact stored text. */
@@ -10,16 +10,20 @@ export interface JsonValue {
   text: string;
 }
 
+/** json's identity, declared once: JSONField and JSON_TYPE read it. */
+export const JSON_IDENTITY: FieldIdentity = { type: 'json', typeId: 5, ffcvClass: 'JSONField' };
+
 /**
  * JSONField (type 5): `json.dumps(value) + "\0"` as ASCII bytes on the heap, the NUL
  * counted in the stored size. Same metadata as BytesField.
  */
-export class JSONField extends Field<unknown> {
-  readonly typeId = 5;
-  readonly type = 'json';
-  readonly ffcvClass = 'JSONField';
+export class JSONField extends TypedField<unknown> {
   readonly metadata = BYTES_METADATA;
   readonly pointerOffset = 0;
+
+  constructor() {
+    super(JSON_IDENTITY);
+  }
 
   toSpec(): FieldSpec {
     return { type: this.type };
@@ -57,9 +61,7 @@ export class JSONField extends Field<unknown> {
 
 /** json: read by the loader as its stored bytes (FFCV's BytesDecoder), dumped with the stored text's hash. */
 export const JSON_TYPE: FieldType<JSONField> = {
-  type: 'json',
-  typeId: 5,
-  ffcvClass: 'JSONField',
+  ...JSON_IDENTITY,
   fromSpec: () => new JSONField(),
   decoders: { bytes: bytesDecoder },
   defaultDecoder: { decoder: 'bytes' },
@@ -68,5 +70,5 @@ export const JSON_TYPE: FieldType<JSONField> = {
     const stored = t.storedBytes();
     return { value: t.jsonSafe(v), size: stored.byteLength, sha256: t.sha256(stored) };
   },
-  python: { field: () => 'JSONField()', decoders: { bytes: () => 'BytesDecoder()' } },
+  python: { field: () => `${JSON_IDENTITY.ffcvClass}()`, decoders: { bytes: () => 'BytesDecoder()' } },
 };

@@ -9,7 +9,7 @@ import {
   type NumericTypedArray,
 } from '../format/dtype.js';
 import { BetonEncodeError, BetonFormatError } from '../format/errors.js';
-import { describeValue, Field, type EncodedValue, type FieldSpec } from './field.js';
+import { describeValue, TypedField, type EncodedValue, type FieldIdentity, type FieldSpec } from './field.js';
 import { elementTypeOf } from '../pipeline/dtypes.js';
 import { PipelineError } from '../pipeline/stage.js';
 import type { DecoderFactory, FieldType } from './field-type.js';
@@ -30,15 +30,16 @@ export function ndarrayTypedView(a: NDArray): NumericTypedArray | null {
   return typedView(parseDType(a.dtype), a.bytes);
 }
 
+/** The identities of ndarray and torch_tensor (same bytes, two names), each declared once. */
+export const NDARRAY_IDENTITY: FieldIdentity = { type: 'ndarray', typeId: 4, ffcvClass: 'NDArrayField' };
+export const TORCH_TENSOR_IDENTITY: FieldIdentity = { type: 'torch_tensor', typeId: 6, ffcvClass: 'TorchTensorField' };
+
 /**
  * NDArrayField (type 4): a fixed dtype and shape; each sample's elements go to the heap,
  * the metadata is the u64 pointer. Arguments: shape as 32 × <u8, then the length and
  * text of Python's json.dumps(dtype.descr).
  */
-export class NDArrayField extends Field<NDArray> {
-  readonly typeId: number = 4;
-  readonly type: string = 'ndarray';
-  readonly ffcvClass: string = 'NDArrayField';
+export class NDArrayField extends TypedField<NDArray> {
   readonly metadata = { size: 8, align: 8 };
   readonly pointerOffset = 0;
   readonly dtype: DType;
@@ -47,8 +48,8 @@ export class NDArrayField extends Field<NDArray> {
   readonly elementSize: number;
   readonly count: number;
 
-  constructor(opts: { dtype: string; shape: readonly number[] }) {
-    super();
+  constructor(opts: { dtype: string; shape: readonly number[] }, identity: FieldIdentity = NDARRAY_IDENTITY) {
+    super(identity);
     this.dtype = parseDType(opts.dtype);
     const shape = [...opts.shape];
     if (shape.length === 0 || shape.length > MAX_RANK) {
@@ -176,9 +177,9 @@ export class NDArrayField extends Field<NDArray> {
 
 /** TorchTensorField (type 6): stored exactly like NDArrayField (numpy dtype of the tensor). */
 export class TorchTensorField extends NDArrayField {
-  override readonly typeId = 6;
-  override readonly type = 'torch_tensor';
-  override readonly ffcvClass = 'TorchTensorField';
+  constructor(opts: { dtype: string; shape: readonly number[] }) {
+    super(opts, TORCH_TENSOR_IDENTITY);
+  }
 }
 
 /** Nested lists in C order; NaN/±Infinity as strings, 64-bit ints as numbers when safe, else strings. */
@@ -217,16 +218,12 @@ const ndarrayDecoder: DecoderFactory = (_step, field) => {
 
 /** Everything but the constructor is shared by ndarray and torch_tensor (same bytes). */
 function arrayType<F extends NDArrayField>(
-  type: string,
-  typeId: number,
-  ffcvClass: string,
+  identity: FieldIdentity,
   make: (o: { dtype: string; shape: number[] }) => F,
-  fieldPy: (dtype: string, shape: string) => string,
+  fieldPy: (ffcvClass: string, dtype: string, shape: string) => string,
 ): FieldType<F> {
   return {
-    type,
-    typeId,
-    ffcvClass,
+    ...identity,
     fromSpec: (s) => make({ dtype: String(s.dtype), shape: s.shape as number[] }),
     fromArguments: (a, where) => make(NDArrayField.parseArguments(a, where)),
     decoders: { ndarray: ndarrayDecoder },
@@ -242,23 +239,23 @@ function arrayType<F extends NDArrayField>(
     },
     python: {
       field: (c) =>
-        fieldPy(JSON.stringify(c.dtype), `(${(c.shape as number[]).join(', ')}${(c.shape as number[]).length === 1 ? ',' : ''})`),
+        fieldPy(
+          identity.ffcvClass,
+          JSON.stringify(c.dtype),
+          `(${(c.shape as number[]).join(', ')}${(c.shape as number[]).length === 1 ? ',' : ''})`,
+        ),
       decoders: { ndarray: () => 'NDArrayDecoder()' },
     },
   };
 }
 
 export const NDARRAY_TYPE = arrayType(
-  'ndarray',
-  4,
-  'NDArrayField',
+  NDARRAY_IDENTITY,
   (o) => new NDArrayField(o),
-  (dtype, shape) => `NDArrayField(dtype=np.dtype(${dtype}), shape=${shape})`,
+  (cls, dtype, shape) => `${cls}(dtype=np.dtype(${dtype}), shape=${shape})`,
 );
 export const TORCH_TENSOR_TYPE = arrayType(
-  'torch_tensor',
-  6,
-  'TorchTensorField',
+  TORCH_TENSOR_IDENTITY,
   (o) => new TorchTensorField(o),
-  (dtype, shape) => `TorchTensorField(dtype=torch.from_numpy(np.zeros(0, dtype=np.dtype(${dtype}))).dtype, shape=${shape})`,
+  (cls, dtype, shape) => `${cls}(dtype=torch.from_numpy(np.zeros(0, dtype=np.dtype(${dtype}))).dtype, shape=${shape})`,
 );

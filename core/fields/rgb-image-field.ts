@@ -1,5 +1,13 @@
 import { BetonEncodeError, BetonFormatError } from '../format/errors.js';
-import { Field, type DecodeContext, type EncodeContext, type EncodedValue, type FieldSpec } from './field.js';
+import {
+  TypedField,
+  type DecodeContext,
+  type EncodeContext,
+  type EncodedValue,
+  type FieldIdentity,
+  type FieldSpec,
+  type ImageMode,
+} from './field.js';
 import { isRGBPixels, type ImageInput, type RGBPixels } from './image-codec.js';
 
 export type WriteMode = 'raw' | 'jpg' | 'smart' | 'proportion';
@@ -24,7 +32,7 @@ export interface RGBImageFieldOptions {
 
 /** A decoded image sample. `data` is RGB, h·w·3 bytes. */
 export interface DecodedImage extends RGBPixels {
-  mode: 'raw' | 'jpg';
+  mode: ImageMode;
   /** The bytes as stored in the file (JPEG file or raw pixels). */
   stored: Uint8Array;
 }
@@ -51,15 +59,15 @@ export function storedSize(width: number, height: number, maxResolution: number 
   return [Math.max(1, w), Math.max(1, h)];
 }
 
+/** rgb_image's identity, declared once: RGBImageField and RGB_IMAGE_TYPE (rgb-image-type.ts) read it. */
+export const RGB_IMAGE_IDENTITY: FieldIdentity = { type: 'rgb_image', typeId: 2, ffcvClass: 'RGBImageField' };
+
 /**
  * RGBImageField (type 2). Metadata is a packed 13-byte struct {mode u1, width <u2,
  * height <u2, data_ptr <u8}; the heap holds a JPEG file (mode 0) or raw RGB (mode 1).
  * None of the writer options are stored in the file (all-zero arguments), as in FFCV.
  */
-export class RGBImageField extends Field<DecodedImage> {
-  readonly typeId = 2;
-  readonly type = 'rgb_image';
-  readonly ffcvClass = 'RGBImageField';
+export class RGBImageField extends TypedField<DecodedImage> {
   readonly metadata = { size: 13, align: 1 };
   readonly pointerOffset = 5;
   readonly writeMode: WriteMode;
@@ -70,7 +78,7 @@ export class RGBImageField extends Field<DecodedImage> {
   readonly passThrough: boolean;
 
   constructor(opts: RGBImageFieldOptions = {}) {
-    super();
+    super(RGB_IMAGE_IDENTITY);
     this.writeMode = opts.writeMode ?? 'raw';
     this.maxResolution = opts.maxResolution ?? null;
     this.smartThreshold = opts.smartThreshold ?? null;
@@ -204,6 +212,11 @@ export class RGBImageField extends Field<DecodedImage> {
       case 'proportion':
         return ctx.random() < this.compressProbability;
     }
+  }
+
+  /** The mode byte: 0 is a JPEG; anything else counts as raw (decode refuses a mode other than 0 or 1). */
+  override imageMode(meta: DataView): ImageMode {
+    return meta.getUint8(0) === IMAGE_MODE_JPG ? 'jpg' : 'raw';
   }
 
   override heapSize(meta: DataView): number | null {

@@ -4,7 +4,14 @@ import { PipelineError } from '../pipeline/stage.js';
 import { BetonFormatError } from '../format/errors.js';
 import type { DecoderFactory, FieldStats, FieldTable, FieldType } from './field-type.js';
 import { py } from '../pipeline/python-code.js';
-import { IMAGE_MODE_JPG, IMAGE_MODE_RAW, RGBImageField, type DecodedImage, type RGBImageFieldOptions } from './rgb-image-field.js';
+import {
+  IMAGE_MODE_JPG,
+  IMAGE_MODE_RAW,
+  RGB_IMAGE_IDENTITY,
+  RGBImageField,
+  type DecodedImage,
+  type RGBImageFieldOptions,
+} from './rgb-image-field.js';
 
 /** Image sizes over the whole file: SimpleRGBImageDecoder needs one size, the crops do not. */
 export interface ImageStats extends FieldStats {
@@ -81,9 +88,7 @@ const cropDecoder: DecoderFactory = (step, _field, _stats, kernels) => {
 const num = (v: unknown): number | null | undefined => v as number | null | undefined;
 
 export const RGB_IMAGE_TYPE: FieldType<RGBImageField> = {
-  type: 'rgb_image',
-  typeId: 2,
-  ffcvClass: 'RGBImageField',
+  ...RGB_IMAGE_IDENTITY,
   usesImageCodec: true,
   fromSpec: (s) =>
     new RGBImageField({
@@ -114,7 +119,7 @@ export const RGB_IMAGE_TYPE: FieldType<RGBImageField> = {
   },
   python: {
     field: (c) =>
-      `RGBImageField(write_mode=${py(c.writeMode)}, max_resolution=${py(c.maxResolution)}, smart_threshold=${py(c.smartThreshold)}, jpeg_quality=${String(c.jpegQuality)}, compress_probability=${String(c.compressProbability)})`,
+      `${RGB_IMAGE_IDENTITY.ffcvClass}(write_mode=${py(c.writeMode)}, max_resolution=${py(c.maxResolution)}, smart_threshold=${py(c.smartThreshold)}, jpeg_quality=${String(c.jpegQuality)}, compress_probability=${String(c.compressProbability)})`,
     buildNotes: (c) => (c.passThrough === true ? ['JPEG pass-through is a Beton Studio option; FFCV always re-encodes.'] : []),
     decoders: {
       simple_rgb: () => 'SimpleRGBImageDecoder()',

@@ -1,5 +1,5 @@
 import { BetonEncodeError, BetonFormatError } from '../format/errors.js';
-import { Field, type DecodeContext, type EncodeContext, type EncodedValue, type FieldSpec } from './field.js';
+import { TypedField, type DecodeContext, type EncodeContext, type EncodedValue, type FieldIdentity, type FieldSpec } from './field.js';
 import type { ImageCodec, RGBPixels } from './image-codec.js';
 import { customArguments, CUSTOM_TYPE_ID } from './custom-arguments.js';
 import { cappedSize } from './rgb-image-field.js';
@@ -180,10 +180,10 @@ function isStoredClip(v: unknown): v is StoredClip {
   );
 }
 
-export class VideoClipField extends Field<DecodedClip> {
-  readonly typeId = CUSTOM_TYPE_ID;
-  readonly type = 'video_clip';
-  readonly ffcvClass = 'VideoClipField';
+/** video_clip's identity, declared once: VideoClipField and VIDEO_CLIP_TYPE (video-clip-type.ts) read it. */
+export const VIDEO_CLIP_IDENTITY: FieldIdentity = { type: 'video_clip', typeId: CUSTOM_TYPE_ID, ffcvClass: 'VideoClipField' };
+
+export class VideoClipField extends TypedField<DecodedClip> {
   readonly metadata = { size: VIDEO_CLIP_META_SIZE, align: 1 };
   readonly pointerOffset = 15;
   readonly writeMode: ClipWriteMode;
@@ -192,7 +192,7 @@ export class VideoClipField extends Field<DecodedClip> {
   readonly frames: number | null;
 
   constructor(opts: VideoClipFieldOptions = {}) {
-    super();
+    super(VIDEO_CLIP_IDENTITY);
     this.writeMode = opts.writeMode ?? 'jpg';
     this.jpegQuality = Math.trunc(opts.jpegQuality ?? 90);
     this.maxResolution = opts.maxResolution ?? null;

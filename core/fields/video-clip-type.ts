@@ -1,8 +1,7 @@
 import type { ClipDecoderConfig } from '../api/loader-config.js';
-import { CUSTOM_TYPE_ID } from './custom-arguments.js';
 import type { FieldType, PipelineStepLike } from './field-type.js';
 import { clipStats, createClipDecoder } from './video-clip-decoders.js';
-import { VideoClipField, type DecodedClip, type VideoClipFieldOptions } from './video-clip-field.js';
+import { VIDEO_CLIP_IDENTITY, VideoClipField, type DecodedClip, type VideoClipFieldOptions } from './video-clip-field.js';
 import { clipDecoderPy, VIDEO_CLIP_PYTHON, videoFieldPy } from './video-clip-python.js';
 
 const num = (v: unknown): number | null | undefined => v as number | null | undefined;
@@ -29,9 +28,7 @@ async function filmstrip(
 
 /** Custom (type 255): a clip of frames per sample; options travel in our argument blob (docs/video.md). */
 export const VIDEO_CLIP_TYPE: FieldType<VideoClipField> = {
-  type: 'video_clip',
-  typeId: CUSTOM_TYPE_ID,
-  ffcvClass: 'VideoClipField',
+  ...VIDEO_CLIP_IDENTITY,
   usesImageCodec: true,
   fromSpec: (s) =>
     new VideoClipField({
@@ -52,7 +49,7 @@ export const VIDEO_CLIP_TYPE: FieldType<VideoClipField> = {
       clip_random_resized_crop: (s, note) => clipDecoderPy(s as ClipDecoderConfig, note),
     },
     prelude: VIDEO_CLIP_PYTHON,
-    customClass: 'VideoClipField',
+    customClass: VIDEO_CLIP_IDENTITY.ffcvClass,
     // Without a decoder first, our loader uses the field's default (clip_simple), as FFCV does;
     // image decoders and (H, W, C) ops do not apply to a (T, H, W, 3) clip.
     pipeline: (name, steps, notes, stepPy) => {

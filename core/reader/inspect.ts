@@ -13,14 +13,12 @@ export function summarize(reader: Reader, opts: { hashRegions?: boolean } = {}):
     if ('dtype' in spec) args.dtype = spec.dtype;
     if ('shape' in spec) args.shape = spec.shape;
     let heapBytes = 0;
-    const modes = field.type === 'rgb_image' ? { raw: 0, jpg: 0 } : undefined;
+    // Fields that store images say how each sample is stored (the byte layout is theirs).
+    const modes = field.imageMode ? { raw: 0, jpg: 0 } : undefined;
     for (let i = 0; i < reader.numSamples; i++) {
       const ref = reader.heapRef(i, f);
       if (ref) heapBytes += ref.size;
-      if (modes) {
-        if (reader.fieldMetadata(i, f).getUint8(0) === 0) modes.jpg++;
-        else modes.raw++;
-      }
+      if (modes) modes[field.imageMode!(reader.fieldMetadata(i, f))]++;
     }
     return {
       index: f,

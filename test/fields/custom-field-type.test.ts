@@ -17,7 +17,7 @@ import { LoaderConfig } from '../../core/api/loader-config.js';
 import type { BuildConfig, FieldConfig } from '../../core/api/build-config.js';
 import { loaderToPython, buildToPython } from '../../core/export/python.js';
 import { customArguments, CUSTOM_TYPE_ID } from '../../core/fields/custom-arguments.js';
-import { Field, type EncodedValue, type FieldSpec } from '../../core/fields/field.js';
+import { TypedField, type EncodedValue, type FieldIdentity, type FieldSpec } from '../../core/fields/field.js';
 import type { FieldType } from '../../core/fields/field-type.js';
 import { IntField } from '../../core/fields/int-field.js';
 import { findFieldType, registerFieldType } from '../../core/fields/registry.js';
@@ -32,12 +32,16 @@ import { ffcvStatus, PYTHON } from '../interop/ffcv.js';
 
 type Pair = readonly [number, number];
 
-class U16PairField extends Field<Pair> {
-  readonly typeId = CUSTOM_TYPE_ID;
-  readonly type = 'u16_pair';
-  readonly ffcvClass = 'U16PairField';
+/** The type's name, id and FFCV class, declared once: the class and the type object read them. */
+const U16_PAIR: FieldIdentity = { type: 'u16_pair', typeId: CUSTOM_TYPE_ID, ffcvClass: 'U16PairField' };
+
+class U16PairField extends TypedField<Pair> {
   readonly metadata = { size: 4, align: 1 };
   readonly pointerOffset = null;
+
+  constructor() {
+    super(U16_PAIR);
+  }
 
   toSpec(): FieldSpec {
     return { type: this.type };
@@ -104,9 +108,7 @@ class U16PairField(Field):
 
 /** Everything the type means, in one object: the registration below is the only other step. */
 const U16_PAIR_TYPE: FieldType<U16PairField> = {
-  type: 'u16_pair',
-  typeId: CUSTOM_TYPE_ID,
-  ffcvClass: 'U16PairField',
+  ...U16_PAIR,
   fromSpec: () => new U16PairField(),
   // The loader's default decoder: (2,) int32 per sample (torch, and so FFCV, has no uint16 before 2.3), planned with the file's largest `a`.
   decoders: {
@@ -129,10 +131,10 @@ const U16_PAIR_TYPE: FieldType<U16PairField> = {
   preview: (v) => ({ kind: 'text', text: `(${(v as Pair).join(', ')})` }),
   canonical: (v) => ({ a: (v as Pair)[0], b: (v as Pair)[1] }),
   python: {
-    field: () => 'U16PairField()',
+    field: () => `${U16_PAIR.ffcvClass}()`,
     decoders: { u16_pair: () => 'U16PairDecoder()' },
     prelude: U16_PAIR_PYTHON,
-    customClass: 'U16PairField',
+    customClass: U16_PAIR.ffcvClass,
   },
 };
 
