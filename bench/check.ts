@@ -7,7 +7,7 @@
  *
  *   npm run bench -- check [--quick] [--count 3000] [--reps 3] [--json FILE]
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseBuildConfig, type BuildConfigInput } from '../core/api/build-config.js';
@@ -16,42 +16,25 @@ import { checkDataset } from '../core/app/check-dataset.js';
 import { nearPairs } from '../core/app/check/near-duplicates.js';
 import { ensureImageNetLike } from './generate-imagenet-like.js';
 import { benchMain, intSetting, isEntryPoint, runAsScript, type BenchMain } from './lib/cli.js';
+import { COMMON_OPTIONS, commonHelp, commonSettings, writeResult, type CommonSettings } from './lib/common-options.js';
 import { benchScratchDir } from './lib/repo.js';
 import { median, round } from './lib/stats.js';
 import { renderTable } from './lib/table.js';
 
+const REPS = { reps: 3, quickReps: 1 };
 const HELP = `npm run bench -- check [options]
   --count N     images (default 3000; --quick 200)
-  --reps N      repetitions; medians are reported (default 3; --quick 1)
-  --json FILE   also write the JSON result there
-  --quick       a small smoke run`;
+${commonHelp(REPS)}`;
 
-interface Config {
+interface Config extends CommonSettings {
   count: number;
-  reps: number;
-  quick: boolean;
-  jsonFile: string | undefined;
 }
 
 function parse(argv: string[]): Config | 'help' {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      help: { type: 'boolean' },
-      quick: { type: 'boolean' },
-      count: { type: 'string' },
-      reps: { type: 'string' },
-      json: { type: 'string' },
-    },
-  });
+  const { values } = parseArgs({ args: argv, options: { ...COMMON_OPTIONS, count: { type: 'string' } } });
   if (values.help) return 'help';
-  const q = values.quick === true;
-  return {
-    count: intSetting(values.count, 'count', 'BENCH_COUNT', q ? 200 : 3000),
-    reps: intSetting(values.reps, 'reps', 'BENCH_REPS', q ? 1 : 3),
-    quick: q,
-    jsonFile: values.json,
-  };
+  const common = commonSettings(values, REPS);
+  return { ...common, count: intSetting(values.count, 'count', 'BENCH_COUNT', common.quick ? 200 : 3000) };
 }
 
 async function build(folder: string, out: string, n: number): Promise<void> {
@@ -123,8 +106,7 @@ async function runBenchmark(cfg: Config): Promise<number> {
     ),
   );
   const result = { bench: 'check', version: 1, count: cfg.count, reps: cfg.reps, check: results, nearDuplicateSearch: search };
-  console.log(JSON.stringify(result));
-  if (cfg.jsonFile) writeFileSync(cfg.jsonFile, JSON.stringify(result, null, 2) + '\n');
+  writeResult(result, cfg.jsonFile);
   return 0;
 }
 

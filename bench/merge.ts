@@ -12,7 +12,7 @@
  * line ({"bench":"merge",...}) with every repetition.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BytesField } from '../core/fields/bytes-field.js';
@@ -20,51 +20,45 @@ import { IntField } from '../core/fields/int-field.js';
 import { DatasetWriter } from '../core/writer/dataset-writer.js';
 import { mergeDatasets } from '../core/writer/merge.js';
 import { benchMain, intSetting, isEntryPoint, runAsScript, UsageError, type BenchMain } from './lib/cli.js';
+import { COMMON_OPTIONS, commonHelp, commonSettings, writeResult, type CommonSettings } from './lib/common-options.js';
 import { benchScratchDir } from './lib/repo.js';
 import { median, round } from './lib/stats.js';
 import { renderTable } from './lib/table.js';
 
+const REPS = { reps: 5, quickReps: 1 };
 const HELP = `npm run bench -- merge [options]
   --mb N        total size of the shards in MB (default 300; --quick 40)
   --shards N    how many shards (default 3)
-  --reps N      repetitions; medians are reported (default 5; --quick 1)
   --keep        keep the generated shards under .bench/ for the next run (default: kept; --no-keep removes them)
-  --json FILE   also write the JSON result there
-  --quick       a small smoke run`;
+${commonHelp(REPS)}`;
 
 /** Bytes per sample: ~100 KB, an ImageNet-sized JPEG. */
 const OBJECT_BYTES = 100_000;
 
-interface Config {
+interface Config extends CommonSettings {
   mb: number;
   shards: number;
-  reps: number;
   keep: boolean;
-  jsonFile: string | undefined;
 }
 
 function parse(argv: string[]): Config | 'help' {
   const { values } = parseArgs({
     args: argv,
     options: {
-      help: { type: 'boolean' },
-      quick: { type: 'boolean' },
+      ...COMMON_OPTIONS,
       mb: { type: 'string' },
       shards: { type: 'string' },
-      reps: { type: 'string' },
       keep: { type: 'boolean' },
       'no-keep': { type: 'boolean' },
-      json: { type: 'string' },
     },
   });
   if (values.help) return 'help';
-  const q = values.quick === true;
+  const common = commonSettings(values, REPS);
   const cfg = {
-    mb: intSetting(values.mb, 'mb', 'BENCH_MERGE_MB', q ? 40 : 300),
+    ...common,
+    mb: intSetting(values.mb, 'mb', 'BENCH_MERGE_MB', common.quick ? 40 : 300),
     shards: intSetting(values.shards, 'shards', 'BENCH_MERGE_SHARDS', 3),
-    reps: intSetting(values.reps, 'reps', 'BENCH_REPS', q ? 1 : 5),
     keep: values['no-keep'] !== true,
-    jsonFile: values.json,
   };
   if (cfg.mb * 1e6 < cfg.shards * OBJECT_BYTES) throw new UsageError('--mb is too small for that many shards');
   return cfg;
@@ -175,8 +169,7 @@ async function runBenchmark(cfg: Config): Promise<number> {
     seconds: runs,
     medianGBps: Object.fromEntries(kinds.map((k) => [k, round(gbps(median(runs[k])), 3)])),
   };
-  console.log(JSON.stringify(result));
-  if (cfg.jsonFile) writeFileSync(cfg.jsonFile, JSON.stringify(result, null, 2) + '\n');
+  writeResult(result, cfg.jsonFile);
   rm(merged);
   if (!cfg.keep) rmSync(dir, { recursive: true, force: true });
   return 0;

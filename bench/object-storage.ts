@@ -15,7 +15,7 @@
  * Prints a table, then one JSON line ({"bench":"object-storage",...}).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { IntField } from '../core/fields/int-field.js';
@@ -25,42 +25,27 @@ import { CenterCropRGBImageDecoder, ToCHW } from '../core/pipeline/spec.js';
 import { uploadFile } from '../core/remote/s3-upload.js';
 import { DatasetWriter } from '../core/writer/dataset-writer.js';
 import { benchMain, intSetting, isEntryPoint, runAsScript, type BenchMain } from './lib/cli.js';
+import { COMMON_OPTIONS, commonHelp, commonSettings, writeResult, type CommonSettings } from './lib/common-options.js';
 import { classPalette, synthImage } from './lib/synth-image.js';
 import { mixSeed, Rng } from './lib/prng.js';
 import { benchScratchDir, repoRoot } from './lib/repo.js';
 import { median, round } from './lib/stats.js';
 import { renderTable } from './lib/table.js';
 
+const REPS = { reps: 3, quickReps: 1 };
 const HELP = `npm run bench -- object-storage [options]
   --images N    images in the dataset (default 4000; --quick 1200)
-  --reps N      repetitions; medians are reported (default 3; --quick 1)
-  --json FILE   also write the JSON result there
-  --quick       a small smoke run`;
+${commonHelp(REPS)}`;
 
-interface Config {
+interface Config extends CommonSettings {
   images: number;
-  reps: number;
-  jsonFile: string | undefined;
 }
 
 function parse(argv: string[]): Config | 'help' {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      help: { type: 'boolean' },
-      quick: { type: 'boolean' },
-      images: { type: 'string' },
-      reps: { type: 'string' },
-      json: { type: 'string' },
-    },
-  });
+  const { values } = parseArgs({ args: argv, options: { ...COMMON_OPTIONS, images: { type: 'string' } } });
   if (values.help) return 'help';
-  const q = values.quick === true;
-  return {
-    images: intSetting(values.images, 'images', 'BENCH_OBJECT_IMAGES', q ? 1200 : 4000),
-    reps: intSetting(values.reps, 'reps', 'BENCH_REPS', q ? 1 : 3),
-    jsonFile: values.json,
-  };
+  const common = commonSettings(values, REPS);
+  return { ...common, images: intSetting(values.images, 'images', 'BENCH_OBJECT_IMAGES', common.quick ? 1200 : 4000) };
 }
 
 /** A JPEG dataset of synthetic photos (~256 px), 1 MiB pages (many pages from few images), cached under .bench/. */
@@ -185,8 +170,7 @@ async function run(cfg: Config): Promise<void> {
       ),
     );
     const json = { bench: 'object-storage', images: cfg.images, fileBytes: size, runs };
-    console.log(JSON.stringify(json));
-    if (cfg.jsonFile) writeFileSync(cfg.jsonFile, JSON.stringify(json, null, 2));
+    writeResult(json, cfg.jsonFile);
   } finally {
     process.env = saved;
     child.kill();

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { DatasetManifest, MANIFEST_FORMAT, MANIFEST_VERSION, manifestPathFor, type ManifestStatus } from '../api/dataset-manifest.js';
+import { readRegularText } from '../native/regular-file.js';
 import { datasetContentSha256 } from './content-hash.js';
 
 /**
@@ -13,7 +13,9 @@ export function readSidecarManifest(betonPath: string, contentSha256?: string): 
   const path = manifestPathFor(betonPath);
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    // Through the one opener: a FIFO is refused rather than waited on, and under beton serve a
+    // manifest that is (or became) a link to outside the served folders is not read.
+    text = readRegularText(path, 'dataset manifest');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'missing', path };
     return { status: 'corrupt', path, note: `cannot read ${path}: ${(e as Error).message}` };

@@ -226,7 +226,7 @@ export class RunsDb {
       }
       const r = this.db
         .prepare('INSERT INTO builds (dataset_id, config, report, created_at) VALUES (?, ?, ?, ?)')
-        .run(v.datasetId, toJson(config, 'build config'), toJson(report, 'build report'), new Date().toISOString());
+        .run(v.datasetId, toJson(v.config, 'build config'), toJson(report, 'build report'), new Date().toISOString());
       return Number(r.lastInsertRowid);
     });
   }

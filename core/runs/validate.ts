@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ORDER_NAMES } from '../api/order-names.js';
+import { ownRecord } from '../api/own-record.js';
 import type {
   DatasetInfo,
   ExecPlan,
@@ -182,7 +183,9 @@ export const ListOptionsSchema = z.strictObject({ limit: z.number().int().min(1)
 
 export const BuildSchema = z.object({
   datasetId: posInt.nullable(),
-  config: z.record(z.string(), z.unknown()),
+  // A build config holds names users choose (fields, columns): ownRecord keeps a `__proto__`
+  // key as an own entry, where z.record drops it.
+  config: ownRecord(z.unknown()),
   report: z.looseObject({ path: z.string(), numSamples: count }),
 });
 

@@ -1,7 +1,8 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { RGBImageFieldConfig, type FieldConfig } from '../api/build-config.js';
 import { BetonEncodeError } from '../format/errors.js';
+import { readRegularText } from '../native/regular-file.js';
 import { skipMarker, type Sample } from '../writer/sample.js';
 import { compileMapper } from './column-mapping.js';
 import { uniqueFieldNames } from './field-names.js';
@@ -300,7 +301,9 @@ export function resolveShards(spec: string, baseDir = process.cwd()): string[] {
     return files;
   }
   if (isShardName(abs)) return [abs];
-  const lines = readFileSync(abs, 'utf8')
+  // Through the one opener, as the shards are: a regular file, and under beton serve still
+  // inside the served folders when opened (a folder swapped for a link since the check is refused).
+  const lines = readRegularText(abs, 'shard list')
     .split(/\r?\n/)
     .map((l) => l.trim())
     .filter((l) => l !== '' && !l.startsWith('#'));
@@ -315,7 +318,7 @@ export function resolveShards(spec: string, baseDir = process.cwd()): string[] {
 export function looksLikeShardList(path: string): boolean {
   if (!/\.(txt|list|shards)$/i.test(path)) return false;
   try {
-    const lines = readFileSync(path, 'utf8')
+    const lines = readRegularText(path, 'shard list')
       .slice(0, 65536)
       .split(/\r?\n/)
       .map((l) => l.trim())

@@ -3,29 +3,15 @@
 // JPEGs → 176 MiB), smart without a threshold storing everything raw, no default shown.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../core/cli/main.js';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { paddingNote } from '../../core/cli/build-command.js';
 import { parseBuildConfig } from '../../core/api/build-config.js';
 import { DEFAULT_MAX_RESOLUTION, DEFAULT_SMART_THRESHOLD } from '../../core/api/constants.js';
+import { cliInProcess as cli, SAMPLE_IMAGES as SAMPLES } from '../helpers/cli-in-process.js';
 
-const SAMPLES = resolve(import.meta.dirname, '../../assets/sample-images');
 const dir = mkdtempSync(join(tmpdir(), 'beton-defaults-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((c) => ((out += String(c)), true));
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((c) => ((err += String(c)), true));
-  try {
-    return { code: await main(argv), out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
-}
 
 describe('build defaults', () => {
   it('a build config defaults to smart (64x64 threshold) with a 512 px cap', () => {

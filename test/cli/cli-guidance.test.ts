@@ -3,28 +3,13 @@
 // instead of the user's folder, a library option name in CLI text.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../core/cli/main.js';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { didYouMean } from '../../core/cli/did-you-mean.js';
+import { cliInProcess as cli, SAMPLE_IMAGES as SAMPLES } from '../helpers/cli-in-process.js';
 
-const SAMPLES = resolve(import.meta.dirname, '../../assets/sample-images');
 const dir = mkdtempSync(join(tmpdir(), 'beton-guide-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** Runs the CLI in-process; returns the exit code and what it printed. */
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((c) => ((out += String(c)), true));
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((c) => ((err += String(c)), true));
-  try {
-    return { code: await main(argv), out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
-}
 
 describe('did you mean', () => {
   it('suggests the flag for a typo, in two lines, without the help or a broken quote', async () => {

@@ -8,56 +8,21 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { PointResult, ProfileRun, TelemetrySample } from '../../core/api/profile-model.js';
+import type { ProfileRun, TelemetrySample } from '../../core/api/profile-model.js';
 import { RunsDb } from '../../core/runs/runs-db.js';
+import { seedSample, seedSweep } from '../helpers/seeded-runs.js';
 import { needChromium, serveApp, shot } from './e2e-helpers.js';
-
-const point = (index: number, workers: number, ips: number): PointResult => ({
-  index,
-  config: { workers, batchSize: 64, order: 'random', osCache: true },
-  images: ips * 2,
-  seconds: 2,
-  imagesPerSec: ips,
-  batchesPerSec: ips / 64,
-  waitP50Ms: 64_000 / ips / 2,
-  waitP95Ms: 64_000 / ips,
-  workerBusyMsPerBatch: 40,
-  cpuPerCore: [0.6, 0.7],
-  rssPeakBytes: 2e8,
-  diskReadBytes: 0,
-  pageCacheResident: 1,
-  gpuUtilMean: null,
-});
 
 /** Two points of 2 s each, sampled every 250 ms, with the readings the charts show. */
 function samples(ips: number[]): TelemetrySample[] {
   const out: TelemetrySample[] = [];
   let t = 0;
   ips.forEach((rate, p) => {
-    out.push({
-      t,
-      point: null,
-      imagesPerSec: null,
-      cpuPerCore: [0.3, 0.2],
-      rssBytes: 2e8,
-      diskReadBytes: 0,
-      processCpu: 0.1,
-      waitMsPerStep: null,
-      gpus: [],
-    });
+    // A start-up reading between points: no point, an idle loader.
+    out.push(seedSample(t, p, rate, { point: null, imagesPerSec: null, cpuPerCore: [0.3, 0.2], processCpu: 0.1, waitMsPerStep: null }));
     t += 250;
     for (let k = 0; k < 8; k++, t += 250) {
-      out.push({
-        t,
-        point: p,
-        imagesPerSec: rate * (0.95 + (0.1 * ((k * 7) % 3)) / 2),
-        cpuPerCore: [0.7, 0.8],
-        rssBytes: 2e8,
-        diskReadBytes: 0,
-        processCpu: 0.55 + k / 100,
-        waitMsPerStep: 64_000 / rate,
-        gpus: [],
-      });
+      out.push(seedSample(t, p, rate * (0.95 + (0.1 * ((k * 7) % 3)) / 2), { processCpu: 0.55 + k / 100, waitMsPerStep: 64_000 / rate }));
     }
   });
   return out;
@@ -65,33 +30,13 @@ function samples(ips: number[]): TelemetrySample[] {
 
 function run(startedAt: string, speed: number, batchesAhead: number | undefined, host: string): ProfileRun {
   const rates = [600 * speed, 1000 * speed];
-  return {
-    kind: 'sweep',
+  return seedSweep({
     startedAt,
     finishedAt: startedAt.replace('10:00:00', '10:00:09'),
-    status: 'ok',
-    plan: {
-      file: '/data/train.beton',
-      workers: [1, 2],
-      batchSizes: [64],
-      orders: ['random'],
-      osCache: [true],
-      decoder: 'rrc:160',
-      flip: true,
-      ...(batchesAhead ? { batchesAhead } : {}),
-      secondsPerPoint: 2,
-      warmupBatches: 2,
-    },
+    workers: [1, 2],
+    rates,
+    ...(batchesAhead ? { batchesAhead } : {}),
     machine: { hostname: host, cpuModel: 'Test CPU @ 3 GHz', cores: 2, ramBytes: 2 ** 34, os: 'Linux 6.1', node: 'v20.19.0', gpus: [] },
-    dataset: {
-      path: '/data/train.beton',
-      sizeBytes: 5e8,
-      headerSha256: 'ab'.repeat(32),
-      contentSha256: 'cd'.repeat(32),
-      numSamples: 10_000,
-      schema: [{ name: 'image', type: 'rgb_image', typeId: 2 }],
-    },
-    points: [point(0, 1, rates[0]!), point(1, 2, rates[1]!)],
     samples: samples(rates),
     verdict: {
       kind: 'input-bound',
@@ -99,7 +44,7 @@ function run(startedAt: string, speed: number, batchesAhead: number | undefined,
       evidence: [`wait per batch p50 ${(32_000 / rates[1]!).toFixed(1)} ms at 2 workers`, 'CPU 75% busy across 2 cores'],
       advice: ['Add workers if cores are free.'],
     },
-  };
+  });
 }
 
 describe.skipIf(!needChromium())('run detail and side-by-side comparison (issue 14.2), end to end', () => {

@@ -9,71 +9,31 @@ import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { PointResult, ProfileRun, TelemetrySample } from '../../core/api/profile-model.js';
+import type { ProfileRun, TelemetrySample } from '../../core/api/profile-model.js';
 import { RunsDb } from '../../core/runs/runs-db.js';
+import { seedSample, seedSweep } from '../helpers/seeded-runs.js';
 import { needChromium, ROOT, serveApp, shot } from './e2e-helpers.js';
-
-const point = (index: number, workers: number, ips: number): PointResult => ({
-  index,
-  config: { workers, batchSize: 64, order: 'random', osCache: true },
-  images: ips * 2,
-  seconds: 2,
-  imagesPerSec: ips,
-  batchesPerSec: ips / 64,
-  waitP50Ms: 64_000 / ips / 2,
-  waitP95Ms: 64_000 / ips,
-  workerBusyMsPerBatch: 40,
-  cpuPerCore: [0.6, 0.7],
-  rssPeakBytes: 2e8,
-  diskReadBytes: 0,
-  pageCacheResident: 1,
-  gpuUtilMean: null,
-});
 
 /**
  * Eight samples a point from 1 s in (a start-up second without a point) to 6 s: the span that
  * recharts' own ticks cut unevenly (1, 3, 5, 6).
  */
 function samples(rates: number[]): TelemetrySample[] {
-  const out: TelemetrySample[] = [];
   const n = rates.length * 8;
-  let i = 0;
-  for (const [p, rate] of rates.entries()) {
-    for (let k = 0; k < 8; k++, i++) {
-      out.push({
-        t: Math.round(1000 + (5000 * i) / (n - 1)),
-        point: p,
-        imagesPerSec: rate * (0.95 + 0.05 * (k % 2)),
-        cpuPerCore: [0.7, 0.8],
-        rssBytes: 2e8,
-        diskReadBytes: 0,
-        processCpu: 0.55,
-        waitMsPerStep: 64_000 / rate,
-        gpus: [],
-      });
-    }
-  }
-  return out;
+  return rates.flatMap((rate, p) =>
+    Array.from({ length: 8 }, (_, k) =>
+      seedSample(Math.round(1000 + (5000 * (p * 8 + k)) / (n - 1)), p, rate * (0.95 + 0.05 * (k % 2)), { waitMsPerStep: 64_000 / rate }),
+    ),
+  );
 }
 
 function sweep(startedAt: string, workers: number[], schemaType: string): ProfileRun {
   const rates = workers.map((w) => 300 * w);
-  return {
-    kind: 'sweep',
+  const video = schemaType === 'video_clip';
+  return seedSweep({
     startedAt,
-    finishedAt: startedAt,
-    status: 'ok',
-    plan: {
-      file: '/data/train.beton',
-      workers,
-      batchSizes: [64],
-      orders: ['random'],
-      osCache: [true],
-      decoder: 'rrc:160',
-      flip: true,
-      secondsPerPoint: 2,
-      warmupBatches: 2,
-    },
+    workers,
+    rates,
     machine: {
       hostname: 'gpu-box',
       cpuModel: 'Test CPU',
@@ -86,19 +46,13 @@ function sweep(startedAt: string, workers: number[], schemaType: string): Profil
         { index: 1, name: 'NVIDIA H100 80GB HBM3', memoryTotalMiB: 81_559 },
       ],
     },
-    dataset: {
-      // Another file for the video run: the runs database keeps one record per dataset.
-      path: schemaType === 'video_clip' ? '/data/clips.beton' : '/data/train.beton',
-      sizeBytes: 5e8,
-      headerSha256: (schemaType === 'video_clip' ? 'ef' : 'ab').repeat(32),
-      contentSha256: 'cd'.repeat(32),
-      numSamples: 10_000,
-      schema: [{ name: schemaType === 'video_clip' ? 'clip' : 'image', type: schemaType, typeId: schemaType === 'video_clip' ? 7 : 2 }],
-    },
-    points: workers.map((w, i) => point(i, w, rates[i]!)),
+    // Another file for the video run: the runs database keeps one record per dataset.
+    dataset: video
+      ? { path: '/data/clips.beton', headerSha256: 'ef'.repeat(32), schema: [{ name: 'clip', type: schemaType, typeId: 7 }] }
+      : { schema: [{ name: 'image', type: schemaType, typeId: 2 }] },
     samples: samples(rates),
     verdict: { kind: 'input-bound', summary: 'The consumer waits.', evidence: ['wait'], advice: [] },
-  };
+  });
 }
 
 const SPECIES = ['cat', 'dog', 'bird'];

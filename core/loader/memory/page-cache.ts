@@ -1,15 +1,49 @@
-import type { FileHandle } from 'node:fs/promises';
+import type { MemoryPlan } from '../protocol.js';
+import type { MemoryManager, PageHold } from './memory-manager.js';
 
 /**
- * The process cache (os_cache off): a bounded pool of page slots in shared memory,
- * filled by positional reads (libuv's thread pool = the page reader threads) before the
- * batches that need them are dispatched. Pages in use by a batch in flight are pinned;
- * unpinned pages stay cached until their slot is needed (least recently used first).
- * Memory is the pool, whatever the file size.
+ * Where a page cache's pages come from: positional reads of a local file (file-fetch.ts) or
+ * ranged GETs of a remote one (remote-fetch.ts). The cache owns slots, pins and eviction;
+ * the fetch only fills the slot views it is given.
  */
-export class PageCache {
+export interface PageFetch {
+  /** Most consecutive missing pages one fetch takes (1: a page at a time). */
+  readonly maxRun: number;
+  /** Bytes of `page` worth fetching (objects end there, or the file does); the rest of its slot is never read. */
+  pageBytes(page: number): number;
+  /**
+   * Fills `views` with the pages `first`, `first + 1`, … (one view per page, each
+   * pageBytes long); resolves to how many of them came from the source (a profiler figure:
+   * pages served by a local disk cache do not count).
+   */
+  fetch(first: number, views: readonly Uint8Array[]): Promise<number>;
+}
+
+export interface PageCacheOptions {
+  pageSize: number;
+  numPages: number;
+  slots: number;
+  fetch: PageFetch;
+  /** The pages holding a sample's objects of the fields the loader reads (sample-pages.ts). */
+  pagesOf: (sampleId: number) => number[];
+  /** Releases what the fetch holds (the file handle). */
+  close?: () => Promise<void>;
+}
+
+/**
+ * A bounded pool of page slots in shared memory, filled by a PageFetch before the batches
+ * that need them are dispatched (osCache off: process-cache.ts; a remote file:
+ * remote-cache.ts). Workers see it through the shared page → slot table (plan kind
+ * 'process'), whatever the source. Pages in use by a batch in flight are pinned; unpinned
+ * pages stay cached until their slot is needed (least recently used first). Missing pages
+ * next to each other are fetched together, up to the fetch's maxRun. Memory is the pool,
+ * whatever the file size.
+ */
+export class PageCache implements MemoryManager {
   readonly pool: SharedArrayBuffer;
   readonly pageToSlot: SharedArrayBuffer;
+  readonly pageSize: number;
+  readonly slots: number;
   private readonly map: Int32Array;
   private readonly slotPage: Int32Array;
   private readonly free: number[] = [];
@@ -18,37 +52,60 @@ export class PageCache {
   private readonly lru = new Set<number>();
   private readonly loading = new Map<number, Promise<void>>();
   private waiters: Array<() => void> = [];
-  /** Pages read from disk (a profiler figure). */
+  private readonly source: PageFetch;
+  private readonly pagesOf: (sampleId: number) => number[];
+  private readonly onClose: (() => Promise<void>) | undefined;
+  /** Pages read from the source (a profiler figure). */
   pagesRead = 0;
 
-  constructor(
-    private readonly fh: FileHandle,
-    readonly pageSize: number,
-    numPages: number,
-    readonly slots: number,
-    /**
-     * Bytes of each page that hold objects (from the allocation table): only those are read,
-     * so a half-empty page of 2^31 bytes costs its objects, not 2 GiB. Absent: whole pages.
-     */
-    private readonly usedBytes?: Uint32Array,
-  ) {
-    this.pool = new SharedArrayBuffer(slots * pageSize);
-    this.pageToSlot = new SharedArrayBuffer(Math.max(1, numPages) * 4);
+  constructor(opts: PageCacheOptions) {
+    this.pageSize = opts.pageSize;
+    this.slots = opts.slots;
+    this.source = opts.fetch;
+    this.pagesOf = opts.pagesOf;
+    this.onClose = opts.close;
+    this.pool = new SharedArrayBuffer(opts.slots * opts.pageSize);
+    this.pageToSlot = new SharedArrayBuffer(Math.max(1, opts.numPages) * 4);
     this.map = new Int32Array(this.pageToSlot).fill(-1);
-    this.slotPage = new Int32Array(slots).fill(-1);
-    for (let s = slots - 1; s >= 0; s--) this.free.push(s);
+    this.slotPage = new Int32Array(opts.slots).fill(-1);
+    for (let s = opts.slots - 1; s >= 0; s--) this.free.push(s);
   }
 
-  /** Pins `pages` and resolves once all are resident. */
-  async acquire(pages: readonly number[]): Promise<void> {
+  get plan(): MemoryPlan {
+    return { kind: 'process', pool: this.pool, pageToSlot: this.pageToSlot };
+  }
+
+  /** Pins the pages of these samples and resolves once all are resident. */
+  async hold(sampleIds: Uint32Array): Promise<PageHold> {
+    const set = new Set<number>();
+    for (const id of sampleIds) for (const p of this.pagesOf(id)) set.add(p);
+    const pages = [...set].sort((a, b) => a - b);
     for (const p of pages) {
       this.pins.set(p, (this.pins.get(p) ?? 0) + 1);
       this.lru.delete(p);
     }
-    await Promise.all(pages.map((p) => this.ensure(p)));
+    let held = true;
+    const hold = {
+      release: () => {
+        if (held) this.release(pages);
+        held = false;
+      },
+    };
+    try {
+      await this.ensure(pages);
+    } catch (e) {
+      // A failed fetch leaves nothing pinned: the next batch may reuse the slots.
+      hold.release();
+      throw e;
+    }
+    return hold;
   }
 
-  release(pages: readonly number[]): void {
+  close(): Promise<void> {
+    return this.onClose ? this.onClose() : Promise.resolve();
+  }
+
+  private release(pages: readonly number[]): void {
     for (const p of pages) {
       const n = (this.pins.get(p) ?? 1) - 1;
       if (n > 0) this.pins.set(p, n);
@@ -57,37 +114,69 @@ export class PageCache {
         if (Atomics.load(this.map, p) >= 0) this.lru.add(p);
       }
     }
+    this.wake();
+  }
+
+  private wake(): void {
     const w = this.waiters;
     this.waiters = [];
     for (const f of w) f();
   }
 
-  private ensure(page: number): Promise<void> {
-    if (Atomics.load(this.map, page) >= 0) return Promise.resolve();
-    let p = this.loading.get(page);
-    if (!p) {
-      p = this.load(page).finally(() => this.loading.delete(page));
-      this.loading.set(page, p);
+  /** Loads the missing ones of `pages` (sorted), consecutive missing pages in one fetch. */
+  private async ensure(pages: readonly number[]): Promise<void> {
+    const waits: Array<Promise<void>> = [];
+    let run: number[] = [];
+    const flush = (): void => {
+      if (run.length === 0) return;
+      const r = run;
+      run = [];
+      const p = this.loadRun(r);
+      for (const page of r) this.loading.set(page, p);
+      const done = (): void => r.forEach((page) => this.loading.delete(page));
+      void p.then(done, done);
+      waits.push(p);
+    };
+    for (const page of pages) {
+      if (Atomics.load(this.map, page) >= 0) continue;
+      const pending = this.loading.get(page);
+      if (pending) {
+        waits.push(pending);
+        continue;
+      }
+      if (run.length > 0 && (run[run.length - 1] !== page - 1 || run.length >= this.source.maxRun)) flush();
+      run.push(page);
     }
-    return p;
+    flush();
+    await Promise.all(waits);
   }
 
-  private async load(page: number): Promise<void> {
-    let slot = this.takeSlot();
-    while (slot < 0) {
-      await new Promise<void>((r) => this.waiters.push(r));
-      slot = this.takeSlot();
-    }
+  private async loadRun(run: readonly number[]): Promise<void> {
+    const slots: number[] = [];
+    const ps = this.pageSize;
     try {
-      const n = Math.min(this.pageSize, this.usedBytes?.[page] ?? this.pageSize);
-      await readPage(this.fh, new Uint8Array(this.pool, slot * this.pageSize, n), page * this.pageSize);
+      for (let i = 0; i < run.length; i++) slots.push(await this.slot());
+      const views = run.map((p, i) => new Uint8Array(this.pool, slots[i]! * ps, Math.min(ps, this.source.pageBytes(p))));
+      // Not `pagesRead += await …`: that reads the count before the await and loses concurrent fetches.
+      const read = await this.source.fetch(run[0]!, views);
+      this.pagesRead += read;
     } catch (e) {
-      this.free.push(slot);
+      for (const s of slots) this.free.push(s);
+      this.wake();
       throw e;
     }
-    this.pagesRead++;
-    this.slotPage[slot] = page;
-    Atomics.store(this.map, page, slot);
+    run.forEach((p, i) => {
+      this.slotPage[slots[i]!] = p;
+      Atomics.store(this.map, p, slots[i]!);
+    });
+  }
+
+  private async slot(): Promise<number> {
+    for (;;) {
+      const s = this.takeSlot();
+      if (s >= 0) return s;
+      await new Promise<void>((r) => this.waiters.push(r));
+    }
   }
 
   private takeSlot(): number {
@@ -101,20 +190,5 @@ export class PageCache {
       return slot;
     }
     return -1;
-  }
-}
-
-/**
- * Largest length one positional read asks for: fs.read refuses 2^31 bytes and more (a page
- * may be 2^31), and Linux returns at most ~2 GiB per call anyway.
- */
-export const READ_CHUNK_BYTES = 2 ** 30;
-
-/** Reads `into.length` bytes from `position` (a plain number, exact to 2^53) in chunks; a page cut short by the end of the file stays zero past it. */
-export async function readPage(fh: FileHandle, into: Uint8Array, position: number): Promise<void> {
-  for (let done = 0; done < into.length;) {
-    const { bytesRead } = await fh.read(into, done, Math.min(READ_CHUNK_BYTES, into.length - done), position + done);
-    if (bytesRead === 0) return;
-    done += bytesRead;
   }
 }

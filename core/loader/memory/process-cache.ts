@@ -1,9 +1,10 @@
-import { open, type FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { totalmem } from 'node:os';
 import type { Reader } from '../../reader/reader.js';
 import type { MemoryPlan } from '../protocol.js';
 import { LoaderError } from '../errors.js';
-import type { HeapAccess, MemoryManager, PageHold } from './memory-manager.js';
+import { fileFetch } from './file-fetch.js';
+import type { HeapAccess } from './memory-manager.js';
 import { PageCache } from './page-cache.js';
 import { pagesOfFields } from './sample-pages.js';
 
@@ -22,17 +23,12 @@ export interface ProcessCacheOptions {
 }
 
 /**
- * osCache off: the loader's own bounded pool of pages in shared memory (page-cache.ts).
- * Before a batch is dispatched its pages are read in and pinned; workers find them
- * through the shared page → slot table. Memory is the pool, whatever the file size.
+ * osCache off: the loader's own bounded pool of pages in shared memory (page-cache.ts),
+ * filled by positional reads of the file (file-fetch.ts). Before a batch is dispatched its
+ * pages are read in and pinned; workers find them through the shared page → slot table.
+ * Memory is the pool, whatever the file size.
  */
-export class ProcessCache implements MemoryManager {
-  private constructor(
-    private readonly fh: FileHandle,
-    private readonly cache: PageCache,
-    private readonly pagesOf: (sampleId: number) => number[],
-  ) {}
-
+export class ProcessCache extends PageCache {
   static async open(path: string, reader: Reader, opts: ProcessCacheOptions): Promise<ProcessCache> {
     const pageSize = reader.pageSize;
     const numPages = Math.ceil(reader.header.allocTablePtr / pageSize);
@@ -64,41 +60,20 @@ export class ProcessCache implements MemoryManager {
       );
     }
     const fh = await open(path, 'r');
-    let cache: PageCache;
     try {
-      cache = new PageCache(fh, pageSize, numPages, slots, used);
+      return new ProcessCache({
+        pageSize,
+        numPages,
+        slots,
+        fetch: fileFetch(fh, pageSize, used),
+        pagesOf: pagesOfFields(reader, opts.fields),
+        close: () => fh.close(),
+      });
     } catch (e) {
       await fh.close();
       if (!(e instanceof RangeError)) throw e;
       throw poolTooLarge(path, pageSize, slots, Math.max(1, minSlots), opts.batchSize, e.message, e);
     }
-    return new ProcessCache(fh, cache, pagesOfFields(reader, opts.fields));
-  }
-
-  get plan(): MemoryPlan {
-    return { kind: 'process', pool: this.cache.pool, pageToSlot: this.cache.pageToSlot };
-  }
-
-  get pagesRead(): number {
-    return this.cache.pagesRead;
-  }
-
-  async hold(sampleIds: Uint32Array): Promise<PageHold> {
-    const pages = new Set<number>();
-    for (const id of sampleIds) for (const p of this.pagesOf(id)) pages.add(p);
-    const list = [...pages];
-    await this.cache.acquire(list);
-    let held = true;
-    return {
-      release: () => {
-        if (held) this.cache.release(list);
-        held = false;
-      },
-    };
-  }
-
-  close(): Promise<void> {
-    return this.fh.close();
   }
 }
 

@@ -1,6 +1,8 @@
+import type { ReactNode } from 'react';
 import type { DatasetCheck } from '../../../core/api/contract.js';
 import { formatDateTime, formatNumber } from '../lib/format.js';
 import { useDatasetsStore } from '../stores/datasets.js';
+import { Stat } from './Form.js';
 import { ErrorBanner, Loading } from './States.js';
 
 /** Sample ids as buttons that open the detail view. */
@@ -17,6 +19,69 @@ function Ids({ ids, open }: { ids: readonly number[]; open(i: number): void }) {
 }
 
 const SHOW = 12;
+
+/** A titled part of the findings, shown only when it found something. */
+function Finding({ title, count, children }: { title: ReactNode; count: number; children: ReactNode }) {
+  if (count === 0) return null;
+  return (
+    <div>
+      <h4>{title}</h4>
+      {children}
+    </div>
+  );
+}
+
+/** Samples with a note each (corrupt ones and their error, outliers and why), the first SHOW. */
+function NoteList<T extends { id: number }>({
+  items,
+  note,
+  testId,
+  open,
+}: {
+  items: readonly T[];
+  note(x: T): string;
+  testId: string;
+  open(i: number): void;
+}) {
+  return (
+    <ul className="health-list" data-testid={testId}>
+      {items.slice(0, SHOW).map((x) => (
+        <li key={x.id}>
+          <Ids ids={[x.id]} open={open} /> <span className="muted">{note(x)}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Groups of duplicate samples, the first `conflicts` of them (listed first) with labels that disagree. */
+function GroupList({
+  groups,
+  conflicts,
+  testId,
+  open,
+}: {
+  groups: readonly number[][];
+  conflicts: number;
+  testId: string;
+  open(i: number): void;
+}) {
+  return (
+    <ul className="health-list" data-testid={testId}>
+      {groups.slice(0, SHOW).map((g, k) => (
+        <li key={g.join()} className={k < conflicts ? 'is-conflict' : undefined}>
+          <Ids ids={g} open={open} />
+          {k < conflicts ? (
+            <span className="badge badge-danger" data-testid="health-conflict">
+              labels disagree
+            </span>
+          ) : null}
+        </li>
+      ))}
+      {groups.length > SHOW ? <li className="muted">… {formatNumber(groups.length - SHOW)} more</li> : null}
+    </ul>
+  );
+}
 
 /**
  * The Dataset screen's Health panel: what `beton check` found (corrupt samples, exact and
@@ -65,94 +130,34 @@ export function HealthPanel() {
 
 function Findings({ check, open }: { check: DatasetCheck; open(i: number): void }) {
   const r = check.result;
-  const groups = (list: number[][], conflicts: number, testId: string) => (
-    <ul className="health-list" data-testid={testId}>
-      {list.slice(0, SHOW).map((g, k) => (
-        <li key={g.join()} className={k < conflicts ? 'is-conflict' : undefined}>
-          <Ids ids={g} open={open} />
-          {k < conflicts ? (
-            <span className="badge badge-danger" data-testid="health-conflict">
-              labels disagree
-            </span>
-          ) : null}
-        </li>
-      ))}
-      {list.length > SHOW ? <li className="muted">… {formatNumber(list.length - SHOW)} more</li> : null}
-    </ul>
-  );
   const classes = Object.entries(r.classes);
   const most = Math.max(1, ...classes.map(([, n]) => n));
   return (
     <>
       <div className="stats">
-        <div className="stat">
-          <div className="stat-label">Corrupt</div>
-          <div className="stat-value" data-testid="health-corrupt">
-            {formatNumber(r.corrupt.length)}
-          </div>
-        </div>
-        <div className="stat">
-          <div className="stat-label">Duplicate groups</div>
-          <div className="stat-value" data-testid="health-duplicates">
-            {formatNumber(r.duplicates.length)}
-          </div>
-        </div>
-        <div className="stat">
-          <div className="stat-label">Near-duplicate groups</div>
-          <div className="stat-value" data-testid="health-near">
-            {formatNumber(r.near_duplicates.length)}
-          </div>
-        </div>
-        <div className="stat">
-          <div className="stat-label">Outliers</div>
-          <div className="stat-value" data-testid="health-outliers">
-            {formatNumber(r.outliers.length)}
-          </div>
-        </div>
-        <div className="stat">
-          <div className="stat-label">Labels disagree</div>
-          <div className="stat-value" data-testid="health-conflicts">
-            {formatNumber(check.labelConflicts.duplicates + check.labelConflicts.near_duplicates)} groups
-          </div>
-        </div>
+        <Stat label="Corrupt" testId="health-corrupt" value={formatNumber(r.corrupt.length)} />
+        <Stat label="Duplicate groups" testId="health-duplicates" value={formatNumber(r.duplicates.length)} />
+        <Stat label="Near-duplicate groups" testId="health-near" value={formatNumber(r.near_duplicates.length)} />
+        <Stat label="Outliers" testId="health-outliers" value={formatNumber(r.outliers.length)} />
+        <Stat
+          label="Labels disagree"
+          testId="health-conflicts"
+          value={`${formatNumber(check.labelConflicts.duplicates + check.labelConflicts.near_duplicates)} groups`}
+        />
       </div>
       <div className="health-grid">
-        {r.corrupt.length ? (
-          <div>
-            <h4>Corrupt</h4>
-            <ul className="health-list" data-testid="health-corrupt-list">
-              {r.corrupt.slice(0, SHOW).map((x) => (
-                <li key={x.id}>
-                  <Ids ids={[x.id]} open={open} /> <span className="muted">{x.error}</span>
-                </li>
-              ))}
-            </ul>
-          </div>
-        ) : null}
-        {r.duplicates.length ? (
-          <div>
-            <h4>Exact duplicates</h4>
-            {groups(r.duplicates, check.labelConflicts.duplicates, 'health-duplicate-list')}
-          </div>
-        ) : null}
-        {r.near_duplicates.length ? (
-          <div>
-            <h4>Near-duplicates (≤ {check.thresholds.hamming} of 64 hash bits)</h4>
-            {groups(r.near_duplicates, check.labelConflicts.near_duplicates, 'health-near-list')}
-          </div>
-        ) : null}
-        {r.outliers.length ? (
-          <div>
-            <h4>Outliers</h4>
-            <ul className="health-list" data-testid="health-outlier-list">
-              {r.outliers.slice(0, SHOW).map((o) => (
-                <li key={o.id}>
-                  <Ids ids={[o.id]} open={open} /> <span className="muted">{o.reason}</span>
-                </li>
-              ))}
-            </ul>
-          </div>
-        ) : null}
+        <Finding title="Corrupt" count={r.corrupt.length}>
+          <NoteList items={r.corrupt} note={(x) => x.error} testId="health-corrupt-list" open={open} />
+        </Finding>
+        <Finding title="Exact duplicates" count={r.duplicates.length}>
+          <GroupList groups={r.duplicates} conflicts={check.labelConflicts.duplicates} testId="health-duplicate-list" open={open} />
+        </Finding>
+        <Finding title={`Near-duplicates (≤ ${check.thresholds.hamming} of 64 hash bits)`} count={r.near_duplicates.length}>
+          <GroupList groups={r.near_duplicates} conflicts={check.labelConflicts.near_duplicates} testId="health-near-list" open={open} />
+        </Finding>
+        <Finding title="Outliers" count={r.outliers.length}>
+          <NoteList items={r.outliers} note={(o) => o.reason} testId="health-outlier-list" open={open} />
+        </Finding>
         {classes.length ? (
           <div>
             <h4>Samples per class</h4>

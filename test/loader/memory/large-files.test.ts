@@ -17,7 +17,7 @@ import type { LoaderError } from '../../../core/loader/errors.js';
 import { Loader } from '../../../core/loader/loader.js';
 import { heapAccess } from '../../../core/loader/memory/heap-access.js';
 import { osCacheWindowBytes } from '../../../core/loader/memory/os-cache.js';
-import { readPage } from '../../../core/loader/memory/page-cache.js';
+import { readPage } from '../../../core/loader/memory/file-fetch.js';
 import type { FileHandle } from 'node:fs/promises';
 import { Reader } from '../../../core/reader/reader.js';
 import { DatasetWriter } from '../../../core/writer/dataset-writer.js';

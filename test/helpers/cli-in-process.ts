@@ -1,0 +1,31 @@
+/**
+ * Running the `beton` CLI inside the test process (core/cli/main.ts), for tests that check
+ * what it prints without paying a Node start per command (cli.ts spawns bin/beton.js).
+ * Output is captured by spying on process.stdout/stderr for the call's duration.
+ */
+import { resolve } from 'node:path';
+import { vi } from 'vitest';
+import { main } from '../../core/cli/main.js';
+
+/** The repository's sample JPEGs (48 images in class folders). */
+export const SAMPLE_IMAGES = resolve(import.meta.dirname, '../../assets/sample-images');
+
+export interface InProcessResult {
+  code: number;
+  out: string;
+  err: string;
+}
+
+/** Runs `beton ...argv` in-process; returns the exit code and what it printed. */
+export async function cliInProcess(...argv: string[]): Promise<InProcessResult> {
+  let out = '';
+  let err = '';
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation((c) => ((out += String(c)), true));
+  const e = vi.spyOn(process.stderr, 'write').mockImplementation((c) => ((err += String(c)), true));
+  try {
+    return { code: await main(argv), out, err };
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+  }
+}
