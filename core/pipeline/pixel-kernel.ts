@@ -1,5 +1,5 @@
 import { float16Bits, float16Value } from '../format/float16.js';
-import { ELEMENT_BYTES, torchCast, viewOf, type ElementType, type OutputArray, type TensorSpec } from './dtypes.js';
+import { ELEMENT_BYTES, torchCast, viewOf, type ElementType, type NumericArray, type OutputArray, type TensorSpec } from './dtypes.js';
 import { opType, type OpSpec } from './ops/index.js';
 import { PipelineError, requireImage, type SampleStage, type StageContext } from './stage.js';
 
@@ -47,7 +47,7 @@ export class FusedPixelStage implements SampleStage {
   private readonly chw: boolean;
   private readonly lut: Float64Array;
   /** The table in the output dtype, and its bytes (what the native kernel reads). */
-  private readonly lutOut: Exclude<OutputArray, BigInt64Array | BigUint64Array>;
+  private readonly lutOut: NumericArray;
   private readonly lutBytes: Uint8Array;
   /** Only flips and ToCHW: the values pass through unchanged. */
   private readonly layoutOnly: boolean;
@@ -80,7 +80,7 @@ export class FusedPixelStage implements SampleStage {
     this.lut = new Float64Array(this.C * 256);
     this.layoutOnly = ops.every((o) => o.op === 'random_horizontal_flip' || o.op === 'to_chw');
     const bytes = new ArrayBuffer(this.C * 256 * ELEMENT_BYTES[dtype]);
-    this.lutOut = viewOf(dtype, bytes, 0, this.C * 256) as Exclude<OutputArray, BigInt64Array | BigUint64Array>;
+    this.lutOut = viewOf(dtype, bytes, 0, this.C * 256) as NumericArray;
     this.lutBytes = new Uint8Array(bytes);
   }
 
@@ -88,7 +88,7 @@ export class FusedPixelStage implements SampleStage {
     // Flip and ToCHW only (the usual training pipeline): no table to build or check.
     const { flip, identity } = this.layoutOnly ? { flip: this.drawFlips(ctx), identity: true } : this.buildTable(ctx);
     const s = src as Uint8Array;
-    const d = dst as Exclude<OutputArray, BigInt64Array | BigUint64Array>;
+    const d = dst as NumericArray;
     if (this.kernel) {
       const { H, W, C, chw } = this;
       if (!identity) this.lutOut.set(this.lut);
@@ -190,7 +190,7 @@ export class FusedPixelStage implements SampleStage {
     }
   }
 
-  private mapPixels(s: Uint8Array, d: Exclude<OutputArray, BigInt64Array | BigUint64Array>, flip: boolean): void {
+  private mapPixels(s: Uint8Array, d: NumericArray, flip: boolean): void {
     const { H, W, C, lut } = this;
     const plane = H * W;
     for (let y = 0; y < H; y++) {

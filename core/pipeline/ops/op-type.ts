@@ -1,6 +1,5 @@
 import type { TensorSpec } from '../dtypes.js';
-import type { BatchStage } from '../batch-ops.js';
-import type { SampleStage } from '../stage.js';
+import type { BatchStage, SampleStage } from '../stage.js';
 
 /**
  * Everything one transform means, in one place: how it validates (its config schema lives

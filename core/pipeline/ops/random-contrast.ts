@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { BlendStage } from '../sample-ops.js';
+import type { OutputArray, TensorSpec } from '../dtypes.js';
+import { requireImage, type SampleStage, type StageContext } from '../stage.js';
+import { blendFactor, grey } from './color-blend.js';
 import type { OpType } from './op-type.js';
 import { probability } from './schema-parts.js';
 
@@ -9,9 +11,33 @@ export type RandomContrastSpec = z.output<typeof schema>;
 
 export const RandomContrast = (magnitude: number, p = 0.5): RandomContrastSpec => ({ op: 'random_contrast', magnitude, p });
 
+/** Blends with its mean grey (r from blendFactor), truncating. In place. */
+export class ContrastStage implements SampleStage {
+  readonly name = 'random_contrast';
+  readonly inPlace = true;
+  readonly output: TensorSpec;
+  constructor(
+    readonly input: TensorSpec,
+    private readonly o: RandomContrastSpec,
+  ) {
+    requireImage(this.name, input);
+    this.output = input;
+  }
+  run(src: OutputArray, _dst: OutputArray, ctx: StageContext): void {
+    const r = blendFactor(this.o, ctx.rng);
+    if (r === null) return;
+    const s = src as Uint8Array;
+    const n = s.length / 3;
+    let sum = 0;
+    for (let i = 0; i < n; i++) sum += grey(s, i * 3);
+    const mu = sum / n;
+    for (let i = 0; i < s.length; i++) s[i] = Math.trunc(Math.min(255, Math.max(0, r * s[i]! + (1 - r) * mu)));
+  }
+}
+
 export const randomContrast: OpType<RandomContrastSpec> = {
   op: 'random_contrast',
-  sampleStage: (input, s) => new BlendStage(input, s),
+  sampleStage: (input, s) => new ContrastStage(input, s),
   ffcvImports: ['RandomContrast'],
   python: (s) => [`RandomContrast(magnitude=${s.magnitude}, p=${s.p})`],
 };

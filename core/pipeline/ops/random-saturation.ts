@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { BlendStage } from '../sample-ops.js';
+import type { OutputArray, TensorSpec } from '../dtypes.js';
+import { requireImage, type SampleStage, type StageContext } from '../stage.js';
+import { blendFactor, grey } from './color-blend.js';
 import type { OpType } from './op-type.js';
 import { probability } from './schema-parts.js';
 
@@ -9,9 +11,33 @@ export type RandomSaturationSpec = z.output<typeof schema>;
 
 export const RandomSaturation = (magnitude: number, p = 0.5): RandomSaturationSpec => ({ op: 'random_saturation', magnitude, p });
 
+/** Blends with the grey image (r from blendFactor), truncating. In place. */
+export class SaturationStage implements SampleStage {
+  readonly name = 'random_saturation';
+  readonly inPlace = true;
+  readonly output: TensorSpec;
+  constructor(
+    readonly input: TensorSpec,
+    private readonly o: RandomSaturationSpec,
+  ) {
+    requireImage(this.name, input);
+    this.output = input;
+  }
+  run(src: OutputArray, _dst: OutputArray, ctx: StageContext): void {
+    const r = blendFactor(this.o, ctx.rng);
+    if (r === null) return;
+    const s = src as Uint8Array;
+    const n = s.length / 3;
+    for (let i = 0; i < n * 3; i += 3) {
+      const g = (1 - r) * grey(s, i);
+      for (let c = 0; c < 3; c++) s[i + c] = Math.trunc(Math.min(255, Math.max(0, r * s[i + c]! + g)));
+    }
+  }
+}
+
 export const randomSaturation: OpType<RandomSaturationSpec> = {
   op: 'random_saturation',
-  sampleStage: (input, s) => new BlendStage(input, s),
+  sampleStage: (input, s) => new SaturationStage(input, s),
   ffcvImports: ['RandomSaturation'],
   python: (s) => [`RandomSaturation(magnitude=${s.magnitude}, p=${s.p})`],
 };
