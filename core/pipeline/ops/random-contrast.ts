@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import type { OutputArray, TensorSpec } from '../dtypes.js';
-import { requireImage, type SampleStage, type StageContext } from '../stage.js';
-import { blendFactor, grey } from './color-blend.js';
+import { BlendStage, grey } from './color-blend.js';
 import type { OpType } from './op-type.js';
 import { probability } from './schema-parts.js';
 
@@ -11,22 +9,9 @@ export type RandomContrastSpec = z.output<typeof schema>;
 
 export const RandomContrast = (magnitude: number, p = 0.5): RandomContrastSpec => ({ op: 'random_contrast', magnitude, p });
 
-/** Blends with its mean grey (r from blendFactor), truncating. In place. */
-export class ContrastStage implements SampleStage {
-  readonly name = 'random_contrast';
-  readonly inPlace = true;
-  readonly output: TensorSpec;
-  constructor(
-    readonly input: TensorSpec,
-    private readonly o: RandomContrastSpec,
-  ) {
-    requireImage(this.name, input);
-    this.output = input;
-  }
-  run(src: OutputArray, _dst: OutputArray, ctx: StageContext): void {
-    const r = blendFactor(this.o, ctx.rng);
-    if (r === null) return;
-    const s = src as Uint8Array;
+/** Blends each pixel with the image's mean grey: r·x + (1 − r)·mean. */
+export class ContrastStage extends BlendStage<RandomContrastSpec> {
+  protected blend(s: Uint8Array, r: number): void {
     const n = s.length / 3;
     let sum = 0;
     for (let i = 0; i < n; i++) sum += grey(s, i * 3);

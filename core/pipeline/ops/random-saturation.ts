@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import type { OutputArray, TensorSpec } from '../dtypes.js';
-import { requireImage, type SampleStage, type StageContext } from '../stage.js';
-import { blendFactor, grey } from './color-blend.js';
+import { BlendStage, grey } from './color-blend.js';
 import type { OpType } from './op-type.js';
 import { probability } from './schema-parts.js';
 
@@ -11,22 +9,9 @@ export type RandomSaturationSpec = z.output<typeof schema>;
 
 export const RandomSaturation = (magnitude: number, p = 0.5): RandomSaturationSpec => ({ op: 'random_saturation', magnitude, p });
 
-/** Blends with the grey image (r from blendFactor), truncating. In place. */
-export class SaturationStage implements SampleStage {
-  readonly name = 'random_saturation';
-  readonly inPlace = true;
-  readonly output: TensorSpec;
-  constructor(
-    readonly input: TensorSpec,
-    private readonly o: RandomSaturationSpec,
-  ) {
-    requireImage(this.name, input);
-    this.output = input;
-  }
-  run(src: OutputArray, _dst: OutputArray, ctx: StageContext): void {
-    const r = blendFactor(this.o, ctx.rng);
-    if (r === null) return;
-    const s = src as Uint8Array;
+/** Blends each pixel with the grey image: r·x + (1 − r)·grey. */
+export class SaturationStage extends BlendStage<RandomSaturationSpec> {
+  protected blend(s: Uint8Array, r: number): void {
     const n = s.length / 3;
     for (let i = 0; i < n * 3; i += 3) {
       const g = (1 - r) * grey(s, i);
