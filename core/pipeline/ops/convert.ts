@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { float16Bits, float16Value } from '../../format/float16.js';
 import { torchCast, type NumericArray, type OutputArray, type TensorSpec } from '../dtypes.js';
-import type { SampleStage } from '../stage.js';
+import { PipelineError, type SampleStage } from '../stage.js';
 import type { OpType } from './op-type.js';
 import { elementTypeSchema } from './schema-parts.js';
 
@@ -65,7 +65,16 @@ function int64Of(x: number): bigint {
 
 export const convert: OpType<ConvertSpec> = {
   op: 'convert',
-  fusable: true,
+  pixel: {
+    check: (s) => {
+      if (s.dtype === 'int64' || s.dtype === 'uint64')
+        throw new PipelineError('BAD_PIPELINE', 'Convert to 64-bit integers is not supported for images');
+      return s.dtype;
+    },
+    apply: (s, { lut, dtype }) => {
+      for (let i = 0; i < lut.length; i++) lut[i] = torchCast(lut[i]!, dtype, s.dtype);
+    },
+  },
   sampleStage: (input, s) => new ConvertStage(input, s),
   ffcvImports: ['ToTensor', 'Convert'],
   python: (s, note) => {

@@ -18,7 +18,8 @@ import { toCHW, schema as toCHWSchema } from './to-chw.js';
  * The registry of transforms. Adding one: a file in this folder (config schema, factory,
  * stage, Python) and its entry here — its schema in OP_SCHEMAS (custom ops are code, not
  * config) and its op type in OPS; the compiler holds the two lists to each other. Nothing
- * else in core switches on op names (a fusable op also extends pixel-kernel.ts).
+ * else in core switches on op names: a per-pixel op gives its part of the fused pass
+ * (`pixel`: a value map of the table, a mirror or the layout) in its own file too.
  */
 
 /** The config schemas of the ops the app and the contract accept. */

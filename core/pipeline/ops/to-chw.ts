@@ -30,7 +30,7 @@ export class TransposeStage implements SampleStage {
 
 export const toCHW: OpType<ToCHWSpec> = {
   op: 'to_chw',
-  fusable: true,
+  pixel: { layoutOnly: true, chw: true, check: (_s, before) => before, apply: () => {} },
   sampleStage: (input) => new TransposeStage(input),
   ffcvImports: ['ToTensor', 'ToTorchImage'],
   // FFCV permutes torch tensors: the numpy batch becomes a tensor first.
