@@ -61,6 +61,8 @@ export class FusedPixelStage implements SampleStage {
   private readonly parts: readonly PixelPart<PixelOp>[];
   /** The table's dtype before each op. */
   private readonly dtypes: readonly ElementType[];
+  /** One sample's state as the ops see it (reused: run is per sample, on the hot path). */
+  private readonly pass: { -readonly [K in keyof PixelPass]: PixelPass[K] };
 
   constructor(
     readonly input: TensorSpec,
@@ -80,6 +82,7 @@ export class FusedPixelStage implements SampleStage {
     this.chw = this.parts.some((p) => p.chw === true);
     this.output = { shape: this.chw ? [this.C, this.H, this.W] : [this.H, this.W, this.C], dtype };
     this.lut = new Float64Array(this.C * 256);
+    this.pass = { lut: this.lut, channels: this.C, dtype: 'uint8', flip: false };
     this.layoutOnly = this.parts.every((p) => p.layoutOnly === true);
     const bytes = new ArrayBuffer(this.C * 256 * ELEMENT_BYTES[dtype]);
     this.lutOut = viewOf(dtype, bytes, 0, this.C * 256) as NumericArray;
@@ -105,11 +108,12 @@ export class FusedPixelStage implements SampleStage {
    * the table or mirrors); returns whether the image ends up mirrored.
    */
   private applyParts(ctx: StageContext): boolean {
-    const pass: { -readonly [K in keyof PixelPass]: PixelPass[K] } = { lut: this.lut, channels: this.C, dtype: 'uint8', flip: false };
-    this.ops.forEach((o, i) => {
-      pass.dtype = this.dtypes[i]!;
-      this.parts[i]!.apply(o, pass, ctx.rng);
-    });
+    const { pass, ops, parts, dtypes } = this;
+    pass.flip = false;
+    for (let i = 0; i < ops.length; i++) {
+      pass.dtype = dtypes[i]!;
+      parts[i]!.apply(ops[i]!, pass, ctx.rng);
+    }
     return pass.flip;
   }
 
