@@ -8,6 +8,7 @@ import type { TelemetrySample } from './profile-model.js';
 import type { RunComparison, RunSummary, StoredRun } from './runs-model.js';
 import type { BuildAdvice } from './build-advice.js';
 import type { DatasetCheck } from './dataset-check.js';
+import type { PreviewValue } from './preview-value.js';
 import { SampleWhere, type SampleDetail } from './sample-detail.js';
 
 /**
@@ -102,10 +103,7 @@ export interface InspectResult extends Omit<DatasetSummary, 'allocations' | 'fie
   labels?: LabelSummary | null;
 }
 
-export type PreviewValue =
-  | { kind: 'image'; mime: 'image/png' | 'image/jpeg'; base64: string; width: number; height: number; mode: 'raw' | 'jpg' }
-  | { kind: 'frames'; mime: 'image/jpeg'; base64: string[]; width: number; height: number }
-  | { kind: 'text'; text: string };
+export type { PreviewValue };
 
 export interface PreviewResult {
   path: string;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PreviewValue } from './contract.js';
+import type { PreviewValue } from './preview-value.js';
 
 /**
  * A filter on any int, float or string (json) field of a .beton: a range (`min` ≤ v ≤

@@ -1,4 +1,4 @@
-import type { BatchStage } from '../pipeline/batch-ops.js';
+import type { BatchStage } from '../pipeline/stage.js';
 import { byteSize, elementCount, viewOf, type OutputArray, type TensorSpec } from '../pipeline/dtypes.js';
 import { planStages } from '../pipeline/plan.js';
 import { isDecoder, type DecoderSpec, type OpSpec, type PipelineStep } from '../pipeline/spec.js';

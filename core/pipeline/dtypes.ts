@@ -32,6 +32,9 @@ export type OutputArray =
   | BigInt64Array
   | BigUint64Array;
 
+/** The typed arrays that hold plain numbers (every element type but the 64-bit integers). */
+export type NumericArray = Exclude<OutputArray, BigInt64Array | BigUint64Array>;
+
 /** Per-sample output of a pipeline stage: shape without the batch dimension. */
 export interface TensorSpec {
   shape: readonly number[];

@@ -1,10 +1,11 @@
-import { float16Bits, float16Value } from '../format/float16.js';
-import { ELEMENT_BYTES, torchCast, viewOf, type ElementType, type OutputArray, type TensorSpec } from './dtypes.js';
+import { float16Bits } from '../format/float16.js';
+import { ELEMENT_BYTES, viewOf, type ElementType, type NumericArray, type OutputArray, type TensorSpec } from './dtypes.js';
 import { opType, type OpSpec } from './ops/index.js';
+import type { PixelPart, PixelPass } from './ops/op-type.js';
 import { PipelineError, requireImage, type SampleStage, type StageContext } from './stage.js';
 
-/** Ops a fused pixel pass can absorb: a coordinate flip, per-channel value maps, a layout and a cast. */
-export type PixelOp = Extract<OpSpec, { op: 'random_horizontal_flip' | 'random_brightness' | 'normalize' | 'to_chw' | 'convert' }>;
+/** An op a fused pixel pass can absorb (its op type has a `pixel` part: a mirror, a per-channel value map, a layout, a cast). */
+export type PixelOp = OpSpec;
 
 /** Shape and options of one fused pass (the arguments of the native mapPixels). */
 export interface PixelMapOptions {
@@ -25,8 +26,14 @@ export interface PixelMapOptions {
  */
 export type PixelMapKernel = (src: Uint8Array, dst: Uint8Array, lut: Uint8Array | null, o: PixelMapOptions) => void;
 
-/** Ops whose type is fusable (ops/): their maps are in buildTable below and in the addon's mapPixels. */
-export const isPixelOp = (o: OpSpec): o is PixelOp => opType(o).fusable === true;
+/** Ops whose type has a part in the fused pass (ops/<op>.ts `pixel`). */
+export const isPixelOp = (o: OpSpec): o is PixelOp => opType(o).pixel !== undefined;
+
+function pixelPart(o: PixelOp): PixelPart<PixelOp> {
+  const part = opType(o).pixel;
+  if (!part) throw new PipelineError('BAD_PIPELINE', `${o.op} cannot join a fused pixel pass (it is not a per-pixel op)`);
+  return part;
+}
 
 /**
  * Consecutive per-pixel ops fused into one pass ("compiled"): because every value map
@@ -47,10 +54,15 @@ export class FusedPixelStage implements SampleStage {
   private readonly chw: boolean;
   private readonly lut: Float64Array;
   /** The table in the output dtype, and its bytes (what the native kernel reads). */
-  private readonly lutOut: Exclude<OutputArray, BigInt64Array | BigUint64Array>;
+  private readonly lutOut: NumericArray;
   private readonly lutBytes: Uint8Array;
   /** Only flips and ToCHW: the values pass through unchanged. */
   private readonly layoutOnly: boolean;
+  private readonly parts: readonly PixelPart<PixelOp>[];
+  /** The table's dtype before each op. */
+  private readonly dtypes: readonly ElementType[];
+  /** One sample's state as the ops see it (reused: run is per sample, on the hot path). */
+  private readonly pass: { -readonly [K in keyof PixelPass]: PixelPass[K] };
 
   constructor(
     readonly input: TensorSpec,
@@ -59,36 +71,29 @@ export class FusedPixelStage implements SampleStage {
   ) {
     [this.H, this.W, this.C] = requireImage(ops.map((o) => o.op).join('+'), input);
     this.name = `fused(${ops.map((o) => o.op).join('+')})`;
+    this.parts = ops.map(pixelPart);
     let dtype: ElementType = 'uint8';
-    let chw = false;
-    for (const o of ops) {
-      if (o.op === 'normalize') {
-        if (o.mean.length !== this.C || o.std.length !== this.C)
-          throw new PipelineError('BAD_PIPELINE', `NormalizeImage needs ${this.C} means and stds`);
-        if (dtype !== 'uint8') throw new PipelineError('BAD_PIPELINE', 'NormalizeImage must come before Convert');
-        dtype = o.dtype;
-      } else if (o.op === 'random_brightness' && dtype !== 'uint8') {
-        throw new PipelineError('BAD_PIPELINE', 'RandomBrightness works on uint8 pixels; put it before NormalizeImage/Convert');
-      } else if (o.op === 'convert') {
-        if (o.dtype === 'int64' || o.dtype === 'uint64')
-          throw new PipelineError('BAD_PIPELINE', 'Convert to 64-bit integers is not supported for images');
-        dtype = o.dtype;
-      } else if (o.op === 'to_chw') chw = true;
-    }
-    this.chw = chw;
-    this.output = { shape: chw ? [this.C, this.H, this.W] : [this.H, this.W, this.C], dtype };
+    const dtypes: ElementType[] = [];
+    ops.forEach((o, i) => {
+      dtypes.push(dtype);
+      dtype = this.parts[i]!.check(o, dtype, this.C);
+    });
+    this.dtypes = dtypes;
+    this.chw = this.parts.some((p) => p.chw === true);
+    this.output = { shape: this.chw ? [this.C, this.H, this.W] : [this.H, this.W, this.C], dtype };
     this.lut = new Float64Array(this.C * 256);
-    this.layoutOnly = ops.every((o) => o.op === 'random_horizontal_flip' || o.op === 'to_chw');
+    this.pass = { lut: this.lut, channels: this.C, dtype: 'uint8', flip: false };
+    this.layoutOnly = this.parts.every((p) => p.layoutOnly === true);
     const bytes = new ArrayBuffer(this.C * 256 * ELEMENT_BYTES[dtype]);
-    this.lutOut = viewOf(dtype, bytes, 0, this.C * 256) as Exclude<OutputArray, BigInt64Array | BigUint64Array>;
+    this.lutOut = viewOf(dtype, bytes, 0, this.C * 256) as NumericArray;
     this.lutBytes = new Uint8Array(bytes);
   }
 
   run(src: OutputArray, dst: OutputArray, ctx: StageContext): void {
     // Flip and ToCHW only (the usual training pipeline): no table to build or check.
-    const { flip, identity } = this.layoutOnly ? { flip: this.drawFlips(ctx), identity: true } : this.buildTable(ctx);
+    const { flip, identity } = this.layoutOnly ? { flip: this.applyParts(ctx), identity: true } : this.buildTable(ctx);
     const s = src as Uint8Array;
-    const d = dst as Exclude<OutputArray, BigInt64Array | BigUint64Array>;
+    const d = dst as NumericArray;
     if (this.kernel) {
       const { H, W, C, chw } = this;
       if (!identity) this.lutOut.set(this.lut);
@@ -98,51 +103,33 @@ export class FusedPixelStage implements SampleStage {
     else this.mapPixels(s, d, flip);
   }
 
-  private drawFlips(ctx: StageContext): boolean {
-    let flip = false;
-    for (const o of this.ops) if (o.op === 'random_horizontal_flip' && ctx.rng.next() < o.p) flip = !flip;
-    return flip;
+  /**
+   * Runs every op's part in op order on this sample (each draws its randomness, then maps
+   * the table or mirrors); returns whether the image ends up mirrored.
+   */
+  private applyParts(ctx: StageContext): boolean {
+    const { pass, ops, parts, dtypes } = this;
+    pass.flip = false;
+    for (let i = 0; i < ops.length; i++) {
+      pass.dtype = dtypes[i]!;
+      parts[i]!.apply(ops[i]!, pass, ctx.rng);
+    }
+    return pass.flip;
   }
 
   /**
    * Builds this sample's table (values in the output dtype, per channel) through the chain
-   * of value maps, drawing each op's randomness in op order. Every op's result is rounded
-   * to that op's dtype before the next op reads it, as FFCV's separate buffers do:
-   * NormalizeImage's table is float64 cast by numpy (float16 rounded once from float64),
-   * Convert is torch's cast (torchCast). `identity`: uint8 values come through unchanged
-   * (e.g. brightness drawn but not applied).
+   * of value maps (each op's `pixel.apply`, ops/), drawing each op's randomness in op order.
+   * Every op's result is rounded to that op's dtype before the next op reads it, as FFCV's
+   * separate buffers do: NormalizeImage's table is float64 cast by numpy (float16 rounded
+   * once from float64), Convert is torch's cast (torchCast). `identity`: uint8 values come
+   * through unchanged (e.g. brightness drawn but not applied).
    */
   private buildTable(ctx: StageContext): { flip: boolean; identity: boolean } {
     const { C, lut } = this;
-    let flip = false;
     for (let c = 0; c < C; c++) for (let v = 0; v < 256; v++) lut[c * 256 + v] = v;
-    let dtype: ElementType = 'uint8';
-    for (const o of this.ops) {
-      switch (o.op) {
-        case 'random_horizontal_flip':
-          if (ctx.rng.next() < o.p) flip = !flip;
-          break;
-        case 'random_brightness': {
-          const apply = ctx.rng.next() < o.p;
-          const r = ctx.rng.uniform(Math.max(0, 1 - o.magnitude), 1 + o.magnitude);
-          if (apply) for (let i = 0; i < lut.length; i++) lut[i] = Math.trunc(Math.min(255, Math.max(0, r * lut[i]!)));
-          break;
-        }
-        case 'normalize': {
-          const round =
-            o.dtype === 'float32' ? Math.fround : o.dtype === 'float16' ? (x: number) => float16Value(float16Bits(x)) : (x: number) => x;
-          for (let c = 0; c < C; c++) for (let v = 0; v < 256; v++) lut[c * 256 + v] = round((lut[c * 256 + v]! - o.mean[c]!) / o.std[c]!);
-          dtype = o.dtype;
-          break;
-        }
-        case 'convert':
-          for (let i = 0; i < lut.length; i++) lut[i] = torchCast(lut[i]!, dtype, o.dtype);
-          dtype = o.dtype;
-          break;
-        case 'to_chw':
-          break;
-      }
-    }
+    const flip = this.applyParts(ctx);
+    const dtype = this.output.dtype;
     // float16 values are exact halves by now: encoding them rounds nothing.
     if (dtype === 'float16') for (let i = 0; i < lut.length; i++) lut[i] = float16Bits(lut[i]!);
     let identity = dtype === 'uint8';
@@ -190,7 +177,7 @@ export class FusedPixelStage implements SampleStage {
     }
   }
 
-  private mapPixels(s: Uint8Array, d: Exclude<OutputArray, BigInt64Array | BigUint64Array>, flip: boolean): void {
+  private mapPixels(s: Uint8Array, d: NumericArray, flip: boolean): void {
     const { H, W, C, lut } = this;
     const plane = H * W;
     for (let y = 0; y < H; y++) {

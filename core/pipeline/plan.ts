@@ -1,8 +1,7 @@
-import type { BatchStage } from './batch-ops.js';
 import type { TensorSpec } from './dtypes.js';
 import { FusedPixelStage, isPixelOp, type PixelMapKernel, type PixelOp } from './pixel-kernel.js';
 import { opType, type OpSpec } from './ops/index.js';
-import { PipelineError, type SampleStage } from './stage.js';
+import { PipelineError, type BatchStage, type SampleStage } from './stage.js';
 
 export interface StagePlan {
   stages: SampleStage[];

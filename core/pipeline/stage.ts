@@ -21,6 +21,23 @@ export interface SampleStage {
   run(src: OutputArray, dst: OutputArray, ctx: StageContext): void;
 }
 
+export interface BatchContext {
+  seed: number;
+  epoch: number;
+  batchIndex: number;
+}
+
+/**
+ * An op over a whole batch (mixing samples), run once the batch is decoded. Image and
+ * label mixup draw λ from the same (seed, epoch, batch) stream, so they agree when
+ * configured alike, as in FFCV.
+ */
+export interface BatchStage {
+  readonly name: string;
+  readonly output: TensorSpec;
+  run(src: OutputArray, dst: OutputArray, n: number, ctx: BatchContext): void;
+}
+
 export class PipelineError extends BetonError<'BAD_PIPELINE' | 'UNSUPPORTED_INPUT'> {
   override readonly name: string = 'PipelineError';
   constructor(code: 'BAD_PIPELINE' | 'UNSUPPORTED_INPUT', message: string) {

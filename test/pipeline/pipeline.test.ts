@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ImageMixupStage } from '../../core/pipeline/batch-ops.js';
 import { centerCrop, randomResizedCrop, roundHalfEven } from '../../core/pipeline/crop.js';
 import { float16Bits } from '../../core/format/float16.js';
 import { toFloat16Bits, torchCast } from '../../core/pipeline/dtypes.js';
+import { ConvertStage } from '../../core/pipeline/ops/convert.js';
+import { ImageMixupStage } from '../../core/pipeline/ops/image-mixup.js';
 import { planStages } from '../../core/pipeline/plan.js';
 import type { Rng } from '../../core/pipeline/rng.js';
 import { rngFor } from '../../core/pipeline/rng.js';
 import { Convert, NormalizeImage, RandomBrightness, RandomContrast, RandomSaturation, ToCHW } from '../../core/pipeline/spec.js';
-import { ConvertStage } from '../../core/pipeline/sample-ops.js';
 
 /** An rng that returns the given values in turn (to hand-compute results). */
 const fixed = (...xs: number[]): Rng => {

@@ -3,7 +3,8 @@ import { mapPixels, NativeError } from '../../core/native/index.js';
 import { byteSize, elementCount, viewOf } from '../../core/pipeline/dtypes.js';
 import { FusedPixelStage, type PixelOp } from '../../core/pipeline/pixel-kernel.js';
 import { rngFor } from '../../core/pipeline/rng.js';
-import { Convert, NormalizeImage, RandomBrightness, RandomHorizontalFlip, ToCHW } from '../../core/pipeline/spec.js';
+import { Convert, Cutout, NormalizeImage, RandomBrightness, RandomHorizontalFlip, ToCHW } from '../../core/pipeline/spec.js';
+import { PipelineError } from '../../core/pipeline/stage.js';
 
 const rep = (C: number, v: number[]): number[] => Array.from({ length: C }, (_, i) => v[i % v.length]!);
 const chains: Array<[string, (C: number) => PixelOp[]]> = [
@@ -93,5 +94,31 @@ describe('fused pixel pass: the C++ kernel gives the same bytes as the JS one', 
     expect(() => mapPixels(src, src, null, o)).toThrow(/overlap/);
     expect(() => mapPixels(src, new Uint8Array(48), new Uint8Array(3 * 256 * 4), { ...o, elemBytes: 3 })).toThrow(/elemBytes/);
     expect(() => mapPixels(src, new Uint8Array(48), new Uint8Array(100), { ...o, elemBytes: 4 })).toThrow(/lut/);
+  });
+});
+
+describe('fused pixel pass: each op checks its own place in it (its `pixel` part in ops/<op>.ts)', () => {
+  const input = { shape: [2, 2, 3], dtype: 'uint8' } as const;
+  const norm = NormalizeImage([0, 0, 0], [1, 1, 1]);
+  it.each<[string, PixelOp[], RegExp]>([
+    ['NormalizeImage after Convert', [Convert('float32'), norm], /NormalizeImage must come before Convert/],
+    ['NormalizeImage with 2 means for 3 channels', [NormalizeImage([0, 0], [1, 1])], /NormalizeImage needs 3 means and stds/],
+    ['RandomBrightness after NormalizeImage', [norm, RandomBrightness(0.2)], /RandomBrightness works on uint8 pixels/],
+    ['Convert to int64', [RandomHorizontalFlip(), Convert('int64')], /Convert to 64-bit integers is not supported/],
+    ['a per-sample op', [RandomHorizontalFlip(), Cutout(1)], /cutout cannot join a fused pixel pass/],
+  ])('refuses %s', (_, ops, message) => {
+    expect(() => new FusedPixelStage(input, ops)).toThrow(PipelineError);
+    expect(() => new FusedPixelStage(input, ops)).toThrow(message);
+  });
+
+  it('its output follows the chain: the last dtype, CHW when ToCHW is in it', () => {
+    expect(new FusedPixelStage(input, [RandomHorizontalFlip(), norm, Convert('float16'), ToCHW()]).output).toEqual({
+      shape: [3, 2, 2],
+      dtype: 'float16',
+    });
+    expect(new FusedPixelStage(input, [RandomBrightness(0.1), RandomHorizontalFlip()]).output).toEqual({
+      shape: [2, 2, 3],
+      dtype: 'uint8',
+    });
   });
 });

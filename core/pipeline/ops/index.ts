@@ -1,38 +1,28 @@
-import { convert, type ConvertSpec, schema as convertSchema } from './convert.js';
+import type { z } from 'zod';
+import { convert, schema as convertSchema } from './convert.js';
 import { custom, type CustomSpec } from './custom.js';
-import { cutout, type CutoutSpec, schema as cutoutSchema } from './cutout.js';
-import { imageMixup, type ImageMixupSpec, schema as imageMixupSchema } from './image-mixup.js';
-import { labelMixup, type LabelMixupSpec, schema as labelMixupSchema } from './label-mixup.js';
-import { normalizeImage, type NormalizeImageSpec, schema as normalizeSchema } from './normalize-image.js';
+import { cutout, schema as cutoutSchema } from './cutout.js';
+import { imageMixup, schema as imageMixupSchema } from './image-mixup.js';
+import { labelMixup, schema as labelMixupSchema } from './label-mixup.js';
+import { normalizeImage, schema as normalizeSchema } from './normalize-image.js';
 import type { OpType } from './op-type.js';
-import { randomBrightness, type RandomBrightnessSpec, schema as brightnessSchema } from './random-brightness.js';
-import { randomContrast, type RandomContrastSpec, schema as contrastSchema } from './random-contrast.js';
-import { randomHorizontalFlip, type RandomHorizontalFlipSpec, schema as flipSchema } from './random-horizontal-flip.js';
-import { randomSaturation, type RandomSaturationSpec, schema as saturationSchema } from './random-saturation.js';
-import { randomTranslate, type RandomTranslateSpec, schema as translateSchema } from './random-translate.js';
-import { replaceLabel, type ReplaceLabelSpec, schema as replaceLabelSchema } from './replace-label.js';
-import { toCHW, type ToCHWSpec, schema as toCHWSchema } from './to-chw.js';
+import { randomBrightness, schema as brightnessSchema } from './random-brightness.js';
+import { randomContrast, schema as contrastSchema } from './random-contrast.js';
+import { randomHorizontalFlip, schema as flipSchema } from './random-horizontal-flip.js';
+import { randomSaturation, schema as saturationSchema } from './random-saturation.js';
+import { randomTranslate, schema as translateSchema } from './random-translate.js';
+import { replaceLabel, schema as replaceLabelSchema } from './replace-label.js';
+import { toCHW, schema as toCHWSchema } from './to-chw.js';
 
 /**
- * The registry of transforms. Adding one: a file in this folder (schema, factory, stage,
- * Python) and its line in each list below — nothing else in core switches on op names.
+ * The registry of transforms. Adding one: a file in this folder (config schema, factory,
+ * stage, Python) and its entry here — its schema in OP_SCHEMAS (custom ops are code, not
+ * config) and its op type in OPS; the compiler holds the two lists to each other. Nothing
+ * else in core switches on op names: a per-pixel op gives its part of the fused pass
+ * (`pixel`: a value map of the table, a mirror or the layout) in its own file too.
  */
-export type OpSpec =
-  | RandomHorizontalFlipSpec
-  | RandomTranslateSpec
-  | CutoutSpec
-  | RandomBrightnessSpec
-  | RandomContrastSpec
-  | RandomSaturationSpec
-  | NormalizeImageSpec
-  | ToCHWSpec
-  | ConvertSpec
-  | ReplaceLabelSpec
-  | ImageMixupSpec
-  | LabelMixupSpec
-  | CustomSpec;
 
-/** The config schemas of the ops the app and the contract accept (custom ops are code, not config). */
+/** The config schemas of the ops the app and the contract accept. */
 export const OP_SCHEMAS = [
   flipSchema,
   translateSchema,
@@ -47,6 +37,9 @@ export const OP_SCHEMAS = [
   imageMixupSchema,
   labelMixupSchema,
 ] as const;
+
+/** Every transform step a pipeline may hold: the configurable ones and custom code. */
+export type OpSpec = z.output<(typeof OP_SCHEMAS)[number]> | CustomSpec;
 
 const OPS: { [K in OpSpec['op']]: OpType<Extract<OpSpec, { op: K }>> } = {
   random_horizontal_flip: randomHorizontalFlip,

@@ -1,6 +1,35 @@
-import type { TensorSpec } from '../dtypes.js';
-import type { BatchStage } from '../batch-ops.js';
-import type { SampleStage } from '../stage.js';
+import type { ElementType, TensorSpec } from '../dtypes.js';
+import type { Rng } from '../rng.js';
+import type { BatchStage, SampleStage } from '../stage.js';
+
+/**
+ * One sample's state in the fused pass as its ops see it, in op order: the value table
+ * (`channels` × 256 entries, holding values of `dtype`, the dtype before this op) and
+ * whether the image is mirrored.
+ */
+export interface PixelPass {
+  readonly lut: Float64Array;
+  readonly channels: number;
+  readonly dtype: ElementType;
+  flip: boolean;
+}
+
+/**
+ * An op's part in the fused per-pixel pass over uint8 (H, W, C) images (pixel-kernel.ts):
+ * a value map of the table, a mirror, or the output layout. The pass builds the table per
+ * sample here in JS and the addon's mapPixels only applies it (with the mirror and the
+ * layout), so a new value-map op needs nothing beyond its own file.
+ */
+export interface PixelPart<S> {
+  /** Checks the op at its place in the pass; returns the dtype of the table after it. */
+  check(spec: S, before: ElementType, channels: number): ElementType;
+  /** Leaves values alone (mirror, layout): a pass of only these builds no table. */
+  readonly layoutOnly?: boolean;
+  /** Writes the output as (C, H, W). */
+  readonly chw?: boolean;
+  /** This sample's part: draws its randomness, then maps `pass.lut` in place or mirrors. */
+  apply(spec: S, pass: PixelPass, rng: Rng): void;
+}
 
 /**
  * Everything one transform means, in one place: how it validates (its config schema lives
@@ -10,13 +39,9 @@ import type { SampleStage } from '../stage.js';
  */
 export interface OpType<S extends { op: string }> {
   readonly op: S['op'];
-  /**
-   * Joins the fused per-pixel pass when it follows a uint8 (H, W, C) image. Its value map
-   * or coordinate change is part of pixel-kernel.ts (and the addon's mapPixels): a new
-   * fusable op extends those; most new ops are per-sample stages instead.
-   */
-  readonly fusable?: boolean;
-  /** Runs per sample when not fused. Without it (and not fusable) the op is a batch op. */
+  /** Joins the fused per-pixel pass when it follows a uint8 (H, W, C) image; most ops are per-sample stages instead. */
+  readonly pixel?: PixelPart<S>;
+  /** Runs per sample when not fused. Without it (and without `pixel`) the op is a batch op. */
   sampleStage?(input: TensorSpec, spec: S): SampleStage;
   /** Runs once per batch, after every per-sample stage (mixing samples). */
   batchStage?(input: TensorSpec, spec: S): BatchStage;

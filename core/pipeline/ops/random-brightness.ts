@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PipelineError } from '../stage.js';
 import type { OpType } from './op-type.js';
 import { probability } from './schema-parts.js';
 
@@ -10,7 +11,18 @@ export const RandomBrightness = (magnitude: number, p = 0.5): RandomBrightnessSp
 
 export const randomBrightness: OpType<RandomBrightnessSpec> = {
   op: 'random_brightness',
-  fusable: true,
+  pixel: {
+    check: (_s, before) => {
+      if (before !== 'uint8')
+        throw new PipelineError('BAD_PIPELINE', 'RandomBrightness works on uint8 pixels; put it before NormalizeImage/Convert');
+      return before;
+    },
+    apply: (s, { lut }, rng) => {
+      const apply = rng.next() < s.p;
+      const r = rng.uniform(Math.max(0, 1 - s.magnitude), 1 + s.magnitude);
+      if (apply) for (let i = 0; i < lut.length; i++) lut[i] = Math.trunc(Math.min(255, Math.max(0, r * lut[i]!)));
+    },
+  },
   ffcvImports: ['RandomBrightness'],
   python: (s) => [`RandomBrightness(magnitude=${s.magnitude}, p=${s.p})`],
 };

@@ -10,7 +10,13 @@ export const RandomHorizontalFlip = (p = 0.5): RandomHorizontalFlipSpec => ({ op
 
 export const randomHorizontalFlip: OpType<RandomHorizontalFlipSpec> = {
   op: 'random_horizontal_flip',
-  fusable: true,
+  pixel: {
+    layoutOnly: true,
+    check: (_s, before) => before,
+    apply: (s, pass, rng) => {
+      if (rng.next() < s.p) pass.flip = !pass.flip;
+    },
+  },
   ffcvImports: ['RandomHorizontalFlip'],
   python: (s) => [`RandomHorizontalFlip(flip_prob=${s.p})`],
 };

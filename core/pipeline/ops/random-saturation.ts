@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BlendStage } from '../sample-ops.js';
+import { BlendStage, grey } from './color-blend.js';
 import type { OpType } from './op-type.js';
 import { probability } from './schema-parts.js';
 
@@ -9,9 +9,20 @@ export type RandomSaturationSpec = z.output<typeof schema>;
 
 export const RandomSaturation = (magnitude: number, p = 0.5): RandomSaturationSpec => ({ op: 'random_saturation', magnitude, p });
 
+/** Blends each pixel with the grey image: r·x + (1 − r)·grey. */
+export class SaturationStage extends BlendStage<RandomSaturationSpec> {
+  protected blend(s: Uint8Array, r: number): void {
+    const n = s.length / 3;
+    for (let i = 0; i < n * 3; i += 3) {
+      const g = (1 - r) * grey(s, i);
+      for (let c = 0; c < 3; c++) s[i + c] = Math.trunc(Math.min(255, Math.max(0, r * s[i + c]! + g)));
+    }
+  }
+}
+
 export const randomSaturation: OpType<RandomSaturationSpec> = {
   op: 'random_saturation',
-  sampleStage: (input, s) => new BlendStage(input, s),
+  sampleStage: (input, s) => new SaturationStage(input, s),
   ffcvImports: ['RandomSaturation'],
   python: (s) => [`RandomSaturation(magnitude=${s.magnitude}, p=${s.p})`],
 };

@@ -1,0 +1,8 @@
+/**
+ * One field value as the Dataset screen shows it (a preview row, a sample's detail). Its own
+ * module so that the shapes that carry it (contract.ts, sample-detail.ts) both sit above it.
+ */
+export type PreviewValue =
+  | { kind: 'image'; mime: 'image/png' | 'image/jpeg'; base64: string; width: number; height: number; mode: 'raw' | 'jpg' }
+  | { kind: 'frames'; mime: 'image/jpeg'; base64: string[]; width: number; height: number }
+  | { kind: 'text'; text: string };
