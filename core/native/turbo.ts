@@ -24,19 +24,11 @@ import { dirname, join } from 'node:path';
 
 import type SharpModule from 'sharp';
 
-import {
-  type CropRect,
-  type DecodedRGB,
-  type TurboHeader,
-  type TurboLibraryInfo,
-  NativeError,
-  RESIZE_MAX_DIMENSION,
-  callTurbo,
-  loadTurboAddon,
-  requireCrop,
-} from './index.js';
-
-export type { CropRect, TurboHeader, TurboLibraryInfo } from './index.js';
+import { argumentError, requireBytes } from './arguments.js';
+import { type CropRect, RESIZE_MAX_DIMENSION, requireCrop } from './area-resize.js';
+import type { DecodedRGB } from './jpeg-codec.js';
+import { NativeError } from './native-error.js';
+import { type TurboHeader, type TurboLibraryInfo, callTurbo, loadTurboAddon } from './turbo-addon.js';
 
 export type DecodePath = 'turbojpeg-npm' | 'sharp';
 
@@ -162,15 +154,6 @@ function requireTurbo(): void {
 
 /** Largest JPEG side. */
 const JPEG_SIDE_MAX = 65535;
-
-function argumentError(message: string): NativeError {
-  return new NativeError('NATIVE_ARGUMENT', message);
-}
-
-function requireBytes(value: unknown, name: string): Uint8Array {
-  if (!(value instanceof Uint8Array)) throw argumentError(`${name} must be a Uint8Array`);
-  return value;
-}
 
 function requireSide(value: unknown, name: string): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > JPEG_SIDE_MAX) {
