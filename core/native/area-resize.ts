@@ -3,13 +3,20 @@
  * (beton_native's resizeAreaRGB) and the loader's crop-and-resize of raw-stored images
  * (beton_turbo's cropResizeRGB, which needs no libturbojpeg).
  */
-import { argumentError, requireBytes, requireCapacity, requireInteger } from './arguments.js';
+import { argumentError, outputBytes, requireBytes, requireCapacity, requireInteger } from './arguments.js';
 import { loadNative } from './beton-addon.js';
 import { callAddon } from './native-error.js';
 import { callTurbo } from './turbo-addon.js';
 
 /** Largest side the resize accepts (keeps C++ indices in 32 bits). */
 export const RESIZE_MAX_DIMENSION = 1 << 20;
+
+/** Checks a packed RGB source and its size (its capacity is checked once the rest is). */
+function requireSource(src: Uint8Array, srcWidth: number, srcHeight: number): void {
+  requireBytes(src, 'src');
+  requireInteger(srcWidth, 'srcWidth', 1, RESIZE_MAX_DIMENSION);
+  requireInteger(srcHeight, 'srcHeight', 1, RESIZE_MAX_DIMENSION);
+}
 
 /**
  * Shrinks packed RGB like cv2.resize(INTER_AREA), bit-exactly; returns the
@@ -24,15 +31,12 @@ export function resizeAreaRGB(
   dstHeight: number,
   dst?: Uint8Array,
 ): Uint8Array {
-  requireBytes(src, 'src');
-  requireInteger(srcWidth, 'srcWidth', 1, RESIZE_MAX_DIMENSION);
-  requireInteger(srcHeight, 'srcHeight', 1, RESIZE_MAX_DIMENSION);
+  requireSource(src, srcWidth, srcHeight);
   requireInteger(dstWidth, 'dstWidth', 1, srcWidth);
   requireInteger(dstHeight, 'dstHeight', 1, srcHeight);
   requireCapacity(src, srcWidth * srcHeight * 3, 'src');
   const needed = dstWidth * dstHeight * 3;
-  const target = dst === undefined ? new Uint8Array(needed) : requireBytes(dst, 'dst');
-  requireCapacity(target, needed, 'dst');
+  const target = outputBytes(dst, needed);
   callAddon(() => {
     loadNative().resizeAreaRGB(src, srcWidth, srcHeight, target, dstWidth, dstHeight);
   });
@@ -82,16 +86,13 @@ export function cropResizeRGB(
   outHeight: number,
   dst?: Uint8Array,
 ): Uint8Array {
-  requireBytes(src, 'src');
-  requireInteger(srcWidth, 'srcWidth', 1, RESIZE_MAX_DIMENSION);
-  requireInteger(srcHeight, 'srcHeight', 1, RESIZE_MAX_DIMENSION);
+  requireSource(src, srcWidth, srcHeight);
   const rect = requireCrop(crop, srcWidth, srcHeight);
   requireInteger(outWidth, 'outWidth', 1, RESIZE_MAX_DIMENSION);
   requireInteger(outHeight, 'outHeight', 1, RESIZE_MAX_DIMENSION);
   requireCapacity(src, srcWidth * srcHeight * 3, 'src');
   const needed = outWidth * outHeight * 3;
-  const target = dst === undefined ? new Uint8Array(needed) : requireBytes(dst, 'dst');
-  requireCapacity(target, needed, 'dst');
+  const target = outputBytes(dst, needed);
   callTurbo((addon) => {
     addon.cropResizeRGB(src, srcWidth, srcHeight, rect.x, rect.y, rect.w, rect.h, target, outWidth, outHeight);
   });

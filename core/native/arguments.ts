@@ -32,3 +32,21 @@ export function requireCapacity(buffer: Uint8Array, needed: number, name: string
     throw new NativeError('NATIVE_BUFFER_SIZE', `${name} holds ${buffer.length} bytes but ${needed} are needed`);
   }
 }
+
+/** Where a wrapper writes `needed` bytes: the caller's `dst` when given (checked), else a new buffer. */
+export function outputBytes(dst: Uint8Array | undefined, needed: number): Uint8Array {
+  const target = dst === undefined ? new Uint8Array(needed) : requireBytes(dst, 'dst');
+  requireCapacity(target, needed, 'dst');
+  return target;
+}
+
+/** Largest JPEG side (TurboJPEG's bound, for the loader's decode wrappers). */
+export const JPEG_SIDE_MAX = 65535;
+
+/** A JPEG side or an output side: an integer in [1, JPEG_SIDE_MAX]. */
+export function requireSide(value: unknown, name: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > JPEG_SIDE_MAX) {
+    throw argumentError(`${name} must be an integer in [1, ${JPEG_SIDE_MAX}], got ${String(value)}`);
+  }
+  return value;
+}

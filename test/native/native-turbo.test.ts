@@ -17,15 +17,14 @@ import {
   TURBOJPEG_PACKAGE,
   chooseScale,
   decodeCropResize,
-  decodeCropResizeSharp,
   decodeFull,
-  decodeFullSharp,
   decodePath,
   describeDecodePath,
   findTurboJpegLibrary,
   turboHeader,
   turboStatus,
 } from '../../core/native/turbo.js';
+import { decodeCropResizeSharp, decodeFullSharp } from '../../core/native/sharp-decode.js';
 import { FIXTURES } from '../helpers/fixtures.js';
 
 // ---------------------------------------------------------------------------
