@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { DEFAULT_PAGE_SIZE, DatasetWriter, ImageFolderSource, type RGBImageFieldOptions, type WriteReport } from '../core/index.js';
-import { native } from '../core/native/index.js';
+import { native } from '../core/native/beton-addon.js';
 import { DEFAULT_SEED, describe, ensureImageNetLike, progressPrinter, type ImageNetLike } from './generate-imagenet-like.js';
 import { bareEncode, bareProbe, type BareEncodeResult, type EncodeSettings } from './lib/bare-encode.js';
 import { withCpu } from './lib/cpu.js';

@@ -83,5 +83,5 @@ export { startHttpServer, CSP, type HttpServerOptions } from './services/http-se
 export * from './runs/index.js';
 
 // Which native addon build (and JPEG library) is in use: docs/install.md.
-export { nativeAddonOrigin, nativeDescription } from './native/index.js';
+export { nativeAddonOrigin, nativeDescription } from './native/beton-addon.js';
 export type { AddonOrigin } from './native/addon-location.js';

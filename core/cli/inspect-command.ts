@@ -47,7 +47,7 @@ export async function inspectCommand(argv: string[]): Promise<number> {
 /** Which decode path the loader uses and why, the native addons, the machine. */
 async function envReport(json: boolean): Promise<number> {
   const { describeDecodePath, decodePath, turboStatus } = await import('../native/turbo.js');
-  const { native } = await import('../native/index.js');
+  const { native } = await import('../native/beton-addon.js');
   const { machineInfo } = await import('../profile/machine.js');
   const m = await machineInfo();
   const env = {

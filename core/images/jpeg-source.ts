@@ -1,5 +1,5 @@
 import type { RGBPixels } from '../fields/image-codec.js';
-import { jpegDecodeRGB, jpegInfo } from '../native/index.js';
+import { jpegDecodeRGB, jpegInfo } from '../native/jpeg-codec.js';
 import { jpegCheck } from '../native/writer-transcode.js';
 import { libMessage } from './explain-failure.js';
 import { endsWithEoi, EOI, parseJpegHeader } from './jpeg-header.js';

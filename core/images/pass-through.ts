@@ -1,6 +1,6 @@
 import { closeSync } from 'node:fs';
 import { isRGBPixels, type ImageInput } from '../fields/image-codec.js';
-import { jpegDecodeRGB, jpegInfo } from '../native/index.js';
+import { jpegDecodeRGB, jpegInfo } from '../native/jpeg-codec.js';
 import { iccDescription } from './icc.js';
 import { endsWithEoi, parseJpegHeader, type JpegHeader } from './jpeg-header.js';
 import { openRegular, readRange, sourceOf } from './source-file.js';

@@ -1,6 +1,7 @@
 import type { DecodeKernels, Rect } from '../fields/field-type.js';
 import { BetonFormatError } from '../format/errors.js';
-import { cropResizeRGB, jpegDecodeRGB } from '../native/index.js';
+import { cropResizeRGB } from '../native/area-resize.js';
+import { jpegDecodeRGB } from '../native/jpeg-codec.js';
 import { decodeCropResize, decodeFull, decodePath } from '../native/turbo.js';
 
 /** The hot path: libjpeg-turbo from npm (region decode, optional DCT scaling) when it loads, else the system libjpeg. */

@@ -12,8 +12,12 @@
  *
  * `BETON_JPEG_LIBRARY=bundled` skips the system-linked prebuild (to compare the two encoders).
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { NativeError } from './native-error.js';
+
+const PACKAGE_NAME = 'beton-studio';
 
 /** Forces the prebuilt addon with libjpeg-turbo compiled in. */
 export const JPEG_LIBRARY_ENV = 'BETON_JPEG_LIBRARY';
@@ -40,4 +44,33 @@ export function nativeAddonCandidates(packageRoot: string): AddonCandidate[] {
   ];
   const forceBundled = process.env[JPEG_LIBRARY_ENV] === 'bundled';
   return all.filter((c) => existsSync(c.path) && !(forceBundled && c.origin !== 'prebuilt-bundled-jpeg'));
+}
+
+function isOurPackageRoot(dir: string): boolean {
+  const manifest = join(dir, 'package.json');
+  if (!existsSync(manifest)) return false;
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(manifest, 'utf8'));
+    return typeof parsed === 'object' && parsed !== null && (parsed as { name?: unknown }).name === PACKAGE_NAME;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The package's root folder. This file runs from core/native/ (sources, via tsx/vitest) or
+ * from dist/core/native/ (compiled), so the root is found by walking up rather than by a
+ * fixed number of '..'. Throws NativeError('NATIVE_LOAD') when there is none above.
+ */
+export function packageRoot(): string {
+  const start = dirname(fileURLToPath(import.meta.url));
+  let dir = start;
+  for (;;) {
+    if (isOurPackageRoot(dir)) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) {
+      throw new NativeError('NATIVE_LOAD', `cannot find the ${PACKAGE_NAME} package root above ${start}`);
+    }
+    dir = parent;
+  }
 }

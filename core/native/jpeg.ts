@@ -1,5 +1,6 @@
 import type { RGBPixels } from '../fields/image-codec.js';
-import { jpegDecodeRGB, jpegEncodeRGB, resizeAreaRGB } from './index.js';
+import { resizeAreaRGB } from './area-resize.js';
+import { jpegDecodeRGB, jpegEncodeRGB } from './jpeg-codec.js';
 
 /** OpenCV INTER_AREA, reproduced exactly (FFCV's max_resolution resize). */
 export function resizeArea(src: RGBPixels, width: number, height: number): RGBPixels {

@@ -11,7 +11,7 @@
  *   smallest DCT scale that still covers the output), then area-resize into
  *   `dst`, synchronously on the calling thread. {@link decodeFull} decodes
  *   whole images (SimpleRGBImageDecoder).
- * - {@link decodeCropResizeSharp} / {@link decodeFullSharp} are the fallback.
+ * - decodeCropResizeSharp / decodeFullSharp (core/native/sharp-decode.ts) are the fallback.
  *
  * Module state is per thread: each worker_thread that imports this module
  * loads the addon and calls dlopen on the library once (dlopen is reference
@@ -22,21 +22,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
-import type SharpModule from 'sharp';
-
-import {
-  type CropRect,
-  type DecodedRGB,
-  type TurboHeader,
-  type TurboLibraryInfo,
-  NativeError,
-  RESIZE_MAX_DIMENSION,
-  callTurbo,
-  loadTurboAddon,
-  requireCrop,
-} from './index.js';
-
-export type { CropRect, TurboHeader, TurboLibraryInfo } from './index.js';
+import { argumentError, JPEG_SIDE_MAX, requireBytes, requireSide } from './arguments.js';
+import { type CropRect, requireCrop } from './area-resize.js';
+import type { DecodedRGB } from './jpeg-codec.js';
+import { NativeError } from './native-error.js';
+import { type TurboHeader, type TurboLibraryInfo, callTurbo, loadTurboAddon } from './turbo-addon.js';
 
 export type DecodePath = 'turbojpeg-npm' | 'sharp';
 
@@ -160,25 +150,6 @@ function requireTurbo(): void {
 // TurboJPEG wrappers
 // ---------------------------------------------------------------------------
 
-/** Largest JPEG side. */
-const JPEG_SIDE_MAX = 65535;
-
-function argumentError(message: string): NativeError {
-  return new NativeError('NATIVE_ARGUMENT', message);
-}
-
-function requireBytes(value: unknown, name: string): Uint8Array {
-  if (!(value instanceof Uint8Array)) throw argumentError(`${name} must be a Uint8Array`);
-  return value;
-}
-
-function requireSide(value: unknown, name: string): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > JPEG_SIDE_MAX) {
-    throw argumentError(`${name} must be an integer in [1, ${JPEG_SIDE_MAX}], got ${String(value)}`);
-  }
-  return value;
-}
-
 export interface TurboDecodeOptions {
   /**
    * TurboJPEG's fast integer IDCT (TJFLAG_FASTDCT), as FFCV decodes. Default
@@ -242,7 +213,7 @@ export function chooseScale(cropW: number, cropH: number, outW: number, outH: nu
  * with fastDct; with s < 1 it differs slightly (DCT-domain downscaling).
  *
  * Returns s. Throws NativeError: NATIVE_LOAD when the TurboJPEG path is not
- * active (use {@link decodeCropResizeSharp}), NATIVE_JPEG for undecodable
+ * active (use decodeCropResizeSharp, core/native/sharp-decode.ts), NATIVE_JPEG for undecodable
  * data, NATIVE_ARGUMENT for a crop outside the image, NATIVE_BUFFER_SIZE.
  */
 export function decodeCropResize(
@@ -317,80 +288,4 @@ export function decodeFull(src: Uint8Array, dst?: Uint8Array, options: TurboDeco
   }
   const result = callTurbo((addon) => addon.turboDecodeFull(src, target, fastDct, strict, expect?.width, expect?.height));
   return { ...result, data: target.subarray(0, result.width * result.height * 3) };
-}
-
-// ---------------------------------------------------------------------------
-// sharp fallback
-// ---------------------------------------------------------------------------
-
-type Sharp = typeof SharpModule;
-
-let sharpModule: Promise<Sharp> | undefined;
-
-/** sharp is imported only when the fallback is used (it is a heavy native module). */
-async function loadSharp(): Promise<Sharp> {
-  sharpModule ??= import('sharp').then((m) => m.default);
-  return sharpModule;
-}
-
-/**
- * Fallback for {@link decodeCropResize} when libjpeg-turbo cannot be loaded:
- * `sharp(jpeg).extract(crop).resize(outW, outH, { kernel: 'linear', fit: 'fill' }).raw()`.
- *
- * MUCH slower than the TurboJPEG path (asynchronous, through libvips and the
- * libuv thread pool, full-image decode, several copies: expect a fraction of
- * the throughput), and its pixels differ a little: libvips decodes with
- * mozjpeg's accurate IDCT and has no area kernel (linear is the closest
- * match). Use it only so that datasets still load without libjpeg-turbo.
- */
-export async function decodeCropResizeSharp(src: Uint8Array, dst: Uint8Array, crop: CropRect, outW: number, outH: number): Promise<void> {
-  requireBytes(src, 'src');
-  requireBytes(dst, 'dst');
-  const rect = requireCrop(crop);
-  requireSide(outW, 'outW');
-  requireSide(outH, 'outH');
-  const needed = outW * outH * 3;
-  if (dst.length < needed) {
-    throw new NativeError('NATIVE_BUFFER_SIZE', `dst holds ${dst.length} bytes but ${needed} are needed`);
-  }
-  const sharp = await loadSharp();
-  let data: Buffer;
-  try {
-    data = await sharp(src, { failOn: 'none' })
-      .extract({ left: rect.x, top: rect.y, width: rect.w, height: rect.h })
-      .resize(outW, outH, { kernel: 'linear', fit: 'fill', fastShrinkOnLoad: true })
-      .toColourspace('srgb')
-      .removeAlpha()
-      .raw()
-      .toBuffer();
-  } catch (error) {
-    throw new NativeError('NATIVE_JPEG', `sharp could not decode the JPEG: ${String(error)}`, {
-      cause: error,
-    });
-  }
-  if (data.length !== needed) {
-    throw new NativeError('NATIVE_JPEG', `sharp returned ${data.length} bytes, expected ${needed}`);
-  }
-  dst.set(data);
-}
-
-/** Fallback for {@link decodeFull}: sharp's decode to packed RGB (much slower; accurate IDCT). */
-export async function decodeFullSharp(src: Uint8Array): Promise<{ data: Uint8Array; width: number; height: number }> {
-  requireBytes(src, 'src');
-  const sharp = await loadSharp();
-  try {
-    const { data, info } = await sharp(src, { failOn: 'none' })
-      .toColourspace('srgb')
-      .removeAlpha()
-      .raw()
-      .toBuffer({ resolveWithObject: true });
-    if (info.width > RESIZE_MAX_DIMENSION || info.height > RESIZE_MAX_DIMENSION) {
-      throw new Error('image too large');
-    }
-    return { data: new Uint8Array(data.buffer, data.byteOffset, data.length), width: info.width, height: info.height };
-  } catch (error) {
-    throw new NativeError('NATIVE_JPEG', `sharp could not decode the JPEG: ${String(error)}`, {
-      cause: error,
-    });
-  }
 }

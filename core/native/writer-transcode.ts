@@ -3,41 +3,19 @@
  * path — source JPEG decoded as PIL decodes it, INTER_AREA shrink, stored raw or as
  * OpenCV's JPEG — in one synchronous call, with the pixels kept in per-thread buffers.
  */
-import { JPEG_MAX_DIMENSION, loadNative, type NativeAddon } from './index.js';
+import { type JpegCheck, type NativeAddon, loadNative } from './beton-addon.js';
+import { JPEG_MAX_DIMENSION } from './jpeg-codec.js';
 
-interface TranscodeAddon {
-  transcodeJpeg(
-    src: Uint8Array,
-    srcWidth: number,
-    srcHeight: number,
-    dstWidth: number,
-    dstHeight: number,
-    quality: number,
-    stages?: Float64Array,
-  ): Uint8Array | null;
-  threadCpuMs(): number;
-  jpegCheck(src: Uint8Array): JpegCheck;
-}
-
-/** What libjpeg says about a whole JPEG file (jpegCheck). */
-export interface JpegCheck {
-  warnings: number;
-  /** The first warning ('' when none). */
-  warning: string;
-  /** What stopped the decode ('' when it completed). */
-  error: string;
-}
-
-let fn: TranscodeAddon['transcodeJpeg'] | null | undefined;
+let fn: NonNullable<NativeAddon['transcodeJpeg']> | null | undefined;
 
 /**
  * The addon's function, or null when it cannot be had (no addon, or one built before the
  * function existed): callers then take the step-by-step path, which gives the same bytes.
  */
-function transcodeFn(): TranscodeAddon['transcodeJpeg'] | null {
+function transcodeFn(): NonNullable<NativeAddon['transcodeJpeg']> | null {
   if (fn === undefined) {
     try {
-      const addon = loadNative() as NativeAddon & Partial<TranscodeAddon>;
+      const addon = loadNative();
       fn = typeof addon.transcodeJpeg === 'function' ? addon.transcodeJpeg.bind(addon) : null;
     } catch {
       fn = null;
@@ -96,7 +74,7 @@ let cpuFn: (() => number) | null | undefined;
 export function threadCpuMs(): number | null {
   if (cpuFn === undefined) {
     try {
-      const addon = loadNative() as NativeAddon & Partial<TranscodeAddon>;
+      const addon = loadNative();
       cpuFn = typeof addon.threadCpuMs === 'function' ? addon.threadCpuMs.bind(addon) : null;
     } catch {
       cpuFn = null;
@@ -117,7 +95,7 @@ let checkFn: ((src: Uint8Array) => JpegCheck) | null | undefined;
 export function jpegCheck(src: Uint8Array): JpegCheck | null {
   if (checkFn === undefined) {
     try {
-      const addon = loadNative() as NativeAddon & Partial<TranscodeAddon>;
+      const addon = loadNative();
       checkFn = typeof addon.jpegCheck === 'function' ? addon.jpegCheck.bind(addon) : null;
     } catch {
       checkFn = null;

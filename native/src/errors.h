@@ -10,7 +10,7 @@
 
 namespace beton {
 
-// Codes visible to JS; keep in sync with NativeErrorCode in core/native/index.ts.
+// Codes visible to JS; keep in sync with NativeErrorCode in core/native/native-error.ts.
 inline constexpr const char* kErrIo = "NATIVE_IO";            // open/fstat/mmap failed
 inline constexpr const char* kErrJpeg = "NATIVE_JPEG";        // libjpeg rejected the data
 inline constexpr const char* kErrJpegWarning = "NATIVE_JPEG_WARNING";  // strict mode

@@ -37,7 +37,7 @@ inline void ThrowIntoJs(napi_env env, napi_value error) noexcept {
 }
 
 // The C-API counterpart for failures that carry no JS value. `code` becomes
-// the error's code property (NativeError codes in core/native/index.ts).
+// the error's code property (NativeError codes in core/native/native-error.ts).
 inline void ThrowMessageIntoJs(napi_env env, const char* code, const char* message) noexcept {
   bool pending = false;
   if (napi_is_exception_pending(env, &pending) == napi_ok && pending) return;

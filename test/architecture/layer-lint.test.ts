@@ -57,7 +57,7 @@ describe('layer lint', () => {
   });
 
   it.each([
-    ['core/reader/x.ts', "import { mmapFile } from '../native/index.js';\nexport const x = mmapFile;\n"],
+    ['core/reader/x.ts', "import { mmapFile } from '../native/mmap.js';\nexport const x = mmapFile;\n"],
     ['core/sources/x.ts', "import { skipMarker } from '../writer/sample.js';\nexport const x = skipMarker;\n"],
     [
       'core/app/x.ts',

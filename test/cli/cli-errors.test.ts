@@ -13,7 +13,7 @@ import { UsageError } from '../../core/cli/usage-error.js';
 import { asBetonError, BetonEncodeError, BetonError, BetonFormatError, InterruptedError } from '../../core/format/errors.js';
 import { LoaderError } from '../../core/loader/errors.js';
 import { OrderError } from '../../core/loader/orders/errors.js';
-import { NativeError } from '../../core/native/index.js';
+import { NativeError } from '../../core/native/native-error.js';
 import { PipelineError } from '../../core/pipeline/stage.js';
 import { ExecError } from '../../core/profile/exec-protocol.js';
 import { RunsDbError } from '../../core/runs/errors.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BetonEncodeError } from '../../core/format/errors.js';
-import { jpegDecodeRGB, jpegInfo } from '../../core/native/index.js';
+import { jpegDecodeRGB, jpegInfo } from '../../core/native/jpeg-codec.js';
 import { decodeBmp } from '../../core/images/bmp.js';
 import { exifOrientation } from '../../core/images/exif.js';
 import { iccDescription } from '../../core/images/icc.js';

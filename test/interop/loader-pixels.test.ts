@@ -18,7 +18,8 @@ import { IntField } from '../../core/fields/int-field.js';
 import { RGBImageField, cappedSize, type RGBImageFieldOptions } from '../../core/fields/rgb-image-field.js';
 import { CropResizer, decodeJpegInto } from '../../core/loader/image-decode.js';
 import { Loader, type PipelineConfig } from '../../core/loader/loader.js';
-import { cropResizeRGB, jpegDecodeRGB } from '../../core/native/index.js';
+import { cropResizeRGB } from '../../core/native/area-resize.js';
+import { jpegDecodeRGB } from '../../core/native/jpeg-codec.js';
 import { roundHalfEven } from '../../core/pipeline/crop.js';
 import type { ElementType } from '../../core/pipeline/dtypes.js';
 import {

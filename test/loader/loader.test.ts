@@ -11,7 +11,7 @@ import { RGBImageField } from '../../core/fields/rgb-image-field.js';
 import type { Batch } from '../../core/loader/batch.js';
 import { LoaderError } from '../../core/loader/errors.js';
 import { Loader, type LoaderOptions } from '../../core/loader/loader.js';
-import { cropResizeRGB } from '../../core/native/index.js';
+import { cropResizeRGB } from '../../core/native/area-resize.js';
 import { Reader } from '../../core/reader/reader.js';
 import {
   CenterCropRGBImageDecoder,

@@ -5,7 +5,9 @@
 // processes).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { type CropRect, jpegDecodeRGB, jpegEncodeRGB, loadTurboAddon } from '../../core/native/index.js';
+import { type CropRect } from '../../core/native/area-resize.js';
+import { jpegDecodeRGB, jpegEncodeRGB } from '../../core/native/jpeg-codec.js';
+import { loadTurboAddon } from '../../core/native/turbo-addon.js';
 import { decodeCropResize, decodeFull, turboHeader, turboStatus } from '../../core/native/turbo.js';
 
 function image(width: number, height: number): Uint8Array {

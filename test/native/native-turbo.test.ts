@@ -9,30 +9,22 @@ import { Worker } from 'node:worker_threads';
 import sharp, { type Sharp } from 'sharp';
 import { describe, expect, it, vi } from 'vitest';
 
-import {
-  type CropRect,
-  NativeError,
-  type NativeErrorCode,
-  cropResizeRGB,
-  jpegDecodeRGB,
-  jpegEncodeRGB,
-  loadTurboAddon,
-  resizeAreaRGB,
-  turboAddonPath,
-} from '../../core/native/index.js';
+import { type CropRect, cropResizeRGB, resizeAreaRGB } from '../../core/native/area-resize.js';
+import { NativeError, type NativeErrorCode } from '../../core/native/native-error.js';
+import { jpegDecodeRGB, jpegEncodeRGB } from '../../core/native/jpeg-codec.js';
+import { type TurboAddon, loadTurboAddon, turboAddonPath } from '../../core/native/turbo-addon.js';
 import {
   TURBOJPEG_PACKAGE,
   chooseScale,
   decodeCropResize,
-  decodeCropResizeSharp,
   decodeFull,
-  decodeFullSharp,
   decodePath,
   describeDecodePath,
   findTurboJpegLibrary,
   turboHeader,
   turboStatus,
 } from '../../core/native/turbo.js';
+import { decodeCropResizeSharp, decodeFullSharp } from '../../core/native/sharp-decode.js';
 import { FIXTURES } from '../helpers/fixtures.js';
 
 // ---------------------------------------------------------------------------
@@ -192,6 +184,23 @@ describe('library loading', () => {
     const first = addon.turboLoaded();
     expect(first).not.toBeNull();
     expect(addon.turboLoad(findTurboJpegLibrary().libPath)).toEqual(first);
+  });
+
+  it('the addon exports exactly the members TurboAddon declares', () => {
+    // TurboAddon (core/native/turbo-addon.ts) is the one declaration of the addon's exports:
+    // the record fails to compile when a member is added or removed, the comparison when the
+    // C++ (native/src/turbo_addon.cc) exports another set.
+    const declared: Record<keyof TurboAddon, true> = {
+      cropResizeRGB: true,
+      turboChooseScale: true,
+      turboDecodeCropResize: true,
+      turboDecodeFull: true,
+      turboHeader: true,
+      turboLoad: true,
+      turboLoaded: true,
+      turboUseApi: true,
+    };
+    expect(Object.keys(loadTurboAddon()).sort()).toEqual(Object.keys(declared).sort());
   });
 
   it('reports the sharp fallback, with the reason, when libjpeg-turbo is disabled', async () => {

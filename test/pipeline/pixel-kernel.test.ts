@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { mapPixels, NativeError } from '../../core/native/index.js';
+import { mapPixels } from '../../core/native/pixel-map.js';
+import { NativeError } from '../../core/native/native-error.js';
 import { byteSize, elementCount, viewOf } from '../../core/pipeline/dtypes.js';
 import { FusedPixelStage, type PixelOp } from '../../core/pipeline/pixel-kernel.js';
 import { rngFor } from '../../core/pipeline/rng.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { decodeJpegInto } from '../../loader/image-decode.js';
-import { cropResizeRGB } from '../../native/index.js';
+import { cropResizeRGB } from '../../native/area-resize.js';
 import { isRawImage } from '../../fields/rgb-image-type.js';
 import type { Reader } from '../../reader/reader.js';
 

@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { mmapFile } from '../../native/index.js';
+import { mmapFile } from '../../native/mmap.js';
 import type { HeapAccess, MemoryManager, PageHold } from './memory-manager.js';
 
 const NOTHING_HELD: PageHold = { release: () => {} };

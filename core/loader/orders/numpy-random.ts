@@ -4,7 +4,8 @@
  * masked-rejection bounded draws. FFCV's non-distributed RANDOM order is exactly this with
  * seed + epoch, so a TS loader visits the same samples in the same order as FFCV.
  */
-import { isNativeAvailable, pcg64ShuffleU32 } from '../../native/index.js';
+import { isNativeAvailable } from '../../native/beton-addon.js';
+import { pcg64ShuffleU32 } from '../../native/pcg64-shuffle.js';
 import { Pcg64 } from './pcg64.js';
 
 /** Below this length the JS loop is as quick as crossing into the addon. */

@@ -1,7 +1,7 @@
 // The addon's PCG64 shuffle must be the TypeScript one, draw for draw: same permutation,
 // and the generator handed back in the same state (quasi-random shuffles many ranges with one).
 import { describe, expect, it } from 'vitest';
-import { pcg64ShuffleU32 } from '../../../core/native/index.js';
+import { pcg64ShuffleU32 } from '../../../core/native/pcg64-shuffle.js';
 import { Pcg64 } from '../../../core/loader/orders/pcg64.js';
 
 function jsShuffle(rng: Pcg64, a: Uint32Array, start: number, end: number): void {
