@@ -71,3 +71,16 @@ export const DEFAULT_SMART_THRESHOLD = 64 * 64 * 3;
  * --clip-length is refused (core/app/detect-source.ts).
  */
 export const DEFAULT_CLIP_LENGTH = 16;
+
+/**
+ * The kinds of profiler run the runs database keeps, with what the app and the CLI call
+ * them. A new kind is a row here, its plan schema in core/runs/validate.ts (PLAN_SCHEMAS,
+ * which the compiler holds to this list) and the core/app use case that records it; the
+ * database takes any kind listed here (migration 006 dropped the SQL list).
+ */
+export const RUN_KINDS = {
+  sweep: { label: 'loader sweep' },
+  exec: { label: 'training command' },
+} as const;
+export type RunKind = keyof typeof RUN_KINDS;
+export const RUN_KIND_NAMES = Object.keys(RUN_KINDS) as [RunKind, ...RunKind[]];

@@ -1,3 +1,4 @@
+import type { RunKind } from './constants.js';
 import type { OrderName } from './order-names.js';
 
 // Defined with the loader config (the orders' contract); re-exported for the model's readers.
@@ -231,7 +232,7 @@ export interface RunFailure {
 
 export interface ProfileRun {
   id?: number;
-  kind: 'sweep' | 'exec';
+  kind: RunKind;
   startedAt: string;
   finishedAt: string | null;
   status: 'ok' | 'cancelled' | 'failed';

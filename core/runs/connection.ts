@@ -119,15 +119,27 @@ function migrate(db: Db): void {
   const v0 = version();
   if (v0 > SCHEMA_VERSION) throw tooNew(v0);
   if (v0 === SCHEMA_VERSION) return;
-  db.transaction(() => {
-    const v = version();
-    if (v > SCHEMA_VERSION) throw tooNew(v);
-    for (const m of MIGRATIONS) {
-      if (m.version <= v) continue;
-      db.exec(m.sql);
-      db.pragma(`user_version = ${m.version}`);
-    }
-  }).immediate();
+  // PRAGMA foreign_keys is a no-op inside a transaction: a table rebuild needs it off before.
+  const rebuild = MIGRATIONS.some((m) => m.version > v0 && m.foreignKeysOff);
+  if (rebuild) db.pragma('foreign_keys = OFF');
+  try {
+    db.transaction(() => {
+      const v = version();
+      if (v > SCHEMA_VERSION) throw tooNew(v);
+      for (const m of MIGRATIONS) {
+        if (m.version <= v) continue;
+        db.exec(m.sql);
+        db.pragma(`user_version = ${m.version}`);
+      }
+      if (rebuild) {
+        const broken = db.pragma('foreign_key_check') as unknown[];
+        if (broken.length)
+          throw new RunsDbError('CORRUPT', `${db.name}: migrating left ${broken.length} rows whose references are missing`);
+      }
+    }).immediate();
+  } finally {
+    if (rebuild) db.pragma('foreign_keys = ON');
+  }
 }
 
 /**

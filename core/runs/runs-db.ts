@@ -21,15 +21,14 @@ import {
   check,
   checkId,
   DatasetSchema,
-  ExecPlanSchema,
   FinishSchema,
   ListOptionsSchema,
   MachineSchema,
   PointSchema,
+  PLAN_SCHEMAS,
   RunSchema,
   RunStartSchema,
   SampleSchema,
-  SweepPlanSchema,
   toJson,
 } from './validate.js';
 
@@ -260,7 +259,7 @@ export class RunsDb {
     end: { status: RunStatus; verdict: Verdict | null; finishedAt: string | null; failure: RunFailure | null },
   ): number {
     const v = check(RunStartSchema, run, 'run');
-    const plan = check(v.kind === 'sweep' ? SweepPlanSchema : ExecPlanSchema, v.plan, `${v.kind} plan`);
+    const plan = check(PLAN_SCHEMAS[v.kind], v.plan, `${v.kind} plan`);
     return this.write(() => {
       const machineId = this.recordMachine(v.machine);
       const datasetId = v.dataset ? this.recordDataset(v.dataset) : null;

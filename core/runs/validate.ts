@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ORDER_NAMES } from '../api/order-names.js';
+import { RUN_KIND_NAMES, type RunKind } from '../api/constants.js';
 import { ownRecord } from '../api/own-record.js';
 import type {
   DatasetInfo,
@@ -10,6 +11,7 @@ import type {
   PointConfig,
   PointResult,
   ProfilePlan,
+  ProfileRun,
   RunFailure,
   TelemetrySample,
   Verdict,
@@ -154,11 +156,15 @@ export const FailureSchema = z.looseObject({
   stderrTail: z.array(z.string()).optional(),
 }) satisfies z.ZodType<RunFailure>;
 
-/** What startRun() needs: a run without its results. */
+/** Each run kind's plan: the compiler holds this to RUN_KINDS (core/api/constants.ts). */
+export const PLAN_SCHEMAS = { sweep: SweepPlanSchema, exec: ExecPlanSchema } as const satisfies Record<RunKind, z.ZodType>;
+
+/** What startRun() needs: a run without its results (the plan is checked against its kind's schema). */
 export const RunStartSchema = z.object({
-  kind: z.enum(['sweep', 'exec']),
+  kind: z.enum(RUN_KIND_NAMES),
   startedAt: isoTime,
-  plan: z.union([SweepPlanSchema, ExecPlanSchema]),
+  // An object here; checked against its kind's schema (PLAN_SCHEMAS) where it is stored.
+  plan: z.custom<ProfileRun['plan']>((x) => typeof x === 'object' && x !== null && !Array.isArray(x), 'expected an object'),
   machine: MachineSchema,
   dataset: DatasetSchema.nullable(),
 });

@@ -565,6 +565,50 @@ describe('RunsDb: comparisons say which run is faster, and whether the data was 
     db.close();
   });
 
+  it('migration 006 rebuilds profile_runs without the SQL kind list, keeping runs, points and samples', () => {
+    // A version-5 file with a run in it: the v5 schema, then a run copied in from a current file.
+    const donor = freshPath();
+    const db0 = RunsDb.open(donor);
+    const id = db0.saveRun(makeRun());
+    db0.close();
+    const path = freshPath();
+    RunsDb.open(path).close();
+    const raw = new Database(path);
+    raw.exec(
+      'DROP TABLE samples; DROP TABLE points; DROP TABLE profile_runs; DROP TABLE builds; DROP TABLE datasets; DROP TABLE machines;',
+    );
+    for (const m of MIGRATIONS.slice(0, 5)) raw.exec(m.sql);
+    raw.pragma('user_version = 5');
+    raw.exec(`ATTACH DATABASE '${donor.replace(/'/g, "''")}' AS donor`);
+    for (const t of ['machines', 'datasets', 'profile_runs', 'points', 'samples'])
+      raw.exec(`INSERT INTO main.${t} SELECT * FROM donor.${t}`);
+    raw.exec('DETACH DATABASE donor');
+    expect(() => raw.prepare("UPDATE profile_runs SET kind = 'other'").run()).toThrow(/CHECK constraint failed/);
+    raw.close();
+
+    const db = RunsDb.open(path);
+    expect(db.schemaVersion).toBe(SCHEMA_VERSION);
+    expect(db.getRun(id)).toEqual({ ...makeRun(), id });
+    db.close();
+    const after = new Database(path);
+    // The list is the code's now (RUN_KINDS); foreign keys still hold and still cascade.
+    expect(after.prepare("SELECT sql FROM sqlite_master WHERE name = 'profile_runs'").pluck().get()).not.toMatch(/kind IN/);
+    expect(after.pragma('foreign_key_check')).toEqual([]);
+    after.pragma('foreign_keys = ON');
+    after.prepare('DELETE FROM profile_runs WHERE id = ?').run(id);
+    expect(after.prepare('SELECT COUNT(*) FROM points').pluck().get()).toBe(0);
+    after.close();
+  });
+
+  it('a run of a kind RUN_KINDS does not list is refused by the code that stores it', () => {
+    const db = RunsDb.open(freshPath());
+    try {
+      expect(() => db.saveRun({ ...makeRun(), kind: 'other' as ProfileRun['kind'] })).toThrow(RunsDbError);
+    } finally {
+      db.close();
+    }
+  });
+
   it('beton runs compare colours the change on a terminal: green faster, red slower', () => {
     const path = freshPath();
     const db = RunsDb.open(path);

@@ -7,15 +7,21 @@ import * as m002 from './002-dataset-content.js';
 import * as m003 from './003-run-failure.js';
 import * as m004 from './004-sample-process-cpu-wait.js';
 import * as m005 from './005-point-engine.js';
+import * as m006 from './006-run-kind-open.js';
 
 export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** A table rebuild: run with foreign keys off (a DROP TABLE would cascade), checked before the commit. */
+  foreignKeysOff: boolean;
 }
 
-export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005].map((m, i) => ({
+const modules: ReadonlyArray<{ name: string; sql: string; foreignKeysOff?: boolean }> = [m001, m002, m003, m004, m005, m006];
+
+export const MIGRATIONS: readonly Migration[] = modules.map((m, i) => ({
   version: i + 1,
   name: m.name,
   sql: m.sql,
+  foreignKeysOff: m.foreignKeysOff === true,
 }));
