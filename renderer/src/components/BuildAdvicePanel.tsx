@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import type { BuildConfigInput } from '../../../core/api/build-config.js';
 import type { BuildAdvice } from '../../../core/api/contract.js';
 import { formatBytes, formatDuration, formatNumber } from '../lib/format.js';
@@ -13,7 +14,9 @@ import { ErrorBanner, Loading } from './States.js';
  * estimate and says from how many items.
  */
 export function BuildAdvicePanel({ config, onPageSize }: { config: BuildConfigInput | null; onPageSize(mib: string): void }) {
-  const a = useAdviceStore();
+  const a = useAdviceStore(
+    useShallow((s) => ({ loading: s.loading, error: s.error, advice: s.advice, madeFor: s.madeFor, advise: s.advise })),
+  );
   const profileForm = useProfilesStore((p) => p.form);
   // The crop the Profile screen would load with: the loader's output size.
   const [crop, setCrop] = useState(profileForm.decoder === 'simple' ? '' : profileForm.decoderSize);

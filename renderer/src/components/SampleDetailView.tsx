@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import type { SampleDetail } from '../../../core/api/contract.js';
 import { formatBytes, formatNumber } from '../lib/format.js';
 import { detailPosition, useDatasetsStore } from '../stores/datasets.js';
@@ -10,7 +11,22 @@ import { ErrorBanner, Loading } from './States.js';
  * groups a kept check puts it in. ← / → step through the file, Esc closes.
  */
 export function SampleDetailView() {
-  const d = useDatasetsStore();
+  const d = useDatasetsStore(
+    useShallow((s) => ({
+      detailIndex: s.detailIndex,
+      inspect: s.inspect,
+      labelFilter: s.labelFilter,
+      where: s.where,
+      preview: s.preview,
+      start: s.start,
+      detail: s.detail,
+      detailError: s.detailError,
+      closeDetail: s.closeDetail,
+      stepDetail: s.stepDetail,
+      openDetail: s.openDetail,
+    })),
+  );
+  const { closeDetail, stepDetail } = d;
   const index = d.detailIndex;
   const numSamples = d.inspect?.numSamples ?? 0;
   const at = detailPosition(d);
@@ -20,15 +36,15 @@ export function SampleDetailView() {
     if (index === null) return;
     dialog.current?.focus();
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') d.closeDetail();
-      else if (e.key === 'ArrowRight') void d.stepDetail(1);
-      else if (e.key === 'ArrowLeft') void d.stepDetail(-1);
+      if (e.key === 'Escape') closeDetail();
+      else if (e.key === 'ArrowRight') void stepDetail(1);
+      else if (e.key === 'ArrowLeft') void stepDetail(-1);
       else return;
       e.preventDefault();
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [index, d]);
+  }, [index, closeDetail, stepDetail]);
   if (index === null) return null;
   const s = d.detail && d.detail.index === index ? d.detail : null;
   return (
