@@ -64,3 +64,6 @@ export const DEFAULT_IMAGE_WRITE_MODE = 'smart';
 export const DEFAULT_MAX_RESOLUTION = 512;
 /** smart mode: JPEG when width*height*3 exceeds this (64x64 RGB); FFCV has none (smart alone stores raw). */
 export const DEFAULT_SMART_THRESHOLD = 64 * 64 * 3;
+
+/** Frames per clip of a video source when none is given (the app's form starts from it). */
+export const DEFAULT_CLIP_LENGTH = 16;
