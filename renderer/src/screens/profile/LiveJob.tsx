@@ -1,6 +1,7 @@
 import { useMemo } from 'react';
 import { ChartCard, Lines } from '../../components/Charts.js';
 import { ProfileCharts } from '../../components/ProfileCharts.js';
+import { rateUnit } from '../../lib/format.js';
 import { rateText } from '../../lib/run-rates.js';
 import { livePointRates, workersChart } from '../../lib/series.js';
 import type { PointResult } from '../../lib/types.js';
@@ -21,9 +22,12 @@ export function LiveJob() {
   const live = useMemo(() => livePointRates(samples ?? []), [samples]);
   const byWorkers = useMemo(() => workersChart(finalPoints, grid ?? [], live), [finalPoints, grid, live]);
   if (!job) return null;
+  // A video dataset's samples are clips: its rates are clips/s, not images/s.
+  const unit = rateUnit(job.schema);
+  const title = `${unit[0]!.toUpperCase()}${unit.slice(1)} vs workers`;
   return (
     <>
-      <JobStatusCard job={job} rate={rateText(job.status, job.mode, job.samples, finalPoints)} />
+      <JobStatusCard job={job} rate={rateText(job.status, job.mode, job.samples, finalPoints, unit)} />
       {outcome?.kind === 'sweep' ? (
         <VerdictCard
           verdict={outcome.verdict}
@@ -36,23 +40,16 @@ export function LiveJob() {
       {outcome?.kind === 'exec' ? <ExecResultCard outcome={outcome} status={job.status} /> : null}
       {job.mode === 'grid' ? (
         <ChartCard
-          title="Images/s vs workers"
+          title={title}
           subtitle={finalPoints.length ? 'measured points' : 'live estimate'}
           testId="chart-points"
           count={byWorkers.rows.length}
           empty="Points appear as each grid cell is measured."
         >
-          <Lines
-            rows={byWorkers.rows}
-            x="workers"
-            lines={byWorkers.series.map((k) => ({ key: k }))}
-            xLabel="workers"
-            yLabel="images/s"
-            dots
-          />
+          <Lines rows={byWorkers.rows} x="workers" lines={byWorkers.series.map((k) => ({ key: k }))} xLabel="workers" yLabel={unit} dots />
         </ChartCard>
       ) : null}
-      <ProfileCharts samples={job.samples} configs={job.grid} live running={job.status === 'running'} />
+      <ProfileCharts samples={job.samples} configs={job.grid} live running={job.status === 'running'} rate={unit} />
     </>
   );
 }

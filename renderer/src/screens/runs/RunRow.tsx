@@ -1,9 +1,12 @@
 import type { RunSummary } from '../../../../core/api/contract.js';
-import { formatCompact, formatDateTime, shortenPath } from '../../lib/format.js';
+import { formatCompact, formatDateTime, rateUnit, shortenPath } from '../../lib/format.js';
 import { useRunsStore } from '../../stores/runs.js';
 
-/** One run of the list: overlay it, open its details, or delete it (after a confirmation in place). */
-export function RunRow({ run }: { run: RunSummary }) {
+/**
+ * One run of the list: overlay it, open its details, or delete it (after a confirmation in place).
+ * `unitInCell`: the listed runs' rates differ in unit (images, clips), so this one says its own.
+ */
+export function RunRow({ run, unitInCell }: { run: RunSummary; unitInCell: boolean }) {
   const sel = useRunsStore((r) => r.selected.includes(run.id));
   const isOpen = useRunsStore((r) => r.open === run.id);
   const confirming = useRunsStore((r) => r.confirmDelete === run.id);
@@ -37,9 +40,12 @@ export function RunRow({ run }: { run: RunSummary }) {
         {run.datasetPath ? shortenPath(run.datasetPath, 40) : '—'}
       </td>
       <td>{run.hostname}</td>
-      {/* A command run has no grid points: its img/s is the command's own (exec verdict). */}
+      {/* A command run has no grid points: its rate is the command's own (exec verdict). */}
       <td className="num">{run.kind === 'exec' ? '—' : run.points}</td>
-      <td className="num">{formatCompact(run.bestImagesPerSec)}</td>
+      <td className="num">
+        {formatCompact(run.bestImagesPerSec)}
+        {unitInCell && run.bestImagesPerSec !== null ? ` ${rateUnit(run.datasetSchema)}` : ''}
+      </td>
       <td>{run.verdictKind ? <span className="badge">{run.verdictKind}</span> : '—'}</td>
       <td>
         <button

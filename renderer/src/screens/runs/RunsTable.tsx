@@ -1,4 +1,6 @@
+import { useMemo } from 'react';
 import { ErrorBanner } from '../../components/States.js';
+import { sharedRateUnit } from '../../lib/run-rates.js';
 import { useRunsStore } from '../../stores/runs.js';
 import { RunRow } from './RunRow.js';
 
@@ -6,6 +8,8 @@ import { RunRow } from './RunRow.js';
 export function RunsTable() {
   const list = useRunsStore((r) => r.list);
   const deleteError = useRunsStore((r) => r.deleteError);
+  // A video dataset's rate counts clips: the header names the unit the runs share, or each rate says its own.
+  const unit = useMemo(() => sharedRateUnit(list), [list]);
   if (!list.length) return null;
   return (
     <section className="card">
@@ -23,7 +27,9 @@ export function RunsTable() {
               <th scope="col">Dataset</th>
               <th scope="col">Host</th>
               <th scope="col">Points</th>
-              <th scope="col">Best img/s</th>
+              <th scope="col" data-testid="runs-best-header">
+                {unit ? `Best ${unit}` : 'Best rate'}
+              </th>
               <th scope="col">Verdict</th>
               <th scope="col">
                 <span className="sr-only">Details</span>
@@ -35,7 +41,7 @@ export function RunsTable() {
           </thead>
           <tbody>
             {list.map((run) => (
-              <RunRow key={run.id} run={run} />
+              <RunRow key={run.id} run={run} unitInCell={unit === null} />
             ))}
           </tbody>
         </table>
