@@ -1,5 +1,4 @@
 import { useState } from 'react';
-import { useShallow } from 'zustand/react/shallow';
 import type { BuildConfigInput } from '../../../core/api/build-config.js';
 import type { BuildAdvice } from '../../../core/api/contract.js';
 import { formatBytes, formatDuration, formatNumber } from '../lib/format.js';
@@ -7,6 +6,7 @@ import { useAdviceStore } from '../stores/advice.js';
 import { useProfilesStore } from '../stores/profiles.js';
 import { Stat, TextField } from './Form.js';
 import { ErrorBanner, Loading } from './States.js';
+import { usePick } from '../stores/use-pick.js';
 
 /**
  * Advice before building (issue 14, feature 3): the host encodes a seeded sample of the
@@ -14,9 +14,7 @@ import { ErrorBanner, Loading } from './States.js';
  * estimate and says from how many items.
  */
 export function BuildAdvicePanel({ config, onPageSize }: { config: BuildConfigInput | null; onPageSize(mib: string): void }) {
-  const a = useAdviceStore(
-    useShallow((s) => ({ loading: s.loading, error: s.error, advice: s.advice, madeFor: s.madeFor, advise: s.advise })),
-  );
+  const a = usePick(useAdviceStore, 'loading', 'error', 'advice', 'madeFor', 'advise');
   const profileForm = useProfilesStore((p) => p.form);
   // The crop the Profile screen would load with: the loader's output size.
   const [crop, setCrop] = useState(profileForm.decoder === 'simple' ? '' : profileForm.decoderSize);

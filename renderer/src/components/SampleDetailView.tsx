@@ -1,9 +1,9 @@
 import { useEffect, useRef, useState } from 'react';
-import { useShallow } from 'zustand/react/shallow';
 import type { SampleDetail } from '../../../core/api/contract.js';
 import { formatBytes, formatNumber } from '../lib/format.js';
 import { detailPosition, useDatasetsStore } from '../stores/datasets.js';
 import { ErrorBanner, Loading } from './States.js';
+import { usePick } from '../stores/use-pick.js';
 
 /**
  * One sample in full, over the screen: the image at full resolution (fitted, or 1:1 pixels),
@@ -11,20 +11,19 @@ import { ErrorBanner, Loading } from './States.js';
  * groups a kept check puts it in. ← / → step through the file, Esc closes.
  */
 export function SampleDetailView() {
-  const d = useDatasetsStore(
-    useShallow((s) => ({
-      detailIndex: s.detailIndex,
-      inspect: s.inspect,
-      labelFilter: s.labelFilter,
-      where: s.where,
-      preview: s.preview,
-      start: s.start,
-      detail: s.detail,
-      detailError: s.detailError,
-      closeDetail: s.closeDetail,
-      stepDetail: s.stepDetail,
-      openDetail: s.openDetail,
-    })),
+  const d = usePick(
+    useDatasetsStore,
+    'detailIndex',
+    'inspect',
+    'labelFilter',
+    'where',
+    'preview',
+    'start',
+    'detail',
+    'detailError',
+    'closeDetail',
+    'stepDetail',
+    'openDetail',
   );
   const { closeDetail, stepDetail } = d;
   const index = d.detailIndex;

@@ -1,5 +1,4 @@
 import { useEffect, useMemo, useState } from 'react';
-import { useShallow } from 'zustand/react/shallow';
 import { CodeBlock } from '../components/CodeBlock.js';
 import { EmptyState, ErrorBanner, Loading } from '../components/States.js';
 import { exportFileName, validateExportForm } from '../lib/export-form.js';
@@ -7,23 +6,12 @@ import { InlineMarkdown } from '../components/InlineMarkdown.js';
 import { LoaderSettingsForm } from './export/LoaderSettingsForm.js';
 import { buildFor, useBuildsStore } from '../stores/builds.js';
 import { errorFor, exportKey, resultFor, useExportStore } from '../stores/export.js';
+import { usePick } from '../stores/use-pick.js';
 
 /** The Export screen: a dataset's loader (and the build that wrote it) as FFCV Python or JSON configs. */
 export function ExportScreen() {
   // What the screen shows (not batchChosen, the store's own bookkeeping).
-  const x = useExportStore(
-    useShallow((s) => ({
-      form: s.form,
-      fields: s.fields,
-      fieldsError: s.fieldsError,
-      generating: s.generating,
-      result: s.result,
-      error: s.error,
-      setForm: s.setForm,
-      loadFields: s.loadFields,
-      generate: s.generate,
-    })),
-  );
+  const x = usePick(useExportStore, 'form', 'fields', 'fieldsError', 'generating', 'result', 'error', 'setForm', 'loadFields', 'generate');
   const f = x.form;
   // The build that wrote the chosen file, if this session ran it: never another dataset's build.
   const build = useBuildsStore((s) => buildFor(s, f.file.trim()));

@@ -1,18 +1,17 @@
 import { useEffect } from 'react';
-import { useShallow } from 'zustand/react/shallow';
 import { InlineMarkdown } from '../components/InlineMarkdown.js';
 import { EmptyState, ErrorBanner, Skeleton } from '../components/States.js';
 import { MAX_SELECTED, useRunsStore } from '../stores/runs.js';
 import { useUiStore } from '../stores/ui.js';
+import { usePick } from '../stores/use-pick.js';
 import { OpenRun } from './runs/OpenRun.js';
 import { RunsTable } from './runs/RunsTable.js';
 import { SelectedRuns } from './runs/SelectedRuns.js';
 
 /** The Runs screen: the runs database's list, the runs picked for overlay and comparison, and one run in full. */
 export function RunsScreen() {
-  const r = useRunsStore(
-    useShallow((s) => ({ error: s.error, loaded: s.loaded, loading: s.loading, empty: s.list.length === 0, load: s.load })),
-  );
+  const r = usePick(useRunsStore, 'error', 'loaded', 'loading', 'load');
+  const empty = useRunsStore((s) => s.list.length === 0);
   const setScreen = useUiStore((u) => u.setScreen);
   const load = r.load;
   useEffect(() => {
@@ -31,7 +30,7 @@ export function RunsScreen() {
 
       {r.error ? <ErrorBanner error={r.error} title="Cannot read the runs" onRetry={() => void load()} /> : null}
       {!r.loaded && r.loading ? <Skeleton rows={4} height={28} /> : null}
-      {r.loaded && !r.error && r.empty ? (
+      {r.loaded && !r.error && empty ? (
         <EmptyState
           title="No runs yet"
           testId="runs-empty"

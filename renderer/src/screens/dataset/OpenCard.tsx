@@ -1,10 +1,10 @@
-import { useShallow } from 'zustand/react/shallow';
 import { PathPicker } from '../../components/FileBrowser.js';
 import { useDatasetsStore } from '../../stores/datasets.js';
+import { usePick } from '../../stores/use-pick.js';
 
 /** Which .beton file to open. */
 export function OpenCard() {
-  const d = useDatasetsStore(useShallow((s) => ({ path: s.path, inspecting: s.inspecting, setPath: s.setPath, open: s.open })));
+  const d = usePick(useDatasetsStore, 'path', 'inspecting', 'setPath', 'open');
   return (
     <section className="card">
       <div className="row-wrap">

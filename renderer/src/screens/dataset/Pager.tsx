@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import { useShallow } from 'zustand/react/shallow';
 import { parseSampleIndex, PREVIEW_COUNT, useDatasetsStore } from '../../stores/datasets.js';
+import { usePick } from '../../stores/use-pick.js';
 
 /**
  * Moving among the samples: previous and next page (thumbnails only: a table scrolls), and
@@ -21,9 +21,7 @@ export function Pager({
   /** The class filter's name, or null when there is none. */
   filterName: string | null;
 }) {
-  const d = useDatasetsStore(
-    useShallow((s) => ({ start: s.start, previewLoading: s.previewLoading, where: s.where, labelFilter: s.labelFilter, goTo: s.goTo })),
-  );
+  const d = usePick(useDatasetsStore, 'start', 'previewLoading', 'where', 'labelFilter', 'goTo');
   const [jump, setJump] = useState('');
   const [jumpError, setJumpError] = useState<string | null>(null);
   const [jumpNote, setJumpNote] = useState<string | null>(null);

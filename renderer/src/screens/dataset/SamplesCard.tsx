@@ -1,4 +1,3 @@
-import { useShallow } from 'zustand/react/shallow';
 import type { InspectResult } from '../../../../core/api/contract.js';
 import { classLabel } from '../../components/ClassHistogram.js';
 import { FieldFilter } from '../../components/FieldFilter.js';
@@ -8,26 +7,26 @@ import { formatNumber } from '../../lib/format.js';
 import { PREVIEW_COUNT, shownTotal, useDatasetsStore } from '../../stores/datasets.js';
 import { Pager } from './Pager.js';
 import { Thumbs } from './Thumbs.js';
+import { usePick } from '../../stores/use-pick.js';
 
 /** Whether a dataset is shown as images (a thumbnail grid) or as a table of values. */
 const hasMedia = (info: InspectResult): boolean => info.fields.some((f) => f.type === 'rgb_image' || f.type === 'video_clip');
 
 /** The decoded samples: a page of thumbnails, or a table of values, with the filters and the pager. */
 export function SamplesCard({ info }: { info: InspectResult }) {
-  const d = useDatasetsStore(
-    useShallow((s) => ({
-      inspect: s.inspect,
-      openPath: s.openPath,
-      labelFilter: s.labelFilter,
-      where: s.where,
-      start: s.start,
-      focus: s.focus,
-      preview: s.preview,
-      previewLoading: s.previewLoading,
-      previewError: s.previewError,
-      goTo: s.goTo,
-      openDetail: s.openDetail,
-    })),
+  const d = usePick(
+    useDatasetsStore,
+    'inspect',
+    'openPath',
+    'labelFilter',
+    'where',
+    'start',
+    'focus',
+    'preview',
+    'previewLoading',
+    'previewError',
+    'goTo',
+    'openDetail',
   );
   const filter = d.labelFilter;
   const counts = d.inspect?.labels?.counts ?? [];

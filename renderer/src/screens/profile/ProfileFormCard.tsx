@@ -1,9 +1,9 @@
 import { useEffect, useMemo } from 'react';
-import { useShallow } from 'zustand/react/shallow';
 import { ErrorBanner } from '../../components/States.js';
 import { validateProfileForm } from '../../lib/profile-form.js';
 import { useEnvStore } from '../../stores/env.js';
 import { profileStartErrorFor, useProfilesStore } from '../../stores/profiles.js';
+import { usePick } from '../../stores/use-pick.js';
 import { CommandFields } from './CommandFields.js';
 import { SweepFields } from './SweepFields.js';
 
@@ -13,23 +13,22 @@ import { SweepFields } from './SweepFields.js';
  * "running" and "cancelling", so the samples do not re-render the form.
  */
 export function ProfileFormCard() {
-  const p = useProfilesStore(
-    useShallow((s) => ({
-      form: s.form,
-      fileSamples: s.fileSamples,
-      touched: s.touched,
-      starting: s.starting,
-      startError: s.startError,
-      startErrorKey: s.startErrorKey,
-      running: s.job?.status === 'running',
-      cancelling: s.job?.cancelling ?? false,
-      setForm: s.setForm,
-      start: s.start,
-      cancel: s.cancel,
-      loadEngines: s.loadEngines,
-      checkFile: s.checkFile,
-    })),
+  const p = usePick(
+    useProfilesStore,
+    'form',
+    'fileSamples',
+    'touched',
+    'starting',
+    'startError',
+    'startErrorKey',
+    'setForm',
+    'start',
+    'cancel',
+    'loadEngines',
+    'checkFile',
   );
+  const running = useProfilesStore((s) => s.job?.status === 'running');
+  const cancelling = useProfilesStore((s) => s.job?.cancelling ?? false);
   const f = p.form;
   const cores = useEnvStore((e) => e.info?.cores ?? 1);
   // beton serve without --allow-exec refuses training commands (EXEC_DISABLED); say so up front.
@@ -96,25 +95,25 @@ export function ProfileFormCard() {
             {checked.grid.length} {checked.grid.length === 1 ? 'point' : 'points'} to measure
           </span>
         ) : null}
-        {p.running ? (
+        {running ? (
           <button
             type="button"
             className="btn btn-danger"
             data-testid="profile-cancel"
             onClick={() => void p.cancel()}
-            disabled={p.cancelling}
+            disabled={cancelling}
           >
-            {p.cancelling ? 'Cancelling…' : 'Cancel'}
+            {cancelling ? 'Cancelling…' : 'Cancel'}
           </button>
         ) : null}
         <button
           type="button"
           className="btn btn-primary btn-large"
           data-testid="profile-start"
-          disabled={!checked.params || p.running || p.starting || (f.mode === 'exec' && execOff)}
+          disabled={!checked.params || running || p.starting || (f.mode === 'exec' && execOff)}
           onClick={() => checked.params && void p.start(checked.params, checked.grid)}
         >
-          {p.starting ? 'Starting…' : p.running ? 'Running…' : 'Start profiling'}
+          {p.starting ? 'Starting…' : running ? 'Running…' : 'Start profiling'}
         </button>
       </div>
     </section>

@@ -1,5 +1,4 @@
 import { useMemo } from 'react';
-import { useShallow } from 'zustand/react/shallow';
 import { ChartCard, Lines } from '../../components/Charts.js';
 import { ErrorBanner, Loading } from '../../components/States.js';
 import { overlayChart } from '../../lib/series.js';
@@ -7,12 +6,11 @@ import type { ProfileRunView } from '../../lib/types.js';
 import { useRunsStore } from '../../stores/runs.js';
 import { CompareTable } from './CompareTable.js';
 import { SideBySide } from './SideBySide.js';
+import { usePick } from '../../stores/use-pick.js';
 
 /** The runs picked for overlay: their throughput on one chart and, for two, their settings and points compared. */
 export function SelectedRuns() {
-  const { selected, details, comparison } = useRunsStore(
-    useShallow((r) => ({ selected: r.selected, details: r.details, comparison: r.comparison })),
-  );
+  const { selected, details, comparison } = usePick(useRunsStore, 'selected', 'details', 'comparison');
   const chosen = useMemo(() => selected.map((id) => details[id]?.run).filter((x): x is ProfileRunView => !!x), [selected, details]);
   const overlay = useMemo(() => overlayChart(chosen), [chosen]);
   if (!selected.length) return null;

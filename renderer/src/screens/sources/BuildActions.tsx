@@ -1,8 +1,8 @@
-import { useShallow } from 'zustand/react/shallow';
 import type { BuildConfigInput } from '../../../../core/api/build-config.js';
 import { ErrorBanner } from '../../components/States.js';
 import { startErrorFor, useBuildsStore } from '../../stores/builds.js';
 import { useUiStore } from '../../stores/ui.js';
+import { usePick } from '../../stores/use-pick.js';
 
 /**
  * "Build dataset": how many problems are left, and why a start failed. An existing output is
@@ -10,9 +10,7 @@ import { useUiStore } from '../../stores/ui.js';
  */
 export function BuildActions({ config, errorCount }: { config: BuildConfigInput | null; errorCount: number }) {
   // Only what this shows: a build's progress events must not re-render the form.
-  const builds = useBuildsStore(
-    useShallow((b) => ({ start: b.start, starting: b.starting, startError: b.startError, startErrorKey: b.startErrorKey })),
-  );
+  const builds = usePick(useBuildsStore, 'start', 'starting', 'startError', 'startErrorKey');
   const setScreen = useUiStore((u) => u.setScreen);
   const startBuild = async (overwrite = false): Promise<void> => {
     if (!config) return;

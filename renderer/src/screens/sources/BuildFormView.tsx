@@ -1,5 +1,4 @@
 import { useMemo } from 'react';
-import { useShallow } from 'zustand/react/shallow';
 import { BuildAdvicePanel } from '../../components/BuildAdvicePanel.js';
 import { validateBuildForm } from '../../lib/build-form.js';
 import { useEnvStore } from '../../stores/env.js';
@@ -8,18 +7,11 @@ import { BuildActions } from './BuildActions.js';
 import { ClipCard } from './ClipCard.js';
 import { OutputCard } from './OutputCard.js';
 import { SchemaCard } from './SchemaCard.js';
+import { usePick } from '../../stores/use-pick.js';
 
 /** The build form of a detected source, checked as it is edited: schema, clipping, output, advice, Build. */
 export function BuildFormView() {
-  const s = useSourcesStore(
-    useShallow((x) => ({
-      form: x.form,
-      updateForm: x.updateForm,
-      updateField: x.updateField,
-      updateClip: x.updateClip,
-      removeField: x.removeField,
-    })),
-  );
+  const s = usePick(useSourcesStore, 'form', 'updateForm', 'updateField', 'updateClip', 'removeField');
   const cores = useEnvStore((e) => e.info?.cores ?? null);
   const checked = useMemo(() => (s.form ? validateBuildForm(s.form) : null), [s.form]);
   if (!s.form || !checked) return null;

@@ -1,20 +1,11 @@
-import { useShallow } from 'zustand/react/shallow';
 import { PathPicker } from '../../components/FileBrowser.js';
 import { TextField } from '../../components/Form.js';
 import { useSourcesStore } from '../../stores/sources.js';
+import { usePick } from '../../stores/use-pick.js';
 
 /** Which source to read (a folder or a table; an image list's path column), and "Detect schema". */
 export function PickSourceCard() {
-  const s = useSourcesStore(
-    useShallow((x) => ({
-      path: x.path,
-      imageColumn: x.imageColumn,
-      detecting: x.detecting,
-      setPath: x.setPath,
-      setImageColumn: x.setImageColumn,
-      detect: x.detect,
-    })),
-  );
+  const s = usePick(useSourcesStore, 'path', 'imageColumn', 'detecting', 'setPath', 'setImageColumn', 'detect');
   return (
     <section className="card">
       <div className="row-wrap">
