@@ -1,6 +1,6 @@
 import { Check, GroupError, SelectField, TextField } from '../../components/Form.js';
 import { PathPicker } from '../../components/FileBrowser.js';
-import type { DecoderKind, ProfileForm } from '../../lib/profile-form.js';
+import { DECODER_OPTIONS, type DecoderKind, type ProfileForm } from '../../lib/profile-form.js';
 import type { OrderName } from '../../lib/types.js';
 import { EnginesField } from './EnginesField.js';
 import { toggle } from './toggle.js';
@@ -9,12 +9,6 @@ const ORDERS: Array<{ value: OrderName; label: string }> = [
   { value: 'sequential', label: 'sequential' },
   { value: 'random', label: 'random' },
   { value: 'quasi_random', label: 'quasi-random' },
-];
-
-const DECODERS: Array<{ value: DecoderKind; label: string }> = [
-  { value: 'rrc', label: 'Random resized crop' },
-  { value: 'center', label: 'Center crop' },
-  { value: 'simple', label: 'Simple (full image)' },
 ];
 
 /** The "Loader sweep" inputs: the file, the grid (workers × batch sizes × orders × caches × engines) and the decoder. */
@@ -93,7 +87,7 @@ export function SweepFields({
         label="Decoder"
         value={f.decoder}
         onChange={(decoder) => setForm({ decoder })}
-        options={DECODERS}
+        options={DECODER_OPTIONS}
         testId="profile-decoder"
       />
       <TextField
