@@ -8,12 +8,11 @@
 import { act, cleanup, render, screen } from '@testing-library/react';
 import { createElement, type ComponentProps } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { TelemetrySample } from '../../core/api/profile-model.js';
 import type * as FormModule from '../../renderer/src/components/Form.js';
 import { setTransport } from '../../renderer/src/lib/api.js';
 import { ProfileScreen } from '../../renderer/src/screens/ProfileScreen.js';
 import { useProfilesStore } from '../../renderer/src/stores/profiles.js';
-import { fakeTransport, resetStores } from './helpers.js';
+import { fakeTransport, resetStores, sample } from './helpers.js';
 
 // Counts the form's text inputs as they render (the real component does the rendering).
 const counts = vi.hoisted(() => ({ textFields: 0 }));
@@ -37,16 +36,6 @@ afterEach(() => {
   setTransport(null);
 });
 
-const sample = (t: number, ips: number): TelemetrySample => ({
-  t,
-  point: 0,
-  imagesPerSec: ips,
-  cpuPerCore: [0.5],
-  rssBytes: 1,
-  diskReadBytes: 0,
-  gpus: [],
-});
-
 describe('the Profile screen selects from its store', () => {
   it("a running sweep's telemetry re-renders the live status, not the form", async () => {
     const grid = [{ workers: 1, batchSize: 8, order: 'random' as const, osCache: true }];
@@ -58,7 +47,7 @@ describe('the Profile screen selects from its store', () => {
     expect(screen.getByTestId('profile-status').getAttribute('data-status')).toBe('running');
     const before = counts.textFields;
     act(() => {
-      for (let i = 1; i <= 5; i++) useProfilesStore.getState().onSample({ jobId: 'p1', sample: sample(i * 250, 100 * i) });
+      for (let i = 1; i <= 5; i++) useProfilesStore.getState().onSample({ jobId: 'p1', sample: sample(i * 250, 0, 100 * i) });
     });
     // The live part followed the samples...
     expect(screen.getByTestId('profile-rate').textContent).toMatch(/500/);

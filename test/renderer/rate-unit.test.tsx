@@ -7,14 +7,13 @@
 import { act, cleanup, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../core/api/contract.js';
-import type { TelemetrySample } from '../../core/api/profile-model.js';
 import { setTransport } from '../../renderer/src/lib/api.js';
 import { sharedRateUnit } from '../../renderer/src/lib/run-rates.js';
 import { ProfileScreen } from '../../renderer/src/screens/ProfileScreen.js';
 import { RunsTable } from '../../renderer/src/screens/runs/RunsTable.js';
 import { useProfilesStore } from '../../renderer/src/stores/profiles.js';
 import { useRunsStore } from '../../renderer/src/stores/runs.js';
-import { fakeTransport, resetStores } from './helpers.js';
+import { fakeTransport, resetStores, sample } from './helpers.js';
 
 const VIDEO = [
   { name: 'clip', type: 'video_clip', typeId: 7 },
@@ -38,16 +37,6 @@ const summary = (id: number, datasetSchema: RunSummary['datasetSchema']): RunSum
   datasetSchema,
   verdictKind: null,
   failure: null,
-});
-
-const sample = (t: number, ips: number): TelemetrySample => ({
-  t,
-  point: 0,
-  imagesPerSec: ips,
-  cpuPerCore: [0.5],
-  rssBytes: 1,
-  diskReadBytes: 0,
-  gpus: [],
 });
 
 beforeEach(() => {
@@ -87,7 +76,7 @@ describe('the rate says what it counts', () => {
     const grid = [{ workers: 1, batchSize: 8, order: 'random' as const, osCache: true }];
     await useProfilesStore.getState().start({ plan: { file: '/v.beton' } }, grid);
     render(<ProfileScreen />);
-    act(() => useProfilesStore.getState().onSample({ jobId: 'p1', sample: sample(250, 40) }));
+    act(() => useProfilesStore.getState().onSample({ jobId: 'p1', sample: sample(250, 0, 40) }));
     expect(screen.getByTestId('profile-rate').textContent).toBe('now 40 clips/s');
     expect(screen.getByTestId('chart-points').getAttribute('aria-label')).toBe('Clips/s vs workers');
     expect(screen.getByTestId('chart-timeline').textContent).toMatch(/clips\/s over time/);
@@ -103,7 +92,7 @@ describe('the rate says what it counts', () => {
     await useProfilesStore.getState().checkFile();
     await useProfilesStore.getState().start({ plan: { file: '/i.beton' } }, []);
     render(<ProfileScreen />);
-    act(() => useProfilesStore.getState().onSample({ jobId: 'p2', sample: sample(250, 40) }));
+    act(() => useProfilesStore.getState().onSample({ jobId: 'p2', sample: sample(250, 0, 40) }));
     expect(screen.getByTestId('profile-rate').textContent).toBe('now 40 img/s');
     expect(screen.getByTestId('chart-points').getAttribute('aria-label')).toBe('Images/s vs workers');
   });
