@@ -7,7 +7,9 @@
 import { act, cleanup, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../core/api/contract.js';
+import type { PointResult } from '../../core/api/profile-model.js';
 import { setTransport } from '../../renderer/src/lib/api.js';
+import { EngineSummary, PointsTable } from '../../renderer/src/components/PointsTable.js';
 import { sharedRateUnit } from '../../renderer/src/lib/run-rates.js';
 import { ProfileScreen } from '../../renderer/src/screens/ProfileScreen.js';
 import { RunsTable } from '../../renderer/src/screens/runs/RunsTable.js';
@@ -81,6 +83,35 @@ describe('the rate says what it counts', () => {
     expect(screen.getByTestId('chart-points').getAttribute('aria-label')).toBe('Clips/s vs workers');
     expect(screen.getByTestId('chart-timeline').textContent).toMatch(/clips\/s over time/);
     expect(screen.getByTestId('chart-timeline').textContent).not.toMatch(/images\/s/);
+  });
+
+  it("the points table and the engines' summary count clips for a video dataset", () => {
+    const point = (engine: 'beton' | 'ffcv', ips: number): PointResult => ({
+      index: engine === 'beton' ? 0 : 1,
+      config: { workers: 2, batchSize: 8, order: 'random', osCache: true, engine },
+      images: 800,
+      seconds: 3,
+      imagesPerSec: ips,
+      batchesPerSec: ips / 8,
+      waitP50Ms: 1,
+      waitP95Ms: 2,
+      workerBusyMsPerBatch: 5,
+      cpuPerCore: [0.5],
+      rssPeakBytes: 1,
+      diskReadBytes: 0,
+      pageCacheResident: null,
+      gpuUtilMean: null,
+    });
+    const points = [point('beton', 120), point('ffcv', 60)];
+    render(
+      <>
+        <EngineSummary points={points} unit="clips/s" />
+        <PointsTable points={points} unit="clips/s" />
+      </>,
+    );
+    expect(screen.getByTestId('points-table').querySelectorAll('th')[1]!.textContent).toBe('clips/s');
+    expect(screen.getByTestId('engine-summary').textContent).toMatch(/beton: 120 clips\/s at/);
+    expect(screen.getByTestId('engine-summary').textContent).not.toMatch(/img/);
   });
 
   it('Profile: an image dataset stays in images/s', async () => {

@@ -35,6 +35,7 @@ export function LiveJob() {
           points={outcome.points}
           file={job.file ?? ''}
           plan={job.plan ?? null}
+          unit={unit}
         />
       ) : null}
       {outcome?.kind === 'exec' ? <ExecResultCard outcome={outcome} status={job.status} /> : null}

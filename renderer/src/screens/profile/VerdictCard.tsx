@@ -1,6 +1,7 @@
 import { InlineMarkdown } from '../../components/InlineMarkdown.js';
 import { bestPoint, EngineSummary, PointsTable } from '../../components/PointsTable.js';
 import { formatRate } from '../../lib/format.js';
+import { rateNoun } from '../../lib/run-rates.js';
 import { pointLabel, type DecoderKind } from '../../lib/profile-form.js';
 import type { PointResult, Verdict } from '../../lib/types.js';
 import { useExportStore } from '../../stores/export.js';
@@ -16,12 +17,15 @@ export function VerdictCard({
   points,
   file,
   plan,
+  unit,
 }: {
   verdict: Verdict | null;
   runId: number;
   points: PointResult[];
   file: string;
   plan: ProfileJob['plan'] | null;
+  /** What the rates count (lib/format.ts rateUnit). */
+  unit: string;
 }) {
   const setScreen = useUiStore((u) => u.setScreen);
   const toggleRun = useRunsStore((r) => r.toggle);
@@ -72,8 +76,8 @@ export function VerdictCard({
       ) : (
         <p className="muted">No verdict: no point was measured.</p>
       )}
-      <EngineSummary points={points} />
-      {points.length ? <PointsTable points={points} /> : null}
+      <EngineSummary points={points} unit={unit} />
+      {points.length ? <PointsTable points={points} unit={unit} /> : null}
       <div className="actions">
         <button
           type="button"
@@ -118,7 +122,7 @@ export function VerdictCard({
         {best ? (
           <span className="muted" data-testid="export-best-note">
             {ffcvPoints.length
-              ? `FFCV was measured: exports its best point (${pointLabel(best.config)}, ${formatRate(best.imagesPerSec, 'img')}).`
+              ? `FFCV was measured: exports its best point (${pointLabel(best.config)}, ${formatRate(best.imagesPerSec, rateNoun(unit))}).`
               : `Exports the best point (${pointLabel(best.config)}); FFCV's own speed was not measured (add the FFCV engine).`}
           </span>
         ) : null}

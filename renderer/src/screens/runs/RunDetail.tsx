@@ -21,6 +21,7 @@ const configsOf = (run: ProfileRunView): Array<PointConfig | undefined> => {
 export function RunDetail({ run, onClose }: { run: ProfileRunView; onClose: () => void }) {
   const settings = useMemo(() => runSettings(run), [run]);
   const configs = useMemo(() => configsOf(run), [run]);
+  const unit = rateUnit(run.dataset?.schema);
   return (
     <section className="card run-detail" data-testid="run-detail" data-id={run.id} aria-label={`Run ${run.id}`}>
       <header className="card-head">
@@ -74,12 +75,12 @@ export function RunDetail({ run, onClose }: { run: ProfileRunView; onClose: () =
       {run.points.length ? (
         <>
           <h4>Grid points</h4>
-          <EngineSummary points={run.points} />
-          <PointsTable points={run.points} testId="run-points" />
+          <EngineSummary points={run.points} unit={unit} />
+          <PointsTable points={run.points} testId="run-points" unit={unit} />
         </>
       ) : null}
       <h4>Timelines</h4>
-      <ProfileCharts samples={run.samples} configs={configs} rate={rateUnit(run.dataset?.schema)} />
+      <ProfileCharts samples={run.samples} configs={configs} rate={unit} />
     </section>
   );
 }
