@@ -65,5 +65,9 @@ export const DEFAULT_MAX_RESOLUTION = 512;
 /** smart mode: JPEG when width*height*3 exceeds this (64x64 RGB); FFCV has none (smart alone stores raw). */
 export const DEFAULT_SMART_THRESHOLD = 64 * 64 * 3;
 
-/** Frames per clip of a video source when none is given (the app's form starts from it). */
+/**
+ * Video sources: the frames per clip the app proposes for a folder of videos (the user sees
+ * and edits it in the form before building). The CLI proposes nothing: a build without
+ * --clip-length is refused (core/app/detect-source.ts).
+ */
 export const DEFAULT_CLIP_LENGTH = 16;
