@@ -5,7 +5,7 @@
  * core/api): a change to what core/runs returns breaks the renderer's type-check, not its screens.
  */
 import type { BuildReport } from './build-report.js';
-import type { PointConfig, ProfileRun, Verdict, VerdictKind } from './profile-model.js';
+import type { DatasetInfo, PointConfig, ProfileRun, Verdict, VerdictKind } from './profile-model.js';
 
 /**
  * A run's status as read: 'running' until finishRun(); 'interrupted' when it stopped before its
@@ -33,6 +33,11 @@ export interface RunSummary {
   points: number;
   /** The best images/s over the run's points; an exec run's images/s (its verdict's measures); null when unknown. */
   bestImagesPerSec: number | null;
+  /**
+   * The recorded dataset's fields: what its rate counts (a video dataset's samples are clips).
+   * null when the run recorded no dataset; absent from hosts before it existed.
+   */
+  datasetSchema?: DatasetInfo['schema'] | null;
   verdictKind: VerdictKind | null;
   /** A failed run's reason (RunFailure.message); null otherwise. */
   failure: string | null;

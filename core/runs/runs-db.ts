@@ -83,6 +83,7 @@ interface SummaryRow {
   best: number | null;
   failure: string | null;
   failure_code: string | null;
+  d_schema: string | null;
 }
 
 interface SampleRow {
@@ -115,7 +116,7 @@ FROM profile_runs r JOIN machines m ON m.id = r.machine_id LEFT JOIN datasets d 
 const SUMMARY_SELECT = `
 SELECT r.id, r.kind, r.started_at, r.finished_at, r.status, r.verdict_kind, json_extract(r.failure, '$.message') AS failure,
        json_extract(r.failure, '$.code') AS failure_code,
-       COALESCE(d.path, json_extract(r.plan, '$.file')) AS dataset_path, m.hostname,
+       COALESCE(d.path, json_extract(r.plan, '$.file')) AS dataset_path, m.hostname, d.schema AS d_schema,
        (SELECT COUNT(*) FROM points p WHERE p.run_id = r.id) AS n_points,
        COALESCE((SELECT MAX(p.images_per_sec) FROM points p WHERE p.run_id = r.id),
                 json_extract(r.verdict, '$.exec.imagesPerSec')) AS best
@@ -525,6 +526,7 @@ function toSummary(r: SummaryRow): RunSummary {
     hostname: r.hostname,
     points: r.n_points,
     bestImagesPerSec: r.best,
+    datasetSchema: r.d_schema === null ? null : parseJson<DatasetInfo['schema']>(r.d_schema, `schema of the dataset of run ${r.id}`),
     verdictKind: r.verdict_kind,
     failure: r.failure,
   };

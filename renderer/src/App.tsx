@@ -139,7 +139,8 @@ function Sidebar({ screen, conn }: { screen: Screen; conn: ConnectionState }) {
   const setScreen = useUiStore((u) => u.setScreen);
   const theme = useUiStore((u) => u.theme);
   const setTheme = useUiStore((u) => u.setTheme);
-  const env = useEnvStore();
+  const info = useEnvStore((e) => e.info);
+  const envError = useEnvStore((e) => e.error);
   const running = useBuildsStore((s) => Object.values(s.jobs).some((j) => j.status === 'running'));
   const profiling = useProfilesStore((s) => s.job?.status === 'running');
   return (
@@ -183,24 +184,24 @@ function Sidebar({ screen, conn }: { screen: Screen; conn: ConnectionState }) {
         <div className={`conn conn-${conn}`} data-testid="connection" data-state={conn}>
           <span className="dot" aria-hidden="true" /> {conn === 'open' ? 'Live' : conn === 'connecting' ? 'Connecting…' : 'Offline'}
         </div>
-        {env.info ? (
+        {info ? (
           <dl className="env" data-testid="env-info">
             <dt>Host</dt>
             <dd>
-              {env.info.host === 'server' ? 'beton serve' : 'desktop'} · v{env.info.version}
+              {info.host === 'server' ? 'beton serve' : 'desktop'} · v{info.version}
             </dd>
             <dt>Machine</dt>
             <dd>
-              {env.info.cores} cores · {formatBytes(env.info.ramBytes)}
+              {info.cores} cores · {formatBytes(info.ramBytes)}
             </dd>
             <dt>GPU</dt>
-            <dd>{env.info.gpus.length ? env.info.gpus.map((g) => g.name).join(', ') : 'none'}</dd>
+            <dd>{info.gpus.length ? info.gpus.map((g) => g.name).join(', ') : 'none'}</dd>
             <dt>JPEG</dt>
-            <dd>{env.info.decodePath}</dd>
+            <dd>{info.decodePath}</dd>
           </dl>
-        ) : env.error ? (
+        ) : envError ? (
           <div className="env-error" role="alert">
-            {env.error.message}
+            {envError.message}
           </div>
         ) : null}
       </div>

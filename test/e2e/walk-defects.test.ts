@@ -181,6 +181,13 @@ describe.skipIf(!needChromium())('the app walk of issue 23: each defect, end to 
     expect(labels).not.toContain('images/s');
     expect(await page.getByTestId('chart-timeline').locator('.card-sub').textContent()).toContain('clips/s');
     await shot(page, 'walk-video-rate');
+    // Its points table counts clips too.
+    expect(await page.getByTestId('run-points').locator('thead th').nth(1).textContent()).toBe('clips/s');
+    // The Runs table, listing an image and a video run, says each best rate's unit (it said img/s for both).
+    expect(await page.getByTestId('runs-best-header').textContent()).toBe('Best rate');
+    const unitOf = (id: number) => page.locator(`[data-testid=run-row][data-id="${id}"] [data-testid=run-rate-unit]`).textContent();
+    expect(await unitOf(ids[1]!)).toBe('clips/s');
+    expect(await unitOf(ids[0]!)).toBe('images/s');
   });
 
   it('a run is a URL: #/runs/N opens it, and a reload keeps it', async () => {

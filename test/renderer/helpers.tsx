@@ -1,5 +1,6 @@
 /** Shared by the renderer tests: a fake transport (no server) and store resets. */
 import type { ApiEvent, Envelope, Method } from '../../core/api/contract.js';
+import type { TelemetrySample } from '../../core/api/profile-model.js';
 import { setTransport, type Transport } from '../../renderer/src/lib/api.js';
 import { useBuildsStore } from '../../renderer/src/stores/builds.js';
 import { useDatasetsStore } from '../../renderer/src/stores/datasets.js';
@@ -67,3 +68,14 @@ export function resetStores(): void {
 }
 
 export const tick = (ms = 0): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** A telemetry sample at `t` ms of grid point `point`, measuring `ips` per second. */
+export const sample = (t: number, point: number | null, ips: number | null): TelemetrySample => ({
+  t,
+  point,
+  imagesPerSec: ips,
+  cpuPerCore: [0.5],
+  rssBytes: 1,
+  diskReadBytes: 0,
+  gpus: [],
+});

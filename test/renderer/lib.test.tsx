@@ -1,7 +1,9 @@
 // @vitest-environment happy-dom
 import { describe, expect, it, vi } from 'vitest';
 import { ApiError, call, httpTransport, setTransport, takeToken } from '../../renderer/src/lib/api.js';
-import { formFromDetected, validateBuildForm } from '../../renderer/src/lib/build-form.js';
+import { changeFieldType, fieldToForm, formFromDetected, validateBuildForm } from '../../renderer/src/lib/build-form.js';
+import { DEFAULT_IMAGE_WRITE_MODE, DEFAULT_MAX_RESOLUTION, DEFAULT_SMART_THRESHOLD } from '../../core/api/constants.js';
+import { BuildConfig } from '../../core/api/build-config.js';
 import { pipelinesFor, validateExportForm, DEFAULT_EXPORT_FORM } from '../../renderer/src/lib/export-form.js';
 import {
   basename,
@@ -155,6 +157,37 @@ describe('build form', () => {
     const r = validateBuildForm(form);
     expect(r.config).not.toBeNull();
     expect(Object.keys(r.warnings).sort()).toEqual(['fields.0.passThrough', 'fields.0.smartThreshold']);
+  });
+  // Issue 23: the app built raw, uncapped images where `beton build` and build configs store smart / 12288 / 512 px.
+  it("starts an image's options from the build defaults, as the CLI and build configs do", () => {
+    const defaults = {
+      writeMode: DEFAULT_IMAGE_WRITE_MODE,
+      maxResolution: DEFAULT_MAX_RESOLUTION,
+      smartThreshold: DEFAULT_SMART_THRESHOLD,
+    };
+    // What a build config leaves out is what the CLI uses: these constants.
+    const parsed = BuildConfig.parse({
+      source: { type: 'image_folder', path: '/d' },
+      output: '/d.beton',
+      fields: [{ name: 'image', type: 'rgb_image' }],
+    });
+    expect(parsed.fields?.[0]).toMatchObject(defaults);
+    // A column turned into an image gets those defaults; the config it makes says so.
+    const form = formFromDetected(detected);
+    form.fields[1] = changeFieldType(form.fields[1]!, 'rgb_image');
+    expect(form.fields[1]).toMatchObject({ writeMode: 'smart', maxResolution: '512', smartThreshold: '12288' });
+    expect(validateBuildForm(form).config!.fields![1]).toMatchObject({
+      type: 'rgb_image',
+      ...defaults,
+    });
+    // A config without the options (an older host's detection) gets them too; an explicit null stays "none".
+    const older = { name: 'image', type: 'rgb_image', jpegQuality: 90, compressProbability: 0.5, passThrough: false } as Parameters<
+      typeof fieldToForm
+    >[0];
+    expect(fieldToForm(older)).toMatchObject({ writeMode: 'smart', maxResolution: '512', smartThreshold: '12288' });
+    expect(fieldToForm(detected.fields[0]!)).toMatchObject({ writeMode: 'raw', maxResolution: '', smartThreshold: '' });
+    // A clip starts from the clip defaults (JPEG frames, no cap), not an image's.
+    expect(changeFieldType(form.fields[1]!, 'video_clip')).toMatchObject({ writeMode: 'jpg', maxResolution: '' });
   });
   it('checks ndarray shapes', () => {
     const form = formFromDetected(detected);

@@ -3,24 +3,13 @@
 // sample from the same server brings it back); a stopped job shows its best and last points,
 // not a stale "now N img/s".
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { TelemetrySample } from '../../core/api/profile-model.js';
 import { setTransport } from '../../renderer/src/lib/api.js';
 import { rateText } from '../../renderer/src/lib/run-rates.js';
 import { shownJob, useProfilesStore } from '../../renderer/src/stores/profiles.js';
-import { fakeTransport, resetStores } from './helpers.js';
+import { fakeTransport, resetStores, sample } from './helpers.js';
 
 beforeEach(resetStores);
 afterEach(() => setTransport(null));
-
-const sample = (t: number, point: number | null, ips: number | null): TelemetrySample => ({
-  t,
-  point,
-  imagesPerSec: ips,
-  cpuPerCore: [0.5],
-  rssBytes: 1,
-  diskReadBytes: 0,
-  gpus: [],
-});
 
 describe('a lost connection', () => {
   it('marks the running job unknown, with why; a later sample of the job brings it back to running', async () => {

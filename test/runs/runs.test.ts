@@ -345,10 +345,19 @@ describe('RunsDb: storing and reading runs', () => {
       hostname: 'box-1',
       points: 12,
       bestImagesPerSec: 2 * (800 * 4 + 256 + 300),
+      // What the rate counts (the Runs table's unit: images/s, clips/s for videos).
+      datasetSchema: makeRun({}).dataset!.schema,
       verdictKind: 'decode-bound',
       failure: null,
     });
-    expect(list[1]).toMatchObject({ kind: 'exec', datasetPath: '/data/e.beton', points: 0, bestImagesPerSec: null, verdictKind: null });
+    expect(list[1]).toMatchObject({
+      kind: 'exec',
+      datasetPath: '/data/e.beton',
+      points: 0,
+      bestImagesPerSec: null,
+      datasetSchema: null,
+      verdictKind: null,
+    });
     expect(db.listRuns({ limit: 2 }).map((r) => r.id)).toEqual([b, c]);
     db.close();
   });

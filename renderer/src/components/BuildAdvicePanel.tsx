@@ -6,6 +6,7 @@ import { useAdviceStore } from '../stores/advice.js';
 import { useProfilesStore } from '../stores/profiles.js';
 import { Stat, TextField } from './Form.js';
 import { ErrorBanner, Loading } from './States.js';
+import { usePick } from '../stores/use-pick.js';
 
 /**
  * Advice before building (issue 14, feature 3): the host encodes a seeded sample of the
@@ -13,7 +14,7 @@ import { ErrorBanner, Loading } from './States.js';
  * estimate and says from how many items.
  */
 export function BuildAdvicePanel({ config, onPageSize }: { config: BuildConfigInput | null; onPageSize(mib: string): void }) {
-  const a = useAdviceStore();
+  const a = usePick(useAdviceStore, 'loading', 'error', 'advice', 'madeFor', 'advise');
   const profileForm = useProfilesStore((p) => p.form);
   // The crop the Profile screen would load with: the loader's output size.
   const [crop, setCrop] = useState(profileForm.decoder === 'simple' ? '' : profileForm.decoderSize);

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import type { InspectResult } from '../../../core/api/contract.js';
 import { formatNumber } from '../lib/format.js';
 import { useDatasetsStore } from '../stores/datasets.js';
@@ -9,7 +10,7 @@ import { useDatasetsStore } from '../stores/datasets.js';
  * it works on any number of samples; combines with the class filter.
  */
 export function FieldFilter({ info }: { info: InspectResult }) {
-  const d = useDatasetsStore();
+  const d = useDatasetsStore(useShallow((s) => ({ where: s.where, matches: s.preview?.where?.matches, setWhere: s.setWhere })));
   const usable = info.fields.filter((f) => f.type === 'int' || f.type === 'float' || f.type === 'json');
   const [field, setField] = useState(usable[0]?.name ?? '');
   const [min, setMin] = useState('');
@@ -129,9 +130,9 @@ export function FieldFilter({ info }: { info: InspectResult }) {
           {error}
         </p>
       ) : null}
-      {w && d.preview?.where ? (
+      {w && d.matches !== undefined ? (
         <p className="muted" role="status" data-testid="where-status">
-          {formatNumber(d.preview.where.matches)} samples with {w.field}
+          {formatNumber(d.matches)} samples with {w.field}
           {w.min !== undefined ? ` ≥ ${w.min}` : ''}
           {w.max !== undefined ? ` ≤ ${w.max}` : ''}
           {w.values ? ` in ${w.values.join(', ')}` : ''}

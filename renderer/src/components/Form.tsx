@@ -17,6 +17,15 @@ export function FieldMessage({ id, error, warning }: { id: string; error?: strin
   return null;
 }
 
+/** The error of a group of inputs (a fieldset of checks): under the group, not tied to one input. */
+export function GroupError({ error }: { error?: string | undefined }) {
+  return error ? (
+    <div className="field-msg field-error" data-testid="validation-msg">
+      {error}
+    </div>
+  ) : null;
+}
+
 type InputProps = Omit<InputHTMLAttributes<HTMLInputElement>, 'onChange' | 'value'> & {
   label: ReactNode;
   value: string;

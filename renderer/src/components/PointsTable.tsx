@@ -1,5 +1,6 @@
 import { formatCompact, formatPercent } from '../lib/format.js';
 import { pointLabel } from '../lib/profile-form.js';
+import { rateNoun } from '../lib/run-rates.js';
 import type { PointResult } from '../lib/types.js';
 
 /** The best point by images/s, or null. */
@@ -43,7 +44,16 @@ export function StageBar({ point, scaleMs }: { point: PointResult; scaleMs: numb
 }
 
 /** A sweep's measured grid points, the best one marked. */
-export function PointsTable({ points, testId = 'points-table' }: { points: readonly PointResult[]; testId?: string }) {
+/** `unit`: what the rate counts (lib/format.ts rateUnit: images/s, clips/s for a video dataset). */
+export function PointsTable({
+  points,
+  testId = 'points-table',
+  unit = 'images/s',
+}: {
+  points: readonly PointResult[];
+  testId?: string;
+  unit?: string;
+}) {
   const best = bestPoint(points);
   const scaleMs = Math.max(0, ...points.map((p) => (p.stages?.stages ?? []).reduce((a, s) => a + s.msPerImage, 0)));
   const anyStages = scaleMs > 0;
@@ -53,7 +63,7 @@ export function PointsTable({ points, testId = 'points-table' }: { points: reado
         <thead>
           <tr>
             <th scope="col">Point</th>
-            <th scope="col">images/s</th>
+            <th scope="col">{unit}</th>
             <th scope="col">batches/s</th>
             <th scope="col">wait p50 / p95</th>
             <th scope="col">spread</th>
@@ -94,7 +104,7 @@ export function PointsTable({ points, testId = 'points-table' }: { points: reado
 }
 
 /** Best point of each engine, and each against ours (or the first engine measured): how the engines compare on this file. */
-export function EngineSummary({ points }: { points: readonly PointResult[] }) {
+export function EngineSummary({ points, unit = 'images/s' }: { points: readonly PointResult[]; unit?: string }) {
   const bestOf = new Map<string, PointResult>();
   for (const p of points) {
     const e = p.config.engine ?? 'beton';
@@ -108,7 +118,7 @@ export function EngineSummary({ points }: { points: readonly PointResult[] }) {
     <ul className="engine-summary" data-testid="engine-summary">
       {[...bestOf].map(([e, p]) => (
         <li key={e} data-engine={e}>
-          <strong>{e}</strong>: {formatCompact(p.imagesPerSec)} img/s at {pointLabel(p.config)}
+          <strong>{e}</strong>: {formatCompact(p.imagesPerSec)} {rateNoun(unit)}/s at {pointLabel(p.config)}
           {e === refName ? '' : ` — ${(p.imagesPerSec / Math.max(ref.imagesPerSec, 1e-9)).toFixed(2)}× ${refName}`}
         </li>
       ))}

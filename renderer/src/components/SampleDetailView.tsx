@@ -3,6 +3,7 @@ import type { SampleDetail } from '../../../core/api/contract.js';
 import { formatBytes, formatNumber } from '../lib/format.js';
 import { detailPosition, useDatasetsStore } from '../stores/datasets.js';
 import { ErrorBanner, Loading } from './States.js';
+import { usePick } from '../stores/use-pick.js';
 
 /**
  * One sample in full, over the screen: the image at full resolution (fitted, or 1:1 pixels),
@@ -10,7 +11,21 @@ import { ErrorBanner, Loading } from './States.js';
  * groups a kept check puts it in. ← / → step through the file, Esc closes.
  */
 export function SampleDetailView() {
-  const d = useDatasetsStore();
+  const d = usePick(
+    useDatasetsStore,
+    'detailIndex',
+    'inspect',
+    'labelFilter',
+    'where',
+    'preview',
+    'start',
+    'detail',
+    'detailError',
+    'closeDetail',
+    'stepDetail',
+    'openDetail',
+  );
+  const { closeDetail, stepDetail } = d;
   const index = d.detailIndex;
   const numSamples = d.inspect?.numSamples ?? 0;
   const at = detailPosition(d);
@@ -20,15 +35,15 @@ export function SampleDetailView() {
     if (index === null) return;
     dialog.current?.focus();
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') d.closeDetail();
-      else if (e.key === 'ArrowRight') void d.stepDetail(1);
-      else if (e.key === 'ArrowLeft') void d.stepDetail(-1);
+      if (e.key === 'Escape') closeDetail();
+      else if (e.key === 'ArrowRight') void stepDetail(1);
+      else if (e.key === 'ArrowLeft') void stepDetail(-1);
       else return;
       e.preventDefault();
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [index, d]);
+  }, [index, closeDetail, stepDetail]);
   if (index === null) return null;
   const s = d.detail && d.detail.index === index ? d.detail : null;
   return (

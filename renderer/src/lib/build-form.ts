@@ -7,6 +7,10 @@ import type { BuildConfigInput, FieldConfig } from '../../../core/api/build-conf
 import {
   ARRAY_DTYPES,
   COMPRESS_PROBABILITY,
+  DEFAULT_CLIP_LENGTH,
+  DEFAULT_IMAGE_WRITE_MODE,
+  DEFAULT_MAX_RESOLUTION,
+  DEFAULT_SMART_THRESHOLD,
   FIELD_TYPES as CONTRACT_FIELD_TYPES,
   IMAGE_WRITE_MODES,
   JPEG_QUALITY,
@@ -74,13 +78,26 @@ export interface BuildForm {
   clip: ClipForm | null;
 }
 
+/** An image option as typed: a config's null (none) is empty, an absent one is the build default (core/api/constants.ts). */
+const optionText = (v: number | null | undefined, fallback: number): string => (v === null ? '' : String(v ?? fallback));
+
+/** An image's storage options as the form starts them: the build defaults. */
+const IMAGE_DEFAULTS: Pick<FieldForm, 'writeMode' | 'maxResolution' | 'smartThreshold'> = {
+  writeMode: DEFAULT_IMAGE_WRITE_MODE,
+  maxResolution: String(DEFAULT_MAX_RESOLUTION),
+  smartThreshold: String(DEFAULT_SMART_THRESHOLD),
+};
+
+/**
+ * A field config as the form edits it. The image options start from the build defaults that
+ * `beton build` and build configs use (smart, 12288-byte threshold, 512 px), so a field
+ * turned into an image, or a config without them, builds as the CLI would, not raw.
+ */
 export function fieldToForm(f: FieldConfig): FieldForm {
   const base: FieldForm = {
     name: f.name,
     type: f.type,
-    writeMode: 'raw',
-    maxResolution: '',
-    smartThreshold: '',
+    ...IMAGE_DEFAULTS,
     jpegQuality: String(JPEG_QUALITY.default),
     compressProbability: String(COMPRESS_PROBABILITY.default),
     passThrough: false,
@@ -102,9 +119,9 @@ export function fieldToForm(f: FieldConfig): FieldForm {
   if (f.type === 'rgb_image') {
     return {
       ...base,
-      writeMode: f.writeMode,
-      maxResolution: f.maxResolution === null || f.maxResolution === undefined ? '' : String(f.maxResolution),
-      smartThreshold: f.smartThreshold === null || f.smartThreshold === undefined ? '' : String(f.smartThreshold),
+      writeMode: f.writeMode ?? DEFAULT_IMAGE_WRITE_MODE,
+      maxResolution: optionText(f.maxResolution, DEFAULT_MAX_RESOLUTION),
+      smartThreshold: optionText(f.smartThreshold, DEFAULT_SMART_THRESHOLD),
       jpegQuality: String(f.jpegQuality ?? JPEG_QUALITY.default),
       compressProbability: String(f.compressProbability ?? COMPRESS_PROBABILITY.default),
       passThrough: f.passThrough ?? false,
@@ -156,7 +173,7 @@ function clipOptions(clip: ClipForm, errors: FormErrors): { clipLength: number; 
       errors['clip.fps'] = "Frame rate: a positive number of frames per second, or empty for each video's own.";
     else fps = v;
   }
-  return { clipLength: clipLength ?? 16, ...(stride !== undefined ? { stride } : {}), fps };
+  return { clipLength: clipLength ?? DEFAULT_CLIP_LENGTH, ...(stride !== undefined ? { stride } : {}), fps };
 }
 
 /** Messages keyed by input: 'output', 'pageSize', 'workers', 'fields.0.name', 'fields.1.jpegQuality', … */
@@ -317,5 +334,12 @@ export function validateBuildForm(form: BuildForm): { errors: FormErrors; warnin
 
 /** A field changed to another type keeps its name and columns, with that type's defaults; a label mapping belongs to the int type only. */
 export function changeFieldType(f: FieldForm, type: FieldType): FieldForm {
-  return { ...f, type, labelMap: type === 'int' ? f.labelMap : null };
+  const next: FieldForm = { ...f, type, labelMap: type === 'int' ? f.labelMap : null };
+  if (type === f.type) return next;
+  // The storage options mean different things for images and clips: each starts from its own defaults.
+  if (type === 'rgb_image') {
+    return { ...next, ...IMAGE_DEFAULTS };
+  }
+  if (type === 'video_clip') return { ...next, writeMode: 'jpg', maxResolution: '' };
+  return next;
 }

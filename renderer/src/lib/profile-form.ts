@@ -5,6 +5,12 @@ import type { FormErrors } from './build-form.js';
 import type { EngineName, OrderName, PointConfig } from './types.js';
 
 export type DecoderKind = 'simple' | 'rrc' | 'center';
+/** The image decoders the Profile and Export forms offer, as they name them. */
+export const DECODER_OPTIONS: ReadonlyArray<{ value: DecoderKind; label: string }> = [
+  { value: 'rrc', label: 'Random resized crop' },
+  { value: 'center', label: 'Center crop' },
+  { value: 'simple', label: 'Simple (full image)' },
+];
 
 export interface ProfileForm {
   mode: 'grid' | 'exec';

@@ -1,4 +1,4 @@
-import { formatRate } from './format.js';
+import { formatRate, rateUnit } from './format.js';
 import type { PointResult, TelemetrySample } from './types.js';
 import { livePointRates } from './series.js';
 
@@ -13,10 +13,12 @@ export function rateText(
   mode: 'grid' | 'exec',
   samples: readonly TelemetrySample[],
   finalPoints: readonly Pick<PointResult, 'index' | 'imagesPerSec'>[],
+  unit = 'images/s',
 ): string | null {
+  const noun = rateNoun(unit);
   if (status === 'running') {
     const latest = samples[samples.length - 1];
-    return latest ? `now ${formatRate(latest.imagesPerSec, 'img')}` : null;
+    return latest ? `now ${formatRate(latest.imagesPerSec, noun)}` : null;
   }
   let rates: Array<{ label: string; ips: number }>;
   if (mode === 'grid') {
@@ -32,5 +34,19 @@ export function rateText(
   if (!rates.length) return null;
   const best = rates.reduce((a, b) => (b.ips > a.ips ? b : a));
   const last = rates[rates.length - 1]!;
-  return `best ${formatRate(best.ips, 'img')} (${best.label}) · last ${formatRate(last.ips, 'img')} (${last.label})`;
+  return `best ${formatRate(best.ips, noun)} (${best.label}) · last ${formatRate(last.ips, noun)} (${last.label})`;
+}
+
+/** What a rate line counts, short: "img" for images/s (as the app always wrote it), "clips", "samples". */
+export function rateNoun(unit: string): string {
+  return unit === 'images/s' ? 'img' : unit.replace(/\/s$/, '');
+}
+
+/**
+ * The unit of a list of runs' best rates (lib/format.ts rateUnit: images/s, clips/s for video
+ * datasets), when every run shares it; null when they differ (each rate then says its own).
+ */
+export function sharedRateUnit(runs: ReadonlyArray<{ datasetSchema?: ReadonlyArray<{ type: string }> | null }>): string | null {
+  const units = new Set(runs.map((r) => rateUnit(r.datasetSchema)));
+  return units.size === 1 ? [...units][0]! : null;
 }

@@ -1,14 +1,17 @@
 import { useEffect, useMemo, useState } from 'react';
-import { CodeBlock } from '../components/CodeBlock.js';
 import { EmptyState, ErrorBanner, Loading } from '../components/States.js';
-import { exportFileName, validateExportForm } from '../lib/export-form.js';
+import { validateExportForm } from '../lib/export-form.js';
 import { InlineMarkdown } from '../components/InlineMarkdown.js';
+import { ExportResultCard } from './export/ExportResultCard.js';
 import { LoaderSettingsForm } from './export/LoaderSettingsForm.js';
 import { buildFor, useBuildsStore } from '../stores/builds.js';
 import { errorFor, exportKey, resultFor, useExportStore } from '../stores/export.js';
+import { usePick } from '../stores/use-pick.js';
 
+/** The Export screen: a dataset's loader (and the build that wrote it) as FFCV Python or JSON configs. */
 export function ExportScreen() {
-  const x = useExportStore();
+  // What the screen shows (not batchChosen, the store's own bookkeeping).
+  const x = usePick(useExportStore, 'form', 'fields', 'fieldsError', 'generating', 'result', 'error', 'setForm', 'loadFields', 'generate');
   const f = x.form;
   // The build that wrote the chosen file, if this session ran it: never another dataset's build.
   const build = useBuildsStore((s) => buildFor(s, f.file.trim()));
@@ -44,37 +47,6 @@ export function ExportScreen() {
     const fields = await x.loadFields();
     const v = validateExportForm(useExportStore.getState().form, fields);
     await x.generate(v.loader, buildConfig);
-  };
-
-  const copy = async (): Promise<void> => {
-    if (!result) return;
-    try {
-      await navigator.clipboard.writeText(result.text);
-      setNotice('Copied to the clipboard.');
-    } catch {
-      setNotice('The clipboard is not available here: select the code and copy it.');
-    }
-  };
-
-  const save = async (): Promise<void> => {
-    if (!result) return;
-    const name = exportFileName(f.file || 'dataset', result.language);
-    const dialogs = window.betonDialogs;
-    if (typeof dialogs?.saveText === 'function') {
-      const where = await dialogs.saveText(name, result.text);
-      setNotice(where ? `Saved${typeof where === 'string' ? ` to ${where}` : ''}.` : 'Not saved.');
-      return;
-    }
-    const blob = new Blob([result.text], { type: result.language === 'python' ? 'text/x-python' : 'application/json' });
-    const url = URL.createObjectURL(blob);
-    const a = document.createElement('a');
-    a.href = url;
-    a.download = name;
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 1000);
-    setNotice(`Downloaded ${name}.`);
   };
 
   const e = checked.errors;
@@ -128,25 +100,7 @@ export function ExportScreen() {
       {x.generating && !result ? <Loading label="Generating…" /> : null}
       {error ? <ErrorBanner error={error} title="Cannot generate the code" /> : null}
       {result ? (
-        <section className="card" data-testid="export-result">
-          <header className="card-head">
-            <h3>{result.language === 'python' ? 'Python (FFCV)' : 'JSON'}</h3>
-            <div className="card-tools">
-              <button type="button" className="btn btn-small" data-testid="copy-button" onClick={() => void copy()}>
-                Copy
-              </button>
-              <button type="button" className="btn btn-small" data-testid="save-button" onClick={() => void save()}>
-                Save…
-              </button>
-            </div>
-          </header>
-          {notice ? (
-            <div className="notice" role="status" data-testid="export-notice">
-              {notice}
-            </div>
-          ) : null}
-          <CodeBlock text={result.text} language={result.language} />
-        </section>
+        <ExportResultCard result={result} file={f.file} notice={notice} setNotice={setNotice} />
       ) : !x.generating && !error ? (
         <EmptyState title="Nothing generated yet">
           <p>

@@ -21,6 +21,8 @@ export interface ProfileJob {
   progress: { done: number; total: number | null; message: string | null; measuring?: number | null } | null;
   /** What it was started with: the sweep's file, or the command run (exec). */
   file: string | null;
+  /** The swept dataset's fields when known (datasets.inspect): what its rate counts (lib/format.ts rateUnit). */
+  schema?: ReadonlyArray<{ type: string }> | null;
   /** The sweep's plan as sent (decoder, flip, batches ahead: what "Export the best loader" carries over). */
   plan?: Extract<Params<'profiles.start'>, { plan: unknown }>['plan'] | null;
   command: string | null;
@@ -34,8 +36,8 @@ export interface ProfileJob {
 
 interface ProfilesState {
   form: ProfileForm;
-  /** Samples in the chosen file (from datasets.inspect), to check batch sizes. */
-  fileSamples: { path: string; numSamples: number } | null;
+  /** Samples in the chosen file (from datasets.inspect), to check batch sizes, and its fields' types (the rate's unit). */
+  fileSamples: { path: string; numSamples: number; schema?: Array<{ type: string }> | null } | null;
   job: ProfileJob | null;
   starting: boolean;
   startError: ApiError | null;
@@ -56,6 +58,10 @@ interface ProfilesState {
   /** The event stream dropped: a running job's state is unknown until the server says more. */
   onConnectionLost(): void;
 }
+
+/** The inspected fields of `file`, if the file inspected is that one. */
+const schemaOf = (fs: ProfilesState['fileSamples'], file: string): ProfileJob['schema'] =>
+  fs && fs.path === file ? (fs.schema ?? null) : null;
 
 /** Events that arrived while profiles.start was in flight (replayed once the id is known). */
 let early: ApiEvent[] = [];
@@ -112,7 +118,9 @@ export const useProfilesStore = create<ProfilesState>()((set, get) => {
         const fitted = s.touched.batchSizes
           ? {}
           : { form: { ...s.form, batchSizes: String(fitBatchSize(DEFAULT_PROFILE_FORM.batchSizes, r.numSamples)) } };
-        set({ fileSamples: { path, numSamples: r.numSamples }, ...fitted });
+        // A host's answer without fields (older, or a test double): the unit stays images/s.
+        const schema = Array.isArray(r.fields) ? r.fields.map((f) => ({ type: f.type })) : null;
+        set({ fileSamples: { path, numSamples: r.numSamples, schema }, ...fitted });
       } catch {
         set({ fileSamples: null }); // the start call reports what is wrong with the file
       }
@@ -126,7 +134,13 @@ export const useProfilesStore = create<ProfilesState>()((set, get) => {
         const inputs =
           'exec' in params
             ? { mode: 'exec' as const, file: params.exec.file ?? null, command: params.exec.command }
-            : { mode: 'grid' as const, file: params.plan.file, command: null, plan: params.plan };
+            : {
+                mode: 'grid' as const,
+                file: params.plan.file,
+                command: null,
+                plan: params.plan,
+                schema: schemaOf(get().fileSamples, params.plan.file),
+              };
         set({
           starting: false,
           job: {

@@ -3,7 +3,7 @@ import { ORDER_NAMES } from '../../../../core/api/constants.js';
 import { PathPicker } from '../../components/FileBrowser.js';
 import { Check, SelectField, TextField } from '../../components/Form.js';
 import type { ExportForm } from '../../lib/export-form.js';
-import type { DecoderKind } from '../../lib/profile-form.js';
+import { DECODER_OPTIONS, type DecoderKind } from '../../lib/profile-form.js';
 import type { OrderName } from '../../lib/types.js';
 
 export function LoaderSettingsForm({
@@ -67,11 +67,7 @@ export function LoaderSettingsForm({
         label="Image decoder"
         value={f.decoder}
         onChange={(decoder) => onChange({ decoder })}
-        options={[
-          { value: 'rrc', label: 'Random resized crop' },
-          { value: 'center', label: 'Center crop' },
-          { value: 'simple', label: 'Simple (full image)' },
-        ]}
+        options={DECODER_OPTIONS}
       />
       <TextField
         label="Crop size (px)"

@@ -108,7 +108,7 @@ export function FieldRow({
           {/* Raw mode writes no JPEG: its quality and the chance of one mean nothing there. */}
           {cell('jpegQuality', 'JPEG quality', { inputMode: 'numeric', ...rawOnly })}
           {cell('compressProbability', 'compress probability', { inputMode: 'decimal', ...rawOnly })}
-          {cell('smartThreshold', 'smart threshold', { inputMode: 'numeric', placeholder: 'default' })}
+          {cell('smartThreshold', 'smart threshold', { inputMode: 'numeric', placeholder: 'none' })}
           <td>
             <Check
               label={<span className="sr-only">{f.name}: keep source JPEGs (pass-through)</span>}

@@ -1,0 +1,56 @@
+import { useMemo } from 'react';
+import { ChartCard, Lines } from '../../components/Charts.js';
+import { ProfileCharts } from '../../components/ProfileCharts.js';
+import { rateUnit } from '../../lib/format.js';
+import { rateText } from '../../lib/run-rates.js';
+import { livePointRates, workersChart } from '../../lib/series.js';
+import type { PointResult } from '../../lib/types.js';
+import { shownJob, useProfilesStore } from '../../stores/profiles.js';
+import { ExecResultCard } from './ExecResultCard.js';
+import { JobStatusCard } from './JobStatusCard.js';
+import { VerdictCard } from './VerdictCard.js';
+
+const NO_POINTS: PointResult[] = [];
+
+/** The job the screen shows (stores/profiles.ts shownJob), live: the one part that follows its telemetry. */
+export function LiveJob() {
+  const job = useProfilesStore(shownJob);
+  const outcome = job?.outcome;
+  const finalPoints = outcome?.kind === 'sweep' ? outcome.points : NO_POINTS;
+  const samples = job?.samples;
+  const grid = job?.grid;
+  const live = useMemo(() => livePointRates(samples ?? []), [samples]);
+  const byWorkers = useMemo(() => workersChart(finalPoints, grid ?? [], live), [finalPoints, grid, live]);
+  if (!job) return null;
+  // A video dataset's samples are clips: its rates are clips/s, not images/s.
+  const unit = rateUnit(job.schema);
+  const title = `${unit[0]!.toUpperCase()}${unit.slice(1)} vs workers`;
+  return (
+    <>
+      <JobStatusCard job={job} rate={rateText(job.status, job.mode, job.samples, finalPoints, unit)} />
+      {outcome?.kind === 'sweep' ? (
+        <VerdictCard
+          verdict={outcome.verdict}
+          runId={outcome.runId}
+          points={outcome.points}
+          file={job.file ?? ''}
+          plan={job.plan ?? null}
+          unit={unit}
+        />
+      ) : null}
+      {outcome?.kind === 'exec' ? <ExecResultCard outcome={outcome} status={job.status} /> : null}
+      {job.mode === 'grid' ? (
+        <ChartCard
+          title={title}
+          subtitle={finalPoints.length ? 'measured points' : 'live estimate'}
+          testId="chart-points"
+          count={byWorkers.rows.length}
+          empty="Points appear as each grid cell is measured."
+        >
+          <Lines rows={byWorkers.rows} x="workers" lines={byWorkers.series.map((k) => ({ key: k }))} xLabel="workers" yLabel={unit} dots />
+        </ChartCard>
+      ) : null}
+      <ProfileCharts samples={job.samples} configs={job.grid} live running={job.status === 'running'} rate={unit} />
+    </>
+  );
+}
