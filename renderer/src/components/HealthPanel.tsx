@@ -1,3 +1,4 @@
+import { usePick } from '../stores/use-pick.js';
 import type { ReactNode } from 'react';
 import type { DatasetCheck } from '../../../core/api/contract.js';
 import { formatDateTime, formatNumber } from '../lib/format.js';
@@ -89,7 +90,7 @@ function GroupList({
  * the check kept beside the file; a button runs it when none is kept or the file changed.
  */
 export function HealthPanel() {
-  const d = useDatasetsStore();
+  const d = usePick(useDatasetsStore, 'check', 'checkRunning', 'checkError', 'openPath', 'loadCheck', 'openDetail');
   const c = d.check;
   return (
     <section

@@ -1,5 +1,5 @@
 /** A run's settings as rows of text, and two runs' settings side by side: pure functions. */
-import { LOADER_DEFAULTS } from '../../../core/api/constants.js';
+import { LOADER_DEFAULTS, RUN_KINDS } from '../../../core/api/constants.js';
 import { formatBytes } from './format.js';
 import type { ProfileRunView } from './types.js';
 
@@ -52,7 +52,7 @@ function planValue(key: string, v: unknown): string {
 
 /** Every setting of a run: the plan as stored (known keys first, in a fixed order), the machine and the dataset. */
 export function runSettings(run: ProfileRunView): Setting[] {
-  const out: Setting[] = [{ key: 'kind', group: 'Plan', label: 'Kind', value: run.kind === 'exec' ? 'training command' : 'loader sweep' }];
+  const out: Setting[] = [{ key: 'kind', group: 'Plan', label: 'Kind', value: RUN_KINDS[run.kind]?.label ?? run.kind }];
   // Shown key by key, whatever the plan's kind: read as a plain record.
   const plan = run.plan as unknown as Record<string, unknown>;
   const keys = [
