@@ -1,5 +1,6 @@
 import type { ElementType, OutputArray } from '../pipeline/dtypes.js';
 import { ownValue, setOwn } from '../format/own-keys.js';
+import { BetonError } from '../format/errors.js';
 
 /** One output of a batch: a typed array (rows × per-sample elements, C order) and its shape. */
 export interface BatchOutput {
@@ -30,7 +31,10 @@ export class Batch {
 
   get(name: string): BatchOutput {
     const o = ownValue(this.outputs, name) as BatchOutput | undefined;
-    if (!o) throw new Error(`no output "${name}" (outputs: ${Object.keys(this.outputs).join(', ')})`);
+    if (!o)
+      throw new BetonError('BAD_FIELD', `no output "${name}" (outputs: ${Object.keys(this.outputs).join(', ')})`, {
+        hint: 'Name a field of the file, or an output the loader was given a pipeline for.',
+      });
     return o;
   }
 

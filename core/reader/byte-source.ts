@@ -1,4 +1,5 @@
 import { closeSync, readSync } from 'node:fs';
+import { BetonError } from '../format/errors.js';
 import { openRegularSync } from '../native/regular-file.js';
 
 /**
@@ -25,7 +26,10 @@ export class FileByteSource implements ByteSource {
   }
 
   read(offset: number, length: number): Uint8Array {
-    if (this.fd === null) throw new Error(`${this.name}: reader is closed`);
+    if (this.fd === null)
+      throw new BetonError('READER_CLOSED', `${this.name}: the reader is closed`, {
+        hint: 'Open the file again (Reader.open) to read from it.',
+      });
     const buf = new Uint8Array(length);
     const n = readSync(this.fd, buf, 0, length, offset);
     return n === length ? buf : buf.subarray(0, n);

@@ -13,6 +13,8 @@ import { BytesField } from '../../core/fields/bytes-field.js';
 import { createClipDecoder } from '../../core/fields/video-clip-decoders.js';
 import { VideoClipField } from '../../core/fields/video-clip-field.js';
 import { Reader } from '../../core/reader/reader.js';
+import { FileByteSource } from '../../core/reader/byte-source.js';
+import { Batch } from '../../core/loader/batch.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 import type { Rng } from '../../core/pipeline/rng.js';
 
@@ -30,6 +32,19 @@ const codeOf = (f: () => unknown): string | null => {
 };
 
 describe('errors on user paths carry codes', () => {
+  it('a batch asked for an output it does not have: BAD_FIELD, naming the outputs', () => {
+    const batch = new Batch(0, 0, new Uint32Array([0]), {});
+    expect(codeOf(() => batch.get('nope'))).toBe('BAD_FIELD');
+  });
+
+  it('a byte source read after close: READER_CLOSED', async () => {
+    const file = join(dir, 'c.beton');
+    await new DatasetWriter(file, { b: new BytesField() }, { numWorkers: 0 }).write([{ b: new Uint8Array([1]) }]);
+    const src = new FileByteSource(file);
+    src.close();
+    expect(codeOf(() => src.read(0, 4))).toBe('READER_CLOSED');
+  });
+
   it('reading from a closed Reader: READER_CLOSED, naming the file', async () => {
     const file = join(dir, 'b.beton');
     await new DatasetWriter(file, { b: new BytesField() }, { numWorkers: 0 }).write([{ b: new Uint8Array([1, 2, 3]) }]);
