@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { BuildAdvice, PageSizeOption, QualityPreviewItem, QualityVariant } from '../api/build-advice.js';
 import type { BuildConfig, FieldConfig } from '../api/build-config.js';
-import type { EncodedValue } from '../fields/field.js';
+import type { EncodedValue, Field } from '../fields/field.js';
 import type { ImageCodec } from '../fields/image-codec.js';
 import type { NamedField } from '../fields/schema.js';
 import { ALLOC_ENTRY_SIZE, FIELD_DESCRIPTOR_SIZE, HEADER_SIZE, MIN_WRITER_PAGE_SIZE } from '../format/constants.js';
@@ -272,10 +272,10 @@ export function estimateFile(
   return { fileBytes: (pages > 0 ? d0 + pages * pageSize : m1) + table, pages };
 }
 
-/** RGBImageField metadata: mode u8 (0 JPEG, 1 raw), width <u2, height <u2. */
-const imageMeta = (v: EncodedValue): { mode: 'raw' | 'jpg'; width: number; height: number } => {
+/** How an encoded image is stored, as its field says (the byte layout is the field's). */
+const imageMeta = (field: Field, v: EncodedValue): { mode: 'raw' | 'jpg'; width: number; height: number } => {
   const d = new DataView(v.meta.buffer, v.meta.byteOffset, v.meta.byteLength);
-  return { mode: d.getUint8(0) === 0 ? 'jpg' : 'raw', width: d.getUint16(1, true), height: d.getUint16(3, true) };
+  return { mode: field.imageMode!(d), ...field.imageSize!(d) };
 };
 
 type Encoded = Array<{ index: number; sample: Sample; values: EncodedValue[] }>;
@@ -291,21 +291,21 @@ async function qualityPreview(
   const f = configs.findIndex((c) => c.type === 'rgb_image');
   const cfg = configs[f];
   if (!cfg || cfg.type !== 'rgb_image') return null;
-  const name = fields[f]!.name;
+  const { name, field: stored } = fields[f]!;
   const { columns: _c, name: _n, ...spec } = cfg;
   const qualities = [...new Set([...(opts.qualities ?? [50, 75, 90, 95]), cfg.jpegQuality])].sort((a, b) => a - b);
   const { fieldFromSpec } = await import('../fields/registry.js');
   const items: QualityPreviewItem[] = [];
   for (const e of encoded.slice(0, opts.previewItems ?? 4)) {
     const value = Array.isArray(e.sample) ? e.sample[f] : ownValue(e.sample, name);
-    const as = imageMeta(e.values[f]!);
+    const as = imageMeta(stored, e.values[f]!);
     const variants: QualityVariant[] = [
       {
         label: `as configured (${cfg.writeMode})`,
         ...as,
         quality: as.mode === 'jpg' ? cfg.jpegQuality : null,
         bytes: e.values[f]!.heap?.byteLength ?? 0,
-        preview: await preview(e.values[f]!),
+        preview: await preview(stored, e.values[f]!),
         chosen: true,
       },
     ];
@@ -316,7 +316,7 @@ async function qualityPreview(
     for (const a of alt) {
       const field = fieldFromSpec({ ...spec, writeMode: a.mode, jpegQuality: a.quality ?? cfg.jpegQuality, passThrough: false });
       const [v] = await encodeSample([{ name, field }], [value], e.index, enc);
-      variants.push({ ...a, bytes: v!.heap?.byteLength ?? 0, preview: await preview(v!), chosen: false });
+      variants.push({ ...a, bytes: v!.heap?.byteLength ?? 0, preview: await preview(field, v!), chosen: false });
     }
     items.push({
       index: e.index,
@@ -331,16 +331,16 @@ async function qualityPreview(
       variants,
     });
   }
-  const modes = encoded.map((e) => imageMeta(e.values[f]!).mode);
+  const modes = encoded.map((e) => imageMeta(stored, e.values[f]!).mode);
   const smart =
     cfg.writeMode === 'smart' ? { jpg: modes.filter((m) => m === 'jpg').length, raw: modes.filter((m) => m === 'raw').length } : null;
   return { field: name, writeMode: cfg.writeMode, smartThreshold: cfg.smartThreshold, items, smart };
 }
 
 /** The stored image as the UI shows it: a small JPEG as stored, anything larger as a lossless 1:1 crop of its middle. */
-async function preview(v: EncodedValue): Promise<QualityVariant['preview']> {
+async function preview(field: Field, v: EncodedValue): Promise<QualityVariant['preview']> {
   if (!v.heap) return null;
-  const m = imageMeta(v);
+  const m = imageMeta(field, v);
   const sharp = (await import('sharp')).default;
   const small = m.width <= WHOLE_PREVIEW && m.height <= WHOLE_PREVIEW;
   if (small && m.mode === 'jpg')
@@ -363,7 +363,7 @@ function cropCheck(
   const f = configs.findIndex((c) => c.type === 'rgb_image');
   const cfg = configs[f];
   if (loaderSize === null || !cfg || cfg.type !== 'rgb_image' || !encoded.length) return null;
-  const dims = encoded.map((e) => imageMeta(e.values[f]!));
+  const dims = encoded.map((e) => imageMeta(fields[f]!.field, e.values[f]!));
   const sides = dims.map((d) => Math.max(d.width, d.height));
   const minSide = dims.reduce((m, d) => Math.min(m, d.width, d.height), Infinity);
   const maxSide = sides.reduce((m, s) => Math.max(m, s), 0);

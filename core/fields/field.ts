@@ -104,6 +104,9 @@ export abstract class Field<TDecoded = unknown> implements FieldIdentity {
    */
   imageMode?(meta: DataView): ImageMode;
 
+  /** The stored image's size, for fields that store images (as imageMode). */
+  imageSize?(meta: DataView): { width: number; height: number };
+
   /** The heap pointer stored in this field's metadata member. */
   heapPointer(meta: DataView): number | null {
     if (this.pointerOffset === null) return null;

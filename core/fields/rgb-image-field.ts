@@ -219,6 +219,11 @@ export class RGBImageField extends TypedField<DecodedImage> {
     return meta.getUint8(0) === IMAGE_MODE_JPG ? 'jpg' : 'raw';
   }
 
+  /** Width and height, <u2 each after the mode byte. */
+  override imageSize(meta: DataView): { width: number; height: number } {
+    return { width: meta.getUint16(1, true), height: meta.getUint16(3, true) };
+  }
+
   override heapSize(meta: DataView): number | null {
     if (meta.getUint8(0) !== IMAGE_MODE_RAW) return null;
     return meta.getUint16(1, true) * meta.getUint16(3, true) * 3;

@@ -132,17 +132,17 @@ export async function remoteDatasetInfo(url: string): Promise<DatasetInfo> {
   }
 }
 
-/** RGBImageField metadata (mode u8: 0 JPEG, 1 raw; width, height <u2) summed over the image fields. */
+/** How the image fields store their samples (the fields say: imageMode, imageSize), summed over them. */
 function storedImages(reader: Reader): { images?: { raw: number; jpg: number; maxSide: number } } {
-  const fields = reader.fields.flatMap(({ field }, f) => (field.type === 'rgb_image' ? [f] : []));
+  const fields = reader.fields.flatMap(({ field }, f) => (field.imageMode && field.imageSize ? [{ field, f }] : []));
   if (fields.length === 0) return {};
   const images = { raw: 0, jpg: 0, maxSide: 0 };
   for (let i = 0; i < reader.numSamples; i++) {
-    for (const f of fields) {
+    for (const { field, f } of fields) {
       const m = reader.fieldMetadata(i, f);
-      if (m.getUint8(0) === 0) images.jpg++;
-      else images.raw++;
-      images.maxSide = Math.max(images.maxSide, m.getUint16(1, true), m.getUint16(3, true));
+      images[field.imageMode!(m)]++;
+      const { width, height } = field.imageSize!(m);
+      images.maxSide = Math.max(images.maxSide, width, height);
     }
   }
   return { images };

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { decodeJpegInto } from '../../loader/image-decode.js';
 import { cropResizeRGB } from '../../native/area-resize.js';
-import { isRawImage } from '../../fields/rgb-image-type.js';
 import type { Reader } from '../../reader/reader.js';
 
 /** What one decode of a sample tells the check (kept small: plain data crosses from workers). */
@@ -45,13 +44,13 @@ export function sampleFacts(reader: Reader, id: number, imageField: number | nul
       return { id, hash: h.digest('hex').slice(0, 20), label };
     }
     const meta = reader.fieldMetadata(id, imageField);
-    const width = meta.getUint16(1, true);
-    const height = meta.getUint16(3, true);
+    const field = reader.fields[imageField]!.field;
+    const { width, height } = field.imageSize!(meta);
     const ref = reader.heapRef(id, imageField);
     if (!ref) throw new Error('the image has no data');
     const stored = reader.readBytes(ref);
     let px: Uint8Array;
-    if (isRawImage(meta.getUint8(0))) {
+    if (field.imageMode!(meta) === 'raw') {
       if (stored.byteLength !== width * height * 3) throw new Error(`raw image holds ${stored.byteLength} bytes, not ${width}x${height}x3`);
       px = stored;
     } else {
