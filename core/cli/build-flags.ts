@@ -86,6 +86,12 @@ export const BUILD_VALUE_FLAGS: readonly ValueFlag[] = [
   { flag: 'page-size', arg: 'BYTES', help: ['power of two >= 2 MiB (default 8 MiB)'], to: { config: 'pageSize' } },
   { flag: 'workers', arg: 'N', help: ['encoder threads (default: cores)'], to: { config: 'numWorkers' } },
   {
+    flag: 'seed',
+    arg: 'N',
+    help: ['the seed of per-sample draws (proportion mode, default 0): same seed, same file'],
+    to: { config: 'seed' },
+  },
+  {
     flag: 'clip-length',
     arg: 'T',
     help: ['videos: frames per clip (a sample: clip, label, video_id, start_frame)'],

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -111,6 +112,20 @@ describe('beton build: sources, slices and policies', () => {
     const c = cli('build', '--config', file);
     expect(c.status, c.stderr).toBe(0);
     expect(c.stdout).toContain('48 samples written, 0 skipped');
+  });
+
+  it('--seed sets the per-sample draws: proportion builds with the same seed are the same file, another seed another', () => {
+    const hash = (f: string): string => createHash('sha256').update(readFileSync(f)).digest('hex');
+    const build = (name: string, seed: string): string => {
+      const out = join(dir, name);
+      const b = cli('build', SAMPLE, '-o', out, '--write-mode', 'proportion', '--seed', seed, '--workers', '1');
+      expect(b.status, b.stderr).toBe(0);
+      return hash(out);
+    };
+    const seven = build('seed7a.beton', '7');
+    expect(build('seed7b.beton', '7')).toBe(seven);
+    expect(build('seed8.beton', '8')).not.toBe(seven);
+    expect(cli('build', SAMPLE, '--schema-only', '--seed', '9').stdout).toMatch(/"seed": 9/);
   });
 
   it('shards k/N are contiguous and concatenate to the whole dataset; --range slices', () => {

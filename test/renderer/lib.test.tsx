@@ -131,6 +131,14 @@ describe('build form', () => {
     expect(r.config!.fields).toHaveLength(2);
     expect(r.config!.numWorkers).toBeUndefined();
   });
+  it('a seed goes into the config; a seed that is not a whole number is an inline message', () => {
+    const form = formFromDetected(detected);
+    expect(validateBuildForm(form).config!.seed).toBeUndefined();
+    expect(validateBuildForm({ ...form, seed: '42' }).config!.seed).toBe(42);
+    const bad = validateBuildForm({ ...form, seed: '1.5' });
+    expect(bad.config).toBeNull();
+    expect(bad.errors.seed).toMatch(/whole number/);
+  });
   it('gives inline messages keyed by input, and no config', () => {
     const form = formFromDetected(detected);
     form.pageSizeMiB = '3';

@@ -73,6 +73,8 @@ export interface BuildForm {
   pageSizeMiB: string;
   /** '' = one per core. */
   workers: string;
+  /** The seed of per-sample draws (proportion mode); '' = 0. */
+  seed: string;
   onError: 'fail' | 'skip';
   /** Video sources only. */
   clip: ClipForm | null;
@@ -139,6 +141,7 @@ export function formFromDetected(d: DetectedSource): BuildForm {
     output: suggestOutput(d.source.path),
     pageSizeMiB: String(PAGE_SIZE.default / 2 ** 20),
     workers: '',
+    seed: '',
     onError: 'fail',
     clip:
       d.source.type === 'video_folder' || d.source.type === 'video_list'
@@ -206,6 +209,13 @@ export function validateBuildForm(form: BuildForm): { errors: FormErrors; warnin
     const w = intIn(form.workers, 0, 256);
     if (w === null) errors.workers = 'Workers: a whole number from 0 (encode on one thread) to 256, or empty for one per core.';
     else numWorkers = w;
+  }
+
+  let seed: number | undefined;
+  if (form.seed.trim()) {
+    const v = intIn(form.seed, 0, 2 ** 31 - 1);
+    if (v === null) errors.seed = 'Seed: a whole number from 0 to 2147483647, or empty for 0.';
+    else seed = v;
   }
 
   let source = form.source;
@@ -327,6 +337,7 @@ export function validateBuildForm(form: BuildForm): { errors: FormErrors; warnin
       fields,
       pageSize,
       ...(numWorkers !== undefined ? { numWorkers } : {}),
+      ...(seed !== undefined ? { seed } : {}),
       onError: form.onError,
     },
   };

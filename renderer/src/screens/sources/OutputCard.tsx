@@ -47,6 +47,16 @@ export function OutputCard({
           placeholder={cores ? `auto (${cores})` : 'auto'}
           hint="Encoder threads; the output is the same whatever the count."
         />
+        <TextField
+          label="Seed"
+          value={form.seed}
+          onChange={(seed) => onChange({ seed })}
+          error={errors.seed}
+          testId="seed-input"
+          inputMode="numeric"
+          placeholder="0"
+          hint="Per-sample draws (proportion mode): the same seed writes the same file."
+        />
         <SelectField
           label="Bad samples"
           value={form.onError}
