@@ -185,10 +185,11 @@ export function serveApp(
   beforeAll(async () => {
     ensureBuilt();
     session.tmp = mkdtempSync(join(tmpdir(), opts.prefix));
-    env = { ...process.env, BETON_DB: join(session.tmp, 'runs.sqlite'), ...opts.env?.(session.tmp) };
-    session.db = env.BETON_DB!;
     if (opts.images) cpSync(join(ROOT, 'assets/sample-images'), join(session.tmp, 'images'), { recursive: true });
     await opts.prepare?.(session.tmp);
+    // After prepare: `env` may read what it made (a fake GPU's PATH).
+    env = { ...process.env, BETON_DB: join(session.tmp, 'runs.sqlite'), ...opts.env?.(session.tmp) };
+    session.db = env.BETON_DB!;
     await open();
   }, 300_000);
   afterAll(async () => {
