@@ -4,79 +4,40 @@
  * through the UI, opens it, profiles it, finds the run, exports code; checks the token and
  * the folder confinement; saves a screenshot of each screen under test-output/screenshots/.
  */
-import type { ChildProcess } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, ensureBuilt, needChromium, ROOT, SHOTS, startServer, stopServer } from './e2e-helpers.js';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { needChromium, serveApp, shot as save } from './e2e-helpers.js';
 
-const HAVE_CHROMIUM = needChromium();
-
-describe.skipIf(!HAVE_CHROMIUM)('the app, end to end (beton serve + headless Chromium)', () => {
+describe.skipIf(!needChromium())('the app, end to end (beton serve + headless Chromium)', () => {
+  const app = serveApp({
+    prefix: 'beton-e2e-',
+    images: true,
+    downloads: true,
+    permissions: ['clipboard-read', 'clipboard-write'],
+    // The FORBIDDEN check below makes the browser log its 403; anything else is a problem.
+    // Refusals the tests provoke on purpose: 403 (outside the folder), 409 (an existing output, which the UI then asks about).
+    expected: (m) => (m.text().includes('status of 403') || m.text().includes('status of 409')) && m.location().url.includes('/api/'),
+  });
   let tmp: string;
-  let server: ChildProcess | null = null;
   let url: string;
   let origin: string;
   let token: string;
-  let browser: Browser | null = null;
   let page: Page;
-  const problems: string[] = [];
+  let problems: string[];
+  beforeAll(() => {
+    ({ tmp, url, page, problems } = app);
+    origin = new URL(url).origin;
+    token = new URL(url).searchParams.get('token')!;
+  });
 
-  const shot = async (name: string): Promise<void> => {
-    await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-  };
+  const shot = (name: string): Promise<Buffer> => save(page, name);
   const api = (method: string, params: unknown, headers: Record<string, string> = { 'X-Beton-Token': token }): Promise<Response> =>
     fetch(`${origin}/api/${method}`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', ...headers },
       body: JSON.stringify(params),
     });
-
-  beforeAll(async () => {
-    ensureBuilt();
-    tmp = mkdtempSync(join(tmpdir(), 'beton-e2e-'));
-    cpSync(join(ROOT, 'assets/sample-images'), join(tmp, 'images'), { recursive: true });
-    mkdirSync(SHOTS, { recursive: true });
-    ({ proc: server, url } = await startServer(tmp, { ...process.env, BETON_DB: join(tmp, 'runs.sqlite') }));
-    const u = new URL(url);
-    origin = u.origin;
-    token = u.searchParams.get('token')!;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
-    const context = await browser.newContext({
-      viewport: { width: 1280, height: 860 },
-      reducedMotion: 'reduce',
-      colorScheme: 'light',
-      acceptDownloads: true,
-    });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
-    page = await context.newPage();
-    page.setDefaultTimeout(60_000);
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    page.on('console', (m) => {
-      // The FORBIDDEN check below makes the browser log its 403; anything else is a problem.
-      // Refusals the tests provoke on purpose: 403 (outside the folder), 409 (an existing output, which the UI then asks about).
-      const provoked = (m.text().includes('status of 403') || m.text().includes('status of 409')) && m.location().url.includes('/api/');
-      if (m.type() === 'error' && !provoked) problems.push(`console: ${m.text()} (${m.location().url})`);
-    });
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await stopServer(server);
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
-  });
 
   it('answers 401 to API requests without the right token, before any routing', async () => {
     const attempts: Array<Record<string, string>> = [{}, { 'X-Beton-Token': 'wrong' }, { Authorization: 'Bearer nope' }];

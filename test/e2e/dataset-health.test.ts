@@ -12,13 +12,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parseBuildConfig, type BuildConfigInput } from '../../core/api/build-config.js';
 import { buildDataset } from '../../core/app/build.js';
 import { seedHealthDataset, writeHealthFolder, type HealthPlan } from '../helpers/seeded-health.js';
-import { HAVE_CHROMIUM, serveApp, shot } from './e2e-helpers.js';
-
-if (!HAVE_CHROMIUM) console.warn('[e2e] SKIPPED: no Chromium (apt-get install -y chromium, or set BETON_CHROMIUM).');
+import { needChromium, serveApp, shot } from './e2e-helpers.js';
 
 const ROWS = 500;
 
-describe.skipIf(!HAVE_CHROMIUM)(
+describe.skipIf(!needChromium())(
   'Dataset screen: health, sample detail, field filters, table view (issue 21), go to sample (issue 23)',
   () => {
     let plan: HealthPlan;

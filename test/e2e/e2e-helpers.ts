@@ -7,14 +7,14 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSy
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import { requires } from '../helpers/requires.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-export const CHROMIUM = process.env.BETON_CHROMIUM ?? '/usr/bin/chromium';
-export const SHOTS = join(ROOT, 'test-output', 'screenshots');
-export const HAVE_CHROMIUM = existsSync(CHROMIUM);
+const CHROMIUM = process.env.BETON_CHROMIUM ?? '/usr/bin/chromium';
+const SHOTS = join(ROOT, 'test-output', 'screenshots');
+const HAVE_CHROMIUM = existsSync(CHROMIUM);
 /** Whether this file's e2e tests can run: without Chromium a skip with a warning, under CI=true a failure (requires()). */
 export const needChromium = (): boolean =>
   requires('Chromium', `none at ${CHROMIUM} (apt-get install -y chromium, or set BETON_CHROMIUM)`, HAVE_CHROMIUM);
@@ -28,7 +28,7 @@ function newest(p: string): number {
 }
 
 /** The CLI and the renderer must be built: each is built here when missing or older than its sources. */
-export function ensureBuilt(): void {
+function ensureBuilt(): void {
   const cli = join(ROOT, 'dist/core/cli/serve-command.js');
   if (!existsSync(cli) || statSync(cli).mtimeMs < newest(join(ROOT, 'core'))) {
     execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
@@ -52,7 +52,7 @@ export function ensureBuilt(): void {
 }
 
 /** Starts `beton serve DIR --port 0 [args]` and resolves with the URL it prints. */
-export function startServer(dir: string, env: NodeJS.ProcessEnv, args: string[] = []): Promise<{ proc: ChildProcess; url: string }> {
+function startServer(dir: string, env: NodeJS.ProcessEnv, args: string[] = []): Promise<{ proc: ChildProcess; url: string }> {
   return new Promise((ok, fail) => {
     const proc = spawn(process.execPath, [join(ROOT, 'bin/beton.js'), 'serve', dir, '--port', '0', ...args], {
       cwd: dir,
@@ -78,16 +78,26 @@ export function startServer(dir: string, env: NodeJS.ProcessEnv, args: string[] 
   });
 }
 
-export async function stopServer(server: ChildProcess | null): Promise<void> {
-  if (!server || server.exitCode !== null) return;
+async function stopServer(server: ChildProcess | null): Promise<void> {
+  if (!server || server.exitCode !== null || server.signalCode !== null) return;
   const exited = new Promise((r) => server.once('exit', r));
   server.kill('SIGTERM');
   await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
   if (server.exitCode === null) server.kill('SIGKILL');
 }
 
-/** A browser page that records page errors and console errors in `problems`. */
-export async function openPage(problems: string[]): Promise<{ browser: Browser; page: Page }> {
+/** What a suite asks of its browser beyond the defaults. */
+interface PageOptions {
+  /** Let the page save files (`page.waitForEvent('download')`). */
+  downloads?: boolean;
+  /** Permissions granted to the first server's origin (`clipboard-read`). */
+  permissions?: string[];
+  /** Console errors the suite provokes on purpose, so not problems (a 403 it asks for). */
+  expected?: (m: ConsoleMessage) => boolean;
+}
+
+/** A browser page on `origin` that records page errors and console errors in `problems`. */
+async function openPage(problems: string[], origin: string, opts: PageOptions): Promise<{ browser: Browser; page: Page }> {
   mkdirSync(SHOTS, { recursive: true });
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -100,12 +110,18 @@ export async function openPage(problems: string[]): Promise<{ browser: Browser; 
       '--disable-sync',
     ],
   });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, reducedMotion: 'reduce', colorScheme: 'light' });
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 860 },
+    reducedMotion: 'reduce',
+    colorScheme: 'light',
+    acceptDownloads: opts.downloads ?? false,
+  });
+  if (opts.permissions) await context.grantPermissions(opts.permissions, { origin });
   const page = await context.newPage();
   page.setDefaultTimeout(60_000);
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console: ${m.text()} (${m.location().url})`);
+    if (m.type() === 'error' && !opts.expected?.(m)) problems.push(`console: ${m.text()} (${m.location().url})`);
   });
   return { browser, page };
 }
@@ -115,9 +131,17 @@ export const shot = (page: Page, name: string): Promise<Buffer> => page.screensh
 /** One served folder and one page, shared by the tests of a describe block (filled in by its beforeAll). */
 export interface AppSession {
   tmp: string;
+  /** The runs database the server writes (BETON_DB). */
+  db: string;
+  /** The address `beton serve` printed, token included (a new one after `restart()`). */
+  url: string;
   page: Page;
   /** Page and console errors seen so far (a test ends with `expect(problems).toEqual([])`). */
   problems: string[];
+  /** Kills the server without a word (SIGKILL), as a crash would; the page stays open. */
+  kill(): void;
+  /** A new server on the same folder, database and arguments (a new port and token), the page opened and connected on it. */
+  restart(): Promise<void>;
 }
 
 /**
@@ -126,36 +150,47 @@ export interface AppSession {
  * database (`env(tmp)` adds variables), the app opened and connected. Call it inside the
  * describe; read the session in tests (or in a later beforeAll).
  */
-export function serveApp(opts: {
-  prefix: string;
-  images?: boolean;
-  prepare?: (tmp: string) => void | Promise<void>;
-  env?: (tmp: string) => NodeJS.ProcessEnv;
-  /** More `beton serve` arguments (`--allow-exec`). */
-  args?: string[];
-  cleanup?: () => void;
-}): AppSession {
-  const session = { tmp: '', page: undefined as unknown as Page, problems: [] as string[] };
+export function serveApp(
+  opts: {
+    prefix: string;
+    images?: boolean;
+    prepare?: (tmp: string) => void | Promise<void>;
+    env?: (tmp: string) => NodeJS.ProcessEnv;
+    /** More `beton serve` arguments (`--allow-exec`). */
+    args?: string[];
+    cleanup?: () => void;
+  } & PageOptions,
+): AppSession {
   let server: ChildProcess | null = null;
   let browser: Browser | null = null;
+  let env: NodeJS.ProcessEnv = {};
+  const open = async (): Promise<void> => {
+    await stopServer(server);
+    ({ proc: server, url: session.url } = await startServer(session.tmp, env, opts.args ?? []));
+    if (!browser) ({ browser, page: session.page } = await openPage(session.problems, new URL(session.url).origin, opts));
+    await session.page.goto(session.url);
+    await session.page.locator('[data-testid=connection][data-state=open]').waitFor();
+  };
+  const session: AppSession = {
+    tmp: '',
+    db: '',
+    url: '',
+    page: undefined as unknown as Page,
+    problems: [],
+    kill: () => {
+      server?.kill('SIGKILL');
+    },
+    restart: open,
+  };
   beforeAll(async () => {
     ensureBuilt();
     session.tmp = mkdtempSync(join(tmpdir(), opts.prefix));
     if (opts.images) cpSync(join(ROOT, 'assets/sample-images'), join(session.tmp, 'images'), { recursive: true });
     await opts.prepare?.(session.tmp);
-    let url: string;
-    ({ proc: server, url } = await startServer(
-      session.tmp,
-      {
-        ...process.env,
-        BETON_DB: join(session.tmp, 'runs.sqlite'),
-        ...opts.env?.(session.tmp),
-      },
-      opts.args ?? [],
-    ));
-    ({ browser, page: session.page } = await openPage(session.problems));
-    await session.page.goto(url);
-    await session.page.locator('[data-testid=connection][data-state=open]').waitFor();
+    // After prepare: `env` may read what it made (a fake GPU's PATH).
+    env = { ...process.env, BETON_DB: join(session.tmp, 'runs.sqlite'), ...opts.env?.(session.tmp) };
+    session.db = env.BETON_DB!;
+    await open();
   }, 300_000);
   afterAll(async () => {
     await browser?.close();

@@ -5,16 +5,16 @@
  * restart the half-finished sweep is in Runs as interrupted with the points it finished.
  * Screenshots g2-exec-run-detail.png, g5-server-gone.png, g5-interrupted-sweep.png.
  */
-import { spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { RunsDb } from '../../core/runs/runs-db.js';
 import { cli } from '../helpers/cli.js';
 import { writeImageBeton } from '../helpers/cli-inputs.js';
-import { ensureBuilt, HAVE_CHROMIUM, openPage, shot, startServer, stopServer } from './e2e-helpers.js';
+import { requires } from '../helpers/requires.js';
+import { needChromium, serveApp, shot } from './e2e-helpers.js';
 
 /** Points recorded for the newest running sweep (the database is shared with the server, WAL). */
 function recordedPoints(db: string): number {
@@ -27,43 +27,32 @@ function recordedPoints(db: string): number {
   }
 }
 
-const HAVE_PYTHON = spawnSync('python3', ['--version']).status === 0;
+const HAVE_PYTHON = requires('python3', 'apt-get install -y python3', spawnSync('python3', ['--version']).status === 0);
 
-describe.skipIf(!HAVE_CHROMIUM || !HAVE_PYTHON)('live state and exec runs (issue 18.2, 18.5), end to end', () => {
-  let tmp = '';
-  let env: NodeJS.ProcessEnv = {};
-  let server: ChildProcess | null = null;
-  let browser: Browser | null = null;
-  let page: Page;
+describe.skipIf(!needChromium() || !HAVE_PYTHON)('live state and exec runs (issue 18.2, 18.5), end to end', () => {
   let execId = 0;
-  const problems: string[] = [];
-
-  beforeAll(async () => {
-    ensureBuilt();
-    tmp = mkdtempSync(join(tmpdir(), 'beton-e2e-live-'));
-    env = { ...process.env, BETON_DB: join(tmp, 'runs.sqlite') };
-    await writeImageBeton(join(tmp, 'small.beton'), 48);
-    // A training loop whose batches take ~30 ms to arrive and whose step computes ~10 ms.
-    writeFileSync(
-      join(tmp, 'train.py'),
-      'import time\nfrom beton_probe import watch\ndef loader():\n    for i in range(40):\n        time.sleep(0.03)\n        yield ([0] * 8, [0] * 8)\nfor batch in watch(loader()):\n    time.sleep(0.01)\n',
-    );
-    const r = cli(['profile', '--exec', `python3 ${join(tmp, 'train.py')}`, '--db', env.BETON_DB!, '--json', '--no-gpu'], {
-      timeoutMs: 60_000,
-    });
-    expect(r.status, r.stderr).toBe(0);
-    execId = (JSON.parse(r.stdout) as { id: number }).id;
-    let url: string;
-    ({ proc: server, url } = await startServer(tmp, env, ['--allow-exec']));
-    ({ browser, page } = await openPage(problems));
-    await page.goto(url);
-    await page.locator('[data-testid=connection][data-state=open]').waitFor();
-  }, 300_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await stopServer(server);
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  const app = serveApp({
+    prefix: 'beton-e2e-live-',
+    args: ['--allow-exec'],
+    prepare: async (tmp) => {
+      await writeImageBeton(join(tmp, 'small.beton'), 48);
+      // A training loop whose batches take ~30 ms to arrive and whose step computes ~10 ms.
+      writeFileSync(
+        join(tmp, 'train.py'),
+        'import time\nfrom beton_probe import watch\ndef loader():\n    for i in range(40):\n        time.sleep(0.03)\n        yield ([0] * 8, [0] * 8)\nfor batch in watch(loader()):\n    time.sleep(0.01)\n',
+      );
+      const r = cli(['profile', '--exec', `python3 ${join(tmp, 'train.py')}`, '--db', join(tmp, 'runs.sqlite'), '--json', '--no-gpu'], {
+        timeoutMs: 60_000,
+      });
+      expect(r.status, r.stderr).toBe(0);
+      execId = (JSON.parse(r.stdout) as { id: number }).id;
+    },
+  });
+  let tmp = '';
+  let page: Page;
+  let problems: string[];
+  beforeAll(() => {
+    ({ tmp, page, problems } = app);
   });
 
   it("an exec run's detail shows its verdict and the wait-per-step chart; Runs lists its img/s", async () => {
@@ -116,10 +105,10 @@ describe.skipIf(!HAVE_CHROMIUM || !HAVE_PYTHON)('live state and exec runs (issue
     // (Read from the runs database, which records each point as it is measured: the page is
     // slow to query while the sweep saturates a small machine.)
     const deadline = Date.now() + 120_000;
-    while (recordedPoints(env.BETON_DB!) < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    expect(recordedPoints(env.BETON_DB!)).toBeGreaterThanOrEqual(1);
+    while (recordedPoints(app.db) < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(recordedPoints(app.db)).toBeGreaterThanOrEqual(1);
     const killedAt = Date.now();
-    server!.kill('SIGKILL');
+    app.kill();
     await page.getByTestId('server-gone').waitFor({ timeout: 10_000 });
     expect(Date.now() - killedAt).toBeLessThan(10_000);
     await page.locator('[data-testid=profile-status][data-status=unknown]').waitFor({ timeout: 5_000 });
@@ -127,10 +116,7 @@ describe.skipIf(!HAVE_CHROMIUM || !HAVE_PYTHON)('live state and exec runs (issue
     await shot(page, 'g5-server-gone');
 
     // A new server on the same folder and runs database (a new port and token: a new page).
-    let url: string;
-    ({ proc: server, url } = await startServer(tmp, env, ['--allow-exec']));
-    await page.goto(url);
-    await page.locator('[data-testid=connection][data-state=open]').waitFor();
+    await app.restart();
     await page.getByTestId('nav-runs').click();
     // The sweep's record stopped getting heartbeats when the server died: it reads as interrupted.
     const sweepRow = page.locator('[data-testid=run-row]').filter({ hasText: 'sweep' }).first();

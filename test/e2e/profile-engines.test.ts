@@ -10,15 +10,13 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { HAVE_CHROMIUM, ROOT, serveApp, shot } from './e2e-helpers.js';
+import { needChromium, ROOT, serveApp, shot } from './e2e-helpers.js';
 import { PYTHON } from '../interop/ffcv.js';
-
-if (!HAVE_CHROMIUM) console.warn('[e2e] SKIPPED: no Chromium (apt-get install -y chromium, or set BETON_CHROMIUM).');
 
 // torchvision without FFCV: the Debian python3 has both, so a shim hides ffcv from it.
 const HIDE_FFCV = `import sys; sys.modules['ffcv'] = None`;
 
-describe.skipIf(!HAVE_CHROMIUM)('profile engines (issue 18), end to end', () => {
+describe.skipIf(!needChromium())('profile engines (issue 18), end to end', () => {
   const app = serveApp({
     prefix: 'beton-e2e-engines-',
     images: true,

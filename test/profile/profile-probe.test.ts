@@ -9,12 +9,13 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RunsDb } from '../../core/runs/runs-db.js';
 import { cli } from '../helpers/cli.js';
+import { requires } from '../helpers/requires.js';
 
 const PROBE_DIR = resolve(import.meta.dirname, '../../python');
 const dir = mkdtempSync(join(tmpdir(), 'beton-probe-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const python = spawnSync('python3', ['--version']).status === 0;
+const python = requires('python3', 'apt-get install -y python3', spawnSync('python3', ['--version']).status === 0);
 
 /** A "training loop": each batch takes waitMs to arrive, each step computes computeMs (sleeps). */
 function trainScript(name: string, waitMs: number, computeMs: number, steps = 40): string {
