@@ -83,6 +83,16 @@ export class BetonService {
     return isRemoteUrl(p) ? this.remote.check(p) : this.fs.check(p);
   }
 
+  /**
+   * A dataset a local-only view needs (the health check hashes every byte and keeps its
+   * result beside the file): a URL is refused with what to do instead, not "not found".
+   */
+  private localDatasetPath(p: string, what: string): string {
+    if (isRemoteUrl(p))
+      throw new ServiceError('BAD_REQUEST', `${p}: ${what} reads local files only; copy it with \`beton cp ${p} FILE\` and open the copy`);
+    return this.fs.check(p);
+  }
+
   on(listener: (e: ApiEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -166,9 +176,9 @@ export class BetonService {
         ...(p.labelField ? { labelField: p.labelField } : {}),
         ...(p.where ? { where: p.where } : {}),
       }),
-    'datasets.sample': async (p) => sampleDetail(this.fs.check(p.path), p.index),
+    'datasets.sample': async (p) => sampleDetail(this.datasetPath(p.path), p.index),
     'datasets.check': async (p) => {
-      const file = this.fs.check(p.path);
+      const file = this.localDatasetPath(p.path, 'The health check');
       if (!p.run) return readDatasetCheck(file);
       return checkDataset(file);
     },

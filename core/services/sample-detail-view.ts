@@ -3,6 +3,7 @@ import { readDatasetCheck } from '../app/check-dataset.js';
 import { classNamesFor, labelFieldOf, labelOf, manifestOf } from '../app/dataset-labels.js';
 import type { DecodedImage } from '../fields/rgb-image-field.js';
 import { Reader } from '../reader/reader.js';
+import { isRemoteUrl } from '../remote/url.js';
 import { previewTools, previewValue } from './dataset-views.js';
 import { ServiceError } from './service-error.js';
 
@@ -25,6 +26,8 @@ export async function sampleDetail(path: string, index: number): Promise<SampleD
         'BAD_REQUEST',
         `${reader.path}: sample ${index} does not exist (the file has ${reader.numSamples}: 0–${reader.numSamples - 1})`,
       );
+    // A remote file: the sample's pages in parallel GETs first, so the reads below wait on none.
+    await reader.prefetch([index]);
     const tools = previewTools(MAX_SIDE);
     const fields: SampleDetail['fields'] = [];
     for (const [f, { name, field }] of reader.fields.entries()) {
@@ -69,7 +72,8 @@ export async function sampleDetail(path: string, index: number): Promise<SampleD
     const labelField = labelFieldOf(reader, manifest.status === 'ok' ? manifest.manifest : null);
     const names = classNamesFor(manifest, labelField);
     const className = labelField !== null ? (names?.[labelOf(reader, index, reader.fieldIndex(labelField))] ?? null) : null;
-    const check = await readDatasetCheck(reader.path);
+    // A check is kept only beside a local file (the health check is local-only).
+    const check = isRemoteUrl(reader.path) ? null : await readDatasetCheck(reader.path);
     const r = check?.result;
     return {
       path: reader.path,

@@ -19,6 +19,7 @@ import {
   suggestOutput,
 } from '../../renderer/src/lib/format.js';
 import { highlightJson, highlightPython } from '../../renderer/src/lib/highlight.js';
+import { allowPrefixFor, isRemoteUrl, remoteUrlProblem } from '../../renderer/src/lib/remote-url.js';
 import { DEFAULT_PROFILE_FORM, gridOf, parseIntList, validateProfileForm } from '../../renderer/src/lib/profile-form.js';
 import { appendBounded, decimate, livePointRates, overlayChart, workersChart } from '../../renderer/src/lib/series.js';
 import { outcomeWithKind } from '../../renderer/src/lib/types.js';
@@ -506,5 +507,27 @@ describe('profile engines in the app (issue 18)', () => {
     expect(r.loader).toMatchObject({ batchesAhead: 6 });
     expect(validateExportForm({ ...DEFAULT_EXPORT_FORM, file: '/d.beton' }, fields).loader).not.toHaveProperty('batchesAhead');
     expect(validateExportForm({ ...DEFAULT_EXPORT_FORM, file: '/d.beton', batchesAhead: '0' }, fields).errors.batchesAhead).toBeTruthy();
+  });
+});
+
+describe("remote-url (the Dataset screen's URL field)", () => {
+  it('accepts s3://bucket/key, https:// and http:// URLs; says why anything else is not one', () => {
+    for (const u of ['s3://b/k.beton', 'S3://b/dir/k.beton', 'https://host/x.beton', 'http://127.0.0.1:9000/x.beton']) {
+      expect(isRemoteUrl(u), u).toBe(true);
+      expect(remoteUrlProblem(u), u).toBeNull();
+    }
+    expect(isRemoteUrl('/data/x.beton')).toBe(false);
+    expect(remoteUrlProblem('')).toMatch(/^Enter the URL/);
+    expect(remoteUrlProblem('/data/x.beton')).toMatch(/is not a URL\. Enter the URL of a \.beton file: s3:\/\/bucket\/key/);
+    expect(remoteUrlProblem('gs://b/k')).toMatch(/^gs:\/\/ URLs cannot be opened here/);
+    expect(remoteUrlProblem('s3://b')).toMatch(/the key is missing/);
+    expect(remoteUrlProblem('s3:///k')).toMatch(/the bucket is missing/);
+    expect(remoteUrlProblem('https://')).not.toBeNull();
+  });
+
+  it('suggests the folder of a refused URL as the --allow-remote prefix', () => {
+    expect(allowPrefixFor('s3://other/images.beton')).toBe('s3://other/');
+    expect(allowPrefixFor('s3://b/sets/train/x.beton')).toBe('s3://b/sets/train/');
+    expect(allowPrefixFor('https://host/data/x.beton')).toBe('https://host/data/');
   });
 });

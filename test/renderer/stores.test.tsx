@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ProgressEvent } from '../../core/api/contract.js';
 import { setTransport } from '../../renderer/src/lib/api.js';
 import { HISTORY_INTERVAL_MS, HISTORY_MAX, lastOkBuild, useBuildsStore } from '../../renderer/src/stores/builds.js';
-import { useDatasetsStore } from '../../renderer/src/stores/datasets.js';
+import { inspectErrorFor, useDatasetsStore } from '../../renderer/src/stores/datasets.js';
 import { useProfilesStore } from '../../renderer/src/stores/profiles.js';
 import { MAX_SELECTED, toggleSelection, useRunsStore } from '../../renderer/src/stores/runs.js';
 import { useSourcesStore } from '../../renderer/src/stores/sources.js';
@@ -462,6 +462,48 @@ describe('sources and datasets stores', () => {
     await useDatasetsStore.getState().goTo(500, true);
     expect(useDatasetsStore.getState()).toMatchObject({ start: 48, focus: 49 });
     expect(t.calls.filter((c) => c.method === 'datasets.preview').map((c) => (c.params as { start: number }).start)).toEqual([0, 24, 48]);
+  });
+
+  it('opens a URL from the URL field: the scheme is checked before any call; no health check; a refusal shows while the URL is unchanged', async () => {
+    const t = fakeTransport({
+      'datasets.inspect': (p) => {
+        if (String(p.path).startsWith('s3://other/')) failWith('FORBIDDEN', `${String(p.path)} is outside the remote prefixes`);
+        return {
+          path: p.path,
+          fileSize: 1,
+          version: 2,
+          numSamples: 0,
+          pageSize: 8388608,
+          numPages: 0,
+          recordSize: 24,
+          fields: [],
+          regions: [],
+          pageMap: [],
+        };
+      },
+    });
+    const d = () => useDatasetsStore.getState();
+    d().setUrl('ftp://x/a.beton');
+    await d().openUrl();
+    expect(d().urlProblem).toMatch(/^ftp:\/\/ URLs cannot be opened here/);
+    d().setUrl('s3://bucket');
+    expect(d().urlProblem).toBeNull();
+    await d().openUrl();
+    expect(d().urlProblem).toMatch(/key is missing/);
+    expect(t.calls).toEqual([]);
+    d().setPath('/local.beton');
+    d().setUrl(' s3://data/a.beton ');
+    await d().openUrl();
+    expect(d()).toMatchObject({ openPath: 's3://data/a.beton', url: 's3://data/a.beton', path: '/local.beton', urlProblem: null });
+    expect(t.calls.map((c) => c.method)).toEqual(['datasets.inspect']);
+    // A link (#/dataset?file=https://…) fills the URL field, not the path field.
+    await d().open('https://host/b.beton');
+    expect(d()).toMatchObject({ url: 'https://host/b.beton', path: '/local.beton' });
+    d().setUrl('s3://other/a.beton');
+    await d().openUrl();
+    expect(inspectErrorFor(d())?.code).toBe('FORBIDDEN');
+    d().setUrl('s3://other/b.beton');
+    expect(inspectErrorFor(d())).toBeNull();
   });
 
   it('"Go to sample 999" of 1000 shows the page holding it (984–999) with 999 marked, not a one-item page', async () => {

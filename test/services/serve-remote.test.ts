@@ -52,6 +52,31 @@ describe('beton serve --allow-remote', () => {
     }
   }, 60_000);
 
+  it('the sample detail view opens a sample of an allowed URL; the health check says it is local-only', async () => {
+    const url = 's3://data/sets/images_jpg.beton';
+    const sample = (await service.call('datasets.sample', { path: url, index: 1 })) as {
+      ok: boolean;
+      value: { index: number; path: string; fields: { value: { kind: string } }[]; duplicates: unknown };
+    };
+    expect(sample.ok, JSON.stringify(sample).slice(0, 300)).toBe(true);
+    expect(sample.value).toMatchObject({ index: 1, path: url, duplicates: null });
+    expect(sample.value.fields.some((f) => f.value.kind === 'image')).toBe(true);
+    const forbidden = (await service.call('datasets.sample', { path: 's3://other/images_jpg.beton', index: 0 })) as {
+      ok: boolean;
+      error?: { code: string };
+    };
+    expect(forbidden.error?.code).toBe('FORBIDDEN');
+    for (const run of [false, true]) {
+      const check = (await service.call('datasets.check', { path: url, run })) as {
+        ok: boolean;
+        error?: { code: string; message: string };
+      };
+      expect(check.ok).toBe(false);
+      expect(check.error?.code).toBe('BAD_REQUEST');
+      expect(check.error?.message).toMatch(/local files only.*beton cp/);
+    }
+  }, 60_000);
+
   it('refuses URLs outside the prefixes, other schemes and dot segments, without a request', async () => {
     for (const path of [
       's3://other/images_jpg.beton',

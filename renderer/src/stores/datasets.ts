@@ -2,6 +2,7 @@ import { create } from 'zustand';
 import type { DatasetCheck, InspectResult, PreviewResult, SampleDetail } from '../../../core/api/contract.js';
 import type { SampleWhere } from '../../../core/api/sample-detail.js';
 import { ApiError, call, toApiError } from '../lib/api.js';
+import { isRemoteUrl, remoteUrlProblem } from '../lib/remote-url.js';
 
 export const PREVIEW_COUNT = 24;
 export const THUMB_SIZE = 112;
@@ -9,12 +10,16 @@ export const THUMB_SIZE = 112;
 interface DatasetsState {
   /** The path input. */
   path: string;
+  /** The URL input (s3://, https://, http://): a dataset the server reads over the network. */
+  url: string;
+  /** Why the URL typed cannot be opened, found before asking the server (scheme, bucket, key); null: none. */
+  urlProblem: string | null;
   /** The file shown (after a successful inspect). */
   openPath: string | null;
   inspecting: boolean;
   inspect: InspectResult | null;
   inspectError: ApiError | null;
-  /** The path inspectError answered: once the path input changes the error is no longer shown. */
+  /** The path (or URL) inspectError answered: once the path input changes the error is no longer shown. */
   inspectErrorKey: string | null;
   /** First sample of the page shown: always a multiple of PREVIEW_COUNT. */
   start: number;
@@ -44,7 +49,10 @@ interface DatasetsState {
   checkError: ApiError | null;
   loadCheck(run: boolean): Promise<void>;
   setPath(p: string): void;
+  setUrl(u: string): void;
   open(path?: string): Promise<void>;
+  /** Opens the URL typed, once it passes remoteUrlProblem (else urlProblem says why, and nothing is sent). */
+  openUrl(): Promise<void>;
   /** Shows the page holding sample `index` (pages are PREVIEW_COUNT apart from 0); `focus` highlights it. */
   goTo(index: number, focus?: boolean): Promise<void>;
   close(): void;
@@ -57,6 +65,8 @@ let checkSeq = 0;
 
 export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
   path: '',
+  url: '',
+  urlProblem: null,
   openPath: null,
   inspecting: false,
   inspect: null,
@@ -131,6 +141,16 @@ export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
     }
   },
   setPath: (path) => set({ path }),
+  setUrl: (url) => set({ url, urlProblem: null }),
+  openUrl: async () => {
+    const url = get().url.trim();
+    const urlProblem = remoteUrlProblem(url);
+    if (urlProblem) {
+      set({ urlProblem });
+      return;
+    }
+    await get().open(url);
+  },
   open: async (p) => {
     const path = (p ?? get().path).trim();
     if (!path) {
@@ -139,8 +159,10 @@ export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
     }
     const my = ++inspectSeq;
     previewSeq++;
+    // A URL (typed, or from the link #/dataset?file=s3://…) belongs in the URL field.
+    const remote = isRemoteUrl(path);
     set({
-      path,
+      ...(remote ? { url: path, urlProblem: null } : { path }),
       inspecting: true,
       inspectError: null,
       inspect: null,
@@ -162,7 +184,8 @@ export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
       const inspect = await call('datasets.inspect', { path });
       if (my !== inspectSeq) return;
       set({ inspect, openPath: inspect.path, inspecting: false });
-      void get().loadCheck(false);
+      // The health check is local-only (it hashes every byte and keeps its result beside the file).
+      if (!remote) void get().loadCheck(false);
       await get().goTo(0);
     } catch (e) {
       if (my !== inspectSeq) return;
@@ -262,7 +285,9 @@ export function parseSampleIndex(text: string, numSamples: number): { index: num
   return { index: i };
 }
 
-/** The open error for the path as typed now, or null once it was edited. */
-export function inspectErrorFor(d: Pick<DatasetsState, 'path' | 'inspectError' | 'inspectErrorKey'>): ApiError | null {
-  return d.inspectErrorKey === d.path.trim() ? d.inspectError : null;
+/** The open error for the path (or URL) as typed now, or null once it was edited. */
+export function inspectErrorFor(d: Pick<DatasetsState, 'path' | 'url' | 'inspectError' | 'inspectErrorKey'>): ApiError | null {
+  const key = d.inspectErrorKey;
+  if (key === null) return null;
+  return (isRemoteUrl(key) ? key === d.url.trim() : key === d.path.trim()) ? d.inspectError : null;
 }

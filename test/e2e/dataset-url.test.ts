@@ -1,0 +1,112 @@
+/**
+ * End to end: the Dataset screen opens a dataset by URL. s3rver on loopback (in a worker
+ * thread, test/helpers/remote-servers.ts) holds an FFCV fixture; `beton serve
+ * --allow-remote s3://data/sets` reads it with the SDK's standard configuration pointed at
+ * s3rver. The URL field checks the scheme before sending; the samples show and open; the
+ * link (#/dataset?file=s3://…) survives a reload; a URL outside --allow-remote is one line
+ * saying how to allow it; the health check is said to be local-only. Screenshots:
+ * dataset-url.png, dataset-url-refused.png.
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixturePath, manifest } from '../helpers/fixtures.js';
+import { fileBytes, startServers, type RemoteServers } from '../helpers/remote-servers.js';
+import { needChromium, serveApp, shot } from './e2e-helpers.js';
+
+const URL_OK = 's3://data/sets/images_jpg.beton';
+const URL_REFUSED = 's3://other/images_jpg.beton';
+
+describe.skipIf(!needChromium())('Dataset screen: open a dataset by URL, end to end', () => {
+  let srv: RemoteServers;
+  // Registered before serveApp's: the server's environment names s3rver's port.
+  beforeAll(async () => {
+    srv = await startServers(['data', 'other']);
+    await srv.put('data', 'sets/images_jpg.beton', fileBytes(fixturePath('images_jpg')));
+    await srv.put('other', 'images_jpg.beton', fileBytes(fixturePath('images_jpg')));
+  }, 60_000);
+  afterAll(async () => {
+    await srv?.stop();
+  });
+  const app = serveApp({ prefix: 'beton-e2e-url-', env: () => srv.env(), args: ['--allow-remote', 's3://data/sets'] });
+  const { problems } = app;
+  let page: Page;
+  const inspects: string[] = [];
+  beforeAll(() => {
+    page = app.page;
+    page.on('request', (r) => {
+      if (r.url().endsWith('/api/datasets.inspect')) inspects.push(r.postData() ?? '');
+    });
+  });
+
+  it('the URL field refuses what is not an s3:// or http(s):// URL before asking the server', async () => {
+    await page.getByTestId('nav-dataset').click();
+    for (const [text, says] of [
+      ['ftp://host/train.beton', 'ftp:// URLs cannot be opened here'],
+      ['/data/train.beton', 'is not a URL'],
+      ['s3://data', 'the key is missing'],
+    ] as const) {
+      await page.getByTestId('dataset-url').fill(text);
+      await page.getByTestId('dataset-url-open').click();
+      const problem = page.getByTestId('dataset-url-problem');
+      expect(await problem.textContent()).toContain(says);
+      expect(await problem.textContent()).toContain('s3://bucket/key');
+    }
+    // Typing again clears the message.
+    await page.getByTestId('dataset-url').fill('s3://');
+    expect(await page.getByTestId('dataset-url-problem').count()).toBe(0);
+    expect(inspects).toEqual([]);
+  });
+
+  it('opens an s3:// dataset by URL: header, samples, a sample in full; the health check is local-only', async () => {
+    const n = manifest('images_jpg').num_samples;
+    await page.getByTestId('dataset-url').fill(URL_OK);
+    await page.getByTestId('dataset-url').press('Enter');
+    await page.locator('[data-testid=thumb-grid][aria-busy=false]').waitFor();
+    expect(await page.getByTestId('dataset-samples').textContent()).toBe(String(n));
+    expect(await page.getByTestId('thumb').count()).toBe(Math.min(n, 24));
+    expect(await page.locator('[data-testid=thumb] img').count()).toBeGreaterThan(0);
+    expect(JSON.parse(inspects.at(-1)!)).toEqual({ path: URL_OK });
+    expect(await page.getByTestId('health-remote').textContent()).toContain(`beton cp ${URL_OK} FILE`);
+    expect(await page.getByTestId('health-panel').count()).toBe(0);
+    // The link names the URL.
+    expect(new URL(page.url()).hash).toBe(`#/dataset?file=${encodeURIComponent(URL_OK)}`);
+    // A sample in full (datasets.sample over the network).
+    await page.getByTestId('thumb-open').nth(1).click();
+    await page.locator('[data-testid=sample-detail][data-index="1"][data-loaded=true]').waitFor();
+    expect(await page.getByTestId('detail-image-box').count()).toBeGreaterThan(0);
+    await page.getByTestId('detail-close').click();
+    await shot(page, 'dataset-url');
+  });
+
+  it('a reload keeps the URL dataset open (#/dataset?file=s3://…)', async () => {
+    const before = inspects.length;
+    await page.reload();
+    await page.locator('[data-testid=connection][data-state=open]').waitFor();
+    await page.locator('[data-testid=thumb-grid][aria-busy=false]').waitFor();
+    expect(await page.getByTestId('dataset-samples').textContent()).toBe(String(manifest('images_jpg').num_samples));
+    expect(await page.getByTestId('dataset-url').inputValue()).toBe(URL_OK);
+    expect(await page.getByTestId('dataset-path').inputValue()).toBe('');
+    expect(inspects.length).toBeGreaterThan(before);
+    expect(new URL(page.url()).hash).toBe(`#/dataset?file=${encodeURIComponent(URL_OK)}`);
+  });
+
+  it('a URL outside --allow-remote: one line saying how to allow it', async () => {
+    await page.getByTestId('dataset-url').fill(URL_REFUSED);
+    await page.getByTestId('dataset-url-open').click();
+    const refused = page.getByTestId('dataset-url-refused');
+    await refused.waitFor();
+    expect(await refused.getAttribute('data-code')).toBe('FORBIDDEN');
+    expect(await refused.textContent()).toBe(
+      `This server may not open ${URL_REFUSED}: to allow it, restart it with beton serve FOLDER --allow-remote s3://other/.`,
+    );
+    // The server's own words (the prefixes it opens) in the tooltip.
+    expect(await refused.getAttribute('title')).toContain('s3://data/sets');
+    expect(await page.getByTestId('dataset-error').count()).toBe(0);
+    await shot(page, 'dataset-url-refused');
+    // Editing the URL clears it.
+    await page.getByTestId('dataset-url').fill(URL_OK);
+    expect(await refused.count()).toBe(0);
+    // The refusal's 403 is the browser's console line for a failed fetch, provoked here.
+    expect(problems.filter((p) => !(p.includes('status of 403') && p.includes('/api/')))).toEqual([]);
+  });
+});
