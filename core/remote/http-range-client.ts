@@ -1,6 +1,6 @@
 import { RemoteError } from './errors.js';
 import { emptyStats, totalFromContentRange, type RangeClient, type RangeResult } from './range-client.js';
-import { cutShort, networkError, statusError, Transient, withRetry } from './retry.js';
+import { cutShort, mustBeWhole, networkError, statusError, withRetry } from './retry.js';
 
 /** Ranged GETs over http(s):// with fetch: `Range` for the bytes, `If-Match` to pin the ETag. */
 export class HttpRangeClient implements RangeClient {
@@ -45,14 +45,7 @@ export class HttpRangeClient implements RangeClient {
         if (total === null) throw new RemoteError('REMOTE_UNAVAILABLE', `${this.url}: a ranged answer without a Content-Range header`);
         size = total;
       }
-      const want = Math.max(0, Math.min(length, size - offset));
-      if (body.byteLength < want)
-        throw new Transient(
-          new RemoteError(
-            'REMOTE_TRUNCATED',
-            `${this.url}: the answer for bytes ${offset}..${offset + want} ended after ${body.byteLength} bytes`,
-          ),
-        );
+      mustBeWhole(this.url, offset, length, size, body);
       this.stats.bytes += body.byteLength;
       return { bytes: body, size, etag: got };
     });

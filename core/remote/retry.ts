@@ -90,3 +90,15 @@ export function cutShort(url: string, offset: number, length: number, e: unknown
     new RemoteError('REMOTE_TRUNCATED', `${url}: the answer for bytes ${offset}..${offset + length} was cut short (${why})`, { cause: e }),
   );
 }
+
+/**
+ * An answer shorter than the bytes asked for (those the object has from `offset`): the
+ * connection was cut, so it is retried (Transient), never passed on as a short page.
+ */
+export function mustBeWhole(url: string, offset: number, length: number, size: number, body: Uint8Array): void {
+  const want = Math.max(0, Math.min(length, size - offset));
+  if (body.byteLength < want)
+    throw new Transient(
+      new RemoteError('REMOTE_TRUNCATED', `${url}: the answer for bytes ${offset}..${offset + want} ended after ${body.byteLength} bytes`),
+    );
+}

@@ -2,7 +2,7 @@ import type * as S3Sdk from '@aws-sdk/client-s3';
 import type { GetObjectCommandOutput, S3Client } from '@aws-sdk/client-s3';
 import { RemoteError } from './errors.js';
 import { emptyStats, totalFromContentRange, type RangeClient, type RangeResult } from './range-client.js';
-import { cutShort, networkError, statusError, Transient, withRetry } from './retry.js';
+import { cutShort, mustBeWhole, networkError, statusError, Transient, withRetry } from './retry.js';
 import { s3Client } from './s3-client.js';
 
 /** S3 error names that mean the credentials themselves are wrong, not the permissions. */
@@ -78,14 +78,7 @@ export class S3RangeClient implements RangeClient {
       if (etag && res.ETag && res.ETag !== etag)
         throw new RemoteError('REMOTE_CHANGED', `${this.url}: the object changed since it was opened (ETag ${etag} → ${res.ETag})`);
       const size = totalFromContentRange(res.ContentRange) ?? res.ContentLength ?? body.byteLength;
-      const want = Math.max(0, Math.min(length, size - offset));
-      if (body.byteLength < want)
-        throw new Transient(
-          new RemoteError(
-            'REMOTE_TRUNCATED',
-            `${this.url}: the answer for bytes ${offset}..${offset + want} ended after ${body.byteLength} bytes`,
-          ),
-        );
+      mustBeWhole(this.url, offset, length, size, body);
       this.stats.bytes += body.byteLength;
       return { bytes: body, size, etag: res.ETag ?? null };
     });
