@@ -90,6 +90,9 @@ describe.skipIf(!HAVE_CHROMIUM)(
       numSamples = ids.size;
     });
 
+    /** Waits for the Health panel to show `state` (none, running, checked). */
+    const health = (state: string) => page.locator(`[data-testid=health-panel][data-state=${state}]`).waitFor();
+
     const open = async (file: string) => {
       await page.getByTestId('nav-dataset').click();
       await page.getByTestId('dataset-path').fill(join(tmp, file));
@@ -129,10 +132,10 @@ describe.skipIf(!HAVE_CHROMIUM)(
 
     it('Health panel: runs the check, lists corrupt samples, duplicates (labels disagreeing first), near-duplicates, outliers, classes', async () => {
       await open('health.beton');
-      await page.locator('[data-testid=health-panel][data-state=none]').waitFor();
+      await health('none');
       await page.getByTestId('health-none').waitFor();
       await page.getByTestId('health-run').click();
-      await page.locator('[data-testid=health-panel][data-state=checked]').waitFor();
+      await health('checked');
       expect(await page.getByTestId('health-corrupt').textContent()).toBe('2');
       expect(await page.getByTestId('health-duplicates').textContent()).toBe('4');
       expect(await page.getByTestId('health-near').textContent()).toBe('4');
@@ -146,7 +149,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
       await shot(page, 'i21-health');
       // Kept beside the file: opened again, the panel shows it without running.
       await open('health.beton');
-      await page.locator('[data-testid=health-panel][data-state=checked]').waitFor();
+      await health('checked');
     });
 
     it('Sample detail: a click opens the full-resolution sample; arrow keys step; 1:1; duplicate group; Esc closes', async () => {
@@ -253,9 +256,9 @@ describe.skipIf(!HAVE_CHROMIUM)(
 
     it('Health panel: a running check shows its progress (samples of the total) and Cancel stops it, shown as cancelled, nothing kept', async () => {
       await open('big.beton');
-      await page.locator('[data-testid=health-panel][data-state=none]').waitFor();
+      await health('none');
       await page.getByTestId('health-run').click();
-      await page.locator('[data-testid=health-panel][data-state=running]').waitFor();
+      await health('running');
       // Progress from the check itself: some samples decoded, of the file's total.
       await page.locator('[data-testid=health-progress]:not([data-done="0"])').waitFor();
       expect(await page.getByTestId('health-done').textContent()).toMatch(new RegExp(`^\\d+ / ${BIG}$`));
@@ -265,7 +268,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
       await page.getByTestId('health-cancel').click();
       // Cancelled: said as such, not as a failure; the panel offers the check again; nothing kept beside the file.
       await page.getByTestId('health-cancelled').waitFor();
-      await page.locator('[data-testid=health-panel][data-state=none]').waitFor();
+      await health('none');
       expect(await page.getByTestId('health-progress').count()).toBe(0);
       expect(await page.locator('[data-testid=health-panel] .banner-error').count()).toBe(0);
       expect(await page.getByTestId('health-run').isEnabled()).toBe(true);
