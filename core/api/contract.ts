@@ -128,7 +128,7 @@ export interface PreviewResult {
 export type { RunSummary, StoredRun, RunComparison } from './runs-model.js';
 export type { ProfileOutcome, SweepOutcome, ExecOutcome, JobResults } from './job-results.js';
 
-export type JobKind = 'build' | 'profile';
+export type JobKind = 'build' | 'profile' | 'check';
 
 // ---------- requests ----------
 
@@ -212,8 +212,15 @@ export const Requests = {
     .strict(),
   /** One sample in full: the image at full resolution, every field's value, stored size, page and offset, its duplicate groups (from a kept check). */
   'datasets.sample': z.object({ path, index: z.number().int().min(0) }).strict(),
-  /** The kept `beton check` result of a file (null when none is kept or the file changed); run: true checks it now. */
+  /**
+   * The kept `beton check` result of a file (null when none is kept or the file changed); run: true checks it now,
+   * in this one request (no progress, no cancel: the app runs a check as a job, checks.start).
+   */
   'datasets.check': z.object({ path, run: z.boolean().default(false) }).strict(),
+  /** Runs `beton check` on a file as a job: jobs:progress (samples decoded of the total), jobs:finished with the DatasetCheck. */
+  'checks.start': z.object({ path }).strict(),
+  /** Stops a running check: it ends as cancelled and keeps no result beside the file. */
+  'checks.cancel': z.object({ jobId: z.string().min(1).max(64) }).strict(),
   /** overwrite: replace an existing output (default false: OUTPUT_EXISTS); an output that is an input is refused either way (OUTPUT_IS_INPUT). */
   'builds.start': z.object({ config: BuildConfig, overwrite: z.boolean().optional() }).strict(),
   'builds.cancel': z.object({ jobId: z.string().min(1).max(64) }).strict(),
@@ -268,6 +275,8 @@ export interface Results {
   'datasets.preview': PreviewResult;
   'datasets.sample': SampleDetail;
   'datasets.check': DatasetCheck | null;
+  'checks.start': { jobId: string };
+  'checks.cancel': { cancelled: boolean };
   'builds.start': { jobId: string };
   'builds.cancel': { cancelled: boolean };
   'builds.list': BuildHistoryEntry[];

@@ -1,9 +1,10 @@
 /**
  * What a finished job carries in `jobs:finished`'s `result`, per job kind: a build's report,
- * a profile's outcome. core/app produces them (core/app/profile-run.ts), so the renderer's
+ * a profile's outcome, a check's DatasetCheck. core/app produces them (core/app/profile-run.ts), so the renderer's
  * view of them is checked against the code that makes them.
  */
 import type { BuildReport } from './build-report.js';
+import type { DatasetCheck } from './dataset-check.js';
 import type { PointResult, Verdict } from './profile-model.js';
 
 /** A sweep that ran to its end: the run it recorded, its verdict and points. */
@@ -36,4 +37,5 @@ export type ProfileOutcome = SweepOutcome | ExecOutcome;
 export interface JobResults {
   build: BuildReport;
   profile: ProfileOutcome;
+  check: DatasetCheck;
 }

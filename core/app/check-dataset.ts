@@ -16,11 +16,22 @@ export interface CheckOptions {
   /** Decode threads (default: the machine's cores, at most 8); 0 decodes in this thread. */
   numWorkers?: number;
   thresholds?: Partial<CheckThresholds>;
-  /** Called as samples are decoded. */
-  onProgress?: (p: { done: number; total: number; samplesPerSec: number }) => void;
+  /** Called as samples are decoded (the CLI's progress bar, the app's jobs:progress). */
+  onProgress?: (p: CheckProgress) => void;
   /** Keep the result beside the file (`X.beton.check.json`); default true. */
   save?: boolean;
+  /** Stops the check: its workers are terminated, it rejects with the signal's reason and keeps no result. */
   signal?: AbortSignal;
+}
+
+/** How far a check is: samples decoded of the total, the average rate since it started, what is left. */
+export interface CheckProgress {
+  done: number;
+  total: number;
+  samplesPerSec: number;
+  /** Time left at the average rate; null before there is one. */
+  etaMs: number | null;
+  elapsedMs: number;
 }
 
 /** Where the check of `path` is kept. */
@@ -35,6 +46,7 @@ export const checkSidecarPath = (path: string): string => `${path}.check.json`;
  */
 export async function checkDataset(path: string, opts: CheckOptions = {}): Promise<DatasetCheck> {
   const t0 = performance.now();
+  opts.signal?.throwIfAborted();
   const thresholds = { ...DEFAULT_CHECK_THRESHOLDS, ...opts.thresholds };
   const reader = await Reader.open(path);
   let imageField: number | null;
@@ -54,8 +66,10 @@ export async function checkDataset(path: string, opts: CheckOptions = {}): Promi
   }
   const facts: SampleFacts[] = [];
   const progress = (): void => {
-    const s = (performance.now() - t0) / 1000;
-    opts.onProgress?.({ done: facts.length, total, samplesPerSec: s > 0 ? facts.length / s : 0 });
+    const elapsedMs = performance.now() - t0;
+    const samplesPerSec = elapsedMs > 0 ? (facts.length / elapsedMs) * 1000 : 0;
+    const etaMs = samplesPerSec > 0 ? ((total - facts.length) / samplesPerSec) * 1000 : null;
+    opts.onProgress?.({ done: facts.length, total, samplesPerSec, etaMs, elapsedMs });
   };
   const workers = Math.min(opts.numWorkers ?? Math.min(8, availableParallelism()), Math.ceil(total / 64));
   if (workers <= 0) {
@@ -83,6 +97,7 @@ export async function checkDataset(path: string, opts: CheckOptions = {}): Promi
       ),
     );
   }
+  opts.signal?.throwIfAborted();
   facts.sort((a, b) => a.id - b.id);
   const { result, labelConflicts } = analyse(facts, thresholds, classNames);
   const elapsedMs = performance.now() - t0;
@@ -99,6 +114,8 @@ export async function checkDataset(path: string, opts: CheckOptions = {}): Promi
     samplesPerSec: elapsedMs > 0 ? Math.round((total / elapsedMs) * 1000 * 10) / 10 : 0,
     createdAt: new Date().toISOString(),
   };
+  // A cancel during the grouping still keeps nothing: only a finished check is written (atomically).
+  opts.signal?.throwIfAborted();
   if (opts.save !== false) await replaceFile(checkSidecarPath(path), JSON.stringify(check) + '\n');
   return check;
 }
@@ -112,29 +129,34 @@ async function fieldName(path: string, f: number): Promise<string> {
   }
 }
 
+/**
+ * One worker's slice. Settles once: on its facts' end, its error, its exit, or the signal (which
+ * terminates it at once, so a cancelled check stops within a sample's decode, and the facts
+ * still queued from it are dropped).
+ */
 function runWorker(data: CheckWorkerData, onFacts: (f: SampleFacts[]) => void, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
+    signal?.throwIfAborted();
     const w = spawnWorker('./check/check-worker.js', import.meta.url, data);
-    const abort = (): void => void w.terminate().then(() => reject(signal!.reason as Error));
+    let settled = false;
+    const settle = (err: unknown): void => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener('abort', abort);
+      void w.terminate();
+      if (err === undefined) resolve();
+      else reject(err);
+    };
+    const abort = (): void => settle(signal!.reason);
     signal?.addEventListener('abort', abort, { once: true });
-    let done = false;
     w.on('message', (m: CheckWorkerMessage) => {
+      if (settled) return;
       if (m.type === 'facts') onFacts(m.facts);
-      else if (m.type === 'done') {
-        done = true;
-        void w.terminate();
-        signal?.removeEventListener('abort', abort);
-        resolve();
-      } else {
-        done = true;
-        void w.terminate();
-        reject(new BetonError('CHECK_FAILED', `${data.path}: ${m.message}`));
-      }
+      else if (m.type === 'done') settle(undefined);
+      else settle(new BetonError('CHECK_FAILED', `${data.path}: ${m.message}`));
     });
-    w.on('error', (e) => reject(e));
-    w.on('exit', (code) => {
-      if (!done) reject(new BetonError('CHECK_FAILED', `${data.path}: a check worker stopped (exit code ${code})`));
-    });
+    w.on('error', (e) => settle(e));
+    w.on('exit', (code) => settle(new BetonError('CHECK_FAILED', `${data.path}: a check worker stopped (exit code ${code})`)));
   });
 }
 

@@ -39,13 +39,8 @@ export async function runCheck(path: string, numWorkers?: number): Promise<Datas
   const bar = new ProgressBar('check');
   const check = await checkDataset(path, {
     ...(numWorkers !== undefined ? { numWorkers } : {}),
-    onProgress: (p) =>
-      bar.update({
-        done: p.done,
-        total: p.total,
-        rate: p.samplesPerSec,
-        etaMs: p.samplesPerSec > 0 ? ((p.total - p.done) / p.samplesPerSec) * 1000 : null,
-      }),
+    // The same progress the app's check job reports (core/app/check-dataset.ts).
+    onProgress: (p) => bar.update({ done: p.done, total: p.total, rate: p.samplesPerSec, etaMs: p.etaMs }),
   });
   bar.update({ done: check.beton.numSamples, total: check.beton.numSamples, rate: check.samplesPerSec, etaMs: 0 }, true);
   bar.done();

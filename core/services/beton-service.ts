@@ -123,7 +123,7 @@ export class BetonService {
     }
   }
 
-  /** Builds and profiles started and not finished yet. */
+  /** Builds, profiles and checks started and not finished yet. */
   get runningJobs(): number {
     return this.jobs.running;
   }
@@ -182,6 +182,17 @@ export class BetonService {
       if (!p.run) return readDatasetCheck(file);
       return checkDataset(file);
     },
+    'checks.start': async (p) => {
+      const file = this.fs.check(p.path);
+      const jobId = this.jobs.start('check', ({ signal, progress }) =>
+        checkDataset(file, {
+          signal,
+          onProgress: (x) => progress({ done: x.done, total: x.total, rate: x.samplesPerSec, etaMs: x.etaMs, elapsedMs: x.elapsedMs }),
+        }),
+      );
+      return { jobId };
+    },
+    'checks.cancel': async (p) => ({ cancelled: this.jobs.cancel(p.jobId) }),
     'builds.start': async (p) => {
       // A video source's own ffmpeg is a program the client names: the spawn gate in call() refused it unless allowed.
       const config = {

@@ -3,9 +3,11 @@
  * 23's "Go to sample" defect: `beton serve` on a folder holding a seeded image dataset
  * (exact copies, some in another class; near-duplicates; a 2000x20 image; two corrupt
  * JPEG payloads) and a CSV-built table, driven in headless Chromium. Screenshots:
- * i21-health.png, i21-sample-detail.png, i21-float-filter.png, i21-table.png, i23-goto.png.
+ * i21-health.png, i21-sample-detail.png, i21-float-filter.png, i21-table.png, i23-goto.png,
+ * check-progress.png, check-cancelled.png (a check run as a job: its progress, and a cancel).
  */
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, linkSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +17,44 @@ import { seedHealthDataset, writeHealthFolder, type HealthPlan } from '../helper
 import { needChromium, serveApp, shot } from './e2e-helpers.js';
 
 const ROWS = 500;
+/** Samples of the slow dataset: 4096x4096 JPEGs, about 0.1 s each to check here, so a cancel lands mid-check. */
+const BIG = 160;
+
+/**
+ * An ImageFolder of BIG hard links to one large smooth JPEG (little disk), built with the JPEGs
+ * passed through at full size: a check long enough to watch and cancel.
+ */
+async function writeSlowDataset(tmp: string): Promise<void> {
+  const folder = join(tmp, 'big');
+  mkdirSync(folder);
+  const one = join(tmp, 'big.jpg');
+  const py = `
+import sys, numpy as np
+from PIL import Image, ImageDraw
+w = h = 4096
+y, x = np.mgrid[0:h, 0:w]
+img = Image.fromarray(np.stack([x * 255 // w, y * 255 // h, (x + y) * 255 // (w + h)], -1).astype(np.uint8))
+d = ImageDraw.Draw(img)
+for k in range(12): d.ellipse([k * 300, k * 240, k * 300 + 600, k * 240 + 400], fill=(k * 20, 255 - k * 20, 128))
+img.save(sys.argv[1], quality=30)
+`;
+  execFileSync('timeout', ['-k', '5', '120', '/usr/bin/python3', '-c', py, one]);
+  for (let c = 0; c < 2; c++) {
+    mkdirSync(join(folder, `class_${c}`));
+    for (let i = 0; i < BIG / 2; i++) linkSync(one, join(folder, `class_${c}`, `${i}.jpg`));
+  }
+  const cfg = parseBuildConfig({
+    source: { type: 'image_folder', path: folder },
+    output: join(tmp, 'big.beton'),
+    numWorkers: 1,
+    fields: [
+      { name: 'image', type: 'rgb_image', writeMode: 'jpg', passThrough: true, maxResolution: null },
+      { name: 'label', type: 'int' },
+    ],
+  } as BuildConfigInput);
+  if (!cfg.ok) throw new Error(cfg.errors.join('\n'));
+  await buildDataset(cfg.value);
+}
 
 describe.skipIf(!needChromium())(
   'Dataset screen: health, sample detail, field filters, table view (issue 21), go to sample (issue 23)',
@@ -36,6 +76,7 @@ describe.skipIf(!needChromium())(
         } as BuildConfigInput);
         if (!cfg.ok) throw new Error(cfg.errors.join('\n'));
         await buildDataset(cfg.value);
+        await writeSlowDataset(tmp);
       },
     });
     const { problems } = app;
@@ -46,6 +87,9 @@ describe.skipIf(!needChromium())(
       ({ tmp, page } = app);
       numSamples = ids.size;
     });
+
+    /** Waits for the Health panel to show `state` (none, running, checked). */
+    const health = (state: string) => page.locator(`[data-testid=health-panel][data-state=${state}]`).waitFor();
 
     const open = async (file: string) => {
       await page.getByTestId('nav-dataset').click();
@@ -86,10 +130,10 @@ describe.skipIf(!needChromium())(
 
     it('Health panel: runs the check, lists corrupt samples, duplicates (labels disagreeing first), near-duplicates, outliers, classes', async () => {
       await open('health.beton');
-      await page.locator('[data-testid=health-panel][data-state=none]').waitFor();
+      await health('none');
       await page.getByTestId('health-none').waitFor();
       await page.getByTestId('health-run').click();
-      await page.locator('[data-testid=health-panel][data-state=checked]').waitFor();
+      await health('checked');
       expect(await page.getByTestId('health-corrupt').textContent()).toBe('2');
       expect(await page.getByTestId('health-duplicates').textContent()).toBe('4');
       expect(await page.getByTestId('health-near').textContent()).toBe('4');
@@ -103,7 +147,7 @@ describe.skipIf(!needChromium())(
       await shot(page, 'i21-health');
       // Kept beside the file: opened again, the panel shows it without running.
       await open('health.beton');
-      await page.locator('[data-testid=health-panel][data-state=checked]').waitFor();
+      await health('checked');
     });
 
     it('Sample detail: a click opens the full-resolution sample; arrow keys step; 1:1; duplicate group; Esc closes', async () => {
@@ -206,6 +250,28 @@ describe.skipIf(!needChromium())(
       expect(await page.getByTestId('where-error').textContent()).toBe('Minimum "x" is not a number.');
       await page.getByTestId('where-clear').click();
       await page.locator(`[data-testid=sample-table][data-rows="${ROWS}"]`).waitFor();
+    });
+
+    it('Health panel: a running check shows its progress (samples of the total) and Cancel stops it, shown as cancelled, nothing kept', async () => {
+      await open('big.beton');
+      await health('none');
+      await page.getByTestId('health-run').click();
+      await health('running');
+      // Progress from the check itself: some samples decoded, of the file's total.
+      await page.locator('[data-testid=health-progress]:not([data-done="0"])').waitFor();
+      expect(await page.getByTestId('health-done').textContent()).toMatch(new RegExp(`^\\d+ / ${BIG}$`));
+      expect(Number(await page.getByTestId('health-progress').getAttribute('data-done'))).toBeLessThan(BIG);
+      expect(await page.getByTestId('health-progress-bar').getAttribute('aria-valuenow')).not.toBeNull();
+      await shot(page, 'check-progress');
+      await page.getByTestId('health-cancel').click();
+      // Cancelled: said as such, not as a failure; the panel offers the check again; nothing kept beside the file.
+      await page.getByTestId('health-cancelled').waitFor();
+      await health('none');
+      expect(await page.getByTestId('health-progress').count()).toBe(0);
+      expect(await page.locator('[data-testid=health-panel] .banner-error').count()).toBe(0);
+      expect(await page.getByTestId('health-run').isEnabled()).toBe(true);
+      expect(existsSync(join(tmp, 'big.beton.check.json'))).toBe(false);
+      await shot(page, 'check-cancelled');
     });
 
     it('logged no page errors or console errors', () => {

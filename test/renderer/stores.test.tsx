@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ProgressEvent } from '../../core/api/contract.js';
+import type { DatasetCheck, ProgressEvent } from '../../core/api/contract.js';
 import { setTransport } from '../../renderer/src/lib/api.js';
 import { HISTORY_INTERVAL_MS, HISTORY_MAX, lastOkBuild, useBuildsStore } from '../../renderer/src/stores/builds.js';
 import { inspectErrorFor, useDatasetsStore } from '../../renderer/src/stores/datasets.js';
@@ -528,6 +528,60 @@ describe('sources and datasets stores', () => {
     expect(t.calls.filter((c) => c.method === 'datasets.preview').at(-1)!.params).toMatchObject({ start: 984, count: 24 });
     await useDatasetsStore.getState().goTo(984 - 24); // Previous: a plain page, nothing marked
     expect(useDatasetsStore.getState()).toMatchObject({ start: 960, focus: null });
+  });
+});
+
+describe('datasets store: the check as a job', () => {
+  const check: DatasetCheck = {
+    format: 'beton-studio/dataset-check',
+    version: 1,
+    beton: { file: '/d.beton', contentSha256: 'x', fileSize: 1, numSamples: 100 },
+    imageField: 'image',
+    labelField: null,
+    thresholds: { hamming: 7, minSide: 16, maxAspect: 10, minStdDev: 2 },
+    result: { corrupt: [], duplicates: [], near_duplicates: [], outliers: [], classes: {} },
+    labelConflicts: { duplicates: 0, near_duplicates: 0 },
+    elapsedMs: 10,
+    samplesPerSec: 1,
+    createdAt: '2026-01-01T00:00:00Z',
+  };
+  const checkProgress = (jobId: string, done: number): ProgressEvent => ({ jobId, kind: 'check', done, total: 100, rate: 5, etaMs: 1000 });
+
+  it('events that come before checks.start answers are applied once its id is known; the result lands in check', async () => {
+    fakeTransport({
+      'checks.start': () => {
+        // The host's events may beat its answer to the client.
+        routeEvent({ event: 'jobs:progress', data: checkProgress('c1', 40) });
+        routeEvent({ event: 'jobs:progress', data: checkProgress('other', 99) });
+        return { jobId: 'c1' };
+      },
+    });
+    useDatasetsStore.setState({ openPath: '/d.beton' });
+    await useDatasetsStore.getState().loadCheck(true);
+    expect(useDatasetsStore.getState()).toMatchObject({ checkRunning: true, checkJob: { id: 'c1', progress: { done: 40, total: 100 } } });
+    routeEvent({ event: 'jobs:progress', data: checkProgress('c1', 70) });
+    expect(useDatasetsStore.getState().checkJob?.progress?.done).toBe(70);
+    routeEvent({ event: 'jobs:finished', data: { jobId: 'c1', kind: 'check', status: 'ok', result: check } });
+    expect(useDatasetsStore.getState()).toMatchObject({ checkRunning: false, checkJob: null, check, checkError: null });
+  });
+
+  it('Cancel: checks.cancel with the job id; the cancelled end is a notice, not an error; a failed one is an error', async () => {
+    const t = fakeTransport({ 'checks.start': () => ({ jobId: 'c2' }), 'checks.cancel': () => ({ cancelled: true }) });
+    useDatasetsStore.setState({ openPath: '/d.beton' });
+    await useDatasetsStore.getState().loadCheck(true);
+    routeEvent({ event: 'jobs:progress', data: checkProgress('c2', 10) });
+    const cancelling = useDatasetsStore.getState().cancelCheck();
+    expect(useDatasetsStore.getState().checkJob?.cancelling).toBe(true);
+    await cancelling;
+    expect(t.calls.at(-1)).toEqual({ method: 'checks.cancel', params: { jobId: 'c2' } });
+    routeEvent({ event: 'jobs:finished', data: { jobId: 'c2', kind: 'check', status: 'cancelled', message: 'cancelled' } });
+    expect(useDatasetsStore.getState()).toMatchObject({ checkRunning: false, checkJob: null, checkCancelled: true, checkError: null });
+    fakeTransport({ 'checks.start': () => ({ jobId: 'c3' }) });
+    await useDatasetsStore.getState().loadCheck(true);
+    expect(useDatasetsStore.getState().checkCancelled).toBe(false);
+    routeEvent({ event: 'jobs:finished', data: { jobId: 'c3', kind: 'check', status: 'failed', code: 'CORRUPT', message: 'bad header' } });
+    expect(useDatasetsStore.getState()).toMatchObject({ checkRunning: false, checkJob: null, checkCancelled: false });
+    expect(useDatasetsStore.getState().checkError).toMatchObject({ code: 'CORRUPT', message: 'bad header' });
   });
 });
 

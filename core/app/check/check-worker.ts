@@ -13,8 +13,13 @@ export interface CheckWorkerData {
 
 export type CheckWorkerMessage = { type: 'facts'; facts: SampleFacts[] } | { type: 'done' } | { type: 'error'; message: string };
 
-/** Facts are posted in batches: progress moves, and no message carries a whole slice. */
+/**
+ * Facts are posted in batches: progress moves, and no message carries a whole slice. A batch
+ * also ends after BATCH_MS, so large images (100 ms each) still move the app's progress bar
+ * several times a second.
+ */
 const BATCH = 32;
+const BATCH_MS = 200;
 
 async function run(): Promise<void> {
   const d = workerData as CheckWorkerData;
@@ -28,11 +33,13 @@ async function run(): Promise<void> {
   }
   try {
     let batch: SampleFacts[] = [];
+    let since = performance.now();
     for (let i = d.start; i < d.end; i++) {
       batch.push(sampleFacts(reader, i, d.imageField, d.labelField));
-      if (batch.length === BATCH) {
+      if (batch.length === BATCH || performance.now() - since >= BATCH_MS) {
         post({ type: 'facts', facts: batch });
         batch = [];
+        since = performance.now();
       }
     }
     if (batch.length) post({ type: 'facts', facts: batch });

@@ -1,10 +1,10 @@
 import { usePick } from '../stores/use-pick.js';
 import type { ReactNode } from 'react';
 import type { DatasetCheck } from '../../../core/api/contract.js';
-import { formatDateTime, formatNumber } from '../lib/format.js';
-import { useDatasetsStore } from '../stores/datasets.js';
-import { Stat } from './Form.js';
-import { ErrorBanner, Loading } from './States.js';
+import { formatDateTime, formatEta, formatNumber, formatPercent, formatRate, percent } from '../lib/format.js';
+import { useDatasetsStore, type CheckJob } from '../stores/datasets.js';
+import { ProgressBar, Stat } from './Form.js';
+import { ErrorBanner } from './States.js';
 
 /** Sample ids as buttons that open the detail view. */
 function Ids({ ids, open }: { ids: readonly number[]; open(i: number): void }) {
@@ -90,14 +90,25 @@ function GroupList({
  * the check kept beside the file; a button runs it when none is kept or the file changed.
  */
 export function HealthPanel() {
-  const d = usePick(useDatasetsStore, 'check', 'checkRunning', 'checkError', 'openPath', 'loadCheck', 'openDetail');
+  const d = usePick(
+    useDatasetsStore,
+    'check',
+    'checkRunning',
+    'checkError',
+    'checkJob',
+    'checkCancelled',
+    'openPath',
+    'loadCheck',
+    'cancelCheck',
+    'openDetail',
+  );
   const c = d.check;
   return (
     <section
       className="card"
       aria-label="Health"
       data-testid="health-panel"
-      data-state={c ? 'checked' : d.checkRunning ? 'running' : 'none'}
+      data-state={d.checkRunning ? 'running' : c ? 'checked' : 'none'}
     >
       <header className="card-head">
         <h3>Health</h3>
@@ -116,9 +127,15 @@ export function HealthPanel() {
           {d.checkRunning ? 'Checking…' : c ? 'Check again' : 'Run check'}
         </button>
       </header>
-      {d.checkRunning ? <Loading label="Decoding every sample once…" /> : null}
+      {d.checkJob ? <CheckProgress job={d.checkJob} cancel={() => void d.cancelCheck()} /> : null}
+      {d.checkCancelled && !d.checkRunning ? (
+        // The user's own choice, not a failure: said plainly, without the red of an error.
+        <p className="notice" role="status" data-testid="health-cancelled">
+          The check was cancelled; nothing was kept{c ? ' (the findings below are from the last complete check)' : ''}.
+        </p>
+      ) : null}
       {d.checkError ? <ErrorBanner error={d.checkError} title="The check failed" onRetry={() => void d.loadCheck(true)} /> : null}
-      {c === null && !d.checkRunning ? (
+      {c === null && !d.checkRunning && !d.checkCancelled ? (
         <p className="muted" data-testid="health-none">
           Not checked yet (or the file changed since its last check). The check decodes every sample once and keeps its result in{' '}
           <code>{d.openPath}.check.json</code>.
@@ -126,6 +143,44 @@ export function HealthPanel() {
       ) : null}
       {c ? <Findings check={c} open={(i) => void d.openDetail(i)} /> : null}
     </section>
+  );
+}
+
+/** A running check: samples decoded of the total, the rate, time left, and Cancel. */
+function CheckProgress({ job, cancel }: { job: CheckJob; cancel(): void }) {
+  const p = job.progress;
+  const pct = p ? percent(p.done, p.total) : null;
+  return (
+    <div className="health-progress" data-testid="health-progress" data-done={p?.done ?? 0}>
+      <div className="progress-head">
+        <span className="muted">Decoding every sample once…</span>
+        <span className="progress-percent" data-testid="health-percent">
+          {pct === null ? 'starting…' : formatPercent(pct)}
+        </span>
+      </div>
+      <ProgressBar value={pct} label="Check progress" testId="health-progress-bar" />
+      <div className="stats">
+        <Stat
+          label="Samples"
+          value={p ? `${formatNumber(p.done)}${p.total !== null ? ` / ${formatNumber(p.total)}` : ''}` : '—'}
+          testId="health-done"
+        />
+        <Stat label="Rate" value={p ? formatRate(p.rate) : '—'} testId="health-rate" />
+        <Stat label="Time left" value={formatEta(p?.etaMs ?? null)} testId="health-eta" />
+      </div>
+      <div className="actions">
+        <button
+          type="button"
+          className="btn btn-danger"
+          data-testid="health-cancel"
+          onClick={cancel}
+          disabled={job.id === null || job.cancelling}
+        >
+          {job.cancelling ? 'Cancelling…' : 'Cancel check'}
+        </button>
+        <span className="muted">Cancelling keeps no result.</span>
+      </div>
+    </div>
   );
 }
 

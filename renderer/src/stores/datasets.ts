@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { DatasetCheck, InspectResult, PreviewResult, SampleDetail } from '../../../core/api/contract.js';
+import type { DatasetCheck, FinishedEvent, InspectResult, PreviewResult, ProgressEvent, SampleDetail } from '../../../core/api/contract.js';
 import type { SampleWhere } from '../../../core/api/sample-detail.js';
 import { ApiError, call, toApiError } from '../lib/api.js';
 import { isRemoteUrl, remoteUrlProblem } from '../lib/remote-url.js';
@@ -47,7 +47,15 @@ interface DatasetsState {
   check: DatasetCheck | null | undefined;
   checkRunning: boolean;
   checkError: ApiError | null;
+  /** The running check job (checks.start): its id once the host answered, its progress, a cancel on its way. */
+  checkJob: CheckJob | null;
+  /** The last check run was cancelled (the user's choice: said plainly, not as a failure). */
+  checkCancelled: boolean;
+  /** Reads the kept check (run false), or runs the check as a job (run true). */
   loadCheck(run: boolean): Promise<void>;
+  cancelCheck(): Promise<void>;
+  onCheckProgress(e: ProgressEvent): void;
+  onCheckFinished(e: FinishedEvent): void;
   setPath(p: string): void;
   setUrl(u: string): void;
   open(path?: string): Promise<void>;
@@ -62,6 +70,17 @@ let inspectSeq = 0;
 let previewSeq = 0;
 let detailSeq = 0;
 let checkSeq = 0;
+
+export interface CheckJob {
+  /** Null until checks.start answers (its events may come first: kept in `early`). */
+  id: string | null;
+  path: string;
+  progress: { done: number; total: number | null; rate: number; etaMs: number | null } | null;
+  cancelling: boolean;
+}
+
+/** Check events that arrived before checks.start answered with their job's id. */
+let early: Array<ProgressEvent | FinishedEvent> = [];
 
 export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
   path: '',
@@ -126,19 +145,75 @@ export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
   check: undefined,
   checkRunning: false,
   checkError: null,
+  checkJob: null,
+  checkCancelled: false,
   loadCheck: async (run) => {
     const { openPath } = get();
     if (!openPath) return;
     const my = ++checkSeq;
-    set({ checkRunning: run, checkError: null });
+    set({ checkRunning: run, checkError: null, checkCancelled: false });
     try {
-      const check = await call('datasets.check', { path: openPath, run });
-      if (my !== checkSeq) return;
-      set({ check, checkRunning: false });
+      if (!run) {
+        const check = await call('datasets.check', { path: openPath });
+        if (my === checkSeq) set({ check });
+        return;
+      }
+      // A job: progress and the result come as events (onCheckProgress, onCheckFinished).
+      early = [];
+      set({ checkJob: { id: null, path: openPath, progress: null, cancelling: false } });
+      const { jobId } = await call('checks.start', { path: openPath });
+      const job = get().checkJob;
+      if (my !== checkSeq || !job || job.path !== openPath) return;
+      set({ checkJob: { ...job, id: jobId } });
+      const kept = early.filter((e) => e.jobId === jobId);
+      early = [];
+      for (const e of kept) {
+        if ('status' in e) get().onCheckFinished(e);
+        else get().onCheckProgress(e);
+      }
     } catch (e) {
       if (my !== checkSeq) return;
-      set({ checkError: toApiError(e), checkRunning: false });
+      set({ checkError: toApiError(e), checkRunning: false, checkJob: null });
     }
+  },
+  cancelCheck: async () => {
+    const job = get().checkJob;
+    if (!job?.id || job.cancelling) return;
+    set({ checkJob: { ...job, cancelling: true } });
+    try {
+      const { cancelled } = await call('checks.cancel', { jobId: job.id });
+      // No such job on the host any more (it ended, or the host restarted): no jobs:finished will come.
+      if (!cancelled && get().checkJob?.id === job.id) set({ checkJob: null, checkRunning: false, checkCancelled: true });
+    } catch (e) {
+      if (get().checkJob?.id === job.id) set({ checkJob: { ...job, cancelling: false }, checkError: toApiError(e) });
+    }
+  },
+  onCheckProgress: (e) => {
+    const job = get().checkJob;
+    if (e.kind !== 'check' || !job) return;
+    if (job.id === null) {
+      if (early.length < 500) early.push(e);
+      return;
+    }
+    if (job.id !== e.jobId) return;
+    set({ checkJob: { ...job, progress: { done: e.done, total: e.total, rate: e.rate, etaMs: e.etaMs } } });
+  },
+  onCheckFinished: (e) => {
+    const job = get().checkJob;
+    if (e.kind !== 'check' || !job) return;
+    if (job.id === null) {
+      early.push(e);
+      return;
+    }
+    if (job.id !== e.jobId) return;
+    if (e.status === 'ok') set({ checkJob: null, checkRunning: false, check: e.result ?? null });
+    else if (e.status === 'cancelled') set({ checkJob: null, checkRunning: false, checkCancelled: true });
+    else
+      set({
+        checkJob: null,
+        checkRunning: false,
+        checkError: new ApiError(e.code ?? 'FAILED', e.message ?? 'the check failed'),
+      });
   },
   setPath: (path) => set({ path }),
   setUrl: (url) => set({ url, urlProblem: null }),
@@ -177,6 +252,9 @@ export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
       detail: null,
       check: undefined,
       checkError: null,
+      checkRunning: false,
+      checkJob: null,
+      checkCancelled: false,
     });
     detailSeq++;
     checkSeq++;
@@ -245,6 +323,9 @@ export const useDatasetsStore = create<DatasetsState>()((set, get) => ({
       detailIndex: null,
       detail: null,
       check: undefined,
+      checkRunning: false,
+      checkJob: null,
+      checkCancelled: false,
     });
   },
 }));

@@ -1,6 +1,7 @@
 /** Routes contract events to the stores that own them. Returns an unsubscribe. */
 import type { ApiEvent } from '../../../core/api/contract.js';
 import { useBuildsStore } from './builds.js';
+import { useDatasetsStore } from './datasets.js';
 import { useProfilesStore } from './profiles.js';
 import { useRunsStore } from './runs.js';
 
@@ -8,6 +9,7 @@ export function routeEvent(e: ApiEvent): void {
   switch (e.event) {
     case 'jobs:progress':
       if (e.data.kind === 'build') useBuildsStore.getState().onProgress(e.data);
+      else if (e.data.kind === 'check') useDatasetsStore.getState().onCheckProgress(e.data);
       else useProfilesStore.getState().onProgress(e.data);
       break;
     case 'jobs:sample':
@@ -15,6 +17,7 @@ export function routeEvent(e: ApiEvent): void {
       break;
     case 'jobs:finished':
       if (e.data.kind === 'build') useBuildsStore.getState().onFinished(e.data);
+      else if (e.data.kind === 'check') useDatasetsStore.getState().onCheckFinished(e.data);
       else useProfilesStore.getState().onFinished(e.data);
       break;
     case 'runs:changed':
