@@ -18,91 +18,74 @@ export interface CommandEntry {
   load: () => Promise<LoadedCommand>;
 }
 
-/** Commands writing an output that may be an s3:// URL: built locally, then uploaded. */
-async function remoteOutput(run: (argv: string[]) => Promise<number>): Promise<(argv: string[]) => Promise<number>> {
-  const { withRemoteOutput } = await import('./remote-output.js');
-  return (argv) => withRemoteOutput(argv, run);
+/** A command whose output may be an s3:// URL: built locally, then uploaded. */
+const remoteOutput =
+  (run: (argv: string[]) => Promise<number>) =>
+  async (argv: string[]): Promise<number> =>
+    (await import('./remote-output.js')).withRemoteOutput(argv, run);
+
+/** An entry whose module `load` imports and `pick` takes the help text and runner from. */
+function lazy<M>(summary: string, load: () => Promise<M>, pick: (m: M) => LoadedCommand): CommandEntry {
+  return { summary, load: async () => pick(await load()) };
 }
 
-/** In `beton --help` order. */
+/** In `beton --help` order. The import() calls are literal, so bundlers and tsc see every module. */
 export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
-  build: {
-    summary: 'build a .beton file from an image folder or a build config',
-    load: async () => {
-      const m = await import('./build-command.js');
-      return { help: m.BUILD_HELP, run: await remoteOutput(m.buildCommand) };
-    },
-  },
-  inspect: {
-    summary: "summarise a .beton file (ours or FFCV's)",
-    load: async () => {
-      const m = await import('./inspect-command.js');
-      return { help: m.INSPECT_HELP, run: m.inspectCommand };
-    },
-  },
-  check: {
-    summary: 'find corrupt samples, duplicates, near-duplicates, outliers; count classes',
-    load: async () => {
-      const m = await import('./check-command.js');
-      return { help: m.CHECK_HELP, run: m.checkCommand };
-    },
-  },
-  dump: {
-    summary: 'print every sample in the canonical JSON encoding',
-    load: async () => {
-      const m = await import('./dump-command.js');
-      return { help: m.DUMP_HELP, run: m.dumpCommand };
-    },
-  },
-  merge: {
-    summary: 'concatenate .beton files with the same fields (e.g. build shards)',
-    load: async () => {
-      const m = await import('./merge-command.js');
-      return { help: m.MERGE_HELP, run: await remoteOutput(m.mergeCommand) };
-    },
-  },
-  'bench-loader': {
-    summary: "measure the loader's images/s on a file",
-    load: async () => {
-      const m = await import('./bench-loader-command.js');
-      return { help: m.BENCH_LOADER_HELP, run: m.benchLoaderCommand };
-    },
-  },
-  runs: {
-    summary: 'list, show, compare, plot and delete recorded profile runs',
-    load: async () => {
-      const m = await import('./runs-command.js');
-      return { help: m.RUNS_HELP, run: m.runsCommand };
-    },
-  },
-  export: {
-    summary: 'Python FFCV code (or JSON) for a build or loader config',
-    load: async () => {
-      const m = await import('./export-command.js');
-      return { help: m.EXPORT_HELP, run: m.exportCommand };
-    },
-  },
-  serve: {
-    summary: 'serve the app to a browser (GPU boxes without a display)',
-    load: async () => {
-      const m = await import('./serve-command.js');
-      return { help: m.SERVE_HELP, run: m.serveCommand };
-    },
-  },
-  profile: {
-    summary: 'find the bottleneck: loader sweep or your training command, with a verdict',
-    load: async () => {
-      const m = await import('./profile-command.js');
-      return { help: m.PROFILE_HELP, run: m.profileCommand };
-    },
-  },
-  cp: {
-    summary: 'copy a dataset to or from object storage (s3://, https://), checked',
-    load: async () => {
-      const m = await import('./cp-command.js');
-      return { help: m.CP_HELP, run: m.cpCommand };
-    },
-  },
+  build: lazy(
+    'build a .beton file from an image folder or a build config',
+    () => import('./build-command.js'),
+    (m) => ({ help: m.BUILD_HELP, run: remoteOutput(m.buildCommand) }),
+  ),
+  inspect: lazy(
+    "summarise a .beton file (ours or FFCV's)",
+    () => import('./inspect-command.js'),
+    (m) => ({ help: m.INSPECT_HELP, run: m.inspectCommand }),
+  ),
+  check: lazy(
+    'find corrupt samples, duplicates, near-duplicates, outliers; count classes',
+    () => import('./check-command.js'),
+    (m) => ({ help: m.CHECK_HELP, run: m.checkCommand }),
+  ),
+  dump: lazy(
+    'print every sample in the canonical JSON encoding',
+    () => import('./dump-command.js'),
+    (m) => ({ help: m.DUMP_HELP, run: m.dumpCommand }),
+  ),
+  merge: lazy(
+    'concatenate .beton files with the same fields (e.g. build shards)',
+    () => import('./merge-command.js'),
+    (m) => ({ help: m.MERGE_HELP, run: remoteOutput(m.mergeCommand) }),
+  ),
+  'bench-loader': lazy(
+    "measure the loader's images/s on a file",
+    () => import('./bench-loader-command.js'),
+    (m) => ({ help: m.BENCH_LOADER_HELP, run: m.benchLoaderCommand }),
+  ),
+  runs: lazy(
+    'list, show, compare, plot and delete recorded profile runs',
+    () => import('./runs-command.js'),
+    (m) => ({ help: m.RUNS_HELP, run: m.runsCommand }),
+  ),
+  export: lazy(
+    'Python FFCV code (or JSON) for a build or loader config',
+    () => import('./export-command.js'),
+    (m) => ({ help: m.EXPORT_HELP, run: m.exportCommand }),
+  ),
+  serve: lazy(
+    'serve the app to a browser (GPU boxes without a display)',
+    () => import('./serve-command.js'),
+    (m) => ({ help: m.SERVE_HELP, run: m.serveCommand }),
+  ),
+  profile: lazy(
+    'find the bottleneck: loader sweep or your training command, with a verdict',
+    () => import('./profile-command.js'),
+    (m) => ({ help: m.PROFILE_HELP, run: m.profileCommand }),
+  ),
+  cp: lazy(
+    'copy a dataset to or from object storage (s3://, https://), checked',
+    () => import('./cp-command.js'),
+    (m) => ({ help: m.CP_HELP, run: m.cpCommand }),
+  ),
 };
 
 /** The command list of `beton --help`: names padded to a column (a long name takes two spaces). */
