@@ -1,52 +1,17 @@
 import { constants } from 'node:os';
 import { asBetonError, InterruptedError } from '../format/errors.js';
-import { BENCH_LOADER_HELP, benchLoaderCommand } from './bench-loader-command.js';
-import { BUILD_HELP, buildCommand } from './build-command.js';
-import { CP_HELP, cpCommand } from './cp-command.js';
-import { CHECK_HELP, checkCommand } from './check-command.js';
-import { DUMP_HELP, dumpCommand } from './dump-command.js';
-import { EXPORT_HELP, exportCommand } from './export-command.js';
-import { INSPECT_HELP, inspectCommand } from './inspect-command.js';
-import { MERGE_HELP, mergeCommand } from './merge-command.js';
-import { RUNS_HELP, runsCommand } from './runs-command.js';
-import { SERVE_HELP, serveCommand } from './serve-command.js';
-import { PROFILE_HELP, profileCommand } from './profile-command.js';
-import { withRemoteOutput } from './remote-output.js';
+import { COMMANDS, commandList } from './command-table.js';
 import { UsageError } from './usage-error.js';
 import { printableText } from '../format/printable.js';
 import { didYouMean, unknownOptionMessage } from './did-you-mean.js';
 import { versionText } from './version.js';
-
-const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<number> }> = {
-  build: { help: BUILD_HELP, run: (argv) => withRemoteOutput(argv, buildCommand) },
-  inspect: { help: INSPECT_HELP, run: inspectCommand },
-  check: { help: CHECK_HELP, run: checkCommand },
-  dump: { help: DUMP_HELP, run: dumpCommand },
-  merge: { help: MERGE_HELP, run: (argv) => withRemoteOutput(argv, mergeCommand) },
-  'bench-loader': { help: BENCH_LOADER_HELP, run: benchLoaderCommand },
-  runs: { help: RUNS_HELP, run: runsCommand },
-  export: { help: EXPORT_HELP, run: exportCommand },
-  serve: { help: SERVE_HELP, run: serveCommand },
-  profile: { help: PROFILE_HELP, run: profileCommand },
-  cp: { help: CP_HELP, run: cpCommand },
-};
 
 const HELP = `beton — FFCV-compatible .beton datasets
 
 Usage: beton <command> [options]   (beton <command> --help for details)
 
 Commands:
-  build     build a .beton file from an image folder or a build config
-  inspect   summarise a .beton file (ours or FFCV's)
-  check     find corrupt samples, duplicates, near-duplicates, outliers; count classes
-  dump      print every sample in the canonical JSON encoding
-  merge     concatenate .beton files with the same fields (e.g. build shards)
-  bench-loader  measure the loader's images/s on a file
-  runs      list, show, compare, plot and delete recorded profile runs
-  export    Python FFCV code (or JSON) for a build or loader config
-  serve     serve the app to a browser (GPU boxes without a display)
-  profile   find the bottleneck: loader sweep or your training command, with a verdict
-  cp        copy a dataset to or from object storage (s3://, https://), checked
+${commandList()}
 
 Exit codes: 0 ok, 1 failure, 2 bad usage.  beton --version: version and native addon.`;
 
@@ -62,22 +27,26 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(versionText() + '\n');
     return 0;
   }
-  const c = COMMANDS[cmd];
-  if (!c) {
+  const entry = Object.hasOwn(COMMANDS, cmd) ? COMMANDS[cmd] : undefined;
+  if (!entry) {
     // One line and the way on, not the whole help: a typo is the usual cause.
     const guess = didYouMean(cmd, Object.keys(COMMANDS));
     const what = cmd.startsWith('-') ? `unknown option ${cmd}` : `unknown command "${cmd}"`;
     process.stderr.write(`beton: ${what}${guess ? ` (did you mean ${guess}?)` : ''}\n  beton --help lists the commands.\n`);
     return 2;
   }
-  if (rest.includes('--help') || rest.includes('-h')) {
-    process.stdout.write(c.help + '\n');
-    return 0;
-  }
+  // Only this command's module (and what it imports) loads: see command-table.ts.
+  let help = '';
   try {
+    const c = await entry.load();
+    help = c.help;
+    if (rest.includes('--help') || rest.includes('-h')) {
+      process.stdout.write(c.help + '\n');
+      return 0;
+    }
     return await c.run(rest);
   } catch (e) {
-    return report(e, cmd, c.help);
+    return report(e, cmd, help);
   }
 }
 

@@ -162,7 +162,7 @@ export async function profileCommand(argv: string[]): Promise<number> {
         stages: !values['no-stages'],
       };
       // Before the sweep: a missing engine is one line, not a failed run in the database.
-      checkEngines(planInput, values.python ?? null);
+      await checkEngines(planInput, values.python ?? null);
       ({ run, runId: id } = await profileSweep(planInput, runs, {
         signal: ac.signal,
         gpu: !values['no-gpu'],

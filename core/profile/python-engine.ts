@@ -1,8 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BetonError } from '../format/errors.js';
+import { captureCommand } from './capture-command.js';
 import { LineSplitter } from './line-splitter.js';
 import { PYTHON_DRIVER } from './python-driver.js';
 import type { EngineName } from '../api/profile-model.js';
@@ -29,55 +30,71 @@ export function pythonFor(given?: string | null): string {
 }
 
 /** Where `cmd` resolves on PATH (for messages), or null. */
-function which(cmd: string): string | null {
+async function which(cmd: string): Promise<string | null> {
   if (cmd.includes('/')) return cmd;
-  const r = spawnSync('/bin/sh', ['-c', 'command -v "$0"', cmd], { encoding: 'utf8', timeout: 5000 });
+  const r = await captureCommand('/bin/sh', ['-c', 'command -v "$0"', cmd], { timeoutMs: 5000 });
   return r.status === 0 && r.stdout.trim() ? r.stdout.trim() : null;
 }
 
-const cache = new Map<string, EngineAvailability>();
+/**
+ * One answer per interpreter and engine, for the process's life. The promise is kept, not
+ * its result: requests that ask while Python is still importing wait for the same child.
+ */
+const cache = new Map<string, Promise<EngineAvailability>>();
+
+export interface AvailabilityOptions {
+  /** How long the import may take (default 120 s: torch on a cold disk is slow). */
+  timeoutMs?: number;
+  /** Then SIGKILL this long after SIGTERM (default 2 s). */
+  graceMs?: number;
+}
 
 /**
  * Whether an engine can run here: beton always; ffcv and torch when the Python interpreter
  * imports their modules (checked once per interpreter and engine, bounded by a timeout).
+ * Asynchronous: `beton serve` answers other requests while Python starts.
  */
-export function engineAvailability(engine: EngineName, python?: string | null): EngineAvailability {
-  if (engine === 'beton') return { engine, available: true, python: null, version: null, reason: null };
+export function engineAvailability(engine: EngineName, python?: string | null, o: AvailabilityOptions = {}): Promise<EngineAvailability> {
+  if (engine === 'beton') return Promise.resolve({ engine, available: true, python: null, version: null, reason: null });
   const cmd = pythonFor(python);
   const key = `${engine}\0${cmd}`;
-  const hit = cache.get(key);
-  if (hit) return hit;
+  let hit = cache.get(key);
+  if (!hit) {
+    hit = probe(engine, cmd, o);
+    cache.set(key, hit);
+  }
+  return hit;
+}
+
+/** Tries the engine's imports in `cmd` (never rejects: a failure is the reason). */
+async function probe(engine: Exclude<EngineName, 'beton'>, cmd: string, o: AvailabilityOptions): Promise<EngineAvailability> {
   const need = NEEDS[engine];
-  const path = which(cmd);
-  let out: EngineAvailability;
+  const path = await which(cmd);
   if (!path) {
-    out = {
+    return {
       engine,
       available: false,
       python: null,
       version: null,
       reason: `the ${engine} engine needs Python with ${need.modules}: no "${cmd}" on PATH; install Python 3 and \`${need.install}\`, or pass --python PATH`,
     };
-  } else {
-    const r = spawnSync(cmd, ['-c', `import sys, ${need.modules}; print(sys.version.split()[0])`], {
-      cwd: '/',
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
-    const version = r.status === 0 ? r.stdout.trim() : null;
-    const why = r.error ? r.error.message : (r.stderr ?? '').trim().split('\n').pop()?.slice(0, 200);
-    out = version
-      ? { engine, available: true, python: path, version, reason: null }
-      : {
-          engine,
-          available: false,
-          python: path,
-          version: null,
-          reason: `the ${engine} engine needs ${need.modules} in ${path} (${why || 'import failed'}): \`${path} -m ${need.install}\`, or pass --python PATH`,
-        };
   }
-  cache.set(key, out);
-  return out;
+  const r = await captureCommand(cmd, ['-c', `import sys, ${need.modules}; print(sys.version.split()[0])`], {
+    cwd: '/',
+    timeoutMs: o.timeoutMs ?? 120_000,
+    ...(o.graceMs !== undefined ? { graceMs: o.graceMs } : {}),
+  });
+  const version = r.status === 0 ? r.stdout.trim() : null;
+  const why = r.error ? r.error.message : r.stderr.trim().split('\n').pop()?.slice(0, 200);
+  return version
+    ? { engine, available: true, python: path, version, reason: null }
+    : {
+        engine,
+        available: false,
+        python: path,
+        version: null,
+        reason: `the ${engine} engine needs ${need.modules} in ${path} (${why || 'import failed'}): \`${path} -m ${need.install}\`, or pass --python PATH`,
+      };
 }
 
 /** One line of the driver's output (see python-driver.ts). */

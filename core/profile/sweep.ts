@@ -166,9 +166,12 @@ export function tryDatasetInfo(file: string): DatasetInfo | null {
  * the service call it before a sweep starts, so a missing FFCV is one line now, not an error
  * after minutes of sweeping the other engines (and no failed run in the database).
  */
-export function checkEngines(plan: Pick<ProfilePlan, 'engines' | 'source'> & { decoder?: string }, python?: string | null): void {
+export async function checkEngines(
+  plan: Pick<ProfilePlan, 'engines' | 'source'> & { decoder?: string },
+  python?: string | null,
+): Promise<void> {
   for (const e of plan.engines ?? []) {
-    const a = engineAvailability(e, python);
+    const a = await engineAvailability(e, python);
     if (!a.available) throw new BetonError('ENGINE_UNAVAILABLE', a.reason ?? `the ${e} engine is not available here`);
   }
   if (plan.engines?.includes('torch')) sourceFolderCheck(plan.source, plan.decoder ?? 'rrc:160');
@@ -198,7 +201,7 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
   r.close();
   const steps: PipelineStep[] = [parseDecoder(plan.decoder), ...(plan.flip ? [RandomHorizontalFlip()] : []), ToCHW()];
   const engines: EngineName[] = plan.engines ?? ['beton'];
-  checkEngines(plan, opts.python);
+  await checkEngines(plan, opts.python);
   if (engines.includes('ffcv') && (!opts.ffcvCode || !imageField))
     throw new BetonError('ENGINE_UNAVAILABLE', `the ffcv engine needs an image field in ${plan.file} and the exporter`);
   const grid: PointConfig[] = [];

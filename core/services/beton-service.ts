@@ -245,7 +245,7 @@ export class BetonService {
       const file = 'plan' in p ? this.fs.check(p.plan.file) : '';
       const source = 'plan' in p && p.plan.source !== undefined ? this.fs.check(p.plan.source) : undefined;
       // A missing engine (no FFCV in the server's Python) is the request's error, before a job or a run exists.
-      if ('plan' in p) checkEngines({ ...p.plan, ...(source !== undefined ? { source } : {}) });
+      if ('plan' in p) await checkEngines({ ...p.plan, ...(source !== undefined ? { source } : {}) });
       // A command's dataset is read too (its content hash identifies it in Runs): confined alike.
       const execFile = 'exec' in p && p.exec.file ? this.fs.check(p.exec.file) : null;
       // The run is stored at the end: a database that cannot take it fails now, not after the sweep.
@@ -281,11 +281,14 @@ export class BetonService {
     },
     'profiles.cancel': async (p) => ({ cancelled: this.jobs.cancel(p.jobId) }),
     // Spawns only the server's own Python (BETON_PYTHON or python3 on PATH) to try an import; the client names nothing.
+    // Asynchronous (a child with a timeout): other requests are answered while Python imports torch.
     'profiles.engines': async () =>
-      (['beton', 'ffcv', 'torch'] as const).map((e) => {
-        const a = engineAvailability(e);
-        return { engine: e, available: a.available, python: a.python, reason: a.reason };
-      }),
+      Promise.all(
+        (['beton', 'ffcv', 'torch'] as const).map(async (e) => {
+          const a = await engineAvailability(e);
+          return { engine: e, available: a.available, python: a.python, reason: a.reason };
+        }),
+      ),
     'runs.list': async (p) => listRuns(this.runs(), p.limit),
     'runs.get': async (p) => getRun(this.runs(), p.id),
     'runs.compare': async (p) => compareRuns(this.runs(), p.a, p.b),

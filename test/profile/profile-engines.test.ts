@@ -1,7 +1,7 @@
 // Engines, slices, stage costs and contention (issue 18): the pure parts, the runs database's
 // engine column, and a missing engine's one-line message. The real FFCV and torch runs are in
 // test/interop/profile-engines.test.ts.
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -149,13 +149,36 @@ describe('the Python driver protocol', () => {
 });
 
 describe('a missing engine', () => {
-  it('is one line naming the interpreter tried and how to get the engine', () => {
-    const a = engineAvailability('ffcv', '/nonexistent/python3');
+  it('is one line naming the interpreter tried and how to get the engine', async () => {
+    const a = await engineAvailability('ffcv', '/nonexistent/python3');
     expect(a.available).toBe(false);
     expect(a.reason).toMatch(/pip install ffcv/);
     expect(a.reason).toContain('/nonexistent/python3');
-    expect(engineAvailability('beton').available).toBe(true);
+    expect((await engineAvailability('beton')).available).toBe(true);
   });
+
+  it('a Python that hangs (and ignores SIGTERM) is killed with its children and is a reason, not a hang', async () => {
+    const hang = join(dir, 'hanging-python');
+    // Ignores SIGTERM and starts a child that would outlive it: SIGKILL to the group ends both.
+    writeFileSync(hang, `#!/bin/sh\ntrap '' TERM\nsleep 60 &\necho $! > '${join(dir, 'hang-child')}'\nwait\n`);
+    chmodSync(hang, 0o755);
+    const a = await engineAvailability('torch', hang, { timeoutMs: 300, graceMs: 300 });
+    expect(a.available).toBe(false);
+    expect(a.python).toBe(hang);
+    expect(a.reason).toMatch(/no answer in 0 s/);
+    const child = Number(readFileSync(join(dir, 'hang-child'), 'utf8'));
+    // Gone, or a zombie nobody reaps yet (PID 1 in a container may not): it no longer runs.
+    const running = (): boolean => existsSync(`/proc/${child}`) && !/\) Z /.test(readFileSync(`/proc/${child}/stat`, 'utf8'));
+    for (let i = 0; i < 100 && running(); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(running()).toBe(false);
+    // Two callers at once (ffcv, same interpreter) share one check; it is cached after.
+    const [b, c] = await Promise.all([
+      engineAvailability('ffcv', hang, { timeoutMs: 300, graceMs: 300 }),
+      engineAvailability('ffcv', hang),
+    ]);
+    expect(c).toBe(b);
+    expect(await engineAvailability('ffcv', hang)).toBe(b);
+  }, 30_000);
 
   it('beton profile --engine ffcv with no such Python: exit 1, one line, no stack, nothing measured', async () => {
     const file = join(dir, 'd.beton');
