@@ -13,6 +13,8 @@ import { EngineSummary, PointsTable } from '../../renderer/src/components/Points
 import { sharedRateUnit } from '../../renderer/src/lib/run-rates.js';
 import { ProfileScreen } from '../../renderer/src/screens/ProfileScreen.js';
 import { RunsTable } from '../../renderer/src/screens/runs/RunsTable.js';
+import { SelectedRuns } from '../../renderer/src/screens/runs/SelectedRuns.js';
+import type { ProfileRunView } from '../../renderer/src/lib/types.js';
 import { useProfilesStore } from '../../renderer/src/stores/profiles.js';
 import { useRunsStore } from '../../renderer/src/stores/runs.js';
 import { fakeTransport, resetStores, sample } from './helpers.js';
@@ -66,6 +68,30 @@ describe('the rate says what it counts', () => {
     expect(cells).toEqual(['120clips/s', '240images/s']);
     expect(screen.getAllByTestId('run-rate-unit').map((u) => u.textContent)).toEqual(['clips/s', 'images/s']);
     expect(sharedRateUnit([{ datasetSchema: undefined }])).toBe('images/s');
+  });
+
+  it('Runs: the overlay chart of selected runs is titled in their shared unit, and says when they differ', () => {
+    fakeTransport({});
+    const run = (id: number, schema: typeof VIDEO) =>
+      ({
+        id,
+        kind: 'sweep',
+        plan: { file: `/d${id}.beton` },
+        points: [],
+        samples: [],
+        dataset: { path: `/d${id}.beton`, schema },
+      }) as unknown as ProfileRunView;
+    useRunsStore.setState({ selected: [1], details: { 1: { loading: false, error: null, run: run(1, VIDEO) } } } as never);
+    const { rerender } = render(<SelectedRuns />);
+    expect(screen.getByTestId('overlay-chart').textContent).toContain('Clips/s vs workers');
+    act(() =>
+      useRunsStore.setState({
+        selected: [1, 3],
+        details: { 1: { loading: false, error: null, run: run(1, VIDEO) }, 3: { loading: false, error: null, run: run(3, IMAGES) } },
+      } as never),
+    );
+    rerender(<SelectedRuns />);
+    expect(screen.getByTestId('overlay-chart').textContent).toContain('Rate vs workers (the runs count different samples)');
   });
 
   it('Profile: a sweep of a video dataset charts and states clips/s', async () => {

@@ -1,3 +1,4 @@
+import { ORDER_NAMES } from '../../../../core/api/constants.js';
 import { Check, GroupError, SelectField, TextField } from '../../components/Form.js';
 import { PathPicker } from '../../components/FileBrowser.js';
 import { DECODER_OPTIONS, type DecoderKind, type ProfileForm } from '../../lib/profile-form.js';
@@ -5,11 +6,7 @@ import type { OrderName } from '../../lib/types.js';
 import { EnginesField } from './EnginesField.js';
 import { toggle } from './toggle.js';
 
-const ORDERS: Array<{ value: OrderName; label: string }> = [
-  { value: 'sequential', label: 'sequential' },
-  { value: 'random', label: 'random' },
-  { value: 'quasi_random', label: 'quasi-random' },
-];
+const ORDERS: Array<{ value: OrderName; label: string }> = ORDER_NAMES.map((o) => ({ value: o, label: o.replace('_', '-') }));
 
 /** The "Loader sweep" inputs: the file, the grid (workers × batch sizes × orders × caches × engines) and the decoder. */
 export function SweepFields({

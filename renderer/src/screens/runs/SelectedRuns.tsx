@@ -2,6 +2,7 @@ import { useMemo } from 'react';
 import { ChartCard, Lines } from '../../components/Charts.js';
 import { ErrorBanner, Loading } from '../../components/States.js';
 import { overlayChart } from '../../lib/series.js';
+import { sharedRateUnit } from '../../lib/run-rates.js';
 import type { ProfileRunView } from '../../lib/types.js';
 import { useRunsStore } from '../../stores/runs.js';
 import { CompareTable } from './CompareTable.js';
@@ -13,6 +14,8 @@ export function SelectedRuns() {
   const { selected, details, comparison } = usePick(useRunsStore, 'selected', 'details', 'comparison');
   const chosen = useMemo(() => selected.map((id) => details[id]?.run).filter((x): x is ProfileRunView => !!x), [selected, details]);
   const overlay = useMemo(() => overlayChart(chosen), [chosen]);
+  // One unit when every run measured the same kind of sample (images, clips); otherwise the chart says the units differ.
+  const unit = sharedRateUnit(chosen.map((r) => ({ datasetSchema: r.dataset?.schema ?? null })));
   if (!selected.length) return null;
   const [a, b] = [...chosen].sort((x, y) => x.id - y.id);
   return (
@@ -22,7 +25,7 @@ export function SelectedRuns() {
         details[id]?.error ? <ErrorBanner key={id} error={details[id]!.error!} title={`Cannot load run ${id}`} /> : null,
       )}
       <ChartCard
-        title="Images/s vs workers"
+        title={unit ? `${unit[0]!.toUpperCase()}${unit.slice(1)} vs workers` : 'Rate vs workers (the runs count different samples)'}
         subtitle={`best per worker count · ${selected.map((id) => `run ${id}`).join(' vs ')}`}
         testId="overlay-chart"
         count={overlay.rows.length}
