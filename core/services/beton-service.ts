@@ -242,7 +242,8 @@ export class BetonService {
     },
     'profiles.start': async (p) => {
       // Refused before a job exists, so the client gets the code (403), not a failed job.
-      const file = 'plan' in p ? this.fs.check(p.plan.file) : '';
+      // A URL under --allow-remote is swept as `beton profile URL` does (network-bound verdicts).
+      const file = 'plan' in p ? this.datasetPath(p.plan.file) : '';
       const source = 'plan' in p && p.plan.source !== undefined ? this.fs.check(p.plan.source) : undefined;
       // A missing engine (no FFCV in the server's Python) is the request's error, before a job or a run exists.
       if ('plan' in p) await checkEngines({ ...p.plan, ...(source !== undefined ? { source } : {}) });
@@ -314,10 +315,11 @@ export class BetonService {
         );
       }
       if (p.loader) {
-        // The file's fields when it lies in the served folders; otherwise the code is written from the config alone.
+        // The file's fields when it lies in the served folders or under --allow-remote (read from
+        // what the open fetches, no data pages); otherwise the code is written from the config alone.
         let fieldsFrom: string | null;
         try {
-          fieldsFrom = this.fs.check(p.loader.file);
+          fieldsFrom = this.datasetPath(p.loader.file);
         } catch {
           fieldsFrom = null;
         }

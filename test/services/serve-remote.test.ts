@@ -2,7 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiEvent, FinishedEvent } from '../../core/api/contract.js';
+import { IntField } from '../../core/fields/int-field.js';
+import { NDArrayField } from '../../core/fields/ndarray-field.js';
 import { BetonService } from '../../core/services/beton-service.js';
+import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 import { RemoteAccess } from '../../core/services/remote-access.js';
 import { fixturePath } from '../helpers/fixtures.js';
 import { fileBytes, startServers, type RemoteServers } from '../helpers/remote-servers.js';
@@ -17,6 +21,12 @@ beforeAll(async () => {
   await srv.put('data', 'sets/images_jpg.beton', fileBytes(fixturePath('images_jpg')));
   await srv.put('other', 'images_jpg.beton', fileBytes(fixturePath('images_jpg')));
   await srv.serve('images_jpg.beton', fileBytes(fixturePath('images_jpg')));
+  // A wide unsigned array: only the file's own fields make the export write its pipeline out.
+  const u16 = join(dir, 'u16.beton');
+  await new DatasetWriter(u16, { a: new NDArrayField({ dtype: '<u2', shape: [2] }), n: new IntField() }, { numWorkers: 0 }).write([
+    { a: new Uint16Array([1, 2]), n: 1 },
+  ]);
+  await srv.put('data', 'sets/u16.beton', fileBytes(u16));
   Object.assign(process.env, srv.env());
   service = new BetonService({
     roots: [dir],
@@ -97,6 +107,52 @@ describe('beton serve --allow-remote', () => {
     expect(r.error?.message).toMatch(/--allow-remote/);
     none.close();
   });
+
+  it('profiles.start sweeps an allowed URL to a run with points; a URL outside the prefixes is FORBIDDEN before a job', async () => {
+    const url = 's3://data/sets/images_jpg.beton';
+    const events: ApiEvent[] = [];
+    const off = service.on((e) => events.push(e));
+    try {
+      const plan = { workers: [1], batchSizes: [4], orders: ['sequential' as const], secondsPerPoint: 0.5, warmupBatches: 1 };
+      const forbidden = (await service.call('profiles.start', { plan: { ...plan, file: 's3://other/images_jpg.beton' } })) as {
+        ok: boolean;
+        error?: { code: string };
+      };
+      expect(forbidden.error?.code).toBe('FORBIDDEN');
+      expect(events.filter((e) => e.event === 'jobs:finished')).toHaveLength(0);
+      const started = await service.call('profiles.start', { plan: { ...plan, file: url } });
+      expect(started.ok, JSON.stringify(started)).toBe(true);
+      const end = Date.now() + 100_000;
+      let fin: FinishedEvent | undefined;
+      while (!(fin = events.find((e) => e.event === 'jobs:finished')?.data as FinishedEvent | undefined) && Date.now() < end)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(fin?.status, JSON.stringify(fin)).toBe('ok');
+      const outcome = fin!.result as { runId: number; points: unknown[] };
+      expect(outcome.points.length).toBeGreaterThan(0);
+      const run = (await service.call('runs.get', { id: outcome.runId })) as { ok: boolean; value: { dataset: { path: string } } };
+      expect(run.value.dataset.path).toBe(url);
+    } finally {
+      off();
+    }
+  }, 120_000);
+
+  it('export.generate reads the fields of an allowed URL (wide unsigned arrays) and writes code naming it', async () => {
+    const url = 's3://data/sets/u16.beton';
+    const r = (await service.call('export.generate', {
+      loader: { file: url, batchSize: 1, pipelines: { n: [{ decoder: 'int' }] } },
+      format: 'python',
+    })) as { ok: boolean; value: { text: string } };
+    expect(r.ok, JSON.stringify(r)).toBe(true);
+    expect(r.value.text).toContain(JSON.stringify(url));
+    expect(r.value.text).toContain('"a": [NDArrayAsSignedDecoder(), ToTensor()]');
+    // Outside the prefixes: nothing is fetched, the code comes from the config alone.
+    const other = (await service.call('export.generate', {
+      loader: { file: 's3://other/images_jpg.beton', batchSize: 1, pipelines: { n: [{ decoder: 'int' }] } },
+      format: 'python',
+    })) as { ok: boolean; value: { text: string } };
+    expect(other.ok).toBe(true);
+    expect(other.value.text).not.toContain('NDArrayAsSignedDecoder');
+  }, 60_000);
 
   it('a bucket-only prefix covers the bucket; a bad prefix is refused', () => {
     expect(new RemoteAccess(['s3://data']).check('s3://data/a/b.beton')).toBe('s3://data/a/b.beton');
