@@ -43,3 +43,9 @@ export function allowPrefixFor(url: string): string {
   const head = /^[a-z0-9]+:\/\/[^/]*\//i.exec(t)?.[0].length ?? 0;
   return head > 0 && cut + 1 >= head ? t.slice(0, cut + 1) : t;
 }
+
+/**
+ * The placeholder of a .beton field that takes a local path or a URL typed in (Profile's
+ * sweep, Export): the server reads a URL only under its --allow-remote prefixes, and says so.
+ */
+export const PATH_OR_URL_PLACEHOLDER = '/data/train.beton or s3://bucket/train.beton';

@@ -9,7 +9,8 @@ import { FieldsCard } from './dataset/FieldsCard.js';
 import { HeaderCard } from './dataset/HeaderCard.js';
 import { OpenCard } from './dataset/OpenCard.js';
 import { PageMapCard } from './dataset/PageMapCard.js';
-import { RemoteHealthNote, RemoteRefused } from './dataset/RemoteNotes.js';
+import { RemoteRefused } from '../components/RemoteRefused.js';
+import { RemoteHealthNote } from './dataset/RemoteNotes.js';
 import { SamplesCard } from './dataset/SamplesCard.js';
 
 /** The Dataset screen: open a .beton, its header, fields and page map, its classes and health, and its samples. */

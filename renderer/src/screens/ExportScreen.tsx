@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { EmptyState, ErrorBanner, Loading } from '../components/States.js';
 import { validateExportForm } from '../lib/export-form.js';
 import { InlineMarkdown } from '../components/InlineMarkdown.js';
+import { FileErrorBanner } from '../components/RemoteRefused.js';
 import { ExportResultCard } from './export/ExportResultCard.js';
 import { LoaderSettingsForm } from './export/LoaderSettingsForm.js';
 import { buildFor, useBuildsStore } from '../stores/builds.js';
@@ -60,7 +61,7 @@ export function ExportScreen() {
       </header>
       <section className="card">
         <LoaderSettingsForm form={f} errors={e} hasBuild={!!build} onChange={x.setForm} />
-        {fieldsError ? <ErrorBanner error={fieldsError} title="Cannot read this file's fields" /> : null}
+        {fieldsError ? <FileErrorBanner file={f.file} error={fieldsError} title="Cannot read this file's fields" /> : null}
         {x.fields && x.fields.path === f.file.trim() ? (
           <p className="muted">Pipelines for {x.fields.fields.map((fl) => `${fl.name} (${fl.type})`).join(', ')}.</p>
         ) : null}

@@ -1,6 +1,7 @@
 /** The Export screen's loader settings: file, batch, workers, order, decoder, caching, and whether to include the build. */
 import { ORDER_NAMES } from '../../../../core/api/constants.js';
 import { PathPicker } from '../../components/FileBrowser.js';
+import { PATH_OR_URL_PLACEHOLDER } from '../../lib/remote-url.js';
 import { Check, SelectField, TextField } from '../../components/Form.js';
 import type { ExportForm } from '../../lib/export-form.js';
 import { DECODER_OPTIONS, type DecoderKind } from '../../lib/profile-form.js';
@@ -28,6 +29,7 @@ export function LoaderSettingsForm({
           pick="file"
           accept={['beton']}
           testId="export-file"
+          placeholder={PATH_OR_URL_PLACEHOLDER}
           error={e.file}
         />
       </div>

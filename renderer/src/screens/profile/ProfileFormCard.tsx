@@ -1,5 +1,5 @@
 import { useEffect, useMemo } from 'react';
-import { ErrorBanner } from '../../components/States.js';
+import { FileErrorBanner } from '../../components/RemoteRefused.js';
 import { validateProfileForm } from '../../lib/profile-form.js';
 import { useEnvStore } from '../../stores/env.js';
 import { profileStartErrorFor, useProfilesStore } from '../../stores/profiles.js';
@@ -89,7 +89,9 @@ export function ProfileFormCard() {
         <CommandFields form={f} errors={e} execOff={execOff} setForm={p.setForm} />
       )}
       <div className="actions">
-        {startError ? <ErrorBanner error={startError} title="The profile did not start" /> : null}
+        {startError ? (
+          <FileErrorBanner file={f.mode === 'grid' ? f.file : ''} error={startError} title="The profile did not start" />
+        ) : null}
         {checked.grid.length ? (
           <span className="muted">
             {checked.grid.length} {checked.grid.length === 1 ? 'point' : 'points'} to measure

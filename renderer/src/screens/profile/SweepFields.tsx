@@ -1,6 +1,7 @@
 import { ORDER_NAMES } from '../../../../core/api/constants.js';
 import { Check, GroupError, SelectField, TextField } from '../../components/Form.js';
 import { PathPicker } from '../../components/FileBrowser.js';
+import { PATH_OR_URL_PLACEHOLDER } from '../../lib/remote-url.js';
 import { DECODER_OPTIONS, type DecoderKind, type ProfileForm } from '../../lib/profile-form.js';
 import type { OrderName } from '../../lib/types.js';
 import { EnginesField } from './EnginesField.js';
@@ -30,6 +31,7 @@ export function SweepFields({
           pick="file"
           accept={['beton']}
           testId="profile-file"
+          placeholder={PATH_OR_URL_PLACEHOLDER}
           error={e.file}
         />
       </div>
