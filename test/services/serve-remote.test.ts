@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiEvent, FinishedEvent } from '../../core/api/contract.js';
 import { IntField } from '../../core/fields/int-field.js';
 import { NDArrayField } from '../../core/fields/ndarray-field.js';
+import { datasetContentSha256 } from '../../core/reader/content-hash.js';
 import { BetonService } from '../../core/services/beton-service.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 import { RemoteAccess } from '../../core/services/remote-access.js';
@@ -129,8 +130,13 @@ describe('beton serve --allow-remote', () => {
       expect(fin?.status, JSON.stringify(fin)).toBe('ok');
       const outcome = fin!.result as { runId: number; points: unknown[] };
       expect(outcome.points.length).toBeGreaterThan(0);
-      const run = (await service.call('runs.get', { id: outcome.runId })) as { ok: boolean; value: { dataset: { path: string } } };
+      const run = (await service.call('runs.get', { id: outcome.runId })) as {
+        ok: boolean;
+        value: { dataset: { path: string; contentSha256: string } };
+      };
       expect(run.value.dataset.path).toBe(url);
+      // Its identity in Runs is the local copy's (header, fields, allocation table: no data page read for it).
+      expect(run.value.dataset.contentSha256).toBe(datasetContentSha256(fixturePath('images_jpg')));
     } finally {
       off();
     }
