@@ -8,26 +8,13 @@
  * dataset-url.png, dataset-url-refused.png.
  */
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixturePath, manifest } from '../helpers/fixtures.js';
-import { fileBytes, startServers, type RemoteServers } from '../helpers/remote-servers.js';
-import { needChromium, serveApp, shot } from './e2e-helpers.js';
-
-const URL_OK = 's3://data/sets/images_jpg.beton';
-const URL_REFUSED = 's3://other/images_jpg.beton';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { manifest } from '../helpers/fixtures.js';
+import { needChromium, shot } from './e2e-helpers.js';
+import { serveRemoteApp, URL_OK, URL_REFUSED } from './remote-app.js';
 
 describe.skipIf(!needChromium())('Dataset screen: open a dataset by URL, end to end', () => {
-  let srv: RemoteServers;
-  // Registered before serveApp's: the server's environment names s3rver's port.
-  beforeAll(async () => {
-    srv = await startServers(['data', 'other']);
-    await srv.put('data', 'sets/images_jpg.beton', fileBytes(fixturePath('images_jpg')));
-    await srv.put('other', 'images_jpg.beton', fileBytes(fixturePath('images_jpg')));
-  }, 60_000);
-  afterAll(async () => {
-    await srv?.stop();
-  });
-  const app = serveApp({ prefix: 'beton-e2e-url-', env: () => srv.env(), args: ['--allow-remote', 's3://data/sets'] });
+  const app = serveRemoteApp('beton-e2e-url-');
   const { problems } = app;
   let page: Page;
   const inspects: string[] = [];
