@@ -3,7 +3,8 @@
  * thread, test/helpers/remote-servers.ts) holding an FFCV fixture at URL_OK, and the same
  * file at URL_REFUSED outside the prefix: the e2e tests of the screens that open a URL.
  */
-import { afterAll, beforeAll } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { fixturePath } from '../helpers/fixtures.js';
 import { fileBytes, startServers, type RemoteServers } from '../helpers/remote-servers.js';
 import { serveApp, type AppSession } from './e2e-helpers.js';
@@ -23,4 +24,15 @@ export function serveRemoteApp(prefix: string): AppSession {
     await srv?.stop();
   });
   return serveApp({ prefix, env: () => srv.env(), args: ['--allow-remote', 's3://data/sets'] });
+}
+
+/** The one line a screen shows for URL_REFUSED: the prefix that would allow it, the server's own words (its prefixes) in the tooltip. */
+export async function expectRefused(page: Page, testId: string): Promise<void> {
+  const refused = page.getByTestId(testId);
+  await refused.waitFor();
+  expect(await refused.getAttribute('data-code')).toBe('FORBIDDEN');
+  expect(await refused.textContent()).toBe(
+    `This server may not open ${URL_REFUSED}: to allow it, restart it with beton serve FOLDER --allow-remote s3://other/.`,
+  );
+  expect(await refused.getAttribute('title')).toContain('s3://data/sets');
 }

@@ -9,7 +9,7 @@
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { needChromium, shot } from './e2e-helpers.js';
-import { serveRemoteApp, URL_OK, URL_REFUSED } from './remote-app.js';
+import { expectRefused, serveRemoteApp, URL_OK, URL_REFUSED } from './remote-app.js';
 
 describe.skipIf(!needChromium())('Profile and Export screens: a dataset by URL, end to end', () => {
   const app = serveRemoteApp('beton-e2e-url-screens-');
@@ -30,13 +30,7 @@ describe.skipIf(!needChromium())('Profile and Export screens: a dataset by URL, 
     await page.getByTestId('profile-warmup').fill('1');
     await page.getByTestId('profile-start').click();
     // One line with the prefix that would allow it, as on the Dataset screen.
-    const refused = page.getByTestId('url-refused');
-    await refused.waitFor();
-    expect(await refused.getAttribute('data-code')).toBe('FORBIDDEN');
-    expect(await refused.textContent()).toBe(
-      `This server may not open ${URL_REFUSED}: to allow it, restart it with beton serve FOLDER --allow-remote s3://other/.`,
-    );
-    expect(await refused.getAttribute('title')).toContain('s3://data/sets');
+    await expectRefused(page, 'url-refused');
 
     await page.getByTestId('profile-file').fill(URL_OK);
     await page.getByTestId('profile-start').click();
@@ -49,7 +43,7 @@ describe.skipIf(!needChromium())('Profile and Export screens: a dataset by URL, 
     await page.getByTestId('nav-export').click();
     expect(await page.getByTestId('export-file').getAttribute('placeholder')).toContain('s3://');
     await page.getByTestId('export-file').fill(URL_REFUSED);
-    await page.locator('[data-testid=url-refused][data-code=FORBIDDEN]').waitFor();
+    await expectRefused(page, 'url-refused');
 
     await page.getByTestId('export-file').fill(URL_OK);
     await page.getByTestId('format-python').click();
