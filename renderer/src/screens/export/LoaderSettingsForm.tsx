@@ -1,10 +1,8 @@
 /** The Export screen's loader settings: file, batch, workers, order, decoder, caching, and whether to include the build. */
 import { ORDER_NAMES } from '../../../../core/api/constants.js';
-import { PathPicker } from '../../components/FileBrowser.js';
-import { PATH_OR_URL_PLACEHOLDER } from '../../lib/remote-url.js';
+import { DatasetFileField, DecoderFields } from '../../components/LoaderFields.js';
 import { Check, SelectField, TextField } from '../../components/Form.js';
 import type { ExportForm } from '../../lib/export-form.js';
-import { DECODER_OPTIONS, type DecoderKind } from '../../lib/profile-form.js';
 import type { OrderName } from '../../lib/types.js';
 
 export function LoaderSettingsForm({
@@ -21,18 +19,7 @@ export function LoaderSettingsForm({
 }) {
   return (
     <div className="grid-form">
-      <div className="span-2">
-        <PathPicker
-          label=".beton file"
-          value={f.file}
-          onChange={(file) => onChange({ file })}
-          pick="file"
-          accept={['beton']}
-          testId="export-file"
-          placeholder={PATH_OR_URL_PLACEHOLDER}
-          error={e.file}
-        />
-      </div>
+      <DatasetFileField value={f.file} onChange={(file) => onChange({ file })} error={e.file} testId="export-file" />
       <TextField
         label="Batch size"
         value={f.batchSize}
@@ -65,19 +52,12 @@ export function LoaderSettingsForm({
         inputMode="numeric"
         placeholder="3 (the loader's default)"
       />
-      <SelectField<DecoderKind>
-        label="Image decoder"
-        value={f.decoder}
-        onChange={(decoder) => onChange({ decoder })}
-        options={DECODER_OPTIONS}
-      />
-      <TextField
-        label="Crop size (px)"
-        value={f.size}
-        onChange={(size) => onChange({ size })}
-        error={e.size}
-        disabled={f.decoder === 'simple'}
-        inputMode="numeric"
+      <DecoderFields
+        decoder={f.decoder}
+        size={f.size}
+        sizeError={e.size}
+        onDecoder={(decoder) => onChange({ decoder })}
+        onSize={(size) => onChange({ size })}
       />
       <div className="checks span-2">
         <Check label="Random horizontal flip" checked={f.flip} onChange={(flip) => onChange({ flip })} />

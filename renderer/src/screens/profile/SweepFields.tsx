@@ -1,8 +1,8 @@
 import { ORDER_NAMES } from '../../../../core/api/constants.js';
-import { Check, GroupError, SelectField, TextField } from '../../components/Form.js';
+import { Check, GroupError, TextField } from '../../components/Form.js';
 import { PathPicker } from '../../components/FileBrowser.js';
-import { PATH_OR_URL_PLACEHOLDER } from '../../lib/remote-url.js';
-import { DECODER_OPTIONS, type DecoderKind, type ProfileForm } from '../../lib/profile-form.js';
+import type { ProfileForm } from '../../lib/profile-form.js';
+import { DatasetFileField, DecoderFields } from '../../components/LoaderFields.js';
 import type { OrderName } from '../../lib/types.js';
 import { EnginesField } from './EnginesField.js';
 import { toggle } from './toggle.js';
@@ -23,18 +23,7 @@ export function SweepFields({
 }) {
   return (
     <div className="grid-form">
-      <div className="span-2">
-        <PathPicker
-          label=".beton file"
-          value={f.file}
-          onChange={(file) => setForm({ file })}
-          pick="file"
-          accept={['beton']}
-          testId="profile-file"
-          placeholder={PATH_OR_URL_PLACEHOLDER}
-          error={e.file}
-        />
-      </div>
+      <DatasetFileField value={f.file} onChange={(file) => setForm({ file })} error={e.file} testId="profile-file" />
       <TextField
         label="Workers"
         value={f.workers}
@@ -82,20 +71,13 @@ export function SweepFields({
         </div>
         <GroupError error={e.caches} />
       </fieldset>
-      <SelectField<DecoderKind>
-        label="Decoder"
-        value={f.decoder}
-        onChange={(decoder) => setForm({ decoder })}
-        options={DECODER_OPTIONS}
-        testId="profile-decoder"
-      />
-      <TextField
-        label="Crop size (px)"
-        value={f.decoderSize}
-        onChange={(decoderSize) => setForm({ decoderSize })}
-        error={e.decoderSize}
-        disabled={f.decoder === 'simple'}
-        inputMode="numeric"
+      <DecoderFields
+        decoder={f.decoder}
+        size={f.decoderSize}
+        sizeError={e.decoderSize}
+        onDecoder={(decoder) => setForm({ decoder })}
+        onSize={(decoderSize) => setForm({ decoderSize })}
+        decoderTestId="profile-decoder"
       />
       <TextField
         label="Seconds per point"
