@@ -9,7 +9,7 @@
  * - a build is recorded in the runs database the same from `beton build` and `builds.start`.
  * The CLI runs from dist/ (npm run build:ts).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +26,7 @@ import { BetonService } from '../../core/services/beton-service.js';
 import { cli, ROOT } from '../helpers/cli.js';
 import sharp from 'sharp';
 import { requires } from '../helpers/requires.js';
+import { writeVideoFolder } from '../helpers/videos.js';
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'beton-build-uses-')));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -47,22 +48,7 @@ async function imageFolder(): Promise<string> {
 
 function videoFolder(): string {
   const root = join(dir, 'videos');
-  if (existsSync(root)) return root;
-  for (const cls of ['a', 'b']) {
-    mkdirSync(join(root, cls), { recursive: true });
-    execFileSync('ffmpeg', [
-      '-loglevel',
-      'error',
-      '-f',
-      'lavfi',
-      '-i',
-      'color=c=red:s=32x24:r=10:d=2',
-      '-c:v',
-      'mjpeg',
-      join(root, cls, 'v.avi'),
-    ]);
-  }
-  return root;
+  return existsSync(root) ? root : writeVideoFolder(root, { a: 'red', b: 'red' });
 }
 
 describe.skipIf(!hasFfmpeg)('one detection for the CLI and the app', () => {

@@ -4,11 +4,12 @@
  * folder with the sample images, a CSV with a string column and a small video folder, driven
  * in headless Chromium. Screenshots: test-output/screenshots/d3-*, d6-*, d7-*, f5-*.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { writeVideoFolder } from '../helpers/videos.js';
 import { requires } from '../helpers/requires.js';
 import { needChromium, serveApp, shot } from './e2e-helpers.js';
 
@@ -29,29 +30,7 @@ describe.skipIf(!needChromium())('screens follow their inputs; layout, video and
         join(dir, 'table.csv'),
         `id,species,weight,notes_for_a_rather_long_column,another_measurement,final_column_label\n${rows.join('\n')}\n`,
       );
-      if (HAVE_FFMPEG) {
-        for (const [cls, colour] of [
-          ['a', 'red'],
-          ['b', 'blue'],
-        ] as const) {
-          mkdirSync(join(dir, 'videos', cls), { recursive: true });
-          execFileSync('ffmpeg', [
-            '-loglevel',
-            'error',
-            '-f',
-            'lavfi',
-            '-i',
-            `testsrc=s=64x48:r=10:d=2`,
-            '-vf',
-            `drawbox=c=${colour}:t=4`,
-            '-c:v',
-            'mjpeg',
-            '-q:v',
-            '3',
-            join(dir, 'videos', cls, 'v.avi'),
-          ]);
-        }
-      }
+      if (HAVE_FFMPEG) writeVideoFolder(join(dir, 'videos'), { a: 'red', b: 'blue' }, { size: '64x48', pattern: 'testsrc', quality: 3 });
     },
   });
   const { problems } = app;

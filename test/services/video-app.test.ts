@@ -1,5 +1,5 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import type { DetectedSource, PreviewResult } from '../../core/api/contract.js';
 import { BetonService } from '../../core/services/beton-service.js';
 import { buildDataset } from '../../core/app/build.js';
 import { requires } from '../helpers/requires.js';
+import { writeVideoFolder } from '../helpers/videos.js';
 
 const hasFfmpeg = requires('ffmpeg', 'apt-get install -y ffmpeg', spawnSync('ffmpeg', ['-version']).status === 0);
 const dir = mkdtempSync(join(tmpdir(), 'beton-video-app-'));
@@ -16,25 +17,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe.skipIf(!hasFfmpeg)('the app with a video folder', () => {
   it('detects a video folder as clips and previews a clip as a filmstrip', async () => {
     const root = join(dir, 'videos');
-    for (const [cls, colour] of [
-      ['a', 'red'],
-      ['b', 'blue'],
-    ] as const) {
-      mkdirSync(join(root, cls), { recursive: true });
-      execFileSync('ffmpeg', [
-        '-loglevel',
-        'error',
-        '-f',
-        'lavfi',
-        '-i',
-        `color=c=${colour}:s=32x24:r=10:d=2`,
-        '-c:v',
-        'mjpeg',
-        '-q:v',
-        '2',
-        join(root, cls, 'v.avi'),
-      ]);
-    }
+    writeVideoFolder(root, { a: 'red', b: 'blue' });
     const service = new BetonService({ roots: [dir], dbPath: join(dir, 'runs.sqlite'), host: 'server' });
     try {
       const det = await service.call('sources.detect', { path: root, clipLength: 8 });
