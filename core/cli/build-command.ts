@@ -66,8 +66,7 @@ export async function buildCommand(argv: string[]): Promise<number> {
     if (positionals.length || values.output || values.config) throw new UsageError('--status DIR takes no SOURCE, -o or --config');
     return shardStatusCommand(values.status, values);
   }
-  const shard = (values as Record<string, unknown>).shard;
-  const emit = checkShardsFlags(values, typeof shard === 'string' ? shard : undefined);
+  const emit = checkShardsFlags(values, values.shard);
   // From here on a signal stops the build through its failure path (the writer removes its
   // temporary file) and exits 128 + n; the sync cleanup is for a build that does not stop.
   let outputFile: string | null = null;
@@ -121,7 +120,7 @@ async function build(
       throw new UsageError(`--${flag} expects a whole number from ${lo} to ${hi}, got "${v}"`);
     return n;
   };
-  const given = buildValues(values as Record<string, string | boolean | undefined>);
+  const given = buildValues(values);
   Object.assign(config, given.config);
   if (!values.advise && (values.crop !== undefined || values.sample !== undefined))
     throw new UsageError('--crop and --sample go with --advise');

@@ -30,7 +30,7 @@ const slice = (parse: (t: string) => unknown) => (t: string) => {
   }
 };
 
-export const BUILD_VALUE_FLAGS: readonly ValueFlag[] = [
+export const BUILD_VALUE_FLAGS = [
   {
     flag: 'on-error',
     arg: 'fail|skip',
@@ -109,7 +109,7 @@ export const BUILD_VALUE_FLAGS: readonly ValueFlag[] = [
     to: { clip: 'ffmpeg' },
     parse: text,
   },
-];
+] as const satisfies readonly ValueFlag[];
 
 function number(t: string, flag: string): number {
   const n = Number(t);
@@ -117,10 +117,12 @@ function number(t: string, flag: string): number {
   return n;
 }
 
-/** parseArgs options for the rows. */
+type Row = (typeof BUILD_VALUE_FLAGS)[number];
+
+/** parseArgs options for the rows (typed by flag, so the parsed values are too). */
 export const BUILD_VALUE_OPTIONS = Object.fromEntries(
-  BUILD_VALUE_FLAGS.map((f) => [f.flag, { type: f.arg === '' ? ('boolean' as const) : ('string' as const) }]),
-);
+  BUILD_VALUE_FLAGS.map((f) => [f.flag, { type: f.arg === '' ? 'boolean' : 'string' }]),
+) as { [R in Row as R['flag']]: { type: R['arg'] extends '' ? 'boolean' : 'string' } };
 
 /** The rows' help lines, aligned as the rest of the help. */
 export function buildValueHelp(): string {
@@ -141,7 +143,7 @@ export function buildValues(values: Record<string, string | boolean | undefined>
   const config: Record<string, unknown> = {};
   const image: Record<string, unknown> = {};
   const clip: Record<string, unknown> = {};
-  for (const f of BUILD_VALUE_FLAGS) {
+  for (const f of BUILD_VALUE_FLAGS as readonly ValueFlag[]) {
     const raw = values[f.flag];
     if (raw === undefined || raw === false) continue;
     const v = raw === true ? true : (f.parse ?? number)(raw, f.flag);
