@@ -1,9 +1,7 @@
-import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DEFAULT_CLIP_LENGTH } from '../api/constants.js';
 import type { DetectedSource } from '../api/contract.js';
 import { detectSourceConfig, openSource, type DetectOptions } from '../sources/open-source.js';
-import { looksLikeVideoFolder } from '../sources/video-folder.js';
 
 export interface DetectSourceRequest extends DetectOptions {
   /** An absolute path (a front end resolves and confines it first). */
@@ -22,17 +20,9 @@ export interface DetectSourceRequest extends DetectOptions {
  */
 export async function detectSource(req: DetectSourceRequest): Promise<DetectedSource> {
   const { path, proposeClipLength, ...opts } = req;
-  const proposed = opts.clipLength === undefined && proposeClipLength === true && isVideoFolder(path, opts);
-  const source = await detectSourceConfig(path, proposed ? { ...opts, clipLength: DEFAULT_CLIP_LENGTH } : opts);
+  const source = await detectSourceConfig(path, proposeClipLength ? { ...opts, proposedClipLength: DEFAULT_CLIP_LENGTH } : opts);
+  const proposed = proposeClipLength === true && opts.clipLength === undefined && source.type === 'video_folder';
   const opened = await openSource(source, dirname(path), opts.readGuard ? { readGuard: opts.readGuard } : {});
   const fields = await opened.detectSchema();
   return { source, fields, length: opened.length, ...(proposed ? { proposed: { clipLength: DEFAULT_CLIP_LENGTH } } : {}) };
-}
-
-function isVideoFolder(path: string, opts: DetectOptions): boolean {
-  try {
-    return statSync(path).isDirectory() && looksLikeVideoFolder(path, opts.readGuard);
-  } catch {
-    return false; // detection names a missing path
-  }
 }

@@ -64,6 +64,8 @@ export interface DetectOptions {
   imageColumn?: string;
   /** Frames per clip: with it, a folder is a folder of videos and a .csv/.jsonl a list of videos. */
   clipLength?: number;
+  /** Without clipLength: the clip length a folder that holds videos gets (the app's proposal), instead of a refusal. */
+  proposedClipLength?: number;
   stride?: number;
   fps?: number | null;
   ffmpeg?: string;
@@ -112,8 +114,11 @@ export async function detectSourceConfig(path: string, opts: DetectOptions = {})
   if (kind === 'file' && (isShardName(path) || looksLikeShardList(path))) return { type: 'webdataset', path };
   if (kind === 'folder' && holdsShards(path)) return { type: 'webdataset', path };
   if (kind === 'folder') {
-    if (looksLikeVideoFolder(path, opts.readGuard))
+    if (looksLikeVideoFolder(path, opts.readGuard)) {
+      if (opts.proposedClipLength !== undefined)
+        return { type: 'video_folder', path, clipLength: opts.proposedClipLength, fps: opts.fps ?? null };
       conflict(`${path} holds videos (root/<class>/<video>); give a clip length (CLI: --clip-length T, optionally --stride S and --fps F)`);
+    }
     if (opts.imageColumn) bad(`${path} is a folder; --image-column applies to CSV/TSV/JSONL image lists`);
     return { type: 'image_folder', path };
   }
