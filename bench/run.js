@@ -45,6 +45,10 @@ const BENCHMARKS = {
     module: 'object-storage.js',
     summary: 'Loader img/s over s3:// (s3rver on loopback) vs the local file: page pool, disk cache; bytes and requests per epoch',
   },
+  'cli-startup': {
+    module: 'cli-startup.js',
+    summary: 'beton --version / --help / inspect --help wall ms vs node -e "" (the Node floor), interleaved in the same run',
+  },
   generate: {
     module: 'generate-imagenet-like.js',
     summary: '(utility) create or reuse the synthetic ImageNet-like folder the benchmarks read',
