@@ -11,6 +11,7 @@ import { ProgressBar } from './progress.js';
 import { abortOnSignals } from './signals.js';
 import { UsageError } from './usage-error.js';
 import { readRegularText } from '../native/regular-file.js';
+import type { RemoteOutputContext } from './remote-output.js';
 
 export const BUILD_HELP = `beton build SOURCE -o OUT.beton [options]
 beton build --config build.json
@@ -60,7 +61,7 @@ const BUILD_OPTIONS = {
   ...BUILD_VALUE_OPTIONS,
   ...SHARDS_OPTIONS,
 } as const;
-export async function buildCommand(argv: string[]): Promise<number> {
+export async function buildCommand(argv: string[], remote?: RemoteOutputContext): Promise<number> {
   const { values, positionals } = parseBuildArgs(argv);
   if (values.status !== undefined) {
     if (positionals.length || values.output || values.config) throw new UsageError('--status DIR takes no SOURCE, -o or --config');
@@ -76,7 +77,7 @@ export async function buildCommand(argv: string[]): Promise<number> {
     cleanupSync: () => outputFile !== null && removeOwnTempsSync(outputFile),
   });
   try {
-    return await build(values, positionals, emit, signals.signal, (f) => (outputFile = f));
+    return await build(values, positionals, emit, signals.signal, (f) => (outputFile = f), remote);
   } finally {
     signals.dispose();
   }
@@ -93,6 +94,7 @@ async function build(
   emit: boolean,
   signal: AbortSignal,
   setOutput: (file: string) => void,
+  remote: RemoteOutputContext | undefined,
 ): Promise<number> {
   let config: Record<string, unknown> = {};
   let baseDir = process.cwd();
@@ -189,8 +191,11 @@ async function build(
     return 0;
   }
   const bar = new ProgressBar('build');
+  // -o s3://…: the upload starts now, and the pages stream into it as they are written.
+  const stream = remote ? await remote.openStream() : undefined;
   const { report, recordNote } = await runBuild(cfg, guard!, {
     signal,
+    ...(stream ? { stream } : {}),
     onProgress: (p) => bar.update({ done: p.done, total: p.total, rate: p.samplesPerSec, etaMs: p.etaMs, skipped: p.skipped }),
     // Recorded like the app's builds (beton runs builds); a database problem is a note, not a failure.
     record: recordAt(values.db),

@@ -29,6 +29,7 @@ export interface RemoteServers {
   put(bucket: string, key: string, body: Uint8Array): Promise<void>;
   get(bucket: string, key: string): Promise<Uint8Array | null>;
   list(bucket: string): Promise<string[]>;
+  /** The bucket's multipart uploads left (ListMultipartUploads, answered by the proxy: s3rver lacks it). */
   uploads(bucket: string): Promise<number>;
   serve(name: string, bytes: Uint8Array): Promise<void>;
   fault(rule: FaultRule): Promise<void>;
@@ -70,6 +71,12 @@ export async function startServers(buckets: string[]): Promise<RemoteServers> {
     region: 'us-east-1',
     credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
   });
+  const viaProxy = new sdk.S3Client({
+    endpoint: urls.proxy,
+    forcePathStyle: true,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
   return {
     ...urls,
     env,
@@ -85,12 +92,13 @@ export async function startServers(buckets: string[]): Promise<RemoteServers> {
       }
     },
     list: async (Bucket) => ((await client.send(new sdk.ListObjectsV2Command({ Bucket }))).Contents ?? []).map((o) => o.Key!),
-    uploads: async (Bucket) => ((await client.send(new sdk.ListMultipartUploadsCommand({ Bucket }))).Uploads ?? []).length,
+    uploads: async (Bucket) => ((await viaProxy.send(new sdk.ListMultipartUploadsCommand({ Bucket }))).Uploads ?? []).length,
     serve: async (name, bytes) => void (await call({ op: 'file', name, bytes })),
     fault: async (rule) => void (await call({ op: 'fault', rule })),
     requests: async () => (await call({ op: 'requests' })) as number,
     stop: async () => {
       client.destroy();
+      viaProxy.destroy();
       await call({ op: 'stop' });
       await w.terminate();
     },
