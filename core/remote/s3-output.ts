@@ -41,7 +41,13 @@ export class S3Output {
     if (this.upload) return this.upload;
     await uploadPhase('create', this.signal);
     this.signal.throwIfAborted();
-    this.upload = await S3StreamUpload.create(this.url, { signal: this.signal, ...(expectedBytes ? { expectedBytes } : {}) });
+    const partSize = Number(process.env['BETON_UPLOAD_PART_SIZE']);
+    this.upload = await S3StreamUpload.create(this.url, {
+      signal: this.signal,
+      ...(expectedBytes ? { expectedBytes } : {}),
+      // BETON_UPLOAD_PART_SIZE: the streamed parts' first size in bytes (default 16 MiB, at least 5 MiB).
+      ...(Number.isInteger(partSize) && partSize > 0 ? { partSize } : {}),
+    });
     // An id we hold can be aborted: a signal during the create is acted on here.
     this.signal.throwIfAborted();
     await uploadPhase('build', this.signal);
@@ -111,9 +117,11 @@ export class S3Output {
     const { client, sdk } = await s3Client();
     const body = await readFile(path);
     this.sides.push(url);
-    await client.send(new sdk.PutObjectCommand({ Bucket: u.bucket, Key: u.key, Body: body }), { abortSignal: this.signal }).catch((err: unknown) => {
-      throw this.signal.aborted ? this.signal.reason : s3Error(url, err);
-    });
+    await client
+      .send(new sdk.PutObjectCommand({ Bucket: u.bucket, Key: u.key, Body: body }), { abortSignal: this.signal })
+      .catch((err: unknown) => {
+        throw this.signal.aborted ? this.signal.reason : s3Error(url, err);
+      });
   }
 
   /** Removes the sidecar files sent before the object failed to complete (never cancelled). */

@@ -14,6 +14,8 @@ const MAX_PARTS = 10_000;
 const BASE_PART = 16 * 2 ** 20;
 /** Parts at one size before the size doubles (a build does not know its size ahead). */
 const PARTS_PER_STEP = 1_500;
+/** How long an abort waits for the part requests in flight to end by themselves. */
+const PART_GRACE_MS = 6_000;
 
 /**
  * The size of streamed part `k` (k = 2, 3, …): `base` for the first PARTS_PER_STEP parts,
@@ -61,6 +63,8 @@ export class S3StreamUpload implements StreamTarget {
   private readonly parts: Part[] = [];
   private failure: unknown = null;
   private aborted = false;
+  /** Cancels part requests still in flight when an abort has waited PART_GRACE_MS for them. */
+  private readonly cancelParts = new AbortController();
 
   private constructor(
     readonly url: string,
@@ -135,12 +139,14 @@ export class S3StreamUpload implements StreamTarget {
       }
       if (this.fill > 0) await this.flushPart(true);
       await uploadPhase('head', this.opts.signal);
+      this.check();
       const head = Buffer.allocUnsafe(keepEnd);
       for (let at = 0; at < keepEnd;) {
         const { bytesRead } = await fh.read(head, at, keepEnd - at, at);
         if (bytesRead <= 0) throw new RemoteError('REMOTE_UPLOAD_FAILED', `${this.url}: ${localPath} ended at byte ${at} of ${keepEnd}`);
         at += bytesRead;
       }
+      this.check();
       this.launch(1, head);
       await this.drain(0);
       this.check();
@@ -177,7 +183,10 @@ export class S3StreamUpload implements StreamTarget {
         throw this.opts.signal?.aborted ? this.opts.signal.reason : asFinal(s3Error(this.url, e));
       });
     if (head.ContentLength !== size)
-      throw new RemoteError('REMOTE_COPY_MISMATCH', `${this.url}: the uploaded object has ${head.ContentLength} bytes, the build wrote ${size}`);
+      throw new RemoteError(
+        'REMOTE_COPY_MISMATCH',
+        `${this.url}: the uploaded object has ${head.ContentLength} bytes, the build wrote ${size}`,
+      );
     const etag = head.ETag ?? '';
     const parts = [...this.parts].sort((a, b) => a.PartNumber - b.PartNumber);
     const multipart = `"${createHash('md5')
@@ -196,14 +205,32 @@ export class S3StreamUpload implements StreamTarget {
    */
   async abort(): Promise<{ ok: boolean; reason?: string }> {
     this.aborted = true;
-    await this.drain(0).catch(() => undefined);
+    // Parts in flight finish first (a signal does not cut them: a part cut mid-body may
+    // still be stored by the server after the abort, bringing the upload back); past the
+    // grace they are cancelled, and the abort is sent twice, as S3's documentation advises.
+    let timer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<boolean>((r) => (timer = setTimeout(() => r(true), PART_GRACE_MS)));
+    const cut = await Promise.race([this.drain(0).then(() => false), graceOver]);
+    clearTimeout(timer);
+    if (cut) {
+      if (process.env['BETON_UPLOAD_TRACE'] === '1') process.stderr.write('beton: upload parts in flight cancelled\n');
+      this.cancelParts.abort(new Error('cancelled by the abort'));
+      await this.drain(0);
+    }
+    const first = await this.abortOnce();
+    if (!cut || !first.ok) return first;
+    await new Promise((r) => setTimeout(r, 1000));
+    return this.abortOnce();
+  }
+
+  private async abortOnce(): Promise<{ ok: boolean; reason?: string }> {
     const { client, sdk } = this.s3;
     try {
       await client.send(new sdk.AbortMultipartUploadCommand({ Bucket: this.bucket, Key: this.key, UploadId: this.uploadId }));
       return { ok: true };
     } catch (e) {
       const err = e as Error & { name?: string };
-      // Already gone (completed by nobody, or aborted): nothing is left.
+      // Already gone (aborted before): nothing is left.
       if (err.name === 'NoSuchUpload') return { ok: true };
       return { ok: false, reason: `${err.name ?? 'Error'}: ${err.message}` };
     }
@@ -221,6 +248,7 @@ export class S3StreamUpload implements StreamTarget {
     if (n > MAX_PARTS) throw new RemoteError('REMOTE_UPLOAD_FAILED', `${this.url}: the output needs more than ${MAX_PARTS} parts`);
     const body = this.fill === this.current.byteLength ? this.current : this.current.subarray(0, this.fill);
     await uploadPhase('part', this.opts.signal);
+    this.check();
     this.launch(n, body);
     this.current = last ? Buffer.alloc(0) : Buffer.allocUnsafe(streamPartSize(this.nextPart, this.base));
     this.fill = 0;
@@ -263,7 +291,7 @@ export class S3StreamUpload implements StreamTarget {
             Body: body,
             ContentLength: body.byteLength,
           }),
-          signal ? { abortSignal: signal } : {},
+          { abortSignal: this.cancelParts.signal },
         );
         const etag = r.ETag ?? '';
         // A part's ETag is its MD5 unless the bucket encrypts with KMS (then it is opaque).
@@ -272,6 +300,7 @@ export class S3StreamUpload implements StreamTarget {
         return { PartNumber: n, ETag: etag, md5 };
       } catch (e) {
         if (signal?.aborted) throw signal.reason;
+        if (this.cancelParts.signal.aborted) throw this.cancelParts.signal.reason;
         const err = s3Error(this.url, e);
         if (!(err instanceof Transient) || attempt >= attempts) throw asFinal(err);
         await new Promise((r) => setTimeout(r, Math.min(2000, 100 * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2)));

@@ -91,7 +91,9 @@ function multipartCall(req: IncomingMessage, res: ServerResponse): boolean {
     return true;
   }
   if (req.method === 'GET' && u.searchParams.has('uploads') && u.pathname.split('/').filter(Boolean).length === 1) {
+    const prefix = u.searchParams.get('prefix') ?? '';
     const items = uploadsOf(bucket)
+      .filter((x) => x.key.startsWith(prefix))
       .map((x) => `<Upload><Key>${x.key.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</Key><UploadId>${x.id}</UploadId></Upload>`)
       .join('');
     res.writeHead(200, { 'content-type': 'application/xml' });

@@ -30,7 +30,7 @@ export interface RemoteServers {
   get(bucket: string, key: string): Promise<Uint8Array | null>;
   list(bucket: string): Promise<string[]>;
   /** The bucket's multipart uploads left (ListMultipartUploads, answered by the proxy: s3rver lacks it). */
-  uploads(bucket: string): Promise<number>;
+  uploads(bucket: string, prefix?: string): Promise<number>;
   serve(name: string, bytes: Uint8Array): Promise<void>;
   fault(rule: FaultRule): Promise<void>;
   requests(): Promise<number>;
@@ -92,7 +92,8 @@ export async function startServers(buckets: string[]): Promise<RemoteServers> {
       }
     },
     list: async (Bucket) => ((await client.send(new sdk.ListObjectsV2Command({ Bucket }))).Contents ?? []).map((o) => o.Key!),
-    uploads: async (Bucket) => ((await viaProxy.send(new sdk.ListMultipartUploadsCommand({ Bucket }))).Uploads ?? []).length,
+    uploads: async (Bucket, Prefix) =>
+      ((await viaProxy.send(new sdk.ListMultipartUploadsCommand({ Bucket, ...(Prefix ? { Prefix } : {}) }))).Uploads ?? []).length,
     serve: async (name, bytes) => void (await call({ op: 'file', name, bytes })),
     fault: async (rule) => void (await call({ op: 'fault', rule })),
     requests: async () => (await call({ op: 'requests' })) as number,
