@@ -238,7 +238,16 @@ async function writeMerged(inputs: readonly Input[], out: string, opts: MergeOpt
     }
     for (const p of placed) await copyMetadata(p.input, dst, reg.metadata.offset + p.sampleBase * R, p.delta, progress);
     for (const p of placed)
-      await copyRange(p.input.fh, p.input.dataStart, dst, reg.dataStart + p.pageBase * ps, p.input.pages * ps, p.input.path, copyOpts, progress);
+      await copyRange(
+        p.input.fh,
+        p.input.dataStart,
+        dst,
+        reg.dataStart + p.pageBase * ps,
+        p.input.pages * ps,
+        p.input.path,
+        copyOpts,
+        progress,
+      );
     dst.markTail?.(T);
     for (const p of placed) await copyAllocTable(p.input, dst, p.allocPos, p.sampleBase, p.delta, progress);
     const header = encodeHeader({ version: FORMAT_VERSION, numFields: F, pageSize: ps, numSamples: N, allocTablePtr: T });
