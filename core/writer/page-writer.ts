@@ -12,8 +12,8 @@ export class PageWriter {
   private readonly free: Uint8Array[] = [];
   /** The one early flush of the pages written so far has been queued. */
   private earlySynced = false;
-  /** Page writes queued and not finished. */
-  private pending = 0;
+  /** Page writes queued and not finished, oldest first. */
+  private readonly pending: Array<Promise<unknown>> = [];
   /** Bytes of the pages handed over so far (whole pages: progress reports it). */
   bytesWritten = 0;
 
@@ -43,14 +43,15 @@ export class PageWriter {
     const buffer = new Uint8Array(bytes.buffer, bytes.byteOffset, this.pageSize);
     const syncNow = !this.earlySynced && this.syncEarly !== null && this.syncEarly();
     if (syncNow) this.earlySynced = true;
-    this.pending++;
-    this.writes = this.writes.then(async () => {
+    const done = this.writes.then(async () => {
       const h = await this.file();
       await h.write(bytes, 0, bytes.byteLength, pos);
-      this.pending--;
+      this.pending.shift();
       this.free.push(buffer);
       if (syncNow) await h.datasync();
     });
+    this.writes = done;
+    this.pending.push(done);
     // Surfaces in flushed(), not as an unhandled rejection.
     this.writes.catch(() => undefined);
     return this.free.pop() ?? new Uint8Array(this.pageSize);
@@ -63,7 +64,8 @@ export class PageWriter {
    * failed write.
    */
   async backlog(max: number): Promise<void> {
-    if (this.pending > max) await this.writes;
+    // Writes finish in order: waiting for the one `max` places from the newest leaves `max` waiting.
+    while (this.pending.length > max) await this.pending[this.pending.length - max - 1];
   }
 
   /** Every queued write done; rejects with the first that failed. */
