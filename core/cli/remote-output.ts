@@ -40,6 +40,9 @@ export async function withRemoteOutput(argv: string[], run: RemoteAwareCommand, 
   if (parseRemoteUrl(url).kind !== 's3') throw new UsageError(`${url}: a build is written to a local file or an s3:// URL`);
   if (argv.some((a) => a === '--shards' || a.startsWith('--shards=')))
     throw new UsageError('--shards N --emit writes job files for local outputs; run each job with --shard k/N -o s3://…/shard-k.beton');
+  // The local file holds only the head and tail of a streamed output: nothing to check there.
+  if (argv.includes('--check'))
+    throw new UsageError('--check reads the output file: build locally with --check, then beton cp it to s3://');
   const dir = await mkdtemp(join(tmpdir(), 'beton-build-'));
   // First, so that no phase (the build's start, the upload's end) is left to Node's default.
   const signals = abortOnSignals({

@@ -129,10 +129,13 @@ describe('build|merge -o s3:// streams', () => {
     expect(await srv.uploads('out')).toBe(0);
   }, 120_000);
 
-  it('--shards N (job files for local outputs) to s3:// is refused in one line', () => {
+  it('--shards N (job files for local outputs) and --check (reads the output) to s3:// are refused in one line', () => {
     const r = beton(['build', 'small.npy', '-o', 's3://out/x.beton', '--shards', '2', '--emit', 'slurm']);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/--shard k\/N -o s3:/);
+    const c = beton(['build', 'small.npy', '-o', 's3://out/x.beton', '--check']);
+    expect(c.status).toBe(2);
+    expect(c.stderr).toMatch(/--check reads the output file/);
   });
 });
 
