@@ -3,8 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { InterruptedError } from '../format/errors.js';
 import { RemoteError } from './errors.js';
 import { s3Client } from './s3-client.js';
-import { s3Error } from './s3-range-client.js';
-import { S3StreamUpload } from './s3-stream-upload.js';
+import { S3StreamUpload, withAttempts } from './s3-stream-upload.js';
 import { uploadPhase } from './upload-phase.js';
 import { parseRemoteUrl } from './url.js';
 
@@ -117,11 +116,9 @@ export class S3Output {
     const { client, sdk } = await s3Client();
     const body = await readFile(path);
     this.sides.push(url);
-    await client
-      .send(new sdk.PutObjectCommand({ Bucket: u.bucket, Key: u.key, Body: body }), { abortSignal: this.signal })
-      .catch((err: unknown) => {
-        throw this.signal.aborted ? this.signal.reason : s3Error(url, err);
-      });
+    await withAttempts(url, this.signal, () =>
+      client.send(new sdk.PutObjectCommand({ Bucket: u.bucket, Key: u.key, Body: body }), { abortSignal: this.signal }),
+    );
   }
 
   /** Removes the sidecar files sent before the object failed to complete (never cancelled). */

@@ -309,6 +309,25 @@ export class S3StreamUpload implements StreamTarget {
   }
 }
 
+/**
+ * Sends `attempt` up to BETON_REMOTE_ATTEMPTS times while it fails transiently (5xx,
+ * throttling, resets), with backoff; a signal stops the attempts (its reason is thrown).
+ */
+export async function withAttempts<T>(url: string, signal: AbortSignal | undefined, attempt: () => Promise<T>): Promise<T> {
+  const attempts = maxAttempts();
+  for (let n = 1; ; n++) {
+    signal?.throwIfAborted();
+    try {
+      return await attempt();
+    } catch (e) {
+      if (signal?.aborted) throw signal.reason;
+      const err = s3Error(url, e);
+      if (!(err instanceof Transient) || n >= attempts) throw asFinal(err);
+      await new Promise((r) => setTimeout(r, Math.min(2000, 100 * 2 ** (n - 1)) * (0.5 + Math.random() / 2)));
+    }
+  }
+}
+
 function asFinal(e: Error): Error {
   return e instanceof Transient ? e.final : e;
 }
