@@ -40,7 +40,7 @@ beforeAll(async () => {
   srv = await startServers(['out']);
   // Through the proxy: s3rver alone cannot abort a multipart upload.
   env = { ...process.env, ...srv.env(srv.proxy) };
-  npy(join(dir, 'big.npy'), 200, MB, 7);
+  npy(join(dir, 'big.npy'), 110, MB, 7);
   npy(join(dir, 'small.npy'), 24, MB, 9);
   npy(join(dir, 'tiny.npy'), 12, MB, 11);
 }, 60_000);
@@ -78,12 +78,12 @@ function diskUse(root: string): number {
 }
 
 describe('build|merge -o s3:// streams', () => {
-  it('a 200 MB build: the object is the local build, local scratch stays under 5% of it', async () => {
+  it('a 115 MB build: the object is the local build, local scratch stays under 5% of it', async () => {
     const local = join(dir, 'big.beton');
     const a = beton(['build', 'big.npy', '-o', local]);
     expect(a.status, String(a.stderr)).toBe(0);
     const size = statSync(local).size;
-    expect(size).toBeGreaterThan(200 * MB);
+    expect(size).toBeGreaterThan(110 * MB);
     const scratch = join(dir, 'scratch-big');
     mkdirSync(scratch);
     const child = spawn('timeout', ['-k', '5', '150', process.execPath, BETON, 'build', 'big.npy', '-o', 's3://out/sets/big.beton'], {
