@@ -28,9 +28,3 @@ export interface RangeClient {
   readonly stats: TransferStats;
   get(offset: number, length: number, etag: string | null): Promise<RangeResult>;
 }
-
-/** Parses `bytes a-b/size` (Content-Range) into the total size, or null. */
-export function totalFromContentRange(v: string | null | undefined): number | null {
-  const m = v ? /\/(\d+)\s*$/.exec(v) : null;
-  return m ? Number(m[1]) : null;
-}
