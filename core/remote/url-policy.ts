@@ -25,7 +25,12 @@ export const PREFIXES_ENV = 'BETON_REMOTE_PREFIXES';
 export function processPolicy(env: NodeJS.ProcessEnv = process.env): UrlPolicy {
   const v = env[PREFIXES_ENV];
   if (!v) return { prefixes: null };
-  const p = JSON.parse(v) as unknown;
+  let p: unknown = null;
+  try {
+    p = JSON.parse(v);
+  } catch {
+    // Falls through: allows nothing.
+  }
   // An unreadable value must not widen the policy: it allows nothing.
   return { prefixes: Array.isArray(p) && p.every((x) => typeof x === 'string') ? p : [] };
 }

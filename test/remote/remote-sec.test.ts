@@ -138,6 +138,27 @@ describe('every remote byte verified', () => {
     expect(r.stdout).toBe('');
   }, 60_000);
 
+  for (const fault of ['long206', 'early206', 'endless206'] as const) {
+    it(`S3 (GetObject through a proxy), ${fault}: REMOTE_BAD_RANGE, never a sample`, async () => {
+      await srv.put('data', NAME, fileBytes(fixturePath('images_jpg')));
+      // Data pages only: the open's first request (bytes from 0) is answered right.
+      await srv.fault({ fault, minStart: 1 << 16, times: -1 });
+      try {
+        const r = spawnSync('timeout', ['-k', '5', '60', process.execPath, BETON, 'dump', `s3://data/${NAME}`], {
+          env: { ...env, ...srv.env(srv.proxy) },
+          encoding: 'utf8',
+          cwd: dir,
+          maxBuffer: 1 << 26,
+        });
+        oneLine(r, 'REMOTE_BAD_RANGE');
+        expect(r.stderr).toContain(`s3://data/${NAME}`);
+        expect(r.stdout).not.toContain('"samples"');
+      } finally {
+        await srv.fault({ fault: 'ok', minStart: 0, times: 0 });
+      }
+    }, 90_000);
+  }
+
   for (const mode of ['endless200', 'endless206']) {
     it(`${mode}: an endless body is refused with a bounded peak RSS (under 300 MB for the CLI)`, () => {
       const url = `${h.origin}/ok/${mode}/${NAME}`;
