@@ -191,14 +191,6 @@ describe('every remote byte verified', () => {
     expect(r.stderr).toMatch(/Last-Modified/);
     expect(r.stdout).toBe('');
   }, 60_000);
-
-  it('asks for identity encoding', async () => {
-    await h.log();
-    beton('inspect', `${h.origin}/ok/ok/${NAME}`);
-    const log = await h.log();
-    expect(log.length).toBeGreaterThan(0);
-    for (const l of log) expect(l).toMatch(/"ae":"identity(, identity)?"/);
-  }, 60_000);
 });
 
 describe('the disk cache is checked', () => {
