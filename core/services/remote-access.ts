@@ -28,8 +28,9 @@ export class RemoteAccess {
       return url;
     } catch (e) {
       if (!(e instanceof RemoteError)) throw e;
-      // A server refuses whatever its policy refuses (an ambiguous form too); the message says why.
-      throw new ServiceError(this.any ? 'BAD_REQUEST' : 'FORBIDDEN', e.message);
+      // FORBIDDEN only for a plain URL outside the prefixes (the app then says which prefix
+      // would allow it); an ambiguous or unsupported form is a bad request whatever the prefixes.
+      throw new ServiceError(e.code === 'REMOTE_FORBIDDEN' ? 'FORBIDDEN' : 'BAD_REQUEST', e.message);
     }
   }
 }
