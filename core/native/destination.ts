@@ -1,6 +1,6 @@
-import { lstatSync, type Stats } from 'node:fs';
+import { lstatSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { NotAFileError } from '../format/errors.js';
+import { BetonError, NotAFileError } from '../format/errors.js';
 import { fileKind } from './regular-file.js';
 
 const lstatOrNull = (p: string): Stats | null => {
@@ -24,10 +24,18 @@ export function checkedDestination(path: string, name?: string): string {
   const st = lstatOrNull(path);
   if (st?.isDirectory() && name !== undefined) return checkedDestination(join(path, basename(name)));
   if (st === null) {
-    const dir = lstatOrNull(dirname(path));
-    if (!dir) throw new NotAFileError(dirname(path), 'missing', 'destination folder');
-    if (!dir.isDirectory())
-      throw new NotAFileError(dirname(path), dir.isSymbolicLink() ? 'a symbolic link' : fileKind(dir), 'destination folder');
+    // The folder may be reached through a link (/tmp on some systems); it must be a folder.
+    let dir: Stats | null = null;
+    try {
+      dir = statSync(dirname(path));
+    } catch {
+      dir = null;
+    }
+    if (!dir?.isDirectory())
+      throw new BetonError(
+        'NO_SUCH_FOLDER',
+        `${dirname(path)} ${dir ? 'is not a folder' : 'does not exist'}: the destination's folder must exist`,
+      );
     return path;
   }
   checkReplaceable(path);
