@@ -36,6 +36,8 @@ export interface EnvInfo {
   gpus: Array<{ index: number; name: string; memoryTotalMiB: number }>;
   /** Which JPEG decode path the loader uses ('turbojpeg-npm' | 'libjpeg-system' | 'sharp'). */
   decodePath: string;
+  /** The same in words for people: "libjpeg-turbo 3.1.2" or "sharp (slower fallback)" (absent from older hosts). */
+  decoderName?: string;
   dbPath: string;
   /** Folders the browser may open (beton serve); empty in Electron (native dialogs). */
   roots: string[];

@@ -3,7 +3,7 @@ import type { ApiEvent, EnvInfo, Envelope, Method, ParsedParams, Results } from 
 import { parseRequest } from '../api/contract.js';
 import { parseBuildConfig } from '../api/build-config.js';
 import { buildExport, joinCode, loaderExport } from '../app/export-code.js';
-import { decodePath } from '../native/turbo.js';
+import { decodePath, decoderName } from '../native/turbo.js';
 import { gpuInventory } from '../profile/gpu-sampler.js';
 import { engineAvailability } from '../profile/python-engine.js';
 import { checkEngines } from '../profile/sweep.js';
@@ -150,6 +150,7 @@ export class BetonService {
         ramBytes: totalmem(),
         gpus,
         decodePath: decodePath(),
+        decoderName: decoderName(),
         dbPath: this.opts.dbPath ?? defaultDbPath(),
         roots: this.fs.roots,
         host: this.opts.host,
