@@ -77,20 +77,19 @@ export interface RunExport {
 const isSweep = (plan: StoredRun['plan']): plan is ProfilePlan => 'decoder' in plan;
 
 /**
- * The loader of a stored sweep's point (1-based `point`, as `beton runs show` numbers them;
- * default the fastest point an FFCV Loader can reproduce, i.e. not a torch engine's): its
- * workers, batch, order and cache, and the plan's decoder, flip and batches ahead.
+ * The point of a stored sweep to export: `point` (1-based, as `beton runs show` numbers them),
+ * else the fastest one an FFCV Loader was measured at — FFCV's own points when the sweep ran
+ * the ffcv engine (the export is FFCV code; the app's Export from a run picks alike), else
+ * ours; never a torch engine's (torchvision over the source folder, not a .beton loader).
  */
-export function loaderFromRun(run: StoredRun, runId: number, point?: number): RunExport {
+export function pickPoint(run: StoredRun, runId: number, point?: number): { plan: ProfilePlan; chosen: PointResult } {
   const plan = run.plan;
   if (!isSweep(plan))
     throw new BetonError('BAD_OPTIONS', `run ${runId} profiled a training command: it has no loader settings to export`, {
       hint: 'Export a loader sweep (beton runs list shows each run’s kind), or export the .beton file with flags.',
     });
-  const loaders = run.points.filter((p) => (p.config.engine ?? 'beton') !== 'torch');
-  let chosen: PointResult | null;
   if (point !== undefined) {
-    chosen = run.points.find((p) => p.index + 1 === point) ?? null;
+    const chosen = run.points.find((p) => p.index + 1 === point);
     if (!chosen)
       throw new BetonError('BAD_OPTIONS', `run ${runId} has no point #${point} (it has ${run.points.length})`, {
         hint: `beton runs show ${runId} lists its points.`,
@@ -99,30 +98,47 @@ export function loaderFromRun(run: StoredRun, runId: number, point?: number): Ru
       throw new BetonError('BAD_OPTIONS', `point #${point} of run ${runId} measured torchvision, not a .beton loader`, {
         hint: `Pick a beton or ffcv point (beton runs show ${runId}).`,
       });
-  } else chosen = bestPoint(loaders);
+    return { plan, chosen };
+  }
+  const ffcv = run.points.filter((p) => p.config.engine === 'ffcv');
+  const chosen = bestPoint(ffcv.length ? ffcv : run.points.filter((p) => (p.config.engine ?? 'beton') === 'beton'));
   if (!chosen)
     throw new BetonError('BAD_OPTIONS', `run ${runId} has no measured loader point to export`, {
       hint: 'Profile the file again (beton profile FILE), or export it with flags (beton export FILE).',
     });
-  const file = run.dataset?.path ?? plan.file;
-  const fields = run.dataset?.schema ?? [];
+  return { plan, chosen };
+}
+
+/** The comment that names where exported settings came from: run, point, what it measured. */
+export function runOrigin(run: StoredRun, runId: number, point?: number): string {
+  const { plan, chosen } = pickPoint(run, runId, point);
+  const c = chosen.config;
+  const engine = c.engine ?? 'beton';
+  const fastest = point === undefined ? ` (the fastest${engine === 'ffcv' ? ' FFCV point' : ''})` : '';
+  return (
+    `profile run ${runId}, point #${chosen.index + 1} of ${run.points.length}${fastest}: ${engine} engine, ` +
+    `${c.workers} worker${c.workers === 1 ? '' : 's'}, batch ${c.batchSize}, ${c.order}, ${c.osCache ? 'os cache' : 'process cache'}, ` +
+    `${plan.decoder}${plan.flip ? ' + flip' : ''}: ${chosen.imagesPerSec.toFixed(0)} img/s measured on ${run.startedAt.slice(0, 10)}`
+  );
+}
+
+/**
+ * The loader of a stored sweep's point (see pickPoint): its workers, batch, order and cache,
+ * and the plan's decoder, flip and batches ahead; with the comment that names them.
+ */
+export function loaderFromRun(run: StoredRun, runId: number, point?: number): RunExport {
+  const { plan, chosen } = pickPoint(run, runId, point);
   const c = chosen.config;
   const config: LoaderConfigInput = {
-    file,
+    file: run.dataset?.path ?? plan.file,
     batchSize: c.batchSize,
     numWorkers: c.workers,
     order: c.order,
     osCache: c.osCache,
     ...(plan.batchesAhead !== undefined ? { batchesAhead: plan.batchesAhead } : {}),
-    pipelines: pipelinesFor(fields, { decoder: plan.decoder, clipDecoder: 'simple', flip: plan.flip }),
+    pipelines: pipelinesFor(run.dataset?.schema ?? [], { decoder: plan.decoder, clipDecoder: 'simple', flip: plan.flip }),
   };
-  const engine = c.engine ?? 'beton';
-  const origin =
-    `profile run ${runId}, point #${chosen.index + 1} of ${run.points.length}` +
-    `${point === undefined ? ' (the fastest)' : ''}: ${engine} engine, ${c.workers} worker${c.workers === 1 ? '' : 's'}, ` +
-    `batch ${c.batchSize}, ${c.order}, ${c.osCache ? 'os cache' : 'process cache'}, ${plan.decoder}${plan.flip ? ' + flip' : ''}: ` +
-    `${chosen.imagesPerSec.toFixed(0)} img/s measured on ${run.startedAt.slice(0, 10)}`;
-  return { config, origin };
+  return { config, origin: runOrigin(run, runId, point) };
 }
 
 /** What `beton export FILE` was told about the loader (absent: `beton profile`'s defaults). */

@@ -89,7 +89,7 @@ describe('beton export --run: a profile run, named in the code', () => {
     const h = RunsDb.open(db);
     try {
       const machine = { hostname: 'box', cpuModel: 'cpu', cores: 2, ramBytes: 4e9, os: 'linux', node: 'v20', gpus: [] };
-      const sweep = seedSweep({
+      const sweepSeed = {
         startedAt: '2026-11-20T10:00:00.000Z',
         workers: [1, 2, 4],
         rates: [300, 900, 600],
@@ -98,8 +98,12 @@ describe('beton export --run: a profile run, named in the code', () => {
         dataset: { path: small, numSamples: 200, schema: [...SEED_DATASET.schema, { name: 'label', type: 'int', typeId: 1 }] },
         batchesAhead: 5,
         verdict: null,
-      });
-      h.saveRun(sweep);
+      };
+      h.saveRun(seedSweep(sweepSeed));
+      // A sweep of both engines: ours faster, FFCV's points the ones an FFCV export reproduces.
+      const both = seedSweep({ ...sweepSeed, workers: [1, 2, 1, 2], rates: [500, 800, 200, 350] });
+      both.points = both.points.map((p, i) => ({ ...p, config: { ...p.config, engine: i < 2 ? 'beton' : 'ffcv' } }));
+      h.saveRun(both);
       h.saveRun({
         kind: 'exec',
         startedAt: '2026-11-21T10:00:00.000Z',
@@ -128,19 +132,26 @@ describe('beton export --run: a profile run, named in the code', () => {
     expect(r.stdout).toContain('batches_ahead=5,');
     expect(r.stdout).toContain('RandomHorizontalFlip(flip_prob=0.5)');
     expect(r.stdout).toContain('"label": [IntDecoder(), ToTensor()]');
-    // `last` is the newest sweep (the exec run after it has no loader); --point picks another.
-    const last = cli(['export', '--run', 'last', '--point', '3', '--db', db]);
+    // --point picks another.
+    const third = cli(['export', '--run', '1', '--point', '3', '--db', db]);
+    expect(third.status, third.stderr).toBe(0);
+    expect(third.stdout).toMatch(/^# From profile run 1, point #3 of 3: beton engine, 4 workers/m);
+    expect(third.stdout).toContain('num_workers=4,');
+    // `last` is the newest sweep (the exec run after it has no loader); where FFCV was measured,
+    // its fastest point (the code is FFCV's), though ours was faster.
+    const last = cli(['export', '--run', 'last', '--db', db]);
     expect(last.status, last.stderr).toBe(0);
-    expect(last.stdout).toMatch(/^# From profile run 1, point #3 of 3: beton engine, 4 workers/m);
-    expect(last.stdout).toContain('num_workers=4,');
+    expect(last.stdout).toMatch(
+      /^# From profile run 2, point #4 of 4 \(the fastest FFCV point\): ffcv engine, 2 workers, batch 64.*: 350 img\/s/m,
+    );
     const json = cli(['export', '--run', '1', '--db', db, '--format', 'json']);
     expect((JSON.parse(json.stdout) as { origin: string }).origin).toMatch(/^profile run 1, point #2/);
   });
 
   it('refuses what it cannot export in one line each', () => {
-    const exec = cli(['export', '--run', '2', '--db', db]);
+    const exec = cli(['export', '--run', '3', '--db', db]);
     expect(exec.status).toBe(1);
-    expect(exec.stderr).toMatch(/run 2 profiled a training command: it has no loader settings to export/);
+    expect(exec.stderr).toMatch(/run 3 profiled a training command: it has no loader settings to export/);
     const point = cli(['export', '--run', '1', '--point', '7', '--db', db]);
     expect(point.status).toBe(1);
     expect(point.stderr).toMatch(/run 1 has no point #7 \(it has 3\)/);
@@ -157,6 +168,26 @@ describe('beton export --run: a profile run, named in the code', () => {
     expect(nodb.stderr).toMatch(/no runs database at .*none\.sqlite: profile a file first/);
     expect(existsSync(join(dir, 'none.sqlite'))).toBe(false);
     for (const r of [exec, point, missing, flags, both, nodb]) expect(r.stderr).not.toMatch(/^\s+at /m);
+  });
+});
+
+describe('the app’s export names the run too', () => {
+  it('export.generate with `from` writes the run and point into the code; a run that is gone is NOT_FOUND', async () => {
+    const service = new BetonService({ roots: null, host: 'electron', dbPath: join(dir, 'runs.sqlite') });
+    try {
+      const loader = { file: small, batchSize: 64, numWorkers: 2, pipelines: { label: [{ decoder: 'int' as const }] } };
+      const r = await service.call('export.generate', { loader, from: { run: 1, point: 2 } });
+      if (!r.ok) throw new Error(r.error.message);
+      expect((r.value as { text: string }).text).toMatch(/^# From profile run 1, point #2 of 3: beton engine, 2 workers/m);
+      const plain = await service.call('export.generate', { loader });
+      if (!plain.ok) throw new Error(plain.error.message);
+      expect((plain.value as { text: string }).text).not.toMatch(/^# From /m);
+      const gone = await service.call('export.generate', { loader, from: { run: 99 } });
+      expect(gone.ok).toBe(false);
+      if (!gone.ok) expect(gone.error.message).toMatch(/run 99 not found/);
+    } finally {
+      service.close();
+    }
   });
 });
 
