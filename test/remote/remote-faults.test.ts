@@ -95,6 +95,18 @@ describe('remote faults: one named error naming the URL, in bounded time', () =>
     }, 90_000);
   }
 
+  // Issue 33: a server that answers fewer bytes than asked, in a well-formed 206 (nothing
+  // breaks on the wire): only the client's length check stands between it and a short page.
+  it('a well-formed answer shorter than the range asked for: REMOTE_TRUNCATED, never a short page (HTTP)', async () => {
+    const url = `${srv.http}/${FILE}`;
+    await srv.fault({ fault: 'short', minStart: DATA, times: -1 });
+    const { error, ms } = await readAll(url);
+    await srv.fault({ fault: 'ok', minStart: 0, times: 0 });
+    expect(error?.code, `${url}: ${error?.message}`).toBe('REMOTE_TRUNCATED');
+    expect(error!.message).toContain(url);
+    expect(ms).toBeLessThan(30_000);
+  }, 60_000);
+
   it('a missing key, a missing bucket, a missing HTTP path: REMOTE_NOT_FOUND', async () => {
     for (const url of ['s3://data/nothing.beton', 's3://nobucket/x.beton', `${srv.http}/nothing.beton`]) {
       const { error } = await readAll(url);
