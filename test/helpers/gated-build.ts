@@ -9,7 +9,7 @@
  * before the signal". Callers check ffmpeg with requires() first (videos need it).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI } from './cli.js';
 import { writeVideoFolder } from './videos.js';
@@ -22,6 +22,8 @@ export interface GatedBuild {
   blocked(maxMs?: number): Promise<void>;
   /** Lets every waiting and later decode run. */
   open(): void;
+  /** Whether the build's temporary file appears in `folder` within `maxMs` (polled): it is writing. */
+  writing(folder: string, maxMs?: number): Promise<boolean>;
   closed: Promise<{ status: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -76,6 +78,14 @@ exec ffmpeg "$@"
     stderr: () => err,
     closed,
     open: () => writeFileSync(join(gate, 'open'), ''),
+    writing: async (folder, maxMs = 20_000) => {
+      const t0 = performance.now();
+      while (!readdirSync(folder).some((f) => f.includes('.tmp-'))) {
+        if (performance.now() - t0 > maxMs) return false;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return true;
+    },
     blocked: async (maxMs = 60_000) => {
       const t0 = performance.now();
       while (!existsSync(join(gate, 'waiting'))) {
