@@ -63,7 +63,8 @@ for c in range(3):
   }, 1_500_000);
 
   it('the torch engine is within ±25% of a torchvision DataLoader timed directly on the source folder', async () => {
-    const job = { source: src, batch_size: 16, num_workers: 1, size: 160, seconds: 2, windows: 3 };
+    // 3 s windows: a one-worker torchvision loader varies more per window than FFCV does.
+    const job = { source: src, batch_size: 16, num_workers: 1, size: 160, seconds: 3, windows: 3 };
     await withinBand(
       'torch',
       () => direct('time_torch_loader.py', job),
