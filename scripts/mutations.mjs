@@ -77,11 +77,11 @@ const MUTATIONS = [
   },
   {
     name: 'range-check-removed',
-    what: 'the HTTP range client accepts an answer shorter than the range (mustBeWhole gone)',
-    file: 'core/remote/http-range-client.ts',
-    anchor: /^(\s*)mustBeWhole\(this\.url, offset, length, size, body\);$/m,
-    mutate: (m) => `${m[1]}// mutated: ${m[0].trim()}`,
-    tests: [{ file: 'test/remote/remote-faults.test.ts', filter: 'shorter than the range', because: /REMOTE_TRUNCATED/ }],
+    what: 'the range client accepts an answer whose Content-Range is not the range asked for',
+    file: 'core/remote/capped-body.ts',
+    anchor: /^(\s*)if \(cr\.start !== offset \|\| cr\.end !== end\)$/m,
+    mutate: (m) => `${m[1]}if (cr.start !== offset && cr.start === offset)`,
+    tests: [{ file: 'test/remote/remote-faults.test.ts', filter: 'another range than asked', because: /REMOTE_BAD_RANGE/ }],
   },
   {
     name: 'confinement-check-removed',

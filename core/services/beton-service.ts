@@ -185,7 +185,7 @@ export class BetonService {
       return checkDataset(file);
     },
     'checks.start': async (p) => {
-      const file = this.fs.check(p.path);
+      const file = this.localDatasetPath(p.path, 'the health check');
       const jobId = this.jobs.start('check', ({ signal, progress }) =>
         checkDataset(file, {
           signal,

@@ -45,12 +45,16 @@ const rangeServer = createServer((req: IncomingMessage, res: ServerResponse) => 
   if (fault === 'stall') return void stalled.add(res);
   if (fault === 'reset') return void req.socket.destroy();
   if (start > end) return void res.writeHead(416, { 'content-range': `bytes */${body.byteLength}` }).end();
-  if (fault === 'short' && end > start) {
-    // A valid answer for fewer bytes than asked: Content-Range and Content-Length agree with it.
-    const last = start + ((end - start + 1) >> 1) - 1;
-    served.push([start, last]);
-    res.writeHead(206, { 'content-range': `bytes ${start}-${last}/${body.byteLength}`, 'content-length': String(last - start + 1), etag });
-    return void res.end(body.subarray(start, last + 1));
+  if (fault === 'shifted' && end + 1 < body.byteLength) {
+    // A well-formed answer for the range one byte later: Content-Range and Content-Length agree
+    // with it, and its length is the one asked for; only the start tells it is not the range asked.
+    served.push([start + 1, end + 1]);
+    res.writeHead(206, {
+      'content-range': `bytes ${start + 1}-${end + 1}/${body.byteLength}`,
+      'content-length': String(end - start + 1),
+      etag,
+    });
+    return void res.end(body.subarray(start + 1, end + 2));
   }
   const part = body.subarray(start, end + 1);
   served.push([start, end]);
@@ -76,6 +80,25 @@ function s3Proxy(target: number): Server {
     if (fault === 'stall') return void stalled.add(res);
     if (fault === 'reset') return void req.socket.destroy();
     const up = request({ host: '127.0.0.1', port: target, method: req.method, path: req.url, headers: req.headers }, (r) => {
+      if (fault === 'long206' || fault === 'early206' || fault === 'endless206') {
+        // Wrong bytes for the range: more than asked, a Content-Range starting early, no end.
+        const headers = { ...r.headers };
+        delete headers['content-length'];
+        const cr = /bytes (\d+)-(\d+)\/(\d+)/.exec(String(headers['content-range']));
+        if (fault === 'early206' && cr) headers['content-range'] = `bytes ${Math.max(0, Number(cr[1]) - 100)}-${cr[2]}/${cr[3]}`;
+        res.writeHead(r.statusCode ?? 502, headers);
+        r.on('data', (c: Buffer) => res.write(c));
+        r.on('end', () => {
+          if (fault !== 'endless206') return void res.end(new Uint8Array(1000));
+          const pump = (): void => {
+            while (!res.destroyed && res.write(new Uint8Array(1 << 16)));
+            if (!res.destroyed) res.once('drain', pump);
+          };
+          stalled.add(res);
+          pump();
+        });
+        return;
+      }
       res.writeHead(r.statusCode ?? 502, r.headers);
       if (fault === 'truncate') {
         let sent = false;

@@ -4,8 +4,8 @@ import { spawnWorker } from '../../core/workers/spawn-worker.js';
 
 /** A fault the servers inject: on ranged reads from byte `minStart` on, `times` times (-1: always). */
 export interface FaultRule {
-  /** 'short' (HTTP range server only): a well-formed 206 for the first half of the range asked for. */
-  fault: 'ok' | 'status500' | 'status403' | 'stall' | 'reset' | 'truncate' | 'short';
+  /** 'shifted' (HTTP range server only): a well-formed 206 of the asked length for the range one byte later. */
+  fault: 'ok' | 'status500' | 'status403' | 'stall' | 'reset' | 'truncate' | 'long206' | 'early206' | 'endless206' | 'shifted';
   minStart: number;
   times: number;
 }
