@@ -153,8 +153,14 @@ export function Lines<Row extends object>({
   spans = [],
   unit,
   xUnit,
+  connectNulls = false,
 }: {
   rows: Row[];
+  /**
+   * Draw a line across a missing value: only for charts of discrete measurements whose dots
+   * mark what was measured (images/s vs workers). A timeline's missing reading is a gap.
+   */
+  connectNulls?: boolean;
   x: keyof Row & string;
   lines: Array<{ key: string; name?: string; dashed?: boolean }>;
   /** The values' unit, said in the tooltip ("ms", "images/s"). */
@@ -216,7 +222,7 @@ export function Lines<Row extends object>({
         {lines.map((l, i) => (
           <Line
             key={l.key}
-            type="monotone"
+            type="linear"
             dataKey={l.key}
             name={l.name ?? l.key}
             stroke={c.series[i % c.series.length]}
@@ -224,7 +230,8 @@ export function Lines<Row extends object>({
             strokeDasharray={l.dashed ? '5 3' : undefined}
             dot={dots ? { r: 3 } : false}
             isAnimationActive={false}
-            connectNulls
+            // A missing reading is a gap, drawn as one: no line across where nothing was measured.
+            connectNulls={connectNulls}
           />
         ))}
       </LineChart>

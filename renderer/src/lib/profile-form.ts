@@ -41,6 +41,16 @@ export interface ProfileForm {
   source: string;
   /** FFCV's per-stage costs by ablation (pipeline prefixes; takes longer). Ours are always timed in the workers. */
   stages: boolean;
+  /** The Python interpreter for the FFCV and torch engines ('' = the server's own, `beton serve --python`, else python3). */
+  python: string;
+  /** The engine the user trains with ('' = the answer picks: FFCV when measured, else torch, else ours). */
+  trainWith: EngineName | '';
+  /** A training command's sweep: worker counts filled into its {workers} ('' = run the command once). */
+  execWorkers: string;
+  /** …and batch sizes filled into {batch_size} ('' = none). */
+  execBatchSizes: string;
+  /** Seconds each run of the command is sampled ('' = until it exits). */
+  execSeconds: string;
 }
 
 export const DEFAULT_PROFILE_FORM: ProfileForm = {
@@ -62,6 +72,11 @@ export const DEFAULT_PROFILE_FORM: ProfileForm = {
   engines: ['beton'],
   source: '',
   stages: false,
+  python: '',
+  trainWith: '',
+  execWorkers: '',
+  execBatchSizes: '',
+  execSeconds: '',
 };
 
 /** "1, 2,4" → [1, 2, 4]; null when any part is not a positive whole number. */

@@ -99,30 +99,55 @@ export interface TimelineRow {
   /** seconds since the run started */
   t: number;
   ips: number | null;
-  /** The machine's mean busy % over all logical CPUs. */
-  cpu: number;
+  /** The machine's mean busy % over all logical CPUs (null: a gap, nothing was read). */
+  cpu: number | null;
   /** The loading process's own share of all CPUs (%), null when unknown. */
   proc: number | null;
   /** The consumer's mean wait per batch (ms), null when it took none. */
   wait: number | null;
+  /** The median wait per batch of the point being measured (PointResult.waitP50Ms): every engine reports it, ours and Python's. */
+  pointWait: number | null;
   [gpu: string]: number | null;
 }
 
 const seconds = (ms: number): number => Math.round(ms / 100) / 10;
 
-/** Timeline rows: seconds, images/s, machine and process CPU %, wait per step, and one column per GPU's utilisation. */
-export function timelineRows(samples: readonly TelemetrySample[]): TimelineRow[] {
-  return samples.map((s) => {
+/**
+ * Two readings further apart than this (ms) have a gap between them where nothing was measured
+ * (FFCV starting, numba compiling, an ablation): the charts break their lines there rather than
+ * draw a smooth arc over it. Telemetry comes about every 250 ms; a loaded machine may delay a
+ * reading a little, never by seconds.
+ */
+export const GAP_MS = 2000;
+
+/**
+ * Timeline rows: seconds, images/s, machine and process CPU %, wait per step (the readings and
+ * the point's median), and one column per GPU's utilisation. Where two readings are more than
+ * GAP_MS apart an empty row is put between them, so no line is drawn across the gap.
+ */
+export function timelineRows(
+  samples: readonly TelemetrySample[],
+  points: ReadonlyArray<Pick<PointResult, 'index' | 'waitP50Ms'>> = [],
+): TimelineRow[] {
+  const waitOf = new Map(points.map((p) => [p.index, p.waitP50Ms]));
+  const out: TimelineRow[] = [];
+  let prev: TelemetrySample | undefined;
+  for (const s of samples) {
+    if (prev && s.t - prev.t > GAP_MS)
+      out.push({ t: seconds((prev.t + s.t) / 2), ips: null, cpu: null, proc: null, wait: null, pointWait: null });
+    prev = s;
     const row: TimelineRow = {
       t: seconds(s.t),
       ips: s.imagesPerSec === null ? null : Math.round(s.imagesPerSec),
-      cpu: s.cpuPerCore.length ? Math.round((s.cpuPerCore.reduce((a, b) => a + b, 0) / s.cpuPerCore.length) * 100) : 0,
-      proc: s.processCpu == null ? null : Math.round(s.processCpu * 1000) / 10,
+      cpu: s.cpuPerCore.length ? Math.round((s.cpuPerCore.reduce((a, b) => a + b, 0) / s.cpuPerCore.length) * 100) : null,
+      proc: s.processCpu == null ? null : Math.min(100, Math.round(s.processCpu * 1000) / 10),
       wait: s.waitMsPerStep == null ? null : Math.round(s.waitMsPerStep * 100) / 100,
+      pointWait: s.point === null ? null : (waitOf.get(s.point) ?? null),
     };
     for (const g of s.gpus) row[`gpu${g.index}`] = g.utilPercent;
-    return row;
-  });
+    out.push(row);
+  }
+  return out;
 }
 
 /** Whether any sample carries the given optional reading (older runs have none). */

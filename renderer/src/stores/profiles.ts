@@ -47,6 +47,9 @@ interface ProfilesState {
   touched: Partial<Record<keyof ProfileForm, true>>;
   /** Which engines this host can run (profiles.engines), null until asked. */
   engineStatus: EngineStatus[] | null;
+  /** The answer's action that last prefilled the form ("Prefilled from the answer: …"), until the form is edited by hand. */
+  prefill: string | null;
+  setPrefill(note: string | null): void;
   loadEngines(): Promise<void>;
   setForm(patch: Partial<ProfileForm>): void;
   checkFile(): Promise<void>;
@@ -87,6 +90,8 @@ export const useProfilesStore = create<ProfilesState>()((set, get) => {
     startErrorKey: null,
     touched: {},
     engineStatus: null,
+    prefill: null,
+    setPrefill: (prefill) => set({ prefill }),
     loadEngines: async () => {
       if (get().engineStatus) return;
       try {
@@ -105,7 +110,8 @@ export const useProfilesStore = create<ProfilesState>()((set, get) => {
         const fs = s.fileSamples;
         if (!touched.batchSizes && fs && fs.path === form.file.trim())
           form.batchSizes = String(fitBatchSize(DEFAULT_PROFILE_FORM.batchSizes, fs.numSamples));
-        return { form, touched };
+        // A hand edit ends the "prefilled from the answer" note (the action sets it again after its own edit).
+        return { form, touched, prefill: null };
       }),
     checkFile: async () => {
       const path = get().form.file.trim();

@@ -1,11 +1,12 @@
 import { useMemo } from 'react';
+import { AnswerCard } from '../../components/AnswerCard.js';
 import { EngineSummary, PointsTable } from '../../components/PointsTable.js';
 import { ProfileCharts } from '../../components/ProfileCharts.js';
 import { StepWaitChart } from '../../components/StepWaitChart.js';
 import { ErrorBanner } from '../../components/States.js';
 import { formatDateTime, rateUnit } from '../../lib/format.js';
 import { runSettings, type SettingGroup } from '../../lib/run-settings.js';
-import type { PointConfig, ProfileRunView } from '../../lib/types.js';
+import { answerOf, type PointConfig, type ProfileRunView } from '../../lib/types.js';
 import { VerdictBody } from './VerdictBody.js';
 
 const GROUPS: SettingGroup[] = ['Plan', 'Machine', 'Dataset'];
@@ -22,6 +23,9 @@ export function RunDetail({ run, onClose }: { run: ProfileRunView; onClose: () =
   const settings = useMemo(() => runSettings(run), [run]);
   const configs = useMemo(() => configsOf(run), [run]);
   const unit = rateUnit(run.dataset?.schema);
+  const answer = answerOf(run);
+  const plan = 'decoder' in run.plan ? run.plan : null;
+  const file = run.dataset?.path ?? ('file' in run.plan && run.plan.file ? run.plan.file : '');
   return (
     <section className="card run-detail" data-testid="run-detail" data-id={run.id} aria-label={`Run ${run.id}`}>
       <header className="card-head">
@@ -47,7 +51,8 @@ export function RunDetail({ run, onClose }: { run: ProfileRunView; onClose: () =
       ) : run.failure ? (
         <ErrorBanner error={{ code: run.failure.code ?? 'FAILED', message: run.failure.message }} title="The run failed" />
       ) : null}
-      <div className="two-col">
+      {answer ? <AnswerCard answer={answer} unit={unit} ctx={{ file, plan, points: run.points }} testId="run-answer" /> : null}
+      <div className={answer ? '' : 'two-col'}>
         <div>
           <h4>Settings</h4>
           <table className="table compact settings-table" data-testid="run-settings">
@@ -66,21 +71,24 @@ export function RunDetail({ run, onClose }: { run: ProfileRunView; onClose: () =
             </tbody>
           </table>
         </div>
-        <div>
-          <h4>Verdict</h4>
-          <VerdictBody verdict={run.verdict} testId="run-verdict" exec={run.kind === 'exec'} />
-        </div>
+        {/* A run with an answer shows it above, across the card (its engines and buttons need the width). */}
+        {answer ? null : (
+          <div>
+            <h4>Verdict</h4>
+            <VerdictBody verdict={run.verdict} testId="run-verdict" exec={run.kind === 'exec'} />
+          </div>
+        )}
       </div>
       {run.kind === 'exec' ? <StepWaitChart verdict={run.verdict} /> : null}
       {run.points.length ? (
         <>
           <h4>Grid points</h4>
-          <EngineSummary points={run.points} unit={unit} />
-          <PointsTable points={run.points} testId="run-points" unit={unit} />
+          {answer ? null : <EngineSummary points={run.points} unit={unit} />}
+          <PointsTable points={run.points} bestIndex={answer?.best.point ?? null} testId="run-points" unit={unit} />
         </>
       ) : null}
       <h4>Timelines</h4>
-      <ProfileCharts samples={run.samples} configs={configs} rate={unit} />
+      <ProfileCharts samples={run.samples} configs={configs} rate={unit} points={run.points} />
     </section>
   );
 }
