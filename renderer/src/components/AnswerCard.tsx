@@ -9,6 +9,7 @@ import { useProfilesStore } from '../stores/profiles.js';
 import { useSourcesStore } from '../stores/sources.js';
 import { useUiStore } from '../stores/ui.js';
 import { InlineMarkdown } from './InlineMarkdown.js';
+import { answerBest } from './PointsTable.js';
 
 const ENGINE_LABEL: Record<EngineName | 'exec', string> = {
   beton: 'beton (ours)',
@@ -24,7 +25,7 @@ const TONE: Partial<Record<ProfileAnswer['bottleneck'], string>> = { contention:
 export interface AnswerContext {
   file: string;
   plan: { decoder?: string; flip?: boolean; batchesAhead?: number } | null;
-  points: ReadonlyArray<{ config: PointConfig; imagesPerSec: number }>;
+  points: ReadonlyArray<{ index: number; config: PointConfig; imagesPerSec: number }>;
   /** The build's source folder, when the run knows it (a rebuild opens the Build form on it). */
   source?: string | null;
 }
@@ -33,15 +34,15 @@ export interface AnswerContext {
 export function bestText(answer: ProfileAnswer, points: AnswerContext['points'], unit: string): string {
   const b = answer.best;
   if (b.images_per_sec === null) return 'nothing measured';
-  const pt = b.point !== null ? points[b.point] : undefined;
-  return `${formatRate(b.images_per_sec, rateNoun(unit))}${pt ? ` at ${pointLabel(pt.config)}` : ''}`;
+  const pt = answerBest(points, b.point);
+  return `${formatRate(b.images_per_sec, rateNoun(unit))}${pt ? ` · ${pointLabel(pt.config)}` : ''}`;
 }
 
 /**
  * Carries an action out in the app: it prefills the form that does it and opens that screen.
  * Nothing starts by itself: the user reads the prefilled form and presses Start / Build / Export.
  */
-export function useAnswerAction(ctx: AnswerContext): (a: AnswerAction) => Promise<void> {
+export function useAnswerAction(ctx: AnswerContext, bestPoint: number | null): (a: AnswerAction) => Promise<void> {
   const setScreen = useUiStore((u) => u.setScreen);
   return async (a) => {
     const profiles = useProfilesStore.getState();
@@ -111,7 +112,7 @@ export function AnswerCard({
   unit?: string;
   testId?: string;
 }) {
-  const act = useAnswerAction(ctx);
+  const act = useAnswerAction(ctx, answer.best.point);
   const [busy, setBusy] = useState<number | null>(null);
   const engines = Object.entries(answer.engines) as Array<[EngineName, NonNullable<ProfileAnswer['engines'][EngineName]>]>;
   return (

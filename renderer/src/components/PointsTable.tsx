@@ -6,11 +6,12 @@ import { rateNoun } from '../lib/run-rates.js';
 import type { PointResult } from '../lib/types.js';
 
 /**
- * The run's best point as its answer names it (answer.best.point: an index into the points);
- * null when the answer names none. No second "best" is computed here: the walk found three.
+ * The point the answer calls best (answer.best.point: the point's grid index, PointResult.index,
+ * which is not its position in the list when a point was not measured); null when it names
+ * none. No second "best" is computed in the renderer: the walk found three that disagreed.
  */
-export const answerBest = <P,>(points: readonly P[], best: { point: number | null } | null | undefined): P | null =>
-  best && best.point !== null ? (points[best.point] ?? null) : null;
+export const answerBest = <P extends { index: number }>(points: readonly P[], point: number | null | undefined): P | null =>
+  point === null || point === undefined ? null : (points.find((p) => p.index === point) ?? null);
 
 /** (max − min) / median of a point's slices, or null. */
 export function spreadOf(slices: readonly number[] | undefined): number | null {
@@ -90,12 +91,12 @@ export function PointsTable({
   unit = 'images/s',
 }: {
   points: readonly PointResult[];
-  /** The answer's best point (answer.best.point), marked; null: none marked. */
+  /** The answer's best point (answer.best.point, a PointResult.index), marked; null: none marked. */
   bestIndex: number | null;
   testId?: string;
   unit?: string;
 }) {
-  const best = bestIndex === null ? null : (points[bestIndex] ?? null);
+  const best = answerBest(points, bestIndex);
   const scaleMs = Math.max(0, ...points.map((p) => (p.stages?.stages ?? []).reduce((a, s) => a + s.msPerImage, 0)));
   const anyStages = scaleMs > 0;
   return (

@@ -65,9 +65,10 @@ export function switchEnginePatch(params: ActionParams, form: Pick<ProfileForm, 
   return { mode: 'grid', trainWith: e, engines: form.engines.includes(e) ? form.engines : [...form.engines, e] };
 }
 
-/** The point an action names: `params.point` (an index into `points`), else the settings it carries. */
-export function pointOf(params: ActionParams, points: ReadonlyArray<{ config: PointConfig }>): PointConfig | null {
-  if (typeof params.point === 'number' && points[params.point]) return points[params.point]!.config;
+/** The point an action names: `params.point` (a PointResult.index), else the settings it carries. */
+export function pointOf(params: ActionParams, points: ReadonlyArray<{ index: number; config: PointConfig }>): PointConfig | null {
+  const named = typeof params.point === 'number' ? points.find((p) => p.index === params.point) : undefined;
+  if (named) return named.config;
   const w = nums(params.workers)?.[0];
   const b = nums(params.batchSize ?? params.batchSizes)?.[0];
   if (w === undefined || b === undefined) return null;
@@ -110,4 +111,4 @@ export function rebuildPatch(params: ActionParams): { field: Partial<FieldForm>;
 
 /** Whether the app can carry an action out (an unknown id from a newer host is shown, not pressed). */
 export const actionable = (a: AnswerAction): boolean =>
-  ['resweep', 'rebuild', 'export', 'switch-engine', 'reprofile-idle', 'profile-loader', 'exec-sweep'].includes(a.id);
+  ['resweep', 'rebuild', 'export', 'switch-engine', 'reprofile-idle', 'profile-loader', 'exec-sweep', 'run-command'].includes(a.id);

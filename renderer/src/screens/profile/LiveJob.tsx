@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
 import { ChartCard, Lines } from '../../components/Charts.js';
+import { answerBest } from '../../components/PointsTable.js';
 import { ProfileCharts } from '../../components/ProfileCharts.js';
 import { rateUnit } from '../../lib/format.js';
 import { rateText } from '../../lib/run-rates.js';
@@ -16,7 +17,7 @@ const NO_POINTS: PointResult[] = [];
 /** The status line's best: the answer's number and its point's label, the same as the answer card's and the table's mark. */
 function answerBestOf(answer: ReturnType<typeof answerOf>, points: readonly PointResult[]): { ips: number | null; label: string } | null {
   if (!answer) return null;
-  const pt = answer.best.point !== null ? points[answer.best.point] : undefined;
+  const pt = answerBest(points, answer.best.point);
   return { ips: answer.best.images_per_sec, label: pt ? pointLabel(pt.config) : answer.engine };
 }
 

@@ -1,5 +1,7 @@
 import { useMemo } from 'react';
 import { AnswerCard } from '../../components/AnswerCard.js';
+import { EngineFailures, firstLine, type EngineFailureView } from '../../components/EngineFailures.js';
+import { ExecSweepCharts } from '../../components/ExecSweepCharts.js';
 import { EngineSummary, PointsTable } from '../../components/PointsTable.js';
 import { ProfileCharts } from '../../components/ProfileCharts.js';
 import { StepWaitChart } from '../../components/StepWaitChart.js';
@@ -17,6 +19,10 @@ const configsOf = (run: ProfileRunView): Array<PointConfig | undefined> => {
   for (const p of run.points) out[p.index] = p.config;
   return out;
 };
+
+/** The engines that failed while the others went on (absent from older hosts). */
+const failuresOf = (run: ProfileRunView): EngineFailureView[] | undefined =>
+  'engineFailures' in run ? (run as { engineFailures?: EngineFailureView[] }).engineFailures : undefined;
 
 /** One run in full: every setting, the evidence behind its verdict, its timelines and its points. */
 export function RunDetail({ run, onClose }: { run: ProfileRunView; onClose: () => void }) {
@@ -49,8 +55,17 @@ export function RunDetail({ run, onClose }: { run: ProfileRunView; onClose: () =
           </div>
         </div>
       ) : run.failure ? (
-        <ErrorBanner error={{ code: run.failure.code ?? 'FAILED', message: run.failure.message }} title="The run failed" />
+        <>
+          <ErrorBanner error={{ code: run.failure.code ?? 'FAILED', message: firstLine(run.failure.message) }} title="The run failed" />
+          {run.failure.message.includes('\n') ? (
+            <details className="engine-failure" data-testid="run-failure-detail">
+              <summary>Details</summary>
+              <pre>{run.failure.message}</pre>
+            </details>
+          ) : null}
+        </>
       ) : null}
+      <EngineFailures failures={failuresOf(run)} />
       {answer ? <AnswerCard answer={answer} unit={unit} ctx={{ file, plan, points: run.points }} testId="run-answer" /> : null}
       <div className={answer ? '' : 'two-col'}>
         <div>
@@ -80,7 +95,12 @@ export function RunDetail({ run, onClose }: { run: ProfileRunView; onClose: () =
         )}
       </div>
       {run.kind === 'exec' ? <StepWaitChart verdict={run.verdict} /> : null}
-      {run.points.length ? (
+      {run.kind === 'exec' && run.points.length ? (
+        <>
+          <h4>Your command, swept over workers</h4>
+          <ExecSweepCharts points={run.points} unit={unit} bestIndex={answer?.best.point ?? null} />
+        </>
+      ) : run.points.length ? (
         <>
           <h4>Grid points</h4>
           {answer ? null : <EngineSummary points={run.points} unit={unit} />}
