@@ -68,7 +68,7 @@ export function useAnswerAction(ctx: AnswerContext, bestPoint: number | null): (
         setTimeout(() => document.querySelector('[data-testid=profile-engines]')?.scrollIntoView({ block: 'center' }), 50);
         break;
       case 'export': {
-        const pt = pointOf(a.params, ctx.points) ?? ctx.points[0]?.config ?? null;
+        const pt = pointOf(a.params, ctx.points) ?? answerBest(ctx.points, bestPoint)?.config ?? null;
         if (!pt) return;
         const file = typeof a.params.file === 'string' ? a.params.file : ctx.file;
         useExportStore.getState().setForm(exportPatch(file, pt, ctx.plan));
