@@ -14,6 +14,7 @@
  *   {"start": i}                                    the measured part of point i begins
  *   {"n": images}                                   after each measured batch (cumulative)
  *   {"point": i, images, seconds, batches, waits, slices}   point i measured
+ *   {"ablating": i, stage, k, of}                   timing prefix k of `of` of point i begins
  *   {"ablation": i, stage, imagesPerSec}            one pipeline prefix of point i
  *   {"error": message}                              then exit 1
  * Timing is the consumer's: the time each `next()` waited and images per wall second over
@@ -46,12 +47,33 @@ def make_torch(t):
     if t["flip"]:
         tf.append(T.RandomHorizontalFlip())
     tf.append(T.PILToTensor())  # uint8 CHW, as our ToCHW
-    ds = datasets.ImageFolder(t["source"], transform=T.Compose(tf))
+    ds = Skipping(datasets.ImageFolder(t["source"], transform=T.Compose(tf)))
     w = t["workers"]
     return torch.utils.data.DataLoader(
         ds, batch_size=t["batchSize"], shuffle=t["shuffle"], num_workers=w, drop_last=True,
         persistent_workers=True, prefetch_factor=max(1, -(-t["batchesAhead"] // w)),
     )
+
+
+class Skipping:
+    """An ImageFolder that skips files it cannot read (a corrupt JPEG), as beton build reports them: one stderr line each."""
+
+    def __init__(self, ds):
+        self.ds = ds
+
+    def __len__(self):
+        return len(self.ds)
+
+    def __getitem__(self, i):
+        n = len(self.ds)
+        for k in range(n):
+            j = (i + k) % n
+            try:
+                return self.ds[j]
+            except Exception as e:
+                sys.stderr.write("beton: skipped unreadable %s: %s\n" % (self.ds.samples[j][0], (type(e).__name__ + ": " + str(e))[:200]))
+                sys.stderr.flush()
+        raise RuntimeError("no readable image in the source folder")
 
 
 def batch_size_of(b):
@@ -144,7 +166,9 @@ def main():
         r["point"] = i
         emit(r)
         del loader
-        for a in p.get("ablations", []):
+        abl = p.get("ablations", [])
+        for k, a in enumerate(abl):
+            emit({"ablating": i, "stage": a["stage"], "k": k + 1, "of": len(abl)})
             ab = make_ffcv(a["code"])
             r = measure(ab, job["warmupBatches"], job["stageSeconds"], False, 1)
             emit({"ablation": i, "stage": a["stage"], "imagesPerSec": r["images"] / r["seconds"]})

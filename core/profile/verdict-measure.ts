@@ -91,7 +91,9 @@ export function measurePoint(
     stepMs,
     waitP50Ms: p.waitP50Ms,
     waitP95Ms: p.waitP95Ms,
-    waitFraction: stepMs ? p.waitP50Ms / stepMs : null,
+    // Capped at the whole step: a batch slower than the step period (a stall at the slice's
+    // edge) would read as "waits 101% of each step", which no step can.
+    waitFraction: stepMs ? Math.min(1, p.waitP50Ms / stepMs) : null,
     // workerBusyMsPerBatch is the workers' summed busy time per batch, so busy time per second
     // of wall time is it × batches/s; divided by the worker count it is a 0..1 fraction.
     workerBusyFraction: ours && p.config.workers > 0 ? (p.workerBusyMsPerBatch * p.batchesPerSec) / 1000 / p.config.workers : null,

@@ -593,8 +593,11 @@ describe('RunsDb: comparisons say which run is faster, and whether the data was 
     for (const m of MIGRATIONS.slice(0, 5)) raw.exec(m.sql);
     raw.pragma('user_version = 5');
     raw.exec(`ATTACH DATABASE '${donor.replace(/'/g, "''")}' AS donor`);
-    for (const t of ['machines', 'datasets', 'profile_runs', 'points', 'samples'])
-      raw.exec(`INSERT INTO main.${t} SELECT * FROM donor.${t}`);
+    // The v5 columns only: later migrations add columns to the donor's tables.
+    for (const t of ['machines', 'datasets', 'profile_runs', 'points', 'samples']) {
+      const cols = (raw.prepare(`PRAGMA main.table_info(${t})`).all() as Array<{ name: string }>).map((c) => c.name).join(', ');
+      raw.exec(`INSERT INTO main.${t} (${cols}) SELECT ${cols} FROM donor.${t}`);
+    }
     raw.exec('DETACH DATABASE donor');
     expect(() => raw.prepare("UPDATE profile_runs SET kind = 'other'").run()).toThrow(/CHECK constraint failed/);
     raw.close();
