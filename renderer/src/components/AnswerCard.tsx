@@ -1,5 +1,13 @@
 import { useState } from 'react';
-import { exportPatch, execSweepPatch, pointOf, rebuildPatch, sweepPatch, switchEnginePatch } from '../lib/answer-actions.js';
+import {
+  exportPatch,
+  execSweepPatch,
+  pointOf,
+  rebuildPatch,
+  runCommandPatch,
+  sweepPatch,
+  switchEnginePatch,
+} from '../lib/answer-actions.js';
 import { formatCompact, formatRate } from '../lib/format.js';
 import { pointLabel } from '../lib/profile-form.js';
 import { rateNoun } from '../lib/run-rates.js';
@@ -60,6 +68,11 @@ export function useAnswerAction(ctx: AnswerContext, bestPoint: number | null): (
         profiles.setPrefill(note);
         setScreen('profile');
         break;
+      case 'run-command':
+        profiles.setForm(runCommandPatch(a.params));
+        profiles.setPrefill(note);
+        setScreen('profile');
+        break;
       case 'switch-engine':
         profiles.setForm({ ...(ctx.file ? { file: ctx.file } : {}), ...switchEnginePatch(a.params, profiles.form) });
         profiles.setPrefill(note);
@@ -71,7 +84,13 @@ export function useAnswerAction(ctx: AnswerContext, bestPoint: number | null): (
         const pt = pointOf(a.params, ctx.points) ?? answerBest(ctx.points, bestPoint)?.config ?? null;
         if (!pt) return;
         const file = typeof a.params.file === 'string' ? a.params.file : ctx.file;
-        useExportStore.getState().setForm(exportPatch(file, pt, ctx.plan));
+        // The decoder and flip the action names (the measured point's), else the plan's.
+        const plan = {
+          ...ctx.plan,
+          ...(typeof a.params.decoder === 'string' ? { decoder: a.params.decoder } : {}),
+          ...(typeof a.params.flip === 'boolean' ? { flip: a.params.flip } : {}),
+        };
+        useExportStore.getState().setForm(exportPatch(file, pt, plan));
         setScreen('export');
         break;
       }

@@ -44,6 +44,15 @@ export function sweepPatch(params: ActionParams): Partial<ProfileForm> {
   if (typeof params.batchesAhead === 'number') p.batchesAhead = String(params.batchesAhead);
   if (typeof params.stages === 'boolean') p.stages = params.stages;
   if (typeof params.python === 'string') p.python = params.python;
+  if (typeof params.flip === 'boolean') p.flip = params.flip;
+  if (typeof params.trainWith === 'string' && isEngine(params.trainWith)) p.trainWith = params.trainWith;
+  if (typeof params.decoder === 'string') {
+    const [kind, size] = params.decoder.split(':');
+    if (kind === 'simple' || kind === 'rrc' || kind === 'center') {
+      p.decoder = kind;
+      if (size) p.decoderSize = size;
+    }
+  }
   return p;
 }
 
@@ -55,14 +64,24 @@ export function execSweepPatch(params: ActionParams): Partial<ProfileForm> {
   const b = nums(params.batchSizes ?? params.batchSize);
   if (b) p.execBatchSizes = list(b);
   if (typeof params.command === 'string') p.command = params.command;
+  if (typeof params.file === 'string') p.execFile = params.file;
+  if (typeof params.throughputRegex === 'string') p.throughputRegex = params.throughputRegex;
+  if (typeof params.secondsPerPoint === 'number') p.execSeconds = String(params.secondsPerPoint);
   return p;
+}
+
+/** Train with one filled command (run-command): the Training command tab with it, run once (no grid). */
+export function runCommandPatch(params: ActionParams): Partial<ProfileForm> {
+  return { mode: 'exec', execWorkers: '', execBatchSizes: '', ...(typeof params.command === 'string' ? { command: params.command } : {}) };
 }
 
 /** Switch engine: the engine selector names it as the one trained with, and the sweep measures it. */
 export function switchEnginePatch(params: ActionParams, form: Pick<ProfileForm, 'engines'>): Partial<ProfileForm> {
   const e = typeof params.engine === 'string' && isEngine(params.engine) ? params.engine : null;
   if (!e) return { mode: 'grid' };
-  return { mode: 'grid', trainWith: e, engines: form.engines.includes(e) ? form.engines : [...form.engines, e] };
+  const swept = sweepPatch(params);
+  const engines = swept.engines ?? form.engines;
+  return { ...swept, mode: 'grid', trainWith: e, engines: engines.includes(e) ? engines : [...engines, e] };
 }
 
 /** The point an action names: `params.point` (a PointResult.index), else the settings it carries. */
@@ -81,7 +100,7 @@ export function pointOf(params: ActionParams, points: ReadonlyArray<{ index: num
 export function exportPatch(
   file: string,
   point: PointConfig,
-  plan: { decoder?: string; flip?: boolean; batchesAhead?: number } | null,
+  plan: { decoder?: string | undefined; flip?: boolean | undefined; batchesAhead?: number | undefined } | null,
 ): Partial<ExportForm> {
   const [kind, size] = (plan?.decoder ?? 'rrc:160').split(':');
   return {

@@ -291,6 +291,9 @@ export function pointProgressText(job: Pick<ProfileJob, 'status' | 'progress' | 
   const done = job.progress?.done ?? 0;
   if (job.status !== 'running') return `${done} of ${total} points`;
   const m = job.progress?.measuring;
+  // Readings that still name a finished point come from work after it (FFCV's stage ablation):
+  // no point is being measured then, and the count says so rather than "measuring point 4 · 4 done".
+  if (m !== null && m !== undefined && m < done) return `${done} of ${total} points done`;
   const current = m === null || m === undefined ? done + 1 : m + 1;
   return `measuring point ${Math.min(current, total)} of ${total} · ${done} done`;
 }

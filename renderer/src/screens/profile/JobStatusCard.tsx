@@ -20,7 +20,8 @@ export function JobStatusCard({ job, rate }: { job: ProfileJob; rate: string | n
         <span className={`status status-${job.status}`}>{STATUS_LABEL[job.status]}</span>
         <span className="muted" data-testid="profile-progress-text">
           {job.mode === 'grid'
-            ? pointProgressText(job)
+            ? // What the sweep waits for, in the host's words ("starting FFCV in … — numba compiles, about 30 s"), after the count.
+              `${pointProgressText(job)}${job.status === 'running' && job.progress?.message ? ` · ${job.progress.message}` : ''}`
             : job.status === 'running'
               ? (job.progress?.message ?? 'running your command')
               : (job.progress?.message ?? '')}

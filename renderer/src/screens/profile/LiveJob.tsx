@@ -10,6 +10,7 @@ import { answerOf, type PointResult } from '../../lib/types.js';
 import { shownJob, useProfilesStore } from '../../stores/profiles.js';
 import { ExecResultCard } from './ExecResultCard.js';
 import { JobStatusCard } from './JobStatusCard.js';
+import { RunExtras } from './RunExtras.js';
 import { VerdictCard } from './VerdictCard.js';
 
 const NO_POINTS: PointResult[] = [];
@@ -50,6 +51,7 @@ export function LiveJob() {
         />
       ) : null}
       {outcome?.kind === 'exec' ? <ExecResultCard outcome={outcome} status={job.status} /> : null}
+      {outcome ? <RunExtras runId={outcome.runId} answer={answer} exec={outcome.kind === 'exec'} unit={unit} /> : null}
       {job.mode === 'grid' ? (
         <ChartCard
           title={title}

@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import { AnswerCard } from '../../components/AnswerCard.js';
-import { EngineFailures, firstLine, type EngineFailureView } from '../../components/EngineFailures.js';
+import { EngineFailures, firstLine } from '../../components/EngineFailures.js';
 import { ExecSweepCharts } from '../../components/ExecSweepCharts.js';
 import { EngineSummary, PointsTable } from '../../components/PointsTable.js';
 import { ProfileCharts } from '../../components/ProfileCharts.js';
@@ -19,10 +19,6 @@ const configsOf = (run: ProfileRunView): Array<PointConfig | undefined> => {
   for (const p of run.points) out[p.index] = p.config;
   return out;
 };
-
-/** The engines that failed while the others went on (absent from older hosts). */
-const failuresOf = (run: ProfileRunView): EngineFailureView[] | undefined =>
-  'engineFailures' in run ? (run as { engineFailures?: EngineFailureView[] }).engineFailures : undefined;
 
 /** One run in full: every setting, the evidence behind its verdict, its timelines and its points. */
 export function RunDetail({ run, onClose }: { run: ProfileRunView; onClose: () => void }) {
@@ -65,7 +61,7 @@ export function RunDetail({ run, onClose }: { run: ProfileRunView; onClose: () =
           ) : null}
         </>
       ) : null}
-      <EngineFailures failures={failuresOf(run)} />
+      <EngineFailures failures={run.engineFailures} />
       {answer ? <AnswerCard answer={answer} unit={unit} ctx={{ file, plan, points: run.points }} testId="run-answer" /> : null}
       <div className={answer ? '' : 'two-col'}>
         <div>
