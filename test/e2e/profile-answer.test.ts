@@ -10,7 +10,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ProfileAnswer } from '../../core/api/profile-answer.js';
 import type { ExecPointMeasures, PointResult, ProfileRun, StageCosts, TelemetrySample } from '../../core/api/profile-model.js';
@@ -64,7 +64,7 @@ const ENGINES_ANSWER: ProfileAnswer = {
   bottleneck: 'decode',
   contended: false,
   noise: 0.04,
-  summary: 'FFCV delivers **700 img/s** at 2 workers; decoding takes 3.1 ms of its 3.5 ms per image.',
+  summary: 'FFCV delivers 700 img/s at 2 workers; decoding takes 3.1 ms of its 3.5 ms per image.',
   evidence: ['read+decode 3.1 ms of 3.5 ms per image at 2 workers (FFCV, by ablation)', 'both workers busy 96% of the time'],
   actions: [
     {
@@ -180,6 +180,10 @@ function compareRun(startedAt: string, rates: number[], extra?: number): Profile
   return { ...base, plan: { ...base.plan, batchSizes: extra ? [256, 512] : [256] }, points: pts };
 }
 
+/** A screenshot of one part of the page (the full-page ones are tall): test-output/screenshots/NAME.png. */
+const shotOf = (l: Locator, name: string): Promise<Buffer> =>
+  l.screenshot({ path: join(ROOT, 'test-output', 'screenshots', `${name}.png`) });
+
 const ids: Record<'engines' | 'exec' | 'a' | 'b', number> = { engines: 0, exec: 0, a: 0, b: 0 };
 
 /** A page script: this tsconfig has no DOM types. */
@@ -247,6 +251,7 @@ describe.skipIf(!needChromium())('the answer, its actions and charts that cannot
     expect(await failure.getByTestId('engine-failure-detail').isVisible()).toBe(false);
     await failure.locator('summary').click();
     expect(await failure.getByTestId('engine-failure-detail').textContent()).toContain('Traceback');
+    await shotOf(card, 'i27-runs-answer-card');
     await page.getByTestId('run-detail').scrollIntoViewIfNeeded();
     await shot(page, 'i27-runs-answer-1440');
     await page.setViewportSize({ width: 1024, height: 768 });
@@ -289,14 +294,14 @@ describe.skipIf(!needChromium())('the answer, its actions and charts that cannot
     };
     await check();
     await page.getByTestId('run-points').scrollIntoViewIfNeeded();
-    await shot(page, 'i27-stage-legend');
+    await shotOf(page.getByTestId('run-points').locator('xpath=..'), 'i27-stage-legend');
     // A reload reads the run back from the database: FFCV's stages are still there.
     await page.reload();
     await page.locator('[data-testid=connection][data-state=open]').waitFor();
     await page.locator(`[data-testid=run-detail][data-id="${ids.engines}"]`).waitFor();
     await check();
     await page.getByTestId('run-points').scrollIntoViewIfNeeded();
-    await shot(page, 'i27-ffcv-stages-after-reload');
+    await shotOf(page.getByTestId('run-points').locator('xpath=..'), 'i27-ffcv-stages-after-reload');
     expect(problems).toEqual([]);
   });
 
@@ -317,7 +322,7 @@ describe.skipIf(!needChromium())('the answer, its actions and charts that cannot
     const ips = page.getByTestId('run-detail').getByTestId('chart-timeline').locator('.recharts-line-curve');
     expect(await ips.evaluate((e) => (e.getAttribute('d') ?? '').split('M').length - 1)).toBe(2);
     await wait.scrollIntoViewIfNeeded();
-    await shot(page, 'i27-timelines-gap');
+    await shotOf(page.getByTestId('run-detail').getByTestId('profile-charts'), 'i27-timelines-gap');
     expect(problems).toEqual([]);
   });
 
@@ -354,7 +359,7 @@ describe.skipIf(!needChromium())('the answer, its actions and charts that cannot
     expect(await sweep.locator('tr.is-best th').textContent()).toContain('4');
     expect(await page.getByTestId('run-answer').getByTestId('answer-best').getAttribute('data-value')).toBe('610');
     await sweep.scrollIntoViewIfNeeded();
-    await shot(page, 'i27-exec-sweep-chart');
+    await shotOf(sweep, 'i27-exec-sweep-chart');
     await page.setViewportSize({ width: 1024, height: 768 });
     await shot(page, 'i27-exec-sweep-chart-1024');
     await page.setViewportSize({ width: 1440, height: 900 });
@@ -363,6 +368,7 @@ describe.skipIf(!needChromium())('the answer, its actions and charts that cannot
 
   it('Runs compare: only matching settings, the noise stated, no colour for bests at other batch sizes', async () => {
     await page.getByTestId('nav-runs').click();
+    if (await page.getByTestId('run-detail-close').count()) await page.getByTestId('run-detail-close').click();
     await page.getByTestId(`run-select-${ids.a}`).check();
     await page.getByTestId(`run-select-${ids.b}`).check();
     const table = page.getByTestId('compare-table');
@@ -377,7 +383,7 @@ describe.skipIf(!needChromium())('the answer, its actions and charts that cannot
     expect(await best.textContent()).toContain('not compared: the best points were measured with different settings');
     expect(await best.getAttribute('class')).not.toMatch(/\bbad\b/);
     await table.scrollIntoViewIfNeeded();
-    await shot(page, 'i27-compare-matching');
+    await shotOf(table, 'i27-compare-matching');
     await page.getByTestId(`run-select-${ids.a}`).uncheck();
     await page.getByTestId(`run-select-${ids.b}`).uncheck();
     expect(problems).toEqual([]);
@@ -408,6 +414,7 @@ describe.skipIf(!needChromium())('the answer, its actions and charts that cannot
     const bestPoint = stored.points.find((p) => p.index === answer.best.point)!;
     expect(await page.getByTestId('points-table').locator('tr.is-best th').textContent()).toContain(`${bestPoint.config.workers} worker`);
     await shot(page, 'i27-profile-answer');
+    await shotOf(page.getByTestId('verdict'), 'i27-profile-answer-card');
     await page.getByTestId('view-run').click();
     await openRun(runId);
     expect(Number(await page.getByTestId('run-answer').getByTestId('answer-best').getAttribute('data-value'))).toBe(

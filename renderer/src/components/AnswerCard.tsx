@@ -43,7 +43,13 @@ export function bestText(answer: ProfileAnswer, points: AnswerContext['points'],
   const b = answer.best;
   if (b.images_per_sec === null) return 'nothing measured';
   const pt = answerBest(points, b.point);
-  return `${formatRate(b.images_per_sec, rateNoun(unit))}${pt ? ` · ${pointLabel(pt.config)}` : ''}`;
+  // A training command's point is its filled-in workers and batch size: the loader's order and cache are not its settings.
+  const label = !pt
+    ? ''
+    : answer.engine === 'exec'
+      ? ` · ${pt.config.workers} worker${pt.config.workers === 1 ? '' : 's'}${pt.config.batchSize > 0 ? ` · batch ${pt.config.batchSize}` : ''}`
+      : ` · ${pointLabel(pt.config)}`;
+  return `${formatRate(b.images_per_sec, rateNoun(unit))}${label}`;
 }
 
 /**

@@ -180,7 +180,9 @@ export function Lines<Row extends object>({
   const c = useChartColors();
   const xs = rows.map((r) => (r as Record<string, unknown>)[x]).filter((v): v is number => typeof v === 'number');
   const ticks = xs.length ? evenTicks(Math.min(...xs), Math.max(...xs)) : undefined;
-  const short = spans.length > FULL_SPAN_LABELS;
+  // Full names only when they fit: few spans, none much narrower than the chart (a 2 s point in a 40 s run is not).
+  const range = xs.length ? Math.max(...xs) - Math.min(...xs) : 0;
+  const short = spans.length > FULL_SPAN_LABELS || (range > 0 && spans.some((s) => s.x2 - s.x1 < range * 0.15));
   return (
     <ResponsiveContainer width="100%" height={height}>
       <LineChart data={rows} margin={margin(xLabel, yLabel)}>

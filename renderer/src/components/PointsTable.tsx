@@ -45,7 +45,8 @@ export function StageBar({ point, scaleMs }: { point: PointResult; scaleMs: numb
             data-stage={s.stage}
             data-color={stageColor(s.stage)}
             className="stage-seg"
-            style={{ flex: `${Math.max(s.msPerImage, 0)} 0 0`, background: stageColor(s.stage) }}
+            // Grow factors in percent: factors summing under 1 would fill only that fraction of the bar.
+            style={{ flex: `${total > 0 ? (Math.max(s.msPerImage, 0) / total) * 100 : 0} 0 0`, background: stageColor(s.stage) }}
           >
             {/* The number on the segment when it has room; the total and the tooltip carry the rest. */}
             {total > 0 && s.msPerImage / total >= 0.22 ? msText(s.msPerImage) : ''}

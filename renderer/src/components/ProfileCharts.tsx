@@ -5,7 +5,7 @@ import { Bars, ChartCard, FULL_SPAN_LABELS, Lines, type XSpan } from './Charts.j
 
 /** A grid point's name on a timeline: short, since a span can be narrow (the tooltip and tables carry the rest). */
 export const spanLabel = (c: PointConfig | undefined, index: number): string =>
-  c ? `${c.workers}w · bs ${c.batchSize}${c.osCache ? '' : ' · proc'}` : `point ${index + 1}`;
+  c ? `${c.engine && c.engine !== 'beton' ? `${c.engine} ` : ''}${c.workers}w · bs ${c.batchSize}${c.osCache ? '' : ' · proc'}` : `point ${index + 1}`;
 
 /** A span's name when there are too many for full names: its point's number, as in the points table. */
 const spanShort = (index: number): string => `#${index + 1}`;
@@ -122,7 +122,9 @@ export function ProfileCharts({
         count={gpus.length ? timeline.length : 0}
         empty={
           !samples.length
-            ? 'Waiting for readings…'
+            ? live
+              ? 'Waiting for readings…'
+              : 'No readings were recorded in this run.'
             : live
               ? 'No GPU on this machine (nvidia-smi not found): CPU-side loading only.'
               : 'No GPU readings in this run (no nvidia-smi on its machine).'

@@ -7,7 +7,8 @@
 const KNOWN: Record<string, string> = {
   read: '#76b7b2',
   decode: '#4e79a7',
-  'read+decode': '#2f5d8a',
+  // FFCV's read and decode are one prefix: its own colour, not mistakable for ours' decode.
+  'read+decode': '#7b4fa6',
   crop: '#edc948',
   flip: '#f28e2b',
   'to CHW': '#59a14f',

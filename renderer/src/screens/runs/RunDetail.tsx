@@ -20,6 +20,26 @@ const configsOf = (run: ProfileRunView): Array<PointConfig | undefined> => {
   return out;
 };
 
+function SettingsTable({ settings }: { settings: ReturnType<typeof runSettings> }) {
+  return (
+    <table className="table compact settings-table" data-testid="run-settings">
+      <tbody>
+        {GROUPS.map((g) =>
+          settings
+            .filter((x) => x.group === g)
+            .map((x, i) => (
+              <tr key={x.key} data-key={x.key}>
+                <td className="muted">{i === 0 ? g : ''}</td>
+                <th scope="row">{x.label}</th>
+                <td className="setting-value">{x.value}</td>
+              </tr>
+            )),
+        )}
+      </tbody>
+    </table>
+  );
+}
+
 /** One run in full: every setting, the evidence behind its verdict, its timelines and its points. */
 export function RunDetail({ run, onClose }: { run: ProfileRunView; onClose: () => void }) {
   const settings = useMemo(() => runSettings(run), [run]);
@@ -63,34 +83,28 @@ export function RunDetail({ run, onClose }: { run: ProfileRunView; onClose: () =
       ) : null}
       <EngineFailures failures={run.engineFailures} />
       {answer ? <AnswerCard answer={answer} unit={unit} ctx={{ file, plan, points: run.points }} testId="run-answer" /> : null}
-      <div className={answer ? '' : 'two-col'}>
-        <div>
-          <h4>Settings</h4>
-          <table className="table compact settings-table" data-testid="run-settings">
-            <tbody>
-              {GROUPS.map((g) =>
-                settings
-                  .filter((x) => x.group === g)
-                  .map((x, i) => (
-                    <tr key={x.key} data-key={x.key}>
-                      <td className="muted">{i === 0 ? g : ''}</td>
-                      <th scope="row">{x.label}</th>
-                      <td className="setting-value">{x.value}</td>
-                    </tr>
-                  )),
-              )}
-            </tbody>
-          </table>
-        </div>
-        {/* A run with an answer shows it above, across the card (its engines and buttons need the width). */}
-        {answer ? null : (
+      {answer ? (
+        // The answer above says what the run found; its settings are one click away rather than a screen long.
+        <details className="run-settings-disclosure" data-testid="run-settings-disclosure">
+          <summary>
+            <h4 style={{ display: 'inline' }}>Settings</h4> <span className="muted">(plan, machine, dataset: {settings.length} rows)</span>
+          </summary>
+          <SettingsTable settings={settings} />
+        </details>
+      ) : (
+        <div className="two-col">
+          <div>
+            <h4>Settings</h4>
+            <SettingsTable settings={settings} />
+          </div>
           <div>
             <h4>Verdict</h4>
             <VerdictBody verdict={run.verdict} testId="run-verdict" exec={run.kind === 'exec'} />
           </div>
-        )}
-      </div>
-      {run.kind === 'exec' ? <StepWaitChart verdict={run.verdict} /> : null}
+        </div>
+      )}
+      {/* One run of a command: its steps' wait; a sweep of it has a point per worker count instead (below). */}
+      {run.kind === 'exec' && !run.points.length ? <StepWaitChart verdict={run.verdict} /> : null}
       {run.kind === 'exec' && run.points.length ? (
         <>
           <h4>Your command, swept over workers</h4>
