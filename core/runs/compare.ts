@@ -1,5 +1,6 @@
 import type { PointConfig, PointResult, Verdict } from '../api/profile-model.js';
 import type { Change, CompareRow, RunComparison, RunSummary } from '../api/runs-model.js';
+import { pointLabel } from '../api/profile-plan.js';
 import { spreadOf } from '../profile/engine-points.js';
 
 // Run comparison, the domain logic behind `beton runs compare` and the app's compare view:
@@ -104,8 +105,7 @@ export function compareRuns(a: ComparedRun, b: ComparedRun): RunComparison {
 const bestOf = (points: readonly PointResult[]): PointResult | undefined =>
   points.reduce<PointResult | undefined>((m, p) => (!m || p.imagesPerSec > m.imagesPerSec ? p : m), undefined);
 
-const settingsText = (c: PointConfig): string =>
-  `${c.engine ?? 'beton'} · ${c.workers}w · bs ${c.batchSize} · ${c.order} · ${c.osCache ? 'os cache' : 'process cache'}`;
+const settingsText = (c: PointConfig): string => pointLabel({ ...c, engine: c.engine ?? 'beton' });
 
 /** B's best against A's best, only when both were measured with the same settings. */
 function bestChange(a: ComparedRun, b: ComparedRun): Change {

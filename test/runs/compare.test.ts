@@ -108,9 +108,9 @@ describe('compareRuns', () => {
     ]);
     const r = compareRuns(a, b);
     expect(r.best.direction).toBeNull();
-    expect(r.best.text).toContain('bs 256');
-    expect(r.best.text).toContain('A: beton · 4w · bs 256');
-    expect(r.best.text).toContain('B: beton · 8w · bs 256');
+    expect(r.best.text).toContain('batch 256');
+    expect(r.best.text).toContain('A: beton · 4 workers · batch 256');
+    expect(r.best.text).toContain('B: beton · 8 workers · batch 256');
     expect(r.headline).toMatchObject({ matched: 4, faster: 3, slower: 1, same: 0, direction: null });
     expect(r.headline.text).toMatch(/^Of 4 matching points, B is faster at 3 \(1\.15–1\.20×\), slower at 1 \(1\.13×\); noise ±\d+%$/);
     expect(r.onlyInB).toEqual([c(4, undefined, 512)]);
