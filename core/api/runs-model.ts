@@ -31,7 +31,7 @@ export interface RunSummary {
   datasetPath: string | null;
   hostname: string;
   points: number;
-  /** The best images/s over the run's points; an exec run's images/s (its verdict's measures); null when unknown. */
+  /** The run's answer's best images/s (answer.best); runs before answers: the best over its points, or an exec run's images/s; null when unknown. */
   bestImagesPerSec: number | null;
   /**
    * The recorded dataset's fields: what its rate counts (a video dataset's samples are clips).

@@ -239,6 +239,8 @@ describe.skipIf(!needChromium())('the answer, its actions and charts that cannot
     expect(await card.getByTestId('answer-engines').locator('tr[data-engine=torch] td').first().textContent()).toBe('not measured');
     const buttons = card.getByTestId('answer-actions').locator('button');
     expect(await buttons.allTextContents()).toEqual(ENGINES_ANSWER.actions.map((a) => a.label));
+    // The Runs list's best is the answer's too.
+    expect(await page.locator(`[data-testid=run-row][data-id="${ids.engines}"] td.num`).nth(1).textContent()).toBe('700');
     // The table's mark is answer.best (FFCV's 700), not the fastest row (ours, 1,100).
     const marked = page.getByTestId('run-points').locator('tr.is-best');
     expect(await marked.count()).toBe(1);

@@ -22,7 +22,7 @@ import { highlightJson, highlightPython } from '../../renderer/src/lib/highlight
 import { allowPrefixFor, isRemoteUrl, remoteUrlProblem } from '../../renderer/src/lib/remote-url.js';
 import { pointsOf } from '../../core/api/profile-plan.js';
 import { DEFAULT_PROFILE_FORM, parseIntList, validateProfileForm } from '../../renderer/src/lib/profile-form.js';
-import { appendBounded, decimate, livePointRates, overlayChart, workersChart } from '../../renderer/src/lib/series.js';
+import { appendBounded, decimate, liveBySettings, livePointRates, overlayChart, workersChart } from '../../renderer/src/lib/series.js';
 import { outcomeWithKind } from '../../renderer/src/lib/types.js';
 import type { DetectedSource } from '../../core/api/contract.js';
 
@@ -362,7 +362,7 @@ describe('series', () => {
       [1, 400],
     ]);
     const grid = pointsOf({ workers: [1, 2], batchSizes: [8], orders: ['random'], osCache: [true] });
-    const chart = workersChart([], grid, live);
+    const chart = workersChart([], liveBySettings(live, grid));
     expect(chart.series).toEqual(['bs 8 · random']);
     expect(chart.rows).toEqual([
       { workers: 1, 'bs 8 · random': 200 },
@@ -523,7 +523,7 @@ describe('profile engines in the app (issue 18)', () => {
 
   it('one series per engine, on the Profile chart and in the Runs overlay', () => {
     const points = [pt('beton', 1, 100), pt('beton', 2, 180), pt('ffcv', 1, 60), pt('ffcv', 2, 110)];
-    const w = workersChart(points, [], new Map());
+    const w = workersChart(points, new Map());
     expect(w.series).toEqual(['beton · bs 32 · random', 'ffcv · bs 32 · random']);
     expect(w.rows).toEqual([
       { workers: 1, 'beton · bs 32 · random': 100, 'ffcv · bs 32 · random': 60 },

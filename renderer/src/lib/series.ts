@@ -1,4 +1,5 @@
 /** Chart data from job events and runs: pure functions, bounded in size. */
+import { pointKey } from '../../../core/api/profile-plan.js';
 import type { PointConfig, PointResult, TelemetrySample } from './types.js';
 
 /**
@@ -51,17 +52,30 @@ export function seriesKey(c: PointConfig): string {
 }
 
 /**
+ * Live per-point throughput keyed by the point's settings (pointKey), not by its index: a
+ * reading names its point's index in the sweep's grid, which the plan module (pointsOf) maps
+ * to settings once; past that, nothing depends on the grid's order.
+ */
+export function liveBySettings(live: Map<number, number>, grid: readonly PointConfig[]): Map<string, { config: PointConfig; ips: number }> {
+  const out = new Map<string, { config: PointConfig; ips: number }>();
+  for (const [i, ips] of live) {
+    const config = grid[i];
+    if (config) out.set(pointKey(config), { config, ips });
+  }
+  return out;
+}
+
+/**
  * "images/s vs workers" rows for recharts: one row per worker count, one column per series.
- * Final points when there are any, else live rates mapped onto the grid.
+ * Final points when there are any, else the live rates by settings.
  */
 export function workersChart(
   points: readonly PointResult[],
-  grid: readonly PointConfig[],
-  live: Map<number, number>,
+  live: ReadonlyMap<string, { config: PointConfig; ips: number }>,
 ): { rows: SeriesPoint[]; series: string[] } {
   const cells: Array<{ config: PointConfig; ips: number }> = points.length
     ? points.map((p) => ({ config: p.config, ips: p.imagesPerSec }))
-    : [...live].flatMap(([i, ips]) => (grid[i] ? [{ config: grid[i]!, ips }] : []));
+    : [...live.values()];
   const series: string[] = [];
   const byWorkers = new Map<number, SeriesPoint>();
   for (const c of cells) {

@@ -4,7 +4,7 @@ import { answerBest } from '../../components/PointsTable.js';
 import { ProfileCharts } from '../../components/ProfileCharts.js';
 import { rateUnit } from '../../lib/format.js';
 import { rateText } from '../../lib/run-rates.js';
-import { livePointRates, workersChart } from '../../lib/series.js';
+import { liveBySettings, livePointRates, workersChart } from '../../lib/series.js';
 import { pointLabel } from '../../lib/profile-form.js';
 import { answerOf, type PointResult } from '../../lib/types.js';
 import { shownJob, useProfilesStore } from '../../stores/profiles.js';
@@ -30,7 +30,7 @@ export function LiveJob() {
   const samples = job?.samples;
   const grid = job?.grid;
   const live = useMemo(() => livePointRates(samples ?? []), [samples]);
-  const byWorkers = useMemo(() => workersChart(finalPoints, grid ?? [], live), [finalPoints, grid, live]);
+  const byWorkers = useMemo(() => workersChart(finalPoints, liveBySettings(live, grid ?? [])), [finalPoints, grid, live]);
   const answer = answerOf(outcome);
   if (!job) return null;
   // A video dataset's samples are clips: its rates are clips/s, not images/s.
