@@ -19,7 +19,7 @@ const NO_POINTS: PointResult[] = [];
 function answerBestOf(answer: ReturnType<typeof answerOf>, points: readonly PointResult[]): { ips: number | null; label: string } | null {
   if (!answer) return null;
   const pt = answerBest(points, answer.best.point);
-  return { ips: answer.best.images_per_sec, label: pt ? pointLabel(pt.config) : answer.engine };
+  return { ips: answer.best.images_per_sec, label: pt ? pointLabel(pt.config) : answer.engine === 'exec' ? 'your command' : answer.engine };
 }
 
 /** The job the screen shows (stores/profiles.ts shownJob), live: the one part that follows its telemetry. */

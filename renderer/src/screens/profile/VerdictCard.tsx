@@ -1,6 +1,6 @@
-import { AnswerCard } from '../../components/AnswerCard.js';
+import { AnswerCard, useAnswerAction } from '../../components/AnswerCard.js';
 import { InlineMarkdown } from '../../components/InlineMarkdown.js';
-import { EngineSummary, PointsTable } from '../../components/PointsTable.js';
+import { answerBest, EngineSummary, PointsTable } from '../../components/PointsTable.js';
 import type { PointResult, ProfileAnswer, Verdict } from '../../lib/types.js';
 import type { ProfileJob } from '../../stores/profiles.js';
 import { useRunsStore } from '../../stores/runs.js';
@@ -34,6 +34,7 @@ export function VerdictCard({
   const toggleRun = useRunsStore((r) => r.toggle);
   const selected = useRunsStore((r) => r.selected);
   const kind = answer?.bottleneck ?? verdict?.kind ?? 'none';
+  const act = useAnswerAction({ file, plan: plan ?? null, points }, answer?.best.point ?? null);
   return (
     <section className="card verdict" data-testid="verdict" data-kind={verdict?.kind ?? 'none'} data-bottleneck={kind}>
       <header className="card-head">
@@ -91,6 +92,17 @@ export function VerdictCard({
         >
           View run {runId}
         </button>
+        {/* The answer's own export action when it has one; else (a balanced run) the same for answer.best's point. */}
+        {answer && !answer.actions.some((a) => a.id === 'export') && answerBest(points, answer.best.point) ? (
+          <button
+            type="button"
+            className="btn"
+            data-testid="export-best"
+            onClick={() => void act({ id: 'export', label: 'Export the best point', params: { point: answer.best.point } })}
+          >
+            Export FFCV code for the best point
+          </button>
+        ) : null}
       </div>
     </section>
   );
