@@ -163,6 +163,8 @@ export interface PointResult {
   stages?: StageCosts | null;
   /** A remote file (s3://, https://): bytes and ranged GETs during the point, their mean latency (ms). Absent for local files. */
   network?: { bytes: number; requests: number; meanLatencyMs: number };
+  /** Our loader with the OS cache off: bytes its process cache read from the file during the point (absent: not measured). */
+  cacheReadBytes?: number;
   /** A training-command sweep's point: the command as run and what the probe measured (absent for loader sweeps). */
   exec?: ExecPointMeasures;
 }

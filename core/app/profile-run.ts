@@ -191,6 +191,7 @@ export async function profileExec(
       throughputRegex: plan.throughputRegex,
       signal: hooks.signal,
       gpu: hooks.gpu,
+      maxSeconds: plan.secondsPerPoint ?? null,
       onSample: (s) => {
         writer.sample(s);
         hooks.onSample?.(s);

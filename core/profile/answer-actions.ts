@@ -168,7 +168,8 @@ export function sweepActions(bottleneck: Bottleneck, ctx: ActionContext): Answer
     label: `Raise batches ahead from ${ahead} to ${ahead * 2}: more reads in flight.`,
     params: sweepParams(plan, { workers: [w], batchSizes: [best.config.batchSize], batchesAhead: ahead * 2 }),
   };
-  const switches = ctx.contended ? [] : switchActions(ctx, plan, trained);
+  // Facts measured under the same conditions: kept under contention too (after "profile again idle").
+  const switches = switchActions(ctx, plan, trained);
   const bigSwitch = switches.filter((s) => typeof s.params.vs_trained_with === 'number' && s.params.vs_trained_with >= 1.2);
   out.push(...bigSwitch);
   switch (bottleneck) {

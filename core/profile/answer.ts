@@ -37,6 +37,19 @@ export function contentionOf(
   return { other, loader, machine, contended: other > THRESHOLDS.contention };
 }
 
+/** Our process cache reads at least this many times the bytes the consumed samples occupy: it re-reads what it evicted. */
+export const CACHE_THRASH = 2;
+
+/** "Storage-bound: the process cache …" when the point's process cache re-read pages (OS cache off), else null. */
+function cacheThrash(p: PointResult, dataset: AnswerInput['dataset'], plan: ProfilePlan): string | null {
+  if (p.config.osCache || p.cacheReadBytes === undefined || !dataset || dataset.numSamples === 0 || p.images === 0) return null;
+  const consumed = (p.images * dataset.sizeBytes) / dataset.numSamples;
+  const ratio = p.cacheReadBytes / Math.max(1, consumed);
+  if (ratio < CACHE_THRASH) return null;
+  const cache = plan.processCacheBytes;
+  return `Storage-bound: the process cache${cache !== undefined ? ` (${f.bytes(cache)})` : ''} is smaller than what the ${p.config.order} order touches in ${f.bytes(dataset.sizeBytes)}: it read ${ratio.toFixed(1)}× the bytes the samples occupy (${f.bytes(p.cacheReadBytes / p.seconds)}/s) — the loader waits for pages it evicted.`;
+}
+
 /** The sweep verdict's kinds as the answer's words; a sweep's "input-bound" (waits, nothing saturated) is a lack of parallelism. */
 export function bottleneckOf(kind: VerdictKind, mode: 'sweep' | 'exec'): Bottleneck {
   switch (kind) {
@@ -114,7 +127,10 @@ function sweepAnswer(run: AnswerInput, plan: ProfilePlan): ProfileAnswer {
   const m = measurePoint(best, run.samples, run.machine, run.dataset);
   const x = factsOf(m);
   const rule = ruleFor(x);
-  const underlying = bottleneckOf(rule.kind, 'sweep');
+  const thrash = cacheThrash(best, run.dataset, plan);
+  // The process cache re-reading what it evicted is storage, whatever the CPU does meanwhile (the copies are its cost).
+  const underlying = thrash && x.waiting !== false ? 'storage' : bottleneckOf(rule.kind, 'sweep');
+  const ruleSummary = thrash && underlying === 'storage' ? thrash : rule.summary(x, m);
   const c = contentionOf(run.samples, true);
   const contended = c?.contended === true;
   const noise = spreadOf(best.slices);
@@ -143,9 +159,10 @@ function sweepAnswer(run: AnswerInput, plan: ProfilePlan): ProfileAnswer {
   const word = contended ? 'contention' : underlying;
   const head = `${ENGINE_LABELS[engine][0]!.toUpperCase()}${ENGINE_LABELS[engine].slice(1)}'s best is ${f.ips(best.imagesPerSec)} (point #${best.index + 1}: ${f.config(best.config)}${noise !== null ? `, ±${f.pct(noise / 2)} noise` : ''}).`;
   const summary = contended
-    ? `${head} ${contentionWords(c)} Without it the rules say ${underlying}: ${rule.summary(x, m)}`
-    : `${head} ${rule.summary(x, m)}`;
+    ? `${head} ${contentionWords(c)} Without it the rules say ${underlying}: ${ruleSummary}`
+    : `${head} ${ruleSummary}`;
   const verdictEvidence = diagnose(mine, run.samples, run.machine, {
+    pointsInRun: run.points.length,
     dataset: run.dataset,
     ...(plan.batchesAhead !== undefined ? { batchesAhead: plan.batchesAhead } : {}),
   }).evidence;
@@ -189,7 +206,7 @@ function execAnswer(run: AnswerInput, plan: ExecPlan): ProfileAnswer {
   const underlying = m.waitShare !== null ? execBand(m.waitShare, gpu) : bottleneckOf(v.kind, 'exec');
   const c = contentionOf(run.samples, false);
   const contended = c?.contended === true;
-  const summary = contended ? `${contentionWords(c)} The command's own reading: ${v.summary}` : v.summary;
+  const summary = contended ? `${contentionWords(c)} Without it the rules say ${underlying}: ${v.summary}` : v.summary;
   return {
     engine: 'exec',
     best: { point: null, images_per_sec: m.imagesPerSec },
@@ -251,7 +268,7 @@ function execSweepAnswer(run: AnswerInput, plan: ExecPlan): ProfileAnswer {
     bottleneck: contended ? 'contention' : underlying,
     contended,
     noise: spreadOf(best.slices),
-    summary: contended ? `${head} ${contentionWords(c)}` : head,
+    summary: contended ? `${head} ${contentionWords(c)} Without it the rules say ${underlying}.` : head,
     evidence: [
       ...(c
         ? [`CPU: the machine ${f.pct(c.machine)} busy, the command's processes ${f.pct(c.loader)}, other processes ${f.pct(c.other)}.`]

@@ -183,5 +183,8 @@ if __name__ == "__main__":
             sys.exit(130)
         sys.stderr.write(traceback.format_exc())
         emit({"error": (type(e).__name__ + ": " + str(e))[:500]})
-        sys.exit(1)
+        sys.stderr.flush()
+        # Not sys.exit: DataLoader workers (and their pipes, our stdout among them) would keep the
+        # engine alive until the silence timeout; the error is said, the process is done.
+        os._exit(1)
 `;

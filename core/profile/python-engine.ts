@@ -224,7 +224,11 @@ export async function runPythonEngine(o: PythonEngineOptions): Promise<void> {
         const l = parseDriverLine(line);
         if (!l) return;
         arm();
-        if (l.kind === 'error') error = l.message;
+        if (l.kind === 'error') {
+          error = l.message;
+          // The driver exits at once after its error; should a child of it hold our pipes, don't wait for silence.
+          setTimeout(kill, 5000).unref();
+        }
         if (l.kind === 'point') measured++;
         try {
           o.onLine(l);

@@ -351,7 +351,9 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
         numWorkers: cfg.workers,
         order: cfg.order,
         osCache: cfg.osCache,
-        ...(plan.processCacheBytes !== undefined ? { processCacheBytes: plan.processCacheBytes } : {}),
+        ...(plan.processCacheBytes !== undefined
+          ? { processCacheBytes: plan.processCacheBytes, remote: { poolBytes: plan.processCacheBytes } }
+          : {}),
         fastDecode: plan.fastDecode ?? false,
         ...(plan.batchesAhead !== undefined ? { batchesAhead: plan.batchesAhead } : {}),
         seed: 0,
@@ -419,6 +421,8 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
           pageCacheResident: await telemetry.pageCacheResidency(),
         });
         point.stages = timerStages(before, after, images);
+        // The process cache's reads (OS cache off): pages re-read because the cache is smaller than what the order touches.
+        if (!cfg.osCache && !isRemoteUrl(plan.file)) point.cacheReadBytes = (after.pagesRead - before.pagesRead) * loader.reader.pageSize;
         if (net && net0) {
           const requests = net.requests - net0.requests;
           point.network = {

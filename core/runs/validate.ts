@@ -101,6 +101,7 @@ export const PointSchema = z.looseObject({
   machineCpu: nonneg.nullable().optional(),
   stages: StageCostsSchema.nullable().optional(),
   network: z.looseObject({ bytes: nonneg, requests: nonneg, meanLatencyMs: nonneg }).optional(),
+  cacheReadBytes: nonneg.optional(),
 }) satisfies z.ZodType<PointResult>;
 
 const GpuReadingSchema = z.looseObject({
