@@ -9,6 +9,7 @@
  * Profile screen. Screenshots i27-*.png at 1440x900 and 1024x768.
  */
 import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -196,9 +197,28 @@ describe.skipIf(!needChromium())('the answer, its actions and charts that cannot
   const app = serveApp({
     prefix: 'beton-e2e-answer-',
     images: true,
+    args: ['--allow-exec'],
     // The seeded runs name /data/train.beton, outside the served folder: the Profile form's look at it is refused (403), as it should be.
     expected: (m) => m.text().includes('403') && m.location().url.endsWith('/api/datasets.inspect'),
     prepare: (dir) => {
+      // A training script with the probe: with 1 worker each batch arrives 40 ms late, with 2 none is (the loader keeps up).
+      writeFileSync(
+        join(dir, 'train.py'),
+        [
+          'import sys, time',
+          `sys.path.insert(0, ${JSON.stringify(join(ROOT, 'python'))})`,
+          'from beton_probe import watch',
+          'w = int(sys.argv[1])',
+          'def batches():',
+          '    for _ in range(40):',
+          '        if w == 1:',
+          '            time.sleep(0.04)',
+          '        yield [0] * 16',
+          'for b in watch(batches(), batch_size=16):',
+          '    time.sleep(0.025)',
+          '',
+        ].join('\n'),
+      );
       execFileSync(process.execPath, [join(ROOT, 'bin/beton.js'), 'build', join(dir, 'images'), '-o', join(dir, 'images.beton')], {
         stdio: 'pipe',
       });
@@ -425,4 +445,28 @@ describe.skipIf(!needChromium())('the answer, its actions and charts that cannot
     expect(await page.getByTestId('run-points').locator('tr.is-best th').textContent()).toContain(`${bestPoint.config.workers} worker`);
     expect(problems).toEqual([]);
   });
+
+  it('a training command swept over workers from the Profile screen: its chart, and "train with 2 workers" prefills the command', async () => {
+    await page.getByTestId('nav-profile').click();
+    await page.getByTestId('mode-exec').click();
+    await page.getByTestId('profile-command').fill(`python3 ${join(app.tmp, 'train.py')}`);
+    await page.getByTestId('profile-exec-workers').fill('1, 2');
+    // No {workers} in the command: the grid has nowhere to go, said at the field.
+    expect(await page.getByTestId('profile-start').isDisabled()).toBe(true);
+    await page.getByTestId('profile-command').fill(`python3 ${join(app.tmp, 'train.py')} {workers}`);
+    await page.getByTestId('profile-exec-seconds').fill('30');
+    await page.getByTestId('profile-start').click();
+    const sweep = page.getByTestId('exec-sweep');
+    await sweep.waitFor({ timeout: 120_000 });
+    expect(await sweep.getByTestId('exec-sweep-point').count()).toBe(2);
+    expect(await sweep.getByTestId('exec-sweep-throughput').getAttribute('data-count')).toBe('2');
+    const waits = await sweep.getByTestId('exec-sweep-wait').allTextContents();
+    expect(waits[1]).toContain('keeps up');
+    await shotOf(page.getByTestId('exec-sweep-card'), 'i27-exec-sweep-live');
+    const run = page.getByTestId('exec-sweep-card').getByTestId('action-run-command');
+    await run.click();
+    expect(await page.getByTestId('profile-command').inputValue()).toBe(`python3 ${join(app.tmp, 'train.py')} 2`);
+    expect(await page.getByTestId('profile-exec-workers').inputValue()).toBe('');
+    expect(problems).toEqual([]);
+  }, 180_000);
 });
