@@ -154,8 +154,11 @@ export function Lines<Row extends object>({
   unit,
   xUnit,
   connectNulls = false,
+  xTicks,
 }: {
   rows: Row[];
+  /** The x ticks to draw (the worker counts measured); absent: evenly spaced. */
+  xTicks?: number[];
   /**
    * Draw a line across a missing value: only for charts of discrete measurements whose dots
    * mark what was measured (images/s vs workers). A timeline's missing reading is a gap.
@@ -179,7 +182,7 @@ export function Lines<Row extends object>({
 }) {
   const c = useChartColors();
   const xs = rows.map((r) => (r as Record<string, unknown>)[x]).filter((v): v is number => typeof v === 'number');
-  const ticks = xs.length ? evenTicks(Math.min(...xs), Math.max(...xs)) : undefined;
+  const ticks = xTicks ?? (xs.length ? evenTicks(Math.min(...xs), Math.max(...xs)) : undefined);
   // Full names only when they fit: few spans, none much narrower than the chart (a 2 s point in a 40 s run is not).
   const range = xs.length ? Math.max(...xs) - Math.min(...xs) : 0;
   const short = spans.length > FULL_SPAN_LABELS || (range > 0 && spans.some((s) => s.x2 - s.x1 < range * 0.15));

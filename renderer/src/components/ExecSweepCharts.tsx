@@ -43,6 +43,8 @@ export function ExecSweepCharts({
     return { rows: [...byW.values()].sort((a, b) => (a.workers ?? 0) - (b.workers ?? 0)), sizes };
   }, [points]);
   const many = sizes.length > 1;
+  // The worker counts measured: a tick at 1.5 workers would be a setting nobody can run.
+  const workerTicks = rows.map((r) => r.workers ?? 0);
   const haveGpu = points.some((p) => p.gpuUtilMean !== null);
   return (
     <div data-testid="exec-sweep">
@@ -61,6 +63,7 @@ export function ExecSweepCharts({
             xLabel="workers"
             yLabel={unit}
             unit={unit}
+            xTicks={workerTicks}
             dots
           />
         </ChartCard>
@@ -79,6 +82,7 @@ export function ExecSweepCharts({
             yLabel="GPU busy (%)"
             yFormat={pct}
             yDomain={[0, 100]}
+            xTicks={workerTicks}
             dots
           />
         </ChartCard>

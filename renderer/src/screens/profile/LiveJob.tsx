@@ -66,6 +66,7 @@ export function LiveJob() {
             lines={byWorkers.series.map((k) => ({ key: k }))}
             xLabel="workers"
             yLabel={unit}
+            xTicks={byWorkers.rows.map((r) => r.workers)}
             dots
             connectNulls
           />
