@@ -5,7 +5,9 @@ import { Bars, ChartCard, FULL_SPAN_LABELS, Lines, type XSpan } from './Charts.j
 
 /** A grid point's name on a timeline: short, since a span can be narrow (the tooltip and tables carry the rest). */
 export const spanLabel = (c: PointConfig | undefined, index: number): string =>
-  c ? `${c.engine && c.engine !== 'beton' ? `${c.engine} ` : ''}${c.workers}w · bs ${c.batchSize}${c.osCache ? '' : ' · proc'}` : `point ${index + 1}`;
+  c
+    ? `${c.engine && c.engine !== 'beton' ? `${c.engine} ` : ''}${c.workers}w · bs ${c.batchSize}${c.osCache ? '' : ' · proc'}`
+    : `point ${index + 1}`;
 
 /** A span's name when there are too many for full names: its point's number, as in the points table. */
 const spanShort = (index: number): string => `#${index + 1}`;
