@@ -348,7 +348,7 @@ describe.skipIf(!needChromium())('the answer, its actions and charts that cannot
     expect(problems).toEqual([]);
   });
 
-  it('pressing an action prefills its form: resweep → the sweep fields, switch-engine → the engine selector, export → the Export screen', async () => {
+  it('pressing an action prefills its form: resweep → the sweep fields, switch-engine → the engine selector, rebuild → the Build form, export → the Export screen', async () => {
     await openRun(ids.engines);
     await page.getByTestId('run-answer').getByTestId('action-resweep').click();
     await page.getByTestId('screen-profile').waitFor();
@@ -363,6 +363,20 @@ describe.skipIf(!needChromium())('the answer, its actions and charts that cannot
     await page.getByTestId('run-answer').getByTestId('action-switch-engine').click();
     await page.getByTestId('screen-profile').waitFor();
     expect(await page.getByTestId('profile-train-with').inputValue()).toBe('beton');
+
+    // Rebuild: the Build form (on the Sources screen) of the source open there, its image field set as the action says.
+    await page.getByTestId('nav-sources').click();
+    await page.getByTestId('source-path').fill(join(app.tmp, 'images'));
+    await page.getByTestId('detect-button').click();
+    await page.getByTestId('schema-table').waitFor();
+    await openRun(ids.engines);
+    await page.getByTestId('run-answer').getByTestId('action-rebuild').click();
+    await page.getByTestId('schema-table').waitFor();
+    const image = await page
+      .locator('[data-testid^=field-row-]')
+      .evaluateAll((rows) => rows.findIndex((r) => r.querySelector('[data-testid$=-writeMode]') !== null));
+    expect(await page.getByTestId(`field-${image}-writeMode`).inputValue()).toBe('raw');
+    expect(await page.getByTestId(`field-${image}-maxResolution`).inputValue()).toBe('256');
 
     await openRun(ids.engines);
     await page.getByTestId('run-answer').getByTestId('action-export').click();

@@ -1,3 +1,4 @@
+import { call } from '../lib/api.js';
 import { useState } from 'react';
 import {
   exportPatch,
@@ -52,6 +53,18 @@ export function bestText(answer: ProfileAnswer, points: AnswerContext['points'],
   return `${formatRate(b.images_per_sec, rateNoun(unit))}${label}`;
 }
 
+/** The source folder or file of the newest build on this host that wrote `file` (builds.list), or null. */
+async function sourceOf(file: string): Promise<string | null> {
+  if (!file) return null;
+  try {
+    const builds = await call('builds.list', {});
+    const b = builds.filter((x) => x.config.output === file && x.status === 'ok').sort((x, y) => y.startedAt - x.startedAt)[0];
+    return b?.config.source.path ?? null;
+  } catch {
+    return null; // an older host: the Build form opens as it is
+  }
+}
+
 /**
  * Carries an action out in the app: it prefills the form that does it and opens that screen.
  * Nothing starts by itself: the user reads the prefilled form and presses Start / Build / Export.
@@ -102,7 +115,8 @@ export function useAnswerAction(ctx: AnswerContext, bestPoint: number | null): (
       }
       case 'rebuild': {
         const src = useSourcesStore.getState();
-        const source = typeof a.params.source === 'string' ? a.params.source : (ctx.source ?? null);
+        const file = typeof a.params.file === 'string' ? a.params.file : ctx.file;
+        const source = typeof a.params.source === 'string' ? a.params.source : (ctx.source ?? (await sourceOf(file)));
         if (source && src.detected?.source.path !== source) {
           src.setPath(source);
           await src.detect(source);
