@@ -31,7 +31,7 @@ export interface RunSummary {
   datasetPath: string | null;
   hostname: string;
   points: number;
-  /** The run's answer's best images/s (answer.best); runs before answers: the best over its points, or an exec run's images/s; null when unknown. */
+  /** The answer's best images/s (the trained-with engine's best point); older runs: the best over the points, an exec run's images/s; null when unknown. */
   bestImagesPerSec: number | null;
   /**
    * The recorded dataset's fields: what its rate counts (a video dataset's samples are clips).

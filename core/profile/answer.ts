@@ -79,8 +79,8 @@ export function trainedWith(plan: ProfilePlan, points: readonly PointResult[]): 
   return (['ffcv', 'torch', 'beton'] as const).find((e) => measured.has(e)) ?? plan.engines?.[0] ?? 'beton';
 }
 
-const contentionWords = (c: { other: number; loader: number }): string =>
-  `Other processes used ${f.pct(c.other)} of the CPUs while this ran (the loader's own processes ${f.pct(c.loader)}): its numbers understate what it does on a quiet machine.`;
+const contentionWords = (c: { other: number; loader: number }, who = "the loader's own processes"): string =>
+  `Other processes used ${f.pct(c.other)} of the CPUs while this ran (${who} ${f.pct(c.loader)}): its numbers understate what it does on a quiet machine.`;
 
 function unknownAnswer(engine: ProfileAnswer['engine'], summary: string, evidence: string[], ctx: ActionContext): ProfileAnswer {
   return {
@@ -206,7 +206,9 @@ function execAnswer(run: AnswerInput, plan: ExecPlan): ProfileAnswer {
   const underlying = m.waitShare !== null ? execBand(m.waitShare, gpu) : bottleneckOf(v.kind, 'exec');
   const c = contentionOf(run.samples, false);
   const contended = c?.contended === true;
-  const summary = contended ? `${contentionWords(c)} Without it the rules say ${underlying}: ${v.summary}` : v.summary;
+  const summary = contended
+    ? `${contentionWords(c, "the command's processes")} Without it the rules say ${underlying}: ${v.summary}`
+    : v.summary;
   return {
     engine: 'exec',
     best: { point: null, images_per_sec: m.imagesPerSec },
@@ -268,7 +270,7 @@ function execSweepAnswer(run: AnswerInput, plan: ExecPlan): ProfileAnswer {
     bottleneck: contended ? 'contention' : underlying,
     contended,
     noise: spreadOf(best.slices),
-    summary: contended ? `${head} ${contentionWords(c)} Without it the rules say ${underlying}.` : head,
+    summary: contended ? `${head} ${contentionWords(c, "the command's processes")} Without it the rules say ${underlying}.` : head,
     evidence: [
       ...(c
         ? [`CPU: the machine ${f.pct(c.machine)} busy, the command's processes ${f.pct(c.loader)}, other processes ${f.pct(c.other)}.`]

@@ -89,10 +89,15 @@ class Batches:
         self.it = iter(loader)
 
     def next(self):
+        empty = 0
         while True:
             try:
                 return next(self.it)
             except StopIteration:
+                # An epoch without a batch (fewer samples than one batch, drop_last) would loop forever.
+                empty += 1
+                if empty > 1:
+                    raise RuntimeError("the loader yields no batch: fewer samples than one batch")
                 self.close()
                 self.it = iter(self.loader)
 

@@ -128,7 +128,6 @@ SELECT r.id, r.kind, r.started_at, r.finished_at, r.status, r.verdict_kind, json
        json_extract(r.failure, '$.code') AS failure_code,
        COALESCE(d.path, json_extract(r.plan, '$.file')) AS dataset_path, m.hostname, d.schema AS d_schema,
        (SELECT COUNT(*) FROM points p WHERE p.run_id = r.id) AS n_points,
-       -- The answer's best first (the one number every surface shows); runs before answers: the fastest point.
        COALESCE(json_extract(r.answer, '$.best.images_per_sec'),
                 (SELECT MAX(p.images_per_sec) FROM points p WHERE p.run_id = r.id),
                 json_extract(r.verdict, '$.exec.imagesPerSec')) AS best

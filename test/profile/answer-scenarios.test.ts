@@ -313,7 +313,7 @@ describe.skipIf(!requires('torch in /usr/bin/python3', 'pip install torch torchv
     it('an engine that fails is one line; the other engine keeps its points and the answer is about it', async () => {
       const src = join(dir, 'all-broken');
       mkdirSync(join(src, 'a'), { recursive: true });
-      for (let i = 0; i < 4; i++) writeFileSync(join(src, 'a', `${i}.jpg`), Buffer.from([0xff, 0xd8, 0xff, 0xe0, i]));
+      for (let i = 0; i < 10; i++) writeFileSync(join(src, 'a', `${i}.jpg`), Buffer.from([0xff, 0xd8, 0xff, 0xe0, i]));
       const { run: r, stderr } = await run(
         [
           jpg,
