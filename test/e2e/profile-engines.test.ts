@@ -41,6 +41,11 @@ describe.skipIf(!needChromium())('profile engines (issue 18), end to end', () =>
     const missing = page.getByTestId('engine-missing-ffcv');
     await missing.waitFor({ timeout: 120_000 });
     expect(await missing.textContent()).toMatch(/pip install ffcv/);
+    // Worded for the app (issue 27): what to do here — the interpreter field — not the CLI's "pass --python PATH".
+    expect(await missing.textContent()).toMatch(/name a Python that has it in "Python interpreter" below/);
+    expect(await missing.textContent()).not.toMatch(/--python/);
+    await page.getByTestId('profile-engines').scrollIntoViewIfNeeded();
+    await page.getByTestId('profile-engines').screenshot({ path: join(ROOT, 'test-output', 'screenshots', 'i27-engine-missing.png') });
     expect(await page.getByTestId('engine-ffcv').isDisabled()).toBe(true);
 
     await page.getByTestId('profile-file').fill(join(tmp, 'images.beton'));
