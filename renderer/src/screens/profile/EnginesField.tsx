@@ -21,7 +21,8 @@ const TRAIN_WITH: Array<{ value: EngineName | ''; label: string }> = [
  * interpreter is the field below.
  */
 export function missingText(engine: string, reason: string | null, python: string): string {
-  const why = (reason ?? 'its Python modules are missing').replace(/,? or pass --python PATH\.?$/, '');
+  // The host's alternatives after the install command (", or pass --python PATH", ", or restart the server with …") are the CLI's.
+  const why = (reason ?? 'its Python modules are missing').replace(/,\s+or\s.*$/s, '').replace(/\.$/, '');
   if (python.trim())
     return `${engine} cannot run with the server's Python (${why}); it will run with ${python.trim()}, which the server checks when the sweep starts.`;
   return `${engine} cannot run with the server's Python: ${why}. Or name a Python that has it in "Python interpreter" below (the server checks it by running it).`;
