@@ -1,4 +1,5 @@
 import { Check, GroupError, SelectField, TextField } from '../../components/Form.js';
+import { InlineMarkdown } from '../../components/InlineMarkdown.js';
 import type { ProfileForm } from '../../lib/profile-form.js';
 import type { EngineName } from '../../lib/types.js';
 import { useProfilesStore } from '../../stores/profiles.js';
@@ -11,7 +12,7 @@ const ENGINES: Array<{ value: EngineName; label: string }> = [
 ];
 
 const TRAIN_WITH: Array<{ value: EngineName | ''; label: string }> = [
-  { value: '', label: 'Let the answer pick (FFCV when measured, else torch, else ours)' },
+  { value: '', label: 'Automatic: FFCV if measured, else torch, else ours' },
   ...ENGINES,
 ];
 
@@ -67,7 +68,7 @@ export function EnginesField({
         ?.filter((x) => !x.available)
         .map((x) => (
           <div key={x.engine} className="field-msg" data-testid={`engine-missing-${x.engine}`}>
-            {missingText(x.engine, x.reason, python)}
+            <InlineMarkdown text={missingText(x.engine, x.reason, python)} />
           </div>
         ))}
       <GroupError error={error} />
