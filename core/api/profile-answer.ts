@@ -5,7 +5,7 @@
  * because they are the JSON the issue fixed for every surface; TypeScript reads them as is.
  * Plain data, part of the contract: the renderer imports these types.
  */
-import type { EngineName } from './profile-model.js';
+import type { EngineName } from './engine-name.js';
 
 /** What limits the run, one word (the issue's list, in this order of precedence for ties). */
 export const BOTTLENECKS = [

@@ -47,12 +47,9 @@ export interface DatasetInfo {
   images?: { raw: number; jpg: number; maxSide: number };
 }
 
-/**
- * Which loader measured a point: `beton` (ours), `ffcv` (the real FFCV Loader in a Python
- * child, from our exported code), `torch` (torchvision ImageFolder + DataLoader over the
- * source folder: what a user runs before converting).
- */
-export type EngineName = 'beton' | 'ffcv' | 'torch';
+// Defined on its own (the answer's contract shares it); re-exported for the model's readers.
+import type { EngineName } from './engine-name.js';
+export type { EngineName };
 
 /** One grid cell of a sweep. */
 export interface PointConfig {

@@ -327,7 +327,8 @@ function formatRun(run: StoredRun): string {
       ),
       '  (* best)',
     );
-    if (engines) lines.push(...engineLines(run.points));
+    // With an answer, its engines block (ratios to the engine you train with) is the one comparison shown.
+    if (engines && !run.answer) lines.push(...engineLines(run.points));
     if (run.points.some((p) => p.stages?.stages.length)) lines.push(...stageLines(run.points));
   } else {
     lines.push(`  points    none${run.kind === 'exec' ? ' (a training command: see its verdict)' : ''}`);

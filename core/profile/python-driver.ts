@@ -12,7 +12,7 @@
  * DataLoader's settings. Output, one JSON object per line on stdout:
  *   {"ready": {versions}}                           after the imports
  *   {"start": i}                                    the measured part of point i begins
- *   {"n": images}                                   after each measured batch (cumulative)
+ *   {"n": images, "w": ms}                          after each measured batch (cumulative; w: its wait)
  *   {"point": i, images, seconds, batches, waits, slices}   point i measured
  *   {"ablating": i, stage, k, of}                   timing prefix k of `of` of point i begins
  *   {"ablation": i, stage, imagesPerSec}            one pipeline prefix of point i
@@ -129,7 +129,7 @@ def measure(loader, warmup, seconds, live, nslices):
             waits.append((got - a) * 1000)
             arrivals.append((got - t0, n))
             if live:
-                emit({"n": images})
+                emit({"n": images, "w": (got - a) * 1000})
             if got >= deadline:
                 break
         total = max(1e-6, time.perf_counter() - t0)

@@ -101,7 +101,7 @@ async function probe(engine: Exclude<EngineName, 'beton'>, cmd: string, o: Avail
 export type DriverLine =
   | { kind: 'ready'; versions: Record<string, string> }
   | { kind: 'start'; index: number }
-  | { kind: 'progress'; images: number }
+  | { kind: 'progress'; images: number; waitMs?: number }
   | { kind: 'point'; index: number; images: number; seconds: number; batches: number; waits: number[]; slices: number[] }
   | { kind: 'ablation'; index: number; stage: string; imagesPerSec: number }
   | { kind: 'ablating'; index: number; stage: string; k: number; of: number }
@@ -140,7 +140,7 @@ export function parseDriverLine(line: string): DriverLine | null {
       slices: nums(o.slices) ?? [],
     };
   }
-  if (isNum(o.n)) return { kind: 'progress', images: o.n };
+  if (isNum(o.n)) return { kind: 'progress', images: o.n, ...(isNum(o.w) ? { waitMs: o.w } : {}) };
   return null;
 }
 

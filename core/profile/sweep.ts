@@ -301,9 +301,15 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
           sampleFrom = telemetry.samples().length;
           telemetry.setThroughput(null, l.index);
           lastCount = counted = 0;
+          waited = waitedSteps = 0;
           measuring = true;
         } else if (l.kind === 'progress') {
           counted = l.images;
+          // The engine's wait for this batch: the live "wait per step" line for every engine, not ours alone.
+          if (l.waitMs !== undefined) {
+            waited += l.waitMs;
+            waitedSteps++;
+          }
         } else if (l.kind === 'point') {
           measuring = false;
           telemetry.setThroughput(null, null);

@@ -62,6 +62,8 @@ describe.skipIf(!requires('FFCV in /usr/bin/python3', 'pip install ffcv', HAVE_F
     const fromShow = JSON.parse(show.stdout) as ProfileRun;
     expect(fromShow.answer).toEqual(a);
     expect(fromShow.points.find((p) => p.index === a.best.point)!.stages).toEqual(best.stages);
+    // Wait per step for every engine that has it: FFCV's samples carry it too.
+    expect(fromShow.samples.some((s) => s.point === best.index && typeof s.waitMsPerStep === 'number')).toBe(true);
 
     const service = new BetonService({ roots: [dir], host: 'server', dbPath: db });
     const got = (await service.call('runs.get', { id: fromProfile.id })) as { ok: true; value: ProfileRun };
