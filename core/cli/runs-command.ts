@@ -385,6 +385,7 @@ function formatCompare(c: RunComparison, colour = useColour()): string {
     head('B', c.b),
     `  ${c.sameMachine ? 'same machine' : 'different machines'}; ${c.datasetNote}`,
     `  best point: ${tone(c.best.text, c.best.direction, colour)}`,
+    `  matching points: ${tone(c.headline.text, c.headline.direction, colour)}`,
     '',
   ];
   if (c.rows.length) {
