@@ -16,6 +16,19 @@ export interface DatasetCheckResult {
   outliers: Array<{ id: number; reason: string }>;
   /** Samples per class (class name where the manifest has it, else the label number). */
   classes: Record<string, number>;
+  /**
+   * Present only when the report was cut (core/app/check/analyse.ts): groups past the first
+   * 1,000 a kind and ids past the first 1,000 of a group are counted, not listed; and the
+   * near-duplicate search stops after its comparison budget (look-alike images), then
+   * `nearSearchComplete` is false and some near-duplicate groups may be missing or split.
+   */
+  omitted?: {
+    duplicateGroups: number;
+    duplicateIds: number;
+    nearDuplicateGroups: number;
+    nearDuplicateIds: number;
+    nearSearchComplete: boolean;
+  };
 }
 
 export interface DatasetCheck {
