@@ -34,7 +34,21 @@ export interface DatasetCheckResult {
 export interface DatasetCheck {
   format: 'beton-studio/dataset-check';
   version: 1;
-  beton: { file: string; contentSha256: string; fileSize: number; numSamples: number };
+  /**
+   * The file checked: `dataSha256` is the sha256 of its whole content, read through the same
+   * descriptor the check read (core/reader/file-identity.ts): the result is a claim about
+   * exactly those bytes, shown only while the file still hashes to it. `contentSha256` is the
+   * cheaper header-and-tables identity other records use.
+   */
+  beton: {
+    file: string;
+    contentSha256: string;
+    dataSha256: string;
+    /** inode:size:mtime (ns) when checked: while the file still shows it, dataSha256 is not computed again. */
+    fileVersion: string;
+    fileSize: number;
+    numSamples: number;
+  };
   /** The image field checked (null: none, duplicates compare all stored bytes) and the label field (null: none). */
   imageField: string | null;
   labelField: string | null;

@@ -1,3 +1,4 @@
+import type { BigIntStats } from 'node:fs';
 import { ALLOC_ENTRY_SIZE, FIELD_DESCRIPTOR_SIZE, HEADER_SIZE, MAX_PAGE_SIZE, MIN_READER_PAGE_SIZE } from '../format/constants.js';
 import { decodeDescriptor, descriptorOffset, strayDescriptorByte } from '../format/descriptor.js';
 import { BetonError, BetonFormatError } from '../format/errors.js';
@@ -362,6 +363,11 @@ export class Reader {
     return { ptr, size };
   }
 
+  /** Raw bytes of the file at `offset` (fewer only at its end): the check hashes the whole file through this descriptor. */
+  readRange(offset: number, length: number): Uint8Array {
+    return this.handle().read(offset, length);
+  }
+
   /** The stored bytes of a heap object. */
   readBytes(ref: HeapRef): Uint8Array {
     if (ref.size === 0) return new Uint8Array(0);
@@ -434,6 +440,11 @@ export class Reader {
         hint: 'Open the file again (Reader.open) to read from it.',
       });
     return this.source;
+  }
+
+  /** fstat of the open local file (null for a remote one): the check ties its result to these bytes (core/reader/file-identity.ts). */
+  localStat(): BigIntStats | null {
+    return this.source?.stat?.() ?? null;
   }
 
   close(): void {
