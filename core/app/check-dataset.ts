@@ -65,7 +65,7 @@ export async function checkDataset(path: string, opts: CheckOptions = {}): Promi
     const total = reader.numSamples;
     const version = versionKey(st0);
     // Hashed while the workers decode (its reads yield to the event loop between chunks).
-    const hashing = wholeFileSha256(st0, (o, n) => reader.readRange(o, n), opts.signal);
+    const hashing = wholeFileSha256(st0, (o, n) => reader.readRaw(o, n), opts.signal);
     hashing.catch(() => undefined);
 
     const facts: SampleFacts[] = [];

@@ -363,11 +363,6 @@ export class Reader {
     return { ptr, size };
   }
 
-  /** Raw bytes of the file at `offset` (fewer only at its end): the check hashes the whole file through this descriptor. */
-  readRange(offset: number, length: number): Uint8Array {
-    return this.handle().read(offset, length);
-  }
-
   /** The stored bytes of a heap object. */
   readBytes(ref: HeapRef): Uint8Array {
     if (ref.size === 0) return new Uint8Array(0);
