@@ -161,7 +161,7 @@ export class BetonService {
     'sources.detect': async (p) =>
       detectSource({
         ...p,
-        path: this.fs.check(p.path),
+        path: this.fs.checkSource(p.path),
         proposeClipLength: true,
         ...(this.readGuard ? { readGuard: this.readGuard } : {}),
       }),
@@ -197,7 +197,7 @@ export class BetonService {
       // A video source's own ffmpeg is a program the client names: the spawn gate in call() refused it unless allowed.
       const config = {
         ...p.config,
-        source: { ...p.config.source, path: this.fs.check(p.config.source.path) },
+        source: { ...p.config.source, path: this.fs.checkSource(p.config.source.path) },
         output: this.fs.check(p.config.output, { mustExist: false }),
       };
       // Guarded before a job exists (the client gets OUTPUT_EXISTS / OUTPUT_IS_INPUT, not a failed job), and only here.

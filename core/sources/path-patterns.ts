@@ -1,6 +1,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { BetonEncodeError } from '../format/errors.js';
+import type { ReadGuard } from './read-guard.js';
 
 /**
  * Many files named by one pattern, as the ML world writes them: WebDataset's brace ranges
@@ -99,8 +100,23 @@ function segmentRegExp(seg: string): RegExp {
   return new RegExp(`^${body}$`);
 }
 
-/** The files one glob matches (wildcards in any path component), sorted by name. */
-function globFiles(pattern: string): string[] {
+/** Whether `guard` lets `p` be read (no guard: everything). */
+const allowed = (guard: ReadGuard | undefined, p: string): boolean => {
+  if (!guard) return true;
+  try {
+    guard(p);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The files one glob matches (wildcards in any path component), sorted by name. Under
+ * `beton serve` (a guard) a folder outside the served ones is never listed: its names
+ * would tell what exists there.
+ */
+function globFiles(pattern: string, guard?: ReadGuard): string[] {
   const abs = resolve(pattern);
   const parts = abs.split(sep);
   let dirs = [parts[0] === '' ? sep : parts[0]!];
@@ -113,6 +129,7 @@ function globFiles(pattern: string): string[] {
         next.push(join(d, seg));
         continue;
       }
+      if (!allowed(guard, d)) continue;
       let names: string[];
       try {
         names = readdirSync(d).sort();
@@ -124,7 +141,7 @@ function globFiles(pattern: string): string[] {
     }
     dirs = last ? next : next.filter((p) => isDir(p));
   }
-  return dirs.filter((p) => isFile(p));
+  return dirs.filter((p) => allowed(guard, p) && isFile(p));
 }
 
 const isDir = (p: string): boolean => {
@@ -146,16 +163,20 @@ const isFile = (p: string): boolean => {
  * The files a pattern names, in read order: braces first (in the order written), then each
  * glob's matches by name. Files a brace names must exist (a missing shard is an error
  * naming it, not a silently smaller dataset); a glob that matches nothing is an error too.
+ * With a guard (`beton serve`), each name is confined before it is looked at: one outside
+ * the served folders is the guard's error whether it exists or not, and globs list no
+ * folder outside them.
  */
-export function expandPathPattern(pattern: string, baseDir = process.cwd()): string[] {
+export function expandPathPattern(pattern: string, baseDir = process.cwd(), guard?: ReadGuard): string[] {
   const out: string[] = [];
   for (const p of expandBraces(pattern)) {
     const abs = resolve(baseDir, p);
     if (/[*?]/.test(p)) {
-      const hits = globFiles(abs);
+      const hits = globFiles(abs, guard);
       if (hits.length === 0) throw new BetonEncodeError('BAD_OPTIONS', `${abs}: no file matches this pattern`, { source: abs });
       for (const h of hits) out.push(h);
     } else {
+      guard?.(abs);
       if (!isFile(abs)) {
         const why = isDir(abs) ? 'is a folder' : 'does not exist';
         throw new BetonEncodeError('BAD_OPTIONS', `${abs} (named by ${pattern}) ${why}`, { source: abs });
