@@ -24,6 +24,10 @@ function outputArg(argv: string[]): { value: string; at: number; inline: boolean
  * folder. The object appears only when complete: a failed or interrupted build uploads
  * nothing, an interrupted upload is aborted. Other commands' argv pass through unchanged.
  */
+/** The URL the build being run will be uploaded to (null: a local output): build --check says its result is not kept. */
+let uploadTarget: string | null = null;
+export const pendingUpload = (): string | null => uploadTarget;
+
 export async function withRemoteOutput(argv: string[], run: (argv: string[]) => Promise<number>): Promise<number> {
   const out = outputArg(argv);
   if (!out || !isRemoteUrl(out.value)) return run(argv);
@@ -37,7 +41,13 @@ export async function withRemoteOutput(argv: string[], run: (argv: string[]) => 
     const local = join(dir, name);
     const args = [...argv];
     args[out.at] = out.inline ? `--output=${local}` : local;
-    const code = await run(args);
+    uploadTarget = url;
+    let code: number;
+    try {
+      code = await run(args);
+    } finally {
+      uploadTarget = null;
+    }
     if (code !== 0 || !existsSync(local)) return code;
     const signals = abortOnSignals({ what: 'the upload', outcome: 'the multipart upload was aborted; nothing was written at the key' });
     try {
