@@ -287,7 +287,17 @@ export function resolveShards(spec: string, baseDir = process.cwd(), guard?: Rea
     if (bad) throw new BetonEncodeError('BAD_OPTIONS', `${bad} (named by ${from}) is not a .tar/.tar.gz/.tgz shard`, { source: bad });
     return files;
   };
-  if (isPathPattern(spec)) return checked(expandPathPattern(spec, baseDir, guard), spec);
+  // A refusal names the shard and what named it, whether the shard exists or not.
+  const namedBy = (from: string): ReadGuard | undefined =>
+    guard &&
+    ((p: string): string => {
+      try {
+        return guard(p);
+      } catch (e) {
+        throw new BetonEncodeError('BAD_OPTIONS', `${p} (named by ${from}): ${(e as Error).message}`, { source: p });
+      }
+    });
+  if (isPathPattern(spec)) return checked(expandPathPattern(spec, baseDir, namedBy(spec)), spec);
   const abs = resolve(baseDir, spec);
   let st;
   try {
@@ -310,7 +320,7 @@ export function resolveShards(spec: string, baseDir = process.cwd(), guard?: Rea
     .filter((l) => l !== '' && !l.startsWith('#'));
   if (lines.length === 0) throw new BetonEncodeError('BAD_OPTIONS', `${abs}: the shard list is empty`, { source: abs });
   return checked(
-    lines.flatMap((l) => expandPathPattern(l, dirname(abs), guard)),
+    lines.flatMap((l) => expandPathPattern(l, dirname(abs), namedBy(abs))),
     abs,
   );
 }
