@@ -45,6 +45,10 @@ const BENCHMARKS = {
     module: 'object-storage.js',
     summary: 'Loader img/s over s3:// (s3rver on loopback) vs the local file: page pool, disk cache; bytes and requests per epoch',
   },
+  'stream-upload': {
+    module: 'stream-upload.js',
+    summary: 'build -o s3:// streamed (s3rver on loopback) vs build locally + beton cp: time, peak local scratch, peak RSS, same bytes',
+  },
   'cli-startup': {
     module: 'cli-startup.js',
     summary: 'beton --version / --help / inspect --help wall ms vs node -e "" (the Node floor), interleaved in the same run',

@@ -6,12 +6,14 @@ import type { NamedField } from '../fields/schema.js';
 import { openSource } from '../sources/open-source.js';
 import type { ReadGuard } from '../sources/read-guard.js';
 import type { DatasetSource } from '../sources/source.js';
+import type { StreamTarget } from '../writer/output-file.js';
 import { DatasetWriter, type WriteProgress } from '../writer/dataset-writer.js';
 import { checkBuildOutput, type OutputGuardOptions } from './output-guard.js';
 import { replaceFile } from '../writer/replace-file.js';
 import { selectSlice } from '../writer/selection.js';
 import { progressPathFor, ShardProgressFile } from '../writer/shard-progress.js';
 import { classNamesOf, labelMappingsOf, writeSidecarManifest } from '../writer/sidecar-manifest.js';
+import { manifestPathFor } from '../api/dataset-manifest.js';
 import type { BuildRecorder } from './record-build.js';
 
 export interface BuildOptions {
@@ -66,6 +68,8 @@ export interface RunBuildOptions {
   readGuard?: ReadGuard;
   /** Records the finished build in the runs database (record-build.ts); a failure there is a note, not a failed build. */
   record?: BuildRecorder;
+  /** Stream the output as it is written (`build -o s3://…`: an S3 multipart upload); see DatasetWriterOptions.stream. */
+  stream?: StreamTarget;
 }
 
 export interface BuildOutcome {
@@ -130,7 +134,7 @@ export async function buildDataset(config: BuildConfig, opts: BuildOptions = {})
 async function writeDataset(
   config: BuildConfig,
   base: string,
-  opts: Pick<RunBuildOptions, 'signal' | 'onProgress' | 'readGuard'>,
+  opts: Pick<RunBuildOptions, 'signal' | 'onProgress' | 'readGuard' | 'stream'>,
 ): Promise<BuildReport> {
   const source = await openSource(
     { ...config.source, path: resolve(base, config.source.path) },
@@ -138,8 +142,9 @@ async function writeDataset(
     opts.readGuard ? { readGuard: opts.readGuard } : {},
   );
   const fieldConfigs = await buildFields(config, source);
-  // A streamed source (WebDataset shards) counts its samples only when a --shard slice needs the total.
-  const length = source.length ?? (config.shard && source.countSamples ? await source.countSamples() : null);
+  // A streamed source (WebDataset shards) counts its samples only when a --shard slice needs
+  // the total, or a streamed output (its head's size, known up front, lets pages stream).
+  const length = source.length ?? ((config.shard || opts.stream) && source.countSamples ? await source.countSamples() : null);
   const slice = selectSlice(length, config.range, config.shard);
   const output = resolve(base, config.output);
   const writer = new DatasetWriter(output, toNamedFields(fieldConfigs), {
@@ -152,6 +157,7 @@ async function writeDataset(
     baseDir: source.baseDir,
     signal: opts.signal,
     onProgress: opts.onProgress,
+    ...(opts.stream ? { stream: opts.stream } : {}),
     ...(slice.end !== null ? { numSamples: slice.end - slice.start } : {}),
   });
   const report = await writer.write(source.samples(fieldConfigs, { start: slice.start, end: slice.end ?? Number.POSITIVE_INFINITY }));
@@ -186,5 +192,5 @@ async function writeDataset(
     classNames: classNamesOf(source, fieldConfigs),
     labelMappings: labelMappingsOf(fieldConfigs),
   });
-  return result;
+  return { ...result, manifestPath: manifestPathFor(output) };
 }

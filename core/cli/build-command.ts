@@ -12,6 +12,7 @@ import { ProgressBar } from './progress.js';
 import { abortOnSignals } from './signals.js';
 import { UsageError } from './usage-error.js';
 import { readRegularText } from '../native/regular-file.js';
+import type { RemoteOutputContext } from './remote-output.js';
 
 export const BUILD_HELP = `beton build SOURCE -o OUT.beton [options]
 beton build --config build.json
@@ -20,11 +21,17 @@ beton build SOURCE -o OUT.beton --shards N --emit slurm|k8s    (jobs for a clust
 beton build --status DIR                           (progress of a sharded build)
 beton build SOURCE [-o OUT.beton] [options] --advise [--crop N]   (estimates, writes nothing)
 
-Builds a .beton file. SOURCE is picked by its path: a folder is an ImageFolder
-(root/<class>/<image>); .csv/.tsv/.parquet/.jsonl/.npy/.npz is a table, or an image list
-when a column holds image paths (--image-column NAME). With --clip-length, a folder of
-videos (root/<class>/<video>, as UCF101) or a CSV/JSONL video list (path,label[,start,end])
-is decoded with ffmpeg into clips (docs/video.md).
+Builds a .beton file. SOURCE is picked by its path (docs/sources.md):
+  a folder of class folders     an ImageFolder (root/<class>/<image>, labels as torchvision)
+  .csv .tsv .parquet .jsonl     a table, or an image list when a column holds image paths
+                                (--image-column NAME names it)
+  .npy .npz                     a table of arrays (one column per array)
+  .tar shards, a pattern ('shards/train-{000..041}.tar'), a folder of shards or a .txt list
+                                WebDataset shards
+  with --clip-length            a folder of videos (root/<class>/<video>, as UCF101) or a
+                                CSV/JSONL video list (path,label[,start,end]), cut into clips
+                                with ffmpeg (docs/video.md)
+  --config build.json           a build config (docs/build-config.md)
   -o, --output FILE            output .beton file
   --force                      replace OUT if it exists (never when OUT is an input: the
                                source, a file in the source folder or listed by it, --config)
@@ -61,7 +68,7 @@ const BUILD_OPTIONS = {
   ...BUILD_VALUE_OPTIONS,
   ...SHARDS_OPTIONS,
 } as const;
-export async function buildCommand(argv: string[]): Promise<number> {
+export async function buildCommand(argv: string[], remote?: RemoteOutputContext): Promise<number> {
   const { values, positionals } = parseBuildArgs(argv);
   if (values.status !== undefined) {
     if (positionals.length || values.output || values.config) throw new UsageError('--status DIR takes no SOURCE, -o or --config');
@@ -77,7 +84,7 @@ export async function buildCommand(argv: string[]): Promise<number> {
     cleanupSync: () => outputFile !== null && removeOwnTempsSync(outputFile),
   });
   try {
-    return await build(values, positionals, emit, signals.signal, (f) => (outputFile = f));
+    return await build(values, positionals, emit, signals.signal, (f) => (outputFile = f), remote);
   } finally {
     signals.dispose();
   }
@@ -94,6 +101,7 @@ async function build(
   emit: boolean,
   signal: AbortSignal,
   setOutput: (file: string) => void,
+  remote: RemoteOutputContext | undefined,
 ): Promise<number> {
   let config: Record<string, unknown> = {};
   let baseDir = process.cwd();
@@ -190,8 +198,11 @@ async function build(
     return 0;
   }
   const bar = new ProgressBar('build');
+  // -o s3://…: the upload starts now, and the pages stream into it as they are written.
+  const stream = remote ? await remote.openStream() : undefined;
   const { report, recordNote } = await runBuild(cfg, guard!, {
     signal,
+    ...(stream ? { stream } : {}),
     onProgress: (p) => bar.update({ done: p.done, total: p.total, rate: p.samplesPerSec, etaMs: p.etaMs, skipped: p.skipped }),
     // Recorded like the app's builds (beton runs builds); a database problem is a note, not a failure.
     record: recordAt(values.db),
@@ -237,7 +248,7 @@ export function formatReport(r: BuildReport): string {
   const lines = [
     `wrote ${r.path}`,
     `  ${r.numSamples} samples written, ${r.skipped.length} skipped (of ${r.source.items} from ${r.source.kind} ${r.source.path})`,
-    `  ${size(r.fileSize)} in ${r.pages} pages of ${size(r.pageSize)}${r.compressionRatio ? `; sources ${r.compressionRatio.toFixed(2)}x the output` : ''}`,
+    `  ${size(r.fileSize)} in ${r.pages} pages of ${size(r.pageSize)}${sizeVsSources(r)}`,
     `  ${(r.elapsedMs / 1000).toFixed(2)} s, ${r.samplesPerSec.toFixed(1)} samples/s`,
     `  bytes per field: ${Object.entries(r.heapBytes)
       .map(([f, b]) => `${f} ${size(b)}`)
@@ -245,9 +256,22 @@ export function formatReport(r: BuildReport): string {
     ...Object.entries(r.imageModes).map(([f, m]) => `  ${f}: ${m.raw} raw, ${m.jpg} jpg (${m.passThrough} passed through unchanged)`),
   ];
   if (r.reportPath) lines.push(`  skipped samples are listed in ${r.reportPath}`);
+  if (r.manifestPath) lines.push(`  class names, build config and this report: ${r.manifestPath}`);
   const padding = paddingNote(r);
   if (padding) lines.push(padding);
   return lines.join('\n') + '\n';
+}
+
+/**
+ * The output against its sources, said from the output's side ("2.2x the size of its 12 MiB
+ * of source files"): the report used to print the inverse ratio as "sources 0.45x the
+ * output", which read backwards (issue 30).
+ */
+function sizeVsSources(r: Pick<BuildReport, 'fileSize' | 'sourceBytes' | 'compressionRatio'>): string {
+  if (!r.compressionRatio || !r.sourceBytes) return '';
+  const x = r.fileSize / r.sourceBytes;
+  const times = x >= 10 ? x.toFixed(0) : x >= 0.1 ? x.toFixed(2) : x.toPrecision(2);
+  return `; ${times}x the size of its ${size(r.sourceBytes)} of source files`;
 }
 
 /** FFCV's writer accepts no smaller page. */

@@ -6,6 +6,8 @@
  * table.
  */
 
+import type { RemoteAwareCommand } from './remote-output.js';
+
 /** What a command's module gives the CLI: its --help text and how to run it. */
 export interface LoadedCommand {
   help: string;
@@ -18,11 +20,11 @@ export interface CommandEntry {
   load: () => Promise<LoadedCommand>;
 }
 
-/** A command whose output may be an s3:// URL: built locally, then uploaded. */
+/** A command whose output may be an s3:// URL: streamed to it as it is written (remote-output.ts). */
 const remoteOutput =
-  (run: (argv: string[]) => Promise<number>) =>
+  (run: RemoteAwareCommand, what: string) =>
   async (argv: string[]): Promise<number> =>
-    (await import('./remote-output.js')).withRemoteOutput(argv, run);
+    (await import('./remote-output.js')).withRemoteOutput(argv, run, what);
 
 /** An entry whose module `load` imports and `pick` takes the help text and runner from. */
 function lazy<M>(summary: string, load: () => Promise<M>, pick: (m: M) => LoadedCommand): CommandEntry {
@@ -32,9 +34,9 @@ function lazy<M>(summary: string, load: () => Promise<M>, pick: (m: M) => Loaded
 /** In `beton --help` order. The import() calls are literal, so bundlers and tsc see every module. */
 export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   build: lazy(
-    'build a .beton file from an image folder or a build config',
+    'build a .beton: image folder/list, CSV/TSV/Parquet/JSONL/npy table, WebDataset, videos, config',
     () => import('./build-command.js'),
-    (m) => ({ help: m.BUILD_HELP, run: remoteOutput(m.buildCommand) }),
+    (m) => ({ help: m.BUILD_HELP, run: remoteOutput(m.buildCommand, 'the build') }),
   ),
   inspect: lazy(
     "summarise a .beton file (ours or FFCV's)",
@@ -54,7 +56,7 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   merge: lazy(
     'concatenate .beton files with the same fields (e.g. build shards)',
     () => import('./merge-command.js'),
-    (m) => ({ help: m.MERGE_HELP, run: remoteOutput(m.mergeCommand) }),
+    (m) => ({ help: m.MERGE_HELP, run: remoteOutput(m.mergeCommand, 'the merge') }),
   ),
   'bench-loader': lazy(
     "measure the loader's images/s on a file",
@@ -67,7 +69,7 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     (m) => ({ help: m.RUNS_HELP, run: m.runsCommand }),
   ),
   export: lazy(
-    'Python FFCV code (or JSON) for a build or loader config',
+    'Python FFCV code (or JSON) for a build config, a .beton file or a profile run',
     () => import('./export-command.js'),
     (m) => ({ help: m.EXPORT_HELP, run: m.exportCommand }),
   ),

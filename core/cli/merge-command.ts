@@ -6,6 +6,8 @@ import { ProgressBar } from './progress.js';
 import { abortOnSignals } from './signals.js';
 import { localInputs } from './remote-inputs.js';
 import { UsageError } from './usage-error.js';
+import type { RemoteOutputContext } from './remote-output.js';
+import { statSync } from 'node:fs';
 
 export const MERGE_HELP = `beton merge A.beton B.beton ... -o OUT.beton [--force] [--json]
 
@@ -20,7 +22,7 @@ renamed when complete: a failed or interrupted merge leaves nothing.
 
 const MIB = 1 << 20;
 
-export async function mergeCommand(argv: string[]): Promise<number> {
+export async function mergeCommand(argv: string[], remote?: RemoteOutputContext): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -40,7 +42,10 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   });
   const inputs = await localInputs(positionals, signals.signal);
   try {
+    // -o s3://…: the upload starts now, sized for the inputs' total (the output's size, give or take the head).
+    const stream = remote ? await remote.openStream(inputs.paths.reduce((s, p) => s + statSync(p).size, 0)) : undefined;
     const report = await mergeDatasets(inputs.paths, values.output, {
+      ...(stream ? { stream } : {}),
       overwrite: values.force ?? false,
       signal: signals.signal,
       // Nothing in the first second: the rate is meaningless until then, and a short merge needs only the final line.

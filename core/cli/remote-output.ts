@@ -1,11 +1,19 @@
-import { existsSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { uploadFile } from '../remote/s3-upload.js';
+import type { StreamTarget } from '../writer/output-file.js';
 import { isRemoteUrl, parseRemoteUrl } from '../remote/url.js';
 import { abortOnSignals } from './signals.js';
 import { UsageError } from './usage-error.js';
+
+/** What a command writing to s3:// gets from withRemoteOutput: the stream its write goes to. */
+export interface RemoteOutputContext {
+  /** Starts the upload; called once, when the write starts (`expectedBytes`: the output's size when known). */
+  openStream(expectedBytes?: number): Promise<StreamTarget>;
+}
+
+export type RemoteAwareCommand = (argv: string[], ctx?: RemoteOutputContext) => Promise<number>;
 
 /** The value of -o / --output in a build's argv, and where it sits (null: not given). */
 function outputArg(argv: string[]): { value: string; at: number; inline: boolean } | null {
@@ -18,49 +26,74 @@ function outputArg(argv: string[]): { value: string; at: number; inline: boolean
 }
 
 /**
- * `beton build … -o s3://bucket/key`: the build writes its file (and manifest) in a
- * temporary local folder exactly as for a local output — so the object is byte-identical
- * to a local build — then uploads it as a multipart upload (s3-upload.ts) and removes the
- * folder. The object appears only when complete: a failed or interrupted build uploads
- * nothing, an interrupted upload is aborted. Other commands' argv pass through unchanged.
+ * `beton build|merge … -o s3://bucket/key`: the command writes to a local name in a
+ * temporary folder, through a stream (core/remote/s3-output.ts) that uploads the file's
+ * pages as parts while they are written; only the head (header and tables, written last)
+ * and the tail stay on local disk (a sparse file), and go up at the end with the manifest,
+ * before the upload completes. One signal guard covers every phase: SIGINT/SIGTERM/SIGHUP
+ * exit 130/143/129 with a message saying what is at the key. Other argv pass through.
  */
-/** The URL the build being run will be uploaded to (null: a local output): build --check says its result is not kept. */
+/** The URL the command being run will be uploaded to (null: a local output): build --check says its result is not kept. */
 let uploadTarget: string | null = null;
 export const pendingUpload = (): string | null => uploadTarget;
 
-export async function withRemoteOutput(argv: string[], run: (argv: string[]) => Promise<number>): Promise<number> {
+export async function withRemoteOutput(argv: string[], run: RemoteAwareCommand, what: string): Promise<number> {
   const out = outputArg(argv);
   if (!out || !isRemoteUrl(out.value)) return run(argv);
   const url = out.value;
   if (parseRemoteUrl(url).kind !== 's3') throw new UsageError(`${url}: a build is written to a local file or an s3:// URL`);
-  if (argv.some((a) => a === '--shards' || a.startsWith('--shards=') || a === '--shard' || a.startsWith('--shard=')))
-    throw new UsageError('--shard/--shards write local files; build the shards locally, merge, then beton cp to s3://');
+  if (argv.some((a) => a === '--shards' || a.startsWith('--shards=')))
+    throw new UsageError('--shards N --emit writes job files for local outputs; run each job with --shard k/N -o s3://…/shard-k.beton');
+  // The local file holds only the head and tail of a streamed output: nothing to check there.
+  if (argv.includes('--check'))
+    throw new UsageError('--check reads the output file: build locally with --check, then beton cp it to s3://');
   const dir = await mkdtemp(join(tmpdir(), 'beton-build-'));
+  // First, so that no phase (the build's start, the upload's end) is left to Node's default.
+  const signals = abortOnSignals({
+    what: 'the upload',
+    outcome: `${url} may hold a multipart upload the bucket's lifecycle rule will remove (docs/remote.md)`,
+    cleanupSync: () => rmSync(dir, { recursive: true, force: true }),
+  });
+  const { S3Output } = await import('../remote/s3-output.js');
+  const output = new S3Output(url, signals.signal);
   try {
     const name = url.slice(url.lastIndexOf('/') + 1) || 'out.beton';
     const local = join(dir, name);
     const args = [...argv];
     args[out.at] = out.inline ? `--output=${local}` : local;
+    let opened = false;
     uploadTarget = url;
     let code: number;
     try {
-      code = await run(args);
+      code = await run(args, {
+        openStream: (expectedBytes) => {
+          opened = true;
+          return output.open(expectedBytes);
+        },
+      });
     } finally {
       uploadTarget = null;
     }
-    if (code !== 0 || !existsSync(local)) return code;
-    const signals = abortOnSignals({ what: 'the upload', outcome: 'the multipart upload was aborted; nothing was written at the key' });
-    try {
-      await uploadFile(local, url, { signal: signals.signal });
-      for (const side of ['.manifest.json', '.skipped.json'])
-        if (existsSync(local + side)) await uploadFile(local + side, url + side, { signal: signals.signal });
-    } finally {
-      signals.dispose();
-    }
+    if (code !== 0) throw new Exit(code);
+    // --schema-only, --advise: nothing written, nothing to send.
+    if (!opened) return code;
+    await output.finish(local);
     // --json: stdout stays one JSON document; the note goes to stderr.
     (argv.includes('--json') ? process.stderr : process.stdout).write(`uploaded to ${url}\n`);
     return 0;
+  } catch (e) {
+    const reported = await output.fail(e, what);
+    if (reported instanceof Exit) return reported.code;
+    throw reported;
   } finally {
+    signals.dispose();
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** A command that ended with a non-zero code (its own message printed): the upload is aborted all the same. */
+class Exit extends Error {
+  constructor(readonly code: number) {
+    super(`exit ${code}`);
   }
 }

@@ -66,6 +66,8 @@ export class EncodePool {
     place: (outcomes: SampleOutcome[], start: number) => void,
     signal?: AbortSignal,
     total: number | null = null,
+    /** Awaited before each pull of samples: the output's back-pressure (page-writer.ts backlog). */
+    outputReady: () => Promise<void> = () => Promise.resolve(),
   ): Promise<void> {
     const n = this.workers.length;
     /**
@@ -111,7 +113,15 @@ export class EncodePool {
       // One pull at a time, so each chunk holds contiguous samples.
       let pulling: Promise<void> = Promise.resolve();
       const dispatch = (w: Worker): void => {
-        pulling = pulling.then(() => pull(w));
+        pulling = pulling.then(async () => {
+          try {
+            await outputReady();
+          } catch (e) {
+            finish(e as Error);
+            return;
+          }
+          await pull(w);
+        });
       };
       const pull = async (w: Worker): Promise<void> => {
         if (settled) return;

@@ -9,6 +9,8 @@ import type { Field } from '../fields/field.js';
 import { Reader } from '../reader/reader.js';
 import { openTempFor, removeStaleTemps, tempPathFor } from './temp-files.js';
 import { openRegular } from '../native/regular-file.js';
+import type { OutputFile, StreamTarget } from './output-file.js';
+import { StreamedFile } from './streamed-file.js';
 
 export interface MergeProgress {
   /** Bytes of metadata, pages and allocation table copied so far. */
@@ -29,6 +31,8 @@ export interface MergeOptions {
   /** Copy buffer size in bytes (default 8 MiB) and how many copies run at once (default 4). */
   chunkBytes?: number;
   parallelCopies?: number;
+  /** Stream the output as it is written (an S3 multipart upload), as DatasetWriterOptions.stream. */
+  stream?: StreamTarget;
 }
 
 export interface MergeReport {
@@ -209,28 +213,45 @@ async function writeMerged(inputs: readonly Input[], out: string, opts: MergeOpt
   await removeStaleTemps(out);
   const tmp = tempPathFor(out);
   const fh = await openTempFor(tmp, out, 'w+');
+  // Streamed: the head (up to the first page, and at least a 5 MiB part) stays local and
+  // the pages and tables stream out in file order, so the copies below go in file order
+  // (all metadata, all pages, all allocation tables) and one at a time.
+  const dst: OutputFile = opts.stream ? new StreamedFile(fh, opts.stream, Math.max(reg.dataStart, opts.stream.headBytes)) : fh;
+  const copyOpts = opts.stream ? { ...opts, parallelCopies: 1 } : opts;
   let ok = false;
   try {
     // Final size up front: the gap before the first page stays a hole, and the copies
     // below write into allocated extents instead of growing the file write by write.
-    await fh.truncate(fileSize);
-    await writeFully(fh, first.descriptors, HEADER_SIZE);
+    await dst.truncate(fileSize);
+    await writeFully(dst, first.descriptors, HEADER_SIZE);
+    // Pages move by whole pages, so each object keeps its offset within its page and
+    // every pointer into an input's pages shifts by the same amount.
+    const placed: Array<{ input: Input; sampleBase: number; pageBase: number; delta: number; allocPos: number }> = [];
     let sampleBase = 0;
     let pageBase = 0;
     let allocPos = T;
     for (const [k, input] of inputs.entries()) {
-      // Pages move by whole pages, so each object keeps its offset within its page and
-      // every pointer into this input's pages shifts by the same amount.
-      const delta = reg.dataStart + pageBase * ps - input.dataStart;
-      await copyMetadata(input, fh, reg.metadata.offset + sampleBase * R, delta, progress);
-      await copyRange(input.fh, input.dataStart, fh, reg.dataStart + pageBase * ps, input.pages * ps, input.path, opts, progress);
-      await copyAllocTable(input, fh, allocPos, sampleBase, delta, progress);
+      placed.push({ input, sampleBase, pageBase, delta: reg.dataStart + pageBase * ps - input.dataStart, allocPos });
       allocPos += allocBytes[k]!;
       sampleBase += input.header.numSamples;
       pageBase += input.pages;
     }
+    for (const p of placed) await copyMetadata(p.input, dst, reg.metadata.offset + p.sampleBase * R, p.delta, progress);
+    for (const p of placed)
+      await copyRange(
+        p.input.fh,
+        p.input.dataStart,
+        dst,
+        reg.dataStart + p.pageBase * ps,
+        p.input.pages * ps,
+        p.input.path,
+        copyOpts,
+        progress,
+      );
+    dst.markTail?.(T);
+    for (const p of placed) await copyAllocTable(p.input, dst, p.allocPos, p.sampleBase, p.delta, progress);
     const header = encodeHeader({ version: FORMAT_VERSION, numFields: F, pageSize: ps, numSamples: N, allocTablePtr: T });
-    await writeFully(fh, header, 0);
+    await writeFully(dst, header, 0);
     await fh.sync();
     await fh.close();
     opts.signal?.throwIfAborted();
@@ -278,7 +299,7 @@ function rebase(view: DataView, at: number, delta: bigint, file: string, what: s
 }
 
 /** The input's metadata table, pointers rebased, in chunks of whole records. */
-async function copyMetadata(input: Input, out: FileHandle, dst: number, delta: number, progress: (n: number) => void): Promise<void> {
+async function copyMetadata(input: Input, out: OutputFile, dst: number, delta: number, progress: (n: number) => void): Promise<void> {
   const R = input.recordSize;
   const n = input.header.numSamples;
   if (n === 0) return;
@@ -303,7 +324,7 @@ async function copyMetadata(input: Input, out: FileHandle, dst: number, delta: n
 /** The input's allocation table with sample ids shifted by `sampleBase` and pointers by `delta`. */
 async function copyAllocTable(
   input: Input,
-  out: FileHandle,
+  out: OutputFile,
   dst: number,
   sampleBase: number,
   delta: number,
@@ -334,7 +355,7 @@ async function copyAllocTable(
 async function copyRange(
   src: FileHandle,
   from: number,
-  dst: FileHandle,
+  dst: OutputFile,
   to: number,
   length: number,
   file: string,
@@ -382,7 +403,7 @@ async function readFully(fh: FileHandle, buf: Uint8Array, pos: number, file: str
   }
 }
 
-async function writeFully(fh: FileHandle, buf: Uint8Array, pos: number): Promise<void> {
+async function writeFully(fh: OutputFile, buf: Uint8Array, pos: number): Promise<void> {
   for (let put = 0; put < buf.byteLength;) {
     const { bytesWritten } = await fh.write(buf, put, buf.byteLength - put, pos + put);
     put += bytesWritten;

@@ -1,4 +1,4 @@
-import type { FileHandle } from 'node:fs/promises';
+import type { OutputFile } from './output-file.js';
 
 /**
  * Writes full pages as the allocator hands them over, double-buffered: each page's write is
@@ -12,13 +12,15 @@ export class PageWriter {
   private readonly free: Uint8Array[] = [];
   /** The one early flush of the pages written so far has been queued. */
   private earlySynced = false;
+  /** Page writes queued and not finished, oldest first. */
+  private readonly pending: Array<Promise<unknown>> = [];
   /** Bytes of the pages handed over so far (whole pages: progress reports it). */
   bytesWritten = 0;
 
   constructor(
     private readonly pageSize: number,
     /** The file the pages go to (the output, or a spill file opened on first use). */
-    private readonly file: () => Promise<FileHandle>,
+    private readonly file: () => Promise<OutputFile>,
     /** Where page 0 starts in that file. */
     private readonly base: number,
     /**
@@ -41,15 +43,29 @@ export class PageWriter {
     const buffer = new Uint8Array(bytes.buffer, bytes.byteOffset, this.pageSize);
     const syncNow = !this.earlySynced && this.syncEarly !== null && this.syncEarly();
     if (syncNow) this.earlySynced = true;
-    this.writes = this.writes.then(async () => {
+    const done = this.writes.then(async () => {
       const h = await this.file();
       await h.write(bytes, 0, bytes.byteLength, pos);
+      this.pending.shift();
       this.free.push(buffer);
       if (syncNow) await h.datasync();
     });
+    this.writes = done;
+    this.pending.push(done);
     // Surfaces in flushed(), not as an unhandled rejection.
     this.writes.catch(() => undefined);
     return this.free.pop() ?? new Uint8Array(this.pageSize);
+  }
+
+  /**
+   * Resolves once at most `max` page writes wait (at once when they do already). The
+   * encoders pull more samples only then: a slow output (a network upload) holds the build
+   * back instead of each waiting page taking a fresh page buffer in memory. Rejects with a
+   * failed write.
+   */
+  async backlog(max: number): Promise<void> {
+    // Writes finish in order: waiting for the one `max` places from the newest leaves `max` waiting.
+    while (this.pending.length > max) await this.pending[this.pending.length - max - 1];
   }
 
   /** Every queued write done; rejects with the first that failed. */

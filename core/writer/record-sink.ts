@@ -1,4 +1,4 @@
-import type { FileHandle } from 'node:fs/promises';
+import type { OutputFile } from './output-file.js';
 
 /**
  * Buffers fixed-size records and writes them in large positional writes, so the
@@ -14,7 +14,7 @@ export class RecordSink {
   private pending: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly fh: () => Promise<FileHandle>,
+    private readonly fh: () => Promise<OutputFile>,
     private readonly base: number,
     readonly recordSize: number,
     bufferBytes = 1 << 22,

@@ -22,7 +22,12 @@ import { SamplePlacement } from './sample-placement.js';
 import { timingProbe, type TimingProbe } from './timing-probe.js';
 import type { DatasetWriterOptions, SampleSource } from './write-options.js';
 import { WriteLayout } from './write-layout.js';
+import type { OutputFile } from './output-file.js';
+import { StreamedFile } from './streamed-file.js';
 import { WriteTally } from './write-tally.js';
+
+/** Page writes that may wait before the encoders are held back (each holds a page buffer). */
+const PAGE_BACKLOG = 4;
 
 /**
  * One write, wired together: samples are encoded (on this thread or in the pool), placed in
@@ -41,18 +46,27 @@ export class WriteJob {
   private readonly placement: SamplePlacement;
   private readonly probe: TimingProbe;
   private readonly rateWindow = new RateWindow();
+  /** The output: the local file, or the local file with its middle streamed (opts.stream). */
+  private readonly out: OutputFile;
 
   constructor(
     private readonly fields: NamedField[],
     private readonly pageSize: number,
     private readonly capacity: number | null,
-    private readonly fh: FileHandle,
+    fh: FileHandle,
     tmpPath: string,
     private readonly opts: DatasetWriterOptions,
     private readonly t0: number,
   ) {
     this.records = recordLayout(fields.map((f) => f.field.metadata));
-    this.layout = new WriteLayout(fh, tmpPath, fields, this.records, pageSize, capacity);
+    // Streamed: the head (everything before the first page, written last, and enough pages
+    // for a 5 MiB part) stays local; pages after it stream out as written. With an unknown
+    // count the first page's offset is known only at the end: nothing streams until then.
+    const D0 = capacity === null ? null : regions(fields.length, capacity, this.records.size, pageSize).dataStart;
+    this.out = opts.stream
+      ? new StreamedFile(fh, opts.stream, D0 === null ? Number.POSITIVE_INFINITY : Math.max(D0, opts.stream.headBytes))
+      : fh;
+    this.layout = new WriteLayout(this.out, tmpPath, fields, this.records, pageSize, capacity);
     this.meta = new RecordSink(() => this.layout.metadataFile(), this.layout.metadataStart, this.records.size);
     this.allocs = new RecordSink(() => this.layout.allocFile(), 0, ALLOC_ENTRY_SIZE, 1 << 20);
     // Near the end of a write of known size (7/8 placed), flush the pages so far once.
@@ -98,6 +112,7 @@ export class WriteJob {
       let i = 0;
       for await (const s of source) {
         signal?.throwIfAborted();
+        await this.pages.backlog(PAGE_BACKLOG);
         let outcome: SampleOutcome;
         try {
           outcome = {
@@ -141,6 +156,7 @@ export class WriteJob {
         },
         signal,
         this.capacity,
+        () => this.pages.backlog(PAGE_BACKLOG),
       );
     } finally {
       this.probe.setWorkers(pool.timings.values());
@@ -186,13 +202,14 @@ export class WriteJob {
     let pos = 24;
     for (const { name, field } of this.fields) {
       const d = encodeDescriptor({ typeId: field.typeId, name, arguments: field.encodeArguments() });
-      await this.fh.write(d, 0, d.byteLength, pos);
+      await this.out.write(d, 0, d.byteLength, pos);
       pos += d.byteLength;
     }
-    await this.fh.truncate(allocTablePtr);
+    await this.out.truncate(allocTablePtr);
+    this.out.markTail?.(allocTablePtr);
     const tableBytes = await this.layout.appendAllocTable(allocTablePtr, this.allocs.count, dataStart);
     const header = encodeHeader({ version: FORMAT_VERSION, numFields: F, pageSize: this.pageSize, numSamples: n, allocTablePtr });
-    await this.fh.write(header, 0, header.byteLength, 0);
+    await this.out.write(header, 0, header.byteLength, 0);
     const { heapBytes, imageModes, sourceBytes } = this.tally.report();
     return {
       numSamples: n,

@@ -3,6 +3,7 @@ import { ALLOC_ENTRY_SIZE } from '../format/constants.js';
 import type { RecordLayout } from '../format/record-layout.js';
 import { regions } from '../format/regions.js';
 import type { NamedField } from '../fields/schema.js';
+import type { OutputFile } from './output-file.js';
 
 type SpillKind = 'meta' | 'pages' | 'alloc';
 
@@ -23,7 +24,7 @@ export class WriteLayout {
   private readonly spilled = new Map<SpillKind, FileHandle>();
 
   constructor(
-    private readonly fh: FileHandle,
+    private readonly fh: OutputFile,
     private readonly tmpPath: string,
     private readonly fields: readonly NamedField[],
     private readonly records: RecordLayout,
@@ -38,11 +39,11 @@ export class WriteLayout {
     this.metadataStart = this.spill ? 0 : reg.metadata.offset;
   }
 
-  metadataFile(): Promise<FileHandle> {
+  metadataFile(): Promise<OutputFile> {
     return this.spill ? this.spillFile('meta') : Promise.resolve(this.fh);
   }
 
-  pagesFile(): Promise<FileHandle> {
+  pagesFile(): Promise<OutputFile> {
     return this.spill ? this.spillFile('pages') : Promise.resolve(this.fh);
   }
 

@@ -1,3 +1,4 @@
+import type { StreamTarget } from './output-file.js';
 import type { Sample } from './sample.js';
 
 /** What `onProgress` receives, after each chunk of samples placed. */
@@ -32,6 +33,12 @@ export interface DatasetWriterOptions {
   /** 'fail' (default): the first bad sample stops the build, no file is left. 'skip': leave it out, report it. */
   onError?: 'fail' | 'skip';
   signal?: AbortSignal;
+  /**
+   * Stream the output as it is written (an S3 multipart upload): only the file's head and
+   * tail stay in the local file, which is sparse (streamed-file.ts). The caller sends the
+   * rest once the write is done.
+   */
+  stream?: StreamTarget;
   onProgress?: (p: WriteProgress) => void;
   /** Seed of the per-sample draws ('proportion' write mode). */
   seed?: number;

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -52,10 +52,64 @@ const rangeServer = createServer((req: IncomingMessage, res: ServerResponse) => 
   res.end(part);
 });
 
-/** A proxy in front of s3rver that applies the same fault rule to ranged GETs. */
+/** Where s3rver's filesystem store keeps bucket's multipart uploads (one folder per upload id). */
+const uploadsDir = (bucket: string): string => join(directory, bucket, '._S3rver_uploads');
+
+/** The multipart uploads s3rver holds for `bucket`, with their keys. */
+function uploadsOf(bucket: string): Array<{ id: string; key: string }> {
+  const d = uploadsDir(bucket);
+  if (!existsSync(d)) return [];
+  return readdirSync(d).map((id) => {
+    let key = '';
+    try {
+      key = readFileSync(join(d, id, 'key'), 'utf8');
+    } catch {
+      // a part arrived for an upload without its record: still an upload left behind
+    }
+    return { id, key };
+  });
+}
+
+/**
+ * s3rver 3.7 answers neither AbortMultipartUpload (DELETE ?uploadId) nor
+ * ListMultipartUploads (GET ?uploads) ("NotImplemented"/405): the proxy does both, on
+ * s3rver's own store, so uploads through the proxy can be aborted and listed as on S3.
+ */
+function multipartCall(req: IncomingMessage, res: ServerResponse): boolean {
+  const u = new URL(req.url ?? '/', 'http://x');
+  const bucket = decodeURIComponent(u.pathname.split('/')[1] ?? '');
+  if (req.method === 'DELETE' && u.searchParams.has('uploadId')) {
+    const id = u.searchParams.get('uploadId') ?? '';
+    const d = join(uploadsDir(bucket), id);
+    if (!/^[0-9a-f]+$/.test(id) || !existsSync(d)) {
+      res.writeHead(404, { 'content-type': 'application/xml' });
+      res.end('<?xml version="1.0"?><Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message></Error>');
+      return true;
+    }
+    rmSync(d, { recursive: true, force: true });
+    res.writeHead(204).end();
+    return true;
+  }
+  if (req.method === 'GET' && u.searchParams.has('uploads') && u.pathname.split('/').filter(Boolean).length === 1) {
+    const prefix = u.searchParams.get('prefix') ?? '';
+    const items = uploadsOf(bucket)
+      .filter((x) => x.key.startsWith(prefix))
+      .map((x) => `<Upload><Key>${x.key.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</Key><UploadId>${x.id}</UploadId></Upload>`)
+      .join('');
+    res.writeHead(200, { 'content-type': 'application/xml' });
+    res.end(
+      `<?xml version="1.0" encoding="UTF-8"?><ListMultipartUploadsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Bucket>${bucket}</Bucket><IsTruncated>false</IsTruncated>${items}</ListMultipartUploadsResult>`,
+    );
+    return true;
+  }
+  return false;
+}
+
+/** A proxy in front of s3rver that applies the same fault rule to ranged GETs (and answers multipartCall's requests). */
 function s3Proxy(target: number): Server {
   return createServer((req, res) => {
     requests++;
+    if (multipartCall(req, res)) return;
     const m = /bytes=(\d+)-/.exec(req.headers.range ?? '');
     const fault = req.method === 'GET' && m ? faultFor(Number(m[1])) : 'ok';
     if (fault === 'status500') return void res.writeHead(500).end();
@@ -66,6 +120,25 @@ function s3Proxy(target: number): Server {
     if (fault === 'stall') return void stalled.add(res);
     if (fault === 'reset') return void req.socket.destroy();
     const up = request({ host: '127.0.0.1', port: target, method: req.method, path: req.url, headers: req.headers }, (r) => {
+      if (fault === 'long206' || fault === 'early206' || fault === 'endless206') {
+        // Wrong bytes for the range: more than asked, a Content-Range starting early, no end.
+        const headers = { ...r.headers };
+        delete headers['content-length'];
+        const cr = /bytes (\d+)-(\d+)\/(\d+)/.exec(String(headers['content-range']));
+        if (fault === 'early206' && cr) headers['content-range'] = `bytes ${Math.max(0, Number(cr[1]) - 100)}-${cr[2]}/${cr[3]}`;
+        res.writeHead(r.statusCode ?? 502, headers);
+        r.on('data', (c: Buffer) => res.write(c));
+        r.on('end', () => {
+          if (fault !== 'endless206') return void res.end(new Uint8Array(1000));
+          const pump = (): void => {
+            while (!res.destroyed && res.write(new Uint8Array(1 << 16)));
+            if (!res.destroyed) res.once('drain', pump);
+          };
+          stalled.add(res);
+          pump();
+        });
+        return;
+      }
       res.writeHead(r.statusCode ?? 502, r.headers);
       if (fault === 'truncate') {
         let sent = false;

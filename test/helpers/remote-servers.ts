@@ -4,7 +4,7 @@ import { spawnWorker } from '../../core/workers/spawn-worker.js';
 
 /** A fault the servers inject: on ranged reads from byte `minStart` on, `times` times (-1: always). */
 export interface FaultRule {
-  fault: 'ok' | 'status500' | 'status403' | 'stall' | 'reset' | 'truncate';
+  fault: 'ok' | 'status500' | 'status403' | 'stall' | 'reset' | 'truncate' | 'long206' | 'early206' | 'endless206';
   minStart: number;
   times: number;
 }
@@ -29,7 +29,8 @@ export interface RemoteServers {
   put(bucket: string, key: string, body: Uint8Array): Promise<void>;
   get(bucket: string, key: string): Promise<Uint8Array | null>;
   list(bucket: string): Promise<string[]>;
-  uploads(bucket: string): Promise<number>;
+  /** The bucket's multipart uploads left (ListMultipartUploads, answered by the proxy: s3rver lacks it). */
+  uploads(bucket: string, prefix?: string): Promise<number>;
   serve(name: string, bytes: Uint8Array): Promise<void>;
   fault(rule: FaultRule): Promise<void>;
   requests(): Promise<number>;
@@ -70,6 +71,12 @@ export async function startServers(buckets: string[]): Promise<RemoteServers> {
     region: 'us-east-1',
     credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
   });
+  const viaProxy = new sdk.S3Client({
+    endpoint: urls.proxy,
+    forcePathStyle: true,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
   return {
     ...urls,
     env,
@@ -85,12 +92,14 @@ export async function startServers(buckets: string[]): Promise<RemoteServers> {
       }
     },
     list: async (Bucket) => ((await client.send(new sdk.ListObjectsV2Command({ Bucket }))).Contents ?? []).map((o) => o.Key!),
-    uploads: async (Bucket) => ((await client.send(new sdk.ListMultipartUploadsCommand({ Bucket }))).Uploads ?? []).length,
+    uploads: async (Bucket, Prefix) =>
+      ((await viaProxy.send(new sdk.ListMultipartUploadsCommand({ Bucket, ...(Prefix ? { Prefix } : {}) }))).Uploads ?? []).length,
     serve: async (name, bytes) => void (await call({ op: 'file', name, bytes })),
     fault: async (rule) => void (await call({ op: 'fault', rule })),
     requests: async () => (await call({ op: 'requests' })) as number,
     stop: async () => {
       client.destroy();
+      viaProxy.destroy();
       await call({ op: 'stop' });
       await w.terminate();
     },
