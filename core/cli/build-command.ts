@@ -1,4 +1,3 @@
-import { pendingUpload } from './remote-output.js';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { guardBuild, runBuild, type BuildReport } from '../app/build.js';
@@ -214,18 +213,8 @@ async function build(
   else process.stdout.write(formatReport(report));
   if (values.check) {
     const { runCheck, formatCheck } = await import('./check-command.js');
-    // An upload (s3://, …): the local staging copy checked here is deleted, so no check is kept beside it.
-    const uploaded = pendingUpload();
-    const check = await runCheck(report.path, undefined, uploaded === null);
-    if (!values.json)
-      process.stdout.write(
-        formatCheck(
-          check,
-          uploaded
-            ? `not kept: ${uploaded} is uploaded, not kept here; run beton check on a local copy to keep a check beside it`
-            : undefined,
-        ),
-      );
+    const check = await runCheck(report.path);
+    if (!values.json) process.stdout.write(formatCheck(check));
   }
   return 0;
 }

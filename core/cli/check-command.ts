@@ -35,11 +35,10 @@ export async function checkCommand(argv: string[]): Promise<number> {
 }
 
 /** Runs the check with a progress bar on stderr (shared with `beton build --check`). */
-export async function runCheck(path: string, numWorkers?: number, save = true): Promise<DatasetCheck> {
+export async function runCheck(path: string, numWorkers?: number): Promise<DatasetCheck> {
   const bar = new ProgressBar('check');
   const check = await checkDataset(path, {
     ...(numWorkers !== undefined ? { numWorkers } : {}),
-    save,
     // The same progress the app's check job reports (core/app/check-dataset.ts).
     onProgress: (p) => bar.update({ done: p.done, total: p.total, rate: p.samplesPerSec, etaMs: p.etaMs }),
   });
@@ -63,8 +62,7 @@ function omittedLines(r: DatasetCheck['result']): string[] {
 }
 
 /** The human report: counts, then the groups (label disagreements marked), at most 10 lines a kind. */
-/** `kept`: where the result is kept, or a line saying why it is not (an uploaded build's staging copy is deleted). */
-export function formatCheck(c: DatasetCheck, kept: string = `kept in ${c.beton.file}.check.json`): string {
+export function formatCheck(c: DatasetCheck): string {
   const r = c.result;
   const show = 10;
   const more = (n: number): string[] => (n > show ? [`    … ${n - show} more (--json for all)`] : []);
@@ -94,6 +92,6 @@ export function formatCheck(c: DatasetCheck, kept: string = `kept in ${c.beton.f
     for (const [name, n] of classes.slice(0, 20)) lines.push(`    ${name.padEnd(20)} ${n}`);
     if (classes.length > 20) lines.push(`    … ${classes.length - 20} more`);
   }
-  lines.push(`  ${kept}`);
+  lines.push(`  kept in ${c.beton.file}.check.json`);
   return lines.join('\n') + '\n';
 }

@@ -33,10 +33,6 @@ function outputArg(argv: string[]): { value: string; at: number; inline: boolean
  * before the upload completes. One signal guard covers every phase: SIGINT/SIGTERM/SIGHUP
  * exit 130/143/129 with a message saying what is at the key. Other argv pass through.
  */
-/** The URL the command being run will be uploaded to (null: a local output): build --check says its result is not kept. */
-let uploadTarget: string | null = null;
-export const pendingUpload = (): string | null => uploadTarget;
-
 export async function withRemoteOutput(argv: string[], run: RemoteAwareCommand, what: string): Promise<number> {
   const out = outputArg(argv);
   if (!out || !isRemoteUrl(out.value)) return run(argv);
@@ -62,18 +58,12 @@ export async function withRemoteOutput(argv: string[], run: RemoteAwareCommand, 
     const args = [...argv];
     args[out.at] = out.inline ? `--output=${local}` : local;
     let opened = false;
-    uploadTarget = url;
-    let code: number;
-    try {
-      code = await run(args, {
-        openStream: (expectedBytes) => {
-          opened = true;
-          return output.open(expectedBytes);
-        },
-      });
-    } finally {
-      uploadTarget = null;
-    }
+    const code = await run(args, {
+      openStream: (expectedBytes) => {
+        opened = true;
+        return output.open(expectedBytes);
+      },
+    });
     if (code !== 0) throw new Exit(code);
     // --schema-only, --advise: nothing written, nothing to send.
     if (!opened) return code;
