@@ -223,6 +223,19 @@ export async function profileExec(
   let run = execRunRecord(plan, machine, startedAt, result);
   const stopped = interruption(hooks.signal);
   if (stopped) run = { ...run, status: 'cancelled', failure: stopped };
-  const runId = writer.finish(run);
+  let runId: number;
+  try {
+    runId = writer.finish(run);
+  } catch (e) {
+    // A record the database refuses (a value no check caught) must not leave the run
+    // "running" for ever: it is kept as failed, with why and without its verdict.
+    run = {
+      ...run,
+      status: 'failed',
+      failure: { message: `the run's record was refused: ${e instanceof Error ? e.message : String(e)}` },
+      verdict: null,
+    };
+    runId = writer.finish(run);
+  }
   return { run, runId, result, outcome: execOutcomeOf(runId, run, result) };
 }

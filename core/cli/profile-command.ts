@@ -198,6 +198,8 @@ export async function profileCommand(argv: string[]): Promise<number> {
       log(
         `command exited with ${res.exitCode ?? res.signal}; ${res.imagesTotal} images in ${res.seconds.toFixed(1)} s (${(res.imagesTotal / Math.max(res.seconds, 1e-9)).toFixed(1)} img/s)\n`,
       );
+      if (res.droppedValues)
+        log(`${res.droppedValues} reported value(s) dropped: not a number from 0 to 10^15 (NaN, negative, a string, 1e308)\n`);
     } else {
       const orders = list(values.orders, 'orders');
       for (const o of orders ?? []) if (!isOrderName(o)) throw new UsageError(`--orders: unknown order "${o}"`);

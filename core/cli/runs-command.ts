@@ -1,3 +1,4 @@
+import { printableJson, printableText } from '../format/printable.js';
 import { existsSync, writeFileSync } from 'node:fs';
 import { formatAnswer, formatEngineFailures } from './answer-format.js';
 import { parseArgs } from 'node:util';
@@ -71,7 +72,12 @@ export async function runsCommand(argv: string[]): Promise<number> {
   if (values.db === '') throw new UsageError('--db expects a path');
   const path = values.db ?? defaultDbPath();
   const json = values.json ?? false;
-  const out = (s: string): void => void process.stdout.write(s.endsWith('\n') ? s : s + '\n');
+  // A run keeps what commands printed (a failed command's stderr, its command line): escape
+  // codes in them are shown, never replayed on the terminal (core/format/printable.ts).
+  const out = (s: string): void => {
+    const safe = json ? printableJson(s) : printableText(s);
+    process.stdout.write(safe.endsWith('\n') ? safe : safe + '\n');
+  };
 
   // Reading commands do not create a database that is not there.
   if (!existsSync(path)) {

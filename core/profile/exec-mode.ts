@@ -1,5 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { ExecError, ThroughputMeter, compileThroughputRegex, jsonObjectOf, parseRegexLine, stepOf, throughputOf } from './exec-protocol.js';
+import {
+  ExecError,
+  ThroughputMeter,
+  compileThroughputRegex,
+  droppedValues,
+  jsonObjectOf,
+  parseRegexLine,
+  stepOf,
+  throughputOf,
+} from './exec-protocol.js';
 import { LineSplitter } from './line-splitter.js';
 import { PROBE_FD, probeEnv } from './probe-path.js';
 import { StepStats } from './step-stats.js';
@@ -57,6 +66,8 @@ export interface ExecResult {
   stderrTail: string[];
   /** Throughput and, with the probe's step lines, the wait per step: what the exec verdict is made from. */
   measures: ExecMeasures;
+  /** Reported values dropped as non-finite, negative, not numbers or absurd (exec-protocol.ts droppedValues). */
+  droppedValues?: number;
 }
 
 export const STDERR_TAIL_LINES = 20;
@@ -164,9 +175,11 @@ export async function runExec(o: ExecOptions): Promise<ExecResult> {
 
   // A JSON line: a step report (the probe's) feeds the step statistics; its cumulative images,
   // like any count, the throughput — unless a regex was given for that.
+  let dropped = 0;
   const onReport = (line: string, counts: boolean): void => {
     const r = jsonObjectOf(line);
     if (!r) return;
+    dropped += droppedValues(r);
     const step = stepOf(r);
     if (step) steps.record(step);
     const e = counts ? throughputOf(r) : null;
@@ -258,6 +271,7 @@ export async function runExec(o: ExecOptions): Promise<ExecResult> {
       gpuUnavailable: telemetry.gpuUnavailable,
       stderrTail: [...stderrTail],
       measures: steps.measures(meter.steadyImagesPerSec),
+      droppedValues: dropped,
     };
   } finally {
     o.signal?.removeEventListener('abort', onAbort);

@@ -166,7 +166,7 @@ export class BetonService {
     'sources.detect': async (p) =>
       detectSource({
         ...p,
-        path: this.fs.check(p.path),
+        path: this.fs.checkSource(p.path),
         proposeClipLength: true,
         ...(this.readGuard ? { readGuard: this.readGuard } : {}),
       }),
@@ -197,12 +197,12 @@ export class BetonService {
       );
       return { jobId };
     },
-    'checks.cancel': async (p) => ({ cancelled: this.jobs.cancel(p.jobId) }),
+    'checks.cancel': async (p) => ({ cancelled: this.jobs.cancel(p.jobId, 'check') }),
     'builds.start': async (p) => {
       // A video source's own ffmpeg is a program the client names: the spawn gate in call() refused it unless allowed.
       const config = {
         ...p.config,
-        source: { ...p.config.source, path: this.fs.check(p.config.source.path) },
+        source: { ...p.config.source, path: this.fs.checkSource(p.config.source.path) },
         output: this.fs.check(p.config.output, { mustExist: false }),
       };
       // Guarded before a job exists (the client gets OUTPUT_EXISTS / OUTPUT_IS_INPUT, not a failed job), and only here.
@@ -233,7 +233,7 @@ export class BetonService {
       return { jobId };
     },
     'builds.list': async () => this.history.list(),
-    'builds.cancel': async (p) => ({ cancelled: this.jobs.cancel(p.jobId) }),
+    'builds.cancel': async (p) => ({ cancelled: this.jobs.cancel(p.jobId, 'build') }),
     'builds.advise': async (p) => {
       const { adviseBuild } = await import('../app/build-advice.js');
       const config = { ...p.config, source: { ...p.config.source, path: this.fs.check(p.config.source.path) } };
@@ -327,7 +327,7 @@ export class BetonService {
       });
       return { jobId };
     },
-    'profiles.cancel': async (p) => ({ cancelled: this.jobs.cancel(p.jobId) }),
+    'profiles.cancel': async (p) => ({ cancelled: this.jobs.cancel(p.jobId, 'profile') }),
     // Spawns only the server's own Python (BETON_PYTHON or python3 on PATH) to try an import; the client names nothing.
     // Asynchronous (a child with a timeout): other requests are answered while Python imports torch.
     'profiles.engines': async () =>
