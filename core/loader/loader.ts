@@ -18,6 +18,8 @@ import type { WorkerInit, WorkerReply, WorkerRequest } from './protocol.js';
 import { startWorkers } from './start-workers.js';
 import { checkState, loaderIdentity, type LoaderIdentity, type LoaderState } from './loader-state.js';
 import { checkIndices, effectiveWorkers, MAX_BATCHES_AHEAD } from './option-bounds.js';
+import { isNativeAvailable } from '../native/beton-addon.js';
+import { gatherRecords } from '../native/gather-records.js';
 
 export type { PipelineConfig };
 
@@ -98,6 +100,13 @@ export class Loader {
   private failure: Error | null = null;
   private readonly slotsCount: number;
   private readonly cheapBatches: boolean;
+  /**
+   * Every output is a plain copy of metadata bytes and the addon is there: batches are
+   * gathered on the consumer's thread, one native call per output, with no worker round trip
+   * (two postMessages, two wake-ups: most of a tabular batch's cost, and what contention
+   * stretches). BETON_INLINE_GATHER=0 forces the worker path (A/B benchmarks, tests).
+   */
+  private readonly inlineGather: boolean;
   private readonly statsData: LoaderStats = { batches: 0, waitMs: [], workerBusyMs: 0, pagesRead: 0 };
   private onReply: ((w: number, r: WorkerReply) => void) | null = null;
   /** Wakes the running iteration (close() during for-await ends it). */
@@ -129,6 +138,7 @@ export class Loader {
     this.outputNames = outputs.map((o) => o.plan.name);
     this.slotsCount = slots;
     this.cheapBatches = outputs.every((o) => o.cheapRows);
+    this.inlineGather = this.cheapBatches && process.env.BETON_INLINE_GATHER !== '0' && isNativeAvailable();
     workers.forEach((w, i) => {
       w.on('message', (r: WorkerReply) => this.onReply?.(i, r));
       w.on('error', (e) => this.fail(new LoaderError('WORKER_FAILED', `a loader worker failed: ${e.message}`)));
@@ -362,6 +372,10 @@ export class Loader {
     const full = epoch === 0 && this.firstOrder ? this.firstOrder : this.order.sampleOrder(epoch);
     this.firstOrder = null;
     const total = Math.min(full.length, this.length * bs);
+    if (this.inlineGather) {
+      yield* this.gatherEpoch(epoch, start, full.subarray(0, total));
+      return;
+    }
     const orderBuf = new SharedArrayBuffer(Math.max(4, total * 4));
     const order = new Uint32Array(orderBuf);
     order.set(full.subarray(0, total));
@@ -496,6 +510,49 @@ export class Loader {
       this.wakeIteration = null;
       for (const hold of held.values()) hold.release();
       this.holdProcess(false);
+    }
+  }
+
+  /**
+   * An epoch of cheap rows on this thread: each batch gathered into its ring slot when the
+   * consumer asks for it (the slot of the previous batch stays untouched, as on the worker
+   * path, which reuses a slot only after its batch is released).
+   */
+  private async *gatherEpoch(epoch: number, start: number, order: Uint32Array): AsyncGenerator<Batch> {
+    const bs = this.batchSize;
+    const S = this.slotsCount;
+    const meta = this.reader.metadata;
+    const stride = this.reader.recordLayout.size;
+    const rows = this.outputs.map((o) => ({
+      from: this.reader.recordLayout.offsets[o.plan.field]!,
+      bytes: o.copyBytes,
+      rowBytes: byteSize(o.plan.sampleOutput),
+      ring: new Uint8Array(o.plan.ring),
+    }));
+    this.current = { epoch, held: start - 1 };
+    try {
+      for (let b = start; b < this.length; b++) {
+        if (this.closed) {
+          if (this.failure) throw this.failure;
+          return;
+        }
+        this.opts.signal?.throwIfAborted();
+        const t0 = performance.now();
+        const ids = order.subarray(b * bs, Math.min(order.length, b * bs + bs));
+        const slot = b % S;
+        for (const r of rows) gatherRecords(meta, stride, r.from, r.bytes, ids, r.ring, slot * this.slotRows * r.rowBytes);
+        this.statsData.waitMs.push(performance.now() - t0);
+        this.statsData.batches++;
+        this.current.held = b;
+        yield this.makeBatch(epoch, b, ids);
+      }
+    } finally {
+      // Broke out mid-epoch: remember where, for state()/resume().
+      if (this.current && this.current.held + 1 < this.length) {
+        this.nextEpoch = epoch;
+        this.startBatch = this.current.held + 1;
+      }
+      this.current = null;
     }
   }
 
