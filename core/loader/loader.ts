@@ -71,6 +71,8 @@ export interface LoaderStats {
   stageMs?: Record<string, number>;
   /** Process cache: pages read from disk. */
   pagesRead: number;
+  /** Epoch orders a worker had computed before their epoch started (inline gather only; the others were computed on the consumer's thread). */
+  ordersPrefetched: number;
 }
 
 const int = (v: unknown, name: string, min: number, max = Number.MAX_SAFE_INTEGER): number => {
@@ -107,7 +109,10 @@ export class Loader {
    * stretches). BETON_INLINE_GATHER=0 forces the worker path (A/B benchmarks, tests).
    */
   private readonly inlineGather: boolean;
-  private readonly statsData: LoaderStats = { batches: 0, waitMs: [], workerBusyMs: 0, pagesRead: 0 };
+  /** The next epoch's order, asked of worker 0 (inline gather with a built-in order: WorkerInit.order). */
+  private nextOrder: { epoch: number; buf: SharedArrayBuffer } | null = null;
+  private readonly prefetchOrders: boolean;
+  private readonly statsData: LoaderStats = { batches: 0, waitMs: [], workerBusyMs: 0, pagesRead: 0, ordersPrefetched: 0 };
   private onReply: ((w: number, r: WorkerReply) => void) | null = null;
   /** Wakes the running iteration (close() during for-await ends it). */
   private wakeIteration: (() => void) | null = null;
@@ -138,7 +143,8 @@ export class Loader {
     this.outputNames = outputs.map((o) => o.plan.name);
     this.slotsCount = slots;
     this.cheapBatches = outputs.every((o) => o.cheapRows);
-    this.inlineGather = this.cheapBatches && process.env.BETON_INLINE_GATHER !== '0' && isNativeAvailable();
+    this.inlineGather = inlineGather(outputs);
+    this.prefetchOrders = this.inlineGather && typeof opts.order !== 'function' && workers.length > 0;
     workers.forEach((w, i) => {
       w.on('message', (r: WorkerReply) => this.onReply?.(i, r));
       w.on('error', (e) => this.fail(new LoaderError('WORKER_FAILED', `a loader worker failed: ${e.message}`)));
@@ -207,7 +213,20 @@ export class Loader {
             ...(options.processCacheBytes !== undefined ? { bytes: options.processCacheBytes } : {}),
           });
       const claims = new SharedArrayBuffer(4 * slots);
+      let orderPlan: WorkerInit['order'];
+      if (inlineGather(outputs) && typeof options.order !== 'function') {
+        const shared = new SharedArrayBuffer(Math.max(4, indices.byteLength));
+        new Uint32Array(shared).set(indices);
+        orderPlan = {
+          name: options.order ?? 'sequential',
+          seed,
+          batchSize,
+          indices: shared,
+          ...(options.distributed ? { distributed: options.distributed } : {}),
+        };
+      }
       const init: WorkerInit = {
+        ...(orderPlan ? { order: orderPlan } : {}),
         claims,
         path,
         customFields: Object.entries(options.customFields ?? {}).map(([name, f]) => ({ name, spec: f.toSpec() })),
@@ -369,8 +388,9 @@ export class Loader {
     this.nextEpoch = epoch + 1;
     this.startBatch = 0;
     const bs = this.batchSize;
-    const full = epoch === 0 && this.firstOrder ? this.firstOrder : this.order.sampleOrder(epoch);
+    const full = epoch === 0 && this.firstOrder ? this.firstOrder : (this.prefetchedOrder(epoch) ?? this.order.sampleOrder(epoch));
     this.firstOrder = null;
+    if (this.prefetchOrders) this.askOrder(epoch + 1, full.length);
     const total = Math.min(full.length, this.length * bs);
     if (this.inlineGather) {
       yield* this.gatherEpoch(epoch, start, full.subarray(0, total));
@@ -513,6 +533,24 @@ export class Loader {
     }
   }
 
+  /** Asks worker 0 for epoch `epoch`'s order (it is idle on the inline path: one core computes it while this one gathers). */
+  private askOrder(epoch: number, length: number): void {
+    const buf = new SharedArrayBuffer(8 + 4 * length);
+    this.nextOrder = { epoch, buf };
+    this.workers[0]!.postMessage({ type: 'order', epoch, into: buf } satisfies WorkerRequest);
+  }
+
+  /** The order worker 0 finished for `epoch`, or null (not asked, another epoch, not done yet, failed): then computed here. */
+  private prefetchedOrder(epoch: number): Uint32Array | null {
+    const p = this.nextOrder;
+    this.nextOrder = null;
+    if (!p || p.epoch !== epoch) return null;
+    const state = new Int32Array(p.buf, 0, 2);
+    if (Atomics.load(state, 0) !== 1) return null;
+    this.statsData.ordersPrefetched++;
+    return new Uint32Array(p.buf, 8, Atomics.load(state, 1));
+  }
+
   /**
    * An epoch of cheap rows on this thread: each batch gathered into its ring slot when the
    * consumer asks for it (the slot of the previous batch stays untouched, as on the worker
@@ -586,6 +624,11 @@ export class Loader {
     }
     return new Batch(epoch, b, ids.slice(), outputs);
   }
+}
+
+/** Every output a plain copy of metadata bytes, and the addon there: batches are gathered on the consumer's thread. */
+function inlineGather(outputs: readonly Output[]): boolean {
+  return outputs.every((o) => o.cheapRows) && process.env.BETON_INLINE_GATHER !== '0' && isNativeAvailable();
 }
 
 /** Batches in an epoch of `samples` samples. */

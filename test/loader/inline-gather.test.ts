@@ -30,7 +30,11 @@ interface Seen {
   x: number[];
 }
 
-async function epochs(inline: boolean, opts: Partial<LoaderOptions>, count: number): Promise<{ seen: Seen[]; busy: number }> {
+async function epochs(
+  inline: boolean,
+  opts: Partial<LoaderOptions>,
+  count: number,
+): Promise<{ seen: Seen[]; busy: number; prefetched: number }> {
   const before = process.env.BETON_INLINE_GATHER;
   process.env.BETON_INLINE_GATHER = inline ? '1' : '0';
   const loader = await Loader.open(file, { batchSize: 64, numWorkers: 2, order: 'random', seed: 3, ...opts });
@@ -46,8 +50,10 @@ async function epochs(inline: boolean, opts: Partial<LoaderOptions>, count: numb
         s.x.push(...Array.from(b.get('x').data as ArrayLike<number>));
       }
       seen.push(s);
+      // Time for worker 0 to finish the next epoch's order (the consumer takes it only when done).
+      await new Promise((r) => setTimeout(r, 200));
     }
-    return { seen, busy: loader.stats().workerBusyMs };
+    return { seen, busy: loader.stats().workerBusyMs, prefetched: loader.stats().ordersPrefetched };
   } finally {
     await loader.close();
   }
@@ -58,6 +64,9 @@ describe('inline gather of cheap rows', () => {
     const inline = await epochs(true, {}, 3);
     const workers = await epochs(false, {}, 3);
     expect(inline.seen).toEqual(workers.seen);
+    // Epochs 1 and 2 took the order worker 0 computed ahead, and it is the order.
+    expect(inline.prefetched).toBe(2);
+    expect(workers.prefetched).toBe(0);
     // Rows are the records written, in the order's ids.
     for (const s of inline.seen) {
       expect(s.ids.length).toBe(Math.floor(N / 64) * 64);
@@ -70,6 +79,15 @@ describe('inline gather of cheap rows', () => {
     // The inline path posted no job: workers stayed idle; the worker path's did the copies.
     expect(inline.busy).toBe(0);
     expect(workers.busy).toBeGreaterThan(0);
+  });
+
+  it('prefetched sequential and distributed random orders are the ones computed here', async () => {
+    for (const opts of [{ order: 'sequential' as const }, { distributed: { rank: 1, worldSize: 2 } }]) {
+      const inline = await epochs(true, opts, 3);
+      const workers = await epochs(false, opts, 3);
+      expect(inline.prefetched).toBe(2);
+      expect(inline.seen.map((s) => s.ids)).toEqual(workers.seen.map((s) => s.ids));
+    }
   });
 
   it('keeps the last partial batch, and a held batch intact while the next is made', async () => {
