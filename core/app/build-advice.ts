@@ -13,6 +13,7 @@ import { openSource } from '../sources/open-source.js';
 import type { ReadGuard } from '../sources/read-guard.js';
 import type { DatasetSource } from '../sources/source.js';
 import { buildFields, toNamedFields } from './build.js';
+import { scanHeaders } from './header-scan.js';
 import { DatasetWriter } from '../writer/dataset-writer.js';
 import { encodeSample } from '../writer/encode-sample.js';
 import type { Sample } from '../writer/sample.js';
@@ -119,7 +120,12 @@ export async function adviseBuild(config: BuildConfig, opts: AdviseOptions = {})
     pageSizeAdvice = `With ${mib(config.pageSize)} pages the file is about ${mib(chosen.fileBytes)}, mostly padding (the header region and the last page are whole pages); ${mib(best.pageSize)} pages make it about ${mib(best.fileBytes)}. FFCV reads any page size; its writer needs at least 2 MiB.`;
   }
 
+  const headers = await scanHeaders(source, fieldConfigs, slice);
   const warnings: string[] = [];
+  if (headers?.unreadableCount)
+    warnings.push(
+      `${headers.unreadableCount} of ${headers.checked} source files cannot be read (their headers say so); with onError "fail" the build would stop at the first.`,
+    );
   if (failed)
     warnings.push(
       `${failed} of ${samples.length} sampled items failed to encode (${firstFailure}); with onError "fail" the build would stop there.`,
@@ -136,6 +142,7 @@ export async function adviseBuild(config: BuildConfig, opts: AdviseOptions = {})
     items,
     failed,
     firstFailure,
+    headers,
     estimate: {
       heapBytesPerSample: mean,
       largestSampleBytes: largest,

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { BuildConfigInput } from '../../../core/api/build-config.js';
 import type { BuildAdvice } from '../../../core/api/contract.js';
+import { inAppWords } from '../lib/app-words.js';
 import { formatBytes, formatDuration, formatNumber } from '../lib/format.js';
 import { useAdviceStore } from '../stores/advice.js';
 import { useProfilesStore } from '../stores/profiles.js';
@@ -13,7 +14,16 @@ import { usePick } from '../stores/use-pick.js';
  * source with the form's settings and says what the build will make. Every number is an
  * estimate and says from how many items.
  */
-export function BuildAdvicePanel({ config, onPageSize }: { config: BuildConfigInput | null; onPageSize(mib: string): void }) {
+export function BuildAdvicePanel({
+  config,
+  onPageSize,
+  onSkip,
+}: {
+  config: BuildConfigInput | null;
+  onPageSize(mib: string): void;
+  /** Sets the form's "Bad samples" to skip (the unreadable files found). */
+  onSkip(): void;
+}) {
   const a = usePick(useAdviceStore, 'loading', 'error', 'advice', 'madeFor', 'advise');
   const profileForm = useProfilesStore((p) => p.form);
   // The crop the Profile screen would load with: the loader's output size.
@@ -66,12 +76,26 @@ export function BuildAdvicePanel({ config, onPageSize }: { config: BuildConfigIn
       </div>
       {a.loading ? <Loading label="Encoding a sample of the source…" /> : null}
       {a.error ? <ErrorBanner error={a.error} title="No estimate" /> : null}
-      {a.advice ? <AdviceView advice={a.advice} stale={stale} onPageSize={onPageSize} /> : null}
+      {a.advice ? (
+        <AdviceView advice={a.advice} stale={stale} onPageSize={onPageSize} onSkip={onSkip} skipping={config?.onError === 'skip'} />
+      ) : null}
     </section>
   );
 }
 
-function AdviceView({ advice: v, stale, onPageSize }: { advice: BuildAdvice; stale: boolean; onPageSize(mib: string): void }) {
+function AdviceView({
+  advice: v,
+  stale,
+  onPageSize,
+  onSkip,
+  skipping,
+}: {
+  advice: BuildAdvice;
+  stale: boolean;
+  onPageSize(mib: string): void;
+  onSkip(): void;
+  skipping: boolean;
+}) {
   const e = v.estimate;
   return (
     <div data-testid="advice-result" data-stale={stale ? 'true' : undefined} className={stale ? 'is-stale' : undefined}>
@@ -106,6 +130,7 @@ function AdviceView({ advice: v, stale, onPageSize }: { advice: BuildAdvice; sta
           ))}
         </ul>
       ) : null}
+      {v.headers ? <HeaderScan headers={v.headers} onSkip={onSkip} skipping={skipping} /> : null}
       {v.pageSizes.length > 1 ? (
         <div>
           <h4>Page size</h4>
@@ -201,6 +226,48 @@ function QualityPreview({ quality: q }: { quality: NonNullable<BuildAdvice['qual
           </div>
         </div>
       ))}
+    </div>
+  );
+}
+
+/** Every source file's header, read: how many, and the files the build would stop at, with Skip. */
+function HeaderScan({ headers: h, onSkip, skipping }: { headers: NonNullable<BuildAdvice['headers']>; onSkip(): void; skipping: boolean }) {
+  const all = h.checked === h.total;
+  return (
+    <div data-testid="advice-headers" data-unreadable={h.unreadableCount}>
+      <p className={h.unreadableCount ? 'field-msg field-warning' : 'muted'}>
+        {all
+          ? `Read every source file's header (${formatNumber(h.checked)})`
+          : `Read the headers of the first ${formatNumber(h.checked)} of ${formatNumber(h.total)} source files`}
+        {h.unreadableCount
+          ? `: ${formatNumber(h.unreadableCount)} cannot be read.`
+          : ': all readable (damage past a header shows only when the build decodes the file).'}
+      </p>
+      {h.unreadableCount ? (
+        <>
+          <ul className="skipped" data-testid="advice-unreadable">
+            {h.unreadable.map((u) => (
+              <li key={`${u.index}:${u.source}`}>
+                <code>{u.source || `#${u.index}`}</code> {inAppWords(u.reason)}
+              </li>
+            ))}
+            {h.unreadableCount > h.unreadable.length ? (
+              <li className="muted">…and {h.unreadableCount - h.unreadable.length} more</li>
+            ) : null}
+          </ul>
+          <div className="actions">
+            {skipping ? (
+              <span className="muted" data-testid="advice-skipping">
+                Bad samples: skipped and listed in the report.
+              </span>
+            ) : (
+              <button type="button" className="btn" data-testid="advice-skip" onClick={onSkip}>
+                Skip them when building
+              </button>
+            )}
+          </div>
+        </>
+      ) : null}
     </div>
   );
 }
