@@ -84,6 +84,14 @@ export interface ManifestView {
   createdAt: string | null;
 }
 
+/** The samples a build skipped, from the report it wrote beside the file (core/app/build-skips.ts). */
+export interface BuildSkips {
+  reportPath: string;
+  count: number;
+  /** The first 200, in source order: source index, source file (when one), why. */
+  items: Array<{ index: number; path: string | null; reason: string }>;
+}
+
 /** Samples per value of the class field (the histogram); no counts when it has more than 1000 values. */
 export interface LabelSummary {
   field: string;
@@ -101,6 +109,8 @@ export interface InspectResult extends Omit<DatasetSummary, 'allocations' | 'fie
   manifest?: ManifestView;
   /** The class field's histogram; null when the file has no int `label` (or manifest-named) field. */
   labels?: LabelSummary | null;
+  /** What the build that wrote the file left out (its skipped-samples report); null when none is beside it. */
+  skipped?: BuildSkips | null;
 }
 
 export type { PreviewValue };
