@@ -68,6 +68,8 @@ export interface DetectedSource {
   length: number | null;
   /** Values detection chose for the user to review (a folder of videos' clip length, DEFAULT_CLIP_LENGTH). */
   proposed?: { clipLength: number };
+  /** A page size that fits the data better than the default (small tables, core/app/page-size.ts), and why. */
+  pageSize?: { bytes: number; why: string } | undefined;
 }
 
 export type { BuildAdvice };

@@ -6,6 +6,7 @@ import { formatBytes, formatDuration, formatNumber } from '../lib/format.js';
 import { useAdviceStore } from '../stores/advice.js';
 import { useProfilesStore } from '../stores/profiles.js';
 import { Stat, TextField } from './Form.js';
+import { QualityCompare } from './QualityCompare.js';
 import { ErrorBanner, Loading } from './States.js';
 import { usePick } from '../stores/use-pick.js';
 
@@ -30,7 +31,8 @@ export function BuildAdvicePanel({
   const [crop, setCrop] = useState(profileForm.decoder === 'simple' ? '' : profileForm.decoderSize);
   const [sample, setSample] = useState('24');
   const stale = a.advice !== null && config !== null && a.madeFor !== JSON.stringify(config);
-  const cropN = crop.trim() === '' ? null : Number(crop);
+  const images = config?.fields === undefined || config.fields.some((f) => f.type === 'rgb_image');
+  const cropN = crop.trim() === '' || !images ? null : Number(crop);
   const sampleN = Number(sample);
   const bad =
     (cropN !== null && !(Number.isInteger(cropN) && cropN >= 8)) || !(Number.isInteger(sampleN) && sampleN >= 1 && sampleN <= 256);
@@ -51,17 +53,20 @@ export function BuildAdvicePanel({
             hint="1–256, picked at random (seed 0)."
           />
         </div>
-        <div className="narrow">
-          <TextField
-            label="Loader crop (px)"
-            value={crop}
-            onChange={setCrop}
-            testId="advice-crop"
-            inputMode="numeric"
-            placeholder="none"
-            hint="The size the loader decodes to (Profile's crop)."
-          />
-        </div>
+        {/* The crop check compares stored images with the loader's crop: no image field, no crop. */}
+        {images ? (
+          <div className="narrow">
+            <TextField
+              label="Loader crop (px)"
+              value={crop}
+              onChange={setCrop}
+              testId="advice-crop"
+              inputMode="numeric"
+              placeholder="none"
+              hint="The size the loader decodes to (Profile's crop)."
+            />
+          </div>
+        ) : null}
         <div className="align-end">
           <button
             type="button"
@@ -179,8 +184,11 @@ function AdviceView({
 }
 
 function QualityPreview({ quality: q }: { quality: NonNullable<BuildAdvice['quality']> }) {
+  const [compare, setCompare] = useState<{ item: number; variant: number } | null>(null);
+  const shown = compare ? q.items[compare.item] : undefined;
   return (
     <div data-testid="advice-quality">
+      {shown && compare ? <QualityCompare item={shown} variant={compare.variant} onClose={() => setCompare(null)} /> : null}
       <h4>
         JPEG quality on {q.items.length} sampled images{' '}
         <span className="muted">
@@ -194,13 +202,13 @@ function QualityPreview({ quality: q }: { quality: NonNullable<BuildAdvice['qual
           (JPEG when width × height × 3 &gt; threshold).
         </p>
       ) : null}
-      {q.items.map((it) => (
+      {q.items.map((it, itemIndex) => (
         <div key={it.index} className="advice-quality-row" data-testid="advice-quality-item">
           <div className="muted advice-quality-head">
             #{it.index} · {it.width}×{it.height}
           </div>
           <div className="advice-variants">
-            {it.variants.map((vr) => (
+            {it.variants.map((vr, variantIndex) => (
               <figure
                 key={vr.label}
                 className={`advice-variant ${vr.chosen ? 'is-chosen' : ''}`}
@@ -208,12 +216,20 @@ function QualityPreview({ quality: q }: { quality: NonNullable<BuildAdvice['qual
                 data-chosen={vr.chosen ? 'true' : undefined}
               >
                 {vr.preview ? (
-                  <img
-                    src={`data:${vr.preview.mime};base64,${vr.preview.base64}`}
-                    alt={`sample ${it.index} as ${vr.label}${vr.preview.crop ? ' (1:1 crop of the middle)' : ''}`}
-                    width={vr.preview.width}
-                    height={vr.preview.height}
-                  />
+                  <button
+                    type="button"
+                    className="thumb-open"
+                    data-testid="advice-variant-open"
+                    title="Compare with the lossless image at 1:1"
+                    onClick={() => setCompare({ item: itemIndex, variant: variantIndex })}
+                  >
+                    <img
+                      src={`data:${vr.preview.mime};base64,${vr.preview.base64}`}
+                      alt={`sample ${it.index} as ${vr.label}${vr.preview.crop ? ' (1:1 crop of the middle)' : ''}`}
+                      width={vr.preview.width}
+                      height={vr.preview.height}
+                    />
+                  </button>
                 ) : null}
                 <figcaption>
                   <span>{vr.label}</span>
