@@ -70,9 +70,10 @@ export function DuplicateGroup({
           const file = m ? fileNameOf(m) : null;
           return (
             <figure key={id} className={`dup-member ${id === current ? 'is-current' : ''}`} data-testid="dup-member">
+              {/* The whole member is the link: its picture and its caption. */}
               <button
                 type="button"
-                className="thumb-open"
+                className="thumb-open dup-open"
                 disabled={id === current}
                 onClick={() => open(id)}
                 aria-label={`Open sample ${id}`}
@@ -82,16 +83,16 @@ export function DuplicateGroup({
                 ) : (
                   <span className="thumb-noimg">#{id}</span>
                 )}
+                <span className="dup-caption">
+                  <span className="thumb-index">#{id}</span>
+                  {m?.className ? <span className="thumb-class">{m.className}</span> : null}
+                  {file ? (
+                    <span className="dup-file" title={file} data-testid="dup-file">
+                      {file}
+                    </span>
+                  ) : null}
+                </span>
               </button>
-              <figcaption>
-                <span className="thumb-index">#{id}</span>
-                {m?.className ? <span className="thumb-class">{m.className}</span> : null}
-                {file ? (
-                  <span className="dup-file" title={file} data-testid="dup-file">
-                    {file}
-                  </span>
-                ) : null}
-              </figcaption>
             </figure>
           );
         })}
