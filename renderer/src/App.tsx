@@ -241,7 +241,7 @@ function AuthRequired() {
       <div className="card auth-card">
         <h1>Access token needed</h1>
         <p>
-          This server only answers requests that carry its token, and it has a new one when it was started again. Paste the full URL that{' '}
+          This server only answers requests that carry its token (a server started again has a new one). Paste the full URL that{' '}
           <code>beton serve</code> printed (it ends in <code>?token=…</code>), or the token alone.
         </p>
         <form
