@@ -44,4 +44,6 @@ export interface BuildReport extends WriteReport {
   passThrough: number;
   /** The skipped-samples report written next to the output ('skip' policy), if any. */
   reportPath: string | null;
+  /** The sidecar manifest written next to the output (OUT.beton.manifest.json; docs/dataset-manifest.md). */
+  manifestPath?: string;
 }

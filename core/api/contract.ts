@@ -36,6 +36,8 @@ export interface EnvInfo {
   gpus: Array<{ index: number; name: string; memoryTotalMiB: number }>;
   /** Which JPEG decode path the loader uses ('turbojpeg-npm' | 'libjpeg-system' | 'sharp'). */
   decodePath: string;
+  /** The same in words for people: "libjpeg-turbo 3.1.2" or "sharp (slower fallback)" (absent from older hosts). */
+  decoderName?: string;
   dbPath: string;
   /** Folders the browser may open (beton serve); empty in Electron (native dialogs). */
   roots: string[];
@@ -256,7 +258,17 @@ export const Requests = {
   'runs.compare': z.object({ a: z.number().int().positive(), b: z.number().int().positive() }).strict(),
   'runs.delete': z.object({ id: z.number().int().positive() }).strict(),
   'export.generate': z
-    .object({ build: BuildConfig.optional(), loader: LoaderConfig.optional(), format: z.enum(['python', 'json']).default('python') })
+    .object({
+      build: BuildConfig.optional(),
+      loader: LoaderConfig.optional(),
+      format: z.enum(['python', 'json']).default('python'),
+      /**
+       * The stored profile run (and 1-based point; absent: its fastest) the loader's settings
+       * came from: the code names them in a comment (issue 30). Leave it out once the settings
+       * were edited.
+       */
+      from: z.object({ run: z.number().int().positive(), point: z.number().int().positive().optional() }).strict().optional(),
+    })
     .strict()
     .refine((v) => v.build || v.loader, 'give a build or a loader config'),
 } as const;

@@ -12,6 +12,7 @@ import { replaceFile } from '../writer/replace-file.js';
 import { selectSlice } from '../writer/selection.js';
 import { progressPathFor, ShardProgressFile } from '../writer/shard-progress.js';
 import { classNamesOf, labelMappingsOf, writeSidecarManifest } from '../writer/sidecar-manifest.js';
+import { manifestPathFor } from '../api/dataset-manifest.js';
 import type { BuildRecorder } from './record-build.js';
 
 export interface BuildOptions {
@@ -186,5 +187,5 @@ async function writeDataset(
     classNames: classNamesOf(source, fieldConfigs),
     labelMappings: labelMappingsOf(fieldConfigs),
   });
-  return result;
+  return { ...result, manifestPath: manifestPathFor(output) };
 }

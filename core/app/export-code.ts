@@ -36,11 +36,12 @@ export async function buildExport(
 /**
  * The loader code for a loader config. `fieldsFrom`: the .beton to read the fields from
  * (video clips need their Field class in FFCV; ndarray dtypes decide how a batch is held);
- * null, or a file that cannot be opened, writes the code from the config alone.
+ * null, or a file that cannot be opened, writes the code from the config alone. `origin`: the
+ * profile run and point the settings came from, named in the code (export-loader.ts).
  */
-export async function loaderExport(config: LoaderConfig, fieldsFrom: string | null): Promise<string> {
+export async function loaderExport(config: LoaderConfig, fieldsFrom: string | null, origin?: string): Promise<string> {
   const fields = fieldsFrom === null ? undefined : await exportFieldsOf(fieldsFrom);
-  return loaderToPython(config, fields ? { fields } : {});
+  return loaderToPython(config, { ...(fields ? { fields } : {}), ...(origin ? { origin } : {}) });
 }
 
 /** Writer and loader code as one Python text. */

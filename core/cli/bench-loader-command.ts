@@ -1,3 +1,4 @@
+import { usableCacheDir } from '../remote/disk-cache.js';
 import { parseArgs } from 'node:util';
 import { benchLoader, DECODER_SPEC } from '../profile/bench-loader.js';
 import { isOrderName, ORDER_CHOICES } from './order-name.js';
@@ -46,6 +47,8 @@ export async function benchLoaderCommand(argv: string[]): Promise<number> {
   if (values.decoder !== undefined && !DECODER_SPEC.test(values.decoder))
     throw new UsageError(`--decoder expects simple, rrc:SIZE or center:SIZE (SIZE a positive integer), got "${values.decoder}"`);
   const json = values.json ?? false;
+  // Checked now: an unusable folder is one line before the file is opened, not a failure mid-epoch.
+  if (values['cache-dir'] !== undefined) usableCacheDir(values['cache-dir']);
   const res = await benchLoader(positionals[0]!, {
     numWorkers: num('workers', values.workers),
     batchSize: num('batch-size', values['batch-size']),

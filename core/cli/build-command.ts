@@ -19,11 +19,17 @@ beton build SOURCE -o OUT.beton --shards N --emit slurm|k8s    (jobs for a clust
 beton build --status DIR                           (progress of a sharded build)
 beton build SOURCE [-o OUT.beton] [options] --advise [--crop N]   (estimates, writes nothing)
 
-Builds a .beton file. SOURCE is picked by its path: a folder is an ImageFolder
-(root/<class>/<image>); .csv/.tsv/.parquet/.jsonl/.npy/.npz is a table, or an image list
-when a column holds image paths (--image-column NAME). With --clip-length, a folder of
-videos (root/<class>/<video>, as UCF101) or a CSV/JSONL video list (path,label[,start,end])
-is decoded with ffmpeg into clips (docs/video.md).
+Builds a .beton file. SOURCE is picked by its path (docs/sources.md):
+  a folder of class folders     an ImageFolder (root/<class>/<image>, labels as torchvision)
+  .csv .tsv .parquet .jsonl     a table, or an image list when a column holds image paths
+                                (--image-column NAME names it)
+  .npy .npz                     a table of arrays (one column per array)
+  .tar shards, a pattern ('shards/train-{000..041}.tar'), a folder of shards or a .txt list
+                                WebDataset shards
+  with --clip-length            a folder of videos (root/<class>/<video>, as UCF101) or a
+                                CSV/JSONL video list (path,label[,start,end]), cut into clips
+                                with ffmpeg (docs/video.md)
+  --config build.json           a build config (docs/build-config.md)
   -o, --output FILE            output .beton file
   --force                      replace OUT if it exists (never when OUT is an input: the
                                source, a file in the source folder or listed by it, --config)
@@ -226,7 +232,7 @@ export function formatReport(r: BuildReport): string {
   const lines = [
     `wrote ${r.path}`,
     `  ${r.numSamples} samples written, ${r.skipped.length} skipped (of ${r.source.items} from ${r.source.kind} ${r.source.path})`,
-    `  ${size(r.fileSize)} in ${r.pages} pages of ${size(r.pageSize)}${r.compressionRatio ? `; sources ${r.compressionRatio.toFixed(2)}x the output` : ''}`,
+    `  ${size(r.fileSize)} in ${r.pages} pages of ${size(r.pageSize)}${sizeVsSources(r)}`,
     `  ${(r.elapsedMs / 1000).toFixed(2)} s, ${r.samplesPerSec.toFixed(1)} samples/s`,
     `  bytes per field: ${Object.entries(r.heapBytes)
       .map(([f, b]) => `${f} ${size(b)}`)
@@ -234,9 +240,22 @@ export function formatReport(r: BuildReport): string {
     ...Object.entries(r.imageModes).map(([f, m]) => `  ${f}: ${m.raw} raw, ${m.jpg} jpg (${m.passThrough} passed through unchanged)`),
   ];
   if (r.reportPath) lines.push(`  skipped samples are listed in ${r.reportPath}`);
+  if (r.manifestPath) lines.push(`  class names, build config and this report: ${r.manifestPath}`);
   const padding = paddingNote(r);
   if (padding) lines.push(padding);
   return lines.join('\n') + '\n';
+}
+
+/**
+ * The output against its sources, said from the output's side ("2.2x the size of its 12 MiB
+ * of source files"): the report used to print the inverse ratio as "sources 0.45x the
+ * output", which read backwards (issue 30).
+ */
+function sizeVsSources(r: Pick<BuildReport, 'fileSize' | 'sourceBytes' | 'compressionRatio'>): string {
+  if (!r.compressionRatio || !r.sourceBytes) return '';
+  const x = r.fileSize / r.sourceBytes;
+  const times = x >= 10 ? x.toFixed(0) : x >= 0.1 ? x.toFixed(2) : x.toPrecision(2);
+  return `; ${times}x the size of its ${size(r.sourceBytes)} of source files`;
 }
 
 /** FFCV's writer accepts no smaller page. */

@@ -32,7 +32,7 @@ function lazy<M>(summary: string, load: () => Promise<M>, pick: (m: M) => Loaded
 /** In `beton --help` order. The import() calls are literal, so bundlers and tsc see every module. */
 export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   build: lazy(
-    'build a .beton file from an image folder or a build config',
+    'build a .beton: image folder/list, CSV/TSV/Parquet/JSONL/npy table, WebDataset, videos, config',
     () => import('./build-command.js'),
     (m) => ({ help: m.BUILD_HELP, run: remoteOutput(m.buildCommand) }),
   ),
@@ -67,7 +67,7 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     (m) => ({ help: m.RUNS_HELP, run: m.runsCommand }),
   ),
   export: lazy(
-    'Python FFCV code (or JSON) for a build or loader config',
+    'Python FFCV code (or JSON) for a build config, a .beton file or a profile run',
     () => import('./export-command.js'),
     (m) => ({ help: m.EXPORT_HELP, run: m.exportCommand }),
   ),

@@ -1,6 +1,8 @@
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { checkedDestination } from '../native/destination.js';
+import { openRegular } from '../native/regular-file.js';
 import { parseArgs } from 'node:util';
 import { downloadFile } from '../remote/download.js';
 import { uploadFile } from '../remote/s3-upload.js';
@@ -17,6 +19,12 @@ checked: size, and the MD5 / multipart ETag where the server gives one.
 S3 settings are the AWS CLI's (AWS_PROFILE, AWS_REGION, AWS_ENDPOINT_URL_S3, ~/.aws);
 see docs/remote.md.`;
 
+/** The last segment of a URL's path or key: the file name a copy into a folder gets. */
+function objectName(url: string): string | undefined {
+  const u = parseRemoteUrl(url);
+  return (u.kind === 's3' ? u.key : decodeURIComponent(u.path)).split('/').filter(Boolean).pop();
+}
+
 export async function cpCommand(argv: string[]): Promise<number> {
   const { positionals } = parseArgs({ args: argv, allowPositionals: true, options: {} });
   if (positionals.length !== 2) throw new UsageError('expected SRC and DST');
@@ -29,9 +37,15 @@ export async function cpCommand(argv: string[]): Promise<number> {
   const t0 = performance.now();
   try {
     let bytes: number;
-    if (!isRemoteUrl(dst)) bytes = await downloadFile(src, resolve(dst), { signal: signals.signal });
-    else if (!isRemoteUrl(src)) {
-      bytes = (await stat(src)).size;
+    if (!isRemoteUrl(dst)) {
+      // A folder is a directory target (the object's name inside it); a device, a FIFO or a link is refused.
+      const target = checkedDestination(resolve(dst), objectName(src));
+      bytes = await downloadFile(src, target, { signal: signals.signal });
+    } else if (!isRemoteUrl(src)) {
+      // A regular file only: a FIFO would hang the upload, /dev/zero upload an empty object.
+      const { fh, size } = await openRegular(resolve(src), 'copy source');
+      await fh.close();
+      bytes = size;
       await uploadFile(resolve(src), dst, { signal: signals.signal });
     } else {
       const dir = await mkdtemp(join(tmpdir(), 'beton-cp-'));

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { parseBuildConfig } from '../api/build-config.js';
 import { parseLoaderConfig, type LoaderConfigInput } from '../api/loader-config.js';
 import { buildExport, joinCode, loaderExport } from '../app/export-code.js';
-import { Reader } from '../reader/reader.js';
+import { loaderFromFile, loaderFromRun, PipelineSpecError, PROFILE_PIPELINE, type PipelineSpec } from '../app/export-loader.js';
 import { isRemoteUrl } from '../remote/url.js';
 import { UsageError } from './usage-error.js';
 import { readRegularText } from '../native/regular-file.js';
@@ -12,13 +12,20 @@ import { readRegularText } from '../native/regular-file.js';
 export const EXPORT_HELP = `beton export --build build.json [--format python|json] [-o FILE]
 beton export --loader loader.json [--format python|json] [-o FILE]
 beton export FILE.beton [--batch-size B] [--workers N] [--order sequential|random|quasi_random]
-             [--decoder simple|rrc:SIZE|center:SIZE] [--clip-decoder simple|rrc:SIZE] [--flip]
-             [--no-os-cache] [--format python|json]
+             [--decoder simple|rrc:SIZE|center:SIZE] [--clip-decoder simple|rrc:SIZE] [--no-flip]
+             [--no-os-cache] [--format python|json] [-o FILE]
+beton export --run ID|last [--point N] [--db PATH] [--format python|json] [-o FILE]
 
-Turns a build config into the Python FFCV DatasetWriter code that builds the same file,
-and a loader config (or flags for a .beton file) into the Python FFCV Loader code that
-loads it the same way. --decoder is for image fields, --clip-decoder for video clip fields
-(default simple: whole frames); --flip mirrors images and clips with probability 0.5.
+Turns a build config into the Python FFCV DatasetWriter code that builds the same file
+(run the script to build; it keeps an existing file unless given --overwrite), and a loader
+config, flags for a .beton file, or a profile run into the Python FFCV Loader code that
+loads it the same way.
+FILE.beton: the pipeline beton profile measures by default: --decoder rrc:160 for image
+fields, --clip-decoder simple (whole frames) for video clips, and a random horizontal flip
+(--no-flip to leave it out); the batch is 256, or the file's sample count when smaller
+(FFCV drops the last partial batch: a larger one would yield nothing).
+--run: the settings of a recorded profile sweep (beton runs list): its fastest point, or
+--point N as beton runs show numbers them; the code names the run and the point.
 --format json prints the validated config (defaults filled in).`;
 
 function readJson(file: string): unknown {
@@ -29,6 +36,15 @@ function readJson(file: string): unknown {
   }
 }
 
+const LOADER_FLAGS = ['batch-size', 'workers', 'order', 'decoder', 'clip-decoder', 'flip', 'no-flip', 'no-os-cache'] as const;
+
+function positiveInt(s: string | undefined, flag: string): number | undefined {
+  if (s === undefined) return undefined;
+  const n = Number(s);
+  if (!/^\d+$/.test(s) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`${flag} expects a positive integer, got "${s}"`);
+  return n;
+}
+
 export async function exportCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -36,6 +52,9 @@ export async function exportCommand(argv: string[]): Promise<number> {
     options: {
       build: { type: 'string' },
       loader: { type: 'string' },
+      run: { type: 'string' },
+      point: { type: 'string' },
+      db: { type: 'string' },
       format: { type: 'string', default: 'python' },
       output: { type: 'string', short: 'o' },
       'batch-size': { type: 'string' },
@@ -44,11 +63,21 @@ export async function exportCommand(argv: string[]): Promise<number> {
       decoder: { type: 'string' },
       'clip-decoder': { type: 'string' },
       flip: { type: 'boolean' },
+      'no-flip': { type: 'boolean' },
       'no-os-cache': { type: 'boolean' },
     },
   });
   const format = values.format;
   if (format !== 'python' && format !== 'json') throw new UsageError(`--format expects python or json, got "${format}"`);
+  const sources = [values.loader !== undefined, values.run !== undefined, positionals.length > 0].filter(Boolean).length;
+  if (sources > 1) throw new UsageError('give one loader: --loader FILE, --run ID or a .beton FILE');
+  if (positionals.length > 1) throw new UsageError(`one .beton FILE at a time, got ${positionals.length}`);
+  if (values.point !== undefined && values.run === undefined) throw new UsageError('--point goes with --run ID');
+  if (values.db !== undefined && values.run === undefined) throw new UsageError('--db goes with --run ID');
+  if (values.flip && values['no-flip']) throw new UsageError('--flip and --no-flip contradict each other');
+  const given = LOADER_FLAGS.filter((f) => values[f] !== undefined);
+  if (values.run !== undefined && given.length)
+    throw new UsageError(`--run exports the run's own settings; --${given[0]} is for a .beton FILE (beton export FILE --${given[0]} …)`);
   const parts: string[] = [];
   const docs: Record<string, unknown> = {};
   if (values.build) {
@@ -66,68 +95,68 @@ export async function exportCommand(argv: string[]): Promise<number> {
     docs.build = { ...cfg, fields };
   }
   let loaderInput: LoaderConfigInput | null = null;
+  let origin: string | undefined;
   if (values.loader) loaderInput = readJson(resolve(values.loader)) as LoaderConfigInput;
-  else if (positionals[0])
-    loaderInput = await loaderFromFlags(isRemoteUrl(positionals[0]) ? positionals[0] : resolve(positionals[0]), values);
+  else if (values.run !== undefined) {
+    const fromRun = await runLoader(values.run, positiveInt(values.point, '--point'), values.db);
+    loaderInput = fromRun.config;
+    origin = fromRun.origin;
+  } else if (positionals[0]) {
+    const file = isRemoteUrl(positionals[0]) ? positionals[0] : resolve(positionals[0]);
+    const spec: PipelineSpec = {
+      decoder: values.decoder ?? PROFILE_PIPELINE.decoder,
+      clipDecoder: values['clip-decoder'] ?? PROFILE_PIPELINE.clipDecoder,
+      flip: !values['no-flip'],
+    };
+    try {
+      loaderInput = await loaderFromFile(
+        file,
+        {
+          batchSize: positiveInt(values['batch-size'], '--batch-size'),
+          workers: values.workers === undefined ? undefined : Number(values.workers),
+          order: values.order as LoaderConfigInput['order'],
+          osCache: !values['no-os-cache'],
+          spec,
+        },
+        // As beton profile: stderr, so that the code on stdout stays runnable.
+        (message) => process.stderr.write(`beton export: ${message}\n`),
+      );
+    } catch (e) {
+      if (e instanceof PipelineSpecError) throw new UsageError(e.message);
+      throw e;
+    }
+  }
   if (loaderInput) {
     const r = parseLoaderConfig(loaderInput);
     if (!r.ok) throw new UsageError(`invalid loader config:\n  ${r.errors.join('\n  ')}`);
-    parts.push(await loaderExport(r.value, r.value.file));
+    parts.push(await loaderExport(r.value, r.value.file, origin));
     docs.loader = r.value;
+    if (origin) docs.origin = origin;
   }
-  if (parts.length === 0) throw new UsageError('nothing to export: give --build, --loader or a .beton FILE');
+  if (parts.length === 0) throw new UsageError('nothing to export: give --build, --loader, --run or a .beton FILE');
   const text = format === 'python' ? joinCode(parts) : JSON.stringify(docs, null, 2) + '\n';
   if (values.output) writeFileSync(values.output, text);
   else process.stdout.write(text);
   return 0;
 }
 
-async function loaderFromFlags(file: string, v: Record<string, string | boolean | undefined>): Promise<LoaderConfigInput> {
-  const reader = await Reader.open(file);
+/** The loader of a stored run's point: `last` is the newest run in the database. */
+async function runLoader(run: string, point: number | undefined, db: string | undefined): Promise<ReturnType<typeof loaderFromRun>> {
+  if (db === '') throw new UsageError('--db expects a path');
+  if (run !== 'last' && positiveInt(run, '--run') === undefined) throw new UsageError('--run expects a run ID or last');
+  const { defaultDbPath } = await import('../runs/location.js');
+  const { existsSync } = await import('node:fs');
+  const path = db ?? defaultDbPath();
+  // Reading does not create a database that is not there.
+  if (!existsSync(path)) throw new UsageError(`no runs database at ${path}: profile a file first (beton profile FILE)`);
+  const { getRun, listRuns, openRunsDb } = await import('../app/runs-queries.js');
+  const handle = await openRunsDb(path);
   try {
-    const dec = String(v.decoder ?? 'rrc:160');
-    const m = /^(simple|rrc|center)(?::(\d+))?$/.exec(dec);
-    if (!m || (m[1] !== 'simple' && !m[2])) throw new UsageError(`--decoder expects simple, rrc:SIZE or center:SIZE, got "${dec}"`);
-    const size = Number(m[2]);
-    const clipDec = String(v['clip-decoder'] ?? 'simple');
-    const c = /^(simple|rrc)(?::(\d+))?$/.exec(clipDec);
-    if (!c || (c[1] === 'rrc' && !c[2])) throw new UsageError(`--clip-decoder expects simple or rrc:SIZE, got "${clipDec}"`);
-    const clipSize = Number(c[2]);
-    const flip = v.flip ? { flip: 0.5 } : {};
-    // Every field gets its pipeline written out (FFCV's default decoder for the type), so the
-    // exported code says what each batch holds.
-    // No prototype: a field named `__proto__` or `toString` is an entry like any other (issue 19 item 8).
-    const pipelines = Object.create(null) as NonNullable<LoaderConfigInput['pipelines']>;
-    for (const { name, field } of reader.fields) {
-      if (field.type === 'rgb_image') {
-        const decoder =
-          m[1] === 'simple'
-            ? { decoder: 'simple_rgb' as const }
-            : m[1] === 'rrc'
-              ? { decoder: 'random_resized_crop' as const, size: [size, size] as [number, number] }
-              : { decoder: 'center_crop' as const, size: [size, size] as [number, number] };
-        pipelines[name] = [decoder, ...(v.flip ? [{ op: 'random_horizontal_flip' as const }] : []), { op: 'to_chw' as const }];
-      } else if (field.type === 'video_clip') {
-        pipelines[name] = [
-          c[1] === 'simple'
-            ? { decoder: 'clip_simple', ...flip }
-            : { decoder: 'clip_random_resized_crop', size: [clipSize, clipSize], ...flip },
-        ];
-      } else if (field.type === 'int') pipelines[name] = [{ decoder: 'int' }];
-      else if (field.type === 'float') pipelines[name] = [{ decoder: 'float' }];
-      else if (field.type === 'ndarray' || field.type === 'torch_tensor') pipelines[name] = [{ decoder: 'ndarray' }];
-      else if (field.type === 'bytes' || field.type === 'json') pipelines[name] = [{ decoder: 'bytes' }];
-    }
-    const num = (x: unknown): number | undefined => (x === undefined ? undefined : Number(x));
-    return {
-      file,
-      batchSize: num(v['batch-size']) ?? 256,
-      ...(v.workers !== undefined ? { numWorkers: num(v.workers) } : {}),
-      order: (v.order as 'random' | undefined) ?? 'random',
-      osCache: !v['no-os-cache'],
-      pipelines,
-    };
+    // `last`: the newest loader sweep that measured something (a training command's run has no loader settings).
+    const id = run === 'last' ? listRuns(handle).find((r) => r.kind === 'sweep' && r.points > 0)?.id : Number(run);
+    if (id === undefined) throw new UsageError(`no loader sweep in ${path} yet: profile a file first (beton profile FILE)`);
+    return loaderFromRun(getRun(handle, id), id, point);
   } finally {
-    reader.close();
+    handle.close();
   }
 }

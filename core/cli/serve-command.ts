@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { BetonService } from '../services/beton-service.js';
 import { startHttpServer } from '../services/http-server.js';
-import { normalizePrefix } from '../services/remote-access.js';
+import { applyRemotePrefixes, normalizePrefix } from '../services/remote-access.js';
 import { UsageError } from './usage-error.js';
 
 export const SERVE_HELP = `beton serve [FOLDER ...] [--port N] [--host 127.0.0.1] [--db PATH] [--allow-exec] [--allow-host NAME[:PORT]]...
@@ -72,6 +72,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       throw new UsageError((e as Error).message);
     }
   }
+  applyRemotePrefixes(remoteRoots);
   const service = new BetonService({ roots, dbPath: values.db, host: 'server', allowExec, remoteRoots });
   const { url, close } = await startHttpServer({ service, host, port, allowedHosts, staticDir: join(packageRoot(), 'renderer', 'dist') });
   process.stdout.write(`Beton Studio is serving ${[...roots, ...remoteRoots].join(', ')}\n  open ${url}\n  (Ctrl-C to stop)\n`);

@@ -130,6 +130,16 @@ export function decodePath(): DecodePath {
   return turboStatus().path;
 }
 
+/**
+ * The decoder in a few words for people ("libjpeg-turbo 3.1.2", "sharp (slower fallback)"):
+ * what the app's sidebar shows; decodePath() is an id for code ('turbojpeg-npm' named the
+ * npm package the library came from, which meant nothing to a user — issue 30).
+ */
+export function decoderName(): string {
+  const s = turboStatus();
+  return s.path === 'sharp' ? 'sharp (slower fallback)' : `libjpeg-turbo ${s.library.version}`;
+}
+
 /** One line for logs, e.g. "libjpeg-turbo 3.1.2 (TurboJPEG 3) from @julusian/jpeg-turbo@2.3.0: /…/libturbojpeg.so.0". */
 export function describeDecodePath(): string {
   const s = turboStatus();

@@ -167,9 +167,17 @@ export function tryDatasetInfo(file: string): DatasetInfo | null {
  * after minutes of sweeping the other engines (and no failed run in the database).
  */
 export async function checkEngines(
-  plan: Pick<ProfilePlan, 'engines' | 'source'> & { decoder?: string },
+  plan: Pick<ProfilePlan, 'engines' | 'source'> & { decoder?: string; file?: string },
   python?: string | null,
 ): Promise<void> {
+  // FFCV and the torch baseline open a local path (FFCV memory-maps it): a URL is named
+  // as such, before any interpreter is looked for (no Python traceback, no --python hint).
+  const local = (plan.engines ?? []).filter((e) => e !== 'beton');
+  if (plan.file !== undefined && isRemoteUrl(plan.file) && local.length)
+    throw new BetonError(
+      'ENGINE_UNAVAILABLE',
+      `${plan.file}: the ${local.join(' and ')} engine${local.length > 1 ? 's read' : ' reads'} local files only (FFCV memory-maps its file); profile a URL with --engine beton, or copy it first: beton cp ${plan.file} FILE`,
+    );
   for (const e of plan.engines ?? []) {
     const a = await engineAvailability(e, python);
     if (!a.available) throw new BetonError('ENGINE_UNAVAILABLE', a.reason ?? `the ${e} engine is not available here`);

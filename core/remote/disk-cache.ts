@@ -1,18 +1,25 @@
-import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, statSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { open, rename, unlink, utimes } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { BetonError } from '../format/errors.js';
 
 /** Default byte limit of the disk cache: 20 GiB. */
 export const DEFAULT_CACHE_BYTES = 20 * 2 ** 30;
 
+/** Each page file ends with the SHA-256 of the page: a page edited or cut short is never served. */
+const SUM = 32;
+/** The page files' format, in the folder's name: pages of an older format are never read. */
+const FORMAT = 'v2-sha256';
+
 /**
  * An optional local cache of a remote file's pages (`--cache-dir`), shared by epochs and
- * by processes: one file per page under a folder named by a hash of URL + ETag + page
- * size, so a replaced object never serves old pages. A page counts only if its file has
- * exactly the page's length (a write cut short is not a hit); files are written under a
- * temporary name and renamed. Least recently used pages (by mtime, touched on a hit) go
- * when the folder passes its byte limit.
+ * by processes: one file per page under a folder named by a hash of URL + version pin +
+ * page size, so a replaced object never serves old pages. A page file is the page followed
+ * by its SHA-256, checked on every read: a file of the wrong length or checksum (cut
+ * short, edited, a disk fault) is deleted and the page fetched again and rewritten. Files
+ * are written under a temporary name and renamed. Least recently used pages (by mtime,
+ * touched on a hit) go when the folder passes its byte limit.
  */
 export class DiskCache {
   private readonly dir: string;
@@ -20,6 +27,8 @@ export class DiskCache {
   private readonly lru = new Map<string, number>();
   private total = 0;
   hits = 0;
+  /** Pages found bad (wrong length or checksum) and dropped. */
+  bad = 0;
 
   constructor(
     root: string,
@@ -29,11 +38,11 @@ export class DiskCache {
     private readonly limit = DEFAULT_CACHE_BYTES,
   ) {
     const id = createHash('sha256')
-      .update(`${url}\n${etag ?? ''}\n${pageSize}`)
+      .update(`${FORMAT}\n${url}\n${etag ?? ''}\n${pageSize}`)
       .digest('hex')
       .slice(0, 24);
-    this.dir = join(root, id);
-    mkdirSync(this.dir, { recursive: true });
+    this.dir = join(usableCacheDir(root), id);
+    makeDir(this.dir, root);
     const found = readdirSync(this.dir)
       .filter((n) => /^p\d+$/.test(n))
       .map((n) => {
@@ -47,26 +56,40 @@ export class DiskCache {
     }
   }
 
-  /** Reads page `page` (`length` bytes) into `into`; false if not cached whole. */
+  /** Reads page `page` (`length` bytes) into `into`; false if not cached whole and intact. */
   async read(page: number, into: Uint8Array): Promise<boolean> {
     const name = `p${page}`;
-    if (this.lru.get(name) !== into.byteLength) return false;
+    const stored = this.lru.get(name);
+    if (stored === undefined) return false;
+    const path = join(this.dir, name);
+    const file = new Uint8Array(into.byteLength + SUM);
+    let ok = false;
     try {
-      const fh = await open(join(this.dir, name), 'r');
+      const fh = await open(path, 'r');
       try {
-        const { bytesRead } = await fh.read(into, 0, into.byteLength, 0);
-        if (bytesRead !== into.byteLength) return false;
+        const { bytesRead } = await fh.read(file, 0, file.byteLength, 0);
+        const st = await fh.stat();
+        const sum = createHash('sha256').update(file.subarray(0, into.byteLength)).digest();
+        ok = st.isFile() && st.size === file.byteLength && bytesRead === file.byteLength && sum.equals(file.subarray(into.byteLength));
       } finally {
         await fh.close();
       }
     } catch {
+      ok = false;
+    }
+    if (!ok) {
+      // Dropped, so the fetch that follows writes it anew.
+      this.bad++;
+      this.forget(name);
+      await unlink(path).catch(() => undefined);
       return false;
     }
+    into.set(file.subarray(0, into.byteLength));
     this.lru.delete(name);
-    this.lru.set(name, into.byteLength);
+    this.lru.set(name, stored);
     this.hits++;
     const now = new Date();
-    void utimes(join(this.dir, name), now, now).catch(() => undefined);
+    void utimes(path, now, now).catch(() => undefined);
     return true;
   }
 
@@ -74,21 +97,29 @@ export class DiskCache {
   async write(page: number, bytes: Uint8Array): Promise<void> {
     const name = `p${page}`;
     if (this.lru.has(name)) return;
-    const tmp = join(this.dir, `.${name}.${process.pid}.tmp`);
+    const tmp = join(this.dir, `.${name}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
     try {
-      const fh = await open(tmp, 'w');
+      const fh = await open(tmp, 'wx');
       try {
         await fh.write(bytes, 0, bytes.byteLength, 0);
+        await fh.write(createHash('sha256').update(bytes).digest(), 0, SUM, bytes.byteLength);
       } finally {
         await fh.close();
       }
       await rename(tmp, join(this.dir, name));
-      this.lru.set(name, bytes.byteLength);
-      this.total += bytes.byteLength;
+      this.lru.set(name, bytes.byteLength + SUM);
+      this.total += bytes.byteLength + SUM;
       await this.evict();
     } catch {
       await unlink(tmp).catch(() => undefined);
     }
+  }
+
+  private forget(name: string): void {
+    const size = this.lru.get(name);
+    if (size === undefined) return;
+    this.lru.delete(name);
+    this.total -= size;
   }
 
   private async evict(): Promise<void> {
@@ -99,4 +130,54 @@ export class DiskCache {
       await unlink(join(this.dir, name)).catch(() => undefined);
     }
   }
+}
+
+const unusable = (root: string, why: string): BetonError =>
+  new BetonError('CACHE_DIR_UNUSABLE', `--cache-dir ${root}: ${why}`, {
+    hint: 'Give a folder on a local disk this user can write to (it is created if missing).',
+  });
+
+/**
+ * Creates the folder and its missing parents one level at a time (Node's recursive mkdir
+ * spins forever under /proc/self), then refuses a folder this process cannot use: not a
+ * folder, not writable. One line, before any page is fetched.
+ */
+function makeDir(dir: string, root: string): void {
+  const missing: string[] = [];
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    try {
+      if (!lstatSync(d).isDirectory() && !statSync(d).isDirectory()) throw unusable(root, `${d} is not a folder`);
+      break;
+    } catch (e) {
+      if (e instanceof BetonError) throw e;
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(d) === d) throw unusable(root, (e as Error).message);
+      missing.unshift(d);
+    }
+  }
+  for (const d of missing) {
+    try {
+      mkdirSync(d);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw unusable(root, (e as Error).message);
+    }
+  }
+}
+
+/** `root` checked: a folder (created if missing) where a file can be written; else CACHE_DIR_UNUSABLE. */
+export function usableCacheDir(root: string): string {
+  makeDir(root, root);
+  const probe = join(root, `.beton-probe-${process.pid}-${randomBytes(4).toString('hex')}`);
+  try {
+    const fd = openSync(probe, 'wx');
+    try {
+      writeSync(fd, new Uint8Array(1));
+      if (!fstatSync(fd).isFile()) throw new Error('not a regular file');
+    } finally {
+      closeSync(fd);
+    }
+    unlinkSync(probe);
+  } catch (e) {
+    throw unusable(root, `cannot write there (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  return root;
 }

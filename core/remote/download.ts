@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { checkedDestination, checkReplaceable } from '../native/destination.js';
 import { RemoteError } from './errors.js';
 import { openRangeClient } from './open-client.js';
 
@@ -15,15 +16,20 @@ export interface DownloadOptions {
 /**
  * Copies a remote object to a local file with parallel ranged GETs (16 MiB each, the
  * first one's ETag pinned for the rest, so a replaced object fails the copy instead of
- * mixing versions), into a temporary file renamed when complete. Checked: the size, and
+ * mixing versions), into a temporary file in the destination's folder renamed when
+ * complete; the destination must be a regular file or absent, checked before and again at
+ * the rename. Checked: the size, and
  * the MD5 where the ETag is one (a single-part S3 upload). Returns the bytes copied.
  */
 export async function downloadFile(url: string, path: string, opts: DownloadOptions = {}): Promise<number> {
+  // Before any request: the destination must be a regular file or absent (destination.ts).
+  checkedDestination(path);
   const client = await openRangeClient(url);
   const first = await client.get(0, CHUNK, null);
   const { size, etag } = first;
-  const tmp = join(dirname(path), `.${basename(path)}.part-${process.pid}`);
-  const fh = await open(tmp, 'w+');
+  // A fresh name, created exclusively: nothing planted at it (a link) is followed.
+  const tmp = join(dirname(path), `.${basename(path)}.part-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const fh = await open(tmp, 'wx+');
   let ok = false;
   try {
     await fh.write(first.bytes, 0, first.bytes.byteLength, 0);
@@ -55,6 +61,7 @@ export async function downloadFile(url: string, path: string, opts: DownloadOpti
         throw new RemoteError('REMOTE_COPY_MISMATCH', `${url}: the copy's MD5 ${got} differs from the object's ETag ${plainMd5}`);
     }
     await fh.close();
+    checkReplaceable(path);
     await rename(tmp, path);
     ok = true;
     return size;

@@ -2,6 +2,8 @@ import { BetonError } from '../format/errors.js';
 
 export type RemoteErrorCode =
   | 'REMOTE_BAD_URL'
+  | 'REMOTE_FORBIDDEN'
+  | 'REMOTE_BAD_RANGE'
   | 'REMOTE_NOT_FOUND'
   | 'REMOTE_ACCESS_DENIED'
   | 'REMOTE_CREDENTIALS'
@@ -14,6 +16,9 @@ export type RemoteErrorCode =
 
 const HINTS: Record<RemoteErrorCode, string> = {
   REMOTE_BAD_URL: 'Use s3://bucket/key or https://host/path.',
+  REMOTE_FORBIDDEN: 'Only URLs under the prefixes given with --allow-remote may be opened (redirects included).',
+  REMOTE_BAD_RANGE:
+    'The server (or a proxy) answered a range request with other bytes than asked; nothing was used. Use a server that supports HTTP ranges without re-encoding (Accept-Encoding: identity).',
   REMOTE_NOT_FOUND: 'Check the bucket and key (or the URL path), and the endpoint (AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL).',
   REMOTE_ACCESS_DENIED: 'Check that your credentials may read (s3:GetObject) or write (s3:PutObject) this key, and the bucket policy.',
   REMOTE_CREDENTIALS:

@@ -3,6 +3,7 @@ export interface RangeResult {
   bytes: Uint8Array;
   /** The object's total size (from Content-Range). */
   size: number;
+  /** The version pin (version-pin.ts): a strong ETag, or a token of the validators the server gave. */
   etag: string | null;
 }
 
@@ -18,19 +19,14 @@ export interface TransferStats {
 export const emptyStats = (): TransferStats => ({ requests: 0, bytes: 0, retries: 0, latencyMs: 0 });
 
 /**
- * Ranged reads of one remote object (S3 or HTTP). `etag` pins the version: a request
- * with an ETag fails with REMOTE_CHANGED if the object was replaced since, so a file
- * overwritten mid-epoch is an error, never mixed bytes. Retries, timeouts and error
+ * Ranged reads of one remote object (S3 or HTTP). `etag` pins the version (the pin a
+ * first answer returned): a request with one fails with REMOTE_CHANGED if the object was
+ * replaced since, so a file overwritten mid-epoch is an error, never mixed bytes. The
+ * bytes returned are exactly those asked (capped-body.ts), else REMOTE_BAD_RANGE. Retries, timeouts and error
  * naming are the implementation's (retry.ts).
  */
 export interface RangeClient {
   readonly url: string;
   readonly stats: TransferStats;
   get(offset: number, length: number, etag: string | null): Promise<RangeResult>;
-}
-
-/** Parses `bytes a-b/size` (Content-Range) into the total size, or null. */
-export function totalFromContentRange(v: string | null | undefined): number | null {
-  const m = v ? /\/(\d+)\s*$/.exec(v) : null;
-  return m ? Number(m[1]) : null;
 }

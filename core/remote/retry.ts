@@ -75,10 +75,21 @@ export function statusError(url: string, status: number, detail = ''): Error {
   return new RemoteError('REMOTE_UNAVAILABLE', `${url}: unexpected HTTP ${status}${d}`);
 }
 
-/** A network-level failure (reset, refused, DNS) as a Transient error naming the URL. */
-export function networkError(url: string, e: unknown): Transient {
+/**
+ * Connection failures that another attempt cannot fix: no such host, nothing listening,
+ * a certificate refused, a URL the client cannot use. Named at once, not retried as if
+ * the server had failed.
+ */
+const PERMANENT =
+  /^(ENOTFOUND|ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|ERR_INVALID_URL|ERR_TLS_.*|CERT_.*|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_.*|ERR_SSL_.*|EPROTO|UND_ERR_INVALID_ARG|UND_ERR_NOT_SUPPORTED)$/;
+
+/** A network-level failure (reset, refused, DNS) naming the URL: Transient (retried) unless PERMANENT. */
+export function networkError(url: string, e: unknown): Error {
   const err = e as Error & { cause?: { code?: string; message?: string }; code?: string };
-  const why = err.cause?.code ?? err.code ?? err.cause?.message ?? err.message;
+  const code = err.cause?.code ?? err.code ?? '';
+  const why = code || err.cause?.message || err.message;
+  if (PERMANENT.test(code))
+    return new RemoteError('REMOTE_UNAVAILABLE', `${url}: cannot connect (${why}); check the host name, port and endpoint`, { cause: e });
   return new Transient(new RemoteError('REMOTE_UNAVAILABLE', `${url}: the connection failed (${why})`, { cause: e }));
 }
 
@@ -89,16 +100,4 @@ export function cutShort(url: string, offset: number, length: number, e: unknown
   return new Transient(
     new RemoteError('REMOTE_TRUNCATED', `${url}: the answer for bytes ${offset}..${offset + length} was cut short (${why})`, { cause: e }),
   );
-}
-
-/**
- * An answer shorter than the bytes asked for (those the object has from `offset`): the
- * connection was cut, so it is retried (Transient), never passed on as a short page.
- */
-export function mustBeWhole(url: string, offset: number, length: number, size: number, body: Uint8Array): void {
-  const want = Math.max(0, Math.min(length, size - offset));
-  if (body.byteLength < want)
-    throw new Transient(
-      new RemoteError('REMOTE_TRUNCATED', `${url}: the answer for bytes ${offset}..${offset + want} ended after ${body.byteLength} bytes`),
-    );
 }

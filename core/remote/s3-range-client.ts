@@ -1,9 +1,11 @@
 import type * as S3Sdk from '@aws-sdk/client-s3';
 import type { GetObjectCommandOutput, S3Client } from '@aws-sdk/client-s3';
 import { RemoteError } from './errors.js';
-import { emptyStats, totalFromContentRange, type RangeClient, type RangeResult } from './range-client.js';
-import { cutShort, mustBeWhole, networkError, statusError, Transient, withRetry } from './retry.js';
+import { expectedRange, rangeText, readCapped } from './capped-body.js';
+import { emptyStats, type RangeClient, type RangeResult } from './range-client.js';
+import { networkError, statusError, Transient, withRetry } from './retry.js';
 import { s3Client } from './s3-client.js';
+import { changedFrom, pinFor, validatorsOf } from './version-pin.js';
 
 /** S3 error names that mean the credentials themselves are wrong, not the permissions. */
 const BAD_CREDENTIALS = new Set([
@@ -55,32 +57,52 @@ export class S3RangeClient implements RangeClient {
   get(offset: number, length: number, etag: string | null): Promise<RangeResult> {
     return withRetry(this.url, this.stats, async (signal) => {
       let res: GetObjectCommandOutput;
-      let body: Uint8Array;
+      const validators = etag ? validatorsOf(etag) : null;
       try {
         res = await this.client.send(
           new this.sdk.GetObjectCommand({
             Bucket: this.bucket,
             Key: this.key,
             Range: `bytes=${offset}-${offset + length - 1}`,
-            ...(etag ? { IfMatch: etag } : {}),
+            ...(etag && !validators ? { IfMatch: etag } : {}),
           }),
           { abortSignal: signal },
         );
       } catch (e) {
         throw s3Error(this.url, e, signal);
       }
-      try {
-        body = res.Body ? await res.Body.transformToByteArray() : new Uint8Array(0);
-      } catch (e) {
-        if (signal.aborted) throw e;
-        throw cutShort(this.url, offset, length, e);
-      }
-      if (etag && res.ETag && res.ETag !== etag)
+      // The SDK hands the body over undecoded; the same checks as over HTTP: the range
+      // answered is the one asked, its length announced, and no more is read than that.
+      const body = res.Body as (AsyncIterable<Uint8Array> & { destroy?: () => void }) | undefined;
+      const stop = (): void => body?.destroy?.();
+      if (etag && !validators && res.ETag && res.ETag !== etag) {
+        stop();
         throw new RemoteError('REMOTE_CHANGED', `${this.url}: the object changed since it was opened (ETag ${etag} → ${res.ETag})`);
-      const size = totalFromContentRange(res.ContentRange) ?? res.ContentLength ?? body.byteLength;
-      mustBeWhole(this.url, offset, length, size, body);
-      this.stats.bytes += body.byteLength;
-      return { bytes: body, size, etag: res.ETag ?? null };
+      }
+      let expected: number;
+      let size: number;
+      try {
+        if (res.ContentRange)
+          ({ expected, total: size } = expectedRange(this.url, offset, length, res.ContentRange, res.ContentLength ?? null));
+        else if (offset === 0 && res.ContentLength !== undefined && res.ContentLength <= length) expected = size = res.ContentLength;
+        else
+          throw new RemoteError(
+            'REMOTE_BAD_RANGE',
+            `${this.url}: asked for ${rangeText(offset, length)}, the endpoint answered without a Content-Range (${res.ContentLength ?? 'unknown'} bytes)`,
+          );
+      } catch (e) {
+        stop();
+        throw e;
+      }
+      const lastModified = res.LastModified?.toUTCString() ?? null;
+      const changed = validators ? changedFrom(validators, res.ETag ?? null, lastModified, size) : null;
+      if (changed) {
+        stop();
+        throw new RemoteError('REMOTE_CHANGED', `${this.url}: the object changed since it was opened (${changed})`);
+      }
+      const bytes = await readCapped(body, expected, { url: this.url, offset, length, signal }, stop);
+      this.stats.bytes += bytes.byteLength;
+      return { bytes, size, etag: etag ?? pinFor(res.ETag ?? null, lastModified, size) };
     });
   }
 }

@@ -3,7 +3,8 @@ import type { ApiEvent, EnvInfo, Envelope, Method, ParsedParams, Results } from 
 import { parseRequest } from '../api/contract.js';
 import { parseBuildConfig } from '../api/build-config.js';
 import { buildExport, joinCode, loaderExport } from '../app/export-code.js';
-import { decodePath } from '../native/turbo.js';
+import { runOrigin } from '../app/export-loader.js';
+import { decodePath, decoderName } from '../native/turbo.js';
 import { gpuInventory } from '../profile/gpu-sampler.js';
 import { engineAvailability } from '../profile/python-engine.js';
 import { checkEngines } from '../profile/sweep.js';
@@ -150,6 +151,7 @@ export class BetonService {
         ramBytes: totalmem(),
         gpus,
         decodePath: decodePath(),
+        decoderName: decoderName(),
         dbPath: this.opts.dbPath ?? defaultDbPath(),
         roots: this.fs.roots,
         host: this.opts.host,
@@ -183,7 +185,7 @@ export class BetonService {
       return checkDataset(file);
     },
     'checks.start': async (p) => {
-      const file = this.fs.check(p.path);
+      const file = this.localDatasetPath(p.path, 'the health check');
       const jobId = this.jobs.start('check', ({ signal, progress }) =>
         checkDataset(file, {
           signal,
@@ -326,7 +328,9 @@ export class BetonService {
         } catch {
           fieldsFrom = null;
         }
-        parts.push(await loaderExport(p.loader, fieldsFrom));
+        // Named in the code: the run and point the settings came from (NOT_FOUND for a run that is gone).
+        const origin = p.from ? runOrigin(getRun(this.runs(), p.from.run), p.from.run, p.from.point) : undefined;
+        parts.push(await loaderExport(p.loader, fieldsFrom, origin));
       }
       return { text: joinCode(parts), language: 'python' };
     },

@@ -206,7 +206,7 @@ function Sidebar({ screen, conn }: { screen: Screen; conn: ConnectionState }) {
             <dt>GPU</dt>
             <dd>{info.gpus.length ? info.gpus.map((g) => g.name).join(', ') : 'none'}</dd>
             <dt>JPEG</dt>
-            <dd data-testid="env-decoder">{decoderLabel(info.decodePath)}</dd>
+            <dd data-testid="env-decoder">{info.decoderName ?? decoderLabel(info.decodePath)}</dd>
           </dl>
         ) : envError ? (
           <div className="env-error" role="alert">

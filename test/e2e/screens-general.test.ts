@@ -98,7 +98,7 @@ describe.skipIf(!needChromium())('issue 30, general and Runs/Export items, end t
     expect(await icon.locator('path').count()).toBeGreaterThan(0);
     const decoder = (await page.getByTestId('env-decoder').textContent()) ?? '';
     expect(decoder).not.toContain('turbojpeg-npm');
-    expect(decoder).toMatch(/^(libjpeg-turbo \(fast\)|sharp \(slower fallback\))$/);
+    expect(decoder).toMatch(/^(libjpeg-turbo [\d.]+|libjpeg-turbo \(fast\)|sharp \(slower fallback\))$/);
     await shot(page, 's30-empty-icon');
   });
 

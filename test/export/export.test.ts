@@ -188,7 +188,10 @@ describe('Python FFCV export', () => {
     const j = spawnSync(process.execPath, [resolve(__dirname, '../../bin/beton.js'), 'export', fixture, '--format', 'json'], {
       encoding: 'utf8',
     });
-    expect((JSON.parse(j.stdout) as { loader: { batchSize: number } }).loader.batchSize).toBe(256);
+    // The default batch (256) capped at the file's samples, as beton profile does (issue 30).
+    const samples = Number(/(\d+) samples/.exec(String(j.stderr))?.[1]);
+    expect(samples).toBeLessThan(256);
+    expect((JSON.parse(j.stdout) as { loader: { batchSize: number } }).loader.batchSize).toBe(samples);
   });
 
   it('beton export FILE writes a pipeline for every field type, clips with --clip-decoder (CLI)', async () => {
@@ -221,7 +224,9 @@ describe('Python FFCV export', () => {
     expect(code).toContain('"a": [NDArrayAsSignedDecoder(), ToTensor()]');
     expect(code).toContain('"b": [BytesDecoder(), ToTensor()]');
     expect(code).toContain('"j": [BytesDecoder(), ToTensor()]');
-    expect(String(run().stdout)).toContain('"clip": [VideoClipDecoder(), ToTensor()]');
+    expect(String(run('--no-flip').stdout)).toContain('"clip": [VideoClipDecoder(), ToTensor()]');
+    // The default flips clips too, as beton profile's default pipeline flips images.
+    expect(String(run().stdout)).toMatch(/"clip": \[VideoClipDecoder\(.*flip=0.5.*\), ToTensor\(\)\]/);
     const bad = run('--clip-decoder', 'center:32');
     expect(bad.status).toBe(2);
     expect(String(bad.stderr)).toMatch(/--clip-decoder expects simple or rrc:SIZE/);

@@ -66,6 +66,25 @@ function s3Proxy(target: number): Server {
     if (fault === 'stall') return void stalled.add(res);
     if (fault === 'reset') return void req.socket.destroy();
     const up = request({ host: '127.0.0.1', port: target, method: req.method, path: req.url, headers: req.headers }, (r) => {
+      if (fault === 'long206' || fault === 'early206' || fault === 'endless206') {
+        // Wrong bytes for the range: more than asked, a Content-Range starting early, no end.
+        const headers = { ...r.headers };
+        delete headers['content-length'];
+        const cr = /bytes (\d+)-(\d+)\/(\d+)/.exec(String(headers['content-range']));
+        if (fault === 'early206' && cr) headers['content-range'] = `bytes ${Math.max(0, Number(cr[1]) - 100)}-${cr[2]}/${cr[3]}`;
+        res.writeHead(r.statusCode ?? 502, headers);
+        r.on('data', (c: Buffer) => res.write(c));
+        r.on('end', () => {
+          if (fault !== 'endless206') return void res.end(new Uint8Array(1000));
+          const pump = (): void => {
+            while (!res.destroyed && res.write(new Uint8Array(1 << 16)));
+            if (!res.destroyed) res.once('drain', pump);
+          };
+          stalled.add(res);
+          pump();
+        });
+        return;
+      }
       res.writeHead(r.statusCode ?? 502, r.headers);
       if (fault === 'truncate') {
         let sent = false;

@@ -4,7 +4,7 @@ import { spawnWorker } from '../../core/workers/spawn-worker.js';
 
 /** A fault the servers inject: on ranged reads from byte `minStart` on, `times` times (-1: always). */
 export interface FaultRule {
-  fault: 'ok' | 'status500' | 'status403' | 'stall' | 'reset' | 'truncate';
+  fault: 'ok' | 'status500' | 'status403' | 'stall' | 'reset' | 'truncate' | 'long206' | 'early206' | 'endless206';
   minStart: number;
   times: number;
 }

@@ -156,7 +156,7 @@ describeFfcv('exported Python runs under the real FFCV', () => {
       { jpg: new RGBImageField({ writeMode: 'jpg' }), raw: new RGBImageField({ writeMode: 'raw' }), label: new IntField() },
       { numWorkers: 0 },
     ).write(Array.from({ length: 12 }, (_, i) => ({ jpg: picture(40, 30, i), raw: picture(40, 30, 100 + i), label: i })));
-    add('images', [images, '--order', 'sequential', '--decoder', 'simple', '--batch-size', '4', '--workers', '1'], true, 12);
+    add('images', [images, '--order', 'sequential', '--decoder', 'simple', '--no-flip', '--batch-size', '4', '--workers', '1'], true, 12);
 
     // Images of several sizes (all 4:3): centre crop, and the whole-image random-resized crop
     // (scale 1, the images' ratio: deterministic), FFCV's own decoders against ours; a flip
@@ -249,7 +249,7 @@ describeFfcv('exported Python runs under the real FFCV', () => {
     );
     cli(['build', '--config', build]);
     // 4 videos x 3 clips (starts 0, 5, 10): the default pipelines, whole frames.
-    add('clips', [clips, '--order', 'sequential', '--batch-size', '4', '--workers', '1'], true, 12);
+    add('clips', [clips, '--order', 'sequential', '--no-flip', '--batch-size', '4', '--workers', '1'], true, 12);
     // One resized crop per clip: the whole frame (scale 1, the frames' own 4:3 ratio) so the
     // crop is deterministic and the resize (JPEG decode + INTER_AREA) is what is compared.
     // Two threads, as an export without --workers on this machine: FFCV runs both decoders'
