@@ -72,10 +72,15 @@ describe.skipIf(!needChromium())('issue 30, Sources estimate and Build items, en
   it("Build: a short build's throughput is a number, not a chart of one or two points", async () => {
     const chart = page.getByTestId('throughput-chart');
     const count = Number(await chart.getAttribute('data-count'));
-    // 48 small images build in well under the 3 progress seconds a chart needs.
-    expect(count).toBeLessThan(3);
-    expect(await chart.locator('svg.recharts-surface').count()).toBe(0);
-    expect(await page.getByTestId('throughput-number').textContent()).toMatch(/samples\/s at [\d.]+ s$/);
+    // 48 small images usually build in under the 3 progress reports a chart needs; on a loaded
+    // machine they may not, and then the chart is drawn (test/renderer/screens-30.test.tsx
+    // renders both cases without timing).
+    if (count > 0 && count < 3) {
+      expect(await chart.locator('svg.recharts-surface').count()).toBe(0);
+      expect(await page.getByTestId('throughput-number').textContent()).toMatch(/samples\/s at [\d.]+ s$/);
+    } else {
+      expect(await page.getByTestId('throughput-number').count()).toBe(0);
+    }
   });
 
   it('Build: the progress bar does not animate behind its label', async () => {
