@@ -46,6 +46,17 @@ export interface BuildAdvice {
   /** Sampled items that failed to encode (with the first reason): the build would fail or skip them. */
   failed: number;
   firstFailure: string | null;
+  /**
+   * Every listed source image's header, read before saying "ready" (image folders and lists;
+   * null for other sources): how many were checked of how many, and the ones the build would
+   * stop at (the first few named, with why).
+   */
+  headers?: {
+    checked: number;
+    total: number;
+    unreadableCount: number;
+    unreadable: Array<{ index: number; source: string; reason: string }>;
+  } | null;
   estimate: {
     heapBytesPerSample: number;
     largestSampleBytes: number;

@@ -71,6 +71,8 @@ export interface DetectedSource {
   length: number | null;
   /** Values detection chose for the user to review (a folder of videos' clip length, DEFAULT_CLIP_LENGTH). */
   proposed?: { clipLength: number };
+  /** A page size that fits the data better than the default (small tables, core/app/page-size.ts), and why. */
+  pageSize?: { bytes: number; why: string } | undefined;
 }
 
 export type { BuildAdvice };
@@ -85,6 +87,14 @@ export interface ManifestView {
   note: string | null;
   classNames: { field: string; names: string[] } | null;
   createdAt: string | null;
+}
+
+/** The samples a build skipped, from the report it wrote beside the file (core/app/build-skips.ts). */
+export interface BuildSkips {
+  reportPath: string;
+  count: number;
+  /** The first 200, in source order: source index, source file (when one), why. */
+  items: Array<{ index: number; path: string | null; reason: string }>;
 }
 
 /** Samples per value of the class field (the histogram); no counts when it has more than 1000 values. */
@@ -104,6 +114,8 @@ export interface InspectResult extends Omit<DatasetSummary, 'allocations' | 'fie
   manifest?: ManifestView;
   /** The class field's histogram; null when the file has no int `label` (or manifest-named) field. */
   labels?: LabelSummary | null;
+  /** What the build that wrote the file left out (its skipped-samples report); null when none is beside it. */
+  skipped?: BuildSkips | null;
 }
 
 export type { PreviewValue };

@@ -4,5 +4,6 @@
  */
 export type PreviewValue =
   | { kind: 'image'; mime: 'image/png' | 'image/jpeg'; base64: string; width: number; height: number; mode: 'raw' | 'jpg' }
-  | { kind: 'frames'; mime: 'image/jpeg'; base64: string[]; width: number; height: number }
+  /** `count`: the frames the file stores (base64 holds up to 8 of them, evenly spaced). */
+  | { kind: 'frames'; mime: 'image/jpeg'; base64: string[]; width: number; height: number; count?: number }
   | { kind: 'text'; text: string };

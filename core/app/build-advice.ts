@@ -13,6 +13,7 @@ import { openSource } from '../sources/open-source.js';
 import type { ReadGuard } from '../sources/read-guard.js';
 import type { DatasetSource } from '../sources/source.js';
 import { buildFields, toNamedFields } from './build.js';
+import { scanHeaders } from './header-scan.js';
 import { DatasetWriter } from '../writer/dataset-writer.js';
 import { encodeSample } from '../writer/encode-sample.js';
 import type { Sample } from '../writer/sample.js';
@@ -58,18 +59,21 @@ export async function adviseBuild(config: BuildConfig, opts: AdviseOptions = {})
   const fieldConfigs = await buildFields(config, source);
   const fields = toNamedFields(fieldConfigs);
   const slice = selectSlice(source.length, config.range, config.shard);
-  const items = slice.end === null ? null : slice.end - slice.start;
+  const listed = slice.end === null ? null : slice.end - slice.start;
   const seed = opts.seed ?? 0;
   const want = Math.max(1, opts.sample ?? 24);
-  const picked: BuildAdvice['picked'] = SEEKABLE.has(source.kind) && items !== null && items > want ? 'random' : 'first';
+  const picked: BuildAdvice['picked'] = SEEKABLE.has(source.kind) && listed !== null && listed > want ? 'random' : 'first';
   const indices =
     picked === 'random'
-      ? pickIndices(items!, want, seed).map((i) => i + slice.start)
+      ? pickIndices(listed!, want, seed).map((i) => i + slice.start)
       : range(slice.start, slice.end === null ? slice.start + want : Math.min(slice.end, slice.start + want));
   // Reading is timed too: a video source decodes frames here, on the build's main thread.
   const tRead = performance.now();
   const samples = await fetchSamples(source, fieldConfigs, indices, picked === 'random');
   const readMs = performance.now() - tRead;
+  // A source of unknown length (a video folder: clips per video are known only once decoded)
+  // that ended before the sample did has been read whole: its length is known now.
+  const items = listed ?? (picked === 'first' && samples.length < want ? samples.length : null);
 
   const needsCodec = fields.some((f) => f.field.type === 'rgb_image' || f.field.type === 'video_clip');
   const codec: ImageCodec | undefined = needsCodec ? (await import('../images/node-image-codec.js')).nodeImageCodec() : undefined;
@@ -119,7 +123,12 @@ export async function adviseBuild(config: BuildConfig, opts: AdviseOptions = {})
     pageSizeAdvice = `With ${mib(config.pageSize)} pages the file is about ${mib(chosen.fileBytes)}, mostly padding (the header region and the last page are whole pages); ${mib(best.pageSize)} pages make it about ${mib(best.fileBytes)}. FFCV reads any page size; its writer needs at least 2 MiB.`;
   }
 
+  const headers = await scanHeaders(source, fieldConfigs, slice);
   const warnings: string[] = [];
+  if (headers?.unreadableCount)
+    warnings.push(
+      `${headers.unreadableCount} of ${headers.checked} source files cannot be read (their headers say so); with onError "fail" the build would stop at the first.`,
+    );
   if (failed)
     warnings.push(
       `${failed} of ${samples.length} sampled items failed to encode (${firstFailure}); with onError "fail" the build would stop there.`,
@@ -136,6 +145,7 @@ export async function adviseBuild(config: BuildConfig, opts: AdviseOptions = {})
     items,
     failed,
     firstFailure,
+    headers,
     estimate: {
       heapBytesPerSample: mean,
       largestSampleBytes: largest,

@@ -1,6 +1,7 @@
 import { dirname } from 'node:path';
 import { DEFAULT_CLIP_LENGTH } from '../api/constants.js';
 import type { DetectedSource } from '../api/contract.js';
+import { proposePageSize } from './page-size.js';
 import { detectSourceConfig, openSource, type DetectOptions } from '../sources/open-source.js';
 
 export interface DetectSourceRequest extends DetectOptions {
@@ -24,5 +25,12 @@ export async function detectSource(req: DetectSourceRequest): Promise<DetectedSo
   const proposed = proposeClipLength === true && opts.clipLength === undefined && source.type === 'video_folder';
   const opened = await openSource(source, dirname(path), opts.readGuard ? { readGuard: opts.readGuard } : {});
   const fields = await opened.detectSchema();
-  return { source, fields, length: opened.length, ...(proposed ? { proposed: { clipLength: DEFAULT_CLIP_LENGTH } } : {}) };
+  const pageSize = proposePageSize(source.type, opened.sourceBytes?.() ?? null);
+  return {
+    source,
+    fields,
+    length: opened.length,
+    ...(proposed ? { proposed: { clipLength: DEFAULT_CLIP_LENGTH } } : {}),
+    ...(pageSize ? { pageSize } : {}),
+  };
 }

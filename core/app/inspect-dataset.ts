@@ -6,6 +6,7 @@ import type { InspectResult } from '../api/contract.js';
 import type { DatasetSummary } from '../api/dataset-summary.js';
 import { summarize } from '../reader/inspect.js';
 import { Reader } from '../reader/reader.js';
+import { buildSkips } from './build-skips.js';
 import { classNamesFor, labelFieldOf, labelSummary, manifestOf, manifestView } from './dataset-labels.js';
 
 /** The file's summary (`beton inspect --json`); `hashRegions` adds each region's sha256 (reads them). */
@@ -54,6 +55,7 @@ export async function inspectDataset(path: string): Promise<InspectResult> {
       pageMap: [...pages.entries()].sort((a, b) => a[0] - b[0]).map(([p, [lo, hi, used]]) => [p, lo, hi, used]),
       manifest: manifestView(manifest),
       labels: labelField ? labelSummary(reader, labelField, classNamesFor(manifest, labelField)) : null,
+      skipped: buildSkips(reader.path, s.numSamples),
     };
   } finally {
     reader.close();

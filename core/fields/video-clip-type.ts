@@ -23,7 +23,7 @@ async function filmstrip(
       await jpeg({ data: clip.data.subarray(f * frameBytes, (f + 1) * frameBytes), width: clip.width, height: clip.height }, size, 80),
     );
   }
-  return { kind: 'frames' as const, mime: 'image/jpeg' as const, base64, width: clip.width, height: clip.height };
+  return { kind: 'frames' as const, mime: 'image/jpeg' as const, base64, width: clip.width, height: clip.height, count: clip.count };
 }
 
 /** Custom (type 255): a clip of frames per sample; options travel in our argument blob (docs/video.md). */

@@ -55,10 +55,9 @@ export class BetonFormatError extends BetonError<BetonErrorCode> {
     code: BetonErrorCode,
     message: string,
     readonly details: { file?: string; offset?: number; sample?: number } = {},
+    hint = 'Check that the file is a complete .beton file (FFCV format version 2); rebuild it if it was cut short.',
   ) {
-    super(code, message, {
-      hint: 'Check that the file is a complete .beton file (FFCV format version 2); rebuild it if it was cut short.',
-    });
+    super(code, message, { hint });
   }
 }
 

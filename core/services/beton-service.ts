@@ -232,7 +232,10 @@ export class BetonService {
       this.history.started(jobId, p.config);
       return { jobId };
     },
-    'builds.list': async () => this.history.list(),
+    'builds.list': async () => {
+      const { buildList, RECORDED_BUILDS } = await import('../app/build-list.js');
+      return buildList(this.history.list(), () => this.runs().listBuilds({ limit: RECORDED_BUILDS }));
+    },
     'builds.cancel': async (p) => ({ cancelled: this.jobs.cancel(p.jobId, 'build') }),
     'builds.advise': async (p) => {
       const { adviseBuild } = await import('../app/build-advice.js');

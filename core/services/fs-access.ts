@@ -105,8 +105,10 @@ export class FsAccess {
     const r = resolveFully(this.absolute(p));
     if (this.confined && !this.inside(r.path)) throw this.forbidden(p);
     if (!r.exists) {
-      if (opts.mustExist !== false) throw new ServiceError('NOT_FOUND', `${p} does not exist`);
-      if (r.missing > 1) throw new ServiceError('NOT_FOUND', `the folder of ${p} does not exist`);
+      // A relative path says what it was taken relative to: "photos/train does not exist" alone did not.
+      const shown = isAbsolute(p) ? p : `${p} (relative to ${this.confined ? this.roots[0]! : process.cwd()}, so ${this.absolute(p)})`;
+      if (opts.mustExist !== false) throw new ServiceError('NOT_FOUND', `${shown} does not exist`);
+      if (r.missing > 1) throw new ServiceError('NOT_FOUND', `the folder of ${shown} does not exist`);
     }
     return r.path;
   }

@@ -123,6 +123,12 @@ export async function detectSourceConfig(path: string, opts: DetectOptions = {})
     if (opts.imageColumn) bad(`${path} is a folder; --image-column applies to CSV/TSV/JSONL image lists`);
     return { type: 'image_folder', path };
   }
+  // One image or one video is a file, not a dataset: say what a source is ("set source.format" said nothing).
+  const single = singleMediaKind(path);
+  if (single)
+    bad(
+      `${path} is a single ${single}; a dataset source is a folder of ${single}s in class folders (root/<class>/<file>), a folder of WebDataset shards, a table (CSV, Parquet, JSONL, NPY), or a CSV/JSONL list of ${single} paths: choose the folder that holds it`,
+    );
   const format = resolveTableFormat(path);
   const listable = format === 'csv' || format === 'tsv' || format === 'jsonl';
   if (opts.imageColumn) {
@@ -169,4 +175,11 @@ async function mustExist(path: string, want: 'file' | 'folder' | 'either'): Prom
     );
   }
   return kind;
+}
+
+/** 'image' or 'video' when a file's extension names one (a single file picked by mistake), else null. */
+function singleMediaKind(path: string): 'image' | 'video' | null {
+  if (/\.(jpe?g|png|webp|gif|bmp|tiff?|avif|heic|ppm|pgm)$/i.test(path)) return 'image';
+  if (/\.(mp4|mkv|webm|mov|avi|m4v)$/i.test(path)) return 'video';
+  return null;
 }

@@ -1,6 +1,6 @@
 import { Component, useEffect, useState, type ErrorInfo, type ReactNode } from 'react';
 import { getTransport, subscribe, type ConnectionState } from './lib/api.js';
-import { formatBytes } from './lib/format.js';
+import { decoderLabel, formatBytes } from './lib/format.js';
 import { ServerBanner } from './components/ServerBanner.js';
 import { BuildScreen } from './screens/BuildScreen.js';
 import { DatasetScreen } from './screens/DatasetScreen.js';
@@ -47,9 +47,11 @@ export function App() {
       if (s === 'open') {
         wasOpen = true;
         setLostAt(null);
+        useUiStore.getState().setOffline(false);
       } else if (wasOpen) {
         wasOpen = false;
         setLostAt(Date.now());
+        useUiStore.getState().setOffline(true);
         useProfilesStore.getState().onConnectionLost();
       }
     };
@@ -59,6 +61,14 @@ export function App() {
       offConn();
     };
   }, [loadEnv]);
+
+  // While the server is away, ask it every few seconds who we are: a server started again with a
+  // new token answers 401, and the page then asks for the token (else it would read Offline for ever).
+  useEffect(() => {
+    if (lostAt === null) return;
+    const t = setInterval(() => void useEnvStore.getState().load(), 2000);
+    return () => clearInterval(t);
+  }, [lostAt]);
 
   // The screen lives in the URL hash (#/build), with the open run (#/runs/4) or dataset
   // (#/dataset?file=…): reload, back/forward and a pasted link open the same thing.
@@ -136,7 +146,6 @@ export function App() {
 }
 
 function Sidebar({ screen, conn }: { screen: Screen; conn: ConnectionState }) {
-  const setScreen = useUiStore((u) => u.setScreen);
   const theme = useUiStore((u) => u.theme);
   const setTheme = useUiStore((u) => u.setTheme);
   const info = useEnvStore((e) => e.info);
@@ -155,11 +164,11 @@ function Sidebar({ screen, conn }: { screen: Screen; conn: ConnectionState }) {
         <ul className="nav">
           {SCREENS.map((s, i) => (
             <li key={s.id}>
-              <button
-                type="button"
+              {/* A link (not a button): a new tab, the history and a copied address all open the screen. */}
+              <a
+                href={`#/${s.id}`}
                 className={`nav-item ${s.id === screen ? 'is-active' : ''}`}
                 aria-current={s.id === screen ? 'page' : undefined}
-                onClick={() => setScreen(s.id)}
                 data-testid={`nav-${s.id}`}
                 title={`${s.hint} (Alt+${i + 1})`}
               >
@@ -167,7 +176,7 @@ function Sidebar({ screen, conn }: { screen: Screen; conn: ConnectionState }) {
                 {(s.id === 'build' && running) || (s.id === 'profile' && profiling) ? (
                   <span className="pulse" aria-label="running" />
                 ) : null}
-              </button>
+              </a>
             </li>
           ))}
         </ul>
@@ -197,7 +206,7 @@ function Sidebar({ screen, conn }: { screen: Screen; conn: ConnectionState }) {
             <dt>GPU</dt>
             <dd>{info.gpus.length ? info.gpus.map((g) => g.name).join(', ') : 'none'}</dd>
             <dt>JPEG</dt>
-            <dd>{info.decodePath}</dd>
+            <dd data-testid="env-decoder">{info.decoderName ?? decoderLabel(info.decodePath)}</dd>
           </dl>
         ) : envError ? (
           <div className="env-error" role="alert">
@@ -209,15 +218,54 @@ function Sidebar({ screen, conn }: { screen: Screen; conn: ConnectionState }) {
   );
 }
 
+/** Where the token is kept for this tab (lib/api.ts's takeToken reads it back). */
+const TOKEN_KEY = 'beton.token';
+
 function AuthRequired() {
+  const [value, setValue] = useState('');
+  // A pasted address or a bare token: either way the token is what follows `token=`.
+  const token = (/[?&]token=([^&#\s]+)/.exec(value)?.[1] ?? value).trim();
+  const submit = (): void => {
+    if (!token) return;
+    try {
+      sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(token));
+    } catch {
+      // Storage disabled: the address with its token still works.
+      location.href = `${location.pathname}?token=${token}${location.hash}`;
+      return;
+    }
+    location.reload();
+  };
   return (
     <main className="auth" data-testid="auth-required">
       <div className="card auth-card">
         <h1>Access token needed</h1>
         <p>
-          This server only answers requests that carry its token. Open the full URL that <code>beton serve</code> printed when it started —
-          it ends in <code>?token=…</code>.
+          This server only answers requests that carry its token (a server started again has a new one). Paste the full URL that{' '}
+          <code>beton serve</code> printed (it ends in <code>?token=…</code>), or the token alone.
         </p>
+        <form
+          className="auth-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            submit();
+          }}
+        >
+          <label htmlFor="auth-token">Address or token</label>
+          <input
+            id="auth-token"
+            className="input"
+            data-testid="auth-token"
+            value={value}
+            onChange={(e) => setValue(e.target.value)}
+            autoFocus
+            spellCheck={false}
+            autoComplete="off"
+          />
+          <button type="submit" className="btn btn-primary" data-testid="auth-submit" disabled={!token}>
+            Connect
+          </button>
+        </form>
         <p className="muted">The token is kept for this tab only and removed from the address bar.</p>
       </div>
     </main>

@@ -1,10 +1,12 @@
 import { useState } from 'react';
 import type { BuildConfigInput } from '../../../core/api/build-config.js';
 import type { BuildAdvice } from '../../../core/api/contract.js';
+import { inAppWords } from '../lib/app-words.js';
 import { formatBytes, formatDuration, formatNumber } from '../lib/format.js';
 import { useAdviceStore } from '../stores/advice.js';
 import { useProfilesStore } from '../stores/profiles.js';
 import { Stat, TextField } from './Form.js';
+import { QualityCompare } from './QualityCompare.js';
 import { ErrorBanner, Loading } from './States.js';
 import { usePick } from '../stores/use-pick.js';
 
@@ -13,14 +15,24 @@ import { usePick } from '../stores/use-pick.js';
  * source with the form's settings and says what the build will make. Every number is an
  * estimate and says from how many items.
  */
-export function BuildAdvicePanel({ config, onPageSize }: { config: BuildConfigInput | null; onPageSize(mib: string): void }) {
+export function BuildAdvicePanel({
+  config,
+  onPageSize,
+  onSkip,
+}: {
+  config: BuildConfigInput | null;
+  onPageSize(mib: string): void;
+  /** Sets the form's "Bad samples" to skip (the unreadable files found). */
+  onSkip(): void;
+}) {
   const a = usePick(useAdviceStore, 'loading', 'error', 'advice', 'madeFor', 'advise');
   const profileForm = useProfilesStore((p) => p.form);
   // The crop the Profile screen would load with: the loader's output size.
   const [crop, setCrop] = useState(profileForm.decoder === 'simple' ? '' : profileForm.decoderSize);
   const [sample, setSample] = useState('24');
   const stale = a.advice !== null && config !== null && a.madeFor !== JSON.stringify(config);
-  const cropN = crop.trim() === '' ? null : Number(crop);
+  const images = config?.fields === undefined || config.fields.some((f) => f.type === 'rgb_image');
+  const cropN = crop.trim() === '' || !images ? null : Number(crop);
   const sampleN = Number(sample);
   const bad =
     (cropN !== null && !(Number.isInteger(cropN) && cropN >= 8)) || !(Number.isInteger(sampleN) && sampleN >= 1 && sampleN <= 256);
@@ -41,17 +53,20 @@ export function BuildAdvicePanel({ config, onPageSize }: { config: BuildConfigIn
             hint="1–256, picked at random (seed 0)."
           />
         </div>
-        <div className="narrow">
-          <TextField
-            label="Loader crop (px)"
-            value={crop}
-            onChange={setCrop}
-            testId="advice-crop"
-            inputMode="numeric"
-            placeholder="none"
-            hint="The size the loader decodes to (Profile's crop)."
-          />
-        </div>
+        {/* The crop check compares stored images with the loader's crop: no image field, no crop. */}
+        {images ? (
+          <div className="narrow">
+            <TextField
+              label="Loader crop (px)"
+              value={crop}
+              onChange={setCrop}
+              testId="advice-crop"
+              inputMode="numeric"
+              placeholder="none"
+              hint="The size the loader decodes to (Profile's crop)."
+            />
+          </div>
+        ) : null}
         <div className="align-end">
           <button
             type="button"
@@ -66,12 +81,26 @@ export function BuildAdvicePanel({ config, onPageSize }: { config: BuildConfigIn
       </div>
       {a.loading ? <Loading label="Encoding a sample of the source…" /> : null}
       {a.error ? <ErrorBanner error={a.error} title="No estimate" /> : null}
-      {a.advice ? <AdviceView advice={a.advice} stale={stale} onPageSize={onPageSize} /> : null}
+      {a.advice ? (
+        <AdviceView advice={a.advice} stale={stale} onPageSize={onPageSize} onSkip={onSkip} skipping={config?.onError === 'skip'} />
+      ) : null}
     </section>
   );
 }
 
-function AdviceView({ advice: v, stale, onPageSize }: { advice: BuildAdvice; stale: boolean; onPageSize(mib: string): void }) {
+function AdviceView({
+  advice: v,
+  stale,
+  onPageSize,
+  onSkip,
+  skipping,
+}: {
+  advice: BuildAdvice;
+  stale: boolean;
+  onPageSize(mib: string): void;
+  onSkip(): void;
+  skipping: boolean;
+}) {
   const e = v.estimate;
   return (
     <div data-testid="advice-result" data-stale={stale ? 'true' : undefined} className={stale ? 'is-stale' : undefined}>
@@ -106,6 +135,7 @@ function AdviceView({ advice: v, stale, onPageSize }: { advice: BuildAdvice; sta
           ))}
         </ul>
       ) : null}
+      {v.headers ? <HeaderScan headers={v.headers} onSkip={onSkip} skipping={skipping} /> : null}
       {v.pageSizes.length > 1 ? (
         <div>
           <h4>Page size</h4>
@@ -154,8 +184,11 @@ function AdviceView({ advice: v, stale, onPageSize }: { advice: BuildAdvice; sta
 }
 
 function QualityPreview({ quality: q }: { quality: NonNullable<BuildAdvice['quality']> }) {
+  const [compare, setCompare] = useState<{ item: number; variant: number } | null>(null);
+  const shown = compare ? q.items[compare.item] : undefined;
   return (
     <div data-testid="advice-quality">
+      {shown && compare ? <QualityCompare item={shown} variant={compare.variant} onClose={() => setCompare(null)} /> : null}
       <h4>
         JPEG quality on {q.items.length} sampled images{' '}
         <span className="muted">
@@ -169,13 +202,13 @@ function QualityPreview({ quality: q }: { quality: NonNullable<BuildAdvice['qual
           (JPEG when width × height × 3 &gt; threshold).
         </p>
       ) : null}
-      {q.items.map((it) => (
+      {q.items.map((it, itemIndex) => (
         <div key={it.index} className="advice-quality-row" data-testid="advice-quality-item">
           <div className="muted advice-quality-head">
             #{it.index} · {it.width}×{it.height}
           </div>
           <div className="advice-variants">
-            {it.variants.map((vr) => (
+            {it.variants.map((vr, variantIndex) => (
               <figure
                 key={vr.label}
                 className={`advice-variant ${vr.chosen ? 'is-chosen' : ''}`}
@@ -183,12 +216,20 @@ function QualityPreview({ quality: q }: { quality: NonNullable<BuildAdvice['qual
                 data-chosen={vr.chosen ? 'true' : undefined}
               >
                 {vr.preview ? (
-                  <img
-                    src={`data:${vr.preview.mime};base64,${vr.preview.base64}`}
-                    alt={`sample ${it.index} as ${vr.label}${vr.preview.crop ? ' (1:1 crop of the middle)' : ''}`}
-                    width={vr.preview.width}
-                    height={vr.preview.height}
-                  />
+                  <button
+                    type="button"
+                    className="thumb-open"
+                    data-testid="advice-variant-open"
+                    title="Compare with the lossless image at 1:1"
+                    onClick={() => setCompare({ item: itemIndex, variant: variantIndex })}
+                  >
+                    <img
+                      src={`data:${vr.preview.mime};base64,${vr.preview.base64}`}
+                      alt={`sample ${it.index} as ${vr.label}${vr.preview.crop ? ' (1:1 crop of the middle)' : ''}`}
+                      width={vr.preview.width}
+                      height={vr.preview.height}
+                    />
+                  </button>
                 ) : null}
                 <figcaption>
                   <span>{vr.label}</span>
@@ -201,6 +242,48 @@ function QualityPreview({ quality: q }: { quality: NonNullable<BuildAdvice['qual
           </div>
         </div>
       ))}
+    </div>
+  );
+}
+
+/** Every source file's header, read: how many, and the files the build would stop at, with Skip. */
+function HeaderScan({ headers: h, onSkip, skipping }: { headers: NonNullable<BuildAdvice['headers']>; onSkip(): void; skipping: boolean }) {
+  const all = h.checked === h.total;
+  return (
+    <div data-testid="advice-headers" data-unreadable={h.unreadableCount}>
+      <p className={h.unreadableCount ? 'field-msg field-warning' : 'muted'}>
+        {all
+          ? `Read every source file's header (${formatNumber(h.checked)})`
+          : `Read the headers of the first ${formatNumber(h.checked)} of ${formatNumber(h.total)} source files`}
+        {h.unreadableCount
+          ? `: ${formatNumber(h.unreadableCount)} cannot be read.`
+          : ': all readable (damage past a header shows only when the build decodes the file).'}
+      </p>
+      {h.unreadableCount ? (
+        <>
+          <ul className="skipped" data-testid="advice-unreadable">
+            {h.unreadable.map((u) => (
+              <li key={`${u.index}:${u.source}`}>
+                <code>{u.source || `#${u.index}`}</code> {inAppWords(u.reason)}
+              </li>
+            ))}
+            {h.unreadableCount > h.unreadable.length ? (
+              <li className="muted">…and {h.unreadableCount - h.unreadable.length} more</li>
+            ) : null}
+          </ul>
+          <div className="actions">
+            {skipping ? (
+              <span className="muted" data-testid="advice-skipping">
+                Bad samples: skipped and listed in the report.
+              </span>
+            ) : (
+              <button type="button" className="btn" data-testid="advice-skip" onClick={onSkip}>
+                Skip them when building
+              </button>
+            )}
+          </div>
+        </>
+      ) : null}
     </div>
   );
 }

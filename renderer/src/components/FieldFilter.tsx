@@ -10,7 +10,9 @@ import { useDatasetsStore } from '../stores/datasets.js';
  * it works on any number of samples; combines with the class filter.
  */
 export function FieldFilter({ info }: { info: InspectResult }) {
-  const d = useDatasetsStore(useShallow((s) => ({ where: s.where, matches: s.preview?.where?.matches, setWhere: s.setWhere })));
+  const d = useDatasetsStore(
+    useShallow((s) => ({ where: s.where, matches: s.preview?.where?.matches, setWhere: s.setWhere, labels: s.inspect?.labels ?? null })),
+  );
   const usable = info.fields.filter((f) => f.type === 'int' || f.type === 'float' || f.type === 'json');
   const [field, setField] = useState(usable[0]?.name ?? '');
   const [min, setMin] = useState('');
@@ -29,14 +31,34 @@ export function FieldFilter({ info }: { info: InspectResult }) {
       }
       return n;
     };
-    const lo = num(min, 'Minimum');
-    const hi = num(max, 'Maximum');
+    // A text field has no range: what the hidden inputs held for another field is not applied.
+    const lo = type === 'json' ? undefined : num(min, 'Minimum');
+    const hi = type === 'json' ? undefined : num(max, 'Maximum');
     if (lo === null || hi === null) return;
-    const list = values
+    // The class field takes class names too (the file's manifest or folder names): "dog" is label 1.
+    const names = d.labels && d.labels.field === field ? d.labels.counts.filter((c) => c.name !== null) : [];
+    const list: Array<string | number> = [];
+    for (const v of values
       .split(',')
-      .map((v) => v.trim())
-      .filter(Boolean)
-      .map((v) => (type !== 'json' && Number.isFinite(Number(v)) ? Number(v) : v));
+      .map((x) => x.trim())
+      .filter(Boolean)) {
+      if (type !== 'json' && Number.isFinite(Number(v))) list.push(Number(v));
+      else if (type !== 'json') {
+        const hit = names.find((c) => c.name!.toLowerCase() === v.toLowerCase());
+        if (!hit) {
+          setError(
+            names.length
+              ? `No class named "${v}" (classes: ${names
+                  .slice(0, 12)
+                  .map((c) => c.name)
+                  .join(', ')}${names.length > 12 ? ', …' : ''}).`
+              : `"${v}" is not a number (${field} holds numbers).`,
+          );
+          return;
+        }
+        list.push(hit.label);
+      } else list.push(v);
+    }
     if (lo === undefined && hi === undefined && !list.length) {
       setError('Give a minimum, a maximum or values.');
       return;
@@ -54,6 +76,11 @@ export function FieldFilter({ info }: { info: InspectResult }) {
     });
   };
   const w = d.where;
+  // The summary names classes as they were typed: "label in dog (1)".
+  const nameOf = (v: string | number, f: string): string => {
+    const c = d.labels && d.labels.field === f && typeof v === 'number' ? d.labels.counts.find((x) => x.label === v) : undefined;
+    return c?.name ? `${c.name} (${v})` : String(v);
+  };
   return (
     <form
       className="field-filter row-wrap"
@@ -65,7 +92,18 @@ export function FieldFilter({ info }: { info: InspectResult }) {
     >
       <label>
         Filter field{' '}
-        <select value={field} onChange={(e) => setField(e.target.value)} data-testid="where-field">
+        <select
+          value={field}
+          onChange={(e) => {
+            // Another field starts empty: its bounds are not the last field's.
+            setField(e.target.value);
+            setMin('');
+            setMax('');
+            setValues('');
+            setError(null);
+          }}
+          data-testid="where-field"
+        >
           {usable.map((f) => (
             <option key={f.name} value={f.name}>
               {f.name} ({f.type === 'json' ? 'text/JSON' : f.type})
@@ -106,7 +144,7 @@ export function FieldFilter({ info }: { info: InspectResult }) {
           onChange={(e) => setValues(e.target.value)}
           data-testid="where-values"
           aria-label="Values, comma-separated"
-          placeholder="a, b, c"
+          placeholder={d.labels && d.labels.field === field && d.labels.counts.some((c) => c.name) ? 'numbers or class names' : 'a, b, c'}
         />
       </label>
       <button type="submit" className="btn btn-small" data-testid="where-apply">
@@ -135,7 +173,7 @@ export function FieldFilter({ info }: { info: InspectResult }) {
           {formatNumber(d.matches)} samples with {w.field}
           {w.min !== undefined ? ` ≥ ${w.min}` : ''}
           {w.max !== undefined ? ` ≤ ${w.max}` : ''}
-          {w.values ? ` in ${w.values.join(', ')}` : ''}
+          {w.values ? ` in ${w.values.map((v) => nameOf(v, w.field)).join(', ')}` : ''}
         </p>
       ) : null}
     </form>

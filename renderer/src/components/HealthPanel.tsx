@@ -1,6 +1,8 @@
 import { usePick } from '../stores/use-pick.js';
 import type { ReactNode } from 'react';
-import type { DatasetCheck } from '../../../core/api/contract.js';
+import type { BuildSkips, DatasetCheck } from '../../../core/api/contract.js';
+import { inAppWords } from '../lib/app-words.js';
+import { DuplicateGroup } from './DuplicateGroup.js';
 import { formatDateTime, formatEta, formatNumber, formatPercent, formatRate, percent } from '../lib/format.js';
 import { useDatasetsStore, type CheckJob } from '../stores/datasets.js';
 import { ProgressBar, Stat } from './Form.js';
@@ -20,6 +22,8 @@ function Ids({ ids, open }: { ids: readonly number[]; open(i: number): void }) {
 }
 
 const SHOW = 12;
+/** Groups shown as thumbnails (each member one small preview request). */
+const THUMB_GROUPS = 4;
 
 /** A titled part of the findings, shown only when it found something. */
 function Finding({ title, count, children }: { title: ReactNode; count: number; children: ReactNode }) {
@@ -61,17 +65,24 @@ function GroupList({
   conflicts,
   testId,
   open,
+  path,
 }: {
   groups: readonly number[][];
   conflicts: number;
   testId: string;
   open(i: number): void;
+  path: string | null;
 }) {
   return (
     <ul className="health-list" data-testid={testId}>
       {groups.slice(0, SHOW).map((g, k) => (
         <li key={g.join()} className={k < conflicts ? 'is-conflict' : undefined}>
-          <Ids ids={g} open={open} />
+          {/* The first groups side by side, as thumbnails with their files; the rest as ids. */}
+          {path && k < THUMB_GROUPS ? (
+            <DuplicateGroup path={path} ids={g} open={open} testId="health-group" />
+          ) : (
+            <Ids ids={g} open={open} />
+          )}
           {k < conflicts ? (
             <span className="badge badge-danger" data-testid="health-conflict">
               labels disagree
@@ -103,6 +114,7 @@ export function HealthPanel() {
     'openDetail',
   );
   const c = d.check;
+  const skipped = useDatasetsStore((s) => s.inspect?.skipped ?? null);
   return (
     <section
       className="card"
@@ -127,6 +139,7 @@ export function HealthPanel() {
           {d.checkRunning ? 'Checking…' : c ? 'Check again' : 'Run check'}
         </button>
       </header>
+      {skipped ? <BuildSkipped skips={skipped} /> : null}
       {d.checkJob ? <CheckProgress job={d.checkJob} cancel={() => void d.cancelCheck()} /> : null}
       {d.checkCancelled && !d.checkRunning ? (
         // The user's own choice, not a failure: said plainly, without the red of an error.
@@ -141,7 +154,7 @@ export function HealthPanel() {
           <code>{d.openPath}.check.json</code>.
         </p>
       ) : null}
-      {c ? <Findings check={c} open={(i) => void d.openDetail(i)} /> : null}
+      {c ? <Findings check={c} open={(i) => void d.openDetail(i)} path={d.openPath} /> : null}
     </section>
   );
 }
@@ -184,7 +197,7 @@ function CheckProgress({ job, cancel }: { job: CheckJob; cancel(): void }) {
   );
 }
 
-function Findings({ check, open }: { check: DatasetCheck; open(i: number): void }) {
+function Findings({ check, open, path }: { check: DatasetCheck; open(i: number): void; path: string | null }) {
   const r = check.result;
   const classes = Object.entries(r.classes);
   const most = Math.max(1, ...classes.map(([, n]) => n));
@@ -206,10 +219,22 @@ function Findings({ check, open }: { check: DatasetCheck; open(i: number): void 
           <NoteList items={r.corrupt} note={(x) => x.error} testId="health-corrupt-list" open={open} />
         </Finding>
         <Finding title="Exact duplicates" count={r.duplicates.length}>
-          <GroupList groups={r.duplicates} conflicts={check.labelConflicts.duplicates} testId="health-duplicate-list" open={open} />
+          <GroupList
+            groups={r.duplicates}
+            conflicts={check.labelConflicts.duplicates}
+            testId="health-duplicate-list"
+            open={open}
+            path={path}
+          />
         </Finding>
         <Finding title={`Near-duplicates (≤ ${check.thresholds.hamming} of 64 hash bits)`} count={r.near_duplicates.length}>
-          <GroupList groups={r.near_duplicates} conflicts={check.labelConflicts.near_duplicates} testId="health-near-list" open={open} />
+          <GroupList
+            groups={r.near_duplicates}
+            conflicts={check.labelConflicts.near_duplicates}
+            testId="health-near-list"
+            open={open}
+            path={path}
+          />
         </Finding>
         <Finding title="Outliers" count={r.outliers.length}>
           <NoteList items={r.outliers} note={(o) => o.reason} testId="health-outlier-list" open={open} />
@@ -234,5 +259,25 @@ function Findings({ check, open }: { check: DatasetCheck; open(i: number): void 
         ) : null}
       </div>
     </>
+  );
+}
+
+/** What the build left out (its skipped-samples report beside the file): the check cannot see files that never got in. */
+function BuildSkipped({ skips }: { skips: BuildSkips }) {
+  return (
+    <div className="health-skipped" data-testid="health-skipped" data-count={skips.count}>
+      <p className="field-msg field-warning">
+        The build left out {formatNumber(skips.count)} source {skips.count === 1 ? 'file' : 'files'} it could not read (listed in{' '}
+        <code>{skips.reportPath}</code>):
+      </p>
+      <ul className="health-list" data-testid="health-skipped-list">
+        {skips.items.slice(0, SHOW).map((x) => (
+          <li key={x.index}>
+            <code>{x.path ?? `source item ${x.index}`}</code> <span className="muted">{inAppWords(x.reason)}</span>
+          </li>
+        ))}
+        {skips.count > SHOW ? <li className="muted">… {formatNumber(skips.count - SHOW)} more</li> : null}
+      </ul>
+    </div>
   );
 }

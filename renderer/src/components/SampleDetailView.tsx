@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'react';
-import type { SampleDetail } from '../../../core/api/contract.js';
+import type { PreviewValue, SampleDetail } from '../../../core/api/contract.js';
 import { formatBytes, formatNumber } from '../lib/format.js';
 import { detailPosition, useDatasetsStore } from '../stores/datasets.js';
+import { DuplicateGroup } from './DuplicateGroup.js';
 import { ErrorBanner, Loading } from './States.js';
 import { usePick } from '../stores/use-pick.js';
 
@@ -31,10 +32,29 @@ export function SampleDetailView() {
   const at = detailPosition(d);
   const [actual, setActual] = useState(false);
   const dialog = useRef<HTMLDivElement>(null);
+  // What had the focus when the dialog opened (the thumbnail): it gets it back on close.
+  const opener = useRef<HTMLElement | null>(null);
+  const open = index !== null;
+  const lastIndex = useRef<number | null>(null);
+  if (index !== null) lastIndex.current = index;
+  useEffect(() => {
+    if (!open) return;
+    opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    return () => {
+      const i = lastIndex.current;
+      // The thumbnail of the sample last shown, when it is on the page; else the one that opened it.
+      const thumb = i === null ? null : document.querySelector<HTMLElement>(`[data-testid=thumb-open][data-index="${i}"]`);
+      (thumb ?? opener.current)?.focus();
+    };
+  }, [open]);
   useEffect(() => {
     if (index === null) return;
-    dialog.current?.focus();
+    if (!dialog.current?.contains(document.activeElement)) dialog.current?.focus();
     const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Tab') {
+        trapTab(dialog.current, e);
+        return;
+      }
       if (e.key === 'Escape') closeDetail();
       else if (e.key === 'ArrowRight') void stepDetail(1);
       else if (e.key === 'ArrowLeft') void stepDetail(-1);
@@ -105,18 +125,35 @@ export function SampleDetailView() {
   );
 }
 
+/** Keeps Tab inside the dialog: from the last focusable to the first, and back with Shift. */
+function trapTab(root: HTMLElement | null, e: KeyboardEvent): void {
+  if (!root) return;
+  const items = [...root.querySelectorAll<HTMLElement>('button, input, select, textarea, a[href], [tabindex]:not([tabindex="-1"])')].filter(
+    (el) => !(el as HTMLButtonElement).disabled && el.offsetParent !== null,
+  );
+  if (!items.length) return;
+  const first = items[0]!;
+  const last = items[items.length - 1]!;
+  const at = document.activeElement;
+  if (e.shiftKey && (at === first || at === root || !root.contains(at))) {
+    e.preventDefault();
+    last.focus();
+  } else if (!e.shiftKey && (at === last || !root.contains(at))) {
+    e.preventDefault();
+    first.focus();
+  }
+}
+
 function Body({ s, actual, open }: { s: SampleDetail; actual: boolean; open(i: number): void }) {
   const images = s.fields.filter((f) => f.value.kind === 'image');
+  const clips = s.fields.filter((f) => f.value.kind === 'frames');
+  const path = useDatasetsStore((d) => d.openPath);
   const group = (label: string, ids: number[] | null, testId: string) =>
-    ids ? (
-      <p data-testid={testId}>
-        {label}:{' '}
-        {ids.map((id) => (
-          <button key={id} type="button" className="link-button" disabled={id === s.index} onClick={() => open(id)}>
-            #{id}
-          </button>
-        ))}
-      </p>
+    ids && path ? (
+      <div data-testid={testId}>
+        <h4>{label}</h4>
+        <DuplicateGroup path={path} ids={ids} current={s.index} open={open} testId={`${testId}-group`} />
+      </div>
     ) : null;
   return (
     <div className="detail-body">
@@ -133,6 +170,7 @@ function Body({ s, actual, open }: { s: SampleDetail; actual: boolean; open(i: n
           </div>
         ) : null,
       )}
+      {clips.map((f) => (f.value.kind === 'frames' ? <ClipFrames key={f.name} name={f.name} index={s.index} clip={f.value} /> : null))}
       {s.flags.length ? (
         <ul className="detail-flags" data-testid="detail-flags">
           {s.flags.map((f) => (
@@ -165,7 +203,7 @@ function Body({ s, actual, open }: { s: SampleDetail; actual: boolean; open(i: n
                   ? f.value.text
                   : f.value.kind === 'image'
                     ? `${f.value.width}×${f.value.height} ${f.value.mode}`
-                    : `${f.value.base64.length} frames`}
+                    : `${f.value.count ?? f.value.base64.length} frames`}
               </td>
               <td className="num">{f.storedBytes ? formatBytes(f.storedBytes) : 'in record'}</td>
               <td className="num">{f.page ?? '—'}</td>
@@ -174,6 +212,29 @@ function Body({ s, actual, open }: { s: SampleDetail; actual: boolean; open(i: n
           ))}
         </tbody>
       </table>
+    </div>
+  );
+}
+
+/** A clip in the dialog: its frames (up to 8, evenly spaced) large enough to see, and how many the file stores. */
+function ClipFrames({ name, index, clip }: { name: string; index: number; clip: Extract<PreviewValue, { kind: 'frames' }> }) {
+  return (
+    <div className="detail-clip" data-testid="detail-clip">
+      <p className="muted" data-testid="detail-clip-count">
+        {clip.count !== undefined
+          ? `${formatNumber(clip.count)} frames stored, ${clip.width}×${clip.height}; ${clip.base64.length} of them shown, evenly spaced`
+          : `${clip.base64.length} frames shown, ${clip.width}×${clip.height}`}
+      </p>
+      <div className="detail-frames">
+        {clip.base64.map((b, k) => (
+          <img
+            key={k}
+            src={`data:${clip.mime};base64,${b}`}
+            alt={`${name} of sample ${index}, frame ${k + 1} of ${clip.base64.length} shown`}
+            data-testid="detail-frame"
+          />
+        ))}
+      </div>
     </div>
   );
 }

@@ -16,7 +16,17 @@ export function EmptyState({
 }) {
   return (
     <div className="empty" data-testid={testId ?? 'empty-state'}>
-      <div className="empty-mark" aria-hidden="true" />
+      {/* A drawn mark (an empty tray), not a blank square. */}
+      <svg className="empty-mark" data-testid="empty-icon" viewBox="0 0 24 24" width="40" height="40" aria-hidden="true">
+        <path
+          d="M3 13l2.5-7.5A2 2 0 0 1 7.4 4h9.2a2 2 0 0 1 1.9 1.5L21 13v5a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2v-5zm0 0h5l1.5 2.5h5L16 13h5"
+          fill="none"
+          stroke="currentColor"
+          strokeWidth="1.6"
+          strokeLinejoin="round"
+          strokeLinecap="round"
+        />
+      </svg>
       <h3>{title}</h3>
       {children ? <div className="empty-body">{children}</div> : null}
       {action ? <div className="empty-action">{action}</div> : null}

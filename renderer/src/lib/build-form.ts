@@ -71,6 +71,8 @@ export interface BuildForm {
   output: string;
   /** Page size in MiB (FFCV: a power of two, at least 2 MiB). */
   pageSizeMiB: string;
+  /** Why detection proposed a page size other than FFCV's default (a small table); null: the default. */
+  pageSizeWhy?: string | null;
   /** '' = one per core. */
   workers: string;
   /** The seed of per-sample draws (proportion mode); '' = 0. */
@@ -139,7 +141,8 @@ export function formFromDetected(d: DetectedSource): BuildForm {
     length: d.length,
     fields: d.fields.map(fieldToForm),
     output: suggestOutput(d.source.path),
-    pageSizeMiB: String(PAGE_SIZE.default / 2 ** 20),
+    pageSizeMiB: String((d.pageSize?.bytes ?? PAGE_SIZE.default) / 2 ** 20),
+    pageSizeWhy: d.pageSize?.why ?? null,
     workers: '',
     seed: '',
     onError: 'fail',

@@ -133,3 +133,10 @@ export function rateUnit(schema: ReadonlyArray<{ type: string }> | null | undefi
   if (!schema || schema.some((f) => f.type === 'rgb_image')) return 'images/s';
   return 'samples/s';
 }
+
+/** The JPEG decoder the host uses, in words (env.info's `decodePath` is an internal id). */
+export function decoderLabel(path: string): string {
+  if (path === 'turbojpeg-npm') return 'libjpeg-turbo (fast)';
+  if (path === 'sharp') return 'sharp (slower fallback)';
+  return path;
+}

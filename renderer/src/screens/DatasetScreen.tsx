@@ -41,11 +41,12 @@ export function DatasetScreen() {
       {info ? (
         <>
           <HeaderCard info={info} />
+          {/* The samples first after the header: the grid started 1,300 px down, under the layout cards. */}
+          <SamplesCard info={info} />
+          {isRemoteUrl(info.path) ? <RemoteHealthNote url={info.path} /> : <HealthPanel />}
+          <ClassesCard info={info} />
           <FieldsCard info={info} />
           <PageMapCard info={info} />
-          <ClassesCard info={info} />
-          {isRemoteUrl(info.path) ? <RemoteHealthNote url={info.path} /> : <HealthPanel />}
-          <SamplesCard info={info} />
         </>
       ) : null}
       <SampleDetailView />

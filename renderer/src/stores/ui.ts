@@ -74,9 +74,12 @@ interface UiState {
   theme: Theme;
   /** Server token missing or wrong: the whole app shows how to get in. */
   unauthorized: boolean;
+  /** The server stopped answering (the event stream dropped after it was open): starting jobs is pointless. */
+  offline: boolean;
   setScreen(s: Screen): void;
   setTheme(t: Theme): void;
   setUnauthorized(v: boolean): void;
+  setOffline(v: boolean): void;
 }
 
 export const useUiStore = create<UiState>()((set) => ({
@@ -84,6 +87,7 @@ export const useUiStore = create<UiState>()((set) => ({
   screen: screenFromHash(globalThis.location?.hash ?? '') ?? 'sources',
   theme: readTheme(),
   unauthorized: false,
+  offline: false,
   setScreen: (screen) => set({ screen }),
   setTheme: (theme) => {
     try {
@@ -96,4 +100,5 @@ export const useUiStore = create<UiState>()((set) => ({
     set({ theme });
   },
   setUnauthorized: (unauthorized) => set({ unauthorized }),
+  setOffline: (offline) => set({ offline }),
 }));

@@ -1,3 +1,4 @@
+import { inAppWords } from '../../lib/app-words.js';
 import type { BuildReport } from '../../lib/types.js';
 
 /** Samples shown at most: the rest are counted (the report file lists them all). */
@@ -18,7 +19,7 @@ export function SkippedList({ report: r }: { report: BuildReport }) {
         {r.skipped.slice(0, MAX_SHOWN).map((s) => (
           <li key={s.index}>
             <code>{s.source ?? `#${s.index}`}</code>
-            {s.field ? <span className="badge">{s.field}</span> : null} {s.reason}
+            {s.field ? <span className="badge">{s.field}</span> : null} {inAppWords(s.reason)}
           </li>
         ))}
         {r.skipped.length > MAX_SHOWN ? <li className="muted">…and {r.skipped.length - MAX_SHOWN} more</li> : null}

@@ -47,6 +47,7 @@ export function SamplesCard({ info }: { info: InspectResult }) {
               ? 'empty dataset'
               : 'no samples'}
           {filterName !== null ? ` in ${filterName}` : ''}
+          {d.where !== null ? ' matching the field filter' : ''}
         </span>
       </header>
       <FieldFilter info={info} />

@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'react';
 import type { PreviewResult } from '../../../../core/api/contract.js';
 import { EmptyState } from '../../components/States.js';
 import { formatBytes } from '../../lib/format.js';
@@ -15,9 +16,16 @@ export function Thumbs({
   focus: number | null;
   open(i: number): void;
 }) {
+  // "Go to sample 250" (or a page-map cell) brings that sample into view, not only onto the page.
+  const grid = useRef<HTMLDivElement>(null);
+  const shown = preview.samples.some((s) => s.index === focus);
+  useEffect(() => {
+    if (focus === null || !shown) return;
+    grid.current?.querySelector(`[data-index="${focus}"]`)?.scrollIntoView({ block: 'center' });
+  }, [focus, shown]);
   if (!preview.samples.length) return <EmptyState title="No samples here" />;
   return (
-    <div className={`thumb-grid ${loading ? 'is-loading' : ''}`} data-testid="thumb-grid" aria-busy={loading}>
+    <div className={`thumb-grid ${loading ? 'is-loading' : ''}`} data-testid="thumb-grid" aria-busy={loading} ref={grid}>
       {preview.samples.map((s) => {
         const entries = Object.entries(s.fields);
         const image = entries.find(([, v]) => v.kind === 'image' || v.kind === 'frames');
@@ -36,6 +44,7 @@ export function Thumbs({
               onClick={() => open(s.index)}
               aria-label={`Open sample ${s.index}`}
               data-testid="thumb-open"
+              data-index={s.index}
             >
               {image ? <Media name={image[0]} value={image[1]} index={s.index} /> : <div className="thumb-noimg">#{s.index}</div>}
             </button>

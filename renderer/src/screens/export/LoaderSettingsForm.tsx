@@ -69,7 +69,7 @@ export function LoaderSettingsForm({
           label={
             hasBuild
               ? 'Include the build that wrote this file (DatasetWriter code)'
-              : 'Include its build (none this session wrote this file)'
+              : 'Include its build (no build of this file is recorded)'
           }
           checked={f.includeBuild && hasBuild}
           disabled={!hasBuild}

@@ -2,6 +2,7 @@ import { useEffect, useMemo } from 'react';
 import { FileErrorBanner } from '../../components/RemoteRefused.js';
 import { validateProfileForm } from '../../lib/profile-form.js';
 import { useEnvStore } from '../../stores/env.js';
+import { useUiStore } from '../../stores/ui.js';
 import { profileStartErrorFor, useProfilesStore } from '../../stores/profiles.js';
 import { usePick } from '../../stores/use-pick.js';
 import { CommandFields } from './CommandFields.js';
@@ -34,6 +35,7 @@ export function ProfileFormCard() {
   const cores = useEnvStore((e) => e.info?.cores ?? 1);
   // beton serve without --allow-exec refuses training commands (EXEC_DISABLED); say so up front.
   const execOff = useEnvStore((e) => e.info?.allowExec === false);
+  const offline = useUiStore((u) => u.offline);
   const checked = useMemo(
     () =>
       validateProfileForm(f, {
@@ -118,7 +120,8 @@ export function ProfileFormCard() {
           type="button"
           className="btn btn-primary btn-large"
           data-testid="profile-start"
-          disabled={!checked.params || running || p.starting || (f.mode === 'exec' && execOff)}
+          disabled={!checked.params || running || p.starting || (f.mode === 'exec' && execOff) || offline}
+          title={offline ? 'The server is not answering: start it again first' : undefined}
           onClick={() => checked.params && void p.start(checked.params, checked.grid)}
         >
           {p.starting ? 'Starting…' : running ? 'Running…' : 'Start profiling'}

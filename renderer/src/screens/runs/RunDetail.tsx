@@ -10,6 +10,9 @@ import { formatDateTime, rateUnit } from '../../lib/format.js';
 import { runSettings, type SettingGroup } from '../../lib/run-settings.js';
 import { answerOf, type PointConfig, type ProfileRunView } from '../../lib/types.js';
 import { VerdictBody } from './VerdictBody.js';
+import { exportFormFromRun } from '../../lib/export-from-run.js';
+import { useExportStore } from '../../stores/export.js';
+import { useUiStore } from '../../stores/ui.js';
 
 const GROUPS: SettingGroup[] = ['Plan', 'Machine', 'Dataset'];
 
@@ -48,6 +51,8 @@ export function RunDetail({ run, onClose }: { run: ProfileRunView; onClose: () =
   const answer = answerOf(run);
   const plan = 'decoder' in run.plan ? run.plan : null;
   const file = run.dataset?.path ?? ('file' in run.plan && run.plan.file ? run.plan.file : '');
+  // A stored sweep exports as the live one does (its best point), from any session.
+  const exportForm = useMemo(() => exportFormFromRun(run), [run]);
   return (
     <section className="card run-detail" data-testid="run-detail" data-id={run.id} aria-label={`Run ${run.id}`}>
       <header className="card-head">
@@ -58,6 +63,19 @@ export function RunDetail({ run, onClose }: { run: ProfileRunView; onClose: () =
           <span className={`status status-${run.status}`}>{run.status}</span> · started {formatDateTime(run.startedAt)}
           {run.finishedAt ? ` · finished ${formatDateTime(run.finishedAt)}` : ''}
         </span>
+        {exportForm ? (
+          <button
+            type="button"
+            className="btn btn-small"
+            data-testid="run-export"
+            onClick={() => {
+              useExportStore.getState().setForm(exportForm);
+              useUiStore.getState().setScreen('export');
+            }}
+          >
+            Export its best loader
+          </button>
+        ) : null}
         <button type="button" className="btn btn-small btn-ghost" onClick={onClose} data-testid="run-detail-close">
           Close
         </button>

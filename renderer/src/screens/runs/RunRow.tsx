@@ -1,6 +1,5 @@
 import type { RunSummary } from '../../../../core/api/contract.js';
-import { formatCompact, formatDateTime, rateUnit, shortenPath } from '../../lib/format.js';
-import { firstLine } from '../../components/EngineFailures.js';
+import { formatCompact, formatDateTime, rateUnit } from '../../lib/format.js';
 import { useRunsStore } from '../../stores/runs.js';
 
 /**
@@ -31,17 +30,13 @@ export function RunRow({ run, unitInCell }: { run: RunSummary; unitInCell: boole
         <span className={`status status-${run.status}`} title={run.failure ?? undefined}>
           {run.status}
         </span>
-        {/* One line: a Python traceback is the run's detail, not the list's (Details shows it). */}
-        {run.failure ? (
-          <div className="run-failure" data-testid="run-failure" title={run.failure}>
-            {firstLine(run.failure)}
-          </div>
-        ) : null}
+        {run.failure ? <FailureLine failure={run.failure} /> : null}
       </td>
-      <td className="cell-path" title={run.datasetPath ?? ''}>
-        {run.datasetPath ? shortenPath(run.datasetPath, 40) : '—'}
+      {/* The file's name whole (the folder is its title): "photos.b…" named nothing. */}
+      <td className="cell-path" title={run.datasetPath ?? ''} data-testid="run-dataset">
+        {run.datasetPath ? baseName(run.datasetPath) : '—'}
       </td>
-      <td>{run.hostname}</td>
+      <td className="col-host">{run.hostname}</td>
       {/* A command run has no grid points: its rate is the command's own (exec verdict). */}
       <td className="num">{run.kind === 'exec' ? '—' : run.points}</td>
       <td className="num">
@@ -95,5 +90,33 @@ export function RunRow({ run, unitInCell }: { run: RunSummary; unitInCell: boole
         )}
       </td>
     </tr>
+  );
+}
+
+const baseName = (p: string): string =>
+  p
+    .replace(/[/\\]+$/, '')
+    .split(/[/\\]/)
+    .pop() || p;
+
+/**
+ * A failed run in one line: the failure's last line (what went wrong), the whole text (a
+ * traceback) behind a disclosure, so it never spills into the next columns.
+ */
+function FailureLine({ failure }: { failure: string }) {
+  const lines = failure.trim().split('\n');
+  const last = lines.filter((l) => l.trim()).pop() ?? failure;
+  return (
+    <div className="run-failure" data-testid="run-failure">
+      <span className="run-failure-line" title={last}>
+        {last}
+      </span>
+      {lines.length > 1 ? (
+        <details className="run-failure-more">
+          <summary data-testid="run-failure-more">Traceback</summary>
+          <pre>{failure}</pre>
+        </details>
+      ) : null}
+    </div>
   );
 }

@@ -25,7 +25,9 @@ export function RunsTable() {
               <th scope="col">Started</th>
               <th scope="col">Status</th>
               <th scope="col">Dataset</th>
-              <th scope="col">Host</th>
+              <th scope="col" className="col-host">
+                Host
+              </th>
               <th scope="col">Points</th>
               <th scope="col" data-testid="runs-best-header">
                 {unit ? `Best ${unit}` : 'Best rate'}

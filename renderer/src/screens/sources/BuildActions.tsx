@@ -1,5 +1,6 @@
 import type { BuildConfigInput } from '../../../../core/api/build-config.js';
 import { ErrorBanner } from '../../components/States.js';
+import { useAdviceStore } from '../../stores/advice.js';
 import { startErrorFor, useBuildsStore } from '../../stores/builds.js';
 import { useUiStore } from '../../stores/ui.js';
 import { usePick } from '../../stores/use-pick.js';
@@ -18,6 +19,16 @@ export function BuildActions({ config, errorCount }: { config: BuildConfigInput 
     if (id) setScreen('build');
   };
   const startError = startErrorFor(builds, config);
+  // The estimate read every file's header: "Ready" only when the build would not stop at one.
+  const headers = useAdviceStore((a) => (a.advice && a.madeFor && sameSource(a.madeFor, config) ? (a.advice.headers ?? null) : null));
+  const unreadable = headers?.unreadableCount ?? 0;
+  const status = errorCount
+    ? `${errorCount} ${errorCount === 1 ? 'problem' : 'problems'} to fix before building`
+    : unreadable && config?.onError !== 'skip'
+      ? `${unreadable} source ${unreadable === 1 ? 'file' : 'files'} cannot be read: the build would stop at the first (skip them, above)`
+      : headers
+        ? "Ready to build (every file's header read)"
+        : 'Ready to build';
   const outputExists = startError?.code === 'OUTPUT_EXISTS';
   return (
     <div className="actions">
@@ -40,8 +51,8 @@ export function BuildActions({ config, errorCount }: { config: BuildConfigInput 
       ) : startError ? (
         <ErrorBanner error={startError} title="The build did not start" />
       ) : null}
-      <span className="muted" data-testid="form-status">
-        {errorCount ? `${errorCount} ${errorCount === 1 ? 'problem' : 'problems'} to fix before building` : 'Ready to build'}
+      <span className={unreadable && config?.onError !== 'skip' ? 'field-msg field-warning' : 'muted'} data-testid="form-status">
+        {status}
       </span>
       <button
         type="button"
@@ -54,4 +65,14 @@ export function BuildActions({ config, errorCount }: { config: BuildConfigInput 
       </button>
     </div>
   );
+}
+
+/** Whether the advice (made for the config `madeFor`, as JSON) was made for this config's source. */
+function sameSource(madeFor: string, config: BuildConfigInput | null): boolean {
+  if (!config) return false;
+  try {
+    return JSON.stringify((JSON.parse(madeFor) as BuildConfigInput).source) === JSON.stringify(config.source);
+  } catch {
+    return false;
+  }
 }

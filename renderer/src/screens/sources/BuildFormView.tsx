@@ -21,7 +21,11 @@ export function BuildFormView() {
       <SchemaCard form={s.form} errors={errors} warnings={warnings} updateField={s.updateField} removeField={s.removeField} />
       {s.form.clip ? <ClipCard clip={s.form.clip} errors={errors} onChange={s.updateClip} /> : null}
       <OutputCard form={s.form} errors={errors} cores={cores} onChange={s.updateForm} />
-      <BuildAdvicePanel config={checked.config} onPageSize={(pageSizeMiB) => s.updateForm({ pageSizeMiB })} />
+      <BuildAdvicePanel
+        config={checked.config}
+        onPageSize={(pageSizeMiB) => s.updateForm({ pageSizeMiB })}
+        onSkip={() => s.updateForm({ onError: 'skip' })}
+      />
       <BuildActions config={checked.config} errorCount={Object.keys(errors).length} />
     </>
   );

@@ -17,9 +17,14 @@ export const TYPE_LABEL: Record<FieldType, string> = {
   video_clip: 'video clip',
 };
 
+/** Which option columns the schema table has: an image's six, a clip's three, or one "Options" column. */
+export type SchemaLayout = 'image' | 'clip' | 'plain';
+const OPTION_COLUMNS: Record<SchemaLayout, number> = { image: 6, clip: 3, plain: 1 };
+
 export function FieldRow({
   index,
   field: f,
+  layout,
   types,
   errors,
   warnings,
@@ -28,6 +33,7 @@ export function FieldRow({
 }: {
   index: number;
   field: FieldForm;
+  layout: SchemaLayout;
   types: FieldType[];
   errors: Record<string, string>;
   warnings: Record<string, string>;
@@ -74,6 +80,7 @@ export function FieldRow({
   const isClip = f.type === 'video_clip';
   const isArray = f.type === 'ndarray' || f.type === 'torch_tensor';
   const labels = needsCategories(f) ? f.labelMap : null;
+  const span = OPTION_COLUMNS[layout];
   return (
     <tr data-testid={`field-row-${f.name}`}>
       <td>
@@ -124,18 +131,19 @@ export function FieldRow({
           {modeCell(CLIP_WRITE_MODES, (m) => (m === 'jpg' ? 'jpg (per frame)' : 'raw'))}
           {cell('maxResolution', 'max resolution', { inputMode: 'numeric', placeholder: 'none' })}
           {cell('jpegQuality', 'JPEG quality', { inputMode: 'numeric', ...rawOnly })}
-          <td colSpan={3} className="muted">
-            Frames per clip: the clip length, under Clips.
-            <FieldMessage id={`f${index}-type`} error={errors[k('type')]} />
-          </td>
+          {layout === 'image' ? (
+            <td colSpan={3} className="muted">
+              Frames per clip: the clip length, under Clips.
+            </td>
+          ) : null}
         </>
       ) : labels !== null || needsCategories(f) ? (
-        <td colSpan={6} data-testid={`field-${index}-labels`} data-state={labels?.state ?? 'none'}>
+        <td colSpan={span} data-testid={`field-${index}-labels`} data-state={labels?.state ?? 'none'}>
           <LabelMapping labels={labels} />
           <FieldMessage id={`f${index}-labels`} error={errors[k('labels')]} />
         </td>
       ) : isArray ? (
-        <td colSpan={6}>
+        <td colSpan={span}>
           <div className="inline-fields">
             <select aria-label={`${f.name} dtype`} value={f.dtype} onChange={(e) => onChange({ dtype: e.target.value })}>
               {DTYPES.map((d) => (
@@ -156,11 +164,12 @@ export function FieldRow({
           <FieldMessage id={`f${index}-shape`} error={errors[k('shape')] ?? errors[k('dtype')]} />
         </td>
       ) : (
-        <td colSpan={6} className="muted">
+        <td colSpan={span} className="muted">
           No options for {TYPE_LABEL[f.type]} fields.
         </td>
       )}
       <td>
+        {isClip ? <FieldMessage id={`f${index}-type`} error={errors[k('type')]} /> : null}
         {onRemove ? (
           <button type="button" className="btn btn-small btn-ghost" onClick={onRemove} aria-label={`Remove field ${f.name}`}>
             ✕

@@ -35,7 +35,7 @@ export function OutputCard({
           error={errors.pageSize}
           testId="pagesize-input"
           inputMode="decimal"
-          hint="A power of two; FFCV's default is 8."
+          hint={form.pageSizeWhy ?? "A power of two; FFCV's default is 8."}
         />
         <TextField
           label="Workers"
