@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +8,8 @@ import { BytesField } from '../../core/fields/bytes-field.js';
 import { IntField } from '../../core/fields/int-field.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 import { startFileRangeServer, type FileRangeServer } from '../helpers/file-range-server.js';
+import { fixturePath } from '../helpers/fixtures.js';
+import { fileBytes, startServers } from '../helpers/remote-servers.js';
 import { spreadPages } from '../helpers/sparse-beton.js';
 
 /*
@@ -85,4 +88,30 @@ describe('large remote pages', () => {
       expect(sent).toBeLessThan(9 * 8 * 2 ** 20 + 2 ** 20);
     }
   }, 180_000);
+});
+
+describe('merge of remote inputs', () => {
+  it('reads s3:// inputs in place (no local copy: an unusable TMPDIR is never touched); the output equals the local merge', async () => {
+    const srv = await startServers(['data']);
+    try {
+      await srv.put('data', 'a.beton', fileBytes(fixturePath('images_jpg')));
+      await srv.put('data', 'b.beton', fileBytes(fixturePath('images_smart')));
+      const run = (args: string[], env: Record<string, string> = {}): ReturnType<typeof spawnSync> =>
+        spawnSync('timeout', ['-k', '5', '120', process.execPath, BETON, 'merge', ...args], {
+          env: { ...process.env, ...srv.env(), ...env },
+          encoding: 'utf8',
+          cwd: dir,
+        });
+      const local = join(dir, 'merged-local.beton');
+      const a = run([fixturePath('images_jpg'), fixturePath('images_smart'), '-o', local]);
+      expect(a.status, String(a.stderr)).toBe(0);
+      // Inputs staged whole would go under TMPDIR: a folder that does not exist makes that fail.
+      const out = join(dir, 'merged-remote.beton');
+      const r = run(['s3://data/a.beton', 's3://data/b.beton', '-o', out], { TMPDIR: join(dir, 'no-such-tmp') });
+      expect(r.status, String(r.stderr)).toBe(0);
+      expect(readFileSync(out).equals(readFileSync(local))).toBe(true);
+    } finally {
+      await srv.stop();
+    }
+  }, 120_000);
 });
