@@ -79,10 +79,10 @@ export async function mergeCommand(argv: string[], remote?: RemoteOutputContext)
   }
 }
 
-/** An input's size in bytes: a local file's, or a remote object's (one 1-byte ranged GET). */
+/** An input's size in bytes: a local file's, or a remote object's (one small ranged GET; s3rver answers bytes=0-0 with the whole object). */
 async function inputSize(p: string): Promise<number> {
   if (!isRemoteUrl(p)) return statSync(p).size;
-  return (await (await openRangeClient(p)).get(0, 1, null)).size;
+  return (await (await openRangeClient(p)).get(0, 64, null)).size;
 }
 
 export function formatMergeReport(r: MergeReport): string {
