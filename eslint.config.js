@@ -124,10 +124,10 @@ export default tseslint.config(
               message: 'renderer: from core only the contract (core/api), and only its types',
             },
             {
-              group: ['**/core/api/**', '!**/core/api/constants.js'],
+              group: ['**/core/api/**', '!**/core/api/constants.js', '!**/core/api/profile-plan.js'],
               allowTypeImports: true,
               message:
-                'renderer: use `import type` from core/api (its schemas and zod stay on the host side); values only from core/api/constants.js',
+                'renderer: use `import type` from core/api (its schemas and zod stay on the host side); values only from core/api/constants.js and core/api/profile-plan.js (pure: the sweep grid)',
             },
           ],
         },

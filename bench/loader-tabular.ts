@@ -20,7 +20,7 @@ import { renderTable } from './lib/table.js';
 
 const PYTHON = process.env.BETON_FFCV_PYTHON ?? '/usr/bin/python3';
 
-interface Config {
+export interface TabularConfig {
   rows: number;
   rounds: number;
   epochs: number;
@@ -28,7 +28,7 @@ interface Config {
   batchSize: number;
 }
 
-interface Run {
+export interface TabularRun {
   openMs: number;
   firstBatchMs: number;
   epochs: number[];
@@ -38,7 +38,7 @@ const HELP = `loader tabular [--rows N] [--rounds R] [--epochs E] [--workers W] 
   Our Loader vs FFCV's on N int+float records (default 1281167), random order, alternating
   fresh processes, R rounds (default 3) of E epochs (default 4).`;
 
-function parse(argv: string[]): Config | 'help' {
+function parse(argv: string[]): TabularConfig | 'help' {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -63,7 +63,7 @@ function parse(argv: string[]): Config | 'help' {
 }
 
 /** The CSV and the .beton built from it by `beton build` (kept in .bench/ between runs). */
-async function ensureTable(rows: number): Promise<string> {
+export async function ensureTable(rows: number): Promise<string> {
   const dir = join(benchScratchDir(), 'tabular');
   mkdirSync(dir, { recursive: true });
   const csv = join(dir, `records-${rows}.csv`);
@@ -91,7 +91,7 @@ async function ensureTable(rows: number): Promise<string> {
   return beton;
 }
 
-const OURS = (lib: string, file: string, c: Config): string => `
+const OURS = (lib: string, file: string, c: TabularConfig): string => `
 import { Loader } from ${JSON.stringify(lib)};
 const t0 = performance.now();
 const loader = await Loader.open(${JSON.stringify(file)}, { batchSize: ${c.batchSize}, numWorkers: ${c.workers}, order: 'random', seed: 0 });
@@ -106,15 +106,15 @@ for (let e = 0; e < ${c.epochs}; e++) {
 console.log(JSON.stringify({ openMs, firstBatchMs: first, epochs }));
 `;
 
-function runOurs(file: string, c: Config): Run {
+export function runOurs(file: string, c: TabularConfig): TabularRun {
   const script = join(benchScratchDir(), 'tabular', 'ours.mjs');
   writeFileSync(script, OURS(join(repoRoot(), 'dist/core/index.js'), file, c));
   const r = spawnSync(process.execPath, [script], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`our loader failed:\n${r.stderr}`);
-  return JSON.parse(r.stdout.trim().split('\n').pop()!) as Run;
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as TabularRun;
 }
 
-function runFfcv(file: string, c: Config): Run | null {
+export function runFfcv(file: string, c: TabularConfig): TabularRun | null {
   const r = spawnSync(
     PYTHON,
     [join(repoRoot(), 'bench/py/ffcv_tabular.py'), file, String(c.epochs), String(c.batchSize), String(c.workers)],
@@ -128,10 +128,10 @@ function runFfcv(file: string, c: Config): Run | null {
   return { openMs: j.open_ms, firstBatchMs: j.first_batch_ms, epochs: j.epochs_s };
 }
 
-async function run(c: Config): Promise<number> {
+async function run(c: TabularConfig): Promise<number> {
   const file = await ensureTable(c.rows);
-  const ours: Run[] = [];
-  const ffcv: Run[] = [];
+  const ours: TabularRun[] = [];
+  const ffcv: TabularRun[] = [];
   for (let k = 0; k < c.rounds; k++) {
     // Alternate who goes first, so a machine slowing down does not always hit one side.
     const order = k % 2 === 0 ? ['ours', 'ffcv'] : ['ffcv', 'ours'];
@@ -144,7 +144,7 @@ async function run(c: Config): Promise<number> {
     }
     process.stderr.write(`round ${k + 1}/${c.rounds} done\n`);
   }
-  const summary = (rs: Run[]) => ({
+  const summary = (rs: TabularRun[]) => ({
     open_ms: median(rs.map((r) => r.openMs)),
     first_batch_ms: median(rs.map((r) => r.firstBatchMs)),
     first_epoch_s: median(rs.map((r) => r.epochs[0]!)),

@@ -53,6 +53,11 @@ const BENCHMARKS = {
     module: 'cli-startup.js',
     summary: 'beton --version / --help / inspect --help wall ms vs node -e "" (the Node floor), interleaved in the same run',
   },
+  ratios: {
+    module: 'ratios.js',
+    summary:
+      'issue 31: images (RRC160 loader), writer (jpg 256 q90) and 1.28M-record tabular lines vs the real FFCV, interleaved rounds, medians and ratios to .bench/ratios-<date>.json (--quick, --hogs N)',
+  },
   generate: {
     module: 'generate-imagenet-like.js',
     summary: '(utility) create or reuse the synthetic ImageNet-like folder the benchmarks read',

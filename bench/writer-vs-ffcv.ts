@@ -47,7 +47,7 @@ const PAGE_SIZE = 8 << 20;
 
 type Impl = 'ours' | 'ffcv';
 
-interface Run {
+export interface WriterRun {
   impl: Impl;
   workers: number;
   round: number;
@@ -89,7 +89,7 @@ export async function runVsFfcv(cfg: VsFfcvConfig): Promise<void> {
   // package in the working directory would shadow the installed one).
   const pyCwd = await mkdtemp(join(tmpdir(), 'beton-vs-ffcv-'));
   const py = join(repoRoot(), 'bench', 'py');
-  const runs: Run[] = [];
+  const runs: WriterRun[] = [];
   let reference: string | null = null; // FFCV's single-worker file
   let stages: Stages;
   try {
@@ -165,7 +165,7 @@ export async function runVsFfcv(cfg: VsFfcvConfig): Promise<void> {
     );
 }
 
-async function checkFfcv(python: string, cwd: string): Promise<void> {
+export async function checkFfcv(python: string, cwd: string): Promise<void> {
   try {
     await runJson(
       python,
@@ -179,7 +179,7 @@ async function checkFfcv(python: string, cwd: string): Promise<void> {
   }
 }
 
-async function runOurs(root: string, out: string, workers: number, cfg: VsFfcvConfig, round: number): Promise<Run> {
+export async function runOurs(root: string, out: string, workers: number, cfg: VsFfcvConfig, round: number): Promise<WriterRun> {
   const child = join(dirname(fileURLToPath(import.meta.url)), 'lib', 'writer-child.js');
   const args = { root, out, workers, maxResolution: cfg.maxResolution, quality: cfg.quality, pageSize: PAGE_SIZE };
   const m = await measured(() => runJson(process.execPath, [child, JSON.stringify(args)], process.cwd()));
@@ -200,7 +200,7 @@ async function runOurs(root: string, out: string, workers: number, cfg: VsFfcvCo
   };
 }
 
-async function runFfcv(
+export async function runFfcv(
   root: string,
   out: string,
   workers: number,
@@ -208,7 +208,7 @@ async function runFfcv(
   round: number,
   py: string,
   cwd: string,
-): Promise<Run> {
+): Promise<WriterRun> {
   const args = [join(py, 'ffcv_writer.py'), root, out, String(workers), String(cfg.maxResolution), String(cfg.quality), String(PAGE_SIZE)];
   const m = await measured(() => runJson(cfg.python, args, cwd));
   const r = m.value as { seconds: number; samples: number; cpuSeconds: number; processCpuSeconds: number };
@@ -255,7 +255,7 @@ function machineBusySeconds(): number | null {
 }
 
 /** Runs a command, returns its last stdout line parsed as JSON; stderr (FFCV's progress bar) is dropped unless it fails. */
-function runJson(cmd: string, args: string[], cwd: string): Promise<unknown> {
+export function runJson(cmd: string, args: string[], cwd: string): Promise<unknown> {
   return new Promise((resolveRun, rejectRun) => {
     const child = spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -327,7 +327,7 @@ interface Summary {
   [key: string]: { imagesPerSec: number; processSeconds: number; cpuMsPerImage: number; load: number };
 }
 
-function summary(cfg: VsFfcvConfig, runs: Run[]): Summary {
+function summary(cfg: VsFfcvConfig, runs: WriterRun[]): Summary {
   const s: Summary = {};
   for (const impl of ['ours', 'ffcv'] as const) {
     for (const w of cfg.workers) {
@@ -346,7 +346,7 @@ function summary(cfg: VsFfcvConfig, runs: Run[]): Summary {
 function report(
   cfg: VsFfcvConfig,
   sourceBytes: number,
-  runs: Run[],
+  runs: WriterRun[],
   stages: Stages,
   reference: string | null,
   allEqual: boolean,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BuildConfig, TABLE_FORMATS } from './build-config.js';
 import { LoaderConfig } from './loader-config.js';
 import { ORDER_NAMES } from './order-names.js';
+import { ENGINE_NAMES, PROFILE_BOUNDS } from './profile-plan.js';
 import type { DatasetSummary, FieldSummary, Region } from './dataset-summary.js';
 import type { JobResults } from './job-results.js';
 import type { TelemetrySample } from './profile-model.js';
@@ -163,6 +164,15 @@ const ProfilePlanInput = z
     source: path.optional(),
     /** Per-stage costs (our workers' timers; FFCV's by pipeline-prefix ablation, which takes longer). */
     stages: z.boolean().optional(),
+    /** The engine the user trains with ("I train with"): the answer is about it (absent: FFCV when measured, else torch, else ours). */
+    trainWith: z.enum(ENGINE_NAMES).optional(),
+    /** Our loader's process cache (points with the OS cache off), in bytes. */
+    processCacheBytes: z.number().int().min(0).optional(),
+    /**
+     * The Python interpreter of the ffcv and torch engines (absent: the server's, `beton serve --python`, else
+     * $BETON_PYTHON, else python3). Validated by running it; naming one is running a program, so the spawn gate applies.
+     */
+    python: z.string().min(1).max(4096).optional(),
   })
   .strict();
 
@@ -180,6 +190,15 @@ const ExecPlanInput = z
     command: z.string().min(1).max(8192),
     throughputRegex: z.string().max(1000).nullable().default(null),
     file: path.nullable().default(null),
+    /** A training-command sweep: `{workers}` / `{batch_size}` in the command take each value. */
+    workers: z.array(z.number().int().positive().max(1024)).min(1).max(PROFILE_BOUNDS.maxWorkerValues).optional(),
+    batchSizes: z
+      .array(z.number().int().positive().max(PROFILE_BOUNDS.maxBatchSize))
+      .min(1)
+      .max(PROFILE_BOUNDS.maxBatchSizeValues)
+      .optional(),
+    /** Each grid point runs at most this long (absent: to its end). */
+    secondsPerPoint: z.number().positive().max(PROFILE_BOUNDS.maxSecondsPerPoint).optional(),
   })
   .strict();
 

@@ -16,12 +16,39 @@ export interface DatasetCheckResult {
   outliers: Array<{ id: number; reason: string }>;
   /** Samples per class (class name where the manifest has it, else the label number). */
   classes: Record<string, number>;
+  /**
+   * Present only when the report was cut (core/app/check/analyse.ts): groups past the first
+   * 1,000 a kind and ids past the first 1,000 of a group are counted, not listed; and the
+   * near-duplicate search stops after its comparison budget (look-alike images), then
+   * `nearSearchComplete` is false and some near-duplicate groups may be missing or split.
+   */
+  omitted?: {
+    duplicateGroups: number;
+    duplicateIds: number;
+    nearDuplicateGroups: number;
+    nearDuplicateIds: number;
+    nearSearchComplete: boolean;
+  };
 }
 
 export interface DatasetCheck {
   format: 'beton-studio/dataset-check';
   version: 1;
-  beton: { file: string; contentSha256: string; fileSize: number; numSamples: number };
+  /**
+   * The file checked: `dataSha256` is the sha256 of its whole content, read through the same
+   * descriptor the check read (core/reader/file-identity.ts): the result is a claim about
+   * exactly those bytes, shown only while the file still hashes to it. `contentSha256` is the
+   * cheaper header-and-tables identity other records use.
+   */
+  beton: {
+    file: string;
+    contentSha256: string;
+    dataSha256: string;
+    /** inode:size:mtime (ns) when checked: while the file still shows it, dataSha256 is not computed again. */
+    fileVersion: string;
+    fileSize: number;
+    numSamples: number;
+  };
   /** The image field checked (null: none, duplicates compare all stored bytes) and the label field (null: none). */
   imageField: string | null;
   labelField: string | null;

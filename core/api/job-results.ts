@@ -5,6 +5,7 @@
  */
 import type { BuildReport } from './build-report.js';
 import type { DatasetCheck } from './dataset-check.js';
+import type { ProfileAnswer } from './profile-answer.js';
 import type { PointResult, Verdict } from './profile-model.js';
 
 /** A sweep that ran to its end: the run it recorded, its verdict and points. */
@@ -12,6 +13,8 @@ export interface SweepOutcome {
   runId: number;
   verdict: Verdict | null;
   points: PointResult[];
+  /** The run's answer, as stored with it (absent from older servers). */
+  answer?: ProfileAnswer | null;
 }
 
 /** A training command (`exec`) that ran: the run it recorded and how it ended. */
@@ -29,6 +32,8 @@ export interface ExecOutcome {
   failure: string | null;
   /** The run's verdict (input-/compute-bound with the probe; absent from older servers). */
   verdict?: Verdict | null;
+  /** The run's answer, as stored with it (absent from older servers). */
+  answer?: ProfileAnswer | null;
 }
 
 /** Told apart on the wire by their keys: an exec outcome has `exitCode`. */

@@ -5,7 +5,7 @@
  * because they are the JSON the issue fixed for every surface; TypeScript reads them as is.
  * Plain data, part of the contract: the renderer imports these types.
  */
-import type { EngineName } from './profile-model.js';
+import type { EngineName } from './engine-name.js';
 
 /** What limits the run, one word (the issue's list, in this order of precedence for ties). */
 export const BOTTLENECKS = [
@@ -28,9 +28,20 @@ export type Bottleneck = (typeof BOTTLENECKS)[number];
  * `params` (build options: writeMode, maxResolution, jpegQuality, pageSize, …); `export`: export
  * FFCV code for the point in `params`; `switch-engine`: train with `params.engine`;
  * `reprofile-idle`: measure again once the machine is quiet; `profile-loader`: sweep the loader
- * itself (exec runs); `exec-sweep`: sweep the training command over `params.workers`.
+ * itself (exec runs); `exec-sweep`: sweep the training command over `params.workers`;
+ * `run-command`: train with `params.command` (a training-command sweep's point that keeps up).
+ * The CLI prints each as a `beton …` command (core/profile/action-command.ts, from id + params).
  */
-export const ACTION_IDS = ['resweep', 'rebuild', 'export', 'switch-engine', 'reprofile-idle', 'profile-loader', 'exec-sweep'] as const;
+export const ACTION_IDS = [
+  'resweep',
+  'rebuild',
+  'export',
+  'switch-engine',
+  'reprofile-idle',
+  'profile-loader',
+  'exec-sweep',
+  'run-command',
+] as const;
 export type ActionId = (typeof ACTION_IDS)[number];
 
 export type ActionParams = Record<string, string | number | boolean | string[] | number[] | boolean[] | null>;
@@ -52,7 +63,11 @@ export interface EngineBest {
 export interface ProfileAnswer {
   /** The engine the user trains with: FFCV when measured, else torch, else ours, or the user's choice. */
   engine: EngineName | 'exec';
-  /** The trained-with engine's best point (index into run.points; null when none was measured). */
+  /**
+   * The trained-with engine's best point: its PointResult.index (the grid index, pointsOf(plan)[i];
+   * the same as its position in run.points when every point was measured), and its images/s.
+   * Exec runs: point null, the command's images/s. Nulls when nothing was measured.
+   */
   best: { point: number | null; images_per_sec: number | null };
   bottleneck: Bottleneck;
   /** Other processes held more than ~20% of the CPUs while measuring. */

@@ -1,5 +1,6 @@
 import type { RunKind } from './constants.js';
 import type { OrderName } from './order-names.js';
+import type { ProfileAnswer } from './profile-answer.js';
 
 // Defined with the loader config (the orders' contract); re-exported for the model's readers.
 export type { OrderName };
@@ -46,12 +47,9 @@ export interface DatasetInfo {
   images?: { raw: number; jpg: number; maxSide: number };
 }
 
-/**
- * Which loader measured a point: `beton` (ours), `ffcv` (the real FFCV Loader in a Python
- * child, from our exported code), `torch` (torchvision ImageFolder + DataLoader over the
- * source folder: what a user runs before converting).
- */
-export type EngineName = 'beton' | 'ffcv' | 'torch';
+// Defined on its own (the answer's contract shares it); re-exported for the model's readers.
+import type { EngineName } from './engine-name.js';
+export type { EngineName };
 
 /** One grid cell of a sweep. */
 export interface PointConfig {
@@ -85,6 +83,10 @@ export interface ProfilePlan {
   source?: string;
   /** Per-stage costs: timers in our workers, pipeline-prefix ablation for FFCV (absent: false). */
   stages?: boolean;
+  /** Our loader's process cache (osCache off points), in bytes (absent: the loader's default, 1 GiB). */
+  processCacheBytes?: number;
+  /** The engine the user trains with ("I train with"): the answer is about it (absent: FFCV when measured, else torch, else ours). */
+  trainWith?: EngineName;
 }
 
 /** GPU readings at one instant. */
@@ -158,6 +160,32 @@ export interface PointResult {
   stages?: StageCosts | null;
   /** A remote file (s3://, https://): bytes and ranged GETs during the point, their mean latency (ms). Absent for local files. */
   network?: { bytes: number; requests: number; meanLatencyMs: number };
+  /** Our loader with the OS cache off: bytes its process cache read from the file during the point (absent: not measured). */
+  cacheReadBytes?: number;
+  /** A training-command sweep's point: the command as run and what the probe measured (absent for loader sweeps). */
+  exec?: ExecPointMeasures;
+}
+
+/** One grid point of a training-command sweep (`beton profile --exec "…{workers}…" --workers 1,2`). */
+export interface ExecPointMeasures extends ExecMeasures {
+  /** The command with its placeholders filled. */
+  command: string;
+  exitCode: number | null;
+  signal: string | null;
+  /** Stopped after the plan's secondsPerPoint (not a failure). */
+  timedOut: boolean;
+  /** Why the point failed (the command exited non-zero), null when it did not. */
+  failure: string | null;
+}
+
+/** An engine that failed during a sweep: one line for people, the traceback for the run's log. */
+export interface EngineFailure {
+  engine: EngineName;
+  message: string;
+  /** The Python traceback / stderr tail (shown behind a disclosure, in `beton runs show --log`). */
+  detail: string;
+  /** Points of that engine measured before it failed. */
+  measured: number;
 }
 
 /**
@@ -244,6 +272,10 @@ export interface ProfileRun {
   points: PointResult[];
   samples: TelemetrySample[];
   verdict: Verdict | null;
+  /** The answer (issue 27): computed once from the run (core/profile/answer.ts), shown unchanged by every surface. Absent in older runs. */
+  answer?: ProfileAnswer | null;
+  /** Engines that failed while the others went on (absent: none failed, or an older run). */
+  engineFailures?: EngineFailure[];
 }
 
 /** `beton profile --exec`: the user's own training command, sampled from outside. */
@@ -252,4 +284,9 @@ export interface ExecPlan {
   /** Throughput from JSON lines `{"step": n, "images": k}` (default) or a regex with a named group `images`. */
   throughputRegex: string | null;
   file: string | null;
+  /** A training-command sweep: `{workers}` / `{batch_size}` in the command take each value (absent: one run of the command). */
+  workers?: number[];
+  batchSizes?: number[];
+  /** Each grid point runs at most this long, then is stopped (absent/null: to its end). */
+  secondsPerPoint?: number | null;
 }

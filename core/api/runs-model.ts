@@ -31,7 +31,7 @@ export interface RunSummary {
   datasetPath: string | null;
   hostname: string;
   points: number;
-  /** The best images/s over the run's points; an exec run's images/s (its verdict's measures); null when unknown. */
+  /** The answer's best images/s (the trained-with engine's best point); older runs: the best over the points, an exec run's images/s; null when unknown. */
   bestImagesPerSec: number | null;
   /**
    * The recorded dataset's fields: what its rate counts (a video dataset's samples are clips).
@@ -54,12 +54,17 @@ export interface BuildRecord {
 
 /** How B's throughput compares with A's. */
 export interface Change {
-  /** 'same' within ±SAME_BAND; null when A measured 0 images/s. */
+  /**
+   * 'same' within the noise (the larger of ±SAME_BAND and the points' own spread); null when
+   * either measured 0 images/s, or when there was nothing with matching settings to compare.
+   */
   direction: 'faster' | 'slower' | 'same' | null;
   /** How many times faster or slower (≥ 1): b÷a when faster, a÷b when slower. */
   factor: number | null;
-  /** "B is 3.26× slower than A", "B is 1.50× faster than A", "B is about as fast as A (1.02×)". */
+  /** "B is 3.26× slower than A", "B is 1.50× faster than A", "B is about as fast as A (1.02×, within the noise ±5%)". */
   text: string;
+  /** The band within which the two count as the same (a fraction: 0.05 = ±5%); absent where nothing was compared. */
+  noise?: number;
 }
 
 export interface CompareRow extends Change {
@@ -78,8 +83,19 @@ export interface RunComparison {
   onlyInA: PointConfig[];
   onlyInB: PointConfig[];
   verdicts: { a: Verdict | null; b: Verdict | null };
-  /** B's best point against A's best point. */
+  /**
+   * B's best point against A's best point, only when both bests were measured with the same
+   * settings (engine, workers, batch size, order, cache); otherwise direction null and the
+   * text says why they are not compared (a best at another batch size is another question).
+   */
   best: Change;
+  /**
+   * The comparison's headline, over the matched points only: how many B measured faster,
+   * slower and within the noise ("B is faster at 3 of 4 matching points (1.05–1.20×), slower
+   * at 1 (1.13×); noise ±6%"). direction: the one every point outside the noise agrees on,
+   * 'same' when all are within it, null when they disagree or none matched.
+   */
+  headline: Change & { matched: number; faster: number; slower: number; same: number };
   sameMachine: boolean;
   /**
    * By content (DatasetInfo.contentSha256), not path: null when either run recorded none

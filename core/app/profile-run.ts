@@ -11,7 +11,17 @@ import { ffcvPointCode } from '../export/ffcv-point.js';
 import { failedSweepRun } from '../profile/failed-run.js';
 import { machineInfo } from '../profile/machine.js';
 import { profile, tryDatasetInfo } from '../profile/sweep.js';
-import type { ExecPlan, MachineInfo, PointResult, ProfilePlan, ProfileRun, RunFailure, TelemetrySample } from '../api/profile-model.js';
+import { answerOf } from '../profile/answer.js';
+import type {
+  EngineFailure,
+  ExecPlan,
+  MachineInfo,
+  PointResult,
+  ProfilePlan,
+  ProfileRun,
+  RunFailure,
+  TelemetrySample,
+} from '../api/profile-model.js';
 import { RunWriter, type RunRecorder } from './run-writer.js';
 
 export type { RunRecorder } from './run-writer.js';
@@ -34,6 +44,10 @@ export interface SweepHooks {
   onSample?: (s: TelemetrySample) => void;
   onPoint?: (p: PointResult, done: number, total: number) => void;
   onNote?: (message: string) => void;
+  /** What the sweep waits for, in words ("starting FFCV in … — numba compiles, about 30 s"), with points done and total. */
+  onWait?: (message: string, done: number, total: number) => void;
+  /** An engine failed (one line; the traceback in its detail); the others went on. */
+  onEngineFailed?: (failure: EngineFailure) => void;
   /** A sweep that failed was recorded as this run (then its error is thrown as usual). */
   onFailedRecorded?: (runId: number) => void;
   /** The Python interpreter of the ffcv and torch engines (default: $BETON_PYTHON, else python3 on PATH). */
@@ -62,6 +76,8 @@ export async function profileSweep(
       signal: hooks.signal,
       gpu: hooks.gpu,
       onNote: hooks.onNote,
+      onWait: hooks.onWait,
+      onEngineFailed: hooks.onEngineFailed,
       onStart: (start) => writer.start(start),
       python: hooks.python,
       // The ffcv engine runs the exporter's code: what it measures is what `beton export` gives.
@@ -101,7 +117,7 @@ export async function profileSweep(
   const stopped = interruption(hooks.signal);
   if (stopped) run = { ...run, status: 'cancelled', failure: stopped };
   const runId = writer.finish(run);
-  return { run, runId, outcome: { runId, verdict: run.verdict, points: run.points } };
+  return { run, runId, outcome: { runId, verdict: run.verdict, points: run.points, answer: run.answer ?? null } };
 }
 
 export interface ExecHooks {
@@ -121,7 +137,7 @@ export function execRunRecord(
 ): ProfileRun {
   const { status, failure } = execOutcome(res);
   const measured = res.samples.length > 0 || res.measures.steps > 0 || res.measures.imagesPerSec !== null;
-  return {
+  const run: ProfileRun = {
     kind: 'exec',
     startedAt,
     finishedAt,
@@ -136,6 +152,7 @@ export function execRunRecord(
     // it printed them (input-/compute-bound), else from its throughput and the samples.
     verdict: measured ? diagnoseExec(res.measures, res.samples, machine) : null,
   };
+  return { ...run, answer: measured ? answerOf(run) : null };
 }
 
 /** What the app shows of a command's run (jobs:finished's result). */
@@ -149,6 +166,7 @@ export function execOutcomeOf(runId: number, run: ProfileRun, res: ExecResult): 
     stderrTail: res.stderrTail,
     failure: run.failure?.message ?? null,
     verdict: run.verdict,
+    answer: run.answer ?? null,
   };
 }
 
@@ -173,6 +191,7 @@ export async function profileExec(
       throughputRegex: plan.throughputRegex,
       signal: hooks.signal,
       gpu: hooks.gpu,
+      maxSeconds: plan.secondsPerPoint ?? null,
       onSample: (s) => {
         writer.sample(s);
         hooks.onSample?.(s);
@@ -204,6 +223,19 @@ export async function profileExec(
   let run = execRunRecord(plan, machine, startedAt, result);
   const stopped = interruption(hooks.signal);
   if (stopped) run = { ...run, status: 'cancelled', failure: stopped };
-  const runId = writer.finish(run);
+  let runId: number;
+  try {
+    runId = writer.finish(run);
+  } catch (e) {
+    // A record the database refuses (a value no check caught) must not leave the run
+    // "running" for ever: it is kept as failed, with why and without its verdict.
+    run = {
+      ...run,
+      status: 'failed',
+      failure: { message: `the run's record was refused: ${e instanceof Error ? e.message : String(e)}` },
+      verdict: null,
+    };
+    runId = writer.finish(run);
+  }
   return { run, runId, result, outcome: execOutcomeOf(runId, run, result) };
 }

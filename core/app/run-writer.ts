@@ -17,7 +17,14 @@ export interface RunRecorder {
   addPoint?(runId: number, p: PointResult): void;
   addSamples?(runId: number, samples: readonly TelemetrySample[]): number;
   heartbeat?(runId: number, at?: string): void;
-  finishRun?(runId: number, status: ProfileRun['status'], verdict: Verdict | null, finishedAt?: string, failure?: RunFailure | null): void;
+  finishRun?(
+    runId: number,
+    status: ProfileRun['status'],
+    verdict: Verdict | null,
+    finishedAt?: string,
+    failure?: RunFailure | null,
+    end?: Pick<ProfileRun, 'answer' | 'engineFailures'>,
+  ): void;
 }
 
 /** How often buffered samples are written (with a heartbeat): below liveness.ts's HEARTBEAT_MS. */
@@ -81,7 +88,10 @@ export class RunWriter {
         this.flush();
         if (this.incremental) {
           // Points measured but not recorded (a point added before start) are not possible: start precedes them.
-          this.runs.finishRun!(this.id, run.status, run.verdict, run.finishedAt ?? new Date().toISOString(), run.failure ?? null);
+          this.runs.finishRun!(this.id, run.status, run.verdict, run.finishedAt ?? new Date().toISOString(), run.failure ?? null, {
+            answer: run.answer ?? null,
+            ...(run.engineFailures ? { engineFailures: run.engineFailures } : {}),
+          });
           return this.id;
         }
       } catch {

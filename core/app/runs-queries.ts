@@ -36,7 +36,8 @@ export async function savingTo(path?: string): Promise<RunRecorder> {
     addPoint: (id, p) => withDb((db) => db.addPoint(id, p)),
     addSamples: (id, samples) => withDb((db) => db.addSamples(id, samples)),
     heartbeat: (id, at) => withDb((db) => db.heartbeat(id, at)),
-    finishRun: (id, status, verdict, finishedAt, failure) => withDb((db) => db.finishRun(id, status, verdict, finishedAt, failure)),
+    finishRun: (id, status, verdict, finishedAt, failure, end) =>
+      withDb((db) => db.finishRun(id, status, verdict, finishedAt, failure, end)),
   };
 }
 

@@ -7,8 +7,20 @@ import type { Reader } from '../reader/reader.js';
  * are read from the record alone (a metadata scan, fast on any size); json fields are
  * decoded one by one (a string's value, or the JSON text of other values, is compared).
  * `within` restricts the scan (e.g. to a class's samples).
+ *
+ * Async, in chunks: `beton serve` runs this on its event loop, and a json field of a remote
+ * file read sample by sample was one blocking page fetch each (`env.info` answered after
+ * 27 s). Each chunk's pages are fetched first (Reader.prefetch: parallel GETs, nothing
+ * blocks), and the loop yields between chunks, local files included.
  */
-export function samplesWhere(reader: Reader, where: SampleWhere, within?: readonly number[]): number[] {
+const CHUNK = 256;
+
+export async function samplesWhere(
+  reader: Reader,
+  where: SampleWhere,
+  within?: readonly number[],
+  signal?: AbortSignal,
+): Promise<number[]> {
   const f = reader.fields.findIndex((x) => x.name === where.field);
   const field = reader.fields[f];
   const type = field?.field.type;
@@ -32,8 +44,15 @@ export function samplesWhere(reader: Reader, where: SampleWhere, within?: readon
     return Number.isFinite(n) && numeric(n);
   };
   const out: number[] = [];
-  if (within) {
-    for (const i of within) if (test(i)) out.push(i);
-  } else for (let i = 0; i < reader.numSamples; i++) if (test(i)) out.push(i);
+  const ids = within ?? { length: reader.numSamples };
+  const at = (k: number): number => (within ? within[k]! : k);
+  for (let k0 = 0; k0 < ids.length; k0 += CHUNK) {
+    signal?.throwIfAborted();
+    const chunk = Array.from({ length: Math.min(CHUNK, ids.length - k0) }, (_, k) => at(k0 + k));
+    // Only json values live in the heap; int and float are in the metadata already read.
+    if (type === 'json') await reader.prefetch(chunk);
+    for (const i of chunk) if (test(i)) out.push(i);
+    await new Promise<void>((r) => setImmediate(r));
+  }
   return out;
 }

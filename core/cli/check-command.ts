@@ -47,6 +47,20 @@ export async function runCheck(path: string, numWorkers?: number): Promise<Datas
   return check;
 }
 
+/** What the report left out (core/app/check/analyse.ts caps the groups listed). */
+function omittedLines(r: DatasetCheck['result']): string[] {
+  const o = r.omitted;
+  if (!o) return [];
+  const out: string[] = [];
+  if (o.duplicateGroups || o.duplicateIds || o.nearDuplicateGroups || o.nearDuplicateIds)
+    out.push(
+      `  not listed: ${o.duplicateGroups} more duplicate groups and ${o.duplicateIds} ids of large ones; ${o.nearDuplicateGroups} more near-duplicate groups and ${o.nearDuplicateIds} ids of large ones`,
+    );
+  if (!o.nearSearchComplete)
+    out.push('  near-duplicate search stopped at its comparison budget (many look-alike images): some groups may be missing or split');
+  return out;
+}
+
 /** The human report: counts, then the groups (label disagreements marked), at most 10 lines a kind. */
 export function formatCheck(c: DatasetCheck): string {
   const r = c.result;
@@ -67,6 +81,7 @@ export function formatCheck(c: DatasetCheck): string {
       .slice(0, show)
       .map((g, i) => `    ${g.map((id) => `#${id}`).join(' ')}${i < c.labelConflicts.near_duplicates ? '  LABELS DISAGREE' : ''}`),
     ...more(r.near_duplicates.length),
+    ...omittedLines(r),
     `  outliers: ${r.outliers.length}`,
     ...r.outliers.slice(0, show).map((o) => `    #${o.id}: ${o.reason}`),
     ...more(r.outliers.length),

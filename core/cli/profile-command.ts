@@ -10,9 +10,11 @@ import type { ProfileRun } from '../api/profile-model.js';
 import { UsageError } from './usage-error.js';
 import { spreadOf } from '../profile/engine-points.js';
 import { checkEngines } from '../profile/sweep.js';
-import type { EngineName, PointResult } from '../api/profile-model.js';
+import type { PointResult } from '../api/profile-model.js';
 
-const isEngineName = (s: string): s is EngineName => s === 'beton' || s === 'ffcv' || s === 'torch';
+import { isEngineName } from '../api/profile-plan.js';
+import { profileExecSweep } from '../app/profile-exec-sweep.js';
+import { formatAnswer } from './answer-format.js';
 
 /** ", spread ±N% over K slices" when the point was sliced. */
 function spreadText(p: PointResult): string {
@@ -23,8 +25,10 @@ function spreadText(p: PointResult): string {
 export const PROFILE_HELP = `beton profile FILE [--workers 1,2] [--batch-sizes 64,256] [--orders random,quasi_random]
               [--os-cache on,off] [--decoder rrc:160] [--no-flip] [--fast-decode] [--seconds S]
               [--batches-ahead N] [--engine beton,ffcv,torch] [--source DIR] [--python PATH]
-              [--no-stages] [--db PATH] [--json] [--no-gpu]
-beton profile --exec "python train.py …" [FILE] [--regex REGEX] [--db PATH] [--json]
+              [--no-stages] [--train-with ENGINE] [--process-cache BYTES] [--db PATH] [--json] [--no-gpu]
+beton profile --exec "python train.py …" [FILE] [--regex REGEX] [--seconds S] [--db PATH] [--json]
+beton profile --exec "python train.py --workers {workers} --batch-size {batch_size}" --workers 2,4,8
+              [--batch-sizes 256] [--seconds S] [FILE]
 
 Sweeps the loader over a grid (default workers 1, 2, 4 … cores; batch 256; random; os cache)
 for S seconds per point (default 3) after a warm-up, sampling CPU per core, memory, disk
@@ -48,7 +52,14 @@ Loader, from the code beton export writes, in a Python child), torch (torchvisio
 + DataLoader over --source DIR, the folder the file was built from). --python: the
 interpreter for ffcv/torch (default $BETON_PYTHON, else python3 on PATH). Each point is
 measured in slices (its spread is shown) and, unless --no-stages, split into per-stage costs
-(timers in our workers; pipeline-prefix ablation for FFCV).`;
+(timers in our workers; pipeline-prefix ablation for FFCV).
+The answer (printed last, stored with the run, the "answer" key of --json) names the
+bottleneck (decode, storage, network, parallelism, input, compute, gpu, contention,
+balanced), the best point of the engine you train with (--train-with; default FFCV when
+measured, else torch, else ours) and the next steps as commands to run.
+A training-command sweep (--exec with {workers} / {batch_size} and --workers / --batch-sizes)
+runs the command once per grid point, each for at most --seconds, and names the fewest
+workers that keep the step's wait for data under 5%.`;
 
 function list(v: string | undefined, flag: string): string[] | undefined {
   if (v === undefined) return undefined;
@@ -88,11 +99,22 @@ export async function profileCommand(argv: string[]): Promise<number> {
       source: { type: 'string' },
       python: { type: 'string' },
       'no-stages': { type: 'boolean' },
+      'train-with': { type: 'string' },
+      'process-cache': { type: 'string' },
     },
   });
   const engines = list(values.engine, 'engine');
   for (const e of engines ?? []) if (!isEngineName(e)) throw new UsageError(`--engine: unknown engine "${e}" (beton, ffcv or torch)`);
-  if (values.exec && (engines || values.source !== undefined)) throw new UsageError('--engine and --source apply to sweeps, not --exec');
+  if (values.exec && (engines || values.source !== undefined || values['train-with'] !== undefined))
+    throw new UsageError('--engine, --source and --train-with apply to sweeps, not --exec');
+  const trainWith = values['train-with'];
+  if (trainWith !== undefined && !isEngineName(trainWith))
+    throw new UsageError(`--train-with: unknown engine "${trainWith}" (beton, ffcv or torch)`);
+  if (trainWith !== undefined && engines && !engines.includes(trainWith))
+    throw new UsageError(`--train-with ${trainWith}: add it to --engine (${engines.join(',')})`);
+  const processCache = values['process-cache'] === undefined ? undefined : Number(values['process-cache']);
+  if (processCache !== undefined && !(Number.isInteger(processCache) && processCache >= 0))
+    throw new UsageError(`--process-cache expects a number of bytes, got "${values['process-cache']}"`);
   if (values.source !== undefined && !engines?.includes('torch'))
     throw new UsageError("--source is the torch engine's folder: add --engine torch");
   if (values.python === '') throw new UsageError('--python expects a path');
@@ -120,21 +142,64 @@ export async function profileCommand(argv: string[]): Promise<number> {
   const log = (s: string): void => {
     if (!values.json) process.stderr.write(s);
   };
+  // What the sweep waits for, as it changes: a line each, so no wait is silent.
+  // Even with --json (stderr is for people, stdout stays one JSON document), as notes are.
+  const onWait = (message: string): void => void process.stderr.write(`  … ${message}\n`);
+  const seconds = values.seconds === undefined ? undefined : Number(values.seconds);
+  if (seconds !== undefined && !(seconds > 0)) throw new UsageError(`--seconds expects a positive number, got "${values.seconds}"`);
   try {
     const runs = await savingTo(values.db);
     let run: ProfileRun;
     let id: number;
-    if (values.exec) {
-      const r = await profileExec({ command: values.exec, throughputRegex: values.regex ?? null, file: positionals[0] ?? null }, runs, {
-        signal: ac.signal,
-        gpu: !values['no-gpu'],
-        onGpuUnavailable: (why) => log(`(${why})\n`),
-      });
+    const execWorkers = values.exec ? ints(values.workers, 'workers') : undefined;
+    const execBatches = values.exec ? ints(values['batch-sizes'], 'batch-sizes') : undefined;
+    if (values.exec && (execWorkers || execBatches)) {
+      // A training-command sweep: the command once per grid point, placeholders filled.
+      const r = await profileExecSweep(
+        {
+          command: values.exec,
+          throughputRegex: values.regex ?? null,
+          file: positionals[0] ?? null,
+          ...(execWorkers ? { workers: execWorkers } : {}),
+          ...(execBatches ? { batchSizes: execBatches } : {}),
+          ...(seconds !== undefined ? { secondsPerPoint: seconds } : {}),
+        },
+        runs,
+        {
+          signal: ac.signal,
+          gpu: !values['no-gpu'],
+          onWait,
+          onGpuUnavailable: (why) => log(`(${why})\n`),
+          ...(values.json ? { stdout: process.stderr } : {}),
+          onPoint: (p, done, total) =>
+            log(
+              `  [${done}/${total}] ${p.exec?.failure ? `failed: ${p.exec.failure}` : `${p.imagesPerSec.toFixed(0)} img/s, waiting ${p.exec?.waitShare != null ? `${(Math.min(1, p.exec.waitShare) * 100).toFixed(1)}%` : '?'} of each step${p.gpuUtilMean !== null ? `, GPU ${p.gpuUtilMean.toFixed(0)}%` : ''}`}\n`,
+            ),
+        },
+      );
+      ({ run, runId: id } = r);
+    } else if (values.exec) {
+      const r = await profileExec(
+        {
+          command: values.exec,
+          throughputRegex: values.regex ?? null,
+          file: positionals[0] ?? null,
+          ...(seconds !== undefined ? { secondsPerPoint: seconds } : {}),
+        },
+        runs,
+        {
+          signal: ac.signal,
+          gpu: !values['no-gpu'],
+          onGpuUnavailable: (why) => log(`(${why})\n`),
+        },
+      );
       ({ run, runId: id } = r);
       const res = r.result;
       log(
         `command exited with ${res.exitCode ?? res.signal}; ${res.imagesTotal} images in ${res.seconds.toFixed(1)} s (${(res.imagesTotal / Math.max(res.seconds, 1e-9)).toFixed(1)} img/s)\n`,
       );
+      if (res.droppedValues)
+        log(`${res.droppedValues} reported value(s) dropped: not a number from 0 to 10^15 (NaN, negative, a string, 1e308)\n`);
     } else {
       const orders = list(values.orders, 'orders');
       for (const o of orders ?? []) if (!isOrderName(o)) throw new UsageError(`--orders: unknown order "${o}"`);
@@ -142,8 +207,6 @@ export async function profileCommand(argv: string[]): Promise<number> {
         if (s !== 'on' && s !== 'off') throw new UsageError(`--os-cache expects on and/or off, got "${s}"`);
         return s === 'on';
       });
-      const seconds = values.seconds === undefined ? undefined : Number(values.seconds);
-      if (seconds !== undefined && !(seconds > 0)) throw new UsageError(`--seconds expects a positive number, got "${values.seconds}"`);
       const ahead = ints(values['batches-ahead'], 'batches-ahead');
       if (ahead && ahead.length !== 1) throw new UsageError('--batches-ahead expects one positive integer');
       const planInput = {
@@ -160,6 +223,8 @@ export async function profileCommand(argv: string[]): Promise<number> {
         ...(engines ? { engines: engines.filter(isEngineName) } : {}),
         ...(values.source !== undefined ? { source: values.source } : {}),
         stages: !values['no-stages'],
+        ...(trainWith !== undefined && isEngineName(trainWith) ? { trainWith } : {}),
+        ...(processCache !== undefined ? { processCacheBytes: processCache } : {}),
       };
       // Before the sweep: a missing engine is one line, not a failed run in the database.
       await checkEngines(planInput, values.python ?? null);
@@ -169,6 +234,11 @@ export async function profileCommand(argv: string[]): Promise<number> {
         python: values.python ?? null,
         // Even with --json: stderr is for people, stdout stays one JSON document.
         onNote: (m) => process.stderr.write(`note: ${m}\n`),
+        onWait,
+        onEngineFailed: (f) =>
+          process.stderr.write(
+            `beton profile: the ${f.engine} engine failed after ${f.measured} point${f.measured === 1 ? '' : 's'}: ${f.message} (the other engines go on; the traceback is kept with the run: beton runs show)\n`,
+          ),
         onPoint: (p, done, total) => {
           log(
             `  [${done}/${total}] ${p.config.engine ? `${p.config.engine}: ` : ''}workers ${p.config.workers}, batch ${p.config.batchSize}, ${p.config.order}, ${p.config.osCache ? 'os cache' : 'process cache'}: ${p.imagesPerSec.toFixed(0)} img/s, wait p50 ${p.waitP50Ms.toFixed(1)} ms / p95 ${p.waitP95Ms.toFixed(1)} ms${spreadText(p)}\n`,
@@ -181,11 +251,12 @@ export async function profileCommand(argv: string[]): Promise<number> {
     }
     if (values.json) {
       process.stdout.write(JSON.stringify({ ...run, id, samples: run.samples.length }) + '\n');
-    } else if (run.verdict) {
-      const v = run.verdict;
+    } else if (run.answer) {
+      // The answer, as stored: the same numbers as --json, beton runs show and the app.
       process.stdout.write(
-        `\nrun ${id}: ${v.kind.toUpperCase()} — ${v.summary}\n${v.evidence.map((e) => `  • ${e}`).join('\n')}\n${v.advice.length ? `next:\n${v.advice.map((a) => `  → ${a}`).join('\n')}\n` : ''}(beton runs show ${id}; beton runs plot ${id} -o run.svg)\n`,
+        `\nrun ${id}: ${formatAnswer(run.answer).join('\n')}\n(beton runs show ${id}; beton runs plot ${id} -o run.svg)\n`,
       );
+      if (run.failure) process.stdout.write(`run ${id} saved as ${run.status.toUpperCase()}: ${run.failure.message}\n`);
     } else if (run.failure) {
       // The command's stderr went by as it ran; its last lines again, where the verdict would be.
       const tail = run.failure.stderrTail ?? [];

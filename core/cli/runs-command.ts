@@ -1,4 +1,6 @@
+import { printableJson, printableText } from '../format/printable.js';
 import { existsSync, writeFileSync } from 'node:fs';
+import { formatAnswer, formatEngineFailures } from './answer-format.js';
 import { parseArgs } from 'node:util';
 import type { ExecPlan, PointConfig, PointResult, ProfilePlan } from '../api/profile-model.js';
 import { spreadOf } from '../profile/engine-points.js';
@@ -70,7 +72,12 @@ export async function runsCommand(argv: string[]): Promise<number> {
   if (values.db === '') throw new UsageError('--db expects a path');
   const path = values.db ?? defaultDbPath();
   const json = values.json ?? false;
-  const out = (s: string): void => void process.stdout.write(s.endsWith('\n') ? s : s + '\n');
+  // A run keeps what commands printed (a failed command's stderr, its command line): escape
+  // codes in them are shown, never replayed on the terminal (core/format/printable.ts).
+  const out = (s: string): void => {
+    const safe = json ? printableJson(s) : printableText(s);
+    process.stdout.write(safe.endsWith('\n') ? safe : safe + '\n');
+  };
 
   // Reading commands do not create a database that is not there.
   if (!existsSync(path)) {
@@ -254,8 +261,11 @@ function formatRun(run: StoredRun): string {
     lines.push(`  failure   ${run.failure.code ? `[${run.failure.code}] ` : ''}${run.failure.message}`);
     for (const l of run.failure.stderrTail ?? []) lines.push(`    stderr: ${l}`);
   }
+  if (run.engineFailures?.length) lines.push(...formatEngineFailures(run.engineFailures, true, '  '));
   if (run.points.length) {
-    const best = Math.max(...run.points.map((p) => p.imagesPerSec));
+    // The answer's best point is the one starred (older runs without an answer: the fastest).
+    const bestIndex = run.answer ? run.answer.best.point : run.points.reduce((a, b) => (b.imagesPerSec > a.imagesPerSec ? b : a)).index;
+    const execPoints = run.points.some((p) => p.exec);
     const engines = run.points.some((p) => p.config.engine !== undefined);
     const sliced = run.points.some((p) => spreadOf(p.slices) !== null);
     const cpu = run.points.some((p) => p.loaderCpu != null && p.machineCpu != null);
@@ -269,7 +279,17 @@ function formatRun(run: StoredRun): string {
       ['BATCH', true, (p) => String(p.config.batchSize)],
       ['ORDER', false, (p) => p.config.order],
       ['CACHE', false, (p) => cache(p.config)],
-      ['IMG/S', true, (p) => rate(p.imagesPerSec) + (p.imagesPerSec === best ? ' *' : '  ')],
+      ['IMG/S', true, (p) => rate(p.imagesPerSec) + (p.index === bestIndex ? ' *' : '  ')],
+      ...(execPoints
+        ? [
+            [
+              'WAIT SHARE',
+              true,
+              (p: PointResult) =>
+                p.exec?.failure ? 'failed' : p.exec?.waitShare != null ? `${(Math.min(1, p.exec.waitShare) * 100).toFixed(1)}%` : '-',
+            ] as [string, boolean, (p: PointResult) => string],
+          ]
+        : []),
       ...(sliced
         ? [
             [
@@ -313,14 +333,17 @@ function formatRun(run: StoredRun): string {
       ),
       '  (* best)',
     );
-    if (engines) lines.push(...engineLines(run.points));
+    // With an answer, its engines block (ratios to the engine you train with) is the one comparison shown.
+    if (engines && !run.answer) lines.push(...engineLines(run.points));
     if (run.points.some((p) => p.stages?.stages.length)) lines.push(...stageLines(run.points));
   } else {
     lines.push(`  points    none${run.kind === 'exec' ? ' (a training command: see its verdict)' : ''}`);
   }
   const last = run.samples[run.samples.length - 1];
   lines.push(`  samples   ${run.samples.length}${last ? ` over ${(last.t / 1000).toFixed(1)} s` : ''}`);
-  if (run.verdict) {
+  if (run.answer) {
+    lines.push('  answer', ...formatAnswer(run.answer, '    '));
+  } else if (run.verdict) {
     lines.push(`  verdict   ${run.verdict.kind}: ${run.verdict.summary}`);
     for (const e of run.verdict.evidence) lines.push(`    evidence: ${e}`);
     for (const a of run.verdict.advice) lines.push(`    advice:   ${a}`);
@@ -368,6 +391,7 @@ function formatCompare(c: RunComparison, colour = useColour()): string {
     head('B', c.b),
     `  ${c.sameMachine ? 'same machine' : 'different machines'}; ${c.datasetNote}`,
     `  best point: ${tone(c.best.text, c.best.direction, colour)}`,
+    `  matching points: ${tone(c.headline.text, c.headline.direction, colour)}`,
     '',
   ];
   if (c.rows.length) {

@@ -6,9 +6,10 @@ import { BetonService } from '../services/beton-service.js';
 import { startHttpServer } from '../services/http-server.js';
 import { applyRemotePrefixes, normalizePrefix } from '../services/remote-access.js';
 import { UsageError } from './usage-error.js';
+import { captureCommand } from '../profile/capture-command.js';
 
 export const SERVE_HELP = `beton serve [FOLDER ...] [--port N] [--host 127.0.0.1] [--db PATH] [--allow-exec] [--allow-host NAME[:PORT]]...
-            [--allow-remote s3://bucket/prefix]...
+            [--allow-remote s3://bucket/prefix]... [--python PATH]
 
 Serves the Beton Studio app to a browser, for GPU machines without a display. Prints a URL
 with a random token; every API request needs it. The browser may open files only inside
@@ -22,6 +23,8 @@ keeping the port the same, since requests must name this server (Host) as printe
                       shell commands as you. Off by default.
   --allow-host NAME   also answer requests addressed to NAME (or NAME:PORT): for --host
                       beyond loopback, or a tunnel on another local port. Repeatable.
+  --python PATH       the Python interpreter of the ffcv and torch engines (default
+                      $BETON_PYTHON, else python3 on PATH); checked by running it.
   --allow-remote URL  let the app open datasets under this s3:// or https:// prefix (with
                       this process's AWS credentials). Repeatable; none by default: the
                       server never fetches a URL a client names outside these prefixes.`;
@@ -47,6 +50,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       'allow-exec': { type: 'boolean', default: false },
       'allow-host': { type: 'string', multiple: true },
       'allow-remote': { type: 'string', multiple: true },
+      python: { type: 'string' },
     },
   });
   const port = values.port === undefined ? 5780 : Number(values.port);
@@ -73,7 +77,17 @@ export async function serveCommand(argv: string[]): Promise<number> {
     }
   }
   applyRemotePrefixes(remoteRoots);
-  const service = new BetonService({ roots, dbPath: values.db, host: 'server', allowExec, remoteRoots });
+  // The engines' interpreter, validated by running it now: a wrong path is one line at start, not a greyed-out engine later.
+  const python = values.python;
+  if (python !== undefined) {
+    if (python === '') throw new UsageError('--python expects a path');
+    const r = await captureCommand(python, ['-c', 'import sys; print(sys.version.split()[0])'], { timeoutMs: 30_000 });
+    if (r.status !== 0)
+      throw new UsageError(
+        `--python ${python}: it does not run Python (${r.error?.message ?? r.stderr.trim().split('\n').pop() ?? `exit ${r.status}`})`,
+      );
+  }
+  const service = new BetonService({ roots, dbPath: values.db, host: 'server', allowExec, remoteRoots, ...(python ? { python } : {}) });
   const { url, close } = await startHttpServer({ service, host, port, allowedHosts, staticDir: join(packageRoot(), 'renderer', 'dist') });
   process.stdout.write(`Beton Studio is serving ${[...roots, ...remoteRoots].join(', ')}\n  open ${url}\n  (Ctrl-C to stop)\n`);
   await new Promise<void>((r) => {

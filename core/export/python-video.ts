@@ -1,3 +1,4 @@
+import { py } from '../pipeline/python-code.js';
 /** Lines describing a video source to FFCV users (FFCV has no video reader). */
 export function videoSourcePy(
   src: { type: 'video_folder' | 'video_list'; path: string; clipLength: number; stride?: number | undefined; fps: number | null },
@@ -5,7 +6,7 @@ export function videoSourcePy(
 ): string[] {
   const stride = src.stride ?? src.clipLength;
   return [
-    `# Source ${src.type} ${JSON.stringify(src.path)}: FFCV has no video reader. Provide an indexed dataset of clips`,
+    `# Source ${src.type} ${py(src.path)}: FFCV has no video reader. Provide an indexed dataset of clips`,
     `# (${src.clipLength} frames each, starts ${stride} frames apart${src.fps ? `, resampled to ${src.fps} fps` : ''}) returning one tuple per clip,`,
     `# in this field order: (${fieldNames.join(', ')}); the clip as a (T, H, W, 3) uint8 RGB array (e.g. decoded with`,
     '# torchvision.io.read_video or PyAV). Beton Studio builds the same file with: beton build --config build.json',

@@ -287,7 +287,7 @@ export function loaderToPython(config: LoaderConfig, opts: LoaderExportOptions =
     `    batches_ahead=${config.batchesAhead},`,
     `    distributed=${py(Boolean(config.distributed))},`,
     ...(custom.length
-      ? [`    custom_fields={${customFields.map((n, k) => `${JSON.stringify(n)}: ${custom[k]!.python!.customClass!}`).join(', ')}},`]
+      ? [`    custom_fields={${customFields.map((n, k) => `${py(n)}: ${custom[k]!.python!.customClass!}`).join(', ')}},`]
       : []),
     '    pipelines={',
     ...pipes,
@@ -298,7 +298,8 @@ export function loaderToPython(config: LoaderConfig, opts: LoaderExportOptions =
     ...(config.dropLast
       ? [
           'if len(loader) == 0 and len(loader.indices) > 0:',
-          `    raise SystemExit(f"batch_size ${config.batchSize} is larger than the {len(loader.indices)} samples of ${config.file.replace(/["\\{}]/g, '')}: "`,
+          // The path as its own literal, not inside the f-string: a newline or brace in it must not break the code.
+          `    raise SystemExit(f"batch_size ${config.batchSize} is larger than the {len(loader.indices)} samples of " + ${py(config.file)} + ": "`,
           '                     "with drop_last=True FFCV yields no batch; pass drop_last=False or a smaller batch_size")',
         ]
       : []),

@@ -18,6 +18,8 @@ import { createDecoder, type Decoder } from './decoders.js';
 import { heapAccess, type HeapAccess } from './memory/heap-access.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './protocol.js';
 import { setOwn } from '../format/own-keys.js';
+import { createOrder, type TraversalOrder } from './orders/index.js';
+import { pagesOfFields } from './memory/sample-pages.js';
 
 const init = workerData as WorkerInit;
 for (const m of init.fieldModules) await import(m);
@@ -149,9 +151,41 @@ function runRow(msg: { epoch: number; slot: number }, k: number, sample: number)
   }
 }
 
+let nextOrders: TraversalOrder | null = null;
+
+/** The next epoch's order, computed while the consumer's thread runs the current one (protocol.ts, 'order'). */
+function prefetchOrder(msg: Extract<WorkerRequest, { type: 'order' }>): void {
+  const state = new Int32Array(msg.into, 0, 2);
+  try {
+    const plan = init.order!;
+    nextOrders ??= createOrder(plan.name, {
+      indices: new Uint32Array(plan.indices),
+      seed: plan.seed,
+      batchSize: plan.batchSize,
+      ...(plan.distributed ? { distributed: plan.distributed } : {}),
+      pagesOfSample: pagesOfFields(
+        reader,
+        reader.fields.map((_, f) => f),
+      ),
+    });
+    const ids = nextOrders.sampleOrder(msg.epoch);
+    if (8 + ids.length * 4 > msg.into.byteLength) throw new Error('order longer than its buffer');
+    new Uint32Array(msg.into, 8, ids.length).set(ids);
+    Atomics.store(state, 1, ids.length);
+    Atomics.store(state, 0, 1);
+  } catch {
+    // The consumer computes the order itself.
+    Atomics.store(state, 0, 2);
+  }
+}
+
 parentPort!.on('message', (msg: WorkerRequest) => {
   if (msg.type === 'epoch') {
     order = new Uint32Array(msg.order);
+    return;
+  }
+  if (msg.type === 'order') {
+    prefetchOrder(msg);
     return;
   }
   const t0 = performance.now();

@@ -18,6 +18,8 @@ import type { WorkerInit, WorkerReply, WorkerRequest } from './protocol.js';
 import { startWorkers } from './start-workers.js';
 import { checkState, loaderIdentity, type LoaderIdentity, type LoaderState } from './loader-state.js';
 import { checkIndices, effectiveWorkers, MAX_BATCHES_AHEAD } from './option-bounds.js';
+import { isNativeAvailable } from '../native/beton-addon.js';
+import { gatherRecords } from '../native/gather-records.js';
 
 export type { PipelineConfig };
 
@@ -69,6 +71,8 @@ export interface LoaderStats {
   stageMs?: Record<string, number>;
   /** Process cache: pages read from disk. */
   pagesRead: number;
+  /** Epoch orders a worker had computed before their epoch started (inline gather only; the others were computed on the consumer's thread). */
+  ordersPrefetched: number;
 }
 
 const int = (v: unknown, name: string, min: number, max = Number.MAX_SAFE_INTEGER): number => {
@@ -98,7 +102,17 @@ export class Loader {
   private failure: Error | null = null;
   private readonly slotsCount: number;
   private readonly cheapBatches: boolean;
-  private readonly statsData: LoaderStats = { batches: 0, waitMs: [], workerBusyMs: 0, pagesRead: 0 };
+  /**
+   * Every output is a plain copy of metadata bytes and the addon is there: batches are
+   * gathered on the consumer's thread, one native call per output, with no worker round trip
+   * (two postMessages, two wake-ups: most of a tabular batch's cost, and what contention
+   * stretches). BETON_INLINE_GATHER=0 forces the worker path (A/B benchmarks, tests).
+   */
+  private readonly inlineGather: boolean;
+  /** The next epoch's order, asked of worker 0 (inline gather with a built-in order: WorkerInit.order). */
+  private nextOrder: { epoch: number; buf: SharedArrayBuffer } | null = null;
+  private readonly prefetchOrders: boolean;
+  private readonly statsData: LoaderStats = { batches: 0, waitMs: [], workerBusyMs: 0, pagesRead: 0, ordersPrefetched: 0 };
   private onReply: ((w: number, r: WorkerReply) => void) | null = null;
   /** Wakes the running iteration (close() during for-await ends it). */
   private wakeIteration: (() => void) | null = null;
@@ -129,6 +143,8 @@ export class Loader {
     this.outputNames = outputs.map((o) => o.plan.name);
     this.slotsCount = slots;
     this.cheapBatches = outputs.every((o) => o.cheapRows);
+    this.inlineGather = inlineGather(outputs);
+    this.prefetchOrders = this.inlineGather && typeof opts.order !== 'function' && workers.length > 0;
     workers.forEach((w, i) => {
       w.on('message', (r: WorkerReply) => this.onReply?.(i, r));
       w.on('error', (e) => this.fail(new LoaderError('WORKER_FAILED', `a loader worker failed: ${e.message}`)));
@@ -197,7 +213,20 @@ export class Loader {
             ...(options.processCacheBytes !== undefined ? { bytes: options.processCacheBytes } : {}),
           });
       const claims = new SharedArrayBuffer(4 * slots);
+      let orderPlan: WorkerInit['order'];
+      if (inlineGather(outputs) && typeof options.order !== 'function') {
+        const shared = new SharedArrayBuffer(Math.max(4, indices.byteLength));
+        new Uint32Array(shared).set(indices);
+        orderPlan = {
+          name: options.order ?? 'sequential',
+          seed,
+          batchSize,
+          indices: shared,
+          ...(options.distributed ? { distributed: options.distributed } : {}),
+        };
+      }
       const init: WorkerInit = {
+        ...(orderPlan ? { order: orderPlan } : {}),
         claims,
         path,
         customFields: Object.entries(options.customFields ?? {}).map(([name, f]) => ({ name, spec: f.toSpec() })),
@@ -359,9 +388,14 @@ export class Loader {
     this.nextEpoch = epoch + 1;
     this.startBatch = 0;
     const bs = this.batchSize;
-    const full = epoch === 0 && this.firstOrder ? this.firstOrder : this.order.sampleOrder(epoch);
+    const full = epoch === 0 && this.firstOrder ? this.firstOrder : (this.prefetchedOrder(epoch) ?? this.order.sampleOrder(epoch));
     this.firstOrder = null;
+    if (this.prefetchOrders) this.askOrder(epoch + 1, full.length);
     const total = Math.min(full.length, this.length * bs);
+    if (this.inlineGather) {
+      yield* this.gatherEpoch(epoch, start, full.subarray(0, total));
+      return;
+    }
     const orderBuf = new SharedArrayBuffer(Math.max(4, total * 4));
     const order = new Uint32Array(orderBuf);
     order.set(full.subarray(0, total));
@@ -499,6 +533,67 @@ export class Loader {
     }
   }
 
+  /** Asks worker 0 for epoch `epoch`'s order (it is idle on the inline path: one core computes it while this one gathers). */
+  private askOrder(epoch: number, length: number): void {
+    const buf = new SharedArrayBuffer(8 + 4 * length);
+    this.nextOrder = { epoch, buf };
+    this.workers[0]!.postMessage({ type: 'order', epoch, into: buf } satisfies WorkerRequest);
+  }
+
+  /** The order worker 0 finished for `epoch`, or null (not asked, another epoch, not done yet, failed): then computed here. */
+  private prefetchedOrder(epoch: number): Uint32Array | null {
+    const p = this.nextOrder;
+    this.nextOrder = null;
+    if (!p || p.epoch !== epoch) return null;
+    const state = new Int32Array(p.buf, 0, 2);
+    if (Atomics.load(state, 0) !== 1) return null;
+    this.statsData.ordersPrefetched++;
+    return new Uint32Array(p.buf, 8, Atomics.load(state, 1));
+  }
+
+  /**
+   * An epoch of cheap rows on this thread: each batch gathered into its ring slot when the
+   * consumer asks for it (the slot of the previous batch stays untouched, as on the worker
+   * path, which reuses a slot only after its batch is released).
+   */
+  private async *gatherEpoch(epoch: number, start: number, order: Uint32Array): AsyncGenerator<Batch> {
+    const bs = this.batchSize;
+    const S = this.slotsCount;
+    const meta = this.reader.metadata;
+    const stride = this.reader.recordLayout.size;
+    const rows = this.outputs.map((o) => ({
+      from: this.reader.recordLayout.offsets[o.plan.field]!,
+      bytes: o.copyBytes,
+      rowBytes: byteSize(o.plan.sampleOutput),
+      ring: new Uint8Array(o.plan.ring),
+    }));
+    this.current = { epoch, held: start - 1 };
+    try {
+      for (let b = start; b < this.length; b++) {
+        if (this.closed) {
+          if (this.failure) throw this.failure;
+          return;
+        }
+        this.opts.signal?.throwIfAborted();
+        const t0 = performance.now();
+        const ids = order.subarray(b * bs, Math.min(order.length, b * bs + bs));
+        const slot = b % S;
+        for (const r of rows) gatherRecords(meta, stride, r.from, r.bytes, ids, r.ring, slot * this.slotRows * r.rowBytes);
+        this.statsData.waitMs.push(performance.now() - t0);
+        this.statsData.batches++;
+        this.current.held = b;
+        yield this.makeBatch(epoch, b, ids);
+      }
+    } finally {
+      // Broke out mid-epoch: remember where, for state()/resume().
+      if (this.current && this.current.held + 1 < this.length) {
+        this.nextEpoch = epoch;
+        this.startBatch = this.current.held + 1;
+      }
+      this.current = null;
+    }
+  }
+
   /** A worker's decode failure, naming the sample and the file's field its output reads (an extra output names its source). */
   private corruptSample(r: Extract<WorkerReply, { type: 'error' }>): LoaderError {
     const failed = this.outputs[r.output];
@@ -529,6 +624,11 @@ export class Loader {
     }
     return new Batch(epoch, b, ids.slice(), outputs);
   }
+}
+
+/** Every output a plain copy of metadata bytes, and the addon there: batches are gathered on the consumer's thread. */
+function inlineGather(outputs: readonly Output[]): boolean {
+  return outputs.every((o) => o.cheapRows) && process.env.BETON_INLINE_GATHER !== '0' && isNativeAvailable();
 }
 
 /** Batches in an epoch of `samples` samples. */

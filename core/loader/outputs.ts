@@ -19,6 +19,8 @@ export interface Output {
   batchBuffers: OutputArray[];
   /** Rows are metadata bytes copied as they are (int/float, no ops): nanoseconds per row. */
   cheapRows: boolean;
+  /** With cheapRows: the bytes of a row (the first bytes of the field's metadata member); 0 otherwise. */
+  copyBytes: number;
 }
 
 /** Resolves `pipelines` into outputs (file fields in order, then extra outputs) with their plans and rings. */
@@ -55,10 +57,12 @@ export function planOutputs(reader: Reader, pipelines: Record<string, PipelineCo
     const stats = fieldStats(reader, f);
     let plan;
     let cheapRows = false;
+    let copyBytes = 0;
     try {
       const dec = createDecoder(decoder, field, stats);
       plan = planStages(dec.output, ops);
       cheapRows = dec.copiesMetadata !== undefined && plan.stages.length === 0 && plan.batchStages.length === 0;
+      if (cheapRows) copyBytes = dec.copiesMetadata ?? 0;
     } catch (e) {
       throw new LoaderError('BAD_PIPELINE', `pipeline "${name}": ${(e as Error).message}`, { field: name });
     }
@@ -89,6 +93,7 @@ export function planOutputs(reader: Reader, pipelines: Record<string, PipelineCo
       batchStages: plan.batchStages,
       batchBuffers,
       cheapRows,
+      copyBytes,
     });
   }
   return out;

@@ -3,6 +3,20 @@ import type { TensorSpec } from '../pipeline/dtypes.js';
 import type { DecoderSpec, OpSpec } from '../pipeline/spec.js';
 import type { RemoteSnapshot } from '../remote/remote-file.js';
 import type { FieldStats } from './decoders.js';
+import type { DistributedOptions, OrderName } from './orders/index.js';
+
+/**
+ * What a worker needs to compute the loader's epoch orders itself (built-in orders only: a
+ * pure function of this and the epoch), so the next epoch's order is ready when it starts.
+ */
+export interface OrderPlan {
+  name: OrderName;
+  seed: number;
+  batchSize: number;
+  /** The loader's sample ids (u32), shared. */
+  indices: SharedArrayBuffer;
+  distributed?: DistributedOptions;
+}
 
 /** One loader output as workers see it. */
 export interface OutputPlan {
@@ -37,13 +51,21 @@ export interface WorkerInit {
   fastDecode: boolean;
   /** One Int32 row counter per ring slot: workers claim rows with Atomics.add, so a faster worker takes more. */
   claims: SharedArrayBuffer;
+  /** Set when the consumer's thread gathers the batches (cheap rows) and the order is built in: worker 0 prefetches orders. */
+  order?: OrderPlan;
 }
 
 /** Main → worker. Only numbers cross: pixels live in shared memory. */
 export type WorkerRequest =
   | { type: 'epoch'; epoch: number; order: SharedArrayBuffer }
   /** Decode rows of batch `batch` into `slot`: rows are claimed one by one from the slot's shared counter until `size`. */
-  | { type: 'job'; epoch: number; batch: number; slot: number; size: number };
+  | { type: 'job'; epoch: number; batch: number; slot: number; size: number }
+  /**
+   * Compute epoch `epoch`'s order into `into`: Int32 [status, length] then the u32 ids;
+   * status (Atomics) 1 = written, 2 = failed or too long. The consumer polls it when the epoch
+   * starts, without the event loop (an inline epoch never yields to it).
+   */
+  | { type: 'order'; epoch: number; into: SharedArrayBuffer };
 
 /** Worker → main. */
 export type WorkerReply =

@@ -1,5 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { ExecError, ThroughputMeter, compileThroughputRegex, jsonObjectOf, parseRegexLine, stepOf, throughputOf } from './exec-protocol.js';
+import {
+  ExecError,
+  ThroughputMeter,
+  compileThroughputRegex,
+  droppedValues,
+  jsonObjectOf,
+  parseRegexLine,
+  stepOf,
+  throughputOf,
+} from './exec-protocol.js';
 import { LineSplitter } from './line-splitter.js';
 import { PROBE_FD, probeEnv } from './probe-path.js';
 import { StepStats } from './step-stats.js';
@@ -28,6 +37,8 @@ export interface ExecOptions {
   stdout?: NodeJS.WritableStream | null;
   stderr?: NodeJS.WritableStream | null;
   killGraceMs?: number;
+  /** Stop the command (its process group) after this many seconds: a training-command sweep's point (timedOut, not a failure). */
+  maxSeconds?: number | null;
   /**
    * Offer the probe (python/beton_probe.py) to the command: its folder on PYTHONPATH,
    * BETON_PROBE=1, and a pipe on fd 3 for its step lines (default true).
@@ -40,6 +51,8 @@ export interface ExecResult {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
   cancelled: boolean;
+  /** Stopped after maxSeconds (absent: it was not). */
+  timedOut?: boolean;
   samples: TelemetrySample[];
   /** Images the command reported (0 when it reported none). */
   imagesTotal: number;
@@ -53,6 +66,8 @@ export interface ExecResult {
   stderrTail: string[];
   /** Throughput and, with the probe's step lines, the wait per step: what the exec verdict is made from. */
   measures: ExecMeasures;
+  /** Reported values dropped as non-finite, negative, not numbers or absurd (exec-protocol.ts droppedValues). */
+  droppedValues?: number;
 }
 
 export const STDERR_TAIL_LINES = 20;
@@ -65,7 +80,7 @@ export const STDERR_LINE_MAX = 500;
  */
 export function execOutcome(res: ExecResult): { status: 'ok' | 'cancelled' | 'failed'; failure: RunFailure | null } {
   if (res.cancelled) return { status: 'cancelled', failure: null };
-  if (res.exitCode === 0) return { status: 'ok', failure: null };
+  if (res.exitCode === 0 || res.timedOut === true) return { status: 'ok', failure: null };
   const why = res.exitCode === 127 ? ' (command not found)' : res.exitCode === 126 ? ' (not executable)' : '';
   const message =
     res.exitCode !== null ? `the command exited with code ${res.exitCode}${why}` : `the command was killed by ${res.signal ?? 'a signal'}`;
@@ -160,9 +175,11 @@ export async function runExec(o: ExecOptions): Promise<ExecResult> {
 
   // A JSON line: a step report (the probe's) feeds the step statistics; its cumulative images,
   // like any count, the throughput — unless a regex was given for that.
+  let dropped = 0;
   const onReport = (line: string, counts: boolean): void => {
     const r = jsonObjectOf(line);
     if (!r) return;
+    dropped += droppedValues(r);
     const step = stepOf(r);
     if (step) steps.record(step);
     const e = counts ? throughputOf(r) : null;
@@ -219,6 +236,16 @@ export async function runExec(o: ExecOptions): Promise<ExecResult> {
   };
   o.signal?.addEventListener('abort', onAbort, { once: true });
   if (o.signal?.aborted) onAbort(); // aborted while the shell was starting
+  let timedOut = false;
+  const limit =
+    o.maxSeconds != null && o.maxSeconds > 0
+      ? setTimeout(() => {
+          timedOut = true;
+          killGroup(child, 'SIGTERM');
+          killTimer = setTimeout(() => killGroup(child, 'SIGKILL'), o.killGraceMs ?? 5000);
+          killTimer.unref();
+        }, o.maxSeconds * 1000)
+      : null;
 
   let telemetry: Telemetry | null = null;
   try {
@@ -232,16 +259,19 @@ export async function runExec(o: ExecOptions): Promise<ExecResult> {
       waitPerStep: () => steps.windowWaitPerStep(),
     });
     const end = await closed;
+    if (limit) clearTimeout(limit);
     return {
       exitCode: end.code,
       signal: end.sig,
       cancelled,
+      ...(timedOut && !cancelled ? { timedOut: true } : {}),
       samples: await telemetry.stop(),
       imagesTotal: meter.imagesTotal,
       seconds: end.at / 1000,
       gpuUnavailable: telemetry.gpuUnavailable,
       stderrTail: [...stderrTail],
       measures: steps.measures(meter.steadyImagesPerSec),
+      droppedValues: dropped,
     };
   } finally {
     o.signal?.removeEventListener('abort', onAbort);

@@ -15,7 +15,28 @@ export class ExecError extends BetonError<'BAD_REGEX' | 'SPAWN_FAILED'> {
   }
 }
 
-const count = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null);
+/**
+ * Largest count, rate or duration a line may report (10^15: a million images a second for
+ * thirty years). Lines come from any program: `{"images": 1e308}` is finite, but its rate
+ * over a 250 ms window is Infinity, which no run record may hold. Above it a value is absurd.
+ */
+export const MAX_REPORTED_VALUE = 1e15;
+
+const count = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= MAX_REPORTED_VALUE ? v : null);
+
+/** The keys the protocol reads (throughput and the probe's step lines). */
+const REPORT_KEYS = ['images', 'step', 'batch_size', 'images_per_sec', 'wait_ms', 'step_ms'] as const;
+
+/**
+ * How many of a JSON line's report keys hold a value that is dropped: present but not a
+ * number in 0..MAX_REPORTED_VALUE (a string, NaN written as a string, -1, 1e308). The line's
+ * other values still count; the run reports how many were dropped, and goes on.
+ */
+export function droppedValues(r: Record<string, unknown>): number {
+  let n = 0;
+  for (const k of REPORT_KEYS) if (k in r && count(r[k]) === null) n++;
+  return n;
+}
 
 /**
  * A line that is exactly one JSON object (surrounding whitespace allowed):

@@ -1,5 +1,6 @@
 import { completePlan, tryDatasetInfo } from './sweep.js';
 import { machineInfo } from './machine.js';
+import { answerOf } from './answer.js';
 import type { PointResult, ProfilePlan, ProfileRun, RunFailure, TelemetrySample } from '../api/profile-model.js';
 
 /** A failure as a run keeps it: the error's message and, when it has one, its code. */
@@ -21,7 +22,7 @@ export async function failedSweepRun(
   points: readonly PointResult[],
   samples: readonly TelemetrySample[],
 ): Promise<ProfileRun> {
-  return {
+  const run: ProfileRun = {
     kind: 'sweep',
     startedAt,
     finishedAt: new Date().toISOString(),
@@ -34,4 +35,6 @@ export async function failedSweepRun(
     samples: [...samples],
     verdict: null,
   };
+  // What was measured still has an answer (issue 27: a failure does not lose the points).
+  return { ...run, answer: points.length ? answerOf(run) : null };
 }

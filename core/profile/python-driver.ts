@@ -12,8 +12,9 @@
  * DataLoader's settings. Output, one JSON object per line on stdout:
  *   {"ready": {versions}}                           after the imports
  *   {"start": i}                                    the measured part of point i begins
- *   {"n": images}                                   after each measured batch (cumulative)
+ *   {"n": images, "w": ms}                          after each measured batch (cumulative; w: its wait)
  *   {"point": i, images, seconds, batches, waits, slices}   point i measured
+ *   {"ablating": i, stage, k, of}                   timing prefix k of `of` of point i begins
  *   {"ablation": i, stage, imagesPerSec}            one pipeline prefix of point i
  *   {"error": message}                              then exit 1
  * Timing is the consumer's: the time each `next()` waited and images per wall second over
@@ -46,12 +47,33 @@ def make_torch(t):
     if t["flip"]:
         tf.append(T.RandomHorizontalFlip())
     tf.append(T.PILToTensor())  # uint8 CHW, as our ToCHW
-    ds = datasets.ImageFolder(t["source"], transform=T.Compose(tf))
+    ds = Skipping(datasets.ImageFolder(t["source"], transform=T.Compose(tf)))
     w = t["workers"]
     return torch.utils.data.DataLoader(
         ds, batch_size=t["batchSize"], shuffle=t["shuffle"], num_workers=w, drop_last=True,
         persistent_workers=True, prefetch_factor=max(1, -(-t["batchesAhead"] // w)),
     )
+
+
+class Skipping:
+    """An ImageFolder that skips files it cannot read (a corrupt JPEG), as beton build reports them: one stderr line each."""
+
+    def __init__(self, ds):
+        self.ds = ds
+
+    def __len__(self):
+        return len(self.ds)
+
+    def __getitem__(self, i):
+        n = len(self.ds)
+        for k in range(n):
+            j = (i + k) % n
+            try:
+                return self.ds[j]
+            except Exception as e:
+                sys.stderr.write("beton: skipped unreadable %s: %s\n" % (self.ds.samples[j][0], (type(e).__name__ + ": " + str(e))[:200]))
+                sys.stderr.flush()
+        raise RuntimeError("no readable image in the source folder")
 
 
 def batch_size_of(b):
@@ -67,10 +89,15 @@ class Batches:
         self.it = iter(loader)
 
     def next(self):
+        empty = 0
         while True:
             try:
                 return next(self.it)
             except StopIteration:
+                # An epoch without a batch (fewer samples than one batch, drop_last) would loop forever.
+                empty += 1
+                if empty > 1:
+                    raise RuntimeError("the loader yields no batch: fewer samples than one batch")
                 self.close()
                 self.it = iter(self.loader)
 
@@ -102,7 +129,7 @@ def measure(loader, warmup, seconds, live, nslices):
             waits.append((got - a) * 1000)
             arrivals.append((got - t0, n))
             if live:
-                emit({"n": images})
+                emit({"n": images, "w": (got - a) * 1000})
             if got >= deadline:
                 break
         total = max(1e-6, time.perf_counter() - t0)
@@ -144,7 +171,9 @@ def main():
         r["point"] = i
         emit(r)
         del loader
-        for a in p.get("ablations", []):
+        abl = p.get("ablations", [])
+        for k, a in enumerate(abl):
+            emit({"ablating": i, "stage": a["stage"], "k": k + 1, "of": len(abl)})
             ab = make_ffcv(a["code"])
             r = measure(ab, job["warmupBatches"], job["stageSeconds"], False, 1)
             emit({"ablation": i, "stage": a["stage"], "imagesPerSec": r["images"] / r["seconds"]})
@@ -159,5 +188,8 @@ if __name__ == "__main__":
             sys.exit(130)
         sys.stderr.write(traceback.format_exc())
         emit({"error": (type(e).__name__ + ": " + str(e))[:500]})
-        sys.exit(1)
+        sys.stderr.flush()
+        # Not sys.exit: DataLoader workers (and their pipes, our stdout among them) would keep the
+        # engine alive until the silence timeout; the error is said, the process is done.
+        os._exit(1)
 `;

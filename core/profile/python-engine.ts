@@ -101,9 +101,10 @@ async function probe(engine: Exclude<EngineName, 'beton'>, cmd: string, o: Avail
 export type DriverLine =
   | { kind: 'ready'; versions: Record<string, string> }
   | { kind: 'start'; index: number }
-  | { kind: 'progress'; images: number }
+  | { kind: 'progress'; images: number; waitMs?: number }
   | { kind: 'point'; index: number; images: number; seconds: number; batches: number; waits: number[]; slices: number[] }
   | { kind: 'ablation'; index: number; stage: string; imagesPerSec: number }
+  | { kind: 'ablating'; index: number; stage: string; k: number; of: number }
   | { kind: 'error'; message: string };
 
 const isNum = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
@@ -126,6 +127,8 @@ export function parseDriverLine(line: string): DriverLine | null {
   if (typeof o.error === 'string') return { kind: 'error', message: o.error };
   if (isNum(o.ablation) && typeof o.stage === 'string' && isNum(o.imagesPerSec))
     return { kind: 'ablation', index: o.ablation, stage: o.stage, imagesPerSec: o.imagesPerSec };
+  if (isNum(o.ablating) && typeof o.stage === 'string' && isNum(o.k) && isNum(o.of))
+    return { kind: 'ablating', index: o.ablating, stage: o.stage, k: o.k, of: o.of };
   if (isNum(o.point) && isNum(o.images) && isNum(o.seconds) && isNum(o.batches)) {
     return {
       kind: 'point',
@@ -137,7 +140,7 @@ export function parseDriverLine(line: string): DriverLine | null {
       slices: nums(o.slices) ?? [],
     };
   }
-  if (isNum(o.n)) return { kind: 'progress', images: o.n };
+  if (isNum(o.n)) return { kind: 'progress', images: o.n, ...(isNum(o.w) ? { waitMs: o.w } : {}) };
   return null;
 }
 
@@ -160,6 +163,8 @@ export interface PythonEngineOptions {
   job: PythonJob;
   onLine: (l: DriverLine) => void;
   signal?: AbortSignal;
+  /** A file the engine skipped (the torch engine's unreadable images), once per file: "skipped unreadable PATH: why". */
+  onSkipped?: (message: string) => void;
   /** Kill the child when no driver line came for this long (default 180 s: imports and numba compiles take a while). */
   silenceMs?: number;
 }
@@ -219,7 +224,11 @@ export async function runPythonEngine(o: PythonEngineOptions): Promise<void> {
         const l = parseDriverLine(line);
         if (!l) return;
         arm();
-        if (l.kind === 'error') error = l.message;
+        if (l.kind === 'error') {
+          error = l.message;
+          // The driver exits at once after its error; should a child of it hold our pipes, don't wait for silence.
+          setTimeout(kill, 5000).unref();
+        }
         if (l.kind === 'point') measured++;
         try {
           o.onLine(l);
@@ -228,7 +237,17 @@ export async function runPythonEngine(o: PythonEngineOptions): Promise<void> {
           kill();
         }
       });
+      const skipped = new Set<string>();
       const errLines = new LineSplitter((line) => {
+        // The torch engine's skipped files (the driver's Skipping dataset), reported once each, not as the engine's error.
+        const skip = /^beton: (skipped unreadable .*)$/.exec(line);
+        if (skip) {
+          if (!skipped.has(skip[1]!)) {
+            skipped.add(skip[1]!);
+            o.onSkipped?.(skip[1]!);
+          }
+          return;
+        }
         if (line.trim()) stderr.push(line.slice(0, 300));
         if (stderr.length > 12) stderr.shift();
       });

@@ -24,13 +24,24 @@ import {
   stagePrefixes,
   torchSettings,
 } from './engine-points.js';
-import type { EngineName } from '../api/profile-model.js';
+import type { EngineFailure, EngineName } from '../api/profile-model.js';
+import { ENGINE_LABELS, PROFILE_DEFAULTS, defaultWorkers as workersFor, pointLabel, pointsOf } from '../api/profile-plan.js';
+import { answerOf } from './answer.js';
+import { pythonFor } from './python-engine.js';
 
 export interface SweepOptions {
   signal?: AbortSignal;
   /** Every ~250 ms while it runs (live charts). */
   onSample?: (s: TelemetrySample) => void;
   onPoint?: (p: PointResult, done: number, total: number) => void;
+  /**
+   * What the sweep is doing or waiting for, in words, as it changes ("measuring point 3 of 6:
+   * …", "starting FFCV in /usr/bin/python3 — imports and numba compiles, about 30 s", "timing
+   * FFCV's stages by ablation, 1 of 2"), with the points done so far.
+   */
+  onWait?: (message: string, done: number, total: number) => void;
+  /** An engine failed (one line; its traceback in `detail`); the sweep goes on with the others. */
+  onEngineFailed?: (failure: EngineFailure) => void;
   /** Sample GPUs with nvidia-smi (default true; "no GPU" is reported once and ignored). */
   gpu?: boolean;
   /** A default changed to fit the file (a batch larger than the dataset), for people. */
@@ -58,34 +69,33 @@ export interface FfcvPointSpec {
 /** Slices each point's measured time is cut into (its spread is over these). */
 export const SLICES_PER_POINT = 3;
 /** The loader's default batchesAhead (core/loader/loader.ts): what a Python engine is given when the plan says nothing. */
-const DEFAULT_BATCHES_AHEAD = 3;
+const DEFAULT_BATCHES_AHEAD = PROFILE_DEFAULTS.batchesAhead;
 
-/** Default worker grid: 1, 2, 4, … up to the core count, and the core count. */
+/** Default worker grid: 1, 2, 4, … up to the core count, and the core count (core/api/profile-plan.ts). */
 export function defaultWorkers(cores = availableParallelism()): number[] {
-  const out: number[] = [];
-  for (let w = 1; w < cores; w *= 2) out.push(w);
-  out.push(cores);
-  return out;
+  return workersFor(cores);
 }
 
 export function completePlan(p: Partial<ProfilePlan> & { file: string }): ProfilePlan {
   return {
     file: isRemoteUrl(p.file) ? p.file : resolve(p.file),
     workers: p.workers?.length ? p.workers : defaultWorkers(),
-    batchSizes: p.batchSizes?.length ? p.batchSizes : [256],
-    orders: p.orders?.length ? p.orders : ['random'],
-    osCache: p.osCache?.length ? p.osCache : [true],
-    decoder: p.decoder ?? 'rrc:160',
-    flip: p.flip ?? true,
+    batchSizes: p.batchSizes?.length ? p.batchSizes : [PROFILE_DEFAULTS.batchSize],
+    orders: p.orders?.length ? p.orders : [...PROFILE_DEFAULTS.orders],
+    osCache: p.osCache?.length ? p.osCache : [...PROFILE_DEFAULTS.osCache],
+    decoder: p.decoder ?? PROFILE_DEFAULTS.decoder,
+    flip: p.flip ?? PROFILE_DEFAULTS.flip,
     // Only when asked: plans stored before the option keep their shape.
     ...(p.fastDecode ? { fastDecode: true } : {}),
     ...(p.batchesAhead !== undefined ? { batchesAhead: p.batchesAhead } : {}),
-    secondsPerPoint: p.secondsPerPoint ?? 3,
-    warmupBatches: p.warmupBatches ?? 2,
+    secondsPerPoint: p.secondsPerPoint ?? PROFILE_DEFAULTS.secondsPerPoint,
+    warmupBatches: p.warmupBatches ?? PROFILE_DEFAULTS.warmupBatches,
     // Only when asked, as above.
     ...(p.engines?.length ? { engines: [...new Set(p.engines)] } : {}),
     ...(p.source ? { source: resolve(p.source) } : {}),
     ...(p.stages ? { stages: true } : {}),
+    ...(p.trainWith ? { trainWith: p.trainWith } : {}),
+    ...(p.processCacheBytes !== undefined ? { processCacheBytes: p.processCacheBytes } : {}),
   };
 }
 
@@ -209,15 +219,14 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
   r.close();
   const steps: PipelineStep[] = [parseDecoder(plan.decoder), ...(plan.flip ? [RandomHorizontalFlip()] : []), ToCHW()];
   const engines: EngineName[] = plan.engines ?? ['beton'];
+  const points: PointResult[] = [];
   await checkEngines(plan, opts.python);
   if (engines.includes('ffcv') && (!opts.ffcvCode || !imageField))
     throw new BetonError('ENGINE_UNAVAILABLE', `the ffcv engine needs an image field in ${plan.file} and the exporter`);
-  const grid: PointConfig[] = [];
-  for (const engine of engines)
-    for (const osCache of plan.osCache)
-      for (const order of plan.orders)
-        for (const batchSize of plan.batchSizes)
-          for (const workers of plan.workers) grid.push({ workers, batchSize, order, osCache, ...(plan.engines ? { engine } : {}) });
+  // The grid in index order, as the plan module spells it (the renderer reads the same function).
+  const grid: PointConfig[] = pointsOf(plan);
+  const wait = (message: string): void => opts.onWait?.(message, points.length, grid.length);
+  const engineFailures: EngineFailure[] = [];
 
   // Throughput for the telemetry: images counted by the point loop, read every sample.
   let counted = 0;
@@ -245,7 +254,6 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
       return w;
     },
   });
-  const points: PointResult[] = [];
   let samples: TelemetrySample[] = [];
   const batchesAhead = plan.batchesAhead ?? DEFAULT_BATCHES_AHEAD;
 
@@ -267,22 +275,49 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
           : { index, torch: torchSettings(plan, config, batchesAhead) },
       ),
     };
-    const byIndex = new Map<number, PointResult>();
     const ablations = new Map<number, Array<{ stage: string; imagesPerSec: number }>>();
+    // A point waits for its ablation (FFCV's stages) before it is reported and recorded, so its
+    // stages are stored with it; what is still held when the engine ends goes out without them.
+    const held = new Map<number, PointResult>();
+    const release = (index: number): void => {
+      const point = held.get(index);
+      if (!point) return;
+      held.delete(index);
+      const ab = ablations.get(index);
+      if (prefixes.length && ab?.length === prefixes.length)
+        point.stages = ablationStages(ab, steps, point.imagesPerSec, Math.min(point.config.workers, machine.cores));
+      points.push(point);
+      opts.onPoint?.(point, points.length, grid.length);
+    };
     let sampleFrom = 0;
     let pending = Promise.resolve();
+    const label = ENGINE_LABELS[engine];
+    wait(
+      `starting ${label} in ${pythonFor(opts.python)} — ${engine === 'ffcv' ? 'imports, then numba compiles each pipeline, about 30 s' : 'imports torch, about 10 s'}`,
+    );
+    const ordinal = (index: number): number => cells.findIndex(([i]) => i === index) + 1;
     await runPythonEngine({
       python: opts.python,
       job,
       signal: opts.signal,
+      onSkipped: (m) => opts.onNote?.(`the ${engine} engine ${m}`),
       onLine: (l) => {
-        if (l.kind === 'start') {
+        if (l.kind === 'ablating') {
+          wait(`timing ${label}'s stages by ablation (point ${ordinal(l.index)} of ${cells.length}), ${l.k} of ${l.of}: ${l.stage}`);
+        } else if (l.kind === 'start') {
+          wait(`measuring point ${points.length + held.size + 1} of ${grid.length}: ${pointLabel(grid[l.index]!)}`);
           sampleFrom = telemetry.samples().length;
           telemetry.setThroughput(null, l.index);
           lastCount = counted = 0;
+          waited = waitedSteps = 0;
           measuring = true;
         } else if (l.kind === 'progress') {
           counted = l.images;
+          // The engine's wait for this batch: the live "wait per step" line for every engine, not ours alone.
+          if (l.waitMs !== undefined) {
+            waited += l.waitMs;
+            waitedSteps++;
+          }
         } else if (l.kind === 'point') {
           measuring = false;
           telemetry.setThroughput(null, null);
@@ -301,23 +336,20 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
               workerBusyMsPerBatch: null,
               pageCacheResident: await telemetry.pageCacheResidency(),
             });
-            byIndex.set(l.index, point);
-            points.push(point);
-            opts.onPoint?.(point, points.length, grid.length);
+            held.set(l.index, point);
+            if (!prefixes.length) release(l.index);
           });
         } else if (l.kind === 'ablation') {
           const list = ablations.get(l.index) ?? [];
           list.push({ stage: l.stage, imagesPerSec: l.imagesPerSec });
           ablations.set(l.index, list);
+          if (list.length === prefixes.length) pending = pending.then(() => release(l.index));
         }
       },
+    }).finally(async () => {
+      await pending;
+      for (const index of [...held.keys()]) release(index);
     });
-    await pending;
-    for (const [index, point] of byIndex) {
-      const ab = ablations.get(index);
-      if (prefixes.length && ab?.length === prefixes.length)
-        point.stages = ablationStages(ab, steps, point.imagesPerSec, Math.min(point.config.workers, machine.cores));
-    }
   };
   let status: ProfileRun['status'] = 'ok';
   try {
@@ -327,11 +359,15 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
         status = 'cancelled';
         break;
       }
+      wait(`measuring point ${points.length + 1} of ${grid.length}: ${pointLabel(cfg)}`);
       const loader = await Loader.open(plan.file, {
         batchSize: cfg.batchSize,
         numWorkers: cfg.workers,
         order: cfg.order,
         osCache: cfg.osCache,
+        ...(plan.processCacheBytes !== undefined
+          ? { processCacheBytes: plan.processCacheBytes, remote: { poolBytes: plan.processCacheBytes } }
+          : {}),
         fastDecode: plan.fastDecode ?? false,
         ...(plan.batchesAhead !== undefined ? { batchesAhead: plan.batchesAhead } : {}),
         seed: 0,
@@ -399,6 +435,8 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
           pageCacheResident: await telemetry.pageCacheResidency(),
         });
         point.stages = timerStages(before, after, images);
+        // The process cache's reads (OS cache off): pages re-read because the cache is smaller than what the order touches.
+        if (!cfg.osCache && !isRemoteUrl(plan.file)) point.cacheReadBytes = (after.pagesRead - before.pagesRead) * loader.reader.pageSize;
         if (net && net0) {
           const requests = net.requests - net0.requests;
           point.network = {
@@ -416,14 +454,29 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
     }
     for (const engine of engines) {
       if (engine === 'beton' || opts.signal?.aborted) continue;
-      await runEngine(engine);
+      try {
+        await runEngine(engine);
+      } catch (e) {
+        // One engine's failure is one line; the others' points and the answer are kept.
+        if (opts.signal?.aborted) break;
+        const text = e instanceof Error ? e.message : String(e);
+        const [message, ...rest] = text.split('\n');
+        const failure: EngineFailure = {
+          engine,
+          message: message!.trim(),
+          detail: rest.map((l) => l.trim()).join('\n'),
+          measured: points.filter((p) => p.config.engine === engine).length,
+        };
+        engineFailures.push(failure);
+        opts.onEngineFailed?.(failure);
+      }
     }
     if (opts.signal?.aborted) status = 'cancelled';
   } finally {
     // Also on failure: no sampler (or nvidia-smi child) outlives the run.
     samples = await telemetry.stop();
   }
-  return {
+  const run: ProfileRun = {
     kind: 'sweep',
     startedAt,
     finishedAt: new Date().toISOString(),
@@ -436,5 +489,7 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
     verdict: points.length
       ? diagnose(points, samples, machine, { dataset, ...(plan.batchesAhead !== undefined ? { batchesAhead: plan.batchesAhead } : {}) })
       : null,
+    ...(engineFailures.length ? { engineFailures } : {}),
   };
+  return { ...run, answer: answerOf(run) };
 }

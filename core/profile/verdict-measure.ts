@@ -36,6 +36,8 @@ export interface Measures {
   machineCpu: number | null;
   /** machineCpu − loaderCpu: what other processes took. */
   otherCpu: number | null;
+  /** The loader's process tree's CPU as busy cores (loaderCpu × cores); null when unknown. Rules about the loader's own work use it, so other processes' load does not hide an idle loader. */
+  loaderBusyCores?: number | null;
   /** A sweep's GPU reading, kept apart: the sweep does not drive the GPU, so it is not evidence (gpuUtil is null then). */
   gpuNotUsed: number | null;
   /** A remote file: bytes fetched per second during the point, and the GETs' mean latency; null for local files. */
@@ -91,7 +93,9 @@ export function measurePoint(
     stepMs,
     waitP50Ms: p.waitP50Ms,
     waitP95Ms: p.waitP95Ms,
-    waitFraction: stepMs ? p.waitP50Ms / stepMs : null,
+    // Capped at the whole step: a batch slower than the step period (a stall at the slice's
+    // edge) would read as "waits 101% of each step", which no step can.
+    waitFraction: stepMs ? Math.min(1, p.waitP50Ms / stepMs) : null,
     // workerBusyMsPerBatch is the workers' summed busy time per batch, so busy time per second
     // of wall time is it × batches/s; divided by the worker count it is a 0..1 fraction.
     workerBusyFraction: ours && p.config.workers > 0 ? (p.workerBusyMsPerBatch * p.batchesPerSec) / 1000 / p.config.workers : null,
@@ -105,6 +109,7 @@ export function measurePoint(
     loaderCpu,
     machineCpu,
     otherCpu: loaderCpu != null && machineCpu != null ? Math.max(0, machineCpu - loaderCpu) : null,
+    loaderBusyCores: loaderCpu != null ? loaderCpu * (perCore.length || machine.cores) : null,
     diskBytesPerSec: p.seconds > 0 ? p.diskReadBytes / p.seconds : null,
     diskBytes: p.diskReadBytes,
     diskFractionOfData: bytesPerSample != null && p.images > 0 ? p.diskReadBytes / (p.images * bytesPerSample) : null,

@@ -43,15 +43,28 @@ export function capacityOf(m: Measures): number {
   return Math.max(1, Math.min(m.point?.config.workers ?? m.cores, m.cores));
 }
 
+/** The cores the loader itself kept busy: its process tree's when known (other processes' load is not its work), else the machine's. */
+function workCores(m: Measures): number | null {
+  return m.loaderBusyCores ?? m.cpuBusyCores;
+}
+
+/** "the loader's processes use only 0.3 of 2 logical cores busy" / "the CPUs are mostly idle (…)". */
+function idlePhrase(m: Measures): string {
+  return known(m.loaderBusyCores)
+    ? `the loader's processes keep only ${f.cores(m.loaderBusyCores, m.cores)}`
+    : `the CPUs are mostly idle (${f.cores(m.cpuBusyCores ?? 0, m.cores)})`;
+}
+
 export function factsOf(m: Measures): Facts {
   const capacity = capacityOf(m);
+  const work = workCores(m);
   const storageKnown = known(m.diskBytesPerSec) || known(m.diskFractionOfData);
   return {
     mode: m.source === 'point' ? 'sweep' : 'exec',
     waiting: known(m.waitFraction) ? m.waitFraction > T.waitFraction : null,
     cpuSaturated: known(m.cpuMean) ? m.cpuMean > T.cpuSaturated : null,
-    cpuWorking: known(m.cpuBusyCores) ? m.cpuBusyCores >= T.cpuWorking * capacity : null,
-    cpuLow: known(m.cpuBusyCores) ? m.cpuBusyCores < T.cpuLow * capacity : null,
+    cpuWorking: known(work) ? work >= T.cpuWorking * capacity : null,
+    cpuLow: known(work) ? work < T.cpuLow * capacity : null,
     workersBusy: known(m.workerBusyFraction) ? m.workerBusyFraction >= T.workersBusy : null,
     storageBusy: storageKnown ? (m.diskBytesPerSec ?? 0) >= T.diskBytesPerSec || (m.diskFractionOfData ?? 0) >= T.diskFractionOfData : null,
     cacheCold: m.osCache !== false && known(m.pageCacheResident) ? m.pageCacheResident < T.coldCache : null,
@@ -137,13 +150,16 @@ export const RULES: readonly VerdictRule[] = [
   {
     kind: 'decode-bound',
     when:
-      `sweeps: ${waits}, storage is not busy, and either the CPUs are saturated (mean above ${f.pct(T.cpuSaturated)}) or every worker is busy ` +
-      `(≥ ${f.pct(T.workersBusy)} of wall time × workers) with busy cores ≥ ${T.cpuWorking} × min(workers, cores)`,
+      `sweeps: ${waits}, storage is not busy, no bytes arrive over the network, and either every worker is busy ` +
+      `(≥ ${f.pct(T.workersBusy)} of wall time × workers) or the CPUs are saturated (mean above ${f.pct(T.cpuSaturated)}) ` +
+      `while the loader's own busy cores (its process tree's, when measured) are ≥ ${T.cpuWorking} × min(workers, cores)`,
+    // Saturated CPUs count only when the loader itself is working: other processes' load is contention, not decoding.
     applies: (x) =>
       x.mode === 'sweep' &&
       x.waiting === true &&
       x.storageBusy !== true &&
-      (x.cpuSaturated === true || (x.workersBusy === true && x.cpuWorking === true)),
+      x.networkFlowing !== true &&
+      (x.workersBusy === true || (x.cpuSaturated === true && x.cpuWorking !== false)),
     summary: (x, m) => {
       const cpu = x.cpuSaturated
         ? `${cpuPhrase(x, m)}${x.workersBusy === false && known(m.workerBusyFraction) ? ` though the workers were busy only ${f.pct(m.workerBusyFraction)} (other processes share the CPUs)` : ''}`
@@ -156,7 +172,7 @@ export const RULES: readonly VerdictRule[] = [
     when: `sweeps over a remote file (s3://, https://): ${waits}, bytes are being fetched, and busy cores < ${T.cpuLow} × min(workers, cores)`,
     applies: (x) => x.mode === 'sweep' && x.waiting === true && x.networkFlowing === true && x.cpuLow === true,
     summary: (x, m) =>
-      `Network-bound: ${waitPhrase(x, m)}, while ${f.bytes(m.networkBytesPerSec ?? 0)}/s arrive over the network (GETs take ${f.ms(m.networkLatencyMs ?? 0)} on average) and the CPUs are mostly idle (${f.cores(m.cpuBusyCores ?? 0, m.cores)}) — the loader waits for object storage.`,
+      `Network-bound: ${waitPhrase(x, m)}, while ${f.bytes(m.networkBytesPerSec ?? 0)}/s arrive over the network (GETs take ${f.ms(m.networkLatencyMs ?? 0)} on average) and ${idlePhrase(m)} — the loader waits for object storage.`,
   },
   {
     kind: 'disk-bound',
@@ -170,7 +186,7 @@ export const RULES: readonly VerdictRule[] = [
     summary: (x, m) => {
       const first = x.waiting === null ? `the GPU idles at ${m.gpuUtil?.toFixed(0) ?? '?'}%` : waitPhrase(x, m);
       const reads = x.storageBusy ? storagePhrase(x, m) : cachePhrase(x, m);
-      return `Disk-bound: ${first}, while ${reads} and the CPUs are mostly idle (${f.cores(m.cpuBusyCores ?? 0, m.cores)}) — the loader waits for reads.`;
+      return `Disk-bound: ${first}, while ${reads} and ${idlePhrase(m)} — the loader waits for reads.`;
     },
   },
   {

@@ -17,6 +17,8 @@ export interface DiagnoseOptions {
   dataset?: DatasetInfo | null;
   /** The sweep's batchesAhead (default 3), so advice to raise it can name the next value. */
   batchesAhead?: number;
+  /** Points in the whole run, for "Best point #N of M" when only one engine's points are diagnosed (default: those given). */
+  pointsInRun?: number;
 }
 
 /** The measurements as sentences; only what is known. Numbers formatted as the summary formats them. */
@@ -214,7 +216,7 @@ export function diagnose(
   return {
     kind,
     summary: c?.summary ?? rule.summary(x, m),
-    evidence: evidenceOf(m, allPoints.length),
+    evidence: evidenceOf(m, opts.pointsInRun ?? allPoints.length),
     advice: compact([
       c ? 'Profile again with the machine otherwise idle (stop other jobs), or expect this share of the CPU in training too.' : null,
       ...adviceFor(kind, x, m, all, best, machine, dataset, opts.batchesAhead ?? DEFAULT_BATCHES_AHEAD),

@@ -1,4 +1,4 @@
-import { closeSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, readSync, type BigIntStats } from 'node:fs';
 import { BetonError } from '../format/errors.js';
 import { openRegularSync } from '../native/regular-file.js';
 
@@ -12,6 +12,8 @@ export interface ByteSource {
   readonly size: number;
   read(offset: number, length: number): Uint8Array;
   close(): void;
+  /** The open file's status (a local file only): what identifies the bytes this source reads. */
+  stat?(): BigIntStats;
 }
 
 export class FileByteSource implements ByteSource {
@@ -33,6 +35,11 @@ export class FileByteSource implements ByteSource {
     const buf = new Uint8Array(length);
     const n = readSync(this.fd, buf, 0, length, offset);
     return n === length ? buf : buf.subarray(0, n);
+  }
+
+  stat(): BigIntStats {
+    if (this.fd === null) throw new BetonError('READER_CLOSED', `${this.name}: the reader is closed`);
+    return fstatSync(this.fd, { bigint: true });
   }
 
   close(): void {

@@ -1,3 +1,4 @@
+import type { BigIntStats } from 'node:fs';
 import { ALLOC_ENTRY_SIZE, FIELD_DESCRIPTOR_SIZE, HEADER_SIZE, MAX_PAGE_SIZE, MIN_READER_PAGE_SIZE } from '../format/constants.js';
 import { decodeDescriptor, descriptorOffset, strayDescriptorByte } from '../format/descriptor.js';
 import { BetonError, BetonFormatError } from '../format/errors.js';
@@ -434,6 +435,11 @@ export class Reader {
         hint: 'Open the file again (Reader.open) to read from it.',
       });
     return this.source;
+  }
+
+  /** fstat of the open local file (null for a remote one): the check ties its result to these bytes (core/reader/file-identity.ts). */
+  localStat(): BigIntStats | null {
+    return this.source?.stat?.() ?? null;
   }
 
   close(): void {

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { BuildReport } from '../api/build-report.js';
+import type { ProfileAnswer } from '../api/profile-answer.js';
 import type {
+  EngineFailure,
   DatasetInfo,
   MachineInfo,
   PointResult,
@@ -42,6 +44,12 @@ export type { BuildRecord, Change, CompareRow, RunComparison, RunStatus, RunSumm
 /** What startRun() records: the run before it has results. */
 export type RunStart = Pick<ProfileRun, 'kind' | 'startedAt' | 'plan' | 'machine' | 'dataset'>;
 
+/** What a finished run adds besides its status and verdict: the answer and the engines that failed. */
+export interface RunEnd {
+  answer?: ProfileAnswer | null;
+  engineFailures?: EngineFailure[];
+}
+
 export { defaultDbPath };
 
 interface RunRow {
@@ -50,6 +58,8 @@ interface RunRow {
   plan: string;
   status: RunStatus;
   verdict: string | null;
+  answer: string | null;
+  engine_failures: string | null;
   started_at: string;
   finished_at: string | null;
   machine_id: number;
@@ -108,7 +118,7 @@ interface BuildRow {
 }
 
 const RUN_SELECT = `
-SELECT r.id, r.kind, r.plan, r.status, r.verdict, r.started_at, r.finished_at, r.machine_id, r.dataset_id, r.dataset_sha256, r.failure,
+SELECT r.id, r.kind, r.plan, r.status, r.verdict, r.answer, r.engine_failures, r.started_at, r.finished_at, r.machine_id, r.dataset_id, r.dataset_sha256, r.failure,
        m.hostname, m.cpu_model, m.cores, m.ram_bytes, m.gpus AS m_gpus, m.os, m.node,
        d.path AS d_path, d.size_bytes AS d_size, d.header_sha256 AS d_sha, d.num_samples AS d_samples, d.schema AS d_schema
 FROM profile_runs r JOIN machines m ON m.id = r.machine_id LEFT JOIN datasets d ON d.id = r.dataset_id`;
@@ -118,7 +128,8 @@ SELECT r.id, r.kind, r.started_at, r.finished_at, r.status, r.verdict_kind, json
        json_extract(r.failure, '$.code') AS failure_code,
        COALESCE(d.path, json_extract(r.plan, '$.file')) AS dataset_path, m.hostname, d.schema AS d_schema,
        (SELECT COUNT(*) FROM points p WHERE p.run_id = r.id) AS n_points,
-       COALESCE((SELECT MAX(p.images_per_sec) FROM points p WHERE p.run_id = r.id),
+       COALESCE(json_extract(r.answer, '$.best.images_per_sec'),
+                (SELECT MAX(p.images_per_sec) FROM points p WHERE p.run_id = r.id),
                 json_extract(r.verdict, '$.exec.imagesPerSec')) AS best
 FROM profile_runs r JOIN machines m ON m.id = r.machine_id LEFT JOIN datasets d ON d.id = r.dataset_id`;
 
@@ -257,7 +268,7 @@ export class RunsDb {
 
   private insertRun(
     run: RunStart,
-    end: { status: RunStatus; verdict: Verdict | null; finishedAt: string | null; failure: RunFailure | null },
+    end: { status: RunStatus; verdict: Verdict | null; finishedAt: string | null; failure: RunFailure | null } & RunEnd,
   ): number {
     const v = check(RunStartSchema, run, 'run');
     const plan = check(PLAN_SCHEMAS[v.kind], v.plan, `${v.kind} plan`);
@@ -266,8 +277,9 @@ export class RunsDb {
       const datasetId = v.dataset ? this.recordDataset(v.dataset) : null;
       const r = this.db
         .prepare(
-          `INSERT INTO profile_runs (kind, plan, machine_id, dataset_id, dataset_sha256, status, verdict, verdict_kind, started_at, finished_at, failure)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO profile_runs (kind, plan, machine_id, dataset_id, dataset_sha256, status, verdict, verdict_kind, started_at, finished_at, failure,
+                                     answer, engine_failures)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           v.kind,
@@ -281,6 +293,8 @@ export class RunsDb {
           v.startedAt,
           end.finishedAt,
           end.failure ? toJson(end.failure, 'failure') : null,
+          end.answer ? toJson(end.answer, 'answer') : null,
+          end.engineFailures?.length ? toJson(end.engineFailures, 'engine failures') : null,
         );
       return Number(r.lastInsertRowid);
     });
@@ -372,17 +386,22 @@ export class RunsDb {
     verdict: Verdict | null,
     finishedAt: string = new Date().toISOString(),
     failure: RunFailure | null = null,
+    end: RunEnd = {},
   ): void {
     checkId(runId, 'run id');
-    const v = check(FinishSchema, { status, verdict, finishedAt, failure }, 'finishRun arguments');
+    const v = check(FinishSchema, { status, verdict, finishedAt, failure, ...end }, 'finishRun arguments');
     const r = this.db
-      .prepare('UPDATE profile_runs SET status = ?, verdict = ?, verdict_kind = ?, finished_at = ?, failure = ? WHERE id = ?')
+      .prepare(
+        'UPDATE profile_runs SET status = ?, verdict = ?, verdict_kind = ?, finished_at = ?, failure = ?, answer = ?, engine_failures = ? WHERE id = ?',
+      )
       .run(
         v.status,
         v.verdict ? toJson(v.verdict, 'verdict') : null,
         v.verdict?.kind ?? null,
         v.finishedAt,
         v.failure ? toJson(v.failure, 'failure') : null,
+        v.answer ? toJson(v.answer, 'answer') : null,
+        v.engineFailures?.length ? toJson(v.engineFailures, 'engine failures') : null,
         runId,
       );
     if (r.changes === 0) throw new RunsDbError('NOT_FOUND', `run ${runId} not found in ${this.path}`);
@@ -392,7 +411,14 @@ export class RunsDb {
   saveRun(run: ProfileRun): number {
     const v = check(RunSchema, run, 'run');
     return this.write(() => {
-      const id = this.insertRun(v, { status: v.status, verdict: v.verdict, finishedAt: v.finishedAt, failure: v.failure ?? null });
+      const id = this.insertRun(v, {
+        status: v.status,
+        verdict: v.verdict,
+        finishedAt: v.finishedAt,
+        failure: v.failure ?? null,
+        answer: (v.answer ?? null) as ProfileAnswer | null,
+        engineFailures: v.engineFailures as EngineFailure[] | undefined,
+      });
       for (const p of v.points) this.insertPoint(id, p);
       this.insertSamples(id, v.samples);
       return id;
@@ -472,6 +498,11 @@ export class RunsDb {
         points: this.points(id),
         samples,
         verdict: r.verdict === null ? null : parseJson<Verdict>(r.verdict, `verdict of run ${id}`),
+        // Absent, not null, in runs recorded before answers: they read back as they were stored.
+        ...(r.answer !== null ? { answer: parseJson<ProfileAnswer>(r.answer, `answer of run ${id}`) } : {}),
+        ...(r.engine_failures !== null
+          ? { engineFailures: parseJson<EngineFailure[]>(r.engine_failures, `engine failures of run ${id}`) }
+          : {}),
       };
     })();
   }

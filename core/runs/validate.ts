@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ORDER_NAMES } from '../api/order-names.js';
 import { RUN_KIND_NAMES, type RunKind } from '../api/constants.js';
 import { ownRecord } from '../api/own-record.js';
+import { ACTION_IDS, BOTTLENECKS } from '../api/profile-answer.js';
 import type {
   DatasetInfo,
   ExecPlan,
@@ -100,6 +101,7 @@ export const PointSchema = z.looseObject({
   machineCpu: nonneg.nullable().optional(),
   stages: StageCostsSchema.nullable().optional(),
   network: z.looseObject({ bytes: nonneg, requests: nonneg, meanLatencyMs: nonneg }).optional(),
+  cacheReadBytes: nonneg.optional(),
 }) satisfies z.ZodType<PointResult>;
 
 const GpuReadingSchema = z.looseObject({
@@ -156,6 +158,26 @@ export const FailureSchema = z.looseObject({
   stderrTail: z.array(z.string()).optional(),
 }) satisfies z.ZodType<RunFailure>;
 
+/** The answer, loosely: its keys are the contract's (core/api/profile-answer.ts), what it holds is the answer's own. */
+export const AnswerSchema = z.looseObject({
+  engine: z.string(),
+  best: z.looseObject({ point: z.number().int().nullable(), images_per_sec: z.number().nullable() }),
+  bottleneck: z.enum(BOTTLENECKS),
+  contended: z.boolean(),
+  noise: z.number().nullable(),
+  summary: z.string(),
+  evidence: z.array(z.string()),
+  actions: z.array(z.looseObject({ id: z.enum(ACTION_IDS), label: z.string(), params: z.record(z.string(), z.unknown()) })),
+  engines: z.record(z.string(), z.unknown()),
+});
+
+export const EngineFailureSchema = z.looseObject({
+  engine: z.enum(['beton', 'ffcv', 'torch']),
+  message: z.string(),
+  detail: z.string(),
+  measured: count,
+});
+
 /** Each run kind's plan: the compiler holds this to RUN_KINDS (core/api/constants.ts). */
 export const PLAN_SCHEMAS = { sweep: SweepPlanSchema, exec: ExecPlanSchema } as const satisfies Record<RunKind, z.ZodType>;
 
@@ -176,6 +198,8 @@ export const RunSchema = RunStartSchema.extend({
   points: z.array(PointSchema),
   samples: z.array(SampleSchema),
   verdict: VerdictSchema.nullable(),
+  answer: AnswerSchema.nullable().optional(),
+  engineFailures: z.array(EngineFailureSchema).optional(),
 });
 
 export const FinishSchema = z.object({
@@ -183,6 +207,8 @@ export const FinishSchema = z.object({
   verdict: VerdictSchema.nullable(),
   finishedAt: isoTime,
   failure: FailureSchema.nullable(),
+  answer: AnswerSchema.nullable().optional(),
+  engineFailures: z.array(EngineFailureSchema).optional(),
 });
 
 export const ListOptionsSchema = z.strictObject({ limit: z.number().int().min(1).max(1_000_000).optional() });

@@ -9,6 +9,7 @@ import { gpuInventory } from '../profile/gpu-sampler.js';
 import { engineAvailability } from '../profile/python-engine.js';
 import { checkEngines } from '../profile/sweep.js';
 import { profileExec, profileSweep } from '../app/profile-run.js';
+import { profileExecSweep } from '../app/profile-exec-sweep.js';
 import { compareRuns, deleteRun, getRun, listRuns } from '../app/runs-queries.js';
 import { defaultDbPath, RunsDb } from '../runs/runs-db.js';
 import { guardBuild, runBuild } from '../app/build.js';
@@ -42,6 +43,8 @@ export interface ServiceOptions {
    * only with --allow-exec (else anyone with the token gets a shell).
    */
   allowExec?: boolean;
+  /** The Python interpreter of the ffcv and torch engines (beton serve --python; default $BETON_PYTHON, else python3). */
+  python?: string;
   /** URL prefixes whose datasets clients may open (beton serve --allow-remote); Electron: any URL. */
   remoteRoots?: string[];
 }
@@ -163,7 +166,7 @@ export class BetonService {
     'sources.detect': async (p) =>
       detectSource({
         ...p,
-        path: this.fs.check(p.path),
+        path: this.fs.checkSource(p.path),
         proposeClipLength: true,
         ...(this.readGuard ? { readGuard: this.readGuard } : {}),
       }),
@@ -194,12 +197,12 @@ export class BetonService {
       );
       return { jobId };
     },
-    'checks.cancel': async (p) => ({ cancelled: this.jobs.cancel(p.jobId) }),
+    'checks.cancel': async (p) => ({ cancelled: this.jobs.cancel(p.jobId, 'check') }),
     'builds.start': async (p) => {
       // A video source's own ffmpeg is a program the client names: the spawn gate in call() refused it unless allowed.
       const config = {
         ...p.config,
-        source: { ...p.config.source, path: this.fs.check(p.config.source.path) },
+        source: { ...p.config.source, path: this.fs.checkSource(p.config.source.path) },
         output: this.fs.check(p.config.output, { mustExist: false }),
       };
       // Guarded before a job exists (the client gets OUTPUT_EXISTS / OUTPUT_IS_INPUT, not a failed job), and only here.
@@ -230,7 +233,7 @@ export class BetonService {
       return { jobId };
     },
     'builds.list': async () => this.history.list(),
-    'builds.cancel': async (p) => ({ cancelled: this.jobs.cancel(p.jobId) }),
+    'builds.cancel': async (p) => ({ cancelled: this.jobs.cancel(p.jobId, 'build') }),
     'builds.advise': async (p) => {
       const { adviseBuild } = await import('../app/build-advice.js');
       const config = { ...p.config, source: { ...p.config.source, path: this.fs.check(p.config.source.path) } };
@@ -247,8 +250,11 @@ export class BetonService {
       // A URL under --allow-remote is swept as `beton profile URL` does (network-bound verdicts).
       const file = 'plan' in p ? this.datasetPath(p.plan.file) : '';
       const source = 'plan' in p && p.plan.source !== undefined ? this.fs.check(p.plan.source) : undefined;
-      // A missing engine (no FFCV in the server's Python) is the request's error, before a job or a run exists.
-      if ('plan' in p) await checkEngines({ ...p.plan, ...(source !== undefined ? { source } : {}) });
+      // The engines' interpreter: the plan's (past the spawn gate: naming one is running it), else the server's.
+      const python = ('plan' in p ? p.plan.python : undefined) ?? this.opts.python ?? null;
+      // A missing engine (no FFCV in that Python) is the request's error, before a job or a run exists:
+      // this runs the interpreter, which validates it.
+      if ('plan' in p) await checkEngines({ ...p.plan, ...(source !== undefined ? { source } : {}) }, python);
       // A command's dataset is read too (its content hash identifies it in Runs): confined alike.
       const execFile = 'exec' in p && p.exec.file ? this.fs.check(p.exec.file) : null;
       // The run is stored at the end: a database that cannot take it fails now, not after the sweep.
@@ -256,13 +262,52 @@ export class BetonService {
       const changed = (): void => this.emit({ event: 'runs:changed', data: {} });
       const jobId = this.jobs.start('profile', async ({ signal, progress, sample }) => {
         if ('plan' in p) {
-          const { outcome } = await profileSweep({ ...p.plan, file, ...(source !== undefined ? { source } : {}) }, this.runs(), {
+          const { python: _named, ...plan } = p.plan;
+          void _named;
+          const { outcome } = await profileSweep({ ...plan, file, ...(source !== undefined ? { source } : {}) }, this.runs(), {
             signal,
+            python,
             onSample: sample,
-            onPoint: (_pt, done, total) => progress({ done, total, rate: 0, etaMs: null, message: `point ${done} of ${total}` }),
+            // The message says what is being measured or waited for; done counts finished points.
+            onWait: (message, done, total) => progress({ done, total, rate: 0, etaMs: null, message }),
+            onPoint: (_pt, done, total) => progress({ done, total, rate: 0, etaMs: null, message: `${done} of ${total} points measured` }),
+            onEngineFailed: (f) =>
+              progress({
+                done: 0,
+                total: 0,
+                rate: 0,
+                etaMs: null,
+                message: `the ${f.engine} engine failed: ${f.message}; the other engines go on`,
+              }),
             onFailedRecorded: changed,
           });
           changed();
+          return outcome;
+        }
+        if (p.exec.workers?.length || p.exec.batchSizes?.length) {
+          // A training-command sweep: the command once per grid point (the spawn gate let `exec` through).
+          const { outcome } = await profileExecSweep(
+            {
+              command: p.exec.command,
+              throughputRegex: p.exec.throughputRegex,
+              file: execFile,
+              ...(p.exec.workers ? { workers: p.exec.workers } : {}),
+              ...(p.exec.batchSizes ? { batchSizes: p.exec.batchSizes } : {}),
+              ...(p.exec.secondsPerPoint ? { secondsPerPoint: p.exec.secondsPerPoint } : {}),
+            },
+            this.runs(),
+            {
+              signal,
+              onSample: sample,
+              stdout: null,
+              stderr: null,
+              onWait: (message, done, total) => progress({ done, total, rate: 0, etaMs: null, message }),
+              onPoint: (_pt, done, total) =>
+                progress({ done, total, rate: 0, etaMs: null, message: `${done} of ${total} points measured` }),
+            },
+          );
+          changed();
+          if (outcome.failure) return new JobFailed('EXEC_FAILED', outcome.failure, outcome);
           return outcome;
         }
         const { result: res, outcome } = await profileExec(
@@ -282,14 +327,19 @@ export class BetonService {
       });
       return { jobId };
     },
-    'profiles.cancel': async (p) => ({ cancelled: this.jobs.cancel(p.jobId) }),
+    'profiles.cancel': async (p) => ({ cancelled: this.jobs.cancel(p.jobId, 'profile') }),
     // Spawns only the server's own Python (BETON_PYTHON or python3 on PATH) to try an import; the client names nothing.
     // Asynchronous (a child with a timeout): other requests are answered while Python imports torch.
     'profiles.engines': async () =>
       Promise.all(
         (['beton', 'ffcv', 'torch'] as const).map(async (e) => {
-          const a = await engineAvailability(e);
-          return { engine: e, available: a.available, python: a.python, reason: a.reason };
+          const a = await engineAvailability(e, this.opts.python ?? null);
+          // Advice for where it is read: the app's user starts the server or names an interpreter in the Profile screen.
+          const reason = a.reason?.replace(
+            'or pass --python PATH',
+            'or restart the server with beton serve --python PATH, or name an interpreter in the Profile screen',
+          );
+          return { engine: e, available: a.available, python: a.python, reason: reason ?? null };
         }),
       ),
     'runs.list': async (p) => listRuns(this.runs(), p.limit),

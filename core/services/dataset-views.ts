@@ -72,7 +72,7 @@ export async function previewDataset(
     let matching = byLabel;
     if (filter.where) {
       try {
-        matching = samplesWhere(reader, filter.where, byLabel ?? undefined);
+        matching = await samplesWhere(reader, filter.where, byLabel ?? undefined);
       } catch (e) {
         throw new ServiceError('BAD_REQUEST', (e as Error).message);
       }

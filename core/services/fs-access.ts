@@ -3,6 +3,7 @@ import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } 
 import type { FsEntry, FsListing } from '../api/contract.js';
 import { IMAGE_EXTENSIONS } from '../sources/image-folder.js';
 import type { ReadGuard } from '../sources/read-guard.js';
+import { isPathPattern } from '../sources/path-patterns.js';
 import { ServiceError } from './service-error.js';
 import { confineOpensTo } from '../native/confined-opens.js';
 
@@ -108,6 +109,24 @@ export class FsAccess {
       if (r.missing > 1) throw new ServiceError('NOT_FOUND', `the folder of ${p} does not exist`);
     }
     return r.path;
+  }
+
+  /**
+   * A source path, which may be a pattern (`shards/train-{000..009}.tar`, `data/*.csv`): a
+   * pattern names no one file, so it is confined by its folder part (before the first
+   * component with a wildcard or brace; FORBIDDEN when that leads outside), and each name it
+   * expands to by the read guard, as it is expanded (core/sources/path-patterns.ts). Not a
+   * pattern: check().
+   */
+  checkSource(p: string): string {
+    if (!isPathPattern(p)) return this.check(p);
+    const abs = this.absolute(p);
+    if (!this.confined) return abs;
+    const parts = abs.split(sep);
+    const k = parts.findIndex((c) => /[*?{]/.test(c));
+    const prefix = parts.slice(0, k).join(sep) || sep;
+    if (!this.inside(resolveFully(prefix).path)) throw this.forbidden(p);
+    return abs;
   }
 
   /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiEvent, FinishedEvent, FinishedEventOf, JobKind, JobResults, ProgressEvent } from '../api/contract.js';
 import type { TelemetrySample } from '../api/profile-model.js';
-import { apiErrorOf } from './service-error.js';
+import { apiErrorOf, ServiceError } from './service-error.js';
 
 interface Job<K extends JobKind> {
   kind: K;
@@ -38,7 +38,16 @@ export interface JobContext {
 /** The one place a job's end meets the contract's per-kind union (TS cannot relate a generic K to it). */
 const finishedEvent = <K extends JobKind>(e: FinishedEventOf<K>): FinishedEvent => e as FinishedEvent;
 
+/**
+ * Jobs of one kind that may run at once (issue 29: 20 checks at once took 1 GB and made every
+ * answer 5.4 s late). Each check and build already uses the machine's cores; more in parallel
+ * only share them. A start past the limit is refused with BUSY, at once.
+ */
+export const JOB_LIMITS: Readonly<Record<JobKind, number>> = { check: 4, build: 4, profile: 2 };
+
 export interface JobManagerOptions {
+  /** Per-kind limits (default JOB_LIMITS). */
+  limits?: Partial<Record<JobKind, number>>;
   /**
    * After a cancel, how long the work may take to stop before the job is reported cancelled
    * anyway (default 10 s): work that ignores its signal (a stuck worker, a call with no abort)
@@ -63,7 +72,10 @@ export class JobManager {
     opts: JobManagerOptions = {},
   ) {
     this.cancelGraceMs = opts.cancelGraceMs ?? 10_000;
+    this.limits = { ...JOB_LIMITS, ...opts.limits };
   }
+
+  private readonly limits: Record<JobKind, number>;
 
   /** Emits without letting a listener's exception reach the job's promise chain. */
   private safeEmit(e: ApiEvent): void {
@@ -75,6 +87,9 @@ export class JobManager {
   }
 
   start<K extends JobKind>(kind: K, run: (ctx: JobContext) => Promise<JobResults[K] | JobFailed<JobResults[K]>>): string {
+    const limit = this.limits[kind];
+    if ([...this.jobs.values()].filter((j) => j.kind === kind).length >= limit)
+      throw new ServiceError('BUSY', `${limit} ${kind} job(s) already running; wait for one to finish or cancel it`);
     const jobId = randomUUID();
     let finished = false;
     const flush = (): void => {
@@ -136,9 +151,10 @@ export class JobManager {
     return jobId;
   }
 
-  cancel(jobId: string): boolean {
+  /** Cancels job `jobId` when it is of `kind` (checks.cancel must not stop a build); false when there is no such job. */
+  cancel(jobId: string, kind?: JobKind): boolean {
     const job = this.jobs.get(jobId);
-    if (!job) return false;
+    if (!job || (kind !== undefined && job.kind !== kind)) return false;
     if (job.controller.signal.aborted) return true;
     job.controller.abort(new Error('cancelled by the user'));
     job.giveUp = setTimeout(

@@ -1,7 +1,7 @@
 import type { ApiError } from '../api/contract.js';
 import { asBetonError, BetonError } from '../format/errors.js';
 
-export type ServiceErrorCode = 'BAD_REQUEST' | 'NOT_FOUND' | 'FORBIDDEN' | 'EXEC_DISABLED' | 'UNKNOWN_JOB' | 'FAILED';
+export type ServiceErrorCode = 'BAD_REQUEST' | 'NOT_FOUND' | 'FORBIDDEN' | 'EXEC_DISABLED' | 'UNKNOWN_JOB' | 'FAILED' | 'BUSY';
 
 /** An error a service reports to the client as `{ code, message }`. */
 export class ServiceError extends BetonError<ServiceErrorCode> {

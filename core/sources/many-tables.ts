@@ -1,6 +1,7 @@
 import { basename, dirname } from 'node:path';
 import { BetonEncodeError } from '../format/errors.js';
-import { openTableReader, resolveTableFormat, type TableFormat } from './open-table.js';
+import { openTableReader, resolveTableFormat, tableFormatOf, type TableFormat } from './open-table.js';
+import type { ReadGuard } from './read-guard.js';
 import { expandPathPattern } from './path-patterns.js';
 import type { RowRange, TableReader, TableRow } from './table-reader.js';
 import { TableSource, type TableSourceOptions } from './table-source.js';
@@ -34,8 +35,26 @@ export class ManyTables implements TableReader {
     this.length = parts.every((p) => p.length !== null) ? parts.reduce((s, p) => s + p.length!, 0) : null;
   }
 
-  static async open(pattern: string, baseDir: string, format?: TableFormat): Promise<ManyTables> {
-    const files = expandPathPattern(pattern, baseDir);
+  static async open(pattern: string, baseDir: string, format?: TableFormat, guard?: ReadGuard): Promise<ManyTables> {
+    const files = expandPathPattern(pattern, baseDir, guard);
+    // Told by the extensions, before any is opened: a parquet file read as CSV fails on its
+    // bytes ("invalid UTF-8 … iconv"), which names no cause (a format given for the whole
+    // pattern, as detection gives, overrides the extension and would hide it).
+    const byExt = new Map<TableFormat, string>();
+    for (const file of files) {
+      const e = tableFormatOf(file);
+      if (e && !byExt.has(e)) byExt.set(e, file);
+    }
+    if (byExt.size > 1) {
+      const [[fa, a], [fb, b]] = [...byExt] as [[TableFormat, string], [TableFormat, string]];
+      throw new BetonEncodeError(
+        'BAD_OPTIONS',
+        `${pattern} names files of different formats: ${b} is ${fb}, but ${a} is ${fa}; a pattern must name files of one format`,
+        {
+          source: b,
+        },
+      );
+    }
     const f = format ?? resolveTableFormat(files[0]!);
     const parts: TableReader[] = [];
     for (const file of files) {
@@ -116,8 +135,9 @@ export async function openManyTables(
   baseDir: string,
   format: TableFormat | undefined,
   strings: TableSourceOptions['strings'] | undefined,
+  guard?: ReadGuard,
 ): Promise<TableSource> {
-  const reader = await ManyTables.open(pattern, baseDir, format);
+  const reader = await ManyTables.open(pattern, baseDir, format, guard);
   // Relative image paths in rows resolve from the first file's folder.
   return new TableSource(reader, { ...(strings ? { strings } : {}), baseDir: dirname(reader.parts[0]!.path) });
 }

@@ -36,7 +36,8 @@ export interface OpenSourceOptions {
  */
 export async function openSource(config: SourceConfig, baseDir: string, opts: OpenSourceOptions = {}): Promise<DatasetSource> {
   if (config.type === 'webdataset') return WebDatasetSource.open(config.path, baseDir, opts.readGuard ? { readGuard: opts.readGuard } : {});
-  if (config.type === 'table' && isPathPattern(config.path)) return openManyTables(config.path, baseDir, config.format, opts.strings);
+  if (config.type === 'table' && isPathPattern(config.path))
+    return openManyTables(config.path, baseDir, config.format, opts.strings, opts.readGuard);
   const path = resolve(baseDir, config.path);
   await mustExist(path, config.type === 'image_folder' || config.type === 'video_folder' ? 'folder' : 'file');
   const guard = opts.readGuard ? { readGuard: opts.readGuard } : {};
@@ -106,7 +107,7 @@ export async function detectSourceConfig(path: string, opts: DetectOptions = {})
   }
   // Many files: WebDataset shards, or tables read as one.
   if (isPathPattern(path)) {
-    const files = expandPathPattern(path);
+    const files = expandPathPattern(path, undefined, opts.readGuard);
     if (files.every((f) => isShardName(f))) return { type: 'webdataset', path };
     return { type: 'table', path, format: resolveTableFormat(files[0]!) };
   }

@@ -60,8 +60,9 @@ export class WebDatasetSource implements DatasetSource {
 
   /** Opens shards named by a pattern, a folder of shards, a single shard or a list file of shard paths. */
   static open(spec: string, baseDir = process.cwd(), opts: { readGuard?: ReadGuard } = {}): WebDatasetSource {
-    const shards = resolveShards(spec, baseDir);
     const guard = opts.readGuard;
+    // Confined while expanded: a list's globs list no outside folder, and an outside name is refused whether it exists or not.
+    const shards = resolveShards(spec, baseDir, guard);
     // beton serve: a list file or a pattern must not name shards outside the served folders.
     return new WebDatasetSource(
       spec,
@@ -280,13 +281,23 @@ function kindOf(ext: string, values: readonly Uint8Array[]): ExtKind {
 }
 
 /** The shard files a spec names: a pattern, a folder of shards, one shard, or a list file (one path or pattern a line). */
-export function resolveShards(spec: string, baseDir = process.cwd()): string[] {
+export function resolveShards(spec: string, baseDir = process.cwd(), guard?: ReadGuard): string[] {
   const checked = (files: string[], from: string): string[] => {
     const bad = files.find((f) => !isShardName(f));
     if (bad) throw new BetonEncodeError('BAD_OPTIONS', `${bad} (named by ${from}) is not a .tar/.tar.gz/.tgz shard`, { source: bad });
     return files;
   };
-  if (isPathPattern(spec)) return checked(expandPathPattern(spec, baseDir), spec);
+  // A refusal names the shard and what named it, whether the shard exists or not.
+  const namedBy = (from: string): ReadGuard | undefined =>
+    guard &&
+    ((p: string): string => {
+      try {
+        return guard(p);
+      } catch (e) {
+        throw new BetonEncodeError('BAD_OPTIONS', `${p} (named by ${from}): ${(e as Error).message}`, { source: p });
+      }
+    });
+  if (isPathPattern(spec)) return checked(expandPathPattern(spec, baseDir, namedBy(spec)), spec);
   const abs = resolve(baseDir, spec);
   let st;
   try {
@@ -309,7 +320,7 @@ export function resolveShards(spec: string, baseDir = process.cwd()): string[] {
     .filter((l) => l !== '' && !l.startsWith('#'));
   if (lines.length === 0) throw new BetonEncodeError('BAD_OPTIONS', `${abs}: the shard list is empty`, { source: abs });
   return checked(
-    lines.flatMap((l) => expandPathPattern(l, dirname(abs))),
+    lines.flatMap((l) => expandPathPattern(l, dirname(abs), namedBy(abs))),
     abs,
   );
 }

@@ -49,10 +49,12 @@ async function serviceExec(service: BetonService): Promise<FinishedEvent> {
  * timing — and so the verdict's numbers (its kind and its measures' presence must agree).
  */
 function recordOf(run: StoredRun) {
-  const { id: _id, startedAt: _s, finishedAt: _f, samples: _samples, verdict, ...rest } = run;
+  const { id: _id, startedAt: _s, finishedAt: _f, samples: _samples, verdict, answer, ...rest } = run;
   const timed = (x: unknown): unknown => (typeof x === 'number' ? 'number' : x);
   const exec = verdict?.exec ? Object.fromEntries(Object.entries(verdict.exec).map(([k, v]) => [k, timed(v)])) : null;
-  return { ...rest, verdict: verdict ? { kind: verdict.kind, summary: verdict.summary, exec } : null };
+  // The answer's numbers are timed too: its words and actions are what must match.
+  const said = answer ? { engine: answer.engine, bottleneck: answer.bottleneck, actions: answer.actions.map((a) => a.id) } : null;
+  return { ...rest, verdict: verdict ? { kind: verdict.kind, summary: verdict.summary, exec } : null, answer: said };
 }
 
 describe('core/app: the CLI and the service share one layer', () => {

@@ -46,20 +46,34 @@ describe('build advice', () => {
   });
 
   it('40-odd small images in 8 MiB pages: a 16 MiB file, as the build makes; 2 MiB pages suggested (about 4 MiB)', async () => {
-    const advice = await adviseBuild(config(), { sample: 24, seed: 0 });
+    // Issue 23: the estimate was encode time alone, 2-6x below the build; it now comes from a
+    // short real build (start-up, reading, writing). Issue 33 item 9: within a factor 1.6 of
+    // the real build either way (the old bug fails that); a shared machine's timings may
+    // stray, so a pair that does is measured again, counted and logged, three times at most.
+    const FACTOR = 1.6;
+    const tries: string[] = [];
+    let advice!: Awaited<ReturnType<typeof adviseBuild>>;
+    let real!: Awaited<ReturnType<typeof buildDataset>>;
+    let within = false;
+    for (let k = 1; k <= 3 && !within; k++) {
+      advice = await adviseBuild(config(), { sample: 24, seed: 0 });
+      real = await buildDataset(config({ output: join(dir, 'real8.beton') }), { overwrite: true });
+      const ratio = advice.estimate.buildSeconds! / (real.elapsedMs / 1000);
+      within = ratio > 1 / FACTOR && ratio < FACTOR;
+      tries.push(
+        `try ${k}: estimate ${advice.estimate.buildSeconds!.toFixed(2)} s, build ${(real.elapsedMs / 1000).toFixed(2)} s (x${ratio.toFixed(2)})`,
+      );
+    }
+    console.log(`build estimate vs the real build: ${tries.join('; ')}`);
+    expect(within, `estimate not within x${FACTOR} of the real build: ${tries.join('; ')}`).toBe(true);
     expect(advice.sampled).toBe(24);
     expect(advice.picked).toBe('random');
     expect(advice.items).toBe(48);
     expect(advice.failed).toBe(0);
     expect(advice.estimate.note).toContain('24 items picked at random (seed 0) of 48');
     expect(advice.estimate.encodeMsPerSample).toBeGreaterThan(0);
-    const real = await buildDataset(config({ output: join(dir, 'real8.beton') }));
-    // Issue 23: the estimate was encode time alone, 2-6x below the build; it now comes from a
-    // short real build (start-up, reading, writing). Loose bounds: a shared machine's timings.
     const est = advice.estimate.buildSeconds!;
     expect(est).toBeGreaterThan((48 * advice.estimate.encodeMsPerSample) / 1000 / advice.estimate.workers);
-    expect(est).toBeGreaterThan(real.elapsedMs / 1000 / 3);
-    expect(est).toBeLessThan((real.elapsedMs / 1000) * 3);
     // Same pages (one data page plus the header region's), the table within the sample's error.
     expect(Math.abs(advice.estimate.fileBytes! - real.fileSize)).toBeLessThan(0.01 * real.fileSize);
     expect(real.fileSize).toBeGreaterThan(16 * MiB);

@@ -17,7 +17,14 @@ import {
   writeNewerSchemaDb,
   writeRunsDb,
 } from '../helpers/cli-inputs.js';
-import { cliAsync } from '../helpers/cli.js';
+import { canTestPermissions, cliAsync } from '../helpers/cli.js';
+import { requires } from '../helpers/requires.js';
+
+const HAVE_PERMISSIONS = requires(
+  'a way to test permissions as root',
+  'setpriv (util-linux) to run the CLI as user nobody',
+  canTestPermissions(),
+);
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-badcli-'));
 const p = (...parts: string[]): string => join(dir, ...parts);
@@ -46,7 +53,11 @@ beforeAll(async () => {
   writeNewerSchemaDb(p('runs.sqlite'), p('newer.sqlite'));
   writeDamagedDb(p('runs.sqlite'), p('damaged.sqlite'), 'profile_runs_started');
   mkdirSync(p('readonly'));
-  chmodSync(p('readonly'), 0o500);
+  chmodSync(p('readonly'), 0o555);
+  // Readable by user nobody, whom the permission rows run as under root.
+  chmodSync(dir, 0o755);
+  mkdirSync(p('nobody-home'));
+  chmodSync(p('nobody-home'), 0o777);
   server = createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   busyPort = (server.address() as { port: number }).port;
@@ -67,6 +78,8 @@ interface Row {
   code?: string;
   /** Text the message must contain (what to do, the file it names...). */
   says?: RegExp;
+  /** A permission row: as root, run as user nobody (cliAsync's asNobody). */
+  asNobody?: boolean;
 }
 
 const G = (): string => p('good.beton');
@@ -100,17 +113,15 @@ const ROWS: Row[] = [
     exit: 1,
     code: 'ENOTDIR',
   },
-  // root writes through permissions: this row means something only for other users.
-  ...(process.getuid?.() === 0
-    ? []
-    : [
-        {
-          what: 'build: output in a read-only folder',
-          args: () => ['build', p('imgs'), '-o', p('readonly', 'x.beton'), '--workers', '1'],
-          exit: 1 as const,
-          code: 'EACCES',
-        },
-      ]),
+  // Root writes through permissions (CAP_DAC_OVERRIDE): as root this row runs the CLI as user
+  // nobody (issue 33 item 4), so it means the same for everyone.
+  {
+    what: 'build: output in a read-only folder',
+    args: () => ['build', p('imgs'), '-o', p('readonly', 'x.beton'), '--workers', '1'],
+    exit: 1,
+    code: 'EACCES',
+    asNobody: true,
+  },
   {
     what: 'build: output under /proc (not writable)',
     args: () => ['build', p('imgs'), '-o', '/proc/beton-test.beton', '--workers', '1'],
@@ -253,7 +264,11 @@ describe('beton CLI: bad input ends in one line and the right exit code', () => 
 
   it.each(ROWS.map((r) => [r.what, r] as const))('%s', async (_what, row) => {
     // Async: the test process holds the busy port, and must keep serving it meanwhile.
-    const r = await cliAsync(row.args(), { timeoutMs: 60_000 });
+    if (row.asNobody && !HAVE_PERMISSIONS) return;
+    const r = await cliAsync(row.args(), {
+      timeoutMs: 60_000,
+      ...(row.asNobody ? { asNobody: true, env: { HOME: p('nobody-home'), BETON_DB: p('nobody-home', 'runs.sqlite') } } : {}),
+    });
     const detail = `beton ${row.args().join(' ')}\n--- stderr ---\n${r.stderr}`;
     expect(r.signal, detail).toBeNull();
     expect(r.status, detail).toBe(row.exit);

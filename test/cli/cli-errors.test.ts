@@ -20,9 +20,13 @@ import { RunsDbError } from '../../core/runs/errors.js';
 import { BetonService } from '../../core/services/beton-service.js';
 import { ServiceError } from '../../core/services/service-error.js';
 import { ValueProblem } from '../../core/sources/value-coercion.js';
-import { VideoReadError } from '../../core/sources/video-ffmpeg.js';
+import { ffmpegAvailable, VideoReadError } from '../../core/sources/video-ffmpeg.js';
 import { SAMPLE_IMAGES, STACK_LINE, writeImageBeton, writeNewerSchemaDb, writeRunsDb } from '../helpers/cli-inputs.js';
 import { CLI, cli } from '../helpers/cli.js';
+import { startGatedBuild } from '../helpers/gated-build.js';
+import { requires } from '../helpers/requires.js';
+
+const HAVE_FFMPEG = requires('ffmpeg and ffprobe', 'apt-get install -y ffmpeg (the Ctrl-C test builds videos)', ffmpegAvailable());
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-errors-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -154,28 +158,35 @@ describe('the CLI prints [CODE] and what to do, no stack', () => {
     expect(r.stderr).not.toMatch(STACK_LINE);
   });
 
-  it('Ctrl-C ends a build with [INTERRUPTED], exit 130, no stack, no file', async () => {
-    const out = join(dir, 'int', 'out.beton');
-    mkdirSync(join(dir, 'int'));
-    const child = spawn(process.execPath, [CLI, 'build', SAMPLE_IMAGES, '-o', out, '--workers', '1', '--max-resolution', '600']);
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    // Sent once the build reports progress: the writer is running, its temporary file exists.
-    await new Promise<void>((r) => {
-      const check = (): void => {
-        if (/build: \d+/.test(stderr)) r();
-        else setTimeout(check, 20);
-      };
-      check();
-    });
-    child.kill('SIGINT');
-    const [status] = await new Promise<[number | null, NodeJS.Signals | null]>((r) => child.on('close', (c, s) => r([c, s])));
-    if (status === 0) return; // finished before the signal landed: nothing to check
-    expect(status, stderr).toBe(130);
-    expect(stderr).toMatch(/error \[INTERRUPTED\]: the build was interrupted \(Ctrl-C\); no output was written/);
-    expect(stderr).not.toMatch(STACK_LINE);
-    expect(readdirSync(join(dir, 'int'))).toEqual([]);
-  });
+  // The build cannot finish before the signal: its second video decode waits at a gate the
+  // test opens only after sending SIGINT (test/helpers/gated-build.ts). A CLI that ignored
+  // Ctrl-C would then complete with exit 0 and an output, and fail here.
+  it.runIf(HAVE_FFMPEG)(
+    'Ctrl-C ends a build with [INTERRUPTED], exit 130, no stack, no file',
+    async () => {
+      const folder = join(dir, 'int');
+      mkdirSync(folder);
+      const b = startGatedBuild(dir, join(folder, 'out.beton'), 'int');
+      try {
+        await b.blocked();
+        expect(await b.writing(folder), 'the build is writing when the signal comes').toBe(true);
+        b.child.kill('SIGINT');
+        // Let the handler run first, then release the decode: an interrupted build stops, one
+        // that ignored the signal goes on to the end.
+        await new Promise((r) => setTimeout(r, 300));
+        b.open();
+        const { status, signal } = await b.closed;
+        expect(status, `exit ${status ?? signal}\n${b.stderr()}`).toBe(130);
+        expect(b.stderr()).toMatch(/error \[INTERRUPTED\]: the build was interrupted \(Ctrl-C\); no output was written/);
+        expect(b.stderr()).not.toMatch(STACK_LINE);
+        expect(readdirSync(folder)).toEqual([]);
+      } finally {
+        b.open();
+        b.child.kill('SIGKILL');
+      }
+    },
+    90_000,
+  );
 
   it('BETON_DEBUG=1 adds the stack trace; an unexpected error prints as INTERNAL, a bug to report', () => {
     const plain = cli(['inspect', join(dir, 'nope.beton')]);

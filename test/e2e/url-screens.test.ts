@@ -9,6 +9,7 @@
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { needChromium, shot } from './e2e-helpers.js';
+import { expectVerdictSays } from './verdict-says.js';
 import { expectRefused, serveRemoteApp, URL_OK, URL_REFUSED } from './remote-app.js';
 
 describe.skipIf(!needChromium())('Profile and Export screens: a dataset by URL, end to end', () => {
@@ -36,6 +37,7 @@ describe.skipIf(!needChromium())('Profile and Export screens: a dataset by URL, 
     await page.getByTestId('profile-start').click();
     await page.getByTestId('verdict').waitFor({ timeout: 120_000 });
     await page.locator('[data-testid=profile-status][data-status=ok]').waitFor();
+    await expectVerdictSays(page);
     await shot(page, 'profile-url');
   }, 180_000);
 

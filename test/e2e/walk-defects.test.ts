@@ -158,7 +158,8 @@ describe.skipIf(!needChromium())('the app walk of issue 23: each defect, end to 
   it('tooltips carry units: the time in s, the wait in ms', async () => {
     const chart = page.getByTestId('chart-wait');
     await chart.scrollIntoViewIfNeeded();
-    const box = (await chart.locator('.recharts-surface').boundingBox())!;
+    // The chart's own surface (its legend's icons are surfaces too).
+    const box = (await chart.locator('.recharts-wrapper > .recharts-surface').boundingBox())!;
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     const tip = chart.locator('.recharts-tooltip-wrapper');
     await tip.locator('.recharts-tooltip-item').first().waitFor();

@@ -161,7 +161,8 @@ describe('Python FFCV export', () => {
       env: { ...process.env, PYTHONPATH: '' },
       timeout: 20_000,
     });
-    if (py.error) return; // no python3 here: pythonParses above already skipped alike
+    // python3 is required here, as for pythonParses above (which fails without it): no skip.
+    expect(py.error).toBeUndefined();
     expect(py.stderr).toBe('');
     expect(py.stdout).toBe('[1, 2]\n');
   });

@@ -52,10 +52,21 @@ export function cliOk(args: readonly string[], opts: CliOptions = {}): string {
 }
 
 /** Runs `beton ARGS` without blocking the test process (which may hold a port the command needs). */
-export function cliAsync(args: readonly string[], opts: { timeoutMs?: number } = {}): Promise<CliResult> {
+export function cliAsync(
+  args: readonly string[],
+  opts: { timeoutMs?: number; env?: NodeJS.ProcessEnv; asNobody?: boolean } = {},
+): Promise<CliResult> {
   const t0 = performance.now();
+  // asNobody: as root, permissions do not stop root (CAP_DAC_OVERRIDE), so a permission test
+  // runs the CLI as user nobody (setpriv, util-linux); other users run it as themselves.
+  const drop = opts.asNobody && process.getuid?.() === 0;
+  const argv = [CLI, ...args];
   return new Promise((done) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, BETON_DEBUG: '' } });
+    const child = drop
+      ? spawn('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, ...argv], {
+          env: { ...process.env, BETON_DEBUG: '', ...opts.env },
+        })
+      : spawn(process.execPath, argv, { env: { ...process.env, BETON_DEBUG: '', ...opts.env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -66,4 +77,10 @@ export function cliAsync(args: readonly string[], opts: { timeoutMs?: number } =
       done({ status, signal, stdout, stderr, ms: performance.now() - t0 });
     });
   });
+}
+
+/** Whether permission tests can run here: not root, or root able to drop to nobody (setpriv). */
+export function canTestPermissions(): boolean {
+  if (process.getuid?.() !== 0) return true;
+  return spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'true']).status === 0;
 }

@@ -15,6 +15,8 @@ const { buckets } = workerData as { buckets: string[] };
 const files = new Map<string, Uint8Array>();
 let rule: FaultRule = { fault: 'ok', minStart: 0, times: 0 };
 let requests = 0;
+/** The ranges the HTTP range server sent (start, end inclusive), in order: what a test's client fetched. */
+const served: Array<[number, number]> = [];
 const stalled = new Set<ServerResponse>();
 
 /** The fault for a request of bytes from `start` (consumes one of the rule's times). */
@@ -43,7 +45,19 @@ const rangeServer = createServer((req: IncomingMessage, res: ServerResponse) => 
   if (fault === 'stall') return void stalled.add(res);
   if (fault === 'reset') return void req.socket.destroy();
   if (start > end) return void res.writeHead(416, { 'content-range': `bytes */${body.byteLength}` }).end();
+  if (fault === 'shifted' && end + 1 < body.byteLength) {
+    // A well-formed answer for the range one byte later: Content-Range and Content-Length agree
+    // with it, and its length is the one asked for; only the start tells it is not the range asked.
+    served.push([start + 1, end + 1]);
+    res.writeHead(206, {
+      'content-range': `bytes ${start + 1}-${end + 1}/${body.byteLength}`,
+      'content-length': String(end - start + 1),
+      etag,
+    });
+    return void res.end(body.subarray(start + 1, end + 2));
+  }
   const part = body.subarray(start, end + 1);
+  served.push([start, end]);
   res.writeHead(206, { 'content-range': `bytes ${start}-${end}/${body.byteLength}`, 'content-length': String(part.byteLength), etag });
   if (fault === 'truncate') {
     res.write(part.subarray(0, part.byteLength >> 1));
@@ -167,6 +181,7 @@ parentPort!.on('message', async (c: ServerCall & { id: number }) => {
   if (c.op === 'file') files.set(c.name, c.bytes);
   else if (c.op === 'fault') rule = { ...c.rule };
   else if (c.op === 'requests') result = requests;
+  else if (c.op === 'served') result = [...served];
   else if (c.op === 'stop') {
     for (const r of stalled) r.destroy();
     for (const s of [rangeServer, proxy]) {

@@ -4,13 +4,18 @@ import { spawnWorker } from '../../core/workers/spawn-worker.js';
 
 /** A fault the servers inject: on ranged reads from byte `minStart` on, `times` times (-1: always). */
 export interface FaultRule {
-  fault: 'ok' | 'status500' | 'status403' | 'stall' | 'reset' | 'truncate' | 'long206' | 'early206' | 'endless206';
+  /** 'shifted' (HTTP range server only): a well-formed 206 of the asked length for the range one byte later. */
+  fault: 'ok' | 'status500' | 'status403' | 'stall' | 'reset' | 'truncate' | 'long206' | 'early206' | 'endless206' | 'shifted';
   minStart: number;
   times: number;
 }
 
 export type ServerCall =
-  { op: 'file'; name: string; bytes: Uint8Array } | { op: 'fault'; rule: FaultRule } | { op: 'requests' } | { op: 'stop' };
+  | { op: 'file'; name: string; bytes: Uint8Array }
+  | { op: 'fault'; rule: FaultRule }
+  | { op: 'requests' }
+  | { op: 'served' }
+  | { op: 'stop' };
 
 /**
  * Servers the remote tests run against, on loopback, started by the tests in a worker
@@ -34,6 +39,8 @@ export interface RemoteServers {
   serve(name: string, bytes: Uint8Array): Promise<void>;
   fault(rule: FaultRule): Promise<void>;
   requests(): Promise<number>;
+  /** Every range the HTTP range server has sent so far, [start, end] inclusive. */
+  served(): Promise<Array<[number, number]>>;
   stop(): Promise<void>;
 }
 
@@ -97,6 +104,7 @@ export async function startServers(buckets: string[]): Promise<RemoteServers> {
     serve: async (name, bytes) => void (await call({ op: 'file', name, bytes })),
     fault: async (rule) => void (await call({ op: 'fault', rule })),
     requests: async () => (await call({ op: 'requests' })) as number,
+    served: async () => (await call({ op: 'served' })) as Array<[number, number]>,
     stop: async () => {
       client.destroy();
       viaProxy.destroy();

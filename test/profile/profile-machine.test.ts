@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { cpus, hostname } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cgroupMemoryLimit, machineInfo } from '../../core/profile/machine.js';
@@ -24,8 +25,17 @@ describe('machine info', () => {
     expect(m.gpus.map((g) => g.name)).toEqual(['Fake GPU 0 80GB', 'Fake GPU 1 80GB']);
   });
 
-  it('reads a cgroup memory limit when there is one', async () => {
-    const l = await cgroupMemoryLimit();
-    expect(l === null || l > 0).toBe(true);
+  // Issue 33 item 8: the answer is compared with what the kernel's files say here: the first
+  // of cgroup v2's memory.max / v1's limit_in_bytes holding a number ("max": no limit); none: null.
+  it('reads the cgroup memory limit the kernel reports, null when there is none', async () => {
+    let expected: number | null = null;
+    for (const f of ['/sys/fs/cgroup/memory.max', '/sys/fs/cgroup/memory/memory.limit_in_bytes']) {
+      const text = existsSync(f) ? readFileSync(f, 'utf8').trim() : '';
+      if (/^\d+$/.test(text) && Number(text) > 0) {
+        expected = Number(text);
+        break;
+      }
+    }
+    expect(await cgroupMemoryLimit()).toBe(expected);
   });
 });

@@ -95,6 +95,19 @@ describe('remote faults: one named error naming the URL, in bounded time', () =>
     }, 90_000);
   }
 
+  // Issue 33: a server that answers another range than asked, in a well-formed 206 of the
+  // asked length (nothing breaks on the wire, the length is right): only the client's check
+  // of Content-Range against the range asked stands between it and misplaced bytes.
+  it('a well-formed answer for another range than asked: REMOTE_BAD_RANGE, never misplaced bytes (HTTP)', async () => {
+    const url = `${srv.http}/${FILE}`;
+    await srv.fault({ fault: 'shifted', minStart: DATA, times: -1 });
+    const { error, ms } = await readAll(url);
+    await srv.fault({ fault: 'ok', minStart: 0, times: 0 });
+    expect(error?.code, `${url}: ${error?.message}`).toBe('REMOTE_BAD_RANGE');
+    expect(error!.message).toContain(url);
+    expect(ms).toBeLessThan(30_000);
+  }, 60_000);
+
   it('a missing key, a missing bucket, a missing HTTP path: REMOTE_NOT_FOUND', async () => {
     for (const url of ['s3://data/nothing.beton', 's3://nobucket/x.beton', `${srv.http}/nothing.beton`]) {
       const { error } = await readAll(url);

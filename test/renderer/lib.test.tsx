@@ -20,8 +20,9 @@ import {
 } from '../../renderer/src/lib/format.js';
 import { highlightJson, highlightPython } from '../../renderer/src/lib/highlight.js';
 import { allowPrefixFor, isRemoteUrl, remoteUrlProblem } from '../../renderer/src/lib/remote-url.js';
-import { DEFAULT_PROFILE_FORM, gridOf, parseIntList, validateProfileForm } from '../../renderer/src/lib/profile-form.js';
-import { appendBounded, decimate, livePointRates, overlayChart, workersChart } from '../../renderer/src/lib/series.js';
+import { pointsOf } from '../../core/api/profile-plan.js';
+import { DEFAULT_PROFILE_FORM, parseIntList, validateProfileForm } from '../../renderer/src/lib/profile-form.js';
+import { appendBounded, decimate, liveBySettings, livePointRates, overlayChart, workersChart } from '../../renderer/src/lib/series.js';
 import { outcomeWithKind } from '../../renderer/src/lib/types.js';
 import type { DetectedSource } from '../../core/api/contract.js';
 
@@ -208,15 +209,49 @@ describe('build form', () => {
 });
 
 describe('profile form', () => {
-  it('parses lists and builds the grid in the profiler order (workers innermost)', () => {
+  it("parses lists; the form's grid is the plan module's, in the sweep's order (workers innermost)", () => {
     expect(parseIntList('1, 2,4 2')).toEqual([1, 2, 4]);
     expect(parseIntList('1, x')).toBeNull();
-    expect(gridOf([1, 2], [8], ['random'], [true, false]).map((g) => `${g.workers}/${g.osCache}`)).toEqual([
-      '1/true',
-      '2/true',
-      '1/false',
-      '2/false',
+    const v = validateProfileForm(
+      { ...DEFAULT_PROFILE_FORM, file: '/d.beton', workers: '1, 2', batchSizes: '8', caches: [true, false], engines: ['beton', 'ffcv'] },
+      { cores: 4, numSamples: null },
+    );
+    expect(v.grid.map((g) => `${g.engine}/${g.workers}/${g.osCache}`)).toEqual([
+      'beton/1/true',
+      'beton/2/true',
+      'beton/1/false',
+      'beton/2/false',
+      'ffcv/1/true',
+      'ffcv/2/true',
+      'ffcv/1/false',
+      'ffcv/2/false',
     ]);
+    // The very grid the sweep measures: core/api/profile-plan.ts pointsOf over the plan sent.
+    const plan = v.params && 'plan' in v.params ? v.params.plan : null;
+    expect(v.grid).toEqual(
+      pointsOf({
+        workers: plan!.workers!,
+        batchSizes: plan!.batchSizes!,
+        orders: plan!.orders!,
+        osCache: plan!.osCache!,
+        engines: plan!.engines!,
+      }),
+    );
+  });
+  it('a training command swept over workers: {workers} must be in the command; the grid and params follow', () => {
+    const base = { ...DEFAULT_PROFILE_FORM, mode: 'exec' as const, execWorkers: '1, 2' };
+    expect(validateProfileForm({ ...base, command: 'python train.py' }, { cores: 4, numSamples: null }).errors.execWorkers).toMatch(
+      /\{workers\}/,
+    );
+    const ok = validateProfileForm(
+      { ...base, command: 'python train.py --workers {workers}', execSeconds: '20' },
+      { cores: 4, numSamples: null },
+    );
+    expect(ok.errors).toEqual({});
+    expect(ok.params).toEqual({
+      exec: { command: 'python train.py --workers {workers}', throughputRegex: null, file: null, workers: [1, 2], secondsPerPoint: 20 },
+    });
+    expect(ok.grid.map((g) => g.workers)).toEqual([1, 2]);
   });
   it('checks batch sizes against the dataset and omits workers for the default grid', () => {
     const bad = validateProfileForm({ ...DEFAULT_PROFILE_FORM, file: '/d.beton' }, { cores: 4, numSamples: 48 });
@@ -326,8 +361,8 @@ describe('series', () => {
       [0, 200],
       [1, 400],
     ]);
-    const grid = gridOf([1, 2], [8], ['random'], [true]);
-    const chart = workersChart([], grid, live);
+    const grid = pointsOf({ workers: [1, 2], batchSizes: [8], orders: ['random'], osCache: [true] });
+    const chart = workersChart([], liveBySettings(live, grid));
     expect(chart.series).toEqual(['bs 8 · random']);
     expect(chart.rows).toEqual([
       { workers: 1, 'bs 8 · random': 200 },
@@ -488,7 +523,7 @@ describe('profile engines in the app (issue 18)', () => {
 
   it('one series per engine, on the Profile chart and in the Runs overlay', () => {
     const points = [pt('beton', 1, 100), pt('beton', 2, 180), pt('ffcv', 1, 60), pt('ffcv', 2, 110)];
-    const w = workersChart(points, [], new Map());
+    const w = workersChart(points, new Map());
     expect(w.series).toEqual(['beton · bs 32 · random', 'ffcv · bs 32 · random']);
     expect(w.rows).toEqual([
       { workers: 1, 'beton · bs 32 · random': 100, 'ffcv · bs 32 · random': 60 },

@@ -132,7 +132,7 @@ describe('the rate says what it counts', () => {
     render(
       <>
         <EngineSummary points={points} unit="clips/s" />
-        <PointsTable points={points} unit="clips/s" />
+        <PointsTable points={points} bestIndex={null} unit="clips/s" />
       </>,
     );
     expect(screen.getByTestId('points-table').querySelectorAll('th')[1]!.textContent).toBe('clips/s');

@@ -535,7 +535,7 @@ describe('datasets store: the check as a job', () => {
   const check: DatasetCheck = {
     format: 'beton-studio/dataset-check',
     version: 1,
-    beton: { file: '/d.beton', contentSha256: 'x', fileSize: 1, numSamples: 100 },
+    beton: { file: '/d.beton', contentSha256: 'x', dataSha256: 'y', fileVersion: '1:1:1', fileSize: 1, numSamples: 100 },
     imageField: 'image',
     labelField: null,
     thresholds: { hamming: 7, minSide: 16, maxAspect: 10, minStdDev: 2 },

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { PointConfig, PointResult } from '../../core/api/profile-model.js';
 import type { RunSummary } from '../../core/api/runs-model.js';
-import { changeOf, compareRuns, type ComparedRun } from '../../core/runs/compare.js';
+import { changeOf, compareRuns, noiseOf, type ComparedRun } from '../../core/runs/compare.js';
 
 // compareRuns is pure: runs as plain objects in, the comparison out, no database.
 
-function point(index: number, config: PointConfig, imagesPerSec: number): PointResult {
+function point(index: number, config: PointConfig, imagesPerSec: number, slices?: number[]): PointResult {
   return {
+    ...(slices ? { slices } : {}),
     index,
     config,
     images: 1000,
@@ -41,9 +42,9 @@ function run(id: number, points: PointResult[], extra: Partial<ComparedRun> = {}
   return { summary, points, machineId: 1, datasetSha256: 'ab'.repeat(32), verdict: null, ...extra };
 }
 
-const c = (workers: number, engine?: 'beton' | 'ffcv'): PointConfig => ({
+const c = (workers: number, engine?: 'beton' | 'ffcv', batchSize = 64): PointConfig => ({
   workers,
-  batchSize: 64,
+  batchSize,
   order: 'random',
   osCache: true,
   ...(engine ? { engine } : {}),
@@ -61,7 +62,11 @@ describe('compareRuns', () => {
     expect(r.rows[0]!.text).toBe('B is 3.26× faster than A');
     expect(r.onlyInA).toEqual([c(4, 'ffcv')]);
     expect(r.onlyInB).toEqual([c(8)]);
-    expect(r.best.text).toBe('B is 3.06× slower than A');
+    // The bests (A: 2 workers at 999, B: 1 worker at 326) are at different settings: not compared.
+    expect(r.best.direction).toBeNull();
+    expect(r.best.text).toMatch(/^not compared: the best points were measured with different settings/);
+    expect(r.headline).toMatchObject({ direction: null, matched: 2, faster: 1, slower: 1, same: 0 });
+    expect(r.headline.text).toBe('Of 2 matching points, B is faster at 1 (3.26×), slower at 1 (2.00×); noise ±5%');
     expect(r.sameMachine).toBe(true);
     expect(r.sameDataset).toBe(true);
   });
@@ -78,6 +83,47 @@ describe('compareRuns', () => {
   it('changeOf gives a direction only for positive rates, and "same" within the band', () => {
     expect(changeOf(0, 5).direction).toBeNull();
     expect(changeOf(100, 104).direction).toBe('same');
+    expect(changeOf(100, 104).text).toBe('B is about as fast as A (1.04×, within the noise ±5%)');
     expect(changeOf(100, 110).direction).toBe('faster');
+    // A noisier pair widens the band: 10% faster inside ±15% is "about as fast".
+    expect(changeOf(100, 110, 0.15)).toMatchObject({ direction: 'same', noise: 0.15 });
+  });
+
+  it("the walk's case: different batch sizes are never compared; the headline counts matching points, noise stated", () => {
+    // A's best is at batch 256, B's at batch 512 (B's 512 point beats everything in A by 1.13×
+    // the other way round): the old headline said "B is 1.13× slower than A" in red while 3 of
+    // the 4 points both measured were faster in B.
+    const a = run(1, [
+      point(0, c(1, undefined, 256), 400, [395, 400, 405]),
+      point(1, c(2, undefined, 256), 700, [690, 700, 710]),
+      point(2, c(4, undefined, 256), 1130, [1100, 1130, 1150]),
+      point(3, c(8, undefined, 256), 1000, [980, 1000, 1020]),
+    ]);
+    const b = run(2, [
+      point(0, c(1, undefined, 256), 480, [470, 480, 490]),
+      point(1, c(2, undefined, 256), 820, [800, 820, 830]),
+      point(2, c(4, undefined, 256), 1000, [990, 1000, 1010]),
+      point(3, c(8, undefined, 256), 1150, [1140, 1150, 1160]),
+      point(4, c(4, undefined, 512), 1000, [990, 1000, 1010]),
+    ]);
+    const r = compareRuns(a, b);
+    expect(r.best.direction).toBeNull();
+    expect(r.best.text).toContain('batch 256');
+    expect(r.best.text).toContain('A: beton · 4 workers · batch 256');
+    expect(r.best.text).toContain('B: beton · 8 workers · batch 256');
+    expect(r.headline).toMatchObject({ matched: 4, faster: 3, slower: 1, same: 0, direction: null });
+    expect(r.headline.text).toMatch(/^Of 4 matching points, B is faster at 3 \(1\.15–1\.20×\), slower at 1 \(1\.13×\); noise ±\d+%$/);
+    expect(r.onlyInB).toEqual([c(4, undefined, 512)]);
+    // Bests with the same settings are compared, with the noise of the two points.
+    const same = compareRuns(run(1, [point(0, c(4), 1000, [900, 1000, 1100])]), run(2, [point(0, c(4), 1100, [1080, 1100, 1120])]));
+    expect(same.best).toMatchObject({ direction: 'same', noise: 0.2 });
+    expect(same.best.text).toBe('B is about as fast as A (1.10×, within the noise ±20%)');
+    expect(same.headline.text).toBe('B is about as fast as A at the 1 matching point; noise ±20%');
+    expect(same.headline.direction).toBe('same');
+  });
+
+  it("the noise is the larger of the band and the points' own spread", () => {
+    expect(noiseOf(undefined, { slices: [100, 100] })).toBe(0.05);
+    expect(noiseOf({ slices: [90, 100, 110] }, { slices: [99, 100, 101] })).toBeCloseTo(0.2, 10);
   });
 });

@@ -249,7 +249,7 @@ describe('RunsDb: storing and reading runs', () => {
     db.close();
   });
 
-  it("an exec run lists its img/s and compares with a sweep's best (no ∞×)", () => {
+  it("an exec run lists its img/s; against a sweep's best it is not compared (other settings), never ∞×", () => {
     const db = RunsDb.open(freshPath());
     const sweep = makeRun();
     const a = db.saveRun(sweep);
@@ -273,7 +273,9 @@ describe('RunsDb: storing and reading runs', () => {
     });
     expect(db.getSummary(b)).toMatchObject({ points: 0, bestImagesPerSec: best / 2, verdictKind: 'input-bound' });
     const c = db.compare(a, b);
-    expect(c.best).toMatchObject({ direction: 'slower', factor: 2, text: 'B is 2.00× slower than A' });
+    // A training command's rate is not a loader setting: "not compared", no direction, no colour.
+    expect(c.best).toMatchObject({ direction: null, factor: null });
+    expect(c.best.text).toMatch(/^not compared: B has no grid points/);
     expect(db.getRun(b)?.verdict?.exec).toEqual(measures);
     // An exec run that measured nothing is not "∞× slower": it measured nothing.
     const d = db.saveRun({
@@ -283,7 +285,8 @@ describe('RunsDb: storing and reading runs', () => {
       points: [],
       verdict: null,
     });
-    expect(db.compare(a, d).best.text).toBe('B measured nothing: no ratio');
+    expect(db.compare(a, d).best.direction).toBeNull();
+    expect(db.compare(b, d).best.text).toBe('B measured nothing: no ratio');
     db.close();
   });
 
@@ -475,7 +478,8 @@ describe('RunsDb: comparisons say which run is faster, and whether the data was 
     expect(c.best).toMatchObject({ direction: 'slower', text: 'B is 3.26× slower than A' });
     expect(db.compare(b, a).best.text).toBe('B is 3.26× faster than A');
     const same = db.saveRun(makeRun({ speed: 1.02 }));
-    expect(db.compare(a, same).best).toMatchObject({ direction: 'same', text: 'B is about as fast as A (1.02×)' });
+    expect(db.compare(a, same).best).toMatchObject({ direction: 'same', text: 'B is about as fast as A (1.02×, within the noise ±5%)' });
+    expect(c.headline).toMatchObject({ direction: 'slower', faster: 0, same: 0, slower: c.rows.length });
     db.close();
   });
 
@@ -589,8 +593,11 @@ describe('RunsDb: comparisons say which run is faster, and whether the data was 
     for (const m of MIGRATIONS.slice(0, 5)) raw.exec(m.sql);
     raw.pragma('user_version = 5');
     raw.exec(`ATTACH DATABASE '${donor.replace(/'/g, "''")}' AS donor`);
-    for (const t of ['machines', 'datasets', 'profile_runs', 'points', 'samples'])
-      raw.exec(`INSERT INTO main.${t} SELECT * FROM donor.${t}`);
+    // The v5 columns only: later migrations add columns to the donor's tables.
+    for (const t of ['machines', 'datasets', 'profile_runs', 'points', 'samples']) {
+      const cols = (raw.prepare(`PRAGMA main.table_info(${t})`).all() as Array<{ name: string }>).map((c) => c.name).join(', ');
+      raw.exec(`INSERT INTO main.${t} (${cols}) SELECT ${cols} FROM donor.${t}`);
+    }
     raw.exec('DETACH DATABASE donor');
     expect(() => raw.prepare("UPDATE profile_runs SET kind = 'other'").run()).toThrow(/CHECK constraint failed/);
     raw.close();

@@ -11,6 +11,15 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SAMPLE_IMAGES, STACK_LINE } from '../helpers/cli-inputs.js';
 import { CLI, cli } from '../helpers/cli.js';
+import { startGatedBuild } from '../helpers/gated-build.js';
+import { requires } from '../helpers/requires.js';
+import { ffmpegAvailable } from '../../core/sources/video-ffmpeg.js';
+
+const HAVE_FFMPEG = requires(
+  'ffmpeg and ffprobe',
+  'apt-get install -y ffmpeg (the mid-write signal test builds videos)',
+  ffmpegAvailable(),
+);
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-kill-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -135,6 +144,40 @@ describe('a killed build leaves no output and no litter', () => {
     // the litter case is exercised, not only kills before or after it.
     expect(outcomes.filter((o) => o.includes('temp present')).length).toBeGreaterThanOrEqual(3);
   }, 120_000);
+
+  // The random trials above may hit a build after it finished (then "completed" is all they
+  // can say). Here the signal lands while the build provably runs: its second decode waits at
+  // a gate the test opens only after the signal (test/helpers/gated-build.ts). A CLI that
+  // ignored the signal would finish with exit 0 and an output once the gate opens: a failure.
+  it.runIf(HAVE_FFMPEG)(
+    'SIGINT / SIGTERM / SIGHUP sent mid-write stop the build: 128 + n, [INTERRUPTED], no output, no litter',
+    async () => {
+      for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+        const folder = join(dir, `gated-${sig}`);
+        mkdirSync(folder);
+        const b = startGatedBuild(dir, join(folder, 'out.beton'), sig);
+        try {
+          await b.blocked();
+          expect(await b.writing(folder), `${sig}: the build is writing when the signal comes`).toBe(true);
+          b.child.kill(sig);
+          await new Promise((r) => setTimeout(r, 300));
+          b.open();
+          const { status, signal } = await b.closed;
+          const what = `${sig}: exit ${status ?? signal}\n${b.stderr()}`;
+          expect(status, what).toBe(128 + constants.signals[sig]);
+          expect(b.stderr(), what).toMatch(
+            /error \[INTERRUPTED\]: the build was (stopped by SIG(TERM|HUP)|interrupted \(Ctrl-C\)); no output was written/,
+          );
+          expect(b.stderr(), what).not.toMatch(STACK_LINE);
+          expect(readdirSync(folder), what).toEqual([]);
+        } finally {
+          b.open();
+          b.child.kill('SIGKILL');
+        }
+      }
+    },
+    120_000,
+  );
 
   it("the next build removes temporary files of dead processes only: a live process's and another machine's stay", () => {
     const folder = join(dir, 'stale');

@@ -2,19 +2,24 @@
 // cap the default batch (256) at the dataset's size and say so on stderr; a batch larger
 // than the file given explicitly fails naming the flag. Crops of tiny images are at least one
 // pixel (FFCV fails there), and equal FFCV's everywhere FFCV succeeds.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IntField } from '../../core/fields/int-field.js';
 import { RGBImageField } from '../../core/fields/rgb-image-field.js';
 import { Loader } from '../../core/loader/loader.js';
-import { centerCrop, randomResizedCrop, roundHalfEven, type Crop } from '../../core/pipeline/crop.js';
+import { centerCrop, randomResizedCrop, type Crop } from '../../core/pipeline/crop.js';
 import { rngFor, type Rng } from '../../core/pipeline/rng.js';
 import { CenterCropRGBImageDecoder, RandomResizedCropRGBImageDecoder } from '../../core/pipeline/spec.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 import { SAMPLE_IMAGES, STACK_LINE, writeImageBeton } from '../helpers/cli-inputs.js';
 import { cli } from '../helpers/cli.js';
+import { requires } from '../helpers/requires.js';
+import { ffcvStatus, PY_DIR, PYTHON } from '../interop/ffcv.js';
+
+const HAVE_FFCV = requires('FFCV', `pip install ffcv (the crop reference is FFCV's own code, run by ${PYTHON})`, ffcvStatus().ok);
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-small-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -60,64 +65,122 @@ describe('bench-loader and profile on datasets smaller than the default batch', 
   });
 });
 
-/** FFCV's crop arithmetic without the one-pixel floor (ffcv/transforms/utils + fast_crop), for comparison. */
-function ffcvCenter(h: number, w: number, ratio: number): Crop {
-  const c = Math.trunc(ratio * Math.min(h, w));
-  return { y: Math.floor((h - c) / 2), x: Math.floor((w - c) / 2), h: c, w: c };
+/** mulberry32: the cases and their draws, the same on every run (independent of core's rngFor). */
+function mulberry(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
-function ffcvRrc(h: number, w: number, scale: readonly [number, number], ratio: readonly [number, number], rng: Rng): Crop {
-  const area = h * w;
-  for (let t = 0; t < 10; t++) {
-    const target = area * rng.uniform(scale[0], scale[1]);
-    const ar = Math.exp(rng.uniform(Math.log(ratio[0]), Math.log(ratio[1])));
-    const cw = roundHalfEven(Math.sqrt(target * ar));
-    const ch = roundHalfEven(Math.sqrt(target / ar));
-    if (cw > 0 && cw <= w && ch > 0 && ch <= h)
-      return { y: Math.trunc(rng.uniform(0, h - ch + 1)), x: Math.trunc(rng.uniform(0, w - cw + 1)), h: ch, w: cw };
+
+/** An Rng that hands out recorded draws: what FFCV's side is given too (test/interop/py/ffcv_crops.py). */
+function replay(draws: Float64Array): Rng {
+  let k = 0;
+  const next = (): number => {
+    if (k >= draws.length) throw new Error('the crop drew more numbers than recorded');
+    return draws[k++]!;
+  };
+  return { next, uniform: (a, b) => a + (b - a) * next(), int: (n) => Math.floor(next() * n) };
+}
+
+const PER_CASE = 7; // h, w, centre ratio, scale lo/hi, ratio lo/hi
+const DRAWS = 40; // 10 tries of 4 draws: the most a crop takes
+interface CropCase {
+  h: number;
+  w: number;
+  cr: number;
+  scale: [number, number];
+  ratio: [number, number];
+  draws: Float64Array;
+}
+
+/** The 1×1 cases first (ratios it cannot meet), then 20 000 random sizes, ratios and draws. */
+function cropCases(): CropCase[] {
+  const r = mulberry(7);
+  const cases: CropCase[] = [];
+  const draws = (): Float64Array => Float64Array.from({ length: DRAWS }, () => r());
+  cases.push({ h: 1, w: 1, cr: 224 / 256, scale: [0.08, 1], ratio: [3, 4], draws: draws() });
+  cases.push({ h: 1, w: 1, cr: 224 / 256, scale: [0.08, 1], ratio: [0.25, 0.4], draws: draws() });
+  for (let i = 0; i < 20_000; i++) {
+    const h = 1 + Math.floor(r() ** 3 * 600);
+    const w = 1 + Math.floor(r() ** 3 * 600);
+    const cr = 0.05 + r() * 0.95;
+    const lo = 0.1 + r() * 3;
+    const ratio: [number, number] = [lo, lo * (1 + r() * 2)];
+    const scale: [number, number] = [0.01 + r() * 0.5, 1];
+    cases.push({ h, w, cr, scale, ratio, draws: draws() });
   }
-  const inRatio = w / h;
-  let cw = w;
-  let ch = h;
-  if (inRatio < Math.min(...ratio)) ch = roundHalfEven(cw / Math.min(...ratio));
-  else if (inRatio > Math.max(...ratio)) cw = roundHalfEven(ch * Math.max(...ratio));
-  return { y: Math.floor((h - ch) / 2), x: Math.floor((w - cw) / 2), h: ch, w: cw };
+  return cases;
+}
+
+/** FFCV's get_center_crop and get_random_crop on every case, run by FFCV in Python. */
+function ffcvCrops(cases: CropCase[]): Array<{ center: Crop; rrc: Crop }> {
+  const vec = new Float64Array(cases.length * (PER_CASE + DRAWS));
+  cases.forEach((c, n) => {
+    vec.set([c.h, c.w, c.cr, ...c.scale, ...c.ratio], n * (PER_CASE + DRAWS));
+    vec.set(c.draws, n * (PER_CASE + DRAWS) + PER_CASE);
+  });
+  writeFileSync(p('crops.f64'), vec);
+  const run = spawnSync(PYTHON, [join(PY_DIR, 'ffcv_crops.py'), p('crops.f64'), p('crops.i32'), String(DRAWS)], {
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  if (run.status !== 0) throw new Error(`ffcv_crops.py failed (${run.status ?? run.signal}): ${run.stderr}`);
+  const out = new Int32Array(new Uint8Array(readFileSync(p('crops.i32'))).buffer);
+  expect(out.length).toBe(cases.length * 8);
+  const crop = (o: number): Crop => ({ y: out[o]!, x: out[o + 1]!, h: out[o + 2]!, w: out[o + 3]! });
+  return cases.map((_, n) => ({ center: crop(n * 8), rrc: crop(n * 8 + 4) }));
 }
 
 describe('crops of tiny images', () => {
-  it('a 1×1 image: centre crop and the RRC fallback give one pixel (FFCV: an empty crop)', () => {
-    expect(ffcvCenter(1, 1, 224 / 256).w).toBe(0);
+  it('a 1×1 image: centre crop and the RRC fallback give one pixel', () => {
     expect(centerCrop(1, 1, 224 / 256)).toEqual({ y: 0, x: 0, h: 1, w: 1 });
     expect(centerCrop(1, 7, 224 / 256)).toEqual({ y: 0, x: 3, h: 1, w: 1 });
-    // Ratios a 1×1 image cannot meet: the fallback rounds a side to 0.
-    expect(ffcvRrc(1, 1, [0.08, 1], [3, 4], rngFor(0, 0, 0)).h).toBe(0);
     expect(randomResizedCrop(1, 1, [0.08, 1], [3, 4], rngFor(0, 0, 0))).toEqual({ y: 0, x: 0, h: 1, w: 1 });
     expect(randomResizedCrop(1, 1, [0.08, 1], [0.25, 0.4], rngFor(0, 0, 0))).toEqual({ y: 0, x: 0, h: 1, w: 1 });
   });
 
-  it("equal to FFCV's crop wherever FFCV's is not empty (20 000 random sizes, ratios and draws)", () => {
-    const r = rngFor(7, 0, 0);
-    let compared = 0;
-    for (let i = 0; i < 20_000; i++) {
-      const h = 1 + Math.floor(r.next() ** 3 * 600);
-      const w = 1 + Math.floor(r.next() ** 3 * 600);
-      const cr = 0.05 + r.next() * 0.95;
-      const ref = ffcvCenter(h, w, cr);
-      if (ref.w > 0) {
-        expect(centerCrop(h, w, cr)).toEqual(ref);
-        compared++;
-      } else expect(centerCrop(h, w, cr)).toMatchObject({ h: 1, w: 1 });
-      const lo = 0.1 + r.next() * 3;
-      const ratio: [number, number] = [lo, lo * (1 + r.next() * 2)];
-      const scale: [number, number] = [0.01 + r.next() * 0.5, 1];
-      const a = ffcvRrc(h, w, scale, ratio, rngFor(3, 1, i));
-      const b = randomResizedCrop(h, w, scale, ratio, rngFor(3, 1, i));
-      if (a.w > 0 && a.h > 0) expect(b).toEqual(a);
-      else expect(Math.min(b.w, b.h)).toBe(1);
-      expect(b.y + b.h).toBeLessThanOrEqual(h);
-      expect(b.x + b.w).toBeLessThanOrEqual(w);
-    }
-    expect(compared).toBeGreaterThan(10_000);
-  });
+  // Issue 33 item 7: the reference is FFCV's own code (ffcv.fields.rgb_image), run by Python on
+  // a vector file of cases and draws, not a TypeScript copy sharing our rounding helpers.
+  it.runIf(HAVE_FFCV)(
+    "equal to FFCV's crop wherever FFCV's is not empty (FFCV run on 20 000 random sizes, ratios and draws)",
+    () => {
+      const cases = cropCases();
+      const ref = ffcvCrops(cases);
+      // FFCV's own crop of a 1×1 image is empty (it then fails in its resize); ours is one pixel.
+      expect(ref[0]!.center.w).toBe(0);
+      expect(ref[0]!.rrc.h).toBe(0);
+      let compared = 0;
+      let comparedRrc = 0;
+      const mismatches: string[] = [];
+      const outside: string[] = [];
+      cases.forEach((c, n) => {
+        const { center, rrc } = ref[n]!;
+        const ours = centerCrop(c.h, c.w, c.cr);
+        if (center.w > 0) {
+          if (JSON.stringify(ours) !== JSON.stringify(center))
+            mismatches.push(`centre ${c.h}×${c.w} ${c.cr}: ${JSON.stringify(ours)} vs FFCV ${JSON.stringify(center)}`);
+          compared++;
+        } else expect(ours).toMatchObject({ h: 1, w: 1 });
+        const b = randomResizedCrop(c.h, c.w, c.scale, c.ratio, replay(c.draws));
+        if (rrc.w > 0 && rrc.h > 0) {
+          if (JSON.stringify(b) !== JSON.stringify(rrc))
+            mismatches.push(`rrc ${c.h}×${c.w} scale ${c.scale} ratio ${c.ratio}: ${JSON.stringify(b)} vs FFCV ${JSON.stringify(rrc)}`);
+          comparedRrc++;
+        } else expect(Math.min(b.w, b.h)).toBe(1);
+        if (b.y + b.h > c.h || b.x + b.w > c.w) outside.push(`rrc ${c.h}×${c.w}: ${JSON.stringify(b)}`);
+      });
+      expect(mismatches.slice(0, 5), `${mismatches.length} crops differ from FFCV's`).toEqual([]);
+      expect(outside.slice(0, 5), `${outside.length} crops reach outside the image`).toEqual([]);
+      expect(compared).toBeGreaterThan(10_000);
+      expect(comparedRrc).toBeGreaterThan(10_000);
+    },
+    120_000,
+  );
 
   it('the loader decodes 1×1 images with CenterCrop and RandomResizedCrop into the pixel colour (it blamed the file before)', async () => {
     const file = p('one-pixel.beton');

@@ -42,7 +42,8 @@ describe('timing probe', () => {
       rows,
     );
     expect(on.timings?.workers).toHaveLength(2);
-    expect(on.timings?.main.placeMs).toBeGreaterThanOrEqual(0);
-    expect(on.timings?.main.finishMs).toBeGreaterThanOrEqual(0);
+    // Placing 50 rows and finishing the file take measurable time: a zero is a timer not wired.
+    expect(on.timings?.main.placeMs).toBeGreaterThan(0);
+    expect(on.timings?.main.finishMs).toBeGreaterThan(0);
   });
 });

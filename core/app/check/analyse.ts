@@ -1,31 +1,21 @@
 import type { CheckThresholds, DatasetCheckResult } from '../../api/dataset-check.js';
-import { nearPairs } from './near-duplicates.js';
+import { nearGroups } from './near-duplicates.js';
 import type { SampleFacts } from './sample-facts.js';
 
-/** Groups of ids from union-find over pairs, each sorted, groups by first id. */
-function components(pairs: ReadonlyArray<[number, number]>): number[][] {
-  const parent = new Map<number, number>();
-  const find = (x: number): number => {
-    let r = x;
-    while (parent.has(r) && parent.get(r) !== r) r = parent.get(r)!;
-    parent.set(x, r);
-    return r;
-  };
-  for (const [a, b] of pairs) {
-    if (!parent.has(a)) parent.set(a, a);
-    if (!parent.has(b)) parent.set(b, b);
-    const ra = find(a);
-    const rb = find(b);
-    if (ra !== rb) parent.set(Math.max(ra, rb), Math.min(ra, rb));
-  }
-  const groups = new Map<number, number[]>();
-  for (const x of parent.keys()) {
-    const r = find(x);
-    const g = groups.get(r);
-    if (g) g.push(x);
-    else groups.set(r, [x]);
-  }
-  return [...groups.values()].map((g) => g.sort((a, b) => a - b)).sort((a, b) => a[0]! - b[0]!);
+/** At most this many groups are listed a kind, each with at most this many ids (the rest counted in `omitted`). */
+export const MAX_GROUPS_LISTED = 1000;
+export const MAX_IDS_PER_GROUP = 1000;
+
+/** The listed part of `groups` (already in report order) and how much was left out. */
+function capped(groups: number[][]): { groups: number[][]; groupsLeft: number; idsLeft: number } {
+  const listed = groups.slice(0, MAX_GROUPS_LISTED);
+  let idsLeft = 0;
+  const out = listed.map((g) => {
+    if (g.length <= MAX_IDS_PER_GROUP) return g;
+    idsLeft += g.length - MAX_IDS_PER_GROUP;
+    return g.slice(0, MAX_IDS_PER_GROUP);
+  });
+  return { groups: out, groupsLeft: groups.length - listed.length, idsLeft };
 }
 
 /** Groups whose labels disagree first (their count is returned), otherwise by first id. */
@@ -64,11 +54,15 @@ export function analyse(facts: readonly SampleFacts[], t: CheckThresholds, class
   // images are left out: their hash says nothing of their colour.
   const others = new Set(exact.flatMap((g) => g.slice(1)));
   const hashed = good.filter((f) => f.phash && !others.has(f.id) && !(f.stdDev !== undefined && f.stdDev < t.minStdDev));
-  const pairs = nearPairs(
+  // Grouped as pairs are found (union-find), never a list of pairs: look-alike images make k²/2 of them.
+  const found = nearGroups(
     hashed.map((f) => f.phash!),
     t.hamming,
-  ).map(([a, b]): [number, number] => [hashed[a]!.id, hashed[b]!.id]);
-  const near = conflictsFirst(components(pairs), (id) => labelOf.get(id));
+  );
+  const near = conflictsFirst(
+    found.groups.map((g) => g.map((i) => hashed[i]!.id)),
+    (id) => labelOf.get(id),
+  );
 
   const outliers: DatasetCheckResult['outliers'] = [];
   for (const f of good) {
@@ -88,8 +82,19 @@ export function analyse(facts: readonly SampleFacts[], t: CheckThresholds, class
   for (const f of facts) if (typeof f.label === 'number') counts.set(f.label, (counts.get(f.label) ?? 0) + 1);
   for (const [label, n] of [...counts].sort((a, b) => a[0] - b[0])) classes[classNames?.[label] ?? String(label)] = n;
 
+  const dupOut = capped(dup.groups);
+  const nearOut = capped(near.groups);
+  const result: DatasetCheckResult = { corrupt, duplicates: dupOut.groups, near_duplicates: nearOut.groups, outliers, classes };
+  if (dupOut.groupsLeft || dupOut.idsLeft || nearOut.groupsLeft || nearOut.idsLeft || !found.complete)
+    result.omitted = {
+      duplicateGroups: dupOut.groupsLeft,
+      duplicateIds: dupOut.idsLeft,
+      nearDuplicateGroups: nearOut.groupsLeft,
+      nearDuplicateIds: nearOut.idsLeft,
+      nearSearchComplete: found.complete,
+    };
   return {
-    result: { corrupt, duplicates: dup.groups, near_duplicates: near.groups, outliers, classes },
+    result,
     labelConflicts: { duplicates: dup.conflicts, near_duplicates: near.conflicts },
   };
 }

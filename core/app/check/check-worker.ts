@@ -1,10 +1,13 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { Reader } from '../../reader/reader.js';
+import { versionKey } from '../../reader/file-identity.js';
 import { sampleFacts, type SampleFacts } from './sample-facts.js';
 
 /** What the check hands each worker: a contiguous slice of the file's samples. */
 export interface CheckWorkerData {
   path: string;
+  /** The file version the check is about (file-identity.ts versionKey): the worker must read that one. */
+  version: string;
   start: number;
   end: number;
   imageField: number | null;
@@ -31,7 +34,17 @@ async function run(): Promise<void> {
     post({ type: 'error', message: (e as Error).message });
     return;
   }
+  // The path may name another file by now (swapped during the check): refuse to read it.
+  const same = (): boolean => {
+    const st = reader.localStat();
+    return st !== null && versionKey(st) === d.version;
+  };
+  const changed = 'the file was replaced or written to while it was checked; no result kept (run the check again)';
   try {
+    if (!same()) {
+      post({ type: 'error', message: changed });
+      return;
+    }
     let batch: SampleFacts[] = [];
     let since = performance.now();
     for (let i = d.start; i < d.end; i++) {
@@ -43,7 +56,8 @@ async function run(): Promise<void> {
       }
     }
     if (batch.length) post({ type: 'facts', facts: batch });
-    post({ type: 'done' });
+    if (!same()) post({ type: 'error', message: changed });
+    else post({ type: 'done' });
   } finally {
     reader.close();
   }

@@ -1,5 +1,5 @@
 /**
- * Near-duplicate pairs among 64-bit hashes, far below quadratic: multi-index hashing.
+ * Near-duplicates among 64-bit hashes, far below quadratic: multi-index hashing.
  * The hash is cut into 4 bands of 16 bits; two hashes within Hamming distance t differ in
  * at most floor(t / 4) bits of some band (pigeonhole), so each hash is looked up only in
  * the buckets of its bands' values within that radius (1 + 16 + … keys a band), and only
@@ -7,9 +7,21 @@
  * 68 × n / 65536 candidates per hash on random hashes, i.e. about 1/1000 of the n² / 2
  * pairs (a million images: ~10^9 cheap comparisons, not 5 × 10^11; bench/check.ts
  * measures it).
+ *
+ * Look-alike images are the hostile case: their hashes crowd a few buckets, and the close
+ * pairs number k² / 2 (10,000 look-alikes: 5 × 10^7 pairs, an out-of-memory abort when they
+ * were kept). So the grouping never holds pairs: equal hashes are merged first (look-alikes
+ * mostly share their hash exactly), each close pair found is merged at once in a union-find
+ * over typed arrays, and the comparisons are counted against a budget. Memory is O(n):
+ * about 60 bytes a hash (hash words, sort order, union-find, 4 band indexes) plus 4 × 256 KiB
+ * of bucket starts, whatever the pairs. Time is at most the budget's comparisons (about 1 s
+ * a 10^8 on this machine: 1.5 × 10^8 by default); past it the search stops and says so (`complete: false`).
  */
 
 const BANDS = 4;
+
+/** Candidate comparisons before the search gives up (a few seconds at worst). */
+export const NEAR_COMPARISON_BUDGET = 150_000_000;
 
 export function popcount32(x: number): number {
   x -= (x >>> 1) & 0x55555555;
@@ -51,33 +63,133 @@ function indexBand(hi: Uint32Array, lo: Uint32Array, k: number): BandIndex {
   return { start, ids };
 }
 
-/** Pairs [i, j] (i < j, indexes into `hashes`) at Hamming distance ≤ `threshold` (≤ 11). */
-export function nearPairs(hashes: ReadonlyArray<readonly [number, number]>, threshold: number): Array<[number, number]> {
+function radiusOf(threshold: number): number {
   const radius = Math.floor(threshold / BANDS);
   if (radius > 2) throw new RangeError(`near-duplicate threshold ${threshold} is above 11 bits`);
-  const n = hashes.length;
-  // Flat typed arrays throughout: a million hashes make 4 million bucket entries, and the
-  // inner loop must not chase a pointer per candidate.
-  const hi = Uint32Array.from(hashes, (h) => h[0]);
-  const lo = Uint32Array.from(hashes, (h) => h[1]);
+  return radius;
+}
+
+/**
+ * Calls `onPair(i, j)` (i < j) for every pair within `threshold`, as found; stops once
+ * `budget` candidates were compared. Returns the comparisons made and whether it finished.
+ */
+function scan(
+  hi: Uint32Array,
+  lo: Uint32Array,
+  threshold: number,
+  onPair: (i: number, j: number) => void,
+  budget: number,
+): { comparisons: number; complete: boolean } {
+  const radius = radiusOf(threshold);
+  const n = hi.length;
   const bands = Array.from({ length: BANDS }, (_, k) => indexBand(hi, lo, k));
-  const pairs: Array<[number, number]> = [];
   // seenBy[j] = i + 1 once j was compared with i (a candidate can turn up in several bands).
   const seenBy = new Int32Array(n);
+  let comparisons = 0;
   for (let i = 0; i < n; i++) {
     const a0 = hi[i]!;
     const a1 = lo[i]!;
     for (let k = 0; k < BANDS; k++) {
       const { start, ids } = bands[k]!;
       for (const key of neighbours(bandOf(hi, lo, i, k), radius)) {
-        for (let p = start[key]!, end = start[key + 1]!; p < end; p++) {
+        const end = start[key + 1]!;
+        let p = start[key]!;
+        comparisons += end - p;
+        if (comparisons > budget) return { comparisons, complete: false };
+        for (; p < end; p++) {
           const j = ids[p]!;
           if (j <= i || seenBy[j] === i + 1) continue;
           seenBy[j] = i + 1;
-          if (popcount32((a0 ^ hi[j]!) >>> 0) + popcount32((a1 ^ lo[j]!) >>> 0) <= threshold) pairs.push([i, j]);
+          if (popcount32((a0 ^ hi[j]!) >>> 0) + popcount32((a1 ^ lo[j]!) >>> 0) <= threshold) onPair(i, j);
         }
       }
     }
   }
+  return { comparisons, complete: true };
+}
+
+/** Pairs [i, j] (i < j, indexes into `hashes`) at Hamming distance ≤ `threshold` (≤ 11). For tests and the bench: it keeps every pair. */
+export function nearPairs(hashes: ReadonlyArray<readonly [number, number]>, threshold: number): Array<[number, number]> {
+  const pairs: Array<[number, number]> = [];
+  scan(
+    Uint32Array.from(hashes, (h) => h[0]),
+    Uint32Array.from(hashes, (h) => h[1]),
+    threshold,
+    (i, j) => pairs.push([i, j]),
+    Infinity,
+  );
   return pairs;
+}
+
+/** Union-find over 0..n-1 in one Int32Array (path halving, smaller root wins). */
+class Components {
+  readonly parent: Int32Array;
+  constructor(n: number) {
+    this.parent = new Int32Array(n);
+    for (let i = 0; i < n; i++) this.parent[i] = i;
+  }
+  find(x: number): number {
+    const p = this.parent;
+    while (p[x] !== x) {
+      p[x] = p[p[x]!]!;
+      x = p[x]!;
+    }
+    return x;
+  }
+  union(a: number, b: number): void {
+    const ra = this.find(a);
+    const rb = this.find(b);
+    if (ra < rb) this.parent[rb] = ra;
+    else if (rb < ra) this.parent[ra] = rb;
+  }
+}
+
+export interface NearGroups {
+  /** Groups of 2 or more indexes into the hashes, each ascending, ordered by first index. */
+  groups: number[][];
+  comparisons: number;
+  /** False when the comparison budget ran out: groups found so far are returned, some may be missing or split. */
+  complete: boolean;
+}
+
+/** Groups of hashes linked by chains of pairs within `threshold`, in O(n) memory (see the file's comment). */
+export function nearGroups(
+  hashes: ReadonlyArray<readonly [number, number]>,
+  threshold: number,
+  budget = NEAR_COMPARISON_BUDGET,
+): NearGroups {
+  radiusOf(threshold);
+  const n = hashes.length;
+  const hi = Uint32Array.from(hashes, (h) => h[0]);
+  const lo = Uint32Array.from(hashes, (h) => h[1]);
+  const uf = new Components(n);
+  // Equal hashes first: sorted, each run merged, one representative searched.
+  const order = new Int32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  order.sort((a, b) => hi[a]! - hi[b]! || lo[a]! - lo[b]! || a - b);
+  const reps: number[] = [];
+  for (let k = 0; k < n; k++) {
+    const i = order[k]!;
+    const prev = k > 0 ? order[k - 1]! : -1;
+    if (prev >= 0 && hi[prev] === hi[i] && lo[prev] === lo[i]) uf.union(prev, i);
+    else reps.push(i);
+  }
+  const rhi = Uint32Array.from(reps, (i) => hi[i]!);
+  const rlo = Uint32Array.from(reps, (i) => lo[i]!);
+  const { comparisons, complete } = scan(rhi, rlo, threshold, (a, b) => uf.union(reps[a]!, reps[b]!), budget);
+  // Sizes first: only groups of two or more get an array. Roots are each group's smallest
+  // index, so visiting indexes in order lists groups by first index, each ascending.
+  const root = new Int32Array(n);
+  const size = new Int32Array(n);
+  for (let i = 0; i < n; i++) size[(root[i] = uf.find(i))]!++;
+  const byRoot = new Map<number, number[]>();
+  for (let i = 0; i < n; i++) {
+    const r = root[i]!;
+    if (size[r]! < 2) continue;
+    const g = byRoot.get(r);
+    if (g) g.push(i);
+    else byRoot.set(r, [i]);
+  }
+  const groups = [...byRoot.values()];
+  return { groups, comparisons, complete };
 }

@@ -8,6 +8,7 @@ import * as m003 from './003-run-failure.js';
 import * as m004 from './004-sample-process-cpu-wait.js';
 import * as m005 from './005-point-engine.js';
 import * as m006 from './006-run-kind-open.js';
+import * as m007 from './007-run-answer.js';
 
 export interface Migration {
   version: number;
@@ -17,7 +18,7 @@ export interface Migration {
   foreignKeysOff: boolean;
 }
 
-const modules: ReadonlyArray<{ name: string; sql: string; foreignKeysOff?: boolean }> = [m001, m002, m003, m004, m005, m006];
+const modules: ReadonlyArray<{ name: string; sql: string; foreignKeysOff?: boolean }> = [m001, m002, m003, m004, m005, m006, m007];
 
 export const MIGRATIONS: readonly Migration[] = modules.map((m, i) => ({
   version: i + 1,

@@ -153,8 +153,17 @@ export function Lines<Row extends object>({
   spans = [],
   unit,
   xUnit,
+  connectNulls = false,
+  xTicks,
 }: {
   rows: Row[];
+  /** The x ticks to draw (the worker counts measured); absent: evenly spaced. */
+  xTicks?: number[];
+  /**
+   * Draw a line across a missing value: only for charts of discrete measurements whose dots
+   * mark what was measured (images/s vs workers). A timeline's missing reading is a gap.
+   */
+  connectNulls?: boolean;
   x: keyof Row & string;
   lines: Array<{ key: string; name?: string; dashed?: boolean }>;
   /** The values' unit, said in the tooltip ("ms", "images/s"). */
@@ -173,8 +182,10 @@ export function Lines<Row extends object>({
 }) {
   const c = useChartColors();
   const xs = rows.map((r) => (r as Record<string, unknown>)[x]).filter((v): v is number => typeof v === 'number');
-  const ticks = xs.length ? evenTicks(Math.min(...xs), Math.max(...xs)) : undefined;
-  const short = spans.length > FULL_SPAN_LABELS;
+  const ticks = xTicks ?? (xs.length ? evenTicks(Math.min(...xs), Math.max(...xs)) : undefined);
+  // Full names only when they fit: few spans, none much narrower than the chart (a 2 s point in a 40 s run is not).
+  const range = xs.length ? Math.max(...xs) - Math.min(...xs) : 0;
+  const short = spans.length > FULL_SPAN_LABELS || (range > 0 && spans.some((s) => s.x2 - s.x1 < range * 0.15));
   return (
     <ResponsiveContainer width="100%" height={height}>
       <LineChart data={rows} margin={margin(xLabel, yLabel)}>
@@ -216,7 +227,7 @@ export function Lines<Row extends object>({
         {lines.map((l, i) => (
           <Line
             key={l.key}
-            type="monotone"
+            type="linear"
             dataKey={l.key}
             name={l.name ?? l.key}
             stroke={c.series[i % c.series.length]}
@@ -224,7 +235,8 @@ export function Lines<Row extends object>({
             strokeDasharray={l.dashed ? '5 3' : undefined}
             dot={dots ? { r: 3 } : false}
             isAnimationActive={false}
-            connectNulls
+            // A missing reading is a gap, drawn as one: no line across where nothing was measured.
+            connectNulls={connectNulls}
           />
         ))}
       </LineChart>

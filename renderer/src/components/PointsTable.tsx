@@ -1,11 +1,17 @@
 import { formatCompact, formatPercent } from '../lib/format.js';
+import { shareText } from '../lib/share.js';
+import { msText, stageColor, stageNames } from '../lib/stage-colors.js';
 import { pointLabel } from '../lib/profile-form.js';
 import { rateNoun } from '../lib/run-rates.js';
 import type { PointResult } from '../lib/types.js';
 
-/** The best point by images/s, or null. */
-export const bestPoint = (points: readonly PointResult[]): PointResult | null =>
-  points.reduce<PointResult | null>((b, p) => (!b || p.imagesPerSec > b.imagesPerSec ? p : b), null);
+/**
+ * The point the answer calls best (answer.best.point: the point's grid index, PointResult.index,
+ * which is not its position in the list when a point was not measured); null when it names
+ * none. No second "best" is computed in the renderer: the walk found three that disagreed.
+ */
+export const answerBest = <P extends { index: number }>(points: readonly P[], point: number | null | undefined): P | null =>
+  point === null || point === undefined ? null : (points.find((p) => p.index === point) ?? null);
 
 /** (max − min) / median of a point's slices, or null. */
 export function spreadOf(slices: readonly number[] | undefined): number | null {
@@ -15,30 +21,64 @@ export function spreadOf(slices: readonly number[] | undefined): number | null {
   return med > 0 ? (s[s.length - 1]! - s[0]!) / med : null;
 }
 
-const STAGE_COLORS = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#b07aa1'];
-
-/** Where a point's time per image goes, stage by stage, on a scale shared by every point of the table. */
+/** Where a point's time per image goes, stage by stage, on a scale shared by every point of the table, each stage's ms written on it. */
 export function StageBar({ point, scaleMs }: { point: PointResult; scaleMs: number }) {
   const st = point.stages;
   if (!st?.stages.length) return <span className="muted">—</span>;
   const total = st.stages.reduce((a, s) => a + s.msPerImage, 0);
-  const title = `${st.stages.map((s) => `${s.stage} ${s.msPerImage.toFixed(2)} ms`).join(' · ')} per image (${st.method === 'timers' ? 'timed in our workers' : 'FFCV pipeline-prefix ablation'})`;
+  const how = st.method === 'timers' ? 'timed in our workers' : "FFCV's pipeline-prefix ablation";
+  const title = `${st.stages.map((s) => `${s.stage} ${msText(s.msPerImage)} ms`).join(' · ')} per image (${how})`;
+  const width = Math.max(2, (total / Math.max(scaleMs, 1e-9)) * 100);
   return (
-    <div
-      className="stage-bar"
-      data-testid="stage-bar"
-      data-method={st.method}
-      title={title}
-      aria-label={title}
-      style={{ display: 'flex', height: 10, width: `${Math.max(2, (total / Math.max(scaleMs, 1e-9)) * 100)}%`, minWidth: 4 }}
-    >
-      {st.stages.map((s, i) => (
-        <span
-          key={s.stage}
-          data-stage={s.stage}
-          style={{ flex: `${Math.max(s.msPerImage, 0)} 0 0`, background: STAGE_COLORS[i % STAGE_COLORS.length] }}
-        />
+    <div className="stage-row" data-testid="stage-bar-row">
+      <div
+        className="stage-bar"
+        data-testid="stage-bar"
+        data-method={st.method}
+        title={title}
+        aria-label={title}
+        style={{ width: `${width * 0.78}%` }}
+      >
+        {st.stages.map((s) => (
+          <span
+            key={s.stage}
+            data-stage={s.stage}
+            data-color={stageColor(s.stage)}
+            className="stage-seg"
+            // Grow factors in percent: factors summing under 1 would fill only that fraction of the bar.
+            style={{ flex: `${total > 0 ? (Math.max(s.msPerImage, 0) / total) * 100 : 0} 0 0`, background: stageColor(s.stage) }}
+          >
+            {/* The number on the segment when it has room; the total and the tooltip carry the rest. */}
+            {total > 0 && s.msPerImage / total >= 0.22 ? msText(s.msPerImage) : ''}
+          </span>
+        ))}
+      </div>
+      <span className="stage-total" data-testid="stage-total">
+        {msText(total)} ms
+      </span>
+    </div>
+  );
+}
+
+/** One legend for every stage bar on the screen: a colour per stage name, whichever engine measured it. */
+export function StageLegend({ points }: { points: readonly PointResult[] }) {
+  const names = stageNames(points);
+  if (!names.length) return null;
+  const methods = new Set(points.map((p) => p.stages?.method).filter(Boolean));
+  return (
+    <div className="stage-legend" data-testid="stage-legend">
+      <span className="muted">Stages, ms of worker time per image:</span>
+      {names.map((n) => (
+        <span key={n} className="stage-key" data-stage={n} data-color={stageColor(n)}>
+          <i style={{ background: stageColor(n) }} aria-hidden="true" />
+          {n}
+        </span>
       ))}
+      <span className="muted">
+        {methods.has('timers') ? 'ours: timed in the workers' : ''}
+        {methods.size > 1 ? ' · ' : ''}
+        {methods.has('ablation') ? 'FFCV: by ablation (pipeline prefixes)' : ''}
+      </span>
     </div>
   );
 }
@@ -47,18 +87,22 @@ export function StageBar({ point, scaleMs }: { point: PointResult; scaleMs: numb
 /** `unit`: what the rate counts (lib/format.ts rateUnit: images/s, clips/s for a video dataset). */
 export function PointsTable({
   points,
+  bestIndex,
   testId = 'points-table',
   unit = 'images/s',
 }: {
   points: readonly PointResult[];
+  /** The answer's best point (answer.best.point, a PointResult.index), marked; null: none marked. */
+  bestIndex: number | null;
   testId?: string;
   unit?: string;
 }) {
-  const best = bestPoint(points);
+  const best = answerBest(points, bestIndex);
   const scaleMs = Math.max(0, ...points.map((p) => (p.stages?.stages ?? []).reduce((a, s) => a + s.msPerImage, 0)));
   const anyStages = scaleMs > 0;
   return (
     <div className="table-scroll">
+      {anyStages ? <StageLegend points={points} /> : null}
       <table className="table compact" data-testid={testId}>
         <thead>
           <tr>
@@ -74,8 +118,11 @@ export function PointsTable({
         </thead>
         <tbody>
           {points.map((pt) => (
-            <tr key={pt.index} className={pt === best ? 'is-best' : ''}>
-              <th scope="row">{pointLabel(pt.config)}</th>
+            <tr key={pt.index} className={pt === best ? 'is-best' : ''} data-best={pt === best ? 'true' : undefined}>
+              <th scope="row">
+                {pointLabel(pt.config)}
+                {pt === best ? <span className="best-tag"> · best</span> : null}
+              </th>
               <td className="num">{formatCompact(pt.imagesPerSec)}</td>
               <td className="num">{pt.batchesPerSec.toFixed(1)}</td>
               <td className="num">
@@ -84,14 +131,14 @@ export function PointsTable({
               <td className="num" data-testid="point-spread">
                 {spreadOf(pt.slices) === null ? '—' : formatPercent(spreadOf(pt.slices)! * 100)}
               </td>
-              <td className="num">
-                {pt.loaderCpu != null ? `${formatPercent(pt.loaderCpu * 100)} / ` : ''}
-                {pt.cpuPerCore.length ? formatPercent((pt.cpuPerCore.reduce((a, b) => a + b, 0) / pt.cpuPerCore.length) * 100) : '—'}
+              <td className="num" title={pt.loaderCpu != null ? (shareText(pt.loaderCpu).note ?? undefined) : undefined}>
+                {pt.loaderCpu != null ? `${shareText(pt.loaderCpu).text} / ` : ''}
+                {pt.cpuPerCore.length ? shareText(pt.cpuPerCore.reduce((a, b) => a + b, 0) / pt.cpuPerCore.length).text : '—'}
               </td>
               {/* A sweep drives no GPU: a reading is someone else's work. */}
               <td className="num">{pt.gpuUtilMean === null ? '—' : `${formatPercent(pt.gpuUtilMean)} · not used by this sweep`}</td>
               {anyStages ? (
-                <td style={{ minWidth: 160 }}>
+                <td style={{ minWidth: 200 }}>
                   <StageBar point={pt} scaleMs={scaleMs} />
                 </td>
               ) : null}

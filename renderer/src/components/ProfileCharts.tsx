@@ -1,11 +1,13 @@
 import { useMemo } from 'react';
 import { cpuBars, gpuIndices, hasReading, pointSpans, timelineRows } from '../lib/series.js';
-import type { PointConfig, TelemetrySample } from '../lib/types.js';
+import type { PointConfig, PointResult, TelemetrySample } from '../lib/types.js';
 import { Bars, ChartCard, FULL_SPAN_LABELS, Lines, type XSpan } from './Charts.js';
 
 /** A grid point's name on a timeline: short, since a span can be narrow (the tooltip and tables carry the rest). */
 export const spanLabel = (c: PointConfig | undefined, index: number): string =>
-  c ? `${c.workers}w · bs ${c.batchSize}${c.osCache ? '' : ' · proc'}` : `point ${index + 1}`;
+  c
+    ? `${c.engine && c.engine !== 'beton' ? `${c.engine} ` : ''}${c.workers}w · bs ${c.batchSize}${c.osCache ? '' : ' · proc'}`
+    : `point ${index + 1}`;
 
 /** A span's name when there are too many for full names: its point's number, as in the points table. */
 const spanShort = (index: number): string => `#${index + 1}`;
@@ -25,15 +27,18 @@ export function ProfileCharts({
   live = false,
   running = false,
   rate = 'images/s',
+  points = [],
 }: {
   samples: readonly TelemetrySample[];
+  /** The measured points: each one's median wait per step is drawn over its stretch (every engine reports it, not only ours). */
+  points?: ReadonlyArray<Pick<PointResult, 'index' | 'waitP50Ms'>>;
   configs: ReadonlyArray<PointConfig | undefined>;
   live?: boolean;
   running?: boolean;
   /** The throughput's unit: images/s, clips/s for a video dataset (lib/format.ts rateUnit). */
   rate?: string;
 }) {
-  const timeline = useMemo(() => timelineRows(samples), [samples]);
+  const timeline = useMemo(() => timelineRows(samples, points), [samples, points]);
   const spans: XSpan[] = useMemo(
     () => pointSpans(samples).map((s) => ({ x1: s.x1, x2: s.x2, label: spanLabel(configs[s.point], s.point), short: spanShort(s.point) })),
     [samples, configs],
@@ -41,6 +46,7 @@ export function ProfileCharts({
   const gpus = useMemo(() => gpuIndices(samples), [samples]);
   const cpu = useMemo(() => cpuBars(samples, !running), [samples, running]);
   const haveWait = hasReading(samples, 'waitMsPerStep');
+  const havePointWait = timeline.some((r) => r.pointWait !== null);
   const haveProc = hasReading(samples, 'processCpu');
   const waiting = live && running ? 'Waiting for the first measurement…' : null;
   return (
@@ -65,15 +71,22 @@ export function ProfileCharts({
       </ChartCard>
       <ChartCard
         title="Loader wait per step"
-        subtitle="how long the consumer waited for each batch"
+        subtitle={
+          havePointWait
+            ? "how long the consumer waited for each batch · dashed: each point's median, for every engine"
+            : 'how long the consumer waited for each batch'
+        }
         testId="chart-wait"
-        count={haveWait ? timeline.filter((r) => r.wait !== null).length : 0}
+        count={haveWait || havePointWait ? timeline.filter((r) => r.wait !== null || r.pointWait !== null).length : 0}
         empty={waiting ?? 'No wait readings: a training command is sampled from outside, and runs recorded before this chart have none.'}
       >
         <Lines
           rows={timeline}
           x="t"
-          lines={[{ key: 'wait', name: 'wait per step' }]}
+          lines={[
+            ...(haveWait ? [{ key: 'wait', name: 'readings (our loader)' }] : []),
+            ...(havePointWait ? [{ key: 'pointWait', name: 'point median (every engine)', dashed: true }] : []),
+          ]}
           xLabel="time (s)"
           yLabel="wait per step (ms)"
           yFormat={ms}
@@ -111,7 +124,9 @@ export function ProfileCharts({
         count={gpus.length ? timeline.length : 0}
         empty={
           !samples.length
-            ? 'Waiting for readings…'
+            ? live
+              ? 'Waiting for readings…'
+              : 'No readings were recorded in this run.'
             : live
               ? 'No GPU on this machine (nvidia-smi not found): CPU-side loading only.'
               : 'No GPU readings in this run (no nvidia-smi on its machine).'

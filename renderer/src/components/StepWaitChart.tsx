@@ -1,4 +1,5 @@
 import { ChartCard, Lines } from './Charts.js';
+import { shareText } from '../lib/share.js';
 import type { Verdict } from '../lib/types.js';
 
 const ms = (v: number): string => `${v >= 10 ? v.toFixed(0) : v.toFixed(1)} ms`;
@@ -17,7 +18,7 @@ export function StepWaitChart({ verdict }: { verdict: Verdict | null }) {
       title="Wait for data per step"
       subtitle={
         share != null
-          ? `waiting ${Math.round(share * 100)}% of the step time · p50 wait ${ms(m!.waitP50Ms ?? 0)} of a ${ms(m!.stepP50Ms ?? 0)} step · ${m!.stepsPerSec?.toFixed(1) ?? '?'} steps/s`
+          ? `waiting ${shareText(share).text} of the step time${share > 1 ? ' (capped: the wait and the step are timed at slightly different instants)' : ''} · p50 wait ${ms(m!.waitP50Ms ?? 0)} of a ${ms(m!.stepP50Ms ?? 0)} step · ${m!.stepsPerSec?.toFixed(1) ?? '?'} steps/s`
           : undefined
       }
       testId="step-wait-chart"

@@ -14,12 +14,15 @@ export function rateText(
   samples: readonly TelemetrySample[],
   finalPoints: readonly Pick<PointResult, 'index' | 'imagesPerSec'>[],
   unit = 'images/s',
+  /** The run's answer's best (its number and the point's label): once it is there, the line says it and nothing else calls itself best. */
+  answerBest: { ips: number | null; label: string } | null = null,
 ): string | null {
   const noun = rateNoun(unit);
   if (status === 'running') {
     const latest = samples[samples.length - 1];
     return latest ? `now ${formatRate(latest.imagesPerSec, noun)}` : null;
   }
+  if (answerBest) return answerBest.ips === null ? 'nothing measured' : `best ${formatRate(answerBest.ips, noun)} (${answerBest.label})`;
   let rates: Array<{ label: string; ips: number }>;
   if (mode === 'grid') {
     const pts = finalPoints.length

@@ -1,4 +1,5 @@
 /** Chart data from job events and runs: pure functions, bounded in size. */
+import { pointKey } from '../../../core/api/profile-plan.js';
 import type { PointConfig, PointResult, TelemetrySample } from './types.js';
 
 /**
@@ -51,17 +52,30 @@ export function seriesKey(c: PointConfig): string {
 }
 
 /**
+ * Live per-point throughput keyed by the point's settings (pointKey), not by its index: a
+ * reading names its point's index in the sweep's grid, which the plan module (pointsOf) maps
+ * to settings once; past that, nothing depends on the grid's order.
+ */
+export function liveBySettings(live: Map<number, number>, grid: readonly PointConfig[]): Map<string, { config: PointConfig; ips: number }> {
+  const out = new Map<string, { config: PointConfig; ips: number }>();
+  for (const [i, ips] of live) {
+    const config = grid[i];
+    if (config) out.set(pointKey(config), { config, ips });
+  }
+  return out;
+}
+
+/**
  * "images/s vs workers" rows for recharts: one row per worker count, one column per series.
- * Final points when there are any, else live rates mapped onto the grid.
+ * Final points when there are any, else the live rates by settings.
  */
 export function workersChart(
   points: readonly PointResult[],
-  grid: readonly PointConfig[],
-  live: Map<number, number>,
+  live: ReadonlyMap<string, { config: PointConfig; ips: number }>,
 ): { rows: SeriesPoint[]; series: string[] } {
   const cells: Array<{ config: PointConfig; ips: number }> = points.length
     ? points.map((p) => ({ config: p.config, ips: p.imagesPerSec }))
-    : [...live].flatMap(([i, ips]) => (grid[i] ? [{ config: grid[i]!, ips }] : []));
+    : [...live.values()];
   const series: string[] = [];
   const byWorkers = new Map<number, SeriesPoint>();
   for (const c of cells) {
@@ -99,30 +113,55 @@ export interface TimelineRow {
   /** seconds since the run started */
   t: number;
   ips: number | null;
-  /** The machine's mean busy % over all logical CPUs. */
-  cpu: number;
+  /** The machine's mean busy % over all logical CPUs (null: a gap, nothing was read). */
+  cpu: number | null;
   /** The loading process's own share of all CPUs (%), null when unknown. */
   proc: number | null;
   /** The consumer's mean wait per batch (ms), null when it took none. */
   wait: number | null;
+  /** The median wait per batch of the point being measured (PointResult.waitP50Ms): every engine reports it, ours and Python's. */
+  pointWait: number | null;
   [gpu: string]: number | null;
 }
 
 const seconds = (ms: number): number => Math.round(ms / 100) / 10;
 
-/** Timeline rows: seconds, images/s, machine and process CPU %, wait per step, and one column per GPU's utilisation. */
-export function timelineRows(samples: readonly TelemetrySample[]): TimelineRow[] {
-  return samples.map((s) => {
+/**
+ * Two readings further apart than this (ms) have a gap between them where nothing was measured
+ * (FFCV starting, numba compiling, an ablation): the charts break their lines there rather than
+ * draw a smooth arc over it. Telemetry comes about every 250 ms; a loaded machine may delay a
+ * reading a little, never by seconds.
+ */
+export const GAP_MS = 2000;
+
+/**
+ * Timeline rows: seconds, images/s, machine and process CPU %, wait per step (the readings and
+ * the point's median), and one column per GPU's utilisation. Where two readings are more than
+ * GAP_MS apart an empty row is put between them, so no line is drawn across the gap.
+ */
+export function timelineRows(
+  samples: readonly TelemetrySample[],
+  points: ReadonlyArray<Pick<PointResult, 'index' | 'waitP50Ms'>> = [],
+): TimelineRow[] {
+  const waitOf = new Map(points.map((p) => [p.index, p.waitP50Ms]));
+  const out: TimelineRow[] = [];
+  let prev: TelemetrySample | undefined;
+  for (const s of samples) {
+    if (prev && s.t - prev.t > GAP_MS)
+      out.push({ t: seconds((prev.t + s.t) / 2), ips: null, cpu: null, proc: null, wait: null, pointWait: null });
+    prev = s;
     const row: TimelineRow = {
       t: seconds(s.t),
       ips: s.imagesPerSec === null ? null : Math.round(s.imagesPerSec),
-      cpu: s.cpuPerCore.length ? Math.round((s.cpuPerCore.reduce((a, b) => a + b, 0) / s.cpuPerCore.length) * 100) : 0,
-      proc: s.processCpu == null ? null : Math.round(s.processCpu * 1000) / 10,
+      cpu: s.cpuPerCore.length ? Math.round((s.cpuPerCore.reduce((a, b) => a + b, 0) / s.cpuPerCore.length) * 100) : null,
+      proc: s.processCpu == null ? null : Math.min(100, Math.round(s.processCpu * 1000) / 10),
       wait: s.waitMsPerStep == null ? null : Math.round(s.waitMsPerStep * 100) / 100,
+      pointWait: s.point === null ? null : (waitOf.get(s.point) ?? null),
     };
     for (const g of s.gpus) row[`gpu${g.index}`] = g.utilPercent;
-    return row;
-  });
+    out.push(row);
+  }
+  return out;
 }
 
 /** Whether any sample carries the given optional reading (older runs have none). */

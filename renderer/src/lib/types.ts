@@ -8,6 +8,7 @@ import type { ExecOutcome, ProfileOutcome as WireProfileOutcome, SweepOutcome } 
 
 export type { BuildReport } from '../../../core/api/build-report.js';
 import type { PointResult as ModelPointResult } from '../../../core/api/profile-model.js';
+import type { ProfileAnswer } from '../../../core/api/profile-answer.js';
 export type {
   EngineName,
   GpuReading,
@@ -32,4 +33,17 @@ export type ProfileOutcome = (SweepOutcome & { kind: 'sweep' }) | (ExecOutcome &
 /** A profile job's outcome with its kind: an exec outcome is the one with an exit code. */
 export function outcomeWithKind(o: WireProfileOutcome): ProfileOutcome {
   return 'exitCode' in o ? { kind: 'exec', ...o } : { kind: 'sweep', ...o };
+}
+
+export type { ActionId, AnswerAction, Bottleneck, EngineBest, ProfileAnswer } from '../../../core/api/profile-answer.js';
+
+/**
+ * A run's or a job outcome's answer (core's one verdict, computed once and stored with the
+ * run), or null where the host recorded none (runs from before answers). Read by key: the
+ * same function serves stored runs and job outcomes.
+ */
+export function answerOf(x: object | null | undefined): ProfileAnswer | null {
+  if (!x || !('answer' in x)) return null;
+  const a = (x as { answer?: unknown }).answer;
+  return a && typeof a === 'object' && 'best' in a && 'actions' in a ? (a as ProfileAnswer) : null;
 }

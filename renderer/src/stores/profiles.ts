@@ -47,6 +47,9 @@ interface ProfilesState {
   touched: Partial<Record<keyof ProfileForm, true>>;
   /** Which engines this host can run (profiles.engines), null until asked. */
   engineStatus: EngineStatus[] | null;
+  /** The answer's action that last prefilled the form ("Prefilled from the answer: …"), until the form is edited by hand. */
+  prefill: string | null;
+  setPrefill(note: string | null): void;
   loadEngines(): Promise<void>;
   setForm(patch: Partial<ProfileForm>): void;
   checkFile(): Promise<void>;
@@ -87,6 +90,8 @@ export const useProfilesStore = create<ProfilesState>()((set, get) => {
     startErrorKey: null,
     touched: {},
     engineStatus: null,
+    prefill: null,
+    setPrefill: (prefill) => set({ prefill }),
     loadEngines: async () => {
       if (get().engineStatus) return;
       try {
@@ -105,7 +110,8 @@ export const useProfilesStore = create<ProfilesState>()((set, get) => {
         const fs = s.fileSamples;
         if (!touched.batchSizes && fs && fs.path === form.file.trim())
           form.batchSizes = String(fitBatchSize(DEFAULT_PROFILE_FORM.batchSizes, fs.numSamples));
-        return { form, touched };
+        // A hand edit ends the "prefilled from the answer" note (the action sets it again after its own edit).
+        return { form, touched, prefill: null };
       }),
     checkFile: async () => {
       const path = get().form.file.trim();
@@ -285,6 +291,9 @@ export function pointProgressText(job: Pick<ProfileJob, 'status' | 'progress' | 
   const done = job.progress?.done ?? 0;
   if (job.status !== 'running') return `${done} of ${total} points`;
   const m = job.progress?.measuring;
+  // Readings that still name a finished point come from work after it (FFCV's stage ablation):
+  // no point is being measured then, and the count says so rather than "measuring point 4 · 4 done".
+  if (m !== null && m !== undefined && m < done) return `${done} of ${total} points done`;
   const current = m === null || m === undefined ? done + 1 : m + 1;
   return `measuring point ${Math.min(current, total)} of ${total} · ${done} done`;
 }

@@ -33,6 +33,7 @@ export function LoaderSettingsForm({
         value={f.numWorkers}
         onChange={(numWorkers) => onChange({ numWorkers })}
         error={e.numWorkers}
+        testId="export-workers"
         placeholder="auto"
         inputMode="numeric"
       />

@@ -35,7 +35,7 @@ export function CommandFields({
         onChange={(command) => setForm({ command })}
         error={execOff ? undefined : e.command}
         testId="profile-command"
-        placeholder="python train.py --epochs 1"
+        placeholder="python train.py --workers {workers} --epochs 1"
         spellCheck={false}
         disabled={execOff}
         {...(execOff ? { 'aria-describedby': 'exec-disabled-note' } : {})}
@@ -50,6 +50,39 @@ export function CommandFields({
         placeholder="images=(?<images>\d+)"
         spellCheck={false}
         disabled={execOff}
+      />
+      <TextField
+        label="Workers to sweep (optional)"
+        value={f.execWorkers}
+        onChange={(execWorkers) => setForm({ execWorkers })}
+        error={e.execWorkers}
+        testId="profile-exec-workers"
+        placeholder="1, 2, 4, 8"
+        inputMode="numeric"
+        disabled={execOff}
+        hint="Runs the command once per value, filled into {workers}: where does the GPU stop waiting for data?"
+      />
+      <TextField
+        label="Batch sizes to sweep (optional)"
+        value={f.execBatchSizes}
+        onChange={(execBatchSizes) => setForm({ execBatchSizes })}
+        error={e.execBatchSizes}
+        testId="profile-exec-batch"
+        placeholder="256"
+        inputMode="numeric"
+        disabled={execOff}
+        hint="Filled into {batch_size}."
+      />
+      <TextField
+        label="Seconds per run (optional)"
+        value={f.execSeconds}
+        onChange={(execSeconds) => setForm({ execSeconds })}
+        error={e.execSeconds}
+        testId="profile-exec-seconds"
+        placeholder="to its end"
+        inputMode="decimal"
+        disabled={execOff}
+        hint="Each run is stopped after this long (a full epoch is rarely needed)."
       />
       <div className="span-2">
         <PathPicker

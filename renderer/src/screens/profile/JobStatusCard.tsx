@@ -11,6 +11,12 @@ const STATUS_LABEL: Record<ProfileJob['status'], string> = {
   failed: 'Failed',
 };
 
+/**
+ * The host's words for what the sweep is doing, without the point count the line already
+ * gives ("point 1 of 2", "measuring point 2 of 6: …" start with one that can lag the readings).
+ */
+export const waitText = (m: string | null | undefined): string => (m ?? '').replace(/^(measuring )?point \d+ of \d+:?\s*/, '');
+
 /** Where a profile job stands: its status, progress and throughput line, and why it stopped. */
 export function JobStatusCard({ job, rate }: { job: ProfileJob; rate: string | null }) {
   const pct = job.progress ? percent(job.progress.done, job.progress.total) : null;
@@ -20,7 +26,8 @@ export function JobStatusCard({ job, rate }: { job: ProfileJob; rate: string | n
         <span className={`status status-${job.status}`}>{STATUS_LABEL[job.status]}</span>
         <span className="muted" data-testid="profile-progress-text">
           {job.mode === 'grid'
-            ? pointProgressText(job)
+            ? // What the sweep waits for, in the host's words ("starting FFCV in … — numba compiles, about 30 s"), after the count.
+              `${pointProgressText(job)}${job.status === 'running' && waitText(job.progress?.message) ? ` · ${waitText(job.progress?.message)}` : ''}`
             : job.status === 'running'
               ? (job.progress?.message ?? 'running your command')
               : (job.progress?.message ?? '')}

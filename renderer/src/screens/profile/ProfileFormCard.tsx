@@ -26,6 +26,7 @@ export function ProfileFormCard() {
     'cancel',
     'loadEngines',
     'checkFile',
+    'prefill',
   );
   const running = useProfilesStore((s) => s.job?.status === 'running');
   const cancelling = useProfilesStore((s) => s.job?.cancelling ?? false);
@@ -83,6 +84,11 @@ export function ProfileFormCard() {
         </button>
       </div>
 
+      {p.prefill ? (
+        <p className="notice" role="status" data-testid="profile-prefill">
+          {p.prefill}. Check the settings, then press Start profiling.
+        </p>
+      ) : null}
       {f.mode === 'grid' ? (
         <SweepFields form={f} errors={e} cores={cores} setForm={p.setForm} />
       ) : (

@@ -108,7 +108,7 @@ export function SweepFields({
       <div className="align-end">
         <Check label="Random horizontal flip" checked={f.flip} onChange={(flip) => setForm({ flip })} />
       </div>
-      <EnginesField engines={f.engines} error={e.engines} setForm={setForm} />
+      <EnginesField form={f} error={e.engines} pythonError={e.python} setForm={setForm} />
       {f.engines.includes('torch') ? (
         <div className="span-2">
           <PathPicker

@@ -1,18 +1,20 @@
+import { AnswerCard, useAnswerAction } from '../../components/AnswerCard.js';
 import { InlineMarkdown } from '../../components/InlineMarkdown.js';
-import { bestPoint, EngineSummary, PointsTable } from '../../components/PointsTable.js';
-import { formatRate } from '../../lib/format.js';
-import { rateNoun } from '../../lib/run-rates.js';
-import { pointLabel, type DecoderKind } from '../../lib/profile-form.js';
-import type { PointResult, Verdict } from '../../lib/types.js';
-import { useExportStore } from '../../stores/export.js';
+import { answerBest, EngineSummary, PointsTable } from '../../components/PointsTable.js';
+import type { PointResult, ProfileAnswer, Verdict } from '../../lib/types.js';
 import type { ProfileJob } from '../../stores/profiles.js';
 import { useRunsStore } from '../../stores/runs.js';
 import { useUiStore } from '../../stores/ui.js';
 import { VERDICT_TONE } from './verdict-tone.js';
 
-/** A finished sweep: the verdict with its evidence and advice, the points, and the way on (the run, the best loader's export). */
+/**
+ * A finished sweep: its answer (what limits it, the best point, the noise, the engines, the
+ * actions as buttons), the points with the answer's best marked, and the way to the run. A
+ * host without answers (older) shows its verdict, and no point is called best.
+ */
 export function VerdictCard({
   verdict,
+  answer,
   runId,
   points,
   file,
@@ -20,6 +22,7 @@ export function VerdictCard({
   unit,
 }: {
   verdict: Verdict | null;
+  answer: ProfileAnswer | null;
   runId: number;
   points: PointResult[];
   file: string;
@@ -30,18 +33,17 @@ export function VerdictCard({
   const setScreen = useUiStore((u) => u.setScreen);
   const toggleRun = useRunsStore((r) => r.toggle);
   const selected = useRunsStore((r) => r.selected);
-  const setExport = useExportStore((s) => s.setForm);
-  // The export is FFCV code: when FFCV was measured, its best point is the one to export (ours may differ).
-  const ffcvPoints = points.filter((pt) => pt.config.engine === 'ffcv');
-  const best = bestPoint(ffcvPoints.length ? ffcvPoints : points);
-  const [decoderKind, decoderSize] = (plan?.decoder ?? 'rrc:160').split(':');
+  const kind = answer?.bottleneck ?? verdict?.kind ?? 'none';
+  const act = useAnswerAction({ file, plan: plan ?? null, points }, answer?.best.point ?? null);
   return (
-    <section className="card verdict" data-testid="verdict" data-kind={verdict?.kind ?? 'none'}>
+    <section className="card verdict" data-testid="verdict" data-kind={verdict?.kind ?? 'none'} data-bottleneck={kind}>
       <header className="card-head">
-        <h3>Verdict</h3>
-        {verdict ? <span className={`badge badge-${VERDICT_TONE[verdict.kind] ?? 'neutral'}`}>{verdict.kind}</span> : null}
+        <h3>{answer ? 'Answer' : 'Verdict'}</h3>
+        {!answer && verdict ? <span className={`badge badge-${VERDICT_TONE[verdict.kind] ?? 'neutral'}`}>{verdict.kind}</span> : null}
       </header>
-      {verdict ? (
+      {answer ? (
+        <AnswerCard answer={answer} unit={unit} ctx={{ file, plan: plan ?? null, points }} />
+      ) : verdict ? (
         <>
           <p className="verdict-summary" data-testid="verdict-summary">
             <InlineMarkdown text={verdict.summary} />
@@ -76,8 +78,8 @@ export function VerdictCard({
       ) : (
         <p className="muted">No verdict: no point was measured.</p>
       )}
-      <EngineSummary points={points} unit={unit} />
-      {points.length ? <PointsTable points={points} unit={unit} /> : null}
+      {answer ? null : <EngineSummary points={points} unit={unit} />}
+      {points.length ? <PointsTable points={points} bestIndex={answer?.best.point ?? null} unit={unit} /> : null}
       <div className="actions">
         <button
           type="button"
@@ -90,41 +92,16 @@ export function VerdictCard({
         >
           View run {runId}
         </button>
-        {best ? (
+        {/* The answer's own export action when it has one; else (a balanced run) the same for answer.best's point. */}
+        {answer && !answer.actions.some((a) => a.id === 'export') && answerBest(points, answer.best.point) ? (
           <button
             type="button"
             className="btn"
             data-testid="export-best"
-            onClick={() => {
-              // Every setting exported is one that was measured: the point's, and the plan's decoder, flip and batches ahead.
-              setExport({
-                file,
-                batchSize: String(best.config.batchSize),
-                numWorkers: String(best.config.workers),
-                order: best.config.order,
-                osCache: best.config.osCache,
-                batchesAhead: plan?.batchesAhead !== undefined ? String(plan.batchesAhead) : '',
-                ...(plan
-                  ? {
-                      decoder: decoderKind as DecoderKind,
-                      ...(decoderSize ? { size: decoderSize } : {}),
-                      flip: plan.flip ?? true,
-                      normalize: false,
-                    }
-                  : {}),
-              });
-              setScreen('export');
-            }}
+            onClick={() => void act({ id: 'export', label: 'Export the best point', params: { point: answer.best.point } })}
           >
-            {ffcvPoints.length ? 'Export the best measured FFCV loader' : 'Export the best loader'}
+            Export FFCV code for the best point
           </button>
-        ) : null}
-        {best ? (
-          <span className="muted" data-testid="export-best-note">
-            {ffcvPoints.length
-              ? `FFCV was measured: exports its best point (${pointLabel(best.config)}, ${formatRate(best.imagesPerSec, rateNoun(unit))}).`
-              : `Exports the best point (${pointLabel(best.config)}); FFCV's own speed was not measured (add the FFCV engine).`}
-          </span>
         ) : null}
       </div>
     </section>

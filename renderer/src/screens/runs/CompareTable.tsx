@@ -2,7 +2,7 @@ import { formatCompact } from '../../lib/format.js';
 import { pointLabel } from '../../lib/profile-form.js';
 import type { RunComparison } from '../../lib/types.js';
 
-/** B faster than A is better (green), slower worse (red); about the same or unknown stays neutral. */
+/** B faster than A (outside the noise) is better (green), slower worse (red); within the noise, mixed or not compared stays neutral. */
 const TONE: Record<string, string> = { faster: 'good', slower: 'bad', same: '', none: '' };
 
 /** Run B against run A (the older, the baseline): the best points, then every grid point both measured. */
@@ -20,15 +20,23 @@ export function CompareTable({ a, b, data }: { a: number; b: number; data: RunCo
           </span>
         </span>
       </header>
-      {data.best ? (
+      {/* The headline counts the matching points only; a colour only where every point outside the noise agrees. */}
+      {data.headline ? (
         <p
-          className={`compare-best ${TONE[data.best.direction ?? 'none']}`}
-          data-testid="compare-best"
-          data-direction={data.best.direction ?? 'none'}
+          className={`compare-best ${TONE[data.headline.direction ?? 'none']}`}
+          data-testid="compare-headline"
+          data-direction={data.headline.direction ?? 'none'}
         >
-          Best point: {data.best.text}.
+          {data.headline.text}.
         </p>
       ) : null}
+      <p
+        className={`muted ${TONE[data.best.direction ?? 'none']}`}
+        data-testid="compare-best"
+        data-direction={data.best.direction ?? 'none'}
+      >
+        Best point: {data.best.text}.
+      </p>
       {data.rows.length ? (
         <table className="table compact">
           <thead>

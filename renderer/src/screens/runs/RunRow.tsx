@@ -1,5 +1,6 @@
 import type { RunSummary } from '../../../../core/api/contract.js';
 import { formatCompact, formatDateTime, rateUnit, shortenPath } from '../../lib/format.js';
+import { firstLine } from '../../components/EngineFailures.js';
 import { useRunsStore } from '../../stores/runs.js';
 
 /**
@@ -30,9 +31,10 @@ export function RunRow({ run, unitInCell }: { run: RunSummary; unitInCell: boole
         <span className={`status status-${run.status}`} title={run.failure ?? undefined}>
           {run.status}
         </span>
+        {/* One line: a Python traceback is the run's detail, not the list's (Details shows it). */}
         {run.failure ? (
-          <div className="run-failure" data-testid="run-failure">
-            {run.failure}
+          <div className="run-failure" data-testid="run-failure" title={run.failure}>
+            {firstLine(run.failure)}
           </div>
         ) : null}
       </td>

@@ -31,7 +31,15 @@ export function SelectedRuns() {
         count={overlay.rows.length}
         empty="The selected runs have no measured points (command runs are timelines only)."
       >
-        <Lines rows={overlay.rows} x="workers" lines={overlay.series.map((k) => ({ key: k }))} xLabel="workers" dots />
+        <Lines
+          rows={overlay.rows}
+          x="workers"
+          lines={overlay.series.map((k) => ({ key: k }))}
+          xLabel="workers"
+          xTicks={overlay.rows.map((r) => r.workers)}
+          dots
+          connectNulls
+        />
       </ChartCard>
       {chosen.length === 2 && a && b ? <SideBySide a={a} b={b} /> : null}
       {comparison?.data ? <CompareTable a={comparison.a} b={comparison.b} data={comparison.data} /> : null}
