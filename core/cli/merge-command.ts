@@ -4,7 +4,8 @@ import { mergeDatasets, type MergeReport } from '../writer/merge.js';
 import { removeOwnTempsSync } from '../writer/temp-files.js';
 import { ProgressBar } from './progress.js';
 import { abortOnSignals } from './signals.js';
-import { localInputs } from './remote-inputs.js';
+import { openRangeClient } from '../remote/open-client.js';
+import { isRemoteUrl } from '../remote/url.js';
 import { UsageError } from './usage-error.js';
 import type { RemoteOutputContext } from './remote-output.js';
 import { statSync } from 'node:fs';
@@ -40,10 +41,13 @@ export async function mergeCommand(argv: string[], remote?: RemoteOutputContext)
     outcome: 'no output was written (the temporary file was removed)',
     cleanupSync: () => removeOwnTempsSync(output),
   });
-  const inputs = await localInputs(positionals, signals.signal);
+  // Remote inputs are read in place with ranged GETs (merge.ts): nothing is staged locally.
+  const inputs = { paths: positionals };
   try {
     // -o s3://…: the upload starts now, sized for the inputs' total (the output's size, give or take the head).
-    const stream = remote ? await remote.openStream(inputs.paths.reduce((s, p) => s + statSync(p).size, 0)) : undefined;
+    const stream = remote
+      ? await remote.openStream((await Promise.all(inputs.paths.map(inputSize))).reduce((s, n) => s + n, 0))
+      : undefined;
     const report = await mergeDatasets(inputs.paths, values.output, {
       ...(stream ? { stream } : {}),
       overwrite: values.force ?? false,
@@ -72,8 +76,13 @@ export async function mergeCommand(argv: string[], remote?: RemoteOutputContext)
     throw e;
   } finally {
     signals.dispose();
-    await inputs.cleanup();
   }
+}
+
+/** An input's size in bytes: a local file's, or a remote object's (one small ranged GET; s3rver answers bytes=0-0 with the whole object). */
+async function inputSize(p: string): Promise<number> {
+  if (!isRemoteUrl(p)) return statSync(p).size;
+  return (await (await openRangeClient(p)).get(0, 64, null)).size;
 }
 
 export function formatMergeReport(r: MergeReport): string {

@@ -8,15 +8,19 @@ export const rangeText = (offset: number, length: number): string => `bytes ${of
  * Reads an answer's body into a buffer of exactly `expected` bytes, as it streams: never
  * more is held (an endless or over-long body is cut off at the first byte too many, and is
  * REMOTE_BAD_RANGE: the server sent other bytes than asked), and a body that ends early is
- * retried (Transient), then REMOTE_TRUNCATED. `stop` releases the connection.
+ * retried (Transient), then REMOTE_TRUNCATED. `stop` releases the connection. With `into`
+ * (at least `expected` bytes), the body is written there instead of a new buffer: the sync
+ * fetch thread reads straight into the caller's SharedArrayBuffer, so a large page is held
+ * once, not twice.
  */
 export async function readCapped(
   body: AsyncIterable<Uint8Array> | null | undefined,
   expected: number,
   where: { url: string; offset: number; length: number; signal: AbortSignal },
   stop: () => Promise<void> | void,
+  into?: Uint8Array,
 ): Promise<Uint8Array> {
-  const out = new Uint8Array(expected);
+  const out = into && into.byteLength >= expected ? into.subarray(0, expected) : new Uint8Array(expected);
   let at = 0;
   try {
     if (body)

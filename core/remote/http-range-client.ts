@@ -27,7 +27,7 @@ export class HttpRangeClient implements RangeClient {
     this.href = checkUrl(url, policy).href;
   }
 
-  get(offset: number, length: number, pin: string | null): Promise<RangeResult> {
+  get(offset: number, length: number, pin: string | null, into?: Uint8Array): Promise<RangeResult> {
     return withRetry(this.url, this.stats, async (signal) => {
       const headers: Record<string, string> = { range: `bytes=${offset}-${offset + length - 1}`, 'accept-encoding': 'identity' };
       const validators = pin ? validatorsOf(pin) : null;
@@ -89,6 +89,7 @@ export class HttpRangeClient implements RangeClient {
         expected,
         { url: this.url, offset, length, signal },
         stop,
+        into,
       );
       this.stats.bytes += body.byteLength;
       return { bytes: body, size, etag: pin ?? pinFor(got, lastModified, size) };

@@ -28,5 +28,6 @@ export const emptyStats = (): TransferStats => ({ requests: 0, bytes: 0, retries
 export interface RangeClient {
   readonly url: string;
   readonly stats: TransferStats;
-  get(offset: number, length: number, etag: string | null): Promise<RangeResult>;
+  /** `into`: where to write the body (readCapped), so a caller with its own buffer holds no second copy. */
+  get(offset: number, length: number, etag: string | null, into?: Uint8Array): Promise<RangeResult>;
 }

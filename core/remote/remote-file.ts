@@ -7,9 +7,17 @@ import type { RangeClient } from './range-client.js';
 const FIRST_GET = 1 << 16;
 
 /**
+ * The most the open fetches before the first data page. The metadata ends well before it
+ * in most files, but the first page starts at a page boundary: with 2 GiB pages the gap
+ * is 2 GiB of nothing. Bytes past this (a larger metadata table) are read on demand,
+ * through the byte source's windows, like data.
+ */
+const PREFIX_CAP = 8 << 20;
+
+/**
  * What a remote .beton's open fetched once, in shared memory so loader workers get it
  * without a request: everything before the first data page (header, field table,
- * metadata) and the allocation table at the end. Data pages are fetched on demand.
+ * metadata, up to PREFIX_CAP) and the allocation table at the end. Data pages are fetched on demand.
  */
 export interface RemoteSnapshot {
   url: string;
@@ -60,8 +68,9 @@ export async function openRemoteFile(url: string, client?: RangeClient): Promise
     const ptr = Number(view.getBigUint64(off + 8, true));
     if (Number(view.getBigUint64(off + 16, true)) > 0 && ptr < dataStart) dataStart = ptr;
   }
-  if (dataStart > prefix.byteLength) {
-    const rest = await c.get(prefix.byteLength, dataStart - prefix.byteLength, etag);
+  const prefixEnd = Math.min(dataStart, Math.max(prefix.byteLength, PREFIX_CAP));
+  if (prefixEnd > prefix.byteLength) {
+    const rest = await c.get(prefix.byteLength, prefixEnd - prefix.byteLength, etag);
     const all = new Uint8Array(prefix.byteLength + rest.bytes.byteLength);
     all.set(prefix);
     all.set(rest.bytes, prefix.byteLength);

@@ -54,7 +54,7 @@ export class S3RangeClient implements RangeClient {
     return new S3RangeClient(url, client, sdk, bucket, key);
   }
 
-  get(offset: number, length: number, etag: string | null): Promise<RangeResult> {
+  get(offset: number, length: number, etag: string | null, into?: Uint8Array): Promise<RangeResult> {
     return withRetry(this.url, this.stats, async (signal) => {
       let res: GetObjectCommandOutput;
       const validators = etag ? validatorsOf(etag) : null;
@@ -100,7 +100,7 @@ export class S3RangeClient implements RangeClient {
         stop();
         throw new RemoteError('REMOTE_CHANGED', `${this.url}: the object changed since it was opened (${changed})`);
       }
-      const bytes = await readCapped(body, expected, { url: this.url, offset, length, signal }, stop);
+      const bytes = await readCapped(body, expected, { url: this.url, offset, length, signal }, stop, into);
       this.stats.bytes += bytes.byteLength;
       return { bytes, size, etag: etag ?? pinFor(res.ETag ?? null, lastModified, size) };
     });

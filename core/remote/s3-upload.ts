@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { openRegular } from '../native/regular-file.js';
 import { RemoteError } from './errors.js';
 import { s3Client } from './s3-client.js';
 import { s3Error } from './s3-range-client.js';
@@ -34,10 +35,12 @@ export async function uploadFile(path: string, url: string, opts: UploadOptions 
   const u = parseRemoteUrl(url);
   if (u.kind !== 's3') throw new RemoteError('REMOTE_BAD_URL', `${url}: writing is supported to s3:// URLs only`);
   const { client, sdk } = await s3Client();
-  const fh = await open(path, 'r');
+  // Through the checked opener: the bytes read are those of a regular file (a FIFO or a
+  // device swapped in after the caller's check is refused, not read), and the size is the
+  // opened file's.
+  const { fh, size } = await openRegular(path, 'upload source');
   let uploadId: string | undefined;
   try {
-    const size = (await fh.stat()).size;
     const partSize = partSizeFor(size, opts.partSize);
     const count = Math.max(1, Math.ceil(size / partSize));
     const created = await client

@@ -18,8 +18,10 @@ parentPort!.on('message', (req: SyncFetchRequest) => {
   void (async () => {
     try {
       client ??= openRangeClient(url);
-      const r = await (await client).get(req.offset, req.length, req.etag);
-      new Uint8Array(req.data).set(r.bytes.subarray(0, req.length));
+      // The body is read straight into the caller's shared buffer (no second copy of a page).
+      const data = new Uint8Array(req.data);
+      const r = await (await client).get(req.offset, req.length, req.etag, data);
+      if (r.bytes.buffer !== req.data) data.set(r.bytes.subarray(0, req.length));
       finish(1, Math.min(r.bytes.byteLength, req.length));
     } catch (e) {
       const err = e as Error;

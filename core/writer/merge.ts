@@ -11,6 +11,8 @@ import { openTempFor, removeStaleTemps, tempPathFor } from './temp-files.js';
 import { openRegular } from '../native/regular-file.js';
 import type { OutputFile, StreamTarget } from './output-file.js';
 import { StreamedFile } from './streamed-file.js';
+import { RemoteInputFile } from '../remote/remote-input-file.js';
+import { isRemoteUrl } from '../remote/url.js';
 
 export interface MergeProgress {
   /** Bytes of metadata, pages and allocation table copied so far. */
@@ -49,9 +51,14 @@ export interface MergeReport {
 }
 
 /** What the merge needs to know about one input, taken from a fully validated open. */
+/** What the merge reads an input through: a local file's handle, or ranged GETs (remote-input-file.ts). */
+type InputFile = Pick<FileHandle, 'close'> & {
+  read(buf: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
+};
+
 interface Input {
   path: string;
-  fh: FileHandle;
+  fh: InputFile;
   header: Header;
   fileSize: number;
   descriptors: Uint8Array;
@@ -85,7 +92,8 @@ export async function mergeDatasets(inputPaths: readonly string[], output: strin
   }
   const inputs: Input[] = [];
   try {
-    for (const p of inputPaths) inputs.push(await openInput(resolve(p), opts.customFields));
+    for (const p of inputPaths)
+      inputs.push(isRemoteUrl(p) ? await openRemoteInput(p, opts.customFields) : await openInput(resolve(p), opts.customFields));
     checkCompatible(inputs);
     return await writeMerged(inputs, out, opts, t0);
   } finally {
@@ -118,32 +126,53 @@ async function openInput(path: string, customFields: Record<string, Field> | und
           { file: path },
         );
       }
-      const F = reader.fields.length;
-      const descriptors = new Uint8Array(F * FIELD_DESCRIPTOR_SIZE);
-      await readFully(fh, descriptors, HEADER_SIZE, path);
-      const pointerOffsets: number[] = [];
-      reader.fields.forEach(({ field }, f) => {
-        for (const p of field.pointerOffsets()) pointerOffsets.push(reader.recordLayout.offsets[f]! + p);
-      });
-      return {
-        path,
-        fh,
-        header: reader.header,
-        fileSize,
-        descriptors,
-        metadataOffset: reader.regions.metadata.offset,
-        dataStart: reader.regions.dataStart,
-        pages: reader.numPages,
-        fields: reader.fields.map(({ name, field }) => ({ name, type: field.type, typeId: field.typeId })),
-        recordSize: reader.recordLayout.size,
-        pointerOffsets,
-      };
+      return await describeInput(path, fh, reader, fileSize);
     } finally {
       reader.close();
     }
   } catch (e) {
     await fh.close().catch(() => undefined);
     throw e;
+  }
+}
+
+/** An opened, validated input: what the merge reads from its Reader and its handle. */
+async function describeInput(path: string, fh: InputFile, reader: Reader, fileSize: number): Promise<Input> {
+  const F = reader.fields.length;
+  const descriptors = new Uint8Array(F * FIELD_DESCRIPTOR_SIZE);
+  await readFully(fh, descriptors, HEADER_SIZE, path);
+  const pointerOffsets: number[] = [];
+  reader.fields.forEach(({ field }, f) => {
+    for (const p of field.pointerOffsets()) pointerOffsets.push(reader.recordLayout.offsets[f]! + p);
+  });
+  return {
+    path,
+    fh,
+    header: reader.header,
+    fileSize,
+    descriptors,
+    metadataOffset: reader.regions.metadata.offset,
+    dataStart: reader.regions.dataStart,
+    pages: reader.numPages,
+    fields: reader.fields.map(({ name, field }) => ({ name, type: field.type, typeId: field.typeId })),
+    recordSize: reader.recordLayout.size,
+    pointerOffsets,
+  };
+}
+
+/**
+ * A remote input (s3:// or https://), read in place: the same full validation as a local
+ * file (Reader.open), then every copy below is a ranged GET pinned to the version that was
+ * validated, so the local scratch is the copy's chunks, not the input.
+ */
+async function openRemoteInput(url: string, customFields: Record<string, Field> | undefined): Promise<Input> {
+  const reader = await Reader.open(url, customFields ? { customFields } : {});
+  try {
+    const remote = reader.remote!;
+    const fh = new RemoteInputFile(remote.client, remote.snapshot.size, remote.snapshot.etag);
+    return await describeInput(url, fh, reader, remote.snapshot.size);
+  } finally {
+    reader.close();
   }
 }
 
@@ -353,7 +382,7 @@ async function copyAllocTable(
  * runs on libuv's thread pool, so reading one chunk overlaps writing another.
  */
 async function copyRange(
-  src: FileHandle,
+  src: InputFile,
   from: number,
   dst: OutputFile,
   to: number,
@@ -389,7 +418,7 @@ async function copyRange(
   if (failed) throw failed.reason;
 }
 
-async function readFully(fh: FileHandle, buf: Uint8Array, pos: number, file: string): Promise<void> {
+async function readFully(fh: InputFile, buf: Uint8Array, pos: number, file: string): Promise<void> {
   for (let got = 0; got < buf.byteLength;) {
     const { bytesRead } = await fh.read(buf, got, buf.byteLength - got, pos + got);
     if (bytesRead === 0) {
