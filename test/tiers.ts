@@ -26,6 +26,7 @@ export const SLOW_FILES: Readonly<Record<string, string>> = {
   'test/format/float16.test.ts': 'numpy property test in python3',
   'test/profile/profile-probe.test.ts': 'python3 probe',
   'test/fields/custom-field-type.test.ts': 'runs the generated field under the real FFCV where it is installed',
+  'test/sources/video.test.ts': 'ffmpeg-encoded clips and a numpy check in python3 (~54 s under load)',
   'test/sources/webdataset.test.ts': 'python3 + torchvision build the reference shards',
   'test/reader/fuzz-reader.test.ts': 'seeded fuzz loop',
   'test/sources/parquet-fuzz.test.ts': 'seeded byte-flip fuzz loop',
