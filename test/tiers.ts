@@ -28,6 +28,7 @@ export const SLOW_FILES: Readonly<Record<string, string>> = {
   'test/fields/custom-field-type.test.ts': 'runs the generated field under the real FFCV where it is installed',
   'test/sources/video.test.ts': 'ffmpeg-encoded clips and a numpy check in python3 (~54 s under load)',
   'test/sources/webdataset.test.ts': 'python3 + torchvision build the reference shards',
+  'test/loader/orders/orders-native-shuffle.test.ts': 'long draw-for-draw shuffle cross-check (83 s under load)',
   'test/reader/fuzz-reader.test.ts': 'seeded fuzz loop',
   'test/sources/parquet-fuzz.test.ts': 'seeded byte-flip fuzz loop',
   'test/native/native-abort.test.ts': 'kill loop (aborts child processes)',
