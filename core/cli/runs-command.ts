@@ -1,4 +1,4 @@
-import { printableJson, printableText } from '../format/printable.js';
+import { printableJson, printableText, printableValues } from '../format/printable.js';
 import { existsSync, writeFileSync } from 'node:fs';
 import { formatAnswer, formatEngineFailures } from './answer-format.js';
 import { parseArgs } from 'node:util';
@@ -121,7 +121,12 @@ export async function runsCommand(argv: string[]): Promise<number> {
       }
       case 'compare': {
         const c = compareRuns(db, ids[0]!, ids[1]!);
-        out(json ? JSON.stringify(c, null, 2) : formatCompare(c));
+        // The text is coloured after its stored strings are made printable: our colours stay codes.
+        if (json) out(JSON.stringify(c, null, 2));
+        else {
+          const text = formatCompare(printableValues(c));
+          process.stdout.write(text.endsWith('\n') ? text : text + '\n');
+        }
         return 0;
       }
       case 'rm': {

@@ -33,3 +33,18 @@ export function printableText(text: string): string {
 export function printableJson(json: string): string {
   return json.replace(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
+
+/**
+ * A value read back from storage (a run, a comparison) with every string in it made printable,
+ * so that a formatter may add escape codes of its own (colours) to text that holds none.
+ */
+export function printableValues<T>(value: T): T {
+  if (typeof value === 'string') return printableText(value) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => printableValues(v)) as T;
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = printableValues(v);
+    return out as T;
+  }
+  return value;
+}

@@ -80,6 +80,13 @@ export function App() {
       if (r.runId !== undefined && useRunsStore.getState().open !== r.runId) useRunsStore.getState().openRun(r.runId);
       const d = useDatasetsStore.getState();
       if (r.file !== undefined && d.openPath !== r.file && !(d.inspecting && d.path === r.file)) void d.open(r.file);
+      // A link to the screen alone (the sidebar's #/runs) keeps what is open there: the address
+      // names it again, so a reload or a copied link opens the same run or file.
+      const open = useRunsStore.getState().open;
+      const keep: Route = { screen: r.screen };
+      if (r.screen === 'runs' && r.runId === undefined && open !== null) keep.runId = open;
+      if (r.screen === 'dataset' && r.file === undefined && d.openPath) keep.file = d.openPath;
+      if (keep.runId !== undefined || keep.file !== undefined) history.replaceState(null, '', hashOf(keep));
     };
     follow();
     window.addEventListener('hashchange', follow);

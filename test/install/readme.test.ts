@@ -72,7 +72,7 @@ describe('the README: your first dataset in five commands', () => {
     expect(inspect).toMatch(/48 samples, 2 fields/);
     expect(check).toMatch(/corrupt: 0/);
     expect(check).toMatch(/classes \(label\): 4/);
-    expect(profile).toMatch(/^run 1: [A-Z-]+ — /m);
+    expect(profile).toMatch(/^run 1: [A-Z-]+( \(contended\))? · .* · best point #\d+: [\d,]+ img\/s/m);
     // The export: the profiled loader, named, written where the user is.
     const exported = commands[4]!.match(/-o (\S+)/)![1]!;
     const code = readFileSync(join(cwd, exported), 'utf8');
