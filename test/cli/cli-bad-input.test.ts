@@ -22,7 +22,7 @@ import { requires } from '../helpers/requires.js';
 
 const HAVE_PERMISSIONS = requires(
   'a way to test permissions as root',
-  'setpriv (util-linux) to run the CLI as user nobody',
+  'setpriv (util-linux) to run the CLI as root without capabilities',
   canTestPermissions(),
 );
 

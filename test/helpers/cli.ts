@@ -58,12 +58,14 @@ export function cliAsync(
 ): Promise<CliResult> {
   const t0 = performance.now();
   // asNobody: as root, permissions do not stop root (CAP_DAC_OVERRIDE), so a permission test
-  // runs the CLI as user nobody (setpriv, util-linux); other users run it as themselves.
+  // runs the CLI as root *without capabilities* (setpriv, util-linux): file modes then apply to
+  // it as to any user, while the checkout stays readable wherever it was cloned (a real user
+  // such as nobody may not reach a checkout under a private folder). Others run as themselves.
   const drop = opts.asNobody && process.getuid?.() === 0;
   const argv = [CLI, ...args];
   return new Promise((done) => {
     const child = drop
-      ? spawn('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, ...argv], {
+      ? spawn('setpriv', [...DROP_CAPS, process.execPath, ...argv], {
           env: { ...process.env, BETON_DEBUG: '', ...opts.env },
         })
       : spawn(process.execPath, argv, { env: { ...process.env, BETON_DEBUG: '', ...opts.env } });
@@ -79,8 +81,15 @@ export function cliAsync(
   });
 }
 
-/** Whether permission tests can run here: not root, or root able to drop to nobody (setpriv). */
+/** setpriv's arguments for a root without capabilities: permission bits stop it. */
+const DROP_CAPS = ['--inh-caps=-all', '--bounding-set=-all'];
+
+/**
+ * Whether permission tests can run here: not root, or root able to drop its capabilities
+ * (setpriv) so that a file of mode 000 really is unreadable to it — checked, not assumed.
+ */
 export function canTestPermissions(): boolean {
   if (process.getuid?.() !== 0) return true;
-  return spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'true']).status === 0;
+  const probe = 'f=$(mktemp) && chmod 000 "$f" && { cat "$f" 2>/dev/null; r=$?; rm -f "$f"; test $r -ne 0; }';
+  return spawnSync('setpriv', [...DROP_CAPS, 'sh', '-c', probe]).status === 0;
 }

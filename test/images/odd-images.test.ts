@@ -45,7 +45,11 @@ const HAVE_MKFIFO = requires(
   'the FIFO case needs a named pipe',
   cases.some((c) => c.name === 'fifo.jpg'),
 );
-const HAVE_PERMISSIONS = requires('a way to test permissions as root', 'setpriv (util-linux) to read as user nobody', canTestPermissions());
+const HAVE_PERMISSIONS = requires(
+  'a way to test permissions as root',
+  'setpriv (util-linux) to read as root without capabilities',
+  canTestPermissions(),
+);
 const byName = (name: string): OddImageCase => cases.find((c) => c.name === name)!;
 
 afterAll(() => {
