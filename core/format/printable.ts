@@ -41,10 +41,7 @@ export function printableJson(json: string): string {
 export function printableValues<T>(value: T): T {
   if (typeof value === 'string') return printableText(value) as T;
   if (Array.isArray(value)) return value.map((v: unknown) => printableValues(v)) as T;
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = printableValues(v);
-    return out as T;
-  }
+  // fromEntries defines own keys: a stored key named "__proto__" stays a key, not a prototype.
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, printableValues(v)])) as T;
   return value;
 }
