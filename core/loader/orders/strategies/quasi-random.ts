@@ -19,13 +19,13 @@
  * The generator is PCG64 seeded through SeedSequence([seed lo, seed hi, e lo, e hi, tag…]),
  * i.e. numpy's default_rng with that entropy list — handy for cross-checking in Python.
  */
-import { checkEpoch, splitU53, validateContext } from './context.js';
-import { perRankCount } from './distributed.js';
-import { OrderError } from './errors.js';
-import { shuffleInPlace } from './numpy-random.js';
-import type { OrderContext, TraversalOrder } from './order.js';
-import { groupByHomePage, type PageGroups } from './page-groups.js';
-import { Pcg64 } from './pcg64.js';
+import { checkEpoch, splitU53, validateContext } from '../context.js';
+import { perRankCount } from '../distributed.js';
+import { OrderError } from '../errors.js';
+import { shuffleInPlace } from '../numpy-random.js';
+import type { OrderContext, TraversalOrder } from '../types.js';
+import { groupByHomePage, type PageGroups } from '../page-groups.js';
+import { Pcg64 } from '../pcg64.js';
 
 /** Domain-separation words so the layout and pick streams never coincide. */
 const TAG_LAYOUT = 0x6c61796f; // "layo"

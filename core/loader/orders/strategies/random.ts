@@ -4,11 +4,11 @@
  * - distributed: torch `randperm(n, seed + epoch)` over positions, DistributedSampler split,
  *   then `indices[positions]` — the same samples PyTorch would give each rank.
  */
-import { checkEpoch, validateContext } from './context.js';
-import { distributedShare, gather } from './distributed.js';
-import { numpyPermutation } from './numpy-random.js';
-import type { DistributedOptions, OrderContext, TraversalOrder } from './order.js';
-import { torchRandperm } from './torch-randperm.js';
+import { checkEpoch, validateContext } from '../context.js';
+import { distributedShare, gather } from '../distributed.js';
+import { numpyPermutation } from '../numpy-random.js';
+import type { DistributedOptions, OrderContext, TraversalOrder } from '../types.js';
+import { torchRandperm } from '../torch-randperm.js';
 
 export class RandomOrder implements TraversalOrder {
   readonly name = 'random';

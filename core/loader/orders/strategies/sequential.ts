@@ -2,9 +2,9 @@
  * SEQUENTIAL (loader-semantics §4.1): `indices` as given, identical every epoch; in
  * distributed mode the unshuffled DistributedSampler stride split of positions.
  */
-import { checkEpoch, validateContext } from './context.js';
-import { gather, sequentialShare } from './distributed.js';
-import type { OrderContext, TraversalOrder } from './order.js';
+import { checkEpoch, validateContext } from '../context.js';
+import { gather, sequentialShare } from '../distributed.js';
+import type { OrderContext, TraversalOrder } from '../types.js';
 
 export class SequentialOrder implements TraversalOrder {
   readonly name = 'sequential';
