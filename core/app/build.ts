@@ -4,8 +4,8 @@ import type { BuildReport } from '../api/build-report.js';
 import { fieldFromSpec } from '../fields/registry.js';
 import type { NamedField } from '../fields/schema.js';
 import { openSource } from '../sources/open-source.js';
-import type { ReadGuard } from '../sources/read-guard.js';
-import type { DatasetSource } from '../sources/source.js';
+import type { ReadGuard } from '../sources/common/read-guard.js';
+import type { DatasetSource } from '../sources/common/source.js';
 import type { StreamTarget } from '../writer/output-file.js';
 import { DatasetWriter, type WriteProgress } from '../writer/dataset-writer.js';
 import { checkBuildOutput, type OutputGuardOptions } from './output-guard.js';
@@ -21,7 +21,7 @@ export interface BuildOptions {
   onProgress?: (p: WriteProgress) => void;
   /** Resolve relative paths in the config from here (the config file's folder). */
   baseDir?: string;
-  /** beton serve: the files the source reads must stay inside the served folders (sources/read-guard.ts). */
+  /** beton serve: the files the source reads must stay inside the served folders (sources/common/read-guard.ts). */
   readGuard?: ReadGuard;
   /**
    * Replace an existing output (default true, as DatasetWriter; the CLI passes --force and

@@ -2,9 +2,9 @@ import { realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { BuildConfig } from '../api/build-config.js';
 import { BetonEncodeError } from '../format/errors.js';
-import { openTableReader } from '../sources/open-table.js';
-import type { TableReader } from '../sources/table-reader.js';
-import { readVideoList } from '../sources/video-folder.js';
+import { openTableReader } from '../sources/tables/open-table.js';
+import type { TableReader } from '../sources/common/table-reader.js';
+import { readVideoList } from '../sources/video/video-folder.js';
 
 export interface OutputGuardOptions {
   /** Replace an existing output (CLI --force, the app's `overwrite`). Default false. */

@@ -1,7 +1,7 @@
 import { parseBuildConfig, type BuildConfig, type BuildConfigInput, type FieldConfig } from '../api/build-config.js';
 import { OptionsError } from '../format/errors.js';
 import { detectSourceConfig, openSource } from '../sources/open-source.js';
-import type { ReadGuard } from '../sources/read-guard.js';
+import type { ReadGuard } from '../sources/common/read-guard.js';
 import { buildFields } from './build.js';
 
 /** A video source's clipping, given apart from a config (CLI flags). */

@@ -3,18 +3,18 @@ import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { SourceConfig } from '../api/build-config.js';
 import { BetonEncodeError, NotAFileError, OptionsError } from '../format/errors.js';
-import { ImageFolderDatasetSource } from './image-folder-source.js';
-import { openImageListSource } from './image-list-source.js';
-import { findImageColumns } from './image-columns.js';
-import { openTableReader, resolveTableFormat, tableFormatOf } from './open-table.js';
-import type { ReadGuard } from './read-guard.js';
-import type { DatasetSource } from './source.js';
-import { TableSource, type TableSourceOptions } from './table-source.js';
-import { openManyTables } from './many-tables.js';
-import { expandPathPattern, folderFiles, isPathPattern } from './path-patterns.js';
-import { looksLikeVideoFolder } from './video-folder.js';
-import { isShardName, looksLikeShardList, WebDatasetSource } from './webdataset-source.js';
-import { VideoDatasetSource, type VideoSourceOptions } from './video-source.js';
+import { ImageFolderDatasetSource } from './images/image-folder-source.js';
+import { openImageListSource } from './images/image-list-source.js';
+import { findImageColumns } from './tables/image-columns.js';
+import { openTableReader, openTableSource, resolveTableFormat, tableFormatOf } from './tables/open-table.js';
+import type { ReadGuard } from './common/read-guard.js';
+import type { DatasetSource } from './common/source.js';
+import type { TableSourceOptions } from './tables/table-source.js';
+import { openManyTables } from './tables/many-tables.js';
+import { expandPathPattern, folderFiles, isPathPattern } from './common/path-patterns.js';
+import { looksLikeVideoFolder } from './video/video-folder.js';
+import { isShardName, looksLikeShardList, WebDatasetSource } from './webdataset/webdataset-source.js';
+import { VideoDatasetSource, type VideoSourceOptions } from './video/video-source.js';
 import { fileKind } from '../native/regular-file.js';
 
 /** Rows looked at to decide whether a table is an image list. */
@@ -48,7 +48,7 @@ export async function openSource(config: SourceConfig, baseDir: string, opts: Op
     case 'image_list':
       return openImageListSource(path, config.imageColumn, config.format, infer);
     case 'table':
-      return new TableSource(await openTableReader(path, config.format), infer);
+      return openTableSource(path, config.format, infer);
     case 'video_folder':
       return VideoDatasetSource.openFolder(path, { ...videoOptions(config), ...guard });
     case 'video_list':
