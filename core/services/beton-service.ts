@@ -206,8 +206,8 @@ export class BetonService {
         output: this.fs.check(p.config.output, { mustExist: false }),
       };
       // Guarded before a job exists (the client gets OUTPUT_EXISTS / OUTPUT_IS_INPUT, not a failed job), and only here.
-      const guard = await guardBuild(config, process.cwd(), { overwrite: p.overwrite ?? false });
       const readGuard = this.readGuard;
+      const guard = await guardBuild(config, process.cwd(), { overwrite: p.overwrite ?? false, ...(readGuard ? { readGuard } : {}) });
       const record = recordInto(
         () => this.runs(),
         () => this.emit({ event: 'runs:changed', data: {} }),
@@ -216,7 +216,6 @@ export class BetonService {
         const { report } = await runBuild(config, guard, {
           signal,
           record,
-          ...(readGuard ? { readGuard } : {}),
           onProgress: (x) =>
             progress({
               done: x.done,

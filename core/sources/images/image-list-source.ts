@@ -1,6 +1,7 @@
 import { BetonEncodeError } from '../../format/errors.js';
 import { openTableReader, resolveTableFormat } from '../tables/open-table.js';
 import { TableSource, type TableSourceOptions } from '../tables/table-source.js';
+import type { TableReader } from '../common/table-reader.js';
 
 export type ImageListFormat = 'csv' | 'tsv' | 'jsonl';
 
@@ -9,12 +10,14 @@ export type ImageListFormat = 'csv' | 'tsv' | 'jsonl';
  * label/attribute columns. The image column becomes an rgb_image field named `image`
  * (unless another column already has that name), other columns are inferred as in any
  * table, and further columns of image paths become image fields too (masks, pairs).
+ * `opened` is the list's reader when detection already opened it (read again, not reopened).
  */
 export async function openImageListSource(
   path: string,
   imageColumn: string,
   format?: ImageListFormat,
   opts: TableSourceOptions = {},
+  opened?: TableReader,
 ): Promise<TableSource> {
   const f = resolveTableFormat(path, format);
   if (f !== 'csv' && f !== 'tsv' && f !== 'jsonl') {
@@ -24,7 +27,7 @@ export async function openImageListSource(
       { source: path },
     );
   }
-  const reader = await openTableReader(path, f);
+  const reader = opened ?? (await openTableReader(path, f));
   if (!reader.columns.includes(imageColumn)) {
     throw new BetonEncodeError(
       'BAD_SCHEMA',
