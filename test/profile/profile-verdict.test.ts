@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { diagnose, rulesMarkdown, THRESHOLDS } from '../../core/profile/verdict.js';
+import { diagnose, rulesMarkdown, THRESHOLDS } from '../../core/profile/verdict/verdict.js';
 import type {
   DatasetInfo,
   GpuReading,
