@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import type { GpuInfo, GpuReading } from '../api/profile-model.js';
+import type { GpuInfo, GpuReading } from '../../api/profile-model.js';
 
 /** One parsed nvidia-smi line; any value the GPU does not report is null. */
 export interface GpuLine {

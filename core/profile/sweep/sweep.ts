@@ -2,19 +2,19 @@ import { createHash } from 'node:crypto';
 import { openSync, readSync, closeSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { FIELD_DESCRIPTOR_SIZE, HEADER_SIZE } from '../format/constants.js';
-import { Loader } from '../loader/loader.js';
-import { RandomHorizontalFlip, ToCHW, type PipelineStep } from '../pipeline/spec.js';
-import { Reader } from '../reader/reader.js';
-import { isRemoteUrl } from '../remote/url.js';
-import { BetonError } from '../format/errors.js';
-import { fitBatchSize, loaderMemoryError, parseDecoder } from './bench-loader.js';
-import { datasetContentSha256 } from '../reader/content-hash.js';
-import { machineInfo } from './machine.js';
-import { startTelemetry } from './telemetry.js';
-import type { DatasetInfo, PointConfig, PointResult, ProfilePlan, ProfileRun, TelemetrySample } from '../api/profile-model.js';
-import { diagnose } from './verdict.js';
-import { engineAvailability, runPythonEngine, type PythonJob } from './python-engine.js';
+import { FIELD_DESCRIPTOR_SIZE, HEADER_SIZE } from '../../format/constants.js';
+import { Loader } from '../../loader/loader.js';
+import { RandomHorizontalFlip, ToCHW, type PipelineStep } from '../../pipeline/spec.js';
+import { Reader } from '../../reader/reader.js';
+import { isRemoteUrl } from '../../remote/url.js';
+import { BetonError } from '../../format/errors.js';
+import { fitBatchSize, loaderMemoryError, parseDecoder } from '../engines/bench-loader.js';
+import { datasetContentSha256 } from '../../reader/content-hash.js';
+import { machineInfo } from '../sampling/machine.js';
+import { startTelemetry } from '../sampling/telemetry.js';
+import type { DatasetInfo, PointConfig, PointResult, ProfilePlan, ProfileRun, TelemetrySample } from '../../api/profile-model.js';
+import { diagnose } from '../verdict/verdict.js';
+import { engineAvailability, runPythonEngine, type PythonJob } from '../engines/python-engine.js';
 import {
   ablationStages,
   pointResultOf,
@@ -23,11 +23,11 @@ import {
   sourceFolderCheck,
   stagePrefixes,
   torchSettings,
-} from './engine-points.js';
-import type { EngineFailure, EngineName } from '../api/profile-model.js';
-import { ENGINE_LABELS, PROFILE_DEFAULTS, defaultWorkers as workersFor, pointLabel, pointsOf } from '../api/profile-plan.js';
-import { answerOf } from './answer.js';
-import { pythonFor } from './python-engine.js';
+} from '../engines/engine-points.js';
+import type { EngineFailure, EngineName } from '../../api/profile-model.js';
+import { ENGINE_LABELS, PROFILE_DEFAULTS, defaultWorkers as workersFor, pointLabel, pointsOf } from '../../api/profile-plan.js';
+import { answerOf } from '../verdict/answer.js';
+import { pythonFor } from '../engines/python-engine.js';
 
 export interface SweepOptions {
   signal?: AbortSignal;

@@ -7,7 +7,7 @@ export const PROBE_FILE = 'beton_probe.py';
 
 /**
  * The folder holding beton_probe.py (`<package>/python`), found above this module — it runs
- * from core/profile in a checkout and from dist/core/profile once built; null when the
+ * from core/profile/exec in a checkout and from dist/core/profile/exec once built; null when the
  * package ships without it (then exec runs simply get no probe on PYTHONPATH).
  */
 export function probeDir(): string | null {

@@ -1,7 +1,7 @@
 import * as f from './verdict-format.js';
 import type { Measures } from './verdict-measure.js';
 import { THRESHOLDS as T } from './verdict-thresholds.js';
-import type { VerdictKind } from '../api/profile-model.js';
+import type { VerdictKind } from '../../api/profile-model.js';
 
 /**
  * The verdict rules as one table: each measure becomes a level (a fact) against exactly one

@@ -1,6 +1,6 @@
 import * as f from './verdict-format.js';
 import { THRESHOLDS } from './verdict-thresholds.js';
-import type { DatasetInfo, MachineInfo, PointConfig, PointResult } from '../api/profile-model.js';
+import type { DatasetInfo, MachineInfo, PointConfig, PointResult } from '../../api/profile-model.js';
 
 /**
  * What the sweep's grid says about each knob, measured rather than guessed: FFCV's tuning

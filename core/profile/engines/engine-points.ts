@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
-import { BetonError } from '../format/errors.js';
-import type { PipelineStep } from '../pipeline/spec.js';
-import type { PointConfig, PointResult, ProfilePlan, StageCosts, TelemetrySample } from '../api/profile-model.js';
+import { BetonError } from '../../format/errors.js';
+import type { PipelineStep } from '../../pipeline/spec.js';
+import type { PointConfig, PointResult, ProfilePlan, StageCosts, TelemetrySample } from '../../api/profile-model.js';
 
 /**
  * The pieces of a grid point shared by every engine: one PointResult shape whether our loader

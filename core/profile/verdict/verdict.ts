@@ -3,8 +3,8 @@ import * as f from './verdict-format.js';
 import { bestPoint, measureExec, measurePoint, type Measures } from './verdict-measure.js';
 import { factsOf, ruleFor, type Facts } from './verdict-rules.js';
 import { THRESHOLDS as T } from './verdict-thresholds.js';
-import type { DatasetInfo, EngineName, MachineInfo, PointResult, TelemetrySample, Verdict, VerdictKind } from '../api/profile-model.js';
-import { spreadOf } from './engine-points.js';
+import type { DatasetInfo, EngineName, MachineInfo, PointResult, TelemetrySample, Verdict, VerdictKind } from '../../api/profile-model.js';
+import { spreadOf } from '../engines/engine-points.js';
 
 export { THRESHOLDS } from './verdict-thresholds.js';
 export { RULES, rulesMarkdown } from './verdict-rules.js';

@@ -3,7 +3,7 @@
  * id + params into a command line (beton profile prints these; the app presses buttons that
  * carry the same params). Made from the params alone, so what is printed is what was stored.
  */
-import type { ActionParams, AnswerAction } from '../api/profile-answer.js';
+import type { ActionParams, AnswerAction } from '../../api/profile-answer.js';
 
 /** Single-quoted for a POSIX shell, unless it is plainly safe. */
 export function shellQuote(s: string): string {

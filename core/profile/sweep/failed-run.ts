@@ -1,7 +1,7 @@
 import { completePlan, tryDatasetInfo } from './sweep.js';
-import { machineInfo } from './machine.js';
-import { answerOf } from './answer.js';
-import type { PointResult, ProfilePlan, ProfileRun, RunFailure, TelemetrySample } from '../api/profile-model.js';
+import { machineInfo } from '../sampling/machine.js';
+import { answerOf } from '../verdict/answer.js';
+import type { PointResult, ProfilePlan, ProfileRun, RunFailure, TelemetrySample } from '../../api/profile-model.js';
 
 /** A failure as a run keeps it: the error's message and, when it has one, its code. */
 export function failureOf(e: unknown): RunFailure {

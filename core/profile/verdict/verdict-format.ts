@@ -1,4 +1,4 @@
-import type { PointConfig } from '../api/profile-model.js';
+import type { PointConfig } from '../../api/profile-model.js';
 
 /** Number formatting for verdict sentences (fixed, locale-free: they end up in stored runs). */
 /** Small shares keep a decimal: "0.3% of a step" says more than "0%". */

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { arch, availableParallelism, cpus, hostname, release, totalmem, type } from 'node:os';
 import { gpuInventory } from './gpu-sampler.js';
-import type { MachineInfo } from '../api/profile-model.js';
+import type { MachineInfo } from '../../api/profile-model.js';
 
 /**
  * The memory limit of our cgroup (v2, then v1), or null. In a container the page cache is

@@ -1,7 +1,7 @@
-import { LoaderError } from '../loader/errors.js';
-import { Loader, type LoaderOptions } from '../loader/loader.js';
-import type { OrderName } from '../loader/orders/index.js';
-import { asBetonError, BetonError } from '../format/errors.js';
+import { LoaderError } from '../../loader/errors.js';
+import { Loader, type LoaderOptions } from '../../loader/loader.js';
+import type { OrderName } from '../../loader/orders/index.js';
+import { asBetonError, BetonError } from '../../format/errors.js';
 import {
   CenterCropRGBImageDecoder,
   RandomHorizontalFlip,
@@ -9,7 +9,7 @@ import {
   SimpleRGBImageDecoder,
   ToCHW,
   type PipelineStep,
-} from '../pipeline/spec.js';
+} from '../../pipeline/spec.js';
 
 export interface BenchLoaderOptions {
   numWorkers?: number;
@@ -135,7 +135,7 @@ export function loaderMemoryError(e: unknown, batchSize: number, decoder: string
  * other fields are decoded too, as a training loop would.
  */
 export async function benchLoader(file: string, o: BenchLoaderOptions = {}): Promise<BenchLoaderResult> {
-  const { Reader } = await import('../reader/reader.js');
+  const { Reader } = await import('../../reader/reader.js');
   const r = await Reader.open(file);
   const imageFields = r.fields.filter((f) => f.field.type === 'rgb_image').map((f) => f.name);
   const allFields = r.fields.map((f) => f.name);

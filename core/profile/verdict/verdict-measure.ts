@@ -1,4 +1,4 @@
-import type { DatasetInfo, MachineInfo, PointResult, TelemetrySample } from '../api/profile-model.js';
+import type { DatasetInfo, MachineInfo, PointResult, TelemetrySample } from '../../api/profile-model.js';
 
 /**
  * The numbers a verdict is drawn from, for one operating point: the best grid point of a sweep,

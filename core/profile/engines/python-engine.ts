@@ -2,11 +2,11 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BetonError } from '../format/errors.js';
-import { captureCommand } from './capture-command.js';
-import { LineSplitter } from './line-splitter.js';
+import { BetonError } from '../../format/errors.js';
+import { captureCommand } from '../exec/capture-command.js';
+import { LineSplitter } from '../exec/line-splitter.js';
 import { PYTHON_DRIVER } from './python-driver.js';
-import type { EngineName } from '../api/profile-model.js';
+import type { EngineName } from '../../api/profile-model.js';
 
 /** The Python engines: what each must import, and how a user gets it. */
 const NEEDS: Record<Exclude<EngineName, 'beton'>, { modules: string; install: string }> = {

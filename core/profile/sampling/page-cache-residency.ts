@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { isNativeAvailable } from '../native/beton-addon.js';
-import { pageCacheResidentFraction } from '../native/mmap.js';
+import { isNativeAvailable } from '../../native/beton-addon.js';
+import { pageCacheResidentFraction } from '../../native/mmap.js';
 
 /** Parses `fincore --bytes --noheadings --raw --output RES,SIZE` output into a fraction 0..1. */
 export function parseFincore(stdout: string): number | null {

@@ -2,7 +2,7 @@ import { createCpuSampler } from './cpu-sampler.js';
 import { startGpuSampler, type GpuSampler } from './gpu-sampler.js';
 import { pageCacheResidency } from './page-cache-residency.js';
 import { createProcessSampler } from './process-sampler.js';
-import type { GpuReading, TelemetrySample } from '../api/profile-model.js';
+import type { GpuReading, TelemetrySample } from '../../api/profile-model.js';
 
 export interface TelemetryOptions {
   /** Sampling period (default 250 ms, at least 20). */

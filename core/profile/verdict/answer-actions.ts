@@ -1,12 +1,12 @@
 /**
  * The answer's actions, ranked (the first is what to do next): each an id a front end can
  * carry out and its params — a re-sweep's whole plan (so the app can prefill its form and the
- * CLI print the command from the params alone, core/profile/action-command.ts), build options,
+ * CLI print the command from the params alone, core/profile/verdict/action-command.ts), build options,
  * the point to export, the engine to switch to as a fact with both numbers. Pure.
  */
-import type { ActionParams, AnswerAction, Bottleneck, EngineBest } from '../api/profile-answer.js';
-import type { DatasetInfo, EngineName, ExecPlan, MachineInfo, PointResult, ProfilePlan } from '../api/profile-model.js';
-import { ENGINE_LABELS, PROFILE_DEFAULTS, execPlaceholdersIn, fillCommand } from '../api/profile-plan.js';
+import type { ActionParams, AnswerAction, Bottleneck, EngineBest } from '../../api/profile-answer.js';
+import type { DatasetInfo, EngineName, ExecPlan, MachineInfo, PointResult, ProfilePlan } from '../../api/profile-model.js';
+import { ENGINE_LABELS, PROFILE_DEFAULTS, execPlaceholdersIn, fillCommand } from '../../api/profile-plan.js';
 import * as f from './verdict-format.js';
 
 export interface ActionContext {

@@ -7,7 +7,7 @@
  */
 import * as f from './verdict-format.js';
 import { diagnose } from './verdict.js';
-import type { ExecMeasures, MachineInfo, TelemetrySample, Verdict } from '../api/profile-model.js';
+import type { ExecMeasures, MachineInfo, TelemetrySample, Verdict } from '../../api/profile-model.js';
 
 /**
  * Wait share bands: waiting more than `inputBound` of the step time is input-bound, less than

@@ -12,8 +12,8 @@ import {
 import { LineSplitter } from './line-splitter.js';
 import { PROBE_FD, probeEnv } from './probe-path.js';
 import { StepStats } from './step-stats.js';
-import { startTelemetry, type Telemetry } from './telemetry.js';
-import type { ExecMeasures, RunFailure, TelemetrySample } from '../api/profile-model.js';
+import { startTelemetry, type Telemetry } from '../sampling/telemetry.js';
+import type { ExecMeasures, RunFailure, TelemetrySample } from '../../api/profile-model.js';
 
 export { ExecError } from './exec-protocol.js';
 

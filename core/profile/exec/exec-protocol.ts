@@ -3,7 +3,7 @@
  * (docs/profiler.md, "The exec protocol"). Pure: no I/O, so the rules are unit-testable.
  */
 
-import { BetonError } from '../format/errors.js';
+import { BetonError } from '../../format/errors.js';
 
 /** What one output line says: a cumulative image count, or a rate. */
 export type ThroughputEvent = { kind: 'images'; images: number } | { kind: 'ips'; ips: number };

@@ -5,11 +5,11 @@
  * card, the table's highlight, `beton profile`, `beton runs show` and the service's record
  * all quote the same best point and the same numbers. docs/profiler.md, "The answer".
  */
-import type { Bottleneck, EngineBest, ProfileAnswer } from '../api/profile-answer.js';
-import type { ExecPlan, EngineName, PointResult, ProfilePlan, ProfileRun, TelemetrySample, VerdictKind } from '../api/profile-model.js';
-import { ENGINE_LABELS, ENGINE_NAMES } from '../api/profile-plan.js';
+import type { Bottleneck, EngineBest, ProfileAnswer } from '../../api/profile-answer.js';
+import type { ExecPlan, EngineName, PointResult, ProfilePlan, ProfileRun, TelemetrySample, VerdictKind } from '../../api/profile-model.js';
+import { ENGINE_LABELS, ENGINE_NAMES } from '../../api/profile-plan.js';
 import { execActions, sweepActions, type ActionContext } from './answer-actions.js';
-import { spreadOf } from './engine-points.js';
+import { spreadOf } from '../engines/engine-points.js';
 import { EXEC_THRESHOLDS } from './exec-verdict.js';
 import * as f from './verdict-format.js';
 import { bestPoint, measurePoint } from './verdict-measure.js';

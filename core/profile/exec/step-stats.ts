@@ -4,7 +4,7 @@
  * TelemetrySample.waitMsPerStep), and at the end the measures an exec verdict is made from.
  * Pure: no I/O, no clock.
  */
-import type { ExecMeasures, StepPoint } from '../api/profile-model.js';
+import type { ExecMeasures, StepPoint } from '../../api/profile-model.js';
 import type { StepReport } from './exec-protocol.js';
 
 /** At most this many stretches of steps are kept for the wait chart. */
