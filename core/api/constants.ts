@@ -12,8 +12,34 @@ import { ORDER_NAMES } from './order-names.js';
 export { ORDER_NAMES };
 export type { OrderName } from './order-names.js';
 
+/**
+ * The built-in field types' names, spelled once: build configs, the .beton's field specs,
+ * the app's forms. core/fields' identities (`RGB_IMAGE_IDENTITY` …) take their `type` from
+ * here, and core code above fields compares with those identities; this module holds the
+ * names because the renderer may import values from it only.
+ */
+export const FIELD_TYPE = {
+  rgbImage: 'rgb_image',
+  int: 'int',
+  float: 'float',
+  bytes: 'bytes',
+  json: 'json',
+  ndarray: 'ndarray',
+  torchTensor: 'torch_tensor',
+  videoClip: 'video_clip',
+} as const;
+
 /** The field types a build config names, in the order the app offers them (video_clip only for video sources). */
-export const FIELD_TYPES = ['rgb_image', 'int', 'float', 'bytes', 'json', 'ndarray', 'torch_tensor', 'video_clip'] as const;
+export const FIELD_TYPES = [
+  FIELD_TYPE.rgbImage,
+  FIELD_TYPE.int,
+  FIELD_TYPE.float,
+  FIELD_TYPE.bytes,
+  FIELD_TYPE.json,
+  FIELD_TYPE.ndarray,
+  FIELD_TYPE.torchTensor,
+  FIELD_TYPE.videoClip,
+] as const;
 export type FieldTypeName = (typeof FIELD_TYPES)[number];
 /** The NDArray-like types: a dtype and a shape. */
 export const ARRAY_FIELD_TYPES = ['ndarray', 'torch_tensor'] as const;

@@ -1,4 +1,5 @@
 import { parseBuildConfig, type BuildConfig, type BuildConfigInput, type FieldConfig } from '../api/build-config.js';
+import { VIDEO_CLIP_IDENTITY } from '../fields/video-clip-field.js';
 import { OptionsError } from '../format/errors.js';
 import { detectSourceConfig, openSource } from '../sources/open-source.js';
 import type { ReadGuard } from '../sources/read-guard.js';
@@ -102,7 +103,7 @@ export async function resolveFields(
   const { config, clipFrames: frames } = plan;
   const source = await openSource(config.source, baseDir, opts.readGuard ? { readGuard: opts.readGuard } : {});
   let fields: FieldConfig[] = await buildFields(config, source);
-  if (frames) fields = fields.map((f) => (f.type === 'video_clip' ? ({ ...f, ...frames } as FieldConfig) : f));
+  if (frames) fields = fields.map((f) => (f.type === VIDEO_CLIP_IDENTITY.type ? ({ ...f, ...frames } as FieldConfig) : f));
   if (opts.columns) {
     const keep = opts.columns;
     const missing = keep.filter((c) => !fields.some((f) => f.name === c || f.columns?.includes(c)));

@@ -1,3 +1,4 @@
+import { RGB_IMAGE_IDENTITY } from '../fields/rgb-image-field.js';
 import { createHash } from 'node:crypto';
 import { openSync, readSync, closeSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -215,7 +216,7 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
   const plan = completePlan({ ...planInput, batchSizes });
   opts.onStart?.({ kind: 'sweep', startedAt, plan, machine, dataset });
   const r = await Reader.open(plan.file);
-  const imageField = r.fields.find((f) => f.field.type === 'rgb_image')?.name;
+  const imageField = r.fields.find((f) => f.field.type === RGB_IMAGE_IDENTITY.type)?.name;
   r.close();
   const steps: PipelineStep[] = [parseDecoder(plan.decoder), ...(plan.flip ? [RandomHorizontalFlip()] : []), ToCHW()];
   const engines: EngineName[] = plan.engines ?? ['beton'];
