@@ -13,7 +13,7 @@ import { fitBatchSize, loaderMemoryError, parseDecoder } from './bench-loader.js
 import { datasetContentSha256 } from '../reader/content-hash.js';
 import { machineInfo } from './machine.js';
 import { startTelemetry } from './telemetry.js';
-import type { DatasetInfo, PointConfig, PointResult, ProfilePlan, ProfileRun, TelemetrySample } from '../api/profile-model.js';
+import type { DatasetInfo, PointConfig, PointResult, ProfilePlan, ProfileRun, RunStart, TelemetrySample } from '../api/profile-model.js';
 import { diagnose } from './verdict.js';
 import { engineAvailability, runPythonEngine, type PythonJob } from './python-engine.js';
 import {
@@ -48,7 +48,7 @@ export interface SweepOptions {
   /** A default changed to fit the file (a batch larger than the dataset), for people. */
   onNote?: (message: string) => void;
   /** Once the plan, machine and dataset are known, before the first point: the run can be recorded as started. */
-  onStart?: (run: Pick<ProfileRun, 'kind' | 'startedAt' | 'plan' | 'machine' | 'dataset'>) => void;
+  onStart?: (run: RunStart) => void;
   /** The Python interpreter of the ffcv and torch engines (default: $BETON_PYTHON, else python3 on PATH). */
   python?: string | null;
   /**

@@ -8,6 +8,7 @@ import type {
   PointResult,
   ProfileRun,
   RunFailure,
+  RunStart,
   TelemetrySample,
   Verdict,
   VerdictKind,
@@ -42,7 +43,7 @@ import {
 export type { BuildRecord, Change, CompareRow, RunComparison, RunStatus, RunSummary, StoredRun };
 
 /** What startRun() records: the run before it has results. */
-export type RunStart = Pick<ProfileRun, 'kind' | 'startedAt' | 'plan' | 'machine' | 'dataset'>;
+export type { RunStart };
 
 /** What a finished run adds besides its status and verdict: the answer and the engines that failed. */
 export interface RunEnd {
