@@ -278,6 +278,9 @@ export interface ProfileRun {
   engineFailures?: EngineFailure[];
 }
 
+/** A run as it starts, before it has results: what a sweep announces (onStart) and the runs database records first (startRun). */
+export type RunStart = Pick<ProfileRun, 'kind' | 'startedAt' | 'plan' | 'machine' | 'dataset'>;
+
 /** `beton profile --exec`: the user's own training command, sampled from outside. */
 export interface ExecPlan {
   command: string;

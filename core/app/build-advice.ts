@@ -1,3 +1,5 @@
+import { RGB_IMAGE_IDENTITY } from '../fields/rgb-image-field.js';
+import { VIDEO_CLIP_IDENTITY } from '../fields/video-clip-field.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -75,7 +77,7 @@ export async function adviseBuild(config: BuildConfig, opts: AdviseOptions = {})
   // that ended before the sample did has been read whole: its length is known now.
   const items = listed ?? (picked === 'first' && samples.length < want ? samples.length : null);
 
-  const needsCodec = fields.some((f) => f.field.type === 'rgb_image' || f.field.type === 'video_clip');
+  const needsCodec = fields.some((f) => f.field.type === RGB_IMAGE_IDENTITY.type || f.field.type === VIDEO_CLIP_IDENTITY.type);
   const codec: ImageCodec | undefined = needsCodec ? (await import('../images/node-image-codec.js')).nodeImageCodec() : undefined;
   const enc = { codec, seed: config.seed, baseDir: source.baseDir };
 
@@ -298,9 +300,9 @@ async function qualityPreview(
   enc: EncodeOpts,
   opts: AdviseOptions,
 ): Promise<BuildAdvice['quality']> {
-  const f = configs.findIndex((c) => c.type === 'rgb_image');
+  const f = configs.findIndex((c) => c.type === RGB_IMAGE_IDENTITY.type);
   const cfg = configs[f];
-  if (!cfg || cfg.type !== 'rgb_image') return null;
+  if (!cfg || cfg.type !== RGB_IMAGE_IDENTITY.type) return null;
   const { name, field: stored } = fields[f]!;
   const { columns: _c, name: _n, ...spec } = cfg;
   const qualities = [...new Set([...(opts.qualities ?? [50, 75, 90, 95]), cfg.jpegQuality])].sort((a, b) => a - b);
@@ -370,9 +372,9 @@ function cropCheck(
   encoded: Encoded,
   loaderSize: number | null,
 ): BuildAdvice['crop'] {
-  const f = configs.findIndex((c) => c.type === 'rgb_image');
+  const f = configs.findIndex((c) => c.type === RGB_IMAGE_IDENTITY.type);
   const cfg = configs[f];
-  if (loaderSize === null || !cfg || cfg.type !== 'rgb_image' || !encoded.length) return null;
+  if (loaderSize === null || !cfg || cfg.type !== RGB_IMAGE_IDENTITY.type || !encoded.length) return null;
   const dims = encoded.map((e) => imageMeta(fields[f]!.field, e.values[f]!));
   const sides = dims.map((d) => Math.max(d.width, d.height));
   const minSide = dims.reduce((m, d) => Math.min(m, d.width, d.height), Infinity);

@@ -1,3 +1,4 @@
+import { RGB_IMAGE_IDENTITY } from '../fields/rgb-image-field.js';
 import { resolve } from 'node:path';
 import type { BuildConfig, FieldConfig } from '../api/build-config.js';
 import type { BuildReport } from '../api/build-report.js';
@@ -121,7 +122,7 @@ export async function runBuild(config: BuildConfig, guard: GuardedOutput, opts: 
 export async function buildFields(config: BuildConfig, source: DatasetSource): Promise<FieldConfig[]> {
   if (config.fields) return config.fields;
   const detected = await source.detectSchema();
-  return detected.map((f) => (f.type === 'rgb_image' && config.image ? ({ ...f, ...config.image } as FieldConfig) : f));
+  return detected.map((f) => (f.type === RGB_IMAGE_IDENTITY.type && config.image ? ({ ...f, ...config.image } as FieldConfig) : f));
 }
 
 export function toNamedFields(fields: readonly FieldConfig[]): NamedField[] {

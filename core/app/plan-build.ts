@@ -1,4 +1,5 @@
 import { parseBuildConfig, type BuildConfig, type BuildConfigInput, type FieldConfig } from '../api/build-config.js';
+import { VIDEO_CLIP_IDENTITY } from '../fields/video-clip-field.js';
 import { OptionsError } from '../format/errors.js';
 import { detectSourceAndTable } from '../sources/open-source.js';
 import type { TableReader } from '../sources/common/table-reader.js';
@@ -112,7 +113,7 @@ export async function resolveFields(plan: BuildPlan, opts: { columns?: readonly 
   const { config, clipFrames: frames } = plan;
   const source = await plan.source.open();
   let fields: FieldConfig[] = await buildFields(config, source);
-  if (frames) fields = fields.map((f) => (f.type === 'video_clip' ? ({ ...f, ...frames } as FieldConfig) : f));
+  if (frames) fields = fields.map((f) => (f.type === VIDEO_CLIP_IDENTITY.type ? ({ ...f, ...frames } as FieldConfig) : f));
   if (opts.columns) {
     const keep = opts.columns;
     const missing = keep.filter((c) => !fields.some((f) => f.name === c || f.columns?.includes(c)));

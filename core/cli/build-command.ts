@@ -1,5 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { PAGE_SIZE } from '../api/constants.js';
 import { guardBuild, runBuild, type BuildReport } from '../app/build.js';
 import { planBuild, resolveFields } from '../app/plan-build.js';
 import { BUILD_VALUE_OPTIONS, buildValueHelp, buildValues } from './build-flags.js';
@@ -265,7 +266,7 @@ function sizeVsSources(r: Pick<BuildReport, 'fileSize' | 'sourceBytes' | 'compre
 }
 
 /** FFCV's writer accepts no smaller page. */
-const MIN_PAGE = 2 * 1024 * 1024;
+const MIN_PAGE = PAGE_SIZE.minWriter;
 
 /**
  * A small dataset in big pages is mostly padding (the header region and the last page are

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
+import { LOADER_DEFAULTS } from '../api/constants.js';
 import type { Field } from '../fields/field.js';
 import { ownValue, setOwn } from '../format/own-keys.js';
 import { registeredFieldModules } from '../fields/registry.js';
@@ -30,6 +31,7 @@ export interface LoaderOptions {
    * (more would only idle): a larger number is lowered to that (Loader.numWorkers).
    */
   numWorkers?: number;
+  /** Default 'sequential', as FFCV's Loader; a LoaderConfig shuffles (LOADER_DEFAULTS says why). */
   order?: OrderName | OrderFactory;
   /** Ordering and augmentation seed; default 0 (distributed) or random. */
   seed?: number;
@@ -172,19 +174,19 @@ export class Loader {
       throw new LoaderError('BAD_OPTIONS', `options must be an object, got ${String(options)}`);
     const batchSize = int(options.batchSize, 'batchSize', 1, 2 ** 32 - 1);
     const requestedWorkers = int(options.numWorkers ?? availableParallelism(), 'numWorkers', 1);
-    const batchesAhead = int(options.batchesAhead ?? 3, 'batchesAhead', 1, MAX_BATCHES_AHEAD);
-    const osCache = options.osCache ?? true;
+    const batchesAhead = int(options.batchesAhead ?? LOADER_DEFAULTS.batchesAhead, 'batchesAhead', 1, MAX_BATCHES_AHEAD);
+    const osCache = options.osCache ?? LOADER_DEFAULTS.osCache;
     const cacheBytes = options.processCacheBytes;
     if (cacheBytes !== undefined && (typeof cacheBytes !== 'number' || !Number.isFinite(cacheBytes) || cacheBytes < 0))
       throw new LoaderError('BAD_OPTIONS', `processCacheBytes must be a number of bytes >= 0, got ${String(cacheBytes)}`);
-    const dropLast = options.dropLast ?? true;
+    const dropLast = options.dropLast ?? LOADER_DEFAULTS.dropLast;
     const reader = await Reader.open(path, { customFields: options.customFields });
     let workers: Worker[] = [];
     let memory: MemoryManager | null = null;
     try {
       const indices = sampleIndices(options.indices, reader.numSamples, path);
       const seed = options.seed ?? resolveSeed(undefined, { distributed: Boolean(options.distributed), random: Math.random });
-      const order = createOrder(options.order ?? 'sequential', {
+      const order = createOrder(options.order ?? LOADER_DEFAULTS.libraryOrder, {
         indices,
         seed,
         batchSize,
@@ -218,7 +220,7 @@ export class Loader {
         const shared = new SharedArrayBuffer(Math.max(4, indices.byteLength));
         new Uint32Array(shared).set(indices);
         orderPlan = {
-          name: options.order ?? 'sequential',
+          name: options.order ?? LOADER_DEFAULTS.libraryOrder,
           seed,
           batchSize,
           indices: shared,
@@ -254,7 +256,9 @@ export class Loader {
         new Int32Array(claims),
         slotRows,
         slots,
-        typeof options.order === 'function' ? `custom:${options.order.name || 'anonymous'}` : (options.order ?? 'sequential'),
+        typeof options.order === 'function'
+          ? `custom:${options.order.name || 'anonymous'}`
+          : (options.order ?? LOADER_DEFAULTS.libraryOrder),
       );
     } catch (e) {
       await Promise.all(workers.map((w) => w.terminate()));

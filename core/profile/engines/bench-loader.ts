@@ -1,3 +1,4 @@
+import { RGB_IMAGE_IDENTITY } from '../../fields/rgb-image-field.js';
 import { LoaderError } from '../../loader/errors.js';
 import { Loader, type LoaderOptions } from '../../loader/loader.js';
 import type { OrderName } from '../../loader/orders/index.js';
@@ -137,7 +138,7 @@ export function loaderMemoryError(e: unknown, batchSize: number, decoder: string
 export async function benchLoader(file: string, o: BenchLoaderOptions = {}): Promise<BenchLoaderResult> {
   const { Reader } = await import('../../reader/reader.js');
   const r = await Reader.open(file);
-  const imageFields = r.fields.filter((f) => f.field.type === 'rgb_image').map((f) => f.name);
+  const imageFields = r.fields.filter((f) => f.field.type === RGB_IMAGE_IDENTITY.type).map((f) => f.name);
   const allFields = r.fields.map((f) => f.name);
   const numSamples = r.numSamples;
   r.close();

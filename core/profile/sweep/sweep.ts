@@ -1,3 +1,4 @@
+import { RGB_IMAGE_IDENTITY } from '../../fields/rgb-image-field.js';
 import { createHash } from 'node:crypto';
 import { openSync, readSync, closeSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -12,7 +13,7 @@ import { fitBatchSize, loaderMemoryError, parseDecoder } from '../engines/bench-
 import { datasetContentSha256 } from '../../reader/content-hash.js';
 import { machineInfo } from '../sampling/machine.js';
 import { startTelemetry } from '../sampling/telemetry.js';
-import type { DatasetInfo, PointConfig, PointResult, ProfilePlan, ProfileRun, TelemetrySample } from '../../api/profile-model.js';
+import type { DatasetInfo, PointConfig, PointResult, ProfilePlan, ProfileRun, RunStart, TelemetrySample } from '../../api/profile-model.js';
 import { diagnose } from '../verdict/verdict.js';
 import { engineAvailability, runPythonEngine, type PythonJob } from '../engines/python-engine.js';
 import {
@@ -47,7 +48,7 @@ export interface SweepOptions {
   /** A default changed to fit the file (a batch larger than the dataset), for people. */
   onNote?: (message: string) => void;
   /** Once the plan, machine and dataset are known, before the first point: the run can be recorded as started. */
-  onStart?: (run: Pick<ProfileRun, 'kind' | 'startedAt' | 'plan' | 'machine' | 'dataset'>) => void;
+  onStart?: (run: RunStart) => void;
   /** The Python interpreter of the ffcv and torch engines (default: $BETON_PYTHON, else python3 on PATH). */
   python?: string | null;
   /**
@@ -215,7 +216,7 @@ export async function profile(planInput: Partial<ProfilePlan> & { file: string }
   const plan = completePlan({ ...planInput, batchSizes });
   opts.onStart?.({ kind: 'sweep', startedAt, plan, machine, dataset });
   const r = await Reader.open(plan.file);
-  const imageField = r.fields.find((f) => f.field.type === 'rgb_image')?.name;
+  const imageField = r.fields.find((f) => f.field.type === RGB_IMAGE_IDENTITY.type)?.name;
   r.close();
   const steps: PipelineStep[] = [parseDecoder(plan.decoder), ...(plan.flip ? [RandomHorizontalFlip()] : []), ToCHW()];
   const engines: EngineName[] = plan.engines ?? ['beton'];

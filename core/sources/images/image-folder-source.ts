@@ -1,3 +1,4 @@
+import { RGB_IMAGE_IDENTITY } from '../../fields/rgb-image-field.js';
 import { basename, dirname, relative } from 'node:path';
 import { RGBImageFieldConfig, type FieldConfig } from '../../api/build-config.js';
 import type { Sample } from '../../writer/sample.js';
@@ -40,7 +41,7 @@ export class ImageFolderDatasetSource implements DatasetSource {
   }
 
   async detectSchema(): Promise<FieldConfig[]> {
-    return [RGBImageFieldConfig.parse({ name: 'image', type: 'rgb_image' }), { name: 'label', type: 'int' }];
+    return [RGBImageFieldConfig.parse({ name: 'image', type: RGB_IMAGE_IDENTITY.type }), { name: 'label', type: 'int' }];
   }
 
   samples(fields: readonly FieldConfig[], range?: { start: number; end: number }): AsyncIterable<Sample> {

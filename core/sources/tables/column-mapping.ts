@@ -1,4 +1,7 @@
 import type { FieldConfig } from '../../api/build-config.js';
+import { NDARRAY_IDENTITY, TORCH_TENSOR_IDENTITY } from '../../fields/ndarray-field.js';
+import { RGB_IMAGE_IDENTITY } from '../../fields/rgb-image-field.js';
+import { VIDEO_CLIP_IDENTITY } from '../../fields/video-clip-field.js';
 import { parseDType } from '../../format/dtype.js';
 import { BetonEncodeError } from '../../format/errors.js';
 import type { NDArray } from '../../fields/ndarray-field.js';
@@ -121,7 +124,7 @@ export function compileMapper(
         const c = one();
         return { name: f.name, cols, convert: (row) => at(c, row, toBytes) };
       }
-      case 'rgb_image': {
+      case RGB_IMAGE_IDENTITY.type: {
         const c = one();
         return { name: f.name, cols, convert: (row) => at(c, row, image) };
       }
@@ -136,14 +139,14 @@ export function compileMapper(
           convert: (row) => Object.fromEntries(cols.map((c) => [columns[c]!, at(c, row, toJson)])),
         };
       }
-      case 'video_clip':
+      case VIDEO_CLIP_IDENTITY.type:
         throw schemaError(
           where,
           f,
           'a video_clip field takes its frames from a video source (video_folder or video_list), not from a table column',
         );
-      case 'ndarray':
-      case 'torch_tensor': {
+      case NDARRAY_IDENTITY.type:
+      case TORCH_TENSOR_IDENTITY.type: {
         let dtype;
         try {
           dtype = parseDType(f.dtype);

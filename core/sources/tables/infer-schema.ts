@@ -1,5 +1,7 @@
 import { RGBImageFieldConfig, type FieldConfig } from '../../api/build-config.js';
+import { NDARRAY_IDENTITY } from '../../fields/ndarray-field.js';
 import { PyFloat } from '../../fields/python-json.js';
+import { RGB_IMAGE_IDENTITY } from '../../fields/rgb-image-field.js';
 import { uniqueFieldNames } from './field-names.js';
 import type { ColumnType, LeafHint } from '../common/table-reader.js';
 import { isImageBytes, isNAText, isNDArrayValue, parseBoolText, parseFloatText, parseIntText } from './value-coercion.js';
@@ -68,7 +70,7 @@ export function inferSchema(input: InferInput, opts: InferOptions = {}): FieldCo
         wanted: group.name,
         columns: group.columns,
         explicit: true,
-        make: (name) => ({ name, type: 'ndarray', dtype, shape: [group.length] }),
+        make: (name) => ({ name, type: NDARRAY_IDENTITY.type, dtype, shape: [group.length] }),
       });
       i += group.length;
       continue;
@@ -97,9 +99,9 @@ function fieldFor(name: string, t: InferredType, opts: InferOptions): FieldConfi
     case 'string':
       return { name, type: opts.strings === 'bytes' ? 'bytes' : 'json' };
     case 'image':
-      return RGBImageFieldConfig.parse({ name, type: 'rgb_image' });
+      return RGBImageFieldConfig.parse({ name, type: RGB_IMAGE_IDENTITY.type });
     case 'ndarray':
-      return { name, type: 'ndarray', dtype: t.dtype, shape: [...t.shape] };
+      return { name, type: NDARRAY_IDENTITY.type, dtype: t.dtype, shape: [...t.shape] };
   }
 }
 

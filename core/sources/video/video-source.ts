@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
 import { VideoClipFieldConfig, type FieldConfig } from '../../api/build-config.js';
 import { BetonEncodeError } from '../../format/errors.js';
-import { fpsRational, type ClipFrames } from '../../fields/video-clip-field.js';
+import { VIDEO_CLIP_IDENTITY, fpsRational, type ClipFrames } from '../../fields/video-clip-field.js';
 import { skipMarker, type Sample, type SkipMarker } from '../../writer/sample.js';
 import { findFfmpeg, probeVideo, rawFrames, VideoReadError, type FfmpegTools } from './video-ffmpeg.js';
 import { listVideoFolder, readVideoList, type VideoItem, type VideoListing } from './video-folder.js';
@@ -107,7 +107,7 @@ export class VideoDatasetSource implements DatasetSource {
 
   async detectSchema(): Promise<FieldConfig[]> {
     return [
-      VideoClipFieldConfig.parse({ name: 'clip', type: 'video_clip', frames: this.clipLength }),
+      VideoClipFieldConfig.parse({ name: 'clip', type: VIDEO_CLIP_IDENTITY.type, frames: this.clipLength }),
       { name: 'label', type: 'int' },
       { name: 'video_id', type: 'int' },
       { name: 'start_frame', type: 'int' },

@@ -1,3 +1,5 @@
+import { NDARRAY_IDENTITY } from '../../fields/ndarray-field.js';
+import { RGB_IMAGE_IDENTITY } from '../../fields/rgb-image-field.js';
 import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { RGBImageFieldConfig, type FieldConfig } from '../../api/build-config.js';
@@ -122,7 +124,7 @@ export class WebDatasetSource implements DatasetSource {
       const cols = name === ext ? {} : { columns: [ext] };
       switch (kinds.get(ext)!) {
         case 'image':
-          return { ...RGBImageFieldConfig.parse({ name, type: 'rgb_image' }), ...cols };
+          return { ...RGBImageFieldConfig.parse({ name, type: RGB_IMAGE_IDENTITY.type }), ...cols };
         case 'int':
           return { name, type: 'int', ...cols };
         case 'text':
@@ -130,7 +132,7 @@ export class WebDatasetSource implements DatasetSource {
           return { name, type: 'json', ...cols };
         case 'npy': {
           const a = samples.get(ext);
-          return a ? { name, type: 'ndarray', dtype: a.dtype, shape: a.shape, ...cols } : { name, type: 'bytes', ...cols };
+          return a ? { name, type: NDARRAY_IDENTITY.type, dtype: a.dtype, shape: a.shape, ...cols } : { name, type: 'bytes', ...cols };
         }
         case 'bytes':
           return { name, type: 'bytes', ...cols };
