@@ -1,19 +1,30 @@
-import { parseArgs } from 'node:util';
 import { canonicalSample } from '../reader/canonical.js';
 import { summarize } from '../reader/inspect.js';
 import { Reader } from '../reader/reader.js';
+import { flagHelp } from './flags/flag-help.js';
+import { parseFlags, valueFlag, type FlagTable } from './flags/flag-table.js';
+import { matching } from './flags/parsers.js';
 import { UsageError } from './usage-error.js';
 import { printableJson } from '../format/printable.js';
+
+/** "a:b", "a:" or ":b" (Python slice bounds, negative from the end). */
+const RANGE = /^(-?\d*):(-?\d*)$/;
+
+export const DUMP_FLAGS = {
+  range: valueFlag('a:b', matching(RANGE, 'a:b (Python slice bounds, e.g. 0:100 or -10:)'), 'only samples a..b-1 (default: all)'),
+} satisfies FlagTable;
 
 export const DUMP_HELP = `beton dump FILE [--range a:b]
 
 Prints one canonical JSON document {header, fields, samples}; samples use the encoding
 of the golden manifests (test/fixtures/ffcv/README.md), so two implementations can be
-compared with a diff.`;
+compared with a diff.
+
+${flagHelp(DUMP_FLAGS)}`;
 
 /** Parses "a:b", "a:" or ":b" against n samples (Python slice semantics, no step). */
 export function parseRange(spec: string, n: number): [number, number] {
-  const m = /^(-?\d*):(-?\d*)$/.exec(spec);
+  const m = RANGE.exec(spec);
   if (!m) throw new UsageError(`--range expects a:b, got "${spec}"`);
   const norm = (s: string, dflt: number): number => {
     if (s === '') return dflt;
@@ -25,7 +36,7 @@ export function parseRange(spec: string, n: number): [number, number] {
 }
 
 export async function dumpCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { range: { type: 'string' } } });
+  const { values, positionals } = parseFlags(argv, DUMP_FLAGS);
   if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
   const reader = await Reader.open(positionals[0]!);
   try {
