@@ -3,7 +3,7 @@ import { guardBuild, runBuild, type BuildReport } from '../app/build.js';
 import { planBuild, resolveFields } from '../app/plan-build.js';
 import { BUILD_VALUE_FLAGS, buildValues } from './build-flags.js';
 import { flagHelp } from './flags/flag-help.js';
-import { parseFlags, switchFlag, valueFlag, type FlagTable, type FlagValues } from './flags/flag-table.js';
+import { goesWith, parseFlags, switchFlag, valueFlag, type FlagTable, type FlagValues } from './flags/flag-table.js';
 import { integer, listOf, path, text } from './flags/parsers.js';
 import { recordAt } from '../app/record-build.js';
 import { OptionsError } from '../format/errors.js';
@@ -39,8 +39,11 @@ const BUILD_OWN_FLAGS = {
     'datasets, JPEG sizes per quality; writes nothing (docs/build-advice.md)',
   ]),
   // The same bounds as the contract's builds.advise, so the CLI never advises on an input the app would refuse.
-  crop: valueFlag('N', integer({ min: 8, max: 8192 }), "with --advise: the loader's crop size (warns if images are smaller)"),
-  sample: valueFlag('N', integer({ min: 1, max: 256 }), 'with --advise: source items to encode (default 24)'),
+  crop: goesWith(
+    valueFlag('N', integer({ min: 8, max: 8192 }), "with --advise: the loader's crop size (warns if images are smaller)"),
+    'advise',
+  ),
+  sample: goesWith(valueFlag('N', integer({ min: 1, max: 256 }), 'with --advise: source items to encode (default 24)'), 'advise'),
 } satisfies FlagTable;
 
 /** Every flag of `beton build`: its own, the value rows, the sharded builds'. */
@@ -115,8 +118,6 @@ async function build(
   if (!positionals[0] && !config.source) throw new UsageError('missing SOURCE (an image folder or a table file) or --config');
   const given = buildValues(values);
   Object.assign(config, given.config);
-  if (!values.advise && (values.crop !== undefined || values.sample !== undefined))
-    throw new UsageError('--crop and --sample go with --advise');
   // --schema-only and --advise write nothing: a placeholder output keeps the config valid.
   const output = values.output
     ? resolve(values.output)

@@ -6,7 +6,7 @@ import { buildExport, joinCode, loaderExport } from '../app/export-code.js';
 import { loaderFromFile, loaderFromRun, PipelineSpecError, PROFILE_PIPELINE, type PipelineSpec } from '../app/export-loader.js';
 import { isRemoteUrl } from '../remote/url.js';
 import { flagHelp } from './flags/flag-help.js';
-import { defaultedFlag, parseFlags, switchFlag, valueFlag, type FlagTable } from './flags/flag-table.js';
+import { defaultedFlag, goesWith, parseFlags, switchFlag, valueFlag, type FlagTable } from './flags/flag-table.js';
 import { integer, oneOf, orWord, path } from './flags/parsers.js';
 import { clipDecoderValue, decoderValue, orderValue } from './loader-values.js';
 import { UsageError } from './usage-error.js';
@@ -16,8 +16,11 @@ export const EXPORT_FLAGS = {
   build: valueFlag('FILE', path(), 'a build config: the DatasetWriter code that builds the same file'),
   loader: valueFlag('FILE', path(), 'a loader config: the Loader code'),
   run: valueFlag('ID|last', orWord(integer({ min: 1 }), 'last', 'last' as const), 'a recorded profile sweep (last: the newest)'),
-  point: valueFlag('N', integer({ min: 1 }), 'with --run: the point, as beton runs show numbers them (default: the fastest)'),
-  db: valueFlag('PATH', path(), 'with --run: the runs database (default $BETON_DB or the per-user file)'),
+  point: goesWith(
+    valueFlag('N', integer({ min: 1 }), 'with --run: the point, as beton runs show numbers them (default: the fastest)'),
+    'run',
+  ),
+  db: goesWith(valueFlag('PATH', path(), 'with --run: the runs database (default $BETON_DB or the per-user file)'), 'run'),
   format: defaultedFlag('python|json', oneOf(['python', 'json'] as const), 'python', 'the code, or the validated config as JSON'),
   output: valueFlag('FILE', path(), 'write to FILE instead of stdout', 'o'),
   'batch-size': valueFlag('B', integer({ min: 1 }), 'FILE.beton: samples per batch (default 256, at most the file)'),
@@ -67,8 +70,6 @@ export async function exportCommand(argv: string[]): Promise<number> {
   const sources = [values.loader !== undefined, values.run !== undefined, positionals.length > 0].filter(Boolean).length;
   if (sources > 1) throw new UsageError('give one loader: --loader FILE, --run ID or a .beton FILE');
   if (positionals.length > 1) throw new UsageError(`one .beton FILE at a time, got ${positionals.length}`);
-  if (values.point !== undefined && values.run === undefined) throw new UsageError('--point goes with --run ID');
-  if (values.db !== undefined && values.run === undefined) throw new UsageError('--db goes with --run ID');
   if (values.flip && values['no-flip']) throw new UsageError('--flip and --no-flip contradict each other');
   const given = LOADER_FLAGS.filter((f) => values[f] !== undefined);
   if (values.run !== undefined && given.length)

@@ -11,7 +11,7 @@ import type { PointResult } from '../api/profile-model.js';
 
 import { ENGINE_NAMES } from '../api/profile-plan.js';
 import { flagHelp } from './flags/flag-help.js';
-import { parseFlags, switchFlag, valueFlag, type FlagTable } from './flags/flag-table.js';
+import { goesWith, parseFlags, switchFlag, valueFlag, type FlagTable } from './flags/flag-table.js';
 import { duration, integer, listOf, madeBy, oneOf, path, size, text } from './flags/parsers.js';
 import { decoderValue, orderValue } from './loader-values.js';
 import { profileExecSweep } from '../app/profile-exec-sweep.js';
@@ -43,14 +43,17 @@ export const PROFILE_FLAGS = {
   'train-with': valueFlag('ENGINE', engineValue, 'the engine the answer picks the best point of'),
   'process-cache': valueFlag('BYTES', size({ min: 0 }), "the loader's own page cache size (with --os-cache off)"),
   exec: valueFlag('COMMAND', text('a command'), 'profile your training command instead of a loader sweep'),
-  regex: valueFlag(
-    'REGEX',
-    madeBy(
-      (t) => (compileThroughputRegex(t), t),
-      'a regular expression with a named group (?<images>…) or (?<ips>…)',
-      (m) => m.replace(/^--throughput-regex (is )?/, ''),
+  regex: goesWith(
+    valueFlag(
+      'REGEX',
+      madeBy(
+        (t) => (compileThroughputRegex(t), t),
+        'a regular expression with a named group (?<images>…) or (?<ips>…)',
+        (m) => m.replace(/^--throughput-regex (is )?/, ''),
+      ),
+      "--exec: where the command's output says its throughput",
     ),
-    "--exec: where the command's output says its throughput",
+    'exec',
   ),
   db: valueFlag('PATH', path(), 'the runs database the run is stored in (default $BETON_DB or the per-user file)'),
   json: switchFlag('print the stored run as JSON'),
@@ -110,7 +113,6 @@ export async function profileCommand(argv: string[]): Promise<number> {
   if (values.source !== undefined && !engines?.includes('torch'))
     throw new UsageError("--source is the torch engine's folder: add --engine torch");
   if (!values.exec && positionals.length !== 1) throw new UsageError('expected exactly one FILE (or --exec COMMAND)');
-  if (values.regex !== undefined && !values.exec) throw new UsageError('--regex applies to --exec');
   // The run is stored at the end: a database that cannot take it (damaged, newer schema,
   // not a database, unwritable) must fail now, not after a sweep of minutes.
   (await openRunsDb(values.db)).close();

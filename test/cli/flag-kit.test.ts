@@ -6,7 +6,15 @@ import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../core/cli/command-table.js';
 import { BadValueError, readFlag } from '../../core/cli/flags/bad-value.js';
 import { flagHelp } from '../../core/cli/flags/flag-help.js';
-import { defaultedFlag, parseFlags, repeatedFlag, switchFlag, valueFlag, type FlagTable } from '../../core/cli/flags/flag-table.js';
+import {
+  defaultedFlag,
+  goesWith,
+  parseFlags,
+  repeatedFlag,
+  switchFlag,
+  valueFlag,
+  type FlagTable,
+} from '../../core/cli/flags/flag-table.js';
 import { decimal, duration, integer, listOf, madeBy, matching, oneOf, orWord, path, size, text } from '../../core/cli/flags/parsers.js';
 import type { ValueParser } from '../../core/cli/flags/value-parser.js';
 import { UsageError } from '../../core/cli/usage-error.js';
@@ -106,13 +114,16 @@ const TABLE = {
   port: defaultedFlag('N', integer({ min: 0, max: 65535 }), 5780, 'the port'),
   host: repeatedFlag('NAME', text(), 'a host, repeatable'),
   json: switchFlag('JSON output'),
+  pretty: goesWith(switchFlag('indented JSON'), 'json'),
 } satisfies FlagTable;
 
 describe('a table', () => {
   it('parses argv into typed values: defaults, repeats, switches, shorts', () => {
     const { values, positionals } = parseFlags(['a', '-o', 'x.beton', '--workers', '4', '--host', 'h1', '--host=h2', 'b'], TABLE);
     expect(positionals).toEqual(['a', 'b']);
-    expect(values).toEqual({ output: 'x.beton', workers: 4, port: 5780, host: ['h1', 'h2'], json: undefined });
+    expect(values).toEqual({ output: 'x.beton', workers: 4, port: 5780, host: ['h1', 'h2'], json: undefined, pretty: undefined });
+    expect(parseFlags(['--json', '--pretty'], TABLE).values).toMatchObject({ json: true, pretty: true });
+    expect(() => parseFlags(['--pretty'], TABLE)).toThrow('--pretty goes with --json');
     const n: number = values.port; // typed: a defaulted flag is never undefined
     expect(n).toBe(5780);
   });
@@ -138,6 +149,7 @@ describe('a table', () => {
         '  --port N           the port',
         '  --host NAME ...    a host, repeatable',
         '  --json             JSON output',
+        '  --pretty           indented JSON',
       ].join('\n'),
     );
   });
@@ -175,6 +187,22 @@ describe('every command', () => {
     }
     // build alone has over 20 typed flags: the loop reached the tables.
     expect(checked).toBeGreaterThan(50);
+  });
+
+  it('refuses a flag given without the flag it goes with (the table says which)', async () => {
+    let checked = 0;
+    for (const [name, entry] of Object.entries(COMMANDS)) {
+      const c = await entry.load();
+      for (const [flag, f] of Object.entries(c.flags)) {
+        if (f.with === undefined) continue;
+        const good = f.kind === 'switch' ? undefined : ['8', '1', 'x', '(?<ips>\\d+)'].find((t) => f.parser.read(t).ok);
+        const r = await cli(name, good === undefined ? `--${flag}` : `--${flag}=${good}`);
+        expect(r.code, `beton ${name} --${flag}: ${r.err}`).toBe(2);
+        expect(r.err).toMatch(new RegExp(`^beton ${name}: --${flag} goes with --${f.with}\n`));
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThanOrEqual(5);
   });
 
   it('answers an unknown flag with the did-you-mean line, exit 2', async () => {

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { UsageError } from '../usage-error.js';
 import { readFlag } from './bad-value.js';
 import type { ValueParser } from './value-parser.js';
 
@@ -13,6 +14,8 @@ interface FlagBase {
   readonly help: readonly string[];
   /** A one-letter alias (`-o`). */
   readonly short?: string;
+  /** Another flag of the table without which this one means nothing (`--crop` goes with `--advise`). */
+  readonly with?: string;
 }
 
 /** A flag without a value (`--json`): true when given. */
@@ -63,6 +66,9 @@ export function defaultedFlag<T>(
   return { kind: 'value', arg, parser, fallback, help: lines(help) };
 }
 
+/** The flag, given only with `other` (checked by parseFlags: `--crop goes with --advise`). */
+export const goesWith = <F extends Flag>(flag: F, other: string): F => ({ ...flag, with: other });
+
 /** `--allow-host NAME`, repeatable. */
 export function repeatedFlag<T>(arg: string, parser: ValueParser<T>, help: string | readonly string[]): RepeatedFlag<T> {
   return { kind: 'repeated', arg, parser, help: lines(help) };
@@ -109,5 +115,8 @@ export function parseFlags<F extends FlagTable>(argv: string[], table: F): { val
     else if (f.kind === 'repeated') values[name] = (given as string[] | undefined)?.map((t) => readFlag(name, f.parser, t));
     else values[name] = given === undefined ? f.fallback : readFlag(name, f.parser, given as string);
   }
+  for (const [name, f] of Object.entries(table))
+    if (f.with !== undefined && raw[name] !== undefined && raw[f.with] === undefined)
+      throw new UsageError(`--${name} goes with --${f.with}`);
   return { values: values as FlagValues<F>, positionals: parsed.positionals };
 }
