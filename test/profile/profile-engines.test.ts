@@ -203,7 +203,7 @@ describe('a missing engine', () => {
   });
 
   it('usage errors: an unknown engine, --source without the torch engine', () => {
-    expect(cli(['profile', 'x.beton', '--engine', 'dali']).stderr).toMatch(/unknown engine "dali"/);
+    expect(cli(['profile', 'x.beton', '--engine', 'dali']).stderr).toMatch(/--engine expects beton, ffcv or torch .*, got "dali"/);
     expect(cli(['profile', 'x.beton', '--source', dir]).stderr).toMatch(/--engine torch/);
   });
 });
