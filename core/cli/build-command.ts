@@ -179,6 +179,7 @@ async function build(
       loaderSize: intIn('crop', values.crop, 8, 8192) ?? null,
       sample: intIn('sample', values.sample, 1, 256) ?? 24,
       previewItems: 2,
+      source: plan.source,
     });
     if (values.json)
       process.stdout.write(
