@@ -272,7 +272,7 @@ export interface ProfileRun {
   points: PointResult[];
   samples: TelemetrySample[];
   verdict: Verdict | null;
-  /** The answer (issue 27): computed once from the run (core/profile/answer.ts), shown unchanged by every surface. Absent in older runs. */
+  /** The answer (issue 27): computed once from the run (core/profile/verdict/answer.ts), shown unchanged by every surface. Absent in older runs. */
   answer?: ProfileAnswer | null;
   /** Engines that failed while the others went on (absent: none failed, or an older run). */
   engineFailures?: EngineFailure[];

@@ -1,7 +1,7 @@
 /**
  * The profiler's plan, in one pure module (issue 27, item 5): engine names, defaults, bounds,
  * the sweep's grid in its loop order, point labels and the training-command grid. The sweep
- * (core/profile/sweep.ts), the CLI, the service's schema and the renderer all read it here, so
+ * (core/profile/sweep/sweep.ts), the CLI, the service's schema and the renderer all read it here, so
  * the renderer's grid cannot drift from the order the sweep measures in: point i of a run is
  * pointsOf(plan)[i]. No imports but types: the renderer may import its values (the lint allows
  * this module beside core/api/constants.ts).

@@ -8,8 +8,8 @@ import type { LoaderConfigInput } from '../api/loader-config.js';
 import type { PointResult, ProfilePlan } from '../api/profile-model.js';
 import type { StoredRun } from '../api/runs-model.js';
 import { BetonError } from '../format/errors.js';
-import { fitBatchSize } from '../profile/bench-loader.js';
-import { bestPoint } from '../profile/verdict-measure.js';
+import { fitBatchSize } from '../profile/engines/bench-loader.js';
+import { bestPoint } from '../profile/verdict/verdict-measure.js';
 import { Reader } from '../reader/reader.js';
 
 type Pipelines = NonNullable<LoaderConfigInput['pipelines']>;

@@ -1,6 +1,6 @@
 import { usableCacheDir } from '../remote/disk-cache.js';
 import { parseArgs } from 'node:util';
-import { benchLoader, DECODER_SPEC } from '../profile/bench-loader.js';
+import { benchLoader, DECODER_SPEC } from '../profile/engines/bench-loader.js';
 import { isOrderName, ORDER_CHOICES } from './order-name.js';
 import { UsageError } from './usage-error.js';
 

@@ -48,7 +48,7 @@ export async function inspectCommand(argv: string[]): Promise<number> {
 async function envReport(json: boolean): Promise<number> {
   const { describeDecodePath, decodePath, turboStatus } = await import('../native/turbo.js');
   const { native } = await import('../native/beton-addon.js');
-  const { machineInfo } = await import('../profile/machine.js');
+  const { machineInfo } = await import('../profile/sampling/machine.js');
   const m = await machineInfo();
   const env = {
     decodePath: decodePath(),

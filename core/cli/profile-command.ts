@@ -1,15 +1,15 @@
 import { parseArgs } from 'node:util';
 import { profileExec, profileSweep } from '../app/profile-run.js';
 import { openRunsDb, savingTo } from '../app/runs-queries.js';
-import { DECODER_SPEC } from '../profile/bench-loader.js';
-import { compileThroughputRegex } from '../profile/exec-protocol.js';
+import { DECODER_SPEC } from '../profile/engines/bench-loader.js';
+import { compileThroughputRegex } from '../profile/exec/exec-protocol.js';
 import { constants } from 'node:os';
 import { isOrderName } from './order-name.js';
 import { abortOnSignals } from './signals.js';
 import type { ProfileRun } from '../api/profile-model.js';
 import { UsageError } from './usage-error.js';
-import { spreadOf } from '../profile/engine-points.js';
-import { checkEngines } from '../profile/sweep.js';
+import { spreadOf } from '../profile/engines/engine-points.js';
+import { checkEngines } from '../profile/sweep/sweep.js';
 import type { PointResult } from '../api/profile-model.js';
 
 import { isEngineName } from '../api/profile-plan.js';

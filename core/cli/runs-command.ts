@@ -3,7 +3,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { formatAnswer, formatEngineFailures } from './answer-format.js';
 import { parseArgs } from 'node:util';
 import type { ExecPlan, PointConfig, PointResult, ProfilePlan } from '../api/profile-model.js';
-import { spreadOf } from '../profile/engine-points.js';
+import { spreadOf } from '../profile/engines/engine-points.js';
 import { asBetonError } from '../format/errors.js';
 import { RunsDbError } from '../runs/errors.js';
 import { defaultDbPath } from '../runs/location.js';

@@ -6,7 +6,7 @@ import { BetonService } from '../services/beton-service.js';
 import { startHttpServer } from '../services/http-server.js';
 import { applyRemotePrefixes, normalizePrefix } from '../services/remote-access.js';
 import { UsageError } from './usage-error.js';
-import { captureCommand } from '../profile/capture-command.js';
+import { captureCommand } from '../profile/exec/capture-command.js';
 
 export const SERVE_HELP = `beton serve [FOLDER ...] [--port N] [--host 127.0.0.1] [--db PATH] [--allow-exec] [--allow-host NAME[:PORT]]...
             [--allow-remote s3://bucket/prefix]... [--python PATH]

@@ -15,7 +15,7 @@ import { LoaderError } from '../../core/loader/errors.js';
 import { OrderError } from '../../core/loader/orders/errors.js';
 import { NativeError } from '../../core/native/native-error.js';
 import { PipelineError } from '../../core/pipeline/stage.js';
-import { ExecError } from '../../core/profile/exec-protocol.js';
+import { ExecError } from '../../core/profile/exec/exec-protocol.js';
 import { RunsDbError } from '../../core/runs/errors.js';
 import { BetonService } from '../../core/services/beton-service.js';
 import { ServiceError } from '../../core/services/service-error.js';
