@@ -22,10 +22,13 @@ import type { Sample } from '../writer/sample.js';
 import { sampleRandom } from '../writer/sample-random.js';
 import { selectSlice } from '../writer/selection.js';
 import { ownValue } from '../format/own-keys.js';
+import type { BuildSource } from './build-source.js';
 
 export interface AdviseOptions {
   baseDir?: string;
   readGuard?: ReadGuard;
+  /** The build's source when planning made it (`beton build SOURCE --advise`): opened once, not again here. */
+  source?: BuildSource;
   /** Source items to encode (default 24). */
   sample?: number;
   /** Which items (default 0): the same seed picks the same items. */
@@ -53,11 +56,13 @@ const WORTH_SUGGESTING = 0.1;
  */
 export async function adviseBuild(config: BuildConfig, opts: AdviseOptions = {}): Promise<BuildAdvice> {
   const base = opts.baseDir ?? process.cwd();
-  const source = await openSource(
-    { ...config.source, path: resolve(base, config.source.path) },
-    base,
-    opts.readGuard ? { readGuard: opts.readGuard } : {},
-  );
+  const source = opts.source
+    ? await opts.source.open()
+    : await openSource(
+        { ...config.source, path: resolve(base, config.source.path) },
+        base,
+        opts.readGuard ? { readGuard: opts.readGuard } : {},
+      );
   const fieldConfigs = await buildFields(config, source);
   const fields = toNamedFields(fieldConfigs);
   const slice = selectSlice(source.length, config.range, config.shard);

@@ -163,6 +163,7 @@ async function build(
       loaderSize: values.crop ?? null,
       sample: values.sample ?? 24,
       previewItems: 2,
+      source: plan.source,
     });
     if (values.json)
       process.stdout.write(

@@ -88,6 +88,15 @@ describe('a build opens its source once', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ path: out, numSamples: 3, source: { kind: 'image_list' } });
   });
 
+  it('beton build data.csv --advise: the advice encodes from the table detection opened', async () => {
+    const src = table('advise.csv');
+    const opens = vi.spyOn(CsvTable, 'open');
+    const r = await beton([src, '--advise', '--sample', '4', '--json']);
+    expect(r.code).toBe(0);
+    expect(opens).toHaveBeenCalledTimes(1); // was 2: detection, the advice
+    expect(openSource).toHaveBeenCalledTimes(1);
+  });
+
   it('the library call, as the service (guardBuild, runBuild), reads a replaced list once', async () => {
     const src = await imageList('lib.csv');
     const out = join(dir, 'lib.beton');

@@ -8,7 +8,8 @@ import type { NDArray } from '../../fields/ndarray-field.js';
 import { categoryMapper } from './label-mapping.js';
 import type { ReadGuard } from '../common/read-guard.js';
 import type { TableRow } from '../common/table-reader.js';
-import { ElementWriter, toBytes, toFloat, toImage, toInt, toJson, ValueProblem } from './value-coercion.js';
+import { ElementWriter } from './element-writer.js';
+import { toBytes, toFloat, toImage, toInt, toJson, ValueProblem } from './value-coercion.js';
 import { setOwn } from '../../format/own-keys.js';
 
 /**

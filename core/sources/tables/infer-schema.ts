@@ -4,7 +4,7 @@ import { PyFloat } from '../../fields/python-json.js';
 import { RGB_IMAGE_IDENTITY } from '../../fields/rgb-image-field.js';
 import { uniqueFieldNames } from './field-names.js';
 import type { ColumnType, LeafHint } from '../common/table-reader.js';
-import { isImageBytes, isNAText, isNDArrayValue, parseBoolText, parseFloatText, parseIntText } from './value-coercion.js';
+import { isImageBytes, isNAText, isNDArrayValue, parseBoolText, parseFloatText, parseIntText } from './cell-text.js';
 
 /** Rows sampled for inference. */
 export const INFER_ROWS = 1000;

@@ -1,6 +1,7 @@
 import { BetonEncodeError } from '../../format/errors.js';
 import type { TableReader } from '../common/table-reader.js';
-import { isNAText, ValueProblem } from './value-coercion.js';
+import { isNAText } from './cell-text.js';
+import { ValueProblem } from './value-coercion.js';
 
 /**
  * A string column as an integer label (category → int): the categories in label order, each

@@ -13,7 +13,7 @@ import { expandPathPattern, folderFiles, isPathPattern } from '../common/path-pa
 import type { ReadGuard } from '../common/read-guard.js';
 import type { DatasetSource } from '../common/source.js';
 import { ShardReadError, tarGroups, type TarGroup } from './tar-samples.js';
-import { parseIntText } from '../tables/value-coercion.js';
+import { parseIntText } from '../tables/cell-text.js';
 
 /** Samples read from the first shards to detect the schema. */
 const DETECT_SAMPLES = 64;
