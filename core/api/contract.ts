@@ -5,12 +5,12 @@ import { ORDER_NAMES } from './order-names.js';
 import { ENGINE_NAMES, PROFILE_BOUNDS } from './profile-plan.js';
 import type { DatasetSummary, FieldSummary, Region } from './dataset-summary.js';
 import type { JobResults } from './job-results.js';
-import type { TelemetrySample } from './profile-model.js';
 import type { RunComparison, RunSummary, StoredRun } from './runs-model.js';
 import type { BuildAdvice } from './build-advice.js';
 import type { DatasetCheck } from './dataset-check.js';
 import type { PreviewValue } from './preview-value.js';
 import { SampleWhere, type SampleDetail } from './sample-detail.js';
+import type { JobKind } from './events.js';
 
 /**
  * The app's service contract: every request, response and event that crosses from the
@@ -143,7 +143,7 @@ export interface PreviewResult {
 export type { RunSummary, StoredRun, RunComparison } from './runs-model.js';
 export type { ProfileOutcome, SweepOutcome, ExecOutcome, JobResults } from './job-results.js';
 
-export type JobKind = 'build' | 'profile' | 'check';
+export type { JobKind };
 
 // ---------- requests ----------
 
@@ -334,6 +334,9 @@ export interface Results {
   'export.generate': { text: string; language: 'python' | 'json' };
 }
 
+export type { ApiEvent, EventName, Events, FinishedEvent, FinishedEventOf, ProgressEvent, SampleEvent } from './events.js';
+export { EVENT_NAMES } from './events.js';
+
 export const METHODS = Object.keys(Requests) as Method[];
 
 export function isMethod(m: unknown): m is Method {
@@ -353,53 +356,6 @@ export function parseRequest(
   }
   return { ok: true, method, params: r.data as ParsedParams<Method> };
 }
-
-// ---------- events ----------
-
-export interface ProgressEvent {
-  jobId: string;
-  kind: JobKind;
-  done: number;
-  total: number | null;
-  rate: number;
-  etaMs: number | null;
-  message?: string;
-  /**
-   * ms since the job's work started, on the host's clock: lets the app measure rates over
-   * a window of its own (events reach it late and in bursts). Builds send it.
-   */
-  elapsedMs?: number;
-  /**
-   * A build's samples/s over its last second, by the writer's clock (core/writer/rate-window.ts;
-   * `rate` is the average since the start): what the app shows and charts. Null until the
-   * writer's reports span a quarter second. Builds send it.
-   */
-  recentRate?: number | null;
-}
-export interface SampleEvent {
-  jobId: string;
-  /** A profile job's telemetry, for live charts. */
-  sample: TelemetrySample;
-}
-interface FinishedFields {
-  jobId: string;
-  status: 'ok' | 'cancelled' | 'failed';
-  message?: string;
-  /** A failed job's error code (as ApiError.code: OUTPUT_EXISTS, CORRUPT_SAMPLE, ENOSPC, …). */
-  code?: string;
-}
-/** A job's end; `result` by its kind (a build's report, a profile's outcome), absent when the work threw. */
-export type FinishedEventOf<K extends JobKind> = FinishedFields & { kind: K; result?: JobResults[K] };
-export type FinishedEvent = { [K in JobKind]: FinishedEventOf<K> }[JobKind];
-export interface Events {
-  'jobs:progress': ProgressEvent;
-  'jobs:sample': SampleEvent;
-  'jobs:finished': FinishedEvent;
-  'runs:changed': Record<string, never>;
-}
-export type EventName = keyof Events;
-export const EVENT_NAMES: EventName[] = ['jobs:progress', 'jobs:sample', 'jobs:finished', 'runs:changed'];
-export type ApiEvent = { [K in EventName]: { event: K; data: Events[K] } }[EventName];
 
 /** The only IPC channels (preload exposes exactly these). */
 export const IPC = { invoke: 'beton:api', event: 'beton:event' } as const;

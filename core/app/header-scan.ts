@@ -9,7 +9,7 @@ import type { FieldConfig } from '../api/build-config.js';
 import type { ImageInput } from '../fields/image-codec.js';
 import { ownValue } from '../format/own-keys.js';
 import { headerProblem } from '../images/header-check.js';
-import type { DatasetSource } from '../sources/source.js';
+import type { DatasetSource } from '../sources/common/source.js';
 
 /** Sources listing image files (the listing is cheap; a table or an archive would be read through). */
 const LISTED = new Set(['image_folder', 'image_list']);

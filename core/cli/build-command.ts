@@ -149,20 +149,21 @@ async function build(
       clip: given.clip,
       image: given.image,
       ...(typeof output === 'string' ? { output } : {}),
+      baseDir,
     }),
   );
   const inputs = values.config ? [resolve(values.config)] : [];
   // Before any work (schema detection, workers): an output that would destroy an input, or
   // an existing file without --force. --schema-only, --advise and --emit write no .beton now.
   const writes = !values['schema-only'] && !emit && !values.advise;
-  if (writes) setOutput(resolve(baseDir, plan.config.output));
-  const guard = writes ? await guardBuild(plan.config, baseDir, { overwrite: values.force ?? false, inputs }) : null;
+  const guard = writes ? await guardBuild(plan.config, baseDir, { overwrite: values.force ?? false, inputs, source: plan.source }) : null;
+  if (guard) setOutput(guard.output);
   const columns = values.columns
     ?.split(',')
     .map((c) => c.trim())
     .filter(Boolean);
   const needsFields = values['schema-only'] || columns !== undefined || plan.clipFrames !== null || emit;
-  const cfg = needsFields ? await asUsage(() => resolveFields(plan, baseDir, columns ? { columns } : {})) : plan.config;
+  const cfg = needsFields ? await asUsage(() => resolveFields(plan, columns ? { columns } : {})) : plan.config;
   if (values['schema-only']) {
     const { image: _image, ...rest } = cfg;
     process.stdout.write(JSON.stringify(rest, null, 2) + '\n');

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ExecError, ThroughputMeter, compileThroughputRegex, parseJsonLine, parseRegexLine } from '../../core/profile/exec/exec-protocol.js';
+import {
+  ExecError,
+  ThroughputMeter,
+  compileThroughputRegex,
+  parseJsonLine,
+  parseRegexLine,
+} from '../../core/profile/exec/exec-protocol.js';
 import { LineSplitter } from '../../core/profile/exec/line-splitter.js';
 
 describe('exec protocol: JSON lines', () => {

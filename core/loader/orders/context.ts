@@ -3,7 +3,7 @@
  * `sampleOrder` can assume a sane context and stay a plain computation.
  */
 import { OrderError } from './errors.js';
-import type { DistributedOptions, OrderContext } from './order.js';
+import type { DistributedOptions, OrderContext } from './types.js';
 
 function isNonNegativeSafeInt(v: unknown): v is number {
   return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;

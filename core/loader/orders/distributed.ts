@@ -5,7 +5,7 @@
  * starting at r. Padding is why a few samples are visited twice per epoch across ranks.
  */
 import { checkDistributed } from './context.js';
-import type { DistributedOptions } from './order.js';
+import type { DistributedOptions } from './types.js';
 
 /** Samples per rank: ceil(n / worldSize). */
 export function perRankCount(n: number, worldSize: number): number {

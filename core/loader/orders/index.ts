@@ -1,10 +1,11 @@
 /** Traversal orders (loader-semantics §4): strategies the loader picks by name or factory. */
-export { createOrder, ORDER_NAMES } from './order.js';
-export type { DistributedOptions, OrderContext, OrderFactory, OrderName, TraversalOrder } from './order.js';
+export { createOrder } from './registry.js';
+export type { DistributedOptions, OrderContext, OrderFactory, TraversalOrder } from './types.js';
+export { ORDER_NAMES, type OrderName } from '../../api/order-names.js';
 export { OrderError, type OrderErrorCode } from './errors.js';
-export { SequentialOrder } from './sequential.js';
-export { RandomOrder, resolveSeed } from './random.js';
-export { QuasiRandomOrder } from './quasi-random.js';
+export { SequentialOrder } from './strategies/sequential.js';
+export { RandomOrder, resolveSeed } from './strategies/random.js';
+export { QuasiRandomOrder } from './strategies/quasi-random.js';
 export { groupByHomePage, type PageGroups } from './page-groups.js';
 export { distributedShare, gather, perRankCount, sequentialShare } from './distributed.js';
 export { defaultRng, numpyPermutation, numpyPermutationOfRange, shuffleInPlace } from './numpy-random.js';
