@@ -14,7 +14,7 @@ import { pointResultOf } from '../profile/engines/engine-points.js';
 import { execOutcome, runExec, type ExecResult } from '../profile/exec/exec-mode.js';
 import { diagnoseExec } from '../profile/verdict/exec-verdict.js';
 import { machineInfo } from '../profile/sampling/machine.js';
-import { tryDatasetInfo } from '../profile/sweep/sweep.js';
+import { tryDatasetInfo } from '../profile/sweep/dataset-info.js';
 import { RunWriter, type RunRecorder } from './run-writer.js';
 
 export interface ExecSweepHooks {

@@ -10,7 +10,8 @@ import { diagnoseExec } from '../profile/verdict/exec-verdict.js';
 import { ffcvPointCode } from '../export/ffcv-point.js';
 import { failedSweepRun } from '../profile/sweep/failed-run.js';
 import { machineInfo } from '../profile/sampling/machine.js';
-import { profile, tryDatasetInfo } from '../profile/sweep/sweep.js';
+import { tryDatasetInfo } from '../profile/sweep/dataset-info.js';
+import { profile } from '../profile/sweep/sweep.js';
 import { answerOf } from '../profile/verdict/answer.js';
 import type {
   EngineFailure,

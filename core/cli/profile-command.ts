@@ -6,7 +6,7 @@ import { abortOnSignals } from './signals.js';
 import type { ProfileRun } from '../api/profile-model.js';
 import { UsageError } from './usage-error.js';
 import { spreadOf } from '../profile/engines/engine-points.js';
-import { checkEngines } from '../profile/sweep/sweep.js';
+import { checkEngines } from '../profile/sweep/check-engines.js';
 import type { PointResult } from '../api/profile-model.js';
 
 import { ENGINE_NAMES } from '../api/profile-plan.js';

@@ -1,21 +1,19 @@
 import type { BigIntStats } from 'node:fs';
-import { ALLOC_ENTRY_SIZE, FIELD_DESCRIPTOR_SIZE, HEADER_SIZE, MAX_PAGE_SIZE, MIN_READER_PAGE_SIZE } from '../format/constants.js';
-import { decodeDescriptor, descriptorOffset, strayDescriptorByte } from '../format/descriptor.js';
 import { BetonError, BetonFormatError } from '../format/errors.js';
-import { decodeHeader, type Header } from '../format/header.js';
-import { recordLayout, type RecordLayout } from '../format/record-layout.js';
-import { isPowerOfTwo, regions, type Regions } from '../format/regions.js';
+import type { Header } from '../format/header.js';
+import { setOwn } from '../format/own-keys.js';
+import type { RecordLayout } from '../format/record-layout.js';
+import type { Regions } from '../format/regions.js';
 import type { DecodeContext, Field } from '../fields/field.js';
-import { fieldFromDescriptor } from '../fields/registry.js';
 import type { NamedField } from '../fields/schema.js';
-import { AllocIndex, AllocationTable } from './alloc-index.js';
-import { readU64 } from '../format/u64.js';
 import { RemoteError } from '../remote/errors.js';
 import { RemoteByteSource } from '../remote/remote-byte-source.js';
 import { openRemoteFile, type RemoteFile, type RemoteSnapshot } from '../remote/remote-file.js';
 import { isRemoteUrl } from '../remote/url.js';
+import { AllocIndex, type AllocationTable } from './alloc-index.js';
 import { FileByteSource, type ByteSource } from './byte-source.js';
-import { setOwn } from '../format/own-keys.js';
+import { validateFile, type FileLayout } from './file-validation.js';
+import { checkPointers } from './pointer-check.js';
 
 export interface ReaderOptions {
   /** Handlers for custom (type 255) fields, by field name, as FFCV's custom_fields. */
@@ -43,21 +41,30 @@ export class Reader {
   private readonly allocIndex: AllocIndex;
   private readonly ctx: DecodeContext;
 
+  readonly fileSize: number;
+  readonly header: Header;
+  readonly fields: NamedField[];
+  readonly recordLayout: RecordLayout;
+  readonly regions: Regions;
+  /** The whole metadata table (numSamples × record size). */
+  readonly metadata: Uint8Array;
+  readonly allocations: AllocationTable;
+
   private constructor(
     readonly path: string,
     source: ByteSource,
-    readonly fileSize: number,
-    readonly header: Header,
-    readonly fields: NamedField[],
-    readonly recordLayout: RecordLayout,
-    readonly regions: Regions,
-    /** The whole metadata table (numSamples × record size). */
-    readonly metadata: Uint8Array,
-    readonly allocations: AllocationTable,
+    layout: FileLayout,
     ctx: DecodeContext,
   ) {
     this.source = source;
-    this.allocIndex = new AllocIndex(allocations);
+    this.fileSize = layout.fileSize;
+    this.header = layout.header;
+    this.fields = layout.fields;
+    this.recordLayout = layout.recordLayout;
+    this.regions = layout.regions;
+    this.metadata = layout.metadata;
+    this.allocations = layout.allocations;
+    this.allocIndex = new AllocIndex(layout.allocations);
     this.ctx = ctx;
   }
 
@@ -96,228 +103,15 @@ export class Reader {
     return Reader.fromSource(new RemoteByteSource(snapshot), options, ctx);
   }
 
+  /** Validates the file (file-validation.ts, then every heap pointer: pointer-check.ts); closes the source when it fails. */
   private static fromSource(source: ByteSource, options: ReaderOptions, ctx: DecodeContext): Reader {
     try {
-      return Reader.validate(source.name, source, options, ctx);
+      const reader = new Reader(source.name, source, validateFile(source, options.customFields), ctx);
+      checkPointers(reader, reader.allocIndex);
+      return reader;
     } catch (e) {
       source.close();
       throw e;
-    }
-  }
-
-  private static validate(file: string, source: ByteSource, options: ReaderOptions, ctx: DecodeContext): Reader {
-    const size = source.size;
-    const read = (offset: number, length: number): Uint8Array => {
-      const buf = source.read(offset, length);
-      if (buf.byteLength !== length)
-        throw new BetonFormatError('TRUNCATED', `${file}: expected ${length} bytes at offset ${offset}, file ends at ${size}`, {
-          file,
-          offset,
-        });
-      return buf;
-    };
-    const err = (code: ConstructorParameters<typeof BetonFormatError>[0], msg: string, offset?: number): never => {
-      throw new BetonFormatError(code, `${file}: ${msg}`, { file, ...(offset !== undefined ? { offset } : {}) });
-    };
-
-    const header = decodeHeader(read(0, Math.min(size, HEADER_SIZE)), file);
-    const ps = header.pageSize;
-    if (!isPowerOfTwo(ps) || ps < MIN_READER_PAGE_SIZE || ps > MAX_PAGE_SIZE) {
-      err(
-        'BAD_PAGE_SIZE',
-        `page size ${ps} is not a power of two between ${MIN_READER_PAGE_SIZE} and 2^31; the header is corrupt or this is not a .beton file`,
-        4,
-      );
-    }
-    if (header.numFields === 0) err('BAD_HEADER', 'the header declares 0 fields; the file is corrupt', 2);
-    const tableEnd = HEADER_SIZE + FIELD_DESCRIPTOR_SIZE * header.numFields;
-    if (tableEnd > size) {
-      err(
-        'TRUNCATED',
-        `the field table of ${header.numFields} fields ends at byte ${tableEnd}, past the end of the file (${size} bytes); the file is truncated`,
-        HEADER_SIZE,
-      );
-    }
-    const table = read(HEADER_SIZE, tableEnd - HEADER_SIZE);
-    const fields: NamedField[] = [];
-    const names = new Set<string>();
-    for (let i = 0; i < header.numFields; i++) {
-      const off = descriptorOffset(i) - HEADER_SIZE;
-      const entry = table.subarray(off, off + FIELD_DESCRIPTOR_SIZE);
-      const d = decodeDescriptor(entry, i, file);
-      // A caller's handler owns the arguments of the field it replaces.
-      const stray = options.customFields?.[d.name] ? -1 : strayDescriptorByte(entry);
-      if (stray >= 0) {
-        err(
-          'BAD_FIELD',
-          `field ${i} ("${d.name}", type ${d.typeId}): byte ${stray} of its descriptor is ${entry[stray]}, where FFCV always writes 0; the field table is corrupt or num_fields (${header.numFields}) is wrong`,
-          descriptorOffset(i) + stray,
-        );
-      }
-      if (names.has(d.name)) err('DUPLICATE_FIELD', `field name "${d.name}" appears twice in the field table`, descriptorOffset(i));
-      names.add(d.name);
-      fields.push({ name: d.name, field: fieldFromDescriptor(d, options.customFields, file) });
-    }
-
-    const layout = recordLayout(fields.map((f) => f.field.metadata));
-    const N = header.numSamples;
-    const T = header.allocTablePtr;
-    const reg = regions(fields.length, N, layout.size, ps);
-    if (T > size)
-      err('TRUNCATED', `the allocation table should start at byte ${T} but the file has only ${size} bytes; the file is truncated`, 16);
-    if (reg.metadataEnd > T) {
-      err(
-        'BAD_HEADER',
-        `num_samples = ${N} implies metadata up to byte ${reg.metadataEnd}, beyond the allocation table at ${T}; num_samples or alloc_table_ptr is wrong`,
-        8,
-      );
-    }
-    if (T !== reg.metadataEnd && (T < reg.dataStart || (T - reg.dataStart) % ps !== 0)) {
-      err(
-        'BAD_HEADER',
-        `alloc_table_ptr ${T} is neither the end of the metadata (${reg.metadataEnd}) nor a page boundary after the first page (${reg.dataStart})`,
-        16,
-      );
-    }
-    if ((size - T) % ALLOC_ENTRY_SIZE !== 0) {
-      err(
-        'TRUNCATED',
-        `the allocation table (${size - T} bytes from ${T}) is not a whole number of 24-byte entries; the file is truncated or has trailing bytes`,
-        T,
-      );
-    }
-    const metadata = read(reg.metadata.offset, reg.metadata.size);
-    checkRecordPadding(metadata, layout, fields, N, (i, at, v) =>
-      err(
-        'BAD_HEADER',
-        `sample ${i}: byte ${at} of its ${layout.size}-byte metadata record is alignment padding, always 0 in files FFCV writes, but holds ${v}; num_fields, the field types or num_samples do not match the metadata, or the metadata is corrupt`,
-        reg.metadata.offset + i * layout.size + at,
-      ),
-    );
-    const tableBytes = read(T, size - T);
-    const count = tableBytes.byteLength / ALLOC_ENTRY_SIZE;
-    const view = new DataView(tableBytes.buffer, tableBytes.byteOffset, tableBytes.byteLength);
-    const allocations = new AllocationTable(new Float64Array(count), new Float64Array(count), new Float64Array(count));
-    for (let k = 0; k < count; k++) {
-      const off = k * ALLOC_ENTRY_SIZE;
-      const sampleId = readU64(view, off, file);
-      const ptr = readU64(view, off + 8, file);
-      const asize = readU64(view, off + 16, file);
-      if (sampleId >= N)
-        err(
-          'BAD_ALLOC_TABLE',
-          `allocation entry ${k} names sample ${sampleId}, but the header says num_samples = ${N}; num_samples or the table is corrupt`,
-          T + off,
-        );
-      if (asize > 0 && (ptr < reg.dataStart || ptr + asize > T)) {
-        err(
-          'BAD_ALLOC_TABLE',
-          `allocation entry ${k} spans bytes ${ptr}..${ptr + asize}, outside the data pages (${reg.dataStart}..${T})`,
-          T + off,
-        );
-      }
-      allocations.sampleIds[k] = sampleId;
-      allocations.ptrs[k] = ptr;
-      allocations.sizes[k] = asize;
-    }
-    // FFCV allocates exactly one object per heap field per sample (even when empty), so a
-    // shorter table means the file lost its tail at an entry boundary.
-    const heapFields = fields.filter((f) => f.field.pointerOffset !== null && f.field.typeId !== 255).length;
-    if (allocations.length < N * heapFields) {
-      err(
-        'TRUNCATED',
-        `the allocation table has ${allocations.length} entries but the samples own ${N * heapFields} heap objects; the file is truncated`,
-        T,
-      );
-    }
-    // With built-in fields only, the count is exact, per sample too: more entries, or a
-    // sample owning more, means the table or num_fields/num_samples is wrong. (A custom
-    // field may allocate any number of objects.)
-    if (fields.every((f) => f.field.typeId !== 255)) {
-      if (allocations.length > N * heapFields) {
-        err(
-          'BAD_ALLOC_TABLE',
-          `the allocation table has ${allocations.length} entries but the ${N} samples own ${N * heapFields} heap objects (${heapFields} per sample); the table, num_fields or num_samples is wrong`,
-          T,
-        );
-      }
-      const owned = heapFields < 255 ? new Uint8Array(N) : new Uint32Array(N);
-      for (let k = 0; k < count; k++) {
-        const id = allocations.sampleIds[k]!;
-        if (++owned[id]! > heapFields) {
-          err(
-            'BAD_ALLOC_TABLE',
-            `allocation entry ${k}: sample ${id} owns more than its ${heapFields} heap objects; the allocation table is corrupt`,
-            T + k * ALLOC_ENTRY_SIZE,
-          );
-        }
-      }
-    }
-    // Pages are only ever taken for an object of at least one byte: without one, the table
-    // follows the metadata directly (FFCV's writer never pads a file that has no page).
-    if (T !== reg.metadataEnd && !allocations.sizes.some((s) => s > 0)) {
-      err(
-        'BAD_HEADER',
-        `alloc_table_ptr is ${T}, but no heap object has any bytes, so the table must follow the metadata at ${reg.metadataEnd}; num_fields, num_samples or alloc_table_ptr is wrong`,
-        16,
-      );
-    }
-    const reader = new Reader(file, source, size, header, fields, layout, reg, metadata, allocations, ctx);
-    reader.checkPointers();
-    return reader;
-  }
-
-  /**
-   * Every heap object of every sample lies inside the data pages and within one page; no
-   * two objects overlap; and, for built-in fields, the allocation table agrees with the
-   * metadata: an entry starts at the pointer, belongs to that sample and has the size the
-   * metadata implies (bytes/JSON size, ndarray shape, raw image w·h·3). FFCV writes both
-   * from the same allocation, so a mismatch means a shifted record layout (num_fields or a
-   * field type edited), an edited pointer/size/width/height, or a corrupt table.
-   */
-  private checkPointers(): void {
-    const T = this.header.allocTablePtr;
-    const D0 = this.regions.dataStart;
-    const overlap = this.allocIndex.firstOverlap();
-    if (overlap) {
-      const [ptr, size, next] = overlap;
-      throw new BetonFormatError(
-        'BAD_ALLOC_TABLE',
-        `${this.path}: the allocation table has an object at ${ptr} of ${size} bytes overlapping the next one at ${next}; the table is corrupt`,
-        { file: this.path, offset: T },
-      );
-    }
-    // Metadata-only fields (int, float) own no object: a tabular file skips the whole walk.
-    const heapFields = this.fields.flatMap((d, f) => (d.field.pointerOffset === null ? [] : [f]));
-    if (heapFields.length === 0) return;
-    const pageOf = (p: number): number => Math.floor(p / this.pageSize);
-    for (let i = 0; i < this.numSamples; i++) {
-      for (const f of heapFields) {
-        const ref = this.heapRef(i, f);
-        if (!ref || ref.size === 0) continue;
-        const bad = (why: string): never => {
-          throw new BetonFormatError('BAD_POINTER', `${this.path}: sample ${i}, field "${this.fields[f]!.name}": ${why}`, {
-            file: this.path,
-            sample: i,
-            offset: this.regions.metadata.offset + i * this.recordLayout.size + this.recordLayout.offsets[f]!,
-          });
-        };
-        if (ref.ptr < D0 || ref.ptr + ref.size > T || pageOf(ref.ptr) !== pageOf(ref.ptr + ref.size - 1)) {
-          bad(`object at ${ref.ptr} (${ref.size} bytes) is outside the data pages (${D0}..${T}) or crosses a page; the file is corrupt`);
-        }
-        // A custom field may point into an object, or own several: only built-ins are held to it.
-        if (this.fields[f]!.field.typeId === 255) continue;
-        const k = this.allocIndex.indexOf(ref.ptr);
-        if (k < 0) bad(`points at byte ${ref.ptr}, where no allocation starts; the metadata or the allocation table is corrupt`);
-        if (this.allocIndex.ownerOf(k) !== i)
-          bad(
-            `the object at ${ref.ptr} belongs to sample ${this.allocIndex.ownerOf(k)} in the allocation table; num_fields, a field type or the metadata is wrong`,
-          );
-        if (this.allocIndex.sizeOf(k) !== ref.size)
-          bad(
-            `the metadata implies an object of ${ref.size} bytes at ${ref.ptr}, the allocation table says ${this.allocIndex.sizeOf(k)}; the metadata (size, shape, width/height) or the table is corrupt`,
-          );
-      }
     }
   }
 
@@ -445,29 +239,5 @@ export class Reader {
   close(): void {
     this.source?.close();
     this.source = null;
-  }
-}
-
-/**
- * Calls `bad(sample, byteInRecord, value)` for the first non-zero alignment padding byte of
- * the metadata records. numpy pads members to their alignment (an RGB image's 13 bytes
- * before an int's 8-aligned slot, tail padding to the record's alignment); FFCV's writer
- * fills its metadata from zeroed shared memory, so padding is always 0. Data there means
- * the record layout rebuilt from the field table is not the one the file was written with.
- */
-function checkRecordPadding(
-  metadata: Uint8Array,
-  layout: RecordLayout,
-  fields: readonly NamedField[],
-  n: number,
-  bad: (sample: number, at: number, value: number) => never,
-): void {
-  const covered = new Uint8Array(layout.size);
-  fields.forEach((f, k) => covered.fill(1, layout.offsets[k]!, layout.offsets[k]! + f.field.metadata.size));
-  const pad: number[] = [];
-  covered.forEach((c, at) => c || pad.push(at));
-  if (pad.length === 0) return;
-  for (let i = 0, base = 0; i < n; i++, base += layout.size) {
-    for (const at of pad) if (metadata[base + at] !== 0) bad(i, at, metadata[base + at]!);
   }
 }

@@ -7,7 +7,7 @@ import { runOrigin } from '../app/export-loader.js';
 import { decodePath, decoderName } from '../native/turbo.js';
 import { gpuInventory } from '../profile/sampling/gpu-sampler.js';
 import { engineAvailability } from '../profile/engines/python-engine.js';
-import { checkEngines } from '../profile/sweep/sweep.js';
+import { checkEngines } from '../profile/sweep/check-engines.js';
 import { profileExec, profileSweep } from '../app/profile-run.js';
 import { profileExecSweep } from '../app/profile-exec-sweep.js';
 import { compareRuns, deleteRun, getRun, listRuns } from '../app/runs-queries.js';

@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildDataset } from '../../core/app/build.js';
 import { parseBuildConfig } from '../../core/api/build-config.js';
-import { datasetInfo } from '../../core/profile/sweep/sweep.js';
+import { datasetInfo } from '../../core/profile/sweep/dataset-info.js';
 import { decodeAdvice, diskAdvice } from '../../core/profile/verdict/verdict-advice.js';
 import type { DatasetInfo, MachineInfo } from '../../core/api/profile-model.js';
 

@@ -2,10 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { IntField } from '../../core/fields/int-field.js';
 import { RGBImageField } from '../../core/fields/rgb-image-field.js';
 import { profile } from '../../core/profile/sweep/sweep.js';
+import { datasetContentSha256 } from '../../core/reader/content-hash.js';
+import { Reader } from '../../core/reader/reader.js';
 import type { TelemetrySample } from '../../core/api/profile-model.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 import { fakeGpuPaths } from './profile-fake-gpu.js';
@@ -71,6 +73,29 @@ describe('profile sweep', () => {
     expect(samples.some((s) => (s.processCpu ?? 0) > 0)).toBe(true);
     expect(run.verdict?.evidence.length).toBeGreaterThan(0);
     expect(run.dataset?.numSamples).toBe(200);
+  });
+
+  it('opens the file once before the first point, and records the content hash of the one recipe', async () => {
+    const open = vi.spyOn(Reader, 'open');
+    const openSync = vi.spyOn(Reader, 'openSync');
+    let before: [number, number] | null = null;
+    try {
+      const run = await profile(
+        { file, workers: [1], batchSizes: [16], decoder: 'rrc:32', secondsPerPoint: 0.3, warmupBatches: 1 },
+        // Each point's Loader opens its own Reader: count up to the first point's start.
+        {
+          gpu: false,
+          onWait: (m) => (before ??= m.startsWith('measuring point 1') ? [open.mock.calls.length, openSync.mock.calls.length] : null),
+        },
+      );
+      expect(run.points).toHaveLength(1);
+      // Reader.open of a local file is one openSync inside it: one open in all.
+      expect(before).toEqual([1, 1]);
+      expect(run.dataset?.contentSha256).toBe(datasetContentSha256(file));
+    } finally {
+      open.mockRestore();
+      openSync.mockRestore();
+    }
   });
 
   it('cancels between points; the plan keeps batchesAhead', async () => {

@@ -17,6 +17,9 @@ export const pct = (xs: readonly number[], q: number): number => {
 
 const mean = (xs: readonly number[]): number | null => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
 
+/** Slices each point's measured time is cut into, by every engine (its spread is over these). */
+export const SLICES_PER_POINT = 3;
+
 /** img/s in each of `k` equal slices of `seconds`, from batch arrivals `[ms since start, images]`. */
 export function sliceRates(arrivals: ReadonlyArray<readonly [number, number]>, seconds: number, k: number): number[] {
   const width = Math.max(1e-9, (seconds * 1000) / k);

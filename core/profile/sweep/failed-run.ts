@@ -1,4 +1,5 @@
-import { completePlan, tryDatasetInfo } from './sweep.js';
+import { tryDatasetInfo } from './dataset-info.js';
+import { completePlan } from './sweep-plan.js';
 import { machineInfo } from '../sampling/machine.js';
 import { answerOf } from '../verdict/answer.js';
 import type { PointResult, ProfilePlan, ProfileRun, RunFailure, TelemetrySample } from '../../api/profile-model.js';
