@@ -33,6 +33,8 @@ export const SLOW_FILES: Readonly<Record<string, string>> = {
   'test/sources/parquet-fuzz.test.ts': 'seeded byte-flip fuzz loop',
   'test/native/native-abort.test.ts': 'kill loop (aborts child processes)',
   'test/writer/build-kill.test.ts': 'kill loop (kills builds mid-write)',
+  'test/profile/answer-scenarios.test.ts':
+    'python3 (the torch engine cases), CPU hogs on purpose, a real profile run per case (441 s at load 25; profile-verdict and answer-surfaces stay fast)',
   'test/loader/fuzz-loader-memory.test.ts':
     'seeded fuzz loop over sparse files up to 2^35 bytes (test/loader/memory/large-files.test.ts keeps the fixed cases fast)',
 };

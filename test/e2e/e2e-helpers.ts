@@ -2,8 +2,8 @@
  * What an end-to-end suite needs: built CLI and renderer, `beton serve` on a folder, and
  * headless Chromium (Debian's /usr/bin/chromium through playwright-core).
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,44 +11,13 @@ import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwrig
 import { afterAll, beforeAll, inject } from 'vitest';
 import { requires } from '../helpers/requires.js';
 import { CHROMIUM, HAVE_CHROMIUM, LAUNCH } from './chromium.js';
+import { ensureBuilt } from './ensure-built.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SHOTS = join(ROOT, 'test-output', 'screenshots');
 /** Whether this file's e2e tests can run: without Chromium a skip with a warning, under CI=true a failure (requires()). */
 export const needChromium = (): boolean =>
   requires('Chromium', `none at ${CHROMIUM} (apt-get install -y chromium, or set BETON_CHROMIUM)`, HAVE_CHROMIUM);
-
-/** Newest modification time under `p` (files only). */
-function newest(p: string): number {
-  if (!existsSync(p)) return 0;
-  const st = statSync(p);
-  if (!st.isDirectory()) return st.mtimeMs;
-  return readdirSync(p).reduce((m, n) => Math.max(m, newest(join(p, n))), 0);
-}
-
-/** The CLI and the renderer must be built: each is built here when missing or older than its sources. */
-function ensureBuilt(): void {
-  const cli = join(ROOT, 'dist/core/cli/serve-command.js');
-  if (!existsSync(cli) || statSync(cli).mtimeMs < newest(join(ROOT, 'core'))) {
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
-      cwd: ROOT,
-      stdio: 'inherit',
-    });
-  }
-  const index = join(ROOT, 'renderer/dist/index.html');
-  const sources = Math.max(
-    newest(join(ROOT, 'renderer/src')),
-    newest(join(ROOT, 'renderer/index.html')),
-    newest(join(ROOT, 'renderer/public')),
-    newest(join(ROOT, 'vite.config.ts')),
-  );
-  if (!existsSync(index) || statSync(index).mtimeMs < sources) {
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], {
-      cwd: ROOT,
-      stdio: 'inherit',
-    });
-  }
-}
 
 /** Starts `beton serve DIR --port 0 [args]` and resolves with the URL it prints. */
 function startServer(dir: string, env: NodeJS.ProcessEnv, args: string[] = []): Promise<{ proc: ChildProcess; url: string }> {
