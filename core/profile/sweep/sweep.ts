@@ -7,6 +7,7 @@ import type {
   PointResult,
   ProfilePlan,
   ProfileRun,
+  RunStart,
   TelemetrySample,
 } from '../../api/profile-model.js';
 import { pointsOf } from '../../api/profile-plan.js';
