@@ -1,15 +1,12 @@
 import { parseArgs } from 'node:util';
-import { profileExec, profileSweep } from '../app/profile-run.js';
+import { profileExec, profileSweep, spreadOf } from '../app/profile-run.js';
 import { openRunsDb, savingTo } from '../app/runs-queries.js';
-import { DECODER_SPEC } from '../profile/bench-loader.js';
-import { compileThroughputRegex } from '../profile/exec-protocol.js';
+import { checkProfile, compileThroughputRegex, DECODER_SPEC } from '../app/profile-start.js';
 import { constants } from 'node:os';
 import { isOrderName } from './order-name.js';
 import { abortOnSignals } from './signals.js';
 import type { ProfileRun } from '../api/profile-model.js';
 import { UsageError } from './usage-error.js';
-import { spreadOf } from '../profile/engine-points.js';
-import { checkEngines } from '../profile/sweep.js';
 import type { PointResult } from '../api/profile-model.js';
 
 import { isEngineName } from '../api/profile-plan.js';
@@ -227,7 +224,7 @@ export async function profileCommand(argv: string[]): Promise<number> {
         ...(processCache !== undefined ? { processCacheBytes: processCache } : {}),
       };
       // Before the sweep: a missing engine is one line, not a failed run in the database.
-      await checkEngines(planInput, values.python ?? null);
+      await checkProfile({ sweep: planInput, python: values.python ?? null });
       ({ run, runId: id } = await profileSweep(planInput, runs, {
         signal: ac.signal,
         gpu: !values['no-gpu'],
