@@ -5,12 +5,11 @@ import { planBuild, resolveFields } from '../app/plan-build.js';
 import { BUILD_VALUE_OPTIONS, buildValueHelp, buildValues } from './build-flags.js';
 import { recordAt } from '../app/record-build.js';
 import { OptionsError } from '../format/errors.js';
-import { removeOwnTempsSync } from '../writer/temp-files.js';
+import { readRegularText, removeOwnTempsSync } from '../app/user-files.js';
 import { checkShardsFlags, emitShardJobs, shardStatusCommand, SHARDS_HELP, SHARDS_OPTIONS } from './build-shards.js';
 import { ProgressBar } from './progress.js';
 import { abortOnSignals } from './signals.js';
 import { UsageError } from './usage-error.js';
-import { readRegularText } from '../native/regular-file.js';
 import type { RemoteOutputContext } from './remote-output.js';
 
 export const BUILD_HELP = `beton build SOURCE -o OUT.beton [options]

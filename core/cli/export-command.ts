@@ -7,7 +7,7 @@ import { buildExport, joinCode, loaderExport } from '../app/export-code.js';
 import { loaderFromFile, loaderFromRun, PipelineSpecError, PROFILE_PIPELINE, type PipelineSpec } from '../app/export-loader.js';
 import { isRemoteUrl } from '../remote/url.js';
 import { UsageError } from './usage-error.js';
-import { readRegularText } from '../native/regular-file.js';
+import { readRegularText } from '../app/user-files.js';
 
 export const EXPORT_HELP = `beton export --build build.json [--format python|json] [-o FILE]
 beton export --loader loader.json [--format python|json] [-o FILE]
