@@ -10,11 +10,8 @@ import type { MachineInfo } from '../api/profile-model.js';
 import type { TurboStatus } from '../native/turbo.js';
 import { defaultDbPath } from '../runs/location.js';
 
-// The decode path, the GPU query and the machine are loaded when asked for: `beton --version`
-// imports this module for the line below and should not load them.
-
-/** `beton --version` names the addon and its JPEG library. */
-export { nativeDescription } from '../native/beton-addon.js';
+// The decode path, the GPU query and the machine are loaded when asked for (the service
+// imports this module at start; `inspect --env` is the CLI's only user).
 
 /** The host part of `env.info`: the machine, its GPUs (none when nvidia-smi fails) and the decode path. */
 export async function hostInfo(dbPath?: string): Promise<Omit<EnvInfo, 'version' | 'roots' | 'host' | 'allowExec'>> {

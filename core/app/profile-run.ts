@@ -25,8 +25,6 @@ import type {
 import { RunWriter, type RunRecorder } from './run-writer.js';
 
 export type { RunRecorder } from './run-writer.js';
-/** A point's spread over its slices (its noise), as the front ends print it beside the point. */
-export { spreadOf } from '../profile/engine-points.js';
 
 /**
  * A run stopped by a signal (the abort's reason is an InterruptedError: `beton profile` got

@@ -7,13 +7,13 @@
 import type { ExecOutcome, SweepOutcome } from '../api/job-results.js';
 import type { ExecPlan, ProfilePlan, ProfileRun } from '../api/profile-model.js';
 import type { ExecResult } from '../profile/exec-mode.js';
+import { captureCommand } from '../profile/capture-command.js';
 import { engineAvailability, type EngineAvailability } from '../profile/python-engine.js';
 import { checkEngines } from '../profile/sweep.js';
 import { profileExecSweep, type ExecSweepHooks } from './profile-exec-sweep.js';
 import { profileExec, profileSweep, type ExecHooks, type RunRecorder, type SweepHooks } from './profile-run.js';
 
-// What a front end checks a request's text with before it asks (a decoder spec, a throughput regex).
-export { DECODER_SPEC } from '../profile/bench-loader.js';
+/** What a front end checks a throughput regex with before it asks. */
 export { compileThroughputRegex } from '../profile/exec-protocol.js';
 
 /** A sweep of our loader (and the engines the plan names), or the user's training command (a grid: one run per point). */
@@ -47,6 +47,15 @@ export async function checkProfile(request: ProfileRequest): Promise<void> {
  */
 export async function engineAvailabilities(python: string | null): Promise<EngineAvailability[]> {
   return Promise.all((['beton', 'ffcv', 'torch'] as const).map((e) => engineAvailability(e, python)));
+}
+
+/**
+ * Why `python` is not a Python interpreter (its error, or the last line it printed), or null
+ * when it runs: `beton serve --python` checks its engines' interpreter once, at start.
+ */
+export async function pythonProblem(python: string): Promise<string | null> {
+  const r = await captureCommand(python, ['-c', 'import sys; print(sys.version.split()[0])'], { timeoutMs: 30_000 });
+  return r.status === 0 ? null : (r.error?.message ?? r.stderr.trim().split('\n').pop() ?? `exit ${r.status}`);
 }
 
 /** A grid of the training command: it names workers or batch sizes to fill in. */

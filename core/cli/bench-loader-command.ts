@@ -1,6 +1,5 @@
-import { usableCacheDir } from '../remote/disk-cache.js';
 import { parseArgs } from 'node:util';
-import { benchLoader, DECODER_SPEC } from '../profile/bench-loader.js';
+import { benchLoaderFile, DECODER_SPEC } from '../app/bench-loader.js';
 import { isOrderName, ORDER_CHOICES } from './order-name.js';
 import { UsageError } from './usage-error.js';
 
@@ -48,8 +47,7 @@ export async function benchLoaderCommand(argv: string[]): Promise<number> {
     throw new UsageError(`--decoder expects simple, rrc:SIZE or center:SIZE (SIZE a positive integer), got "${values.decoder}"`);
   const json = values.json ?? false;
   // Checked now: an unusable folder is one line before the file is opened, not a failure mid-epoch.
-  if (values['cache-dir'] !== undefined) usableCacheDir(values['cache-dir']);
-  const res = await benchLoader(positionals[0]!, {
+  const res = await benchLoaderFile(positionals[0]!, {
     numWorkers: num('workers', values.workers),
     batchSize: num('batch-size', values['batch-size']),
     order,

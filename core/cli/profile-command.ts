@@ -1,7 +1,9 @@
 import { parseArgs } from 'node:util';
-import { profileExec, profileSweep, spreadOf } from '../app/profile-run.js';
+import { profileExec, profileSweep } from '../app/profile-run.js';
+import { spreadOf } from '../app/run-display.js';
 import { openRunsDb, savingTo } from '../app/runs-queries.js';
-import { checkProfile, compileThroughputRegex, DECODER_SPEC } from '../app/profile-start.js';
+import { checkProfile, compileThroughputRegex } from '../app/profile-start.js';
+import { DECODER_SPEC } from '../app/bench-loader.js';
 import { constants } from 'node:os';
 import { isOrderName } from './order-name.js';
 import { abortOnSignals } from './signals.js';

@@ -5,7 +5,7 @@
  */
 import type { ExecPlan, PointConfig, PointResult, ProfilePlan } from '../api/profile-model.js';
 import type { BuildRecord, Change, CompareRow, RunComparison, RunSummary, StoredRun } from '../api/runs-model.js';
-import { spreadOf } from '../app/profile-run.js';
+import { spreadOf } from '../app/run-display.js';
 import { formatAnswer, formatEngineFailures } from './answer-format.js';
 
 const mib = (b: number): string =>

@@ -6,7 +6,7 @@ import { BetonService } from '../services/beton-service.js';
 import { startHttpServer } from '../services/http-server.js';
 import { applyRemotePrefixes, normalizePrefix } from '../services/remote-access.js';
 import { UsageError } from './usage-error.js';
-import { captureCommand } from '../profile/capture-command.js';
+import { pythonProblem } from '../app/profile-start.js';
 
 export const SERVE_HELP = `beton serve [FOLDER ...] [--port N] [--host 127.0.0.1] [--db PATH] [--allow-exec] [--allow-host NAME[:PORT]]...
             [--allow-remote s3://bucket/prefix]... [--python PATH]
@@ -81,11 +81,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const python = values.python;
   if (python !== undefined) {
     if (python === '') throw new UsageError('--python expects a path');
-    const r = await captureCommand(python, ['-c', 'import sys; print(sys.version.split()[0])'], { timeoutMs: 30_000 });
-    if (r.status !== 0)
-      throw new UsageError(
-        `--python ${python}: it does not run Python (${r.error?.message ?? r.stderr.trim().split('\n').pop() ?? `exit ${r.status}`})`,
-      );
+    const why = await pythonProblem(python);
+    if (why !== null) throw new UsageError(`--python ${python}: it does not run Python (${why})`);
   }
   const service = new BetonService({ roots, dbPath: values.db, host: 'server', allowExec, remoteRoots, ...(python ? { python } : {}) });
   const { url, close } = await startHttpServer({ service, host, port, allowedHosts, staticDir: join(packageRoot(), 'renderer', 'dist') });

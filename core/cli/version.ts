@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { nativeDescription } from '../app/env-info.js';
+import { nativeDescription } from '../native/beton-addon.js';
 
 /** This package's version, from its package.json (core/cli/ in a checkout, dist/core/cli/ installed). */
 export function packageVersion(): string {
