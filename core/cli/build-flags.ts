@@ -1,6 +1,6 @@
 import { DEFAULT_IMAGE_WRITE_MODE, DEFAULT_MAX_RESOLUTION, DEFAULT_SMART_THRESHOLD, JPEG_QUALITY } from '../api/constants.js';
 import type { BuildRequest, ClipOptions, ImageOptions } from '../app/plan-build.js';
-import { parseRangeSpec, parseShard } from '../writer/selection.js';
+import { parseRangeSpec, parseShard } from '../app/shards.js';
 import { UsageError } from './usage-error.js';
 
 /**

@@ -1,4 +1,4 @@
-import { shardFileName, shardPaths } from '../writer/shard-progress.js';
+import { shardFileName, shardPaths } from '../app/shards.js';
 
 /**
  * Job definitions for a sharded build on a scheduler: N `beton build --shard k/N` tasks

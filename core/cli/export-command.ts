@@ -144,12 +144,11 @@ export async function exportCommand(argv: string[]): Promise<number> {
 async function runLoader(run: string, point: number | undefined, db: string | undefined): Promise<ReturnType<typeof loaderFromRun>> {
   if (db === '') throw new UsageError('--db expects a path');
   if (run !== 'last' && positiveInt(run, '--run') === undefined) throw new UsageError('--run expects a run ID or last');
-  const { defaultDbPath } = await import('../runs/location.js');
   const { existsSync } = await import('node:fs');
+  const { defaultDbPath, getRun, listRuns, openRunsDb } = await import('../app/runs-queries.js');
   const path = db ?? defaultDbPath();
   // Reading does not create a database that is not there.
   if (!existsSync(path)) throw new UsageError(`no runs database at ${path}: profile a file first (beton profile FILE)`);
-  const { getRun, listRuns, openRunsDb } = await import('../app/runs-queries.js');
   const handle = await openRunsDb(path);
   try {
     // `last`: the newest loader sweep that measured something (a training command's run has no loader settings).
