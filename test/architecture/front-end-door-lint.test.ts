@@ -26,24 +26,24 @@ describe('the front ends reach core through core/app', () => {
   });
 
   it.each([
-    ['core/cli/x-command.ts', "import { Reader } from '../reader/reader.js';\nexport const x = Reader;\n", 'the CLI opening a Reader'],
+    ['core/cli/x-command.ts', 'the CLI opening a Reader', "import { Reader } from '../reader/reader.js';\nexport const x = Reader;\n"],
     [
       'core/services/x.ts',
-      "import { mergeDatasets } from '../writer/merge.js';\nexport const x = mergeDatasets;\n",
       'the service calling the writer',
+      "import { mergeDatasets } from '../writer/merge.js';\nexport const x = mergeDatasets;\n",
     ],
     [
       'core/cli/flags/x.ts',
-      "import { checkEngines } from '../../profile/sweep.js';\nexport const x = checkEngines;\n",
       'from a subfolder of cli',
+      "import { checkEngines } from '../../profile/sweep.js';\nexport const x = checkEngines;\n",
     ],
     [
       'core/cli/x-command.ts',
-      "import { setOwn } from '../format/own-keys.js';\nexport const x = setOwn;\n",
       'format/ beyond errors and printable',
+      "import { setOwn } from '../format/own-keys.js';\nexport const x = setOwn;\n",
     ],
-    ['core/cli/x-command.ts', "export const x = () => import('../runs/location.js');\n", 'a dynamic import()'],
-  ])('rejects %s: %s (%s)', async (path, code) => {
+    ['core/cli/x-command.ts', 'a dynamic import()', "export const x = () => import('../runs/location.js');\n"],
+  ])('rejects %s: %s', async (path, _why, code) => {
     expect(await doorErrors(path, code)).toHaveLength(1);
   });
 
@@ -54,7 +54,7 @@ describe('the front ends reach core through core/app', () => {
     ['core/services/x.ts', "import { isRemoteUrl } from '../remote/url.js';\nexport const x = isRemoteUrl;\n"],
     ['core/services/x.ts', "import type { RunsDb } from '../runs/runs-db.js';\nexport type X = RunsDb;\n"],
     ['core/cli/x-command.ts', "export const x = () => import('../app/env-info.js');\n"],
-  ])('allows %s: %s', async (path, code) => {
+  ])('allows in %s (case %#)', async (path, code) => {
     expect(await doorErrors(path, code)).toEqual([]);
   });
 
