@@ -51,6 +51,69 @@ function layerRule(folder) {
   return { files: [`core/${folder}/**/*.ts`], rules: { 'no-restricted-imports': ['error', { patterns }] } };
 }
 
+// A spread into a call passes every element as an argument: an array from user data
+// (125k CSV columns) overflows the stack. Loop or reduce instead (issue 19 item 11).
+const NO_SPREAD_INTO_CALLS = [
+  {
+    selector: 'CallExpression[callee.property.name=/^(push|unshift|splice|apply)$/] > SpreadElement',
+    message: 'no spread into push/unshift/splice: a long array overflows the call stack; push in a loop',
+  },
+  {
+    selector: "CallExpression[callee.object.name='Math'][callee.property.name=/^(max|min)$/] > SpreadElement",
+    message: 'no Math.max/min(...xs): a long array overflows the call stack; use reduce',
+  },
+  {
+    selector: "CallExpression[callee.object.name='String'][callee.property.name=/^fromC/] > SpreadElement",
+    message: 'no String.fromCharCode(...bytes): a long array overflows the call stack; decode with TextDecoder (latin1)',
+  },
+];
+
+/**
+ * The front ends (core/cli, core/services) reach core through one door: core/app, one
+ * function per use case (docs/app-layer.md). Besides app/ and api/ they may import, at run
+ * time, only what docs/architecture.md ("The door") lists with its reason; `import type` is
+ * free (types are erased). The CLI also hosts the service (`beton serve`): services/ is its.
+ */
+export const DOOR_ALLOWED = [
+  'format/errors.js',
+  'format/printable.js',
+  'remote/url.js',
+  'remote/url-policy.js',
+  'remote/errors.js',
+  'native/confined-opens.js',
+  'native/beton-addon.js',
+];
+const DOOR_CLOSED = LEVELS.flat().filter((f) => !['app', 'api', 'services', 'cli'].includes(f));
+const doorMessage =
+  'front ends reach core through core/app (docs/app-layer.md): call or add a core/app function for the use case; the few other modules a front end may import are listed, with why, in docs/architecture.md ("The door") and DOOR_ALLOWED';
+const doorRule = {
+  files: ['core/cli/**/*.ts', 'core/services/**/*.ts'],
+  rules: {
+    '@typescript-eslint/no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          {
+            group: [...DOOR_CLOSED.map((f) => `**/${f}/**`), ...DOOR_ALLOWED.map((m) => `!**/${m}`)],
+            allowTypeImports: true,
+            message: doorMessage,
+          },
+        ],
+      },
+    ],
+  },
+};
+// import() of a closed folder (no-restricted-imports sees only static imports). esquery's
+// regex may not hold a slash: \x2F is one.
+const doorImportExpression = {
+  selector: `ImportExpression[source.value=/^(\\.\\.\\x2F)+(${DOOR_CLOSED.join('|')})\\x2F/]`,
+  message: doorMessage,
+};
+const doorDynamic = [
+  { files: ['core/cli/**/*.ts'], rules: { 'no-restricted-syntax': ['error', doorImportExpression] } },
+  { files: ['core/services/**/*.ts'], rules: { 'no-restricted-syntax': ['error', ...NO_SPREAD_INTO_CALLS, doorImportExpression] } },
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -82,26 +145,12 @@ export default tseslint.config(
     // The folders that handle user data (cli, export and profile build text from bounded lists).
     files: ['core/{format,fields,images,reader,writer,loader,sources,app,services}/**/*.ts'],
     rules: {
-      // A spread into a call passes every element as an argument: an array from user data
-      // (125k CSV columns) overflows the stack. Loop or reduce instead (issue 19 item 11).
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: 'CallExpression[callee.property.name=/^(push|unshift|splice|apply)$/] > SpreadElement',
-          message: 'no spread into push/unshift/splice: a long array overflows the call stack; push in a loop',
-        },
-        {
-          selector: "CallExpression[callee.object.name='Math'][callee.property.name=/^(max|min)$/] > SpreadElement",
-          message: 'no Math.max/min(...xs): a long array overflows the call stack; use reduce',
-        },
-        {
-          selector: "CallExpression[callee.object.name='String'][callee.property.name=/^fromC/] > SpreadElement",
-          message: 'no String.fromCharCode(...bytes): a long array overflows the call stack; decode with TextDecoder (latin1)',
-        },
-      ],
+      'no-restricted-syntax': ['error', ...NO_SPREAD_INTO_CALLS],
     },
   },
   ...LEVELS.flat().map(layerRule),
+  doorRule,
+  ...doorDynamic,
   {
     // The renderer (dom layer): a sandboxed page. No Node modules, no Electron, and from core
     // only `import type` of the contract (core/api), plus the contract's plain values from

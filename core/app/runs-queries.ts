@@ -10,6 +10,20 @@ import type { RunsDb } from '../runs/runs-db.js';
 import type { ProfileRun } from '../api/profile-model.js';
 import type { RunRecorder } from './profile-run.js';
 
+// What a front end names beside the queries: the default database, and the error whose code it reports.
+export { defaultDbPath } from '../runs/location.js';
+export { RunsDbError } from '../runs/errors.js';
+
+/**
+ * A query's failure as the front ends report it: SQLite's damage codes become CORRUPT naming
+ * the file; `sqliteCode` is SQLite's own code when the error is SQLite's. Loaded when needed:
+ * a command that does not read runs must not need the SQLite addon.
+ */
+export async function runsQueryError(e: unknown, path: string): Promise<{ error: unknown; sqliteCode: string | null }> {
+  const { corruptionError, sqliteErrorCode } = await import('../runs/connection.js');
+  return { error: corruptionError(e, path), sqliteCode: sqliteErrorCode(e) };
+}
+
 /** Opens a runs database checked for damage (CORRUPT at once, not in some queries later). */
 export async function openRunsDb(path?: string): Promise<RunsDb> {
   const { RunsDb: Db } = await import('../runs/runs-db.js');

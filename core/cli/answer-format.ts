@@ -1,7 +1,7 @@
 import type { ProfileAnswer } from '../api/profile-answer.js';
 import type { EngineFailure } from '../api/profile-model.js';
 import { ENGINE_LABELS } from '../api/profile-plan.js';
-import { actionCommand } from '../profile/verdict/action-command.js';
+import { actionCommand } from '../app/run-display.js';
 
 const ips = (v: number | null): string => (v === null ? '-' : `${v >= 100 ? Math.round(v).toLocaleString('en-US') : v.toFixed(1)} img/s`);
 

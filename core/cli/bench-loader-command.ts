@@ -1,5 +1,4 @@
-import { usableCacheDir } from '../remote/disk-cache.js';
-import { benchLoader } from '../profile/engines/bench-loader.js';
+import { benchLoaderFile } from '../app/bench-loader.js';
 import { flagHelp } from './flags/flag-help.js';
 import { parseFlags, switchFlag, valueFlag, type FlagTable } from './flags/flag-table.js';
 import { integer, path, size } from './flags/parsers.js';
@@ -41,8 +40,7 @@ export async function benchLoaderCommand(argv: string[]): Promise<number> {
   const order = values.order;
   const json = values.json ?? false;
   // Checked now: an unusable folder is one line before the file is opened, not a failure mid-epoch.
-  if (values['cache-dir'] !== undefined) usableCacheDir(values['cache-dir']);
-  const res = await benchLoader(positionals[0]!, {
+  const res = await benchLoaderFile(positionals[0]!, {
     numWorkers: values.workers,
     batchSize: values['batch-size'],
     order,

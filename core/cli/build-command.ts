@@ -8,12 +8,11 @@ import { goesWith, parseFlags, switchFlag, valueFlag, type FlagTable, type FlagV
 import { integer, listOf, path, text } from './flags/parsers.js';
 import { recordAt } from '../app/record-build.js';
 import { OptionsError } from '../format/errors.js';
-import { removeOwnTempsSync } from '../writer/temp-files.js';
+import { readRegularText, removeOwnTempsSync } from '../app/user-files.js';
 import { checkShardsFlags, emitShardJobs, shardStatusCommand, SHARDS_FLAGS, SHARDS_HELP } from './build-shards.js';
 import { ProgressBar } from './progress.js';
 import { abortOnSignals } from './signals.js';
 import { UsageError } from './usage-error.js';
-import { readRegularText } from '../native/regular-file.js';
 import type { RemoteOutputContext } from './remote-output.js';
 
 /** The flags of a build beside the value rows of build-flags.ts, in the help's order. */

@@ -7,7 +7,7 @@ import {
   ON_ERROR,
 } from '../api/constants.js';
 import type { BuildRequest, ClipOptions, ImageOptions } from '../app/plan-build.js';
-import { parseRangeSpec, parseShard } from '../writer/selection.js';
+import { parseRangeSpec, parseShard } from '../app/shards.js';
 import { switchFlag, valueFlag, type Flag, type FlagValues } from './flags/flag-table.js';
 import { decimal, integer, madeBy, oneOf, orWord, path, size } from './flags/parsers.js';
 

@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readShardsStatus, type ShardsStatus } from '../writer/shard-progress.js';
+import { readShardsStatus, type ShardsStatus } from '../app/shards.js';
 import { jobName, k8sManifests, slurmScript, type ShardPlan } from './cluster-emit.js';
 import { flagHelp } from './flags/flag-help.js';
 import { switchFlag, valueFlag, type FlagTable, type FlagValues } from './flags/flag-table.js';

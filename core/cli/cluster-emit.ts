@@ -1,4 +1,5 @@
-import { shardFileName, shardPaths } from '../writer/shard-progress.js';
+import { shardFileName, shardPaths } from '../app/shards.js';
+import { UsageError } from './usage-error.js';
 
 /**
  * Job definitions for a sharded build on a scheduler: N `beton build --shard k/N` tasks
@@ -94,7 +95,10 @@ export function slurmScript(plan: ShardPlan, beton: readonly string[]): string {
     ],
   ];
   const writes = files.map(([name, text]) => {
-    if (text.split('\n').includes(HEREDOC)) throw new Error(`${name} would contain the here-document delimiter ${HEREDOC}`);
+    if (text.split('\n').includes(HEREDOC))
+      throw new UsageError(
+        `${name} would hold a line ${HEREDOC} (the script's here-document delimiter): rename the path or option that contains it`,
+      );
     return `cat > "$SHARDS/${name}" <<'${HEREDOC}'\n${text}${HEREDOC}`;
   });
   return `#!/bin/bash

@@ -1,6 +1,4 @@
-import { canonicalSample } from '../reader/canonical.js';
-import { summarize } from '../reader/inspect.js';
-import { Reader } from '../reader/reader.js';
+import { openDump } from '../app/dump-dataset.js';
 import { flagHelp } from './flags/flag-help.js';
 import { parseFlags, valueFlag, type FlagTable } from './flags/flag-table.js';
 import { bad, good, type ValueParser } from './flags/value-parser.js';
@@ -42,10 +40,9 @@ export function sliceOf([from, to]: Bounds, n: number): [number, number] {
 export async function dumpCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, DUMP_FLAGS);
   if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
-  const reader = await Reader.open(positionals[0]!);
+  const dump = await openDump(positionals[0]!);
   try {
-    const [a, b] = sliceOf(values.range ?? [null, null], reader.numSamples);
-    const s = summarize(reader);
+    const [a, b] = sliceOf(values.range ?? [null, null], dump.numSamples);
     const out = process.stdout;
     // `beton dump f | head` closes the pipe early: stop quietly instead of crashing.
     let closed = false;
@@ -53,28 +50,19 @@ export async function dumpCommand(argv: string[]): Promise<number> {
       if (e.code === 'EPIPE') closed = true;
       else throw e;
     });
-    const head = {
-      header: {
-        version: s.version,
-        num_fields: s.fields.length,
-        page_size: s.pageSize,
-        num_samples: s.numSamples,
-        alloc_table_ptr: reader.header.allocTablePtr,
-      },
-      fields: s.fields.map((f) => ({ name: f.name, type_id: f.typeId, type: f.ffcvClass, arguments: f.arguments })),
-    };
-    const headText = printableJson(JSON.stringify(head));
+    const headText = printableJson(JSON.stringify(dump.head));
     out.write(headText.slice(0, -1) + ',"samples":[');
-    for (let i = a; i < b && !closed; i++) {
-      // A remote file: the next samples' pages in parallel GETs (a local file: nothing).
-      if ((i - a) % 256 === 0) await reader.prefetch(Array.from({ length: Math.min(256, b - i) }, (_, k) => i + k));
+    let first = true;
+    for await (const sample of dump.samples(a, b)) {
+      if (closed) break;
       // Streamed so a large file does not build one huge string.
-      const ok = out.write((i > a ? ',\n' : '\n') + printableJson(JSON.stringify(canonicalSample(reader, i))));
+      const ok = out.write((first ? '\n' : ',\n') + printableJson(JSON.stringify(sample)));
+      first = false;
       if (!ok) await new Promise((r) => out.once('drain', r));
     }
     out.write('\n]}\n');
     return 0;
   } finally {
-    reader.close();
+    dump.close();
   }
 }

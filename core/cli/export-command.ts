@@ -10,7 +10,7 @@ import { defaultedFlag, goesWith, parseFlags, switchFlag, valueFlag, type FlagTa
 import { integer, oneOf, orWord, path } from './flags/parsers.js';
 import { clipDecoderValue, decoderValue, orderValue } from './loader-values.js';
 import { UsageError } from './usage-error.js';
-import { readRegularText } from '../native/regular-file.js';
+import { readRegularText } from '../app/user-files.js';
 
 export const EXPORT_FLAGS = {
   build: valueFlag('FILE', path(), 'a build config: the DatasetWriter code that builds the same file'),
@@ -142,12 +142,11 @@ async function runLoader(
   point: number | undefined,
   db: string | undefined,
 ): Promise<ReturnType<typeof loaderFromRun>> {
-  const { defaultDbPath } = await import('../runs/location.js');
   const { existsSync } = await import('node:fs');
+  const { defaultDbPath, getRun, listRuns, openRunsDb } = await import('../app/runs-queries.js');
   const path = db ?? defaultDbPath();
   // Reading does not create a database that is not there.
   if (!existsSync(path)) throw new UsageError(`no runs database at ${path}: profile a file first (beton profile FILE)`);
-  const { getRun, listRuns, openRunsDb } = await import('../app/runs-queries.js');
   const handle = await openRunsDb(path);
   try {
     // `last`: the newest loader sweep that measured something (a training command's run has no loader settings).

@@ -51,18 +51,9 @@ export async function inspectCommand(argv: string[]): Promise<number> {
 
 /** Which decode path the loader uses and why, the native addons, the machine. */
 async function envReport(json: boolean): Promise<number> {
-  const { describeDecodePath, decodePath, turboStatus } = await import('../native/turbo.js');
-  const { native } = await import('../native/beton-addon.js');
-  const { machineInfo } = await import('../profile/sampling/machine.js');
-  const m = await machineInfo();
-  const env = {
-    decodePath: decodePath(),
-    decode: describeDecodePath(),
-    turbo: turboStatus(),
-    writerJpeg: native.jpegLibrary,
-    node: process.version,
-    machine: m,
-  };
+  const { decodeEnv } = await import('../app/env-info.js');
+  const env = await decodeEnv();
+  const m = env.machine;
   if (json) process.stdout.write(JSON.stringify(env, null, 2) + '\n');
   else {
     process.stdout.write(

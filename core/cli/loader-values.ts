@@ -1,5 +1,5 @@
 import { ORDER_NAMES } from '../api/order-names.js';
-import { DECODER_SPEC } from '../profile/engines/bench-loader.js';
+import { DECODER_SPEC } from '../app/bench-loader.js';
 import { matching, oneOf } from './flags/parsers.js';
 
 /**

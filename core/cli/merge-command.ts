@@ -1,16 +1,13 @@
 import { resolve } from 'node:path';
-import { mergeDatasets, type MergeReport } from '../writer/merge.js';
-import { removeOwnTempsSync } from '../writer/temp-files.js';
+import { mergeFiles, type MergeReport } from '../app/merge.js';
+import { removeOwnTempsSync } from '../app/user-files.js';
 import { ProgressBar } from './progress.js';
 import { abortOnSignals } from './signals.js';
-import { openRangeClient } from '../remote/open-client.js';
-import { isRemoteUrl } from '../remote/url.js';
 import { flagHelp } from './flags/flag-help.js';
 import { parseFlags, switchFlag, valueFlag, type FlagTable } from './flags/flag-table.js';
 import { path } from './flags/parsers.js';
 import { UsageError } from './usage-error.js';
 import type { RemoteOutputContext } from './remote-output.js';
-import { statSync } from 'node:fs';
 
 export const MERGE_FLAGS = {
   output: valueFlag('FILE', path(), 'the merged .beton file', 'o'),
@@ -46,12 +43,9 @@ export async function mergeCommand(argv: string[], remote?: RemoteOutputContext)
   // Remote inputs are read in place with ranged GETs (merge.ts): nothing is staged locally.
   const inputs = { paths: positionals };
   try {
-    // -o s3://…: the upload starts now, sized for the inputs' total (the output's size, give or take the head).
-    const stream = remote
-      ? await remote.openStream((await Promise.all(inputs.paths.map(inputSize))).reduce((s, n) => s + n, 0))
-      : undefined;
-    const report = await mergeDatasets(inputs.paths, values.output, {
-      ...(stream ? { stream } : {}),
+    const report = await mergeFiles(inputs.paths, values.output, {
+      // -o s3://…: the upload starts first, sized for the inputs' total.
+      ...(remote ? { openStream: (bytes: number) => remote.openStream(bytes) } : {}),
       overwrite: values.force ?? false,
       signal: signals.signal,
       // Nothing in the first second: the rate is meaningless until then, and a short merge needs only the final line.
@@ -79,12 +73,6 @@ export async function mergeCommand(argv: string[], remote?: RemoteOutputContext)
   } finally {
     signals.dispose();
   }
-}
-
-/** An input's size in bytes: a local file's, or a remote object's (one small ranged GET; s3rver answers bytes=0-0 with the whole object). */
-async function inputSize(p: string): Promise<number> {
-  if (!isRemoteUrl(p)) return statSync(p).size;
-  return (await (await openRangeClient(p)).get(0, 64, null)).size;
 }
 
 export function formatMergeReport(r: MergeReport): string {

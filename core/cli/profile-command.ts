@@ -1,12 +1,11 @@
 import { profileExec, profileSweep } from '../app/profile-run.js';
+import { spreadOf } from '../app/run-display.js';
 import { openRunsDb, savingTo } from '../app/runs-queries.js';
-import { compileThroughputRegex } from '../profile/exec/exec-protocol.js';
+import { checkProfile, compileThroughputRegex } from '../app/profile-start.js';
 import { constants } from 'node:os';
 import { abortOnSignals } from './signals.js';
 import type { ProfileRun } from '../api/profile-model.js';
 import { UsageError } from './usage-error.js';
-import { spreadOf } from '../profile/engines/engine-points.js';
-import { checkEngines } from '../profile/sweep/check-engines.js';
 import type { PointResult } from '../api/profile-model.js';
 
 import { ENGINE_NAMES } from '../api/profile-plan.js';
@@ -202,7 +201,7 @@ export async function profileCommand(argv: string[]): Promise<number> {
         ...(processCache !== undefined ? { processCacheBytes: processCache } : {}),
       };
       // Before the sweep: a missing engine is one line, not a failed run in the database.
-      await checkEngines(planInput, values.python ?? null);
+      await checkProfile({ sweep: planInput, python: values.python ?? null });
       ({ run, runId: id } = await profileSweep(planInput, runs, {
         signal: ac.signal,
         gpu: !values['no-gpu'],

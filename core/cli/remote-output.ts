@@ -50,8 +50,8 @@ export async function withRemoteOutput(argv: string[], run: RemoteAwareCommand, 
     outcome: `${url} may hold a multipart upload the bucket's lifecycle rule will remove (docs/remote.md)`,
     cleanupSync: () => rmSync(dir, { recursive: true, force: true }),
   });
-  const { S3Output } = await import('../remote/s3-output.js');
-  const output = new S3Output(url, signals.signal);
+  const { openS3Output } = await import('../app/streamed-output.js');
+  const output = openS3Output(url, signals.signal);
   try {
     const name = url.slice(url.lastIndexOf('/') + 1) || 'out.beton';
     const local = join(dir, name);

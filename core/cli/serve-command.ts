@@ -8,7 +8,7 @@ import { flagHelp } from './flags/flag-help.js';
 import { defaultedFlag, parseFlags, repeatedFlag, switchFlag, valueFlag, type FlagTable } from './flags/flag-table.js';
 import { integer, madeBy, matching, path, text } from './flags/parsers.js';
 import { UsageError } from './usage-error.js';
-import { captureCommand } from '../profile/exec/capture-command.js';
+import { pythonProblem } from '../app/profile-start.js';
 
 /** A prefix the service accepts, kept as given (the service and the URL policy normalize it themselves). */
 const checkedPrefix = (p: string): string => (normalizePrefix(p), p);
@@ -77,11 +77,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
   // The engines' interpreter, validated by running it now: a wrong path is one line at start, not a greyed-out engine later.
   const python = values.python;
   if (python !== undefined) {
-    const r = await captureCommand(python, ['-c', 'import sys; print(sys.version.split()[0])'], { timeoutMs: 30_000 });
-    if (r.status !== 0)
-      throw new UsageError(
-        `--python ${python}: it does not run Python (${r.error?.message ?? r.stderr.trim().split('\n').pop() ?? `exit ${r.status}`})`,
-      );
+    const why = await pythonProblem(python);
+    if (why !== null) throw new UsageError(`--python ${python}: it does not run Python (${why})`);
   }
   const service = new BetonService({ roots, dbPath: values.db, host: 'server', allowExec, remoteRoots, ...(python ? { python } : {}) });
   const { url, close } = await startHttpServer({ service, host, port, allowedHosts, staticDir: join(packageRoot(), 'renderer', 'dist') });

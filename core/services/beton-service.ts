@@ -1,26 +1,19 @@
-import { availableParallelism, totalmem } from 'node:os';
 import type { ApiEvent, EnvInfo, Envelope, Method, ParsedParams, Results } from '../api/contract.js';
 import { parseRequest } from '../api/contract.js';
-import { parseBuildConfig } from '../api/build-config.js';
-import { buildExport, joinCode, loaderExport } from '../app/export-code.js';
-import { runOrigin } from '../app/export-loader.js';
-import { decodePath, decoderName } from '../native/turbo.js';
-import { gpuInventory } from '../profile/sampling/gpu-sampler.js';
-import { engineAvailability } from '../profile/engines/python-engine.js';
-import { checkEngines } from '../profile/sweep/check-engines.js';
-import { profileExec, profileSweep } from '../app/profile-run.js';
-import { profileExecSweep } from '../app/profile-exec-sweep.js';
+import { generateExport } from '../app/export-code.js';
+import { hostInfo } from '../app/env-info.js';
+import { checkProfile, engineAvailabilities, runProfile, type ProfileRequest } from '../app/profile-start.js';
 import { compareRuns, deleteRun, getRun, listRuns } from '../app/runs-queries.js';
-import { defaultDbPath, RunsDb } from '../runs/runs-db.js';
+import type { RunsDb } from '../runs/runs-db.js';
+import { openCheckedRunsDb } from '../app/runs-handle.js';
 import { guardBuild, runBuild } from '../app/build.js';
 import { detectSource } from '../app/detect-source.js';
 import { recordInto } from '../app/record-build.js';
-import { distinctCategories } from '../sources/tables/label-mapping.js';
-import { openTableReader } from '../sources/tables/open-table.js';
+import { tableCategories } from '../app/table-categories.js';
 import { inspectDataset } from '../app/inspect-dataset.js';
 import { checkDataset, readDatasetCheck } from '../app/check-dataset.js';
-import { previewDataset } from './dataset-views.js';
-import { sampleDetail } from './sample-detail-view.js';
+import { previewDataset } from '../app/dataset-views.js';
+import { sampleDetail } from '../app/sample-detail-view.js';
 import { FsAccess } from './fs-access.js';
 import type { ReadGuard } from '../sources/common/read-guard.js';
 import { BuildHistory } from './build-history.js';
@@ -97,6 +90,32 @@ export class BetonService {
     return this.fs.check(p);
   }
 
+  /** A profile request with its paths confined: the plan's file and torch folder, a command's dataset (read for its content hash). */
+  private profileRequest(p: ParsedParams<'profiles.start'>): ProfileRequest {
+    if ('plan' in p) {
+      const { python: named, ...plan } = p.plan;
+      const file = this.datasetPath(plan.file);
+      const source = plan.source !== undefined ? this.fs.check(plan.source) : undefined;
+      const sweep = { ...plan, file, ...(source !== undefined ? { source } : {}) };
+      // The engines' interpreter: the plan's (past the spawn gate: naming one is running it), else the server's.
+      return { sweep, python: named ?? this.opts.python ?? null };
+    }
+    const e = p.exec;
+    const file = e.file ? this.fs.check(e.file) : null;
+    // A training-command sweep (the spawn gate let `exec` through) bounds each point; a single run goes to its end.
+    if (!e.workers?.length && !e.batchSizes?.length) return { exec: { command: e.command, throughputRegex: e.throughputRegex, file } };
+    return {
+      exec: {
+        command: e.command,
+        throughputRegex: e.throughputRegex,
+        file,
+        ...(e.workers ? { workers: e.workers } : {}),
+        ...(e.batchSizes ? { batchSizes: e.batchSizes } : {}),
+        ...(e.secondsPerPoint ? { secondsPerPoint: e.secondsPerPoint } : {}),
+      },
+    };
+  }
+
   on(listener: (e: ApiEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -108,7 +127,7 @@ export class BetonService {
 
   private runs(): RunsDb {
     // Checked once when opened: a damaged file answers CORRUPT in every call, not in some.
-    this.db ??= RunsDb.open(this.opts.dbPath, { check: true });
+    this.db ??= openCheckedRunsDb(this.opts.dbPath);
     return this.db;
   }
 
@@ -144,23 +163,13 @@ export class BetonService {
   }
 
   private readonly handlers: { [M in Method]: Handler<M> } = {
-    'env.info': async (): Promise<EnvInfo> => {
-      const gpus = await gpuInventory().catch(() => []);
-      return {
-        version: this.opts.version ?? packageVersion(),
-        node: process.version,
-        platform: `${process.platform}-${process.arch}`,
-        cores: availableParallelism(),
-        ramBytes: totalmem(),
-        gpus,
-        decodePath: decodePath(),
-        decoderName: decoderName(),
-        dbPath: this.opts.dbPath ?? defaultDbPath(),
-        roots: this.fs.roots,
-        host: this.opts.host,
-        allowExec: this.allowExec,
-      };
-    },
+    'env.info': async (): Promise<EnvInfo> => ({
+      version: this.opts.version ?? packageVersion(),
+      ...(await hostInfo(this.opts.dbPath)),
+      roots: this.fs.roots,
+      host: this.opts.host,
+      allowExec: this.allowExec,
+    }),
     'fs.browse': async (p) => this.fs.browse(p.path),
     // The form shows what detection proposes (a video folder's clip length) for the user to edit before building.
     'sources.detect': async (p) =>
@@ -170,10 +179,7 @@ export class BetonService {
         proposeClipLength: true,
         ...(this.readGuard ? { readGuard: this.readGuard } : {}),
       }),
-    'sources.categories': async (p) => {
-      const reader = await openTableReader(this.fs.check(p.path), p.format);
-      return { column: p.column, ...(await distinctCategories(reader, p.column)) };
-    },
+    'sources.categories': async (p) => tableCategories(this.fs.check(p.path), p.column, p.format),
     'datasets.inspect': async (p) => inspectDataset(this.datasetPath(p.path)),
     'datasets.preview': async (p) =>
       previewDataset(this.datasetPath(p.path), p.start, p.count, p.thumb, {
@@ -250,82 +256,32 @@ export class BetonService {
     'profiles.start': async (p) => {
       // Refused before a job exists, so the client gets the code (403), not a failed job.
       // A URL under --allow-remote is swept as `beton profile URL` does (network-bound verdicts).
-      const file = 'plan' in p ? this.datasetPath(p.plan.file) : '';
-      const source = 'plan' in p && p.plan.source !== undefined ? this.fs.check(p.plan.source) : undefined;
-      // The engines' interpreter: the plan's (past the spawn gate: naming one is running it), else the server's.
-      const python = ('plan' in p ? p.plan.python : undefined) ?? this.opts.python ?? null;
-      // A missing engine (no FFCV in that Python) is the request's error, before a job or a run exists:
-      // this runs the interpreter, which validates it.
-      if ('plan' in p) await checkEngines({ ...p.plan, ...(source !== undefined ? { source } : {}) }, python);
-      // A command's dataset is read too (its content hash identifies it in Runs): confined alike.
-      const execFile = 'exec' in p && p.exec.file ? this.fs.check(p.exec.file) : null;
+      const request = this.profileRequest(p);
+      await checkProfile(request);
       // The run is stored at the end: a database that cannot take it fails now, not after the sweep.
       this.runs();
       const changed = (): void => this.emit({ event: 'runs:changed', data: {} });
       const jobId = this.jobs.start('profile', async ({ signal, progress, sample }) => {
-        if ('plan' in p) {
-          const { python: _named, ...plan } = p.plan;
-          void _named;
-          const { outcome } = await profileSweep({ ...plan, file, ...(source !== undefined ? { source } : {}) }, this.runs(), {
-            signal,
-            python,
-            onSample: sample,
-            // The message says what is being measured or waited for; done counts finished points.
-            onWait: (message, done, total) => progress({ done, total, rate: 0, etaMs: null, message }),
-            onPoint: (_pt, done, total) => progress({ done, total, rate: 0, etaMs: null, message: `${done} of ${total} points measured` }),
-            onEngineFailed: (f) =>
-              progress({
-                done: 0,
-                total: 0,
-                rate: 0,
-                etaMs: null,
-                message: `the ${f.engine} engine failed: ${f.message}; the other engines go on`,
-              }),
-            onFailedRecorded: changed,
-          });
-          changed();
-          return outcome;
-        }
-        if (p.exec.workers?.length || p.exec.batchSizes?.length) {
-          // A training-command sweep: the command once per grid point (the spawn gate let `exec` through).
-          const { outcome } = await profileExecSweep(
-            {
-              command: p.exec.command,
-              throughputRegex: p.exec.throughputRegex,
-              file: execFile,
-              ...(p.exec.workers ? { workers: p.exec.workers } : {}),
-              ...(p.exec.batchSizes ? { batchSizes: p.exec.batchSizes } : {}),
-              ...(p.exec.secondsPerPoint ? { secondsPerPoint: p.exec.secondsPerPoint } : {}),
-            },
-            this.runs(),
-            {
-              signal,
-              onSample: sample,
-              stdout: null,
-              stderr: null,
-              onWait: (message, done, total) => progress({ done, total, rate: 0, etaMs: null, message }),
-              onPoint: (_pt, done, total) =>
-                progress({ done, total, rate: 0, etaMs: null, message: `${done} of ${total} points measured` }),
-            },
-          );
-          changed();
-          if (outcome.failure) return new JobFailed('EXEC_FAILED', outcome.failure, outcome);
-          return outcome;
-        }
-        const { result: res, outcome } = await profileExec(
-          { command: p.exec.command, throughputRegex: p.exec.throughputRegex, file: execFile },
-          this.runs(),
-          { signal, onSample: sample },
-        );
+        const r = await runProfile(request, this.runs(), {
+          signal,
+          onSample: sample,
+          stdout: null,
+          stderr: null,
+          // The message says what is being measured or waited for; done counts finished points.
+          onWait: (message, done, total) => progress({ done, total, rate: 0, etaMs: null, message }),
+          onPoint: (_pt, done, total) => progress({ done, total, rate: 0, etaMs: null, message: `${done} of ${total} points measured` }),
+          onEngineFailed: (f) =>
+            progress({
+              done: 0,
+              total: 0,
+              rate: 0,
+              etaMs: null,
+              message: `the ${f.engine} engine failed: ${f.message}; the other engines go on`,
+            }),
+          onFailedRecorded: changed,
+        });
         changed();
-        // A command that exits non-zero failed, whatever it printed: the job says so, with its exit code and stderr.
-        if (outcome.failure)
-          return new JobFailed(
-            'EXEC_FAILED',
-            `${outcome.failure}${res.stderrTail.length ? `: ${res.stderrTail[res.stderrTail.length - 1]}` : ''}`,
-            outcome,
-          );
-        return outcome;
+        return r.failure ? new JobFailed('EXEC_FAILED', r.failure, r.outcome) : r.outcome;
       });
       return { jobId };
     },
@@ -333,17 +289,14 @@ export class BetonService {
     // Spawns only the server's own Python (BETON_PYTHON or python3 on PATH) to try an import; the client names nothing.
     // Asynchronous (a child with a timeout): other requests are answered while Python imports torch.
     'profiles.engines': async () =>
-      Promise.all(
-        (['beton', 'ffcv', 'torch'] as const).map(async (e) => {
-          const a = await engineAvailability(e, this.opts.python ?? null);
-          // Advice for where it is read: the app's user starts the server or names an interpreter in the Profile screen.
-          const reason = a.reason?.replace(
-            'or pass --python PATH',
-            'or restart the server with beton serve --python PATH, or name an interpreter in the Profile screen',
-          );
-          return { engine: e, available: a.available, python: a.python, reason: reason ?? null };
-        }),
-      ),
+      (await engineAvailabilities(this.opts.python ?? null)).map((a) => {
+        // Advice for where it is read: the app's user starts the server or names an interpreter in the Profile screen.
+        const reason = a.reason?.replace(
+          'or pass --python PATH',
+          'or restart the server with beton serve --python PATH, or name an interpreter in the Profile screen',
+        );
+        return { engine: a.engine, available: a.available, python: a.python, reason: reason ?? null };
+      }),
     'runs.list': async (p) => listRuns(this.runs(), p.limit),
     'runs.get': async (p) => getRun(this.runs(), p.id),
     'runs.compare': async (p) => compareRuns(this.runs(), p.a, p.b),
@@ -352,36 +305,20 @@ export class BetonService {
       if (deleted) this.emit({ event: 'runs:changed', data: {} });
       return { deleted };
     },
-    'export.generate': async (p) => {
-      if (p.format === 'json')
-        return {
-          text: JSON.stringify({ ...(p.build ? { build: p.build } : {}), ...(p.loader ? { loader: p.loader } : {}) }, null, 2),
-          language: 'json',
-        };
-      const parts: string[] = [];
-      if (p.build) {
-        const checked = parseBuildConfig(p.build);
-        if (!checked.ok) throw new ServiceError('BAD_REQUEST', checked.errors.join('; '));
-        // The source is read (and so checked) only when the config does not list its fields.
-        const sourcePath = checked.value.fields ? undefined : this.fs.check(checked.value.source.path);
-        parts.push(
-          (await buildExport(checked.value, process.cwd(), { sourcePath, ...(this.readGuard ? { readGuard: this.readGuard } : {}) })).text,
-        );
-      }
-      if (p.loader) {
+    'export.generate': async (p) =>
+      generateExport(p, {
+        sourcePath: (path) => this.fs.check(path),
         // The file's fields when it lies in the served folders or under --allow-remote (read from
         // what the open fetches, no data pages); otherwise the code is written from the config alone.
-        let fieldsFrom: string | null;
-        try {
-          fieldsFrom = this.datasetPath(p.loader.file);
-        } catch {
-          fieldsFrom = null;
-        }
-        // Named in the code: the run and point the settings came from (NOT_FOUND for a run that is gone).
-        const origin = p.from ? runOrigin(getRun(this.runs(), p.from.run), p.from.run, p.from.point) : undefined;
-        parts.push(await loaderExport(p.loader, fieldsFrom, origin));
-      }
-      return { text: joinCode(parts), language: 'python' };
-    },
+        fieldsFrom: (file) => {
+          try {
+            return this.datasetPath(file);
+          } catch {
+            return null;
+          }
+        },
+        run: (id) => getRun(this.runs(), id),
+        ...(this.readGuard ? { readGuard: this.readGuard } : {}),
+      }),
   };
 }

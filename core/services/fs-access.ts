@@ -1,9 +1,8 @@
 import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { FsEntry, FsListing } from '../api/contract.js';
-import { IMAGE_EXTENSIONS } from '../sources/common/image-extensions.js';
+import { IMAGE_EXTENSIONS, isPathPattern } from '../app/source-path-rules.js';
 import type { ReadGuard } from '../sources/common/read-guard.js';
-import { isPathPattern } from '../sources/common/path-patterns.js';
 import { ServiceError } from './service-error.js';
 import { confineOpensTo } from '../native/confined-opens.js';
 

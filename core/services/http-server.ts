@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import type { ApiEvent } from '../api/contract.js';
 import type { BetonService } from './beton-service.js';
+import { BetonError } from '../format/errors.js';
 
 export interface HttpServerOptions {
   service: BetonService;
@@ -222,11 +223,15 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
+/** A request the API refuses unread: requests carry paths and settings, never data. */
+const bodyTooLarge = (): BetonError =>
+  new BetonError('TOO_LARGE', 'request body over 1 MiB', { hint: 'requests carry paths and settings, not data' });
+
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolveBody, reject) => {
     let size = 0;
     let over = Number(req.headers['content-length']) > MAX_BODY;
-    if (over) reject(new Error('request body over 1 MiB'));
+    if (over) reject(bodyTooLarge());
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => {
       if (over) return;
@@ -235,7 +240,7 @@ function readBody(req: IncomingMessage): Promise<string> {
         // Not req.destroy(): that would drop the 413 answer with the socket.
         over = true;
         chunks.length = 0;
-        reject(new Error('request body over 1 MiB'));
+        reject(bodyTooLarge());
         return;
       }
       chunks.push(c);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ApiEvent, FinishedEvent, FinishedEventOf, JobKind, JobResults, ProgressEvent } from '../api/contract.js';
 import type { TelemetrySample } from '../api/profile-model.js';
 import { apiErrorOf, ServiceError } from './service-error.js';
+import { BetonError } from '../format/errors.js';
 
 interface Job<K extends JobKind> {
   kind: K;
@@ -156,7 +157,7 @@ export class JobManager {
     const job = this.jobs.get(jobId);
     if (!job || (kind !== undefined && job.kind !== kind)) return false;
     if (job.controller.signal.aborted) return true;
-    job.controller.abort(new Error('cancelled by the user'));
+    job.controller.abort(new BetonError('CANCELLED', 'cancelled by the user'));
     job.giveUp = setTimeout(
       () =>
         job.finish({

@@ -25,7 +25,7 @@ import { BetonEncodeError } from '../../core/format/errors.js';
 import { Loader } from '../../core/loader/loader.js';
 import { canonicalSample } from '../../core/reader/canonical.js';
 import { Reader } from '../../core/reader/reader.js';
-import { previewDataset } from '../../core/services/dataset-views.js';
+import { previewDataset } from '../../core/app/dataset-views.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 import { checkPython } from '../helpers/python-check.js';
 import { ffcvStatus, PYTHON } from '../interop/ffcv.js';

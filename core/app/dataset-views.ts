@@ -4,10 +4,10 @@ import type { PreviewTools } from '../fields/field-type.js';
 import type { RGBPixels } from '../fields/image-codec.js';
 import { fieldType } from '../fields/registry.js';
 import { Reader } from '../reader/reader.js';
-import { classNamesFor, labelFieldOf, labelOf, manifestOf, samplesWithLabel, storedBytes } from '../app/dataset-labels.js';
+import { classNamesFor, labelFieldOf, labelOf, manifestOf, samplesWithLabel, storedBytes } from './dataset-labels.js';
 import type { SampleWhere } from '../api/sample-detail.js';
-import { samplesWhere } from '../app/sample-filter.js';
-import { ServiceError } from './service-error.js';
+import { samplesWhere } from './sample-filter.js';
+import { BetonError } from '../format/errors.js';
 import { setOwn } from '../format/own-keys.js';
 
 /**
@@ -64,7 +64,7 @@ export async function previewDataset(
         ? reader.fieldIndex(labelField)
         : null;
     if (filter.label !== undefined && lf === null)
-      throw new ServiceError(
+      throw new BetonError(
         'BAD_REQUEST',
         `${reader.path} has no int field ${labelField === null ? 'named label' : `"${labelField}"`} to filter by; fields: ${reader.fields.map((f) => `${f.name} (${f.field.type})`).join(', ')}`,
       );
@@ -74,7 +74,7 @@ export async function previewDataset(
       try {
         matching = await samplesWhere(reader, filter.where, byLabel ?? undefined);
       } catch (e) {
-        throw new ServiceError('BAD_REQUEST', (e as Error).message);
+        throw new BetonError('BAD_REQUEST', (e as Error).message);
       }
     }
     const indices = matching

@@ -1,12 +1,12 @@
 import { FIELD_TYPE } from '../api/constants.js';
 import type { PreviewValue, SampleDetail } from '../api/contract.js';
-import { readDatasetCheck } from '../app/check-dataset.js';
-import { classNamesFor, labelFieldOf, labelOf, manifestOf } from '../app/dataset-labels.js';
+import { readDatasetCheck } from './check-dataset.js';
+import { classNamesFor, labelFieldOf, labelOf, manifestOf } from './dataset-labels.js';
 import type { DecodedImage } from '../fields/rgb-image-field.js';
 import { Reader } from '../reader/reader.js';
 import { isRemoteUrl } from '../remote/url.js';
 import { previewTools, previewValue } from './dataset-views.js';
-import { ServiceError } from './service-error.js';
+import { BetonError } from '../format/errors.js';
 
 /** Longest text value sent whole (a detail view shows the value, not an ellipsis). */
 const MAX_TEXT = 100_000;
@@ -23,7 +23,7 @@ export async function sampleDetail(path: string, index: number): Promise<SampleD
   const reader = await Reader.open(path);
   try {
     if (index >= reader.numSamples)
-      throw new ServiceError(
+      throw new BetonError(
         'BAD_REQUEST',
         `${reader.path}: sample ${index} does not exist (the file has ${reader.numSamples}: 0–${reader.numSamples - 1})`,
       );
