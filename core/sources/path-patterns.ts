@@ -1,5 +1,5 @@
 import { readdirSync, statSync } from 'node:fs';
-import { basename, dirname, join, resolve, sep } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { BetonEncodeError } from '../format/errors.js';
 import type { ReadGuard } from './read-guard.js';
 
@@ -195,9 +195,4 @@ export function folderFiles(dir: string, keep: (name: string) => boolean): strin
     .sort()
     .map((n) => join(dir, n))
     .filter(isFile);
-}
-
-/** A short name for messages: the file name, with its folder when the name alone is ambiguous. */
-export function shortName(path: string): string {
-  return `${basename(dirname(path))}/${basename(path)}`;
 }
