@@ -253,7 +253,7 @@ function memberValue(b: Uint8Array | undefined, kind: ExtKind, ext: string): unk
       try {
         return JSON.parse(new TextDecoder().decode(b)) as unknown;
       } catch (e) {
-        throw new Error(`.${ext} is not JSON: ${(e as Error).message}`);
+        throw new BetonEncodeError('BAD_VALUE', `.${ext} is not JSON (${(e as Error).message}): fix the member, or read it as bytes`);
       }
     case 'npy':
       return decodeNpy(b, ext) ?? b;
