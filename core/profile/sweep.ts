@@ -1,8 +1,8 @@
-import { RGB_IMAGE_IDENTITY } from '../fields/rgb-image-field.js';
 import { createHash } from 'node:crypto';
 import { openSync, readSync, closeSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { RGB_IMAGE_IDENTITY } from '../fields/rgb-image-field.js';
 import { FIELD_DESCRIPTOR_SIZE, HEADER_SIZE } from '../format/constants.js';
 import { Loader } from '../loader/loader.js';
 import { RandomHorizontalFlip, ToCHW, type PipelineStep } from '../pipeline/spec.js';

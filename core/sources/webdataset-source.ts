@@ -1,7 +1,7 @@
-import { NDARRAY_IDENTITY } from '../fields/ndarray-field.js';
-import { RGB_IMAGE_IDENTITY } from '../fields/rgb-image-field.js';
 import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { NDARRAY_IDENTITY } from '../fields/ndarray-field.js';
+import { RGB_IMAGE_IDENTITY } from '../fields/rgb-image-field.js';
 import { RGBImageFieldConfig, type FieldConfig } from '../api/build-config.js';
 import { BetonEncodeError } from '../format/errors.js';
 import { readRegularText } from '../native/regular-file.js';
