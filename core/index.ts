@@ -51,7 +51,7 @@ export {
   type VideoListing,
 } from './sources/video/video-folder.js';
 export { findFfmpeg, ffmpegAvailable, probeVideo, type FfmpegTools, type VideoInfo } from './sources/video/video-ffmpeg.js';
-export { clipGeometry, clipFieldStats, type ClipStats } from './loader/clip-decoders.js';
+export { clipGeometry, clipFieldStats, type ClipStats } from './loader/decoders.js';
 export { buildDataset, type BuildReport, type BuildOptions } from './app/build.js';
 export { mergeDatasets, type MergeOptions, type MergeProgress, type MergeReport } from './writer/merge.js';
 export { parseBuildConfig, BuildConfig, type BuildConfigInput, type FieldConfig, type SourceConfig } from './api/build-config.js';

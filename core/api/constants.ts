@@ -40,9 +40,6 @@ export const FIELD_TYPES = [
   FIELD_TYPE.torchTensor,
   FIELD_TYPE.videoClip,
 ] as const;
-export type FieldTypeName = (typeof FIELD_TYPES)[number];
-/** The NDArray-like types: a dtype and a shape. */
-export const ARRAY_FIELD_TYPES = ['ndarray', 'torch_tensor'] as const;
 
 /** How an RGB image field stores pixels (FFCV's RGBImageField write_mode). */
 export const IMAGE_WRITE_MODES = ['raw', 'jpg', 'smart', 'proportion'] as const;

@@ -43,7 +43,7 @@ export const DecoderConfig = z.discriminatedUnion('decoder', [
         .default(224 / 256),
     })
     .strict(),
-  // video_clip fields: (T, H, W, 3) clips (core/loader/clip-decoders.ts).
+  // video_clip fields: (T, H, W, 3) clips (core/fields/video-clip-decoders.ts).
   z.object({ decoder: z.literal('clip_simple'), size: pair.optional(), ...clipOptions }).strict(),
   z
     .object({
@@ -60,7 +60,6 @@ export type ClipDecoderConfig = Extract<z.infer<typeof DecoderConfig>, { decoder
 
 /** Transforms: each op's schema lives with the op (core/pipeline/ops/). */
 const ops = z.discriminatedUnion('op', OP_SCHEMAS);
-export const OpConfig = ops;
 
 /** A pipeline: an optional decoder first, then ops. */
 export const PipelineConfigSchema = z.array(z.union([DecoderConfig, ops]));

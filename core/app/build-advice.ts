@@ -1,9 +1,9 @@
-import { RGB_IMAGE_IDENTITY } from '../fields/rgb-image-field.js';
-import { VIDEO_CLIP_IDENTITY } from '../fields/video-clip-field.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { RGB_IMAGE_IDENTITY } from '../fields/rgb-image-field.js';
+import { VIDEO_CLIP_IDENTITY } from '../fields/video-clip-field.js';
 import type { BuildAdvice, PageSizeOption, QualityPreviewItem, QualityVariant } from '../api/build-advice.js';
 import type { BuildConfig, FieldConfig } from '../api/build-config.js';
 import type { EncodedValue, Field } from '../fields/field.js';

@@ -1,5 +1,5 @@
-import { RGB_IMAGE_IDENTITY } from '../fields/rgb-image-field.js';
 import { resolve } from 'node:path';
+import { RGB_IMAGE_IDENTITY } from '../fields/rgb-image-field.js';
 import type { BuildConfig, FieldConfig } from '../api/build-config.js';
 import type { BuildReport } from '../api/build-report.js';
 import { fieldFromSpec } from '../fields/registry.js';

@@ -1,6 +1,6 @@
-import { RGB_IMAGE_IDENTITY } from '../fields/rgb-image-field.js';
 import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
+import { RGB_IMAGE_IDENTITY } from '../fields/rgb-image-field.js';
 import { DEFAULT_CHECK_THRESHOLDS, type CheckThresholds, type DatasetCheck } from '../api/dataset-check.js';
 import { BetonError } from '../format/errors.js';
 import { datasetContentSha256 } from '../reader/content-hash.js';

@@ -3,8 +3,8 @@
  * which files the build would stop at, not only the ones its 24 sampled items happened to
  * hit (2 of 306 unreadable files went unseen, and the build then failed at 50%).
  */
-import { RGB_IMAGE_IDENTITY } from '../fields/rgb-image-field.js';
 import { relative } from 'node:path';
+import { RGB_IMAGE_IDENTITY } from '../fields/rgb-image-field.js';
 import type { BuildAdvice } from '../api/build-advice.js';
 import type { FieldConfig } from '../api/build-config.js';
 import type { ImageInput } from '../fields/image-codec.js';

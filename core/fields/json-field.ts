@@ -5,12 +5,6 @@ import { TypedField, type EncodedValue, type FieldIdentity, type FieldSpec } fro
 import { parsePythonJson, pythonJsonDumps } from './python-json.js';
 import { FIELD_TYPE } from '../api/constants.js';
 
-/** The decoded JSON value plus the exact stored text. */
-export interface JsonValue {
-  value: unknown;
-  text: string;
-}
-
 /** json's identity, declared once: JSONField and JSON_TYPE read it. */
 export const JSON_IDENTITY = { type: FIELD_TYPE.json, typeId: 5, ffcvClass: 'JSONField' } as const satisfies FieldIdentity;
 

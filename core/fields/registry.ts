@@ -41,10 +41,6 @@ export function registerFieldType(ft: FieldType, opts: RegisterOptions = {}): vo
   if (opts.module) modules.add(opts.module);
 }
 
-export function registeredFieldTypes(): string[] {
-  return [...byName.keys()];
-}
-
 /** Every registered type, built-ins first (decoder lookups, exports). */
 export function allFieldTypes(): FieldType[] {
   return [...byName.values()];

@@ -31,10 +31,6 @@ export function normalizeSchema(schema: Schema): NamedField[] {
   return list;
 }
 
-export function schemaToSpecs(fields: readonly NamedField[]): Array<{ name: string; spec: FieldSpec }> {
-  return fields.map(({ name, field }) => ({ name, spec: field.toSpec() }));
-}
-
 export function schemaFromSpecs(specs: ReadonlyArray<{ name: string; spec: FieldSpec }>): NamedField[] {
   return specs.map(({ name, spec }) => ({ name, field: fieldFromSpec(spec) }));
 }

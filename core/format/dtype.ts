@@ -56,11 +56,6 @@ export function parseDType(input: string): DType {
   return { str: `${order}${kind}${itemsize}`, order, kind, itemsize };
 }
 
-/** numpy alignment of a scalar dtype (complex aligns like its component). */
-export function dtypeAlignment(d: DType): number {
-  return d.kind === 'c' ? d.itemsize / 2 : d.itemsize;
-}
-
 export type NumericTypedArray =
   | Int8Array
   | Uint8Array

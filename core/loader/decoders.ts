@@ -1,12 +1,14 @@
 import type { Field } from '../fields/field.js';
 import type { Decoder, DecoderStep, FieldStats, FieldTable } from '../fields/field-type.js';
 import { allFieldTypes, fieldType } from '../fields/registry.js';
+import { clipStats, type ClipStats } from '../fields/video-clip-decoders.js';
 import type { DecoderSpec } from '../pipeline/spec.js';
 import { PipelineError } from '../pipeline/stage.js';
 import type { Reader } from '../reader/reader.js';
 import { decodeKernels, type ImageDecodeOptions } from './image-decode.js';
 
 export type { Decoder, FieldStats } from '../fields/field-type.js';
+export type { ClipStats } from '../fields/video-clip-decoders.js';
 
 /**
  * Decoders and their whole-file stats belong to the field types (core/fields); this module
@@ -34,6 +36,16 @@ export function fieldTable(reader: Reader, f: number): FieldTable {
 export function fieldStats(reader: Reader, f: number): FieldStats {
   const stats = fieldType(reader.fields[f]!.field.type).stats;
   return stats ? stats(fieldTable(reader, f)) : {};
+}
+
+/** Scans the metadata of a video_clip field `f` (no heap reads): clip lengths and frame sizes. */
+export function clipFieldStats(reader: Reader, f: number): ClipStats {
+  return clipStats(fieldTable(reader, f));
+}
+
+/** The clip geometry recorded in a file, for giving ClipSimpleDecoder explicit `frames`/`size`. */
+export function clipGeometry(reader: Reader, fieldName: string): ClipStats {
+  return clipFieldStats(reader, reader.fieldIndex(fieldName));
 }
 
 /** FFCV's default decoder for the field's type. */

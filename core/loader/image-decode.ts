@@ -25,8 +25,6 @@ export interface ImageDecodeOptions {
   fastDecode?: boolean;
 }
 
-export { isRawImage } from '../fields/rgb-image-type.js';
-
 /** The Reader's check, for the system-libjpeg path (TurboJPEG checks before decoding). */
 function checkSize(got: { width: number; height: number }, width: number, height: number): void {
   if (got.width !== width || got.height !== height) {

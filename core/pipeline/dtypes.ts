@@ -90,21 +90,6 @@ export function viewOf(dtype: ElementType, buffer: ArrayBufferLike, byteOffset: 
   }
 }
 
-/** numpy dtype string of an element type (for exports and interop). */
-export const NUMPY_DTYPE: Record<ElementType, string> = {
-  uint8: '|u1',
-  int8: '|i1',
-  uint16: '<u2',
-  int16: '<i2',
-  float16: '<f2',
-  uint32: '<u4',
-  int32: '<i4',
-  float32: '<f4',
-  float64: '<f8',
-  int64: '<i8',
-  uint64: '<u8',
-};
-
 /** Element type of a numpy typestr, for NDArray fields; null when the loader cannot hold it. */
 export function elementTypeOf(typestr: string): ElementType | null {
   const t = typestr.replace(/^[<|=]/, '');

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
+import { BetonError } from '../format/errors.js';
 
 /**
  * A file's identity for a claim about its exact bytes (a kept `beton check`): the sha256 of
@@ -51,7 +52,10 @@ export async function wholeFileSha256(
   for (let pos = 0; pos < size;) {
     signal?.throwIfAborted();
     const b = await read(pos, Math.min(CHUNK, size - pos));
-    if (b.byteLength === 0) throw new Error(`the file ended at byte ${pos} while it was hashed (${size} bytes expected): it changed`);
+    if (b.byteLength === 0)
+      throw new BetonError('CHECK_FAILED', `the file ended at byte ${pos} while it was hashed (${size} bytes expected): it changed`, {
+        hint: 'Run the check again once nothing writes to the file.',
+      });
     h.update(b);
     pos += b.byteLength;
     await new Promise<void>((r) => setImmediate(r));

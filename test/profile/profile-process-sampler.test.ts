@@ -6,14 +6,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   createProcessSampler,
   descendants,
-  pageCacheResidency,
   parseIoReadBytes,
   parseStatCpuTicks,
   parseStatPpid,
   parseVmRssBytes,
   processTree,
 } from '../../core/profile/sampling/process-sampler.js';
-import { parseFincore } from '../../core/profile/sampling/page-cache-residency.js';
+import { pageCacheResidency, parseFincore } from '../../core/profile/sampling/page-cache-residency.js';
 import { sleep, withPath } from './profile-fake-gpu.js';
 
 const linux = process.platform === 'linux';

@@ -9,7 +9,7 @@ import { buildToPython, loaderToPython } from '../../core/export/python.js';
 import { VIDEO_CLIP_PYTHON } from '../../core/fields/video-clip-python.js';
 import { VideoClipField, type DecodedClip } from '../../core/fields/video-clip-field.js';
 import { IntField } from '../../core/fields/int-field.js';
-import { clipGeometry } from '../../core/loader/clip-decoders.js';
+import { clipGeometry } from '../../core/loader/decoders.js';
 import { Loader } from '../../core/loader/loader.js';
 import { ClipRandomResizedCropDecoder, ClipSimpleDecoder, EveryKthFrame, IntDecoder, RandomFrameWindow } from '../../core/pipeline/spec.js';
 import { Reader } from '../../core/reader/reader.js';

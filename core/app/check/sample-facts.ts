@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { BetonFormatError } from '../../format/errors.js';
 import { decodeJpegInto } from '../../loader/image-decode.js';
 import { cropResizeRGB } from '../../native/area-resize.js';
 import type { Reader } from '../../reader/reader.js';
@@ -47,11 +48,16 @@ export function sampleFacts(reader: Reader, id: number, imageField: number | nul
     const field = reader.fields[imageField]!.field;
     const { width, height } = field.imageSize!(meta);
     const ref = reader.heapRef(id, imageField);
-    if (!ref) throw new Error('the image has no data');
+    if (!ref) throw new BetonFormatError('CORRUPT_DATA', `sample ${id}: the image has no data`, { sample: id });
     const stored = reader.readBytes(ref);
     let px: Uint8Array;
     if (field.imageMode!(meta) === 'raw') {
-      if (stored.byteLength !== width * height * 3) throw new Error(`raw image holds ${stored.byteLength} bytes, not ${width}x${height}x3`);
+      if (stored.byteLength !== width * height * 3)
+        throw new BetonFormatError(
+          'CORRUPT_DATA',
+          `sample ${id}: the raw image holds ${stored.byteLength} bytes, not ${width}x${height}x3`,
+          { sample: id },
+        );
       px = stored;
     } else {
       px = new Uint8Array(width * height * 3);

@@ -1,7 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises';
 
-export { pageCacheResidency } from './page-cache-residency.js';
-
 /** `read_bytes` of a /proc/PID/io text: bytes this process caused to be fetched from storage. */
 export function parseIoReadBytes(text: string): number | null {
   const m = /^read_bytes:\s*(\d+)/m.exec(text);

@@ -196,8 +196,3 @@ export function folderFiles(dir: string, keep: (name: string) => boolean): strin
     .map((n) => join(dir, n))
     .filter(isFile);
 }
-
-/** A short name for messages: the file name, with its folder when the name alone is ambiguous. */
-export function shortName(path: string): string {
-  return `${basename(dirname(path))}/${basename(path)}`;
-}

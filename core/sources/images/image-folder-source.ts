@@ -1,5 +1,5 @@
-import { RGB_IMAGE_IDENTITY } from '../../fields/rgb-image-field.js';
 import { basename, dirname, relative } from 'node:path';
+import { RGB_IMAGE_IDENTITY } from '../../fields/rgb-image-field.js';
 import { RGBImageFieldConfig, type FieldConfig } from '../../api/build-config.js';
 import type { Sample } from '../../writer/sample.js';
 import { ImageFolderSource } from './image-folder.js';

@@ -1,7 +1,7 @@
-import { NDARRAY_IDENTITY } from '../../fields/ndarray-field.js';
-import { RGB_IMAGE_IDENTITY } from '../../fields/rgb-image-field.js';
 import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { NDARRAY_IDENTITY } from '../../fields/ndarray-field.js';
+import { RGB_IMAGE_IDENTITY } from '../../fields/rgb-image-field.js';
 import { RGBImageFieldConfig, type FieldConfig } from '../../api/build-config.js';
 import { BetonEncodeError } from '../../format/errors.js';
 import { readRegularText } from '../../native/regular-file.js';
@@ -253,7 +253,7 @@ function memberValue(b: Uint8Array | undefined, kind: ExtKind, ext: string): unk
       try {
         return JSON.parse(new TextDecoder().decode(b)) as unknown;
       } catch (e) {
-        throw new Error(`.${ext} is not JSON: ${(e as Error).message}`);
+        throw new BetonEncodeError('BAD_VALUE', `.${ext} is not JSON (${(e as Error).message}): fix the member, or read it as bytes`);
       }
     case 'npy':
       return decodeNpy(b, ext) ?? b;

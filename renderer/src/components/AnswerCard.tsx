@@ -62,7 +62,7 @@ async function sourceOf(file: string): Promise<string | null> {
     const b = builds.filter((x) => x.config.output === file && x.status === 'ok').sort((x, y) => y.startedAt - x.startedAt)[0];
     return b?.config.source.path ?? null;
   } catch {
-    return null; // an older host: the Build form opens as it is
+    return null; // the host cannot be reached: the Build form opens as it is
   }
 }
 

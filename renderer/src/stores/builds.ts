@@ -137,7 +137,7 @@ export const useBuildsStore = create<BuildsState>()((set, get) => {
       try {
         entries = await call('builds.list', {});
       } catch {
-        return; // An older host without the method: the page starts empty, as before.
+        return; // The host cannot be reached (the connection banner says so): the page starts empty.
       }
       const known = get().jobs;
       const jobs = { ...known };

@@ -94,12 +94,11 @@ export const useProfilesStore = create<ProfilesState>()((set, get) => {
     setPrefill: (prefill) => set({ prefill }),
     loadEngines: async () => {
       if (get().engineStatus) return;
-      try {
-        set({ engineStatus: await call('profiles.engines', {}) });
-      } catch {
-        // An older host without the request: ours only.
-        set({ engineStatus: [{ engine: 'beton', available: true, python: null, reason: null }] });
-      }
+      // The page and its host ship together, so the host answers this; while it cannot (a lost
+      // connection, which the banner reports) the status stays unknown and the form offers our
+      // loader only (EnginesField), until the screen asks again.
+      const status = await call('profiles.engines', {}).catch(() => null);
+      if (status) set({ engineStatus: status });
     },
     setForm: (patch) =>
       set((s) => {
