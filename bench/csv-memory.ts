@@ -17,7 +17,7 @@ import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { COUNT_LIMIT_BYTES } from '../core/sources/count-records.js';
+import { COUNT_LIMIT_BYTES } from '../core/sources/tables/count-records.js';
 import { progressPrinter } from './generate-imagenet-like.js';
 import type { ChildMessage, ChildResult, ChildSpec } from './lib/csv-memory-child.js';
 import { UsageError, benchMain, isEntryPoint, listSetting, nonNegativeInt, positiveInt, runAsScript, type BenchMain } from './lib/cli.js';

@@ -34,13 +34,14 @@ export { isRemoteUrl, parseRemoteUrl, type RemoteUrl } from './remote/url.js';
 export { RemoteError, type RemoteErrorCode } from './remote/errors.js';
 export { uploadFile, type UploadOptions } from './remote/s3-upload.js';
 export { downloadFile, type DownloadOptions } from './remote/download.js';
-export { ImageFolderSource, IMAGE_EXTENSIONS } from './sources/image-folder.js';
+export { ImageFolderSource } from './sources/images/image-folder.js';
+export { IMAGE_EXTENSIONS } from './sources/common/image-extensions.js';
 export { openSource, detectSourceConfig } from './sources/open-source.js';
-export { ImageFolderDatasetSource } from './sources/image-folder-source.js';
-export type { DatasetSource } from './sources/source.js';
+export { ImageFolderDatasetSource } from './sources/images/image-folder-source.js';
+export type { DatasetSource } from './sources/common/source.js';
 // Video: a clip field (custom, type 255), ffmpeg-backed sources, clip decoders (docs/video.md).
 export * from './fields/video-clip-field.js';
-export { VideoDatasetSource, VIDEO_COLUMNS, type VideoSourceOptions, type VideoClip } from './sources/video-source.js';
+export { VideoDatasetSource, VIDEO_COLUMNS, type VideoSourceOptions, type VideoClip } from './sources/video/video-source.js';
 export {
   listVideoFolder,
   readVideoList,
@@ -48,8 +49,8 @@ export {
   VIDEO_EXTENSIONS,
   type VideoItem,
   type VideoListing,
-} from './sources/video-folder.js';
-export { findFfmpeg, ffmpegAvailable, probeVideo, type FfmpegTools, type VideoInfo } from './sources/video-ffmpeg.js';
+} from './sources/video/video-folder.js';
+export { findFfmpeg, ffmpegAvailable, probeVideo, type FfmpegTools, type VideoInfo } from './sources/video/video-ffmpeg.js';
 export { clipGeometry, clipFieldStats, type ClipStats } from './loader/clip-decoders.js';
 export { buildDataset, type BuildReport, type BuildOptions } from './app/build.js';
 export { mergeDatasets, type MergeOptions, type MergeProgress, type MergeReport } from './writer/merge.js';

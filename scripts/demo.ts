@@ -19,7 +19,7 @@ import {
   defaultDbPath,
   summarize,
 } from '../core/index.js';
-import { profile } from '../core/profile/sweep.js';
+import { profile } from '../core/profile/sweep/sweep.js';
 import { ProgressBar } from '../core/cli/progress.js';
 import { recordInto } from '../core/app/record-build.js';
 

@@ -59,7 +59,7 @@ const MUTATIONS = [
   {
     name: 'residency-null',
     what: 'page-cache residency always null',
-    file: 'core/profile/page-cache-residency.ts',
+    file: 'core/profile/sampling/page-cache-residency.ts',
     anchor: /^export function pageCacheResidency\(path: string[^\n]*\{$/m,
     mutate: (m) => `${m[0]} if (path !== '\\0') return Promise.resolve(null);`,
     tests: [

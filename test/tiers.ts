@@ -33,6 +33,8 @@ export const SLOW_FILES: Readonly<Record<string, string>> = {
   'test/sources/parquet-fuzz.test.ts': 'seeded byte-flip fuzz loop',
   'test/native/native-abort.test.ts': 'kill loop (aborts child processes)',
   'test/writer/build-kill.test.ts': 'kill loop (kills builds mid-write)',
+  'test/loader/fuzz-loader-memory.test.ts':
+    'seeded fuzz loop over sparse files up to 2^35 bytes (test/loader/memory/large-files.test.ts keeps the fixed cases fast)',
 };
 
 /** The fast tier's exclude globs, derived from the lists above. */

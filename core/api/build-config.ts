@@ -5,6 +5,7 @@ import {
   DEFAULT_SMART_THRESHOLD,
   CLIP_WRITE_MODES,
   COMPRESS_PROBABILITY,
+  FIELD_TYPE,
   IMAGE_WRITE_MODES,
   JPEG_QUALITY,
   ON_ERROR,
@@ -28,7 +29,7 @@ const columns = z.array(z.string().min(1)).min(1).optional();
 export const RGBImageFieldConfig = z
   .object({
     name: z.string(),
-    type: z.literal('rgb_image'),
+    type: z.literal(FIELD_TYPE.rgbImage),
     writeMode: z.enum(IMAGE_WRITE_MODES).default(DEFAULT_IMAGE_WRITE_MODE),
     maxResolution: positiveInt.nullable().default(DEFAULT_MAX_RESOLUTION),
     smartThreshold: positiveInt.nullable().default(DEFAULT_SMART_THRESHOLD),
@@ -40,7 +41,8 @@ export const RGBImageFieldConfig = z
   })
   .strict();
 
-const simple = (t: 'float' | 'bytes' | 'json') => z.object({ name: z.string(), type: z.literal(t), columns }).strict();
+const simple = (t: typeof FIELD_TYPE.float | typeof FIELD_TYPE.bytes | typeof FIELD_TYPE.json) =>
+  z.object({ name: z.string(), type: z.literal(t), columns }).strict();
 
 /**
  * An integer field. From a string column (category → int) `categories` lists the values in
@@ -50,7 +52,7 @@ const simple = (t: 'float' | 'bytes' | 'json') => z.object({ name: z.string(), t
 export const IntFieldConfig = z
   .object({
     name: z.string(),
-    type: z.literal('int'),
+    type: z.literal(FIELD_TYPE.int),
     categories: z
       .array(z.string())
       .min(1)
@@ -64,7 +66,7 @@ export const IntFieldConfig = z
 export const NDArrayFieldConfig = z
   .object({
     name: z.string(),
-    type: z.enum(['ndarray', 'torch_tensor']),
+    type: z.enum([FIELD_TYPE.ndarray, FIELD_TYPE.torchTensor]),
     dtype: z.string(),
     shape: z.array(positiveInt).min(1).max(32),
     columns,
@@ -75,7 +77,7 @@ export const NDArrayFieldConfig = z
 export const VideoClipFieldConfig = z
   .object({
     name: z.string(),
-    type: z.literal('video_clip'),
+    type: z.literal(FIELD_TYPE.videoClip),
     writeMode: z.enum(CLIP_WRITE_MODES).default('jpg'),
     jpegQuality: z.number().int().min(JPEG_QUALITY.min).max(JPEG_QUALITY.max).default(JPEG_QUALITY.default),
     maxResolution: positiveInt.nullable().default(null),
@@ -89,9 +91,9 @@ export const FieldConfig = z.discriminatedUnion('type', [
   RGBImageFieldConfig,
   VideoClipFieldConfig,
   IntFieldConfig,
-  simple('float'),
-  simple('bytes'),
-  simple('json'),
+  simple(FIELD_TYPE.float),
+  simple(FIELD_TYPE.bytes),
+  simple(FIELD_TYPE.json),
   NDArrayFieldConfig,
 ]);
 export type FieldConfig = z.infer<typeof FieldConfig>;

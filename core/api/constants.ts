@@ -12,8 +12,34 @@ import { ORDER_NAMES } from './order-names.js';
 export { ORDER_NAMES };
 export type { OrderName } from './order-names.js';
 
+/**
+ * The built-in field types' names, spelled once: build configs, the .beton's field specs,
+ * the app's forms. core/fields' identities (`RGB_IMAGE_IDENTITY` …) take their `type` from
+ * here, and core code above fields compares with those identities; this module holds the
+ * names because the renderer may import values from it only.
+ */
+export const FIELD_TYPE = {
+  rgbImage: 'rgb_image',
+  int: 'int',
+  float: 'float',
+  bytes: 'bytes',
+  json: 'json',
+  ndarray: 'ndarray',
+  torchTensor: 'torch_tensor',
+  videoClip: 'video_clip',
+} as const;
+
 /** The field types a build config names, in the order the app offers them (video_clip only for video sources). */
-export const FIELD_TYPES = ['rgb_image', 'int', 'float', 'bytes', 'json', 'ndarray', 'torch_tensor', 'video_clip'] as const;
+export const FIELD_TYPES = [
+  FIELD_TYPE.rgbImage,
+  FIELD_TYPE.int,
+  FIELD_TYPE.float,
+  FIELD_TYPE.bytes,
+  FIELD_TYPE.json,
+  FIELD_TYPE.ndarray,
+  FIELD_TYPE.torchTensor,
+  FIELD_TYPE.videoClip,
+] as const;
 export type FieldTypeName = (typeof FIELD_TYPES)[number];
 /** The NDArray-like types: a dtype and a shape. */
 export const ARRAY_FIELD_TYPES = ['ndarray', 'torch_tensor'] as const;
@@ -41,14 +67,35 @@ export const ON_ERROR = ['fail', 'skip'] as const;
 /** Table formats a `table` source reads. */
 export const TABLE_FORMATS = ['csv', 'tsv', 'parquet', 'jsonl', 'npy', 'npz'] as const;
 
-/** The loader's defaults (a LoaderConfig that leaves them out gets these). */
+/**
+ * The loader's defaults, for both of its surfaces, stated together because the order differs
+ * between them on purpose:
+ * - A `LoaderConfig` (the app, `beton`, build and export configs) describes a *training*
+ *   loader, so it shuffles: `order` 'random', as training asks for (FFCV's training examples
+ *   pass OrderOption.RANDOM) and what the profiler's sweep measures unless told otherwise
+ *   (PROFILE_DEFAULTS.orders). Its `seed` is 0: a config gives the same batches every run.
+ * - The `Loader` class (the library, FFCV's API: `Loader.open(path, options)`) keeps FFCV's own
+ *   defaults, so a script ported from FFCV gets FFCV's batches: `libraryOrder` 'sequential'
+ *   (FFCV's Loader without `order`), and without a seed 0 when distributed (every rank must
+ *   draw the same permutation) or a random one otherwise.
+ * `dropLast`, `batchesAhead` and `osCache` are the same for both (FFCV's drop_last=True,
+ * batches_ahead=3, os_cache=True).
+ */
 export const LOADER_DEFAULTS = {
   order: 'random',
+  libraryOrder: 'sequential',
   seed: 0,
   dropLast: true,
   batchesAhead: 3,
   osCache: true,
-} as const satisfies { order: (typeof ORDER_NAMES)[number]; seed: number; dropLast: boolean; batchesAhead: number; osCache: boolean };
+} as const satisfies {
+  order: (typeof ORDER_NAMES)[number];
+  libraryOrder: (typeof ORDER_NAMES)[number];
+  seed: number;
+  dropLast: boolean;
+  batchesAhead: number;
+  osCache: boolean;
+};
 
 /**
  * Image defaults of a build (`beton build`, the app, build configs), chosen from the build

@@ -30,7 +30,7 @@ export type Bottleneck = (typeof BOTTLENECKS)[number];
  * `reprofile-idle`: measure again once the machine is quiet; `profile-loader`: sweep the loader
  * itself (exec runs); `exec-sweep`: sweep the training command over `params.workers`;
  * `run-command`: train with `params.command` (a training-command sweep's point that keeps up).
- * The CLI prints each as a `beton …` command (core/profile/action-command.ts, from id + params).
+ * The CLI prints each as a `beton …` command (core/profile/verdict/action-command.ts, from id + params).
  */
 export const ACTION_IDS = [
   'resweep',

@@ -272,11 +272,14 @@ export interface ProfileRun {
   points: PointResult[];
   samples: TelemetrySample[];
   verdict: Verdict | null;
-  /** The answer (issue 27): computed once from the run (core/profile/answer.ts), shown unchanged by every surface. Absent in older runs. */
+  /** The answer (issue 27): computed once from the run (core/profile/verdict/answer.ts), shown unchanged by every surface. Absent in older runs. */
   answer?: ProfileAnswer | null;
   /** Engines that failed while the others went on (absent: none failed, or an older run). */
   engineFailures?: EngineFailure[];
 }
+
+/** A run as it starts, before it has results: what a sweep announces (onStart) and the runs database records first (startRun). */
+export type RunStart = Pick<ProfileRun, 'kind' | 'startedAt' | 'plan' | 'machine' | 'dataset'>;
 
 /** `beton profile --exec`: the user's own training command, sampled from outside. */
 export interface ExecPlan {

@@ -1,11 +1,12 @@
 /**
  * The profiler's plan, in one pure module (issue 27, item 5): engine names, defaults, bounds,
  * the sweep's grid in its loop order, point labels and the training-command grid. The sweep
- * (core/profile/sweep.ts), the CLI, the service's schema and the renderer all read it here, so
+ * (core/profile/sweep/sweep.ts), the CLI, the service's schema and the renderer all read it here, so
  * the renderer's grid cannot drift from the order the sweep measures in: point i of a run is
- * pointsOf(plan)[i]. No imports but types: the renderer may import its values (the lint allows
- * this module beside core/api/constants.ts).
+ * pointsOf(plan)[i]. No imports but types and the contract's constants: the renderer may import
+ * its values (the lint allows this module beside core/api/constants.ts).
  */
+import { LOADER_DEFAULTS } from './constants.js';
 import type { EngineName, ExecPlan, PointConfig, ProfilePlan } from './profile-model.js';
 
 /** The loaders a sweep can run, in the order a sweep runs them (ours first). */
@@ -19,14 +20,15 @@ export const ENGINE_LABELS: Record<EngineName, string> = { beton: 'our loader', 
 /** A plan's defaults (what `beton profile FILE` and an empty Profile form sweep). */
 export const PROFILE_DEFAULTS = {
   batchSize: 256,
-  orders: ['random'],
+  /** A training loader's order, as a LoaderConfig's (LOADER_DEFAULTS.order). */
+  orders: [LOADER_DEFAULTS.order],
   osCache: [true],
   decoder: 'rrc:160',
   flip: true,
   secondsPerPoint: 3,
   warmupBatches: 2,
-  /** The loader's batchesAhead when a plan does not say (core/loader/loader.ts's default). */
-  batchesAhead: 3,
+  /** The loader's batchesAhead when a plan does not say. */
+  batchesAhead: LOADER_DEFAULTS.batchesAhead,
   /** A training-command sweep's seconds per point (null: each command runs to its end). */
   execSecondsPerPoint: null,
 } as const;

@@ -1,3 +1,5 @@
+import { RGB_IMAGE_IDENTITY } from '../fields/rgb-image-field.js';
+import { VIDEO_CLIP_IDENTITY } from '../fields/video-clip-field.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -10,8 +12,8 @@ import type { NamedField } from '../fields/schema.js';
 import { ALLOC_ENTRY_SIZE, FIELD_DESCRIPTOR_SIZE, HEADER_SIZE, MIN_WRITER_PAGE_SIZE } from '../format/constants.js';
 import { recordLayout } from '../format/record-layout.js';
 import { openSource } from '../sources/open-source.js';
-import type { ReadGuard } from '../sources/read-guard.js';
-import type { DatasetSource } from '../sources/source.js';
+import type { ReadGuard } from '../sources/common/read-guard.js';
+import type { DatasetSource } from '../sources/common/source.js';
 import { buildFields, toNamedFields } from './build.js';
 import { scanHeaders } from './header-scan.js';
 import { DatasetWriter } from '../writer/dataset-writer.js';
@@ -20,10 +22,13 @@ import type { Sample } from '../writer/sample.js';
 import { sampleRandom } from '../writer/sample-random.js';
 import { selectSlice } from '../writer/selection.js';
 import { ownValue } from '../format/own-keys.js';
+import type { BuildSource } from './build-source.js';
 
 export interface AdviseOptions {
   baseDir?: string;
   readGuard?: ReadGuard;
+  /** The build's source when planning made it (`beton build SOURCE --advise`): opened once, not again here. */
+  source?: BuildSource;
   /** Source items to encode (default 24). */
   sample?: number;
   /** Which items (default 0): the same seed picks the same items. */
@@ -51,11 +56,13 @@ const WORTH_SUGGESTING = 0.1;
  */
 export async function adviseBuild(config: BuildConfig, opts: AdviseOptions = {}): Promise<BuildAdvice> {
   const base = opts.baseDir ?? process.cwd();
-  const source = await openSource(
-    { ...config.source, path: resolve(base, config.source.path) },
-    base,
-    opts.readGuard ? { readGuard: opts.readGuard } : {},
-  );
+  const source = opts.source
+    ? await opts.source.open()
+    : await openSource(
+        { ...config.source, path: resolve(base, config.source.path) },
+        base,
+        opts.readGuard ? { readGuard: opts.readGuard } : {},
+      );
   const fieldConfigs = await buildFields(config, source);
   const fields = toNamedFields(fieldConfigs);
   const slice = selectSlice(source.length, config.range, config.shard);
@@ -75,7 +82,7 @@ export async function adviseBuild(config: BuildConfig, opts: AdviseOptions = {})
   // that ended before the sample did has been read whole: its length is known now.
   const items = listed ?? (picked === 'first' && samples.length < want ? samples.length : null);
 
-  const needsCodec = fields.some((f) => f.field.type === 'rgb_image' || f.field.type === 'video_clip');
+  const needsCodec = fields.some((f) => f.field.type === RGB_IMAGE_IDENTITY.type || f.field.type === VIDEO_CLIP_IDENTITY.type);
   const codec: ImageCodec | undefined = needsCodec ? (await import('../images/node-image-codec.js')).nodeImageCodec() : undefined;
   const enc = { codec, seed: config.seed, baseDir: source.baseDir };
 
@@ -298,9 +305,9 @@ async function qualityPreview(
   enc: EncodeOpts,
   opts: AdviseOptions,
 ): Promise<BuildAdvice['quality']> {
-  const f = configs.findIndex((c) => c.type === 'rgb_image');
+  const f = configs.findIndex((c) => c.type === RGB_IMAGE_IDENTITY.type);
   const cfg = configs[f];
-  if (!cfg || cfg.type !== 'rgb_image') return null;
+  if (!cfg || cfg.type !== RGB_IMAGE_IDENTITY.type) return null;
   const { name, field: stored } = fields[f]!;
   const { columns: _c, name: _n, ...spec } = cfg;
   const qualities = [...new Set([...(opts.qualities ?? [50, 75, 90, 95]), cfg.jpegQuality])].sort((a, b) => a - b);
@@ -370,9 +377,9 @@ function cropCheck(
   encoded: Encoded,
   loaderSize: number | null,
 ): BuildAdvice['crop'] {
-  const f = configs.findIndex((c) => c.type === 'rgb_image');
+  const f = configs.findIndex((c) => c.type === RGB_IMAGE_IDENTITY.type);
   const cfg = configs[f];
-  if (loaderSize === null || !cfg || cfg.type !== 'rgb_image' || !encoded.length) return null;
+  if (loaderSize === null || !cfg || cfg.type !== RGB_IMAGE_IDENTITY.type || !encoded.length) return null;
   const dims = encoded.map((e) => imageMeta(fields[f]!.field, e.values[f]!));
   const sides = dims.map((d) => Math.max(d.width, d.height));
   const minSide = dims.reduce((m, d) => Math.min(m, d.width, d.height), Infinity);

@@ -1,13 +1,14 @@
+import { RGB_IMAGE_IDENTITY } from '../fields/rgb-image-field.js';
 import { resolve } from 'node:path';
 import type { BuildConfig, FieldConfig } from '../api/build-config.js';
 import type { BuildReport } from '../api/build-report.js';
 import { fieldFromSpec } from '../fields/registry.js';
 import type { NamedField } from '../fields/schema.js';
-import { openSource } from '../sources/open-source.js';
-import type { ReadGuard } from '../sources/read-guard.js';
-import type { DatasetSource } from '../sources/source.js';
+import type { ReadGuard } from '../sources/common/read-guard.js';
+import type { DatasetSource } from '../sources/common/source.js';
 import type { StreamTarget } from '../writer/output-file.js';
 import { DatasetWriter, type WriteProgress } from '../writer/dataset-writer.js';
+import { BuildSource } from './build-source.js';
 import { checkBuildOutput, type OutputGuardOptions } from './output-guard.js';
 import { replaceFile } from '../writer/replace-file.js';
 import { selectSlice } from '../writer/selection.js';
@@ -21,7 +22,7 @@ export interface BuildOptions {
   onProgress?: (p: WriteProgress) => void;
   /** Resolve relative paths in the config from here (the config file's folder). */
   baseDir?: string;
-  /** beton serve: the files the source reads must stay inside the served folders (sources/read-guard.ts). */
+  /** beton serve: the files the source reads must stay inside the served folders (sources/common/read-guard.ts). */
   readGuard?: ReadGuard;
   /**
    * Replace an existing output (default true, as DatasetWriter; the CLI passes --force and
@@ -37,26 +38,39 @@ export type { BuildReport };
 /**
  * A build whose output passed the guard (core/app/output-guard.ts): made only by
  * guardBuild, taken by runBuild, so the guard runs once per build whatever front end
- * starts it, and before any work (a job, schema detection, workers).
+ * starts it, and before any work (a job, schema detection, workers). It carries what the
+ * build needs resolved once: the output path (the guard, the write, the report and the
+ * CLI's cleanup all use this one) and the build's source, opened at most once (build-source.ts).
  */
 export interface GuardedOutput {
+  /** The output, resolved from `baseDir`. */
   readonly output: string;
-  readonly source: string;
+  readonly source: BuildSource;
   readonly baseDir: string;
+  /** The config's output as given: runBuild checks its config is this one (without resolving it again). */
+  readonly given: string;
 }
 const guarded = new WeakSet<GuardedOutput>();
+
+export interface GuardBuildOptions extends OutputGuardOptions {
+  /** The build's source when planning made it (planBuild: detection's table comes along); else made here. */
+  source?: BuildSource;
+  /** beton serve: the files the source reads must stay inside the served folders (sources/common/read-guard.ts). */
+  readGuard?: ReadGuard;
+}
 
 export async function guardBuild(
   config: Pick<BuildConfig, 'source' | 'output'>,
   baseDir: string,
-  opts: OutputGuardOptions,
+  opts: GuardBuildOptions,
 ): Promise<GuardedOutput> {
-  await checkBuildOutput(config, baseDir, opts);
-  const g: GuardedOutput = Object.freeze({
-    output: resolve(baseDir, config.output),
-    source: resolve(baseDir, config.source.path),
-    baseDir,
-  });
+  const source = opts.source ?? new BuildSource(config.source, baseDir, opts.readGuard ? { readGuard: opts.readGuard } : {});
+  if (source.config.path !== config.source.path || source.baseDir !== baseDir)
+    throw new Error("guardBuild: the source is not the config's"); // a programming error, not a user's
+  const output = resolve(baseDir, config.output);
+  const paths = { output, source: resolve(baseDir, config.source.path), inputs: (opts.inputs ?? []).map((p) => resolve(baseDir, p)) };
+  await checkBuildOutput(config, paths, source, opts);
+  const g: GuardedOutput = Object.freeze({ output, source, baseDir, given: config.output });
   guarded.add(g);
   return g;
 }
@@ -65,7 +79,6 @@ export async function guardBuild(
 export interface RunBuildOptions {
   signal?: AbortSignal;
   onProgress?: (p: WriteProgress) => void;
-  readGuard?: ReadGuard;
   /** Records the finished build in the runs database (record-build.ts); a failure there is a note, not a failed build. */
   record?: BuildRecorder;
   /** Stream the output as it is written (`build -o s3://…`: an S3 multipart upload); see DatasetWriterOptions.stream. */
@@ -84,13 +97,12 @@ export interface BuildOutcome {
  * up to date; a finished build is recorded when `record` is given.
  */
 export async function runBuild(config: BuildConfig, guard: GuardedOutput, opts: RunBuildOptions = {}): Promise<BuildOutcome> {
-  const base = guard.baseDir;
-  if (!guarded.has(guard) || resolve(base, config.output) !== guard.output || resolve(base, config.source.path) !== guard.source)
+  if (!guarded.has(guard) || config.output !== guard.given || config.source.path !== guard.source.config.path)
     throw new Error('runBuild: the config is not the one its output guard checked'); // a programming error, not a user's
   const progressFile = config.shard ? new ShardProgressFile(progressPathFor(guard.output), config.shard, guard.output) : null;
   let report: BuildReport;
   try {
-    report = await writeDataset(config, base, {
+    report = await writeDataset(config, guard, {
       ...opts,
       onProgress: (p) => {
         opts.onProgress?.(p);
@@ -110,7 +122,7 @@ export async function runBuild(config: BuildConfig, guard: GuardedOutput, opts: 
 export async function buildFields(config: BuildConfig, source: DatasetSource): Promise<FieldConfig[]> {
   if (config.fields) return config.fields;
   const detected = await source.detectSchema();
-  return detected.map((f) => (f.type === 'rgb_image' && config.image ? ({ ...f, ...config.image } as FieldConfig) : f));
+  return detected.map((f) => (f.type === RGB_IMAGE_IDENTITY.type && config.image ? ({ ...f, ...config.image } as FieldConfig) : f));
 }
 
 export function toNamedFields(fields: readonly FieldConfig[]): NamedField[] {
@@ -126,27 +138,27 @@ export function toNamedFields(fields: readonly FieldConfig[]): NamedField[] {
  */
 export async function buildDataset(config: BuildConfig, opts: BuildOptions = {}): Promise<BuildReport> {
   const base = opts.baseDir ?? process.cwd();
-  const guard = await guardBuild(config, base, { overwrite: opts.overwrite ?? true, ...(opts.inputs ? { inputs: opts.inputs } : {}) });
-  const { baseDir: _b, overwrite: _o, inputs: _i, ...run } = opts;
+  const guard = await guardBuild(config, base, {
+    overwrite: opts.overwrite ?? true,
+    ...(opts.inputs ? { inputs: opts.inputs } : {}),
+    ...(opts.readGuard ? { readGuard: opts.readGuard } : {}),
+  });
+  const { baseDir: _b, overwrite: _o, inputs: _i, readGuard: _g, ...run } = opts;
   return (await runBuild(config, guard, run)).report;
 }
 
 async function writeDataset(
   config: BuildConfig,
-  base: string,
-  opts: Pick<RunBuildOptions, 'signal' | 'onProgress' | 'readGuard' | 'stream'>,
+  guard: GuardedOutput,
+  opts: Pick<RunBuildOptions, 'signal' | 'onProgress' | 'stream'>,
 ): Promise<BuildReport> {
-  const source = await openSource(
-    { ...config.source, path: resolve(base, config.source.path) },
-    base,
-    opts.readGuard ? { readGuard: opts.readGuard } : {},
-  );
+  const source = await guard.source.open();
+  const output = guard.output;
   const fieldConfigs = await buildFields(config, source);
   // A streamed source (WebDataset shards) counts its samples only when a --shard slice needs
   // the total, or a streamed output (its head's size, known up front, lets pages stream).
   const length = source.length ?? ((config.shard || opts.stream) && source.countSamples ? await source.countSamples() : null);
   const slice = selectSlice(length, config.range, config.shard);
-  const output = resolve(base, config.output);
   const writer = new DatasetWriter(output, toNamedFields(fieldConfigs), {
     pageSize: config.pageSize,
     numWorkers: config.numWorkers,

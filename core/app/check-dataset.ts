@@ -1,3 +1,4 @@
+import { RGB_IMAGE_IDENTITY } from '../fields/rgb-image-field.js';
 import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { DEFAULT_CHECK_THRESHOLDS, type CheckThresholds, type DatasetCheck } from '../api/dataset-check.js';
@@ -56,7 +57,7 @@ export async function checkDataset(path: string, opts: CheckOptions = {}): Promi
   try {
     const st0 = reader.localStat();
     if (!st0) throw new BetonError('CHECK_FAILED', `${path}: only a local file can be checked`);
-    const img = reader.fields.findIndex((f) => f.field.type === 'rgb_image');
+    const img = reader.fields.findIndex((f) => f.field.type === RGB_IMAGE_IDENTITY.type);
     const imageField = img >= 0 ? img : null;
     const manifest = manifestOf(reader.path);
     const labelName = labelFieldOf(reader, manifest.status === 'ok' ? manifest.manifest : null);

@@ -2,7 +2,7 @@ import { dirname } from 'node:path';
 import { DEFAULT_CLIP_LENGTH } from '../api/constants.js';
 import type { DetectedSource } from '../api/contract.js';
 import { proposePageSize } from './page-size.js';
-import { detectSourceConfig, openSource, type DetectOptions } from '../sources/open-source.js';
+import { detectSourceAndTable, openSource, type DetectOptions } from '../sources/open-source.js';
 
 export interface DetectSourceRequest extends DetectOptions {
   /** An absolute path (a front end resolves and confines it first). */
@@ -21,9 +21,14 @@ export interface DetectSourceRequest extends DetectOptions {
  */
 export async function detectSource(req: DetectSourceRequest): Promise<DetectedSource> {
   const { path, proposeClipLength, ...opts } = req;
-  const source = await detectSourceConfig(path, proposeClipLength ? { ...opts, proposedClipLength: DEFAULT_CLIP_LENGTH } : opts);
+  const detected = await detectSourceAndTable(path, proposeClipLength ? { ...opts, proposedClipLength: DEFAULT_CLIP_LENGTH } : opts);
+  const source = detected.config;
   const proposed = proposeClipLength === true && opts.clipLength === undefined && source.type === 'video_folder';
-  const opened = await openSource(source, dirname(path), opts.readGuard ? { readGuard: opts.readGuard } : {});
+  // Opened from the table detection opened, if any (a CSV is read through at each open to count its rows).
+  const opened = await openSource(source, dirname(path), {
+    ...(opts.readGuard ? { readGuard: opts.readGuard } : {}),
+    table: detected.table,
+  });
   const fields = await opened.detectSchema();
   const pageSize = proposePageSize(source.type, opened.sourceBytes?.() ?? null);
   return {

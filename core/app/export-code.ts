@@ -8,11 +8,11 @@ import type { LoaderConfig } from '../api/loader-config.js';
 import { exportFieldsOf } from '../export/file-fields.js';
 import { buildToPython, loaderToPython } from '../export/python.js';
 import { openSource } from '../sources/open-source.js';
-import type { ReadGuard } from '../sources/read-guard.js';
+import type { ReadGuard } from '../sources/common/read-guard.js';
 import { buildFields } from './build.js';
 
 export interface BuildExportOptions {
-  /** beton serve: what the source may read (sources/read-guard.ts). */
+  /** beton serve: what the source may read (sources/common/read-guard.ts). */
   readGuard?: ReadGuard;
   /** Where to open the source (beton serve: the checked path); the code keeps the config's. */
   sourcePath?: string;

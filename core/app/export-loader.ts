@@ -7,9 +7,12 @@
 import type { LoaderConfigInput } from '../api/loader-config.js';
 import type { PointResult, ProfilePlan } from '../api/profile-model.js';
 import type { StoredRun } from '../api/runs-model.js';
+import { NDARRAY_IDENTITY, TORCH_TENSOR_IDENTITY } from '../fields/ndarray-field.js';
+import { RGB_IMAGE_IDENTITY } from '../fields/rgb-image-field.js';
+import { VIDEO_CLIP_IDENTITY } from '../fields/video-clip-field.js';
 import { BetonError } from '../format/errors.js';
-import { fitBatchSize } from '../profile/bench-loader.js';
-import { bestPoint } from '../profile/verdict-measure.js';
+import { fitBatchSize } from '../profile/engines/bench-loader.js';
+import { bestPoint } from '../profile/verdict/verdict-measure.js';
 import { Reader } from '../reader/reader.js';
 
 type Pipelines = NonNullable<LoaderConfigInput['pipelines']>;
@@ -45,7 +48,7 @@ export function pipelinesFor(fields: ReadonlyArray<{ name: string; type: string 
   // No prototype: a field named `__proto__` or `toString` is an entry like any other (issue 19 item 8).
   const pipelines = Object.create(null) as Pipelines;
   for (const { name, type } of fields) {
-    if (type === 'rgb_image') {
+    if (type === RGB_IMAGE_IDENTITY.type) {
       const decoder =
         m[1] === 'simple'
           ? { decoder: 'simple_rgb' as const }
@@ -53,7 +56,7 @@ export function pipelinesFor(fields: ReadonlyArray<{ name: string; type: string 
             ? { decoder: 'random_resized_crop' as const, size: [size, size] as [number, number] }
             : { decoder: 'center_crop' as const, size: [size, size] as [number, number] };
       pipelines[name] = [decoder, ...(spec.flip ? [{ op: 'random_horizontal_flip' as const }] : []), { op: 'to_chw' as const }];
-    } else if (type === 'video_clip') {
+    } else if (type === VIDEO_CLIP_IDENTITY.type) {
       pipelines[name] = [
         c[1] === 'simple'
           ? { decoder: 'clip_simple', ...flip }
@@ -61,7 +64,7 @@ export function pipelinesFor(fields: ReadonlyArray<{ name: string; type: string 
       ];
     } else if (type === 'int') pipelines[name] = [{ decoder: 'int' }];
     else if (type === 'float') pipelines[name] = [{ decoder: 'float' }];
-    else if (type === 'ndarray' || type === 'torch_tensor') pipelines[name] = [{ decoder: 'ndarray' }];
+    else if (type === NDARRAY_IDENTITY.type || type === TORCH_TENSOR_IDENTITY.type) pipelines[name] = [{ decoder: 'ndarray' }];
     else if (type === 'bytes' || type === 'json') pipelines[name] = [{ decoder: 'bytes' }];
   }
   return pipelines;

@@ -3,13 +3,14 @@
  * which files the build would stop at, not only the ones its 24 sampled items happened to
  * hit (2 of 306 unreadable files went unseen, and the build then failed at 50%).
  */
+import { RGB_IMAGE_IDENTITY } from '../fields/rgb-image-field.js';
 import { relative } from 'node:path';
 import type { BuildAdvice } from '../api/build-advice.js';
 import type { FieldConfig } from '../api/build-config.js';
 import type { ImageInput } from '../fields/image-codec.js';
 import { ownValue } from '../format/own-keys.js';
 import { headerProblem } from '../images/header-check.js';
-import type { DatasetSource } from '../sources/source.js';
+import type { DatasetSource } from '../sources/common/source.js';
 
 /** Sources listing image files (the listing is cheap; a table or an archive would be read through). */
 const LISTED = new Set(['image_folder', 'image_list']);
@@ -23,7 +24,7 @@ export async function scanHeaders(
   fields: readonly FieldConfig[],
   slice: { start: number; end: number | null },
 ): Promise<BuildAdvice['headers']> {
-  const images = fields.map((f, i) => ({ f, i })).filter(({ f }) => f.type === 'rgb_image');
+  const images = fields.map((f, i) => ({ f, i })).filter(({ f }) => f.type === RGB_IMAGE_IDENTITY.type);
   if (!LISTED.has(source.kind) || !images.length || slice.end === null) return null;
   const end = Math.min(slice.end, slice.start + HEADER_SCAN_LIMIT);
   const out: NonNullable<BuildAdvice['headers']> = { checked: 0, total: slice.end - slice.start, unreadableCount: 0, unreadable: [] };

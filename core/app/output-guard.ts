@@ -2,9 +2,10 @@ import { realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { BuildConfig } from '../api/build-config.js';
 import { BetonEncodeError } from '../format/errors.js';
-import { openTableReader } from '../sources/open-table.js';
-import type { TableReader } from '../sources/table-reader.js';
-import { readVideoList } from '../sources/video-folder.js';
+import type { DatasetSource } from '../sources/common/source.js';
+import { TableSource } from '../sources/tables/table-source.js';
+import { VideoDatasetSource } from '../sources/video/video-source.js';
+import type { BuildSource } from './build-source.js';
 
 export interface OutputGuardOptions {
   /** Replace an existing output (CLI --force, the app's `overwrite`). Default false. */
@@ -34,6 +35,14 @@ function kindOf(p: string): 'file' | 'dir' | null {
   }
 }
 
+/** A build's paths, resolved from its base folder once (guardBuild). */
+export interface ResolvedPaths {
+  output: string;
+  source: string;
+  /** `OutputGuardOptions.inputs`, resolved. */
+  inputs: readonly string[];
+}
+
 const isInside = (child: string, folder: string): boolean => child.startsWith(folder.endsWith(sep) ? folder : folder + sep);
 
 /**
@@ -42,17 +51,19 @@ const isInside = (child: string, folder: string): boolean => child.startsWith(fo
  * source folder (it would replace an image, or be read by the next build of that folder),
  * is a path an image or video list names (checked only when the output exists, since only
  * then can it be replaced), is a folder, or exists and `overwrite` is not set.
- * Paths are compared after resolving symbolic links. Relative paths resolve from `baseDir`.
+ * Paths are compared after resolving symbolic links; `paths` are as guardBuild resolved them
+ * (once, for the whole build), `opened` is the build's source, which
+ * a list is read from (opened here only in that case, and not again by the build).
  */
 export async function checkBuildOutput(
   config: Pick<BuildConfig, 'source' | 'output'>,
-  baseDir: string,
+  paths: ResolvedPaths,
+  opened: BuildSource,
   opts: OutputGuardOptions = {},
 ): Promise<void> {
-  const out = resolve(baseDir, config.output);
+  const { output: out, source } = paths;
   const realOut = realOrPlanned(out);
   if (realOut === null) return; // its folder is missing: the write reports that with the path
-  const source = resolve(baseDir, config.source.path);
   const realSource = realOrPlanned(source);
   const refuse = (why: string): never => {
     throw new BetonEncodeError(
@@ -63,8 +74,7 @@ export async function checkBuildOutput(
   };
   if (realSource !== null && realOut === realSource)
     refuse(`is the source ${config.source.type === 'image_folder' || config.source.type === 'video_folder' ? 'folder' : 'file'} itself`);
-  for (const p of opts.inputs ?? [])
-    if (realOrPlanned(resolve(baseDir, p)) === realOut) refuse(`is the build config ${resolve(baseDir, p)}`);
+  for (const p of paths.inputs) if (realOrPlanned(p) === realOut) refuse(`is the build config ${p}`);
   if (
     realSource !== null &&
     (config.source.type === 'image_folder' || config.source.type === 'video_folder') &&
@@ -87,11 +97,19 @@ export async function checkBuildOutput(
     );
   }
   // Replacing is asked for: the one case left is a file a list names as an input.
-  if (config.source.type === 'image_list' && (await listNames(source, config.source.imageColumn, config.source.format, realOut))) {
+  if (config.source.type === 'image_list' && (await listNames(opened, config.source.imageColumn, realOut))) {
     refuse(`is an image that ${source} lists`);
   }
-  if (config.source.type === 'video_list' && videoListNames(source, config.source.format, realOut))
-    refuse(`is a video that ${source} lists`);
+  if (config.source.type === 'video_list' && (await videoListNames(opened, realOut))) refuse(`is a video that ${source} lists`);
+}
+
+/** The opened source, or null when it does not open: the build reports that (the same failure, kept by BuildSource). */
+async function openedOrNull(opened: BuildSource): Promise<DatasetSource | null> {
+  try {
+    return await opened.open();
+  } catch {
+    return null;
+  }
 }
 
 /** Whether a list entry, resolved from the list's folder (and through links), is the file at `realOut`. */
@@ -101,16 +119,13 @@ function sameFile(entry: string, listDir: string, realOut: string): boolean {
 }
 
 /** Streams the image column of a list (one pass, that column only) looking for `realOut`. */
-async function listNames(list: string, column: string, format: 'csv' | 'tsv' | 'jsonl' | undefined, realOut: string): Promise<boolean> {
-  let reader: TableReader;
-  try {
-    reader = await openTableReader(list, format);
-  } catch {
-    return false; // the build reports an unreadable list
-  }
+async function listNames(opened: BuildSource, column: string, realOut: string): Promise<boolean> {
+  const list = await openedOrNull(opened);
+  if (!(list instanceof TableSource)) return false;
+  const reader = list.reader;
   const col = reader.columns.indexOf(column);
   if (col < 0) return false;
-  const listDir = dirname(resolve(list));
+  const listDir = dirname(resolve(reader.path));
   for await (const row of reader.rows({ start: 0, end: Number.POSITIVE_INFINITY }, [col])) {
     const v = row.values[col];
     if (typeof v === 'string' && v !== '' && sameFile(v, listDir, realOut)) return true;
@@ -118,10 +133,9 @@ async function listNames(list: string, column: string, format: 'csv' | 'tsv' | '
   return false;
 }
 
-function videoListNames(list: string, format: 'csv' | 'jsonl' | undefined, realOut: string): boolean {
-  try {
-    return readVideoList(list, format).items.some((it) => it.error === undefined && sameFile(it.path, dirname(resolve(list)), realOut));
-  } catch {
-    return false;
-  }
+async function videoListNames(opened: BuildSource, realOut: string): Promise<boolean> {
+  const list = await openedOrNull(opened);
+  if (!(list instanceof VideoDatasetSource)) return false;
+  const listDir = dirname(resolve(list.path));
+  return list.items.some((it) => it.error === undefined && sameFile(it.path, listDir, realOut));
 }

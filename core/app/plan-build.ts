@@ -1,8 +1,11 @@
 import { parseBuildConfig, type BuildConfig, type BuildConfigInput, type FieldConfig } from '../api/build-config.js';
+import { VIDEO_CLIP_IDENTITY } from '../fields/video-clip-field.js';
 import { OptionsError } from '../format/errors.js';
-import { detectSourceConfig, openSource } from '../sources/open-source.js';
-import type { ReadGuard } from '../sources/read-guard.js';
+import { detectSourceAndTable } from '../sources/open-source.js';
+import type { TableReader } from '../sources/common/table-reader.js';
+import type { ReadGuard } from '../sources/common/read-guard.js';
 import { buildFields } from './build.js';
+import { BuildSource } from './build-source.js';
 
 /** A video source's clipping, given apart from a config (CLI flags). */
 export interface ClipOptions {
@@ -31,6 +34,8 @@ export interface BuildRequest {
   /** The image field's options; for a video source, the clip frames' (writeMode, maxResolution, jpegQuality only). */
   image?: Partial<ImageOptions>;
   output?: string;
+  /** Relative paths in the config resolve from here (a --config file's folder); default the working folder. */
+  baseDir?: string;
   readGuard?: ReadGuard;
 }
 
@@ -54,19 +59,24 @@ const CLIP_FRAME_OPTIONS = ['writeMode', 'maxResolution', 'jpegQuality'] as cons
 export interface BuildPlan {
   config: BuildConfig;
   clipFrames: Partial<ImageOptions> | null;
+  /** The build's source, opened at most once (resolveFields, guardBuild and runBuild take this one). */
+  source: BuildSource;
 }
 
 /** The request as one validated config (the fields stay to be detected unless the config lists them: resolveFields). */
 export async function planBuild(req: BuildRequest): Promise<BuildPlan> {
   const raw: Record<string, unknown> = { ...(req.config ?? {}) };
   const clip = Object.fromEntries(Object.entries(req.clip ?? {}).filter(([, v]) => v !== undefined)) as ClipOptions;
+  let table: TableReader | null = null;
   if (req.sourcePath !== undefined) {
     // detectSource's rules (core/app/detect-source.ts) without its schema: a folder of videos needs clip.clipLength.
-    raw.source = await detectSourceConfig(req.sourcePath, {
+    const detected = await detectSourceAndTable(req.sourcePath, {
       ...clip,
       ...(req.imageColumn !== undefined ? { imageColumn: req.imageColumn } : {}),
       ...(req.readGuard ? { readGuard: req.readGuard } : {}),
     });
+    raw.source = detected.config;
+    table = detected.table;
   } else if (Object.keys(clip).length) {
     if (!isVideo(raw.source)) bad('clip length, stride, fps and ffmpeg apply to a video source (a folder of videos or a video list)');
     raw.source = { ...(raw.source as object), ...clip };
@@ -86,7 +96,12 @@ export async function planBuild(req: BuildRequest): Promise<BuildPlan> {
   const parsed = parseBuildConfig(raw as BuildConfigInput);
   if (!parsed.ok) throw new InvalidBuildConfig(parsed.errors);
   const video = isVideo(raw.source) && Object.keys(image).length > 0;
-  return { config: parsed.value, clipFrames: video ? (image as Partial<ImageOptions>) : null };
+  const source = new BuildSource(parsed.value.source, req.baseDir ?? process.cwd(), {
+    ...(req.readGuard ? { readGuard: req.readGuard } : {}),
+    // The table detection opened (a CSV read through to count its rows) is the source's: not opened again.
+    table,
+  });
+  return { config: parsed.value, clipFrames: video ? (image as Partial<ImageOptions>) : null, source };
 }
 
 /**
@@ -94,15 +109,11 @@ export async function planBuild(req: BuildRequest): Promise<BuildPlan> {
  * the clip-frame options applied, only `columns` kept. Every shard of a sharded build gets
  * these fields, so no shard can detect another schema; `--schema-only` prints them.
  */
-export async function resolveFields(
-  plan: BuildPlan,
-  baseDir: string,
-  opts: { columns?: readonly string[]; readGuard?: ReadGuard } = {},
-): Promise<BuildConfig> {
+export async function resolveFields(plan: BuildPlan, opts: { columns?: readonly string[] } = {}): Promise<BuildConfig> {
   const { config, clipFrames: frames } = plan;
-  const source = await openSource(config.source, baseDir, opts.readGuard ? { readGuard: opts.readGuard } : {});
+  const source = await plan.source.open();
   let fields: FieldConfig[] = await buildFields(config, source);
-  if (frames) fields = fields.map((f) => (f.type === 'video_clip' ? ({ ...f, ...frames } as FieldConfig) : f));
+  if (frames) fields = fields.map((f) => (f.type === VIDEO_CLIP_IDENTITY.type ? ({ ...f, ...frames } as FieldConfig) : f));
   if (opts.columns) {
     const keep = opts.columns;
     const missing = keep.filter((c) => !fields.some((f) => f.name === c || f.columns?.includes(c)));

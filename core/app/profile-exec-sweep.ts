@@ -9,12 +9,12 @@
 import type { ExecOutcome } from '../api/job-results.js';
 import type { ExecPlan, PointResult, ProfileRun, TelemetrySample } from '../api/profile-model.js';
 import { execPointsOf, fillCommand } from '../api/profile-plan.js';
-import { answerOf } from '../profile/answer.js';
-import { pointResultOf } from '../profile/engine-points.js';
-import { execOutcome, runExec, type ExecResult } from '../profile/exec-mode.js';
-import { diagnoseExec } from '../profile/exec-verdict.js';
-import { machineInfo } from '../profile/machine.js';
-import { tryDatasetInfo } from '../profile/sweep.js';
+import { answerOf } from '../profile/verdict/answer.js';
+import { pointResultOf } from '../profile/engines/engine-points.js';
+import { execOutcome, runExec, type ExecResult } from '../profile/exec/exec-mode.js';
+import { diagnoseExec } from '../profile/verdict/exec-verdict.js';
+import { machineInfo } from '../profile/sampling/machine.js';
+import { tryDatasetInfo } from '../profile/sweep/sweep.js';
 import { RunWriter, type RunRecorder } from './run-writer.js';
 
 export interface ExecSweepHooks {

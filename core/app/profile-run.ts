@@ -5,13 +5,13 @@
  */
 import type { ExecOutcome, SweepOutcome } from '../api/job-results.js';
 import { InterruptedError } from '../format/errors.js';
-import { execOutcome, runExec, type ExecResult } from '../profile/exec-mode.js';
-import { diagnoseExec } from '../profile/exec-verdict.js';
+import { execOutcome, runExec, type ExecResult } from '../profile/exec/exec-mode.js';
+import { diagnoseExec } from '../profile/verdict/exec-verdict.js';
 import { ffcvPointCode } from '../export/ffcv-point.js';
-import { failedSweepRun } from '../profile/failed-run.js';
-import { machineInfo } from '../profile/machine.js';
-import { profile, tryDatasetInfo } from '../profile/sweep.js';
-import { answerOf } from '../profile/answer.js';
+import { failedSweepRun } from '../profile/sweep/failed-run.js';
+import { machineInfo } from '../profile/sampling/machine.js';
+import { profile, tryDatasetInfo } from '../profile/sweep/sweep.js';
+import { answerOf } from '../profile/verdict/answer.js';
 import type {
   EngineFailure,
   ExecPlan,

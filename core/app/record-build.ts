@@ -11,7 +11,7 @@ import type { RunsDb } from '../runs/runs-db.js';
 export type BuildRecorder = (config: BuildConfig, report: BuildReport) => Promise<string | null>;
 
 async function record(db: RunsDb, config: BuildConfig, report: BuildReport): Promise<number> {
-  const { datasetInfo } = await import('../profile/sweep.js');
+  const { datasetInfo } = await import('../profile/sweep/sweep.js');
   return db.recordBuild(db.recordDataset(datasetInfo(report.path)), config, report);
 }
 

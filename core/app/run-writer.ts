@@ -5,15 +5,12 @@
  * the runs as 'interrupted' with the points it finished (core/runs/liveness.ts), not lost.
  * With a recorder that can only save whole runs, everything is saved at the end as before.
  */
-import type { PointResult, ProfileRun, RunFailure, TelemetrySample, Verdict } from '../api/profile-model.js';
-
-/** The run before it has results (what RunsDb.startRun takes). */
-export type RunStartRecord = Pick<ProfileRun, 'kind' | 'startedAt' | 'plan' | 'machine' | 'dataset'>;
+import type { PointResult, ProfileRun, RunFailure, RunStart, TelemetrySample, Verdict } from '../api/profile-model.js';
 
 /** Where runs are recorded (a RunsDb, or one opened per call): saveRun is enough; the rest records as it goes. */
 export interface RunRecorder {
   saveRun(run: ProfileRun): number;
-  startRun?(run: RunStartRecord): number;
+  startRun?(run: RunStart): number;
   addPoint?(runId: number, p: PointResult): void;
   addSamples?(runId: number, samples: readonly TelemetrySample[]): number;
   heartbeat?(runId: number, at?: string): void;
@@ -49,7 +46,7 @@ export class RunWriter {
     return this.id;
   }
 
-  start(run: RunStartRecord): void {
+  start(run: RunStart): void {
     if (!this.incremental || this.id !== null) return;
     this.guard(() => {
       this.id = this.runs.startRun!(run);

@@ -1,14 +1,14 @@
 import type { ProfileAnswer } from '../api/profile-answer.js';
 import type { EngineFailure } from '../api/profile-model.js';
 import { ENGINE_LABELS } from '../api/profile-plan.js';
-import { actionCommand } from '../profile/action-command.js';
+import { actionCommand } from '../profile/verdict/action-command.js';
 
 const ips = (v: number | null): string => (v === null ? '-' : `${v >= 100 ? Math.round(v).toLocaleString('en-US') : v.toFixed(1)} img/s`);
 
 /**
  * The answer as `beton profile` and `beton runs show` print it: the bottleneck and summary,
  * the evidence, each engine's best against the trained-with one, and the actions as the
- * commands that carry them out (core/profile/action-command.ts). Every number is the answer's.
+ * commands that carry them out (core/profile/verdict/action-command.ts). Every number is the answer's.
  */
 export function formatAnswer(a: ProfileAnswer, indent = ''): string[] {
   const out: string[] = [];

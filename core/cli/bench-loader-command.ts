@@ -1,8 +1,24 @@
 import { usableCacheDir } from '../remote/disk-cache.js';
-import { parseArgs } from 'node:util';
-import { benchLoader, DECODER_SPEC } from '../profile/bench-loader.js';
-import { isOrderName, ORDER_CHOICES } from './order-name.js';
+import { benchLoader } from '../profile/engines/bench-loader.js';
+import { flagHelp } from './flags/flag-help.js';
+import { parseFlags, switchFlag, valueFlag, type FlagTable } from './flags/flag-table.js';
+import { integer, path, size } from './flags/parsers.js';
+import { decoderValue, orderValue } from './loader-values.js';
 import { UsageError } from './usage-error.js';
+
+export const BENCH_LOADER_FLAGS = {
+  workers: valueFlag('N', integer({ min: 1 }), 'decode threads (default: the cores)'),
+  'batch-size': valueFlag('B', integer({ min: 1 }), 'samples per batch (default 256, at most the file)'),
+  order: valueFlag('ORDER', orderValue, `${orderValue.expects} (default random)`),
+  'no-os-cache': switchFlag("read pages into the loader's own cache instead of the OS page cache"),
+  decoder: valueFlag('SPEC', decoderValue, 'simple, rrc:SIZE or center:SIZE (default rrc:160)'),
+  flip: switchFlag('add a random horizontal flip'),
+  'fast-decode': switchFlag("decode JPEG crops at a reduced DCT scale (not FFCV's pixels)"),
+  epochs: valueFlag('E', integer({ min: 1 }), 'epochs to run, the first a warm-up (default 3)'),
+  json: switchFlag('print one JSON object'),
+  'cache-dir': valueFlag('DIR', path(), "a remote FILE's pages kept on local disk"),
+  'cache-bytes': valueFlag('N', size({ min: 1 }), 'the --cache-dir limit (default 20 GiB)'),
+} satisfies FlagTable;
 
 export const BENCH_LOADER_HELP = `beton bench-loader FILE [--workers N] [--batch-size B]
       [--order sequential|random|quasi_random] [--no-os-cache]
@@ -15,54 +31,31 @@ is reported apart. --fast-decode decodes JPEG crops at a reduced DCT scale (fast
 not FFCV's pixels; see docs/loader.md). --json prints one JSON object with "epochs" and "median_img_per_s".
 FILE may be s3://bucket/key or https://… (docs/remote.md); --cache-dir keeps its fetched pages on
 local disk for the next epoch or process (LRU, --cache-bytes limit, default 20 GiB;
-BETON_REMOTE_CACHE_DIR sets it for every command).`;
+BETON_REMOTE_CACHE_DIR sets it for every command).
+
+${flagHelp(BENCH_LOADER_FLAGS)}`;
 
 export async function benchLoaderCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      workers: { type: 'string' },
-      'batch-size': { type: 'string' },
-      order: { type: 'string' },
-      'no-os-cache': { type: 'boolean' },
-      decoder: { type: 'string' },
-      flip: { type: 'boolean' },
-      'fast-decode': { type: 'boolean' },
-      epochs: { type: 'string' },
-      json: { type: 'boolean' },
-      'cache-dir': { type: 'string' },
-      'cache-bytes': { type: 'string' },
-    },
-  });
+  const { values, positionals } = parseFlags(argv, BENCH_LOADER_FLAGS);
   if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
-  const num = (flag: string, v: string | undefined): number | undefined => {
-    if (v === undefined) return undefined;
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${flag} expects a positive integer, got "${v}"`);
-    return n;
-  };
   const order = values.order;
-  if (order !== undefined && !isOrderName(order)) throw new UsageError(`--order expects ${ORDER_CHOICES}, got "${order}"`);
-  if (values.decoder !== undefined && !DECODER_SPEC.test(values.decoder))
-    throw new UsageError(`--decoder expects simple, rrc:SIZE or center:SIZE (SIZE a positive integer), got "${values.decoder}"`);
   const json = values.json ?? false;
   // Checked now: an unusable folder is one line before the file is opened, not a failure mid-epoch.
   if (values['cache-dir'] !== undefined) usableCacheDir(values['cache-dir']);
   const res = await benchLoader(positionals[0]!, {
-    numWorkers: num('workers', values.workers),
-    batchSize: num('batch-size', values['batch-size']),
+    numWorkers: values.workers,
+    batchSize: values['batch-size'],
     order,
     osCache: !values['no-os-cache'],
     decoder: values.decoder,
     flip: values.flip ?? false,
     fastDecode: values['fast-decode'] ?? false,
-    epochs: num('epochs', values.epochs),
+    epochs: values.epochs,
     ...(values['cache-dir'] !== undefined
       ? {
           remote: {
             cacheDir: values['cache-dir'],
-            ...(values['cache-bytes'] ? { cacheBytes: num('cache-bytes', values['cache-bytes'])! } : {}),
+            ...(values['cache-bytes'] !== undefined ? { cacheBytes: values['cache-bytes'] } : {}),
           },
         }
       : {}),

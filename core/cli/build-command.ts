@@ -1,17 +1,54 @@
 import { dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { PAGE_SIZE } from '../api/constants.js';
 import { guardBuild, runBuild, type BuildReport } from '../app/build.js';
 import { planBuild, resolveFields } from '../app/plan-build.js';
-import { BUILD_VALUE_OPTIONS, buildValueHelp, buildValues } from './build-flags.js';
+import { BUILD_VALUE_FLAGS, buildValues } from './build-flags.js';
+import { flagHelp } from './flags/flag-help.js';
+import { goesWith, parseFlags, switchFlag, valueFlag, type FlagTable, type FlagValues } from './flags/flag-table.js';
+import { integer, listOf, path, text } from './flags/parsers.js';
 import { recordAt } from '../app/record-build.js';
 import { OptionsError } from '../format/errors.js';
 import { removeOwnTempsSync } from '../writer/temp-files.js';
-import { checkShardsFlags, emitShardJobs, shardStatusCommand, SHARDS_HELP, SHARDS_OPTIONS } from './build-shards.js';
+import { checkShardsFlags, emitShardJobs, shardStatusCommand, SHARDS_FLAGS, SHARDS_HELP } from './build-shards.js';
 import { ProgressBar } from './progress.js';
 import { abortOnSignals } from './signals.js';
 import { UsageError } from './usage-error.js';
 import { readRegularText } from '../native/regular-file.js';
 import type { RemoteOutputContext } from './remote-output.js';
+
+/** The flags of a build beside the value rows of build-flags.ts, in the help's order. */
+const BUILD_OWN_FLAGS = {
+  output: valueFlag('FILE', path(), 'output .beton file', 'o'),
+  force: switchFlag([
+    'replace OUT if it exists (never when OUT is an input: the',
+    'source, a file in the source folder or listed by it, --config)',
+  ]),
+  'schema-only': switchFlag('print the detected build config (JSON) and exit'),
+  'image-column': valueFlag('NAME', text('a column name'), 'the column of image paths (image lists)'),
+  columns: valueFlag('A,B,...', listOf(text('a field name')), 'keep only these fields of the detected schema'),
+  ...BUILD_VALUE_FLAGS,
+  config: valueFlag('FILE', path(), 'a build config (docs/build-config.md); flags override it'),
+  json: switchFlag('print the build report as JSON'),
+  check: switchFlag('run `beton check` on the output right after the build (docs/check.md)'),
+  db: valueFlag('PATH', path(), [
+    'the runs database the build is recorded in (default $BETON_DB',
+    'or the per-user file; beton runs builds lists them)',
+  ]),
+  advise: switchFlag([
+    'encode a seeded sample of SOURCE with these settings and print',
+    'the expected file size and build time, a page size for small',
+    'datasets, JPEG sizes per quality; writes nothing (docs/build-advice.md)',
+  ]),
+  // The same bounds as the contract's builds.advise, so the CLI never advises on an input the app would refuse.
+  crop: goesWith(
+    valueFlag('N', integer({ min: 8, max: 8192 }), "with --advise: the loader's crop size (warns if images are smaller)"),
+    'advise',
+  ),
+  sample: goesWith(valueFlag('N', integer({ min: 1, max: 256 }), 'with --advise: source items to encode (default 24)'), 'advise'),
+} satisfies FlagTable;
+
+/** Every flag of `beton build`: its own, the value rows, the sharded builds'. */
+export const BUILD_FLAGS = { ...BUILD_OWN_FLAGS, ...SHARDS_FLAGS } satisfies FlagTable;
 
 export const BUILD_HELP = `beton build SOURCE -o OUT.beton [options]
 beton build --config build.json
@@ -31,44 +68,12 @@ Builds a .beton file. SOURCE is picked by its path (docs/sources.md):
                                 CSV/JSONL video list (path,label[,start,end]), cut into clips
                                 with ffmpeg (docs/video.md)
   --config build.json           a build config (docs/build-config.md)
-  -o, --output FILE            output .beton file
-  --force                      replace OUT if it exists (never when OUT is an input: the
-                               source, a file in the source folder or listed by it, --config)
-  --schema-only                print the detected build config (JSON) and exit
-  --image-column NAME          the column of image paths (image lists)
-  --columns A,B,...            keep only these fields of the detected schema
-${buildValueHelp()}
-  --config FILE                a build config (docs/build-config.md); flags override it
-  --json                       print the build report as JSON
-  --check                      run \`beton check\` on the output right after the build (docs/check.md)
-  --db PATH                    the runs database the build is recorded in (default $BETON_DB
-                               or the per-user file; beton runs builds lists them)
-  --advise                     encode a seeded sample of SOURCE with these settings and print
-                               the expected file size and build time, a page size for small
-                               datasets, JPEG sizes per quality; writes nothing (docs/build-advice.md)
-  --crop N                     with --advise: the loader's crop size (warns if images are smaller)
-  --sample N                   with --advise: source items to encode (default 24)
+${flagHelp(BUILD_OWN_FLAGS, 31)}
 
 ${SHARDS_HELP}`;
 
-const BUILD_OPTIONS = {
-  output: { type: 'string', short: 'o' },
-  check: { type: 'boolean' },
-  force: { type: 'boolean' },
-  config: { type: 'string' },
-  db: { type: 'string' },
-  json: { type: 'boolean' },
-  'schema-only': { type: 'boolean' },
-  'image-column': { type: 'string' },
-  columns: { type: 'string' },
-  advise: { type: 'boolean' },
-  crop: { type: 'string' },
-  sample: { type: 'string' },
-  ...BUILD_VALUE_OPTIONS,
-  ...SHARDS_OPTIONS,
-} as const;
 export async function buildCommand(argv: string[], remote?: RemoteOutputContext): Promise<number> {
-  const { values, positionals } = parseBuildArgs(argv);
+  const { values, positionals } = parseFlags(argv, BUILD_FLAGS);
   if (values.status !== undefined) {
     if (positionals.length || values.output || values.config) throw new UsageError('--status DIR takes no SOURCE, -o or --config');
     return shardStatusCommand(values.status, values);
@@ -89,10 +94,7 @@ export async function buildCommand(argv: string[], remote?: RemoteOutputContext)
   }
 }
 
-function parseBuildArgs(argv: string[]) {
-  return parseArgs({ args: argv, allowPositionals: true, options: BUILD_OPTIONS });
-}
-type BuildValues = ReturnType<typeof parseBuildArgs>['values'];
+type BuildValues = FlagValues<typeof BUILD_FLAGS>;
 
 async function build(
   values: BuildValues,
@@ -115,23 +117,8 @@ async function build(
   }
   if (positionals.length > 1) throw new UsageError(`expected one SOURCE, got ${positionals.length}`);
   if (!positionals[0] && !config.source) throw new UsageError('missing SOURCE (an image folder or a table file) or --config');
-  const num = (flag: string, v: string | undefined): number | undefined => {
-    if (v === undefined) return undefined;
-    const n = Number(v);
-    if (!Number.isFinite(n)) throw new UsageError(`--${flag} expects a number, got "${v}"`);
-    return n;
-  };
-  // The same bounds as the contract's builds.advise, so the CLI never advises on an input the app would refuse.
-  const intIn = (flag: string, v: string | undefined, lo: number, hi: number): number | undefined => {
-    const n = num(flag, v);
-    if (n !== undefined && (!Number.isInteger(n) || n < lo || n > hi))
-      throw new UsageError(`--${flag} expects a whole number from ${lo} to ${hi}, got "${v}"`);
-    return n;
-  };
   const given = buildValues(values);
   Object.assign(config, given.config);
-  if (!values.advise && (values.crop !== undefined || values.sample !== undefined))
-    throw new UsageError('--crop and --sample go with --advise');
   // --schema-only and --advise write nothing: a placeholder output keeps the config valid.
   const output = values.output
     ? resolve(values.output)
@@ -149,20 +136,18 @@ async function build(
       clip: given.clip,
       image: given.image,
       ...(typeof output === 'string' ? { output } : {}),
+      baseDir,
     }),
   );
   const inputs = values.config ? [resolve(values.config)] : [];
   // Before any work (schema detection, workers): an output that would destroy an input, or
   // an existing file without --force. --schema-only, --advise and --emit write no .beton now.
   const writes = !values['schema-only'] && !emit && !values.advise;
-  if (writes) setOutput(resolve(baseDir, plan.config.output));
-  const guard = writes ? await guardBuild(plan.config, baseDir, { overwrite: values.force ?? false, inputs }) : null;
-  const columns = values.columns
-    ?.split(',')
-    .map((c) => c.trim())
-    .filter(Boolean);
+  const guard = writes ? await guardBuild(plan.config, baseDir, { overwrite: values.force ?? false, inputs, source: plan.source }) : null;
+  if (guard) setOutput(guard.output);
+  const columns = values.columns?.filter(Boolean);
   const needsFields = values['schema-only'] || columns !== undefined || plan.clipFrames !== null || emit;
-  const cfg = needsFields ? await asUsage(() => resolveFields(plan, baseDir, columns ? { columns } : {})) : plan.config;
+  const cfg = needsFields ? await asUsage(() => resolveFields(plan, columns ? { columns } : {})) : plan.config;
   if (values['schema-only']) {
     const { image: _image, ...rest } = cfg;
     process.stdout.write(JSON.stringify(rest, null, 2) + '\n');
@@ -175,9 +160,10 @@ async function build(
     const { formatAdvice } = await import('./advice-format.js');
     const advice = await adviseBuild(cfg, {
       baseDir,
-      loaderSize: intIn('crop', values.crop, 8, 8192) ?? null,
-      sample: intIn('sample', values.sample, 1, 256) ?? 24,
+      loaderSize: values.crop ?? null,
+      sample: values.sample ?? 24,
       previewItems: 2,
+      source: plan.source,
     });
     if (values.json)
       process.stdout.write(
@@ -264,7 +250,7 @@ function sizeVsSources(r: Pick<BuildReport, 'fileSize' | 'sourceBytes' | 'compre
 }
 
 /** FFCV's writer accepts no smaller page. */
-const MIN_PAGE = 2 * 1024 * 1024;
+const MIN_PAGE = PAGE_SIZE.minWriter;
 
 /**
  * A small dataset in big pages is mostly padding (the header region and the last page are

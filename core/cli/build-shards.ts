@@ -3,55 +3,40 @@ import { dirname, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readShardsStatus, type ShardsStatus } from '../writer/shard-progress.js';
 import { jobName, k8sManifests, slurmScript, type ShardPlan } from './cluster-emit.js';
+import { flagHelp } from './flags/flag-help.js';
+import { switchFlag, valueFlag, type FlagTable, type FlagValues } from './flags/flag-table.js';
+import { duration, integer, oneOf, path, text } from './flags/parsers.js';
 import { UsageError } from './usage-error.js';
 
-/** The flags of `beton build` that belong to sharded builds on a scheduler. */
+/** The flags of `beton build` that belong to sharded builds on a scheduler (docs/cluster.md). */
+export const SHARDS_FLAGS = {
+  shards: valueFlag('N', integer({ min: 1 }), [
+    'with --emit: print the jobs that build N shards in parallel and merge',
+    'them; with --status: the shard count when no progress file exists yet',
+  ]),
+  emit: valueFlag('slurm|k8s', oneOf(['slurm', 'k8s'] as const), [
+    'slurm: a bash script that submits a job array and an afterok merge',
+    'job; k8s: an Indexed Job, a merge Job and a ConfigMap (YAML)',
+  ]),
+  'emit-to': valueFlag('FILE', path(), 'write them to FILE instead of stdout'),
+  'shards-dir': valueFlag('DIR', path(), 'where shards and progress files go (default OUT.shards/)'),
+  image: valueFlag('IMG', text('a container image'), 'k8s: the container image (with beton on PATH)'),
+  pvc: valueFlag('CLAIM', text('a volume claim'), 'k8s: the volume claim, mounted at the folder holding SOURCE and OUT'),
+  status: valueFlag('DIR', path(), [
+    'progress of the shards in DIR (each shard build writes',
+    'SHARD.progress.json); --json prints it as JSON',
+  ]),
+  wait: switchFlag('with --status: block until every shard is done'),
+  timeout: valueFlag('S', duration(), 'with --status --wait: give up after S seconds (exit 1)'),
+} satisfies FlagTable;
+
 export const SHARDS_HELP = `Sharded builds on a cluster (docs/cluster.md):
-  --shards N --emit slurm|k8s  print the jobs that build N shards in parallel and merge them:
-                               slurm: a bash script that submits a job array and an afterok
-                               merge job; k8s: an Indexed Job, a merge Job and a ConfigMap (YAML)
-  --emit-to FILE               write them to FILE instead of stdout
-  --shards-dir DIR             where shards and progress files go (default OUT.shards/)
-  --image IMG --pvc CLAIM      k8s: the container image (with beton on PATH) and the volume
-                               claim, mounted at the folder holding SOURCE and OUT
-  --status DIR                 progress of the shards in DIR (each shard build writes
-                               SHARD.progress.json); --shards N if no file exists yet,
-                               --wait to block until all are done (--timeout S), --json`;
+${flagHelp(SHARDS_FLAGS, 31)}`;
 
-export const SHARDS_OPTIONS = {
-  shards: { type: 'string' },
-  emit: { type: 'string' },
-  'emit-to': { type: 'string' },
-  'shards-dir': { type: 'string' },
-  image: { type: 'string' },
-  pvc: { type: 'string' },
-  status: { type: 'string' },
-  wait: { type: 'boolean' },
-  timeout: { type: 'string' },
-} as const;
-
-export interface ShardsFlags {
-  shards?: string;
-  emit?: string;
-  'emit-to'?: string;
-  'shards-dir'?: string;
-  image?: string;
-  pvc?: string;
-  status?: string;
-  wait?: boolean;
-  timeout?: string;
-  json?: boolean;
-}
-
-function count(flag: string, v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${flag} expects a positive integer, got "${v}"`);
-  return n;
-}
+export type ShardsFlags = FlagValues<typeof SHARDS_FLAGS> & { json?: boolean | undefined };
 
 /** Checks the flag combinations before any source is opened; returns whether this is an --emit run. */
-export function checkShardsFlags(f: ShardsFlags, shard: string | undefined): boolean {
+export function checkShardsFlags(f: ShardsFlags, shard: unknown): boolean {
   const emit = f.emit !== undefined || f.shards !== undefined;
   if (!emit) {
     for (const k of ['emit-to', 'shards-dir', 'image', 'pvc', 'wait', 'timeout'] as const) {
@@ -61,9 +46,7 @@ export function checkShardsFlags(f: ShardsFlags, shard: string | undefined): boo
     return false;
   }
   if (f.emit === undefined || f.shards === undefined) throw new UsageError('--shards N and --emit slurm|k8s go together');
-  if (f.emit !== 'slurm' && f.emit !== 'k8s') throw new UsageError(`--emit expects slurm or k8s, got "${f.emit}"`);
   if (shard !== undefined) throw new UsageError('--shard k/N builds one shard; --shards N --emit writes the jobs that build all of them');
-  count('shards', f.shards);
   if (f.emit === 'slurm' && (f.image !== undefined || f.pvc !== undefined)) throw new UsageError('--image and --pvc apply to --emit k8s');
   return true;
 }
@@ -95,7 +78,7 @@ export function emitShardJobs(
   baseDir: string,
   f: ShardsFlags,
 ): number {
-  const n = count('shards', f.shards)!;
+  const n = f.shards!;
   const output = resolve(baseDir, config.output);
   const source = resolve(baseDir, config.source.path);
   const shardsDir = resolve(f['shards-dir'] ?? `${output}.shards`);
@@ -160,9 +143,8 @@ export function formatShardsStatus(s: ShardsStatus, now = Date.now()): string {
  */
 export async function shardStatusCommand(dirArg: string, f: ShardsFlags, pollMs = 2000): Promise<number> {
   const dir = resolve(dirArg);
-  const n = count('shards', f.shards);
-  const timeoutS = f.timeout === undefined ? null : Number(f.timeout);
-  if (timeoutS !== null && !(timeoutS > 0)) throw new UsageError(`--timeout expects seconds > 0, got "${f.timeout}"`);
+  const n = f.shards;
+  const timeoutS = f.timeout ?? null;
   const read = (): ShardsStatus => {
     if (!existsSync(dir) && f.wait) return readShardsStatusOrPending(dir, n);
     if (!statSync(dir).isDirectory()) throw new UsageError(`--status expects the shards folder, got the file ${dir}`);

@@ -1,8 +1,15 @@
-import { parseArgs } from 'node:util';
 import type { DatasetCheck } from '../api/dataset-check.js';
 import { checkDataset } from '../app/check-dataset.js';
+import { flagHelp } from './flags/flag-help.js';
+import { parseFlags, switchFlag, valueFlag, type FlagTable } from './flags/flag-table.js';
+import { integer } from './flags/parsers.js';
 import { ProgressBar } from './progress.js';
 import { UsageError } from './usage-error.js';
+
+export const CHECK_FLAGS = {
+  json: switchFlag('print exactly {"corrupt", "duplicates", "near_duplicates", "outliers", "classes"}'),
+  workers: valueFlag('N', integer({ min: 0, max: 256 }), 'decode threads (default: the cores, at most 8; 0: this thread)'),
+} satisfies FlagTable;
 
 export const CHECK_HELP = `beton check FILE [--json] [--workers N]
 
@@ -12,23 +19,12 @@ stored bytes), near-duplicates (64-bit DCT perceptual hash within 7 bits), outli
 extreme aspect ratio, near-uniform) and samples per class. Groups whose labels disagree
 come first. The result is kept beside the file (FILE.check.json) for the app (docs/check.md).
 
-  --json         print exactly {"corrupt", "duplicates", "near_duplicates", "outliers", "classes"}
-  --workers N    decode threads (default: the cores, at most 8; 0: this thread)`;
+${flagHelp(CHECK_FLAGS)}`;
 
 export async function checkCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { json: { type: 'boolean' }, workers: { type: 'string' } },
-  });
+  const { values, positionals } = parseFlags(argv, CHECK_FLAGS);
   if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
-  let numWorkers: number | undefined;
-  if (values.workers !== undefined) {
-    numWorkers = Number(values.workers);
-    if (!Number.isInteger(numWorkers) || numWorkers < 0 || numWorkers > 256)
-      throw new UsageError(`--workers expects a whole number from 0 to 256, got "${values.workers}"`);
-  }
-  const check = await runCheck(positionals[0]!, numWorkers);
+  const check = await runCheck(positionals[0]!, values.workers);
   if (values.json) process.stdout.write(JSON.stringify(check.result, null, 2) + '\n');
   else process.stdout.write(formatCheck(check));
   return 0;

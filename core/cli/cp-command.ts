@@ -3,12 +3,15 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { checkedDestination } from '../native/destination.js';
 import { openRegular } from '../native/regular-file.js';
-import { parseArgs } from 'node:util';
 import { downloadFile } from '../remote/download.js';
 import { uploadFile } from '../remote/s3-upload.js';
 import { isRemoteUrl, parseRemoteUrl } from '../remote/url.js';
 import { abortOnSignals } from './signals.js';
+import { parseFlags, type FlagTable } from './flags/flag-table.js';
 import { UsageError } from './usage-error.js';
+
+/** cp takes no flags: the table says so (an unknown flag is refused as anywhere else). */
+export const CP_FLAGS = {} satisfies FlagTable;
 
 export const CP_HELP = `beton cp SRC DST
 
@@ -26,7 +29,7 @@ function objectName(url: string): string | undefined {
 }
 
 export async function cpCommand(argv: string[]): Promise<number> {
-  const { positionals } = parseArgs({ args: argv, allowPositionals: true, options: {} });
+  const { positionals } = parseFlags(argv, CP_FLAGS);
   if (positionals.length !== 2) throw new UsageError('expected SRC and DST');
   const [src, dst] = positionals as [string, string];
   if (!isRemoteUrl(src) && !isRemoteUrl(dst))

@@ -1,13 +1,37 @@
 import { writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { parseBuildConfig } from '../api/build-config.js';
 import { parseLoaderConfig, type LoaderConfigInput } from '../api/loader-config.js';
 import { buildExport, joinCode, loaderExport } from '../app/export-code.js';
 import { loaderFromFile, loaderFromRun, PipelineSpecError, PROFILE_PIPELINE, type PipelineSpec } from '../app/export-loader.js';
 import { isRemoteUrl } from '../remote/url.js';
+import { flagHelp } from './flags/flag-help.js';
+import { defaultedFlag, goesWith, parseFlags, switchFlag, valueFlag, type FlagTable } from './flags/flag-table.js';
+import { integer, oneOf, orWord, path } from './flags/parsers.js';
+import { clipDecoderValue, decoderValue, orderValue } from './loader-values.js';
 import { UsageError } from './usage-error.js';
 import { readRegularText } from '../native/regular-file.js';
+
+export const EXPORT_FLAGS = {
+  build: valueFlag('FILE', path(), 'a build config: the DatasetWriter code that builds the same file'),
+  loader: valueFlag('FILE', path(), 'a loader config: the Loader code'),
+  run: valueFlag('ID|last', orWord(integer({ min: 1 }), 'last', 'last' as const), 'a recorded profile sweep (last: the newest)'),
+  point: goesWith(
+    valueFlag('N', integer({ min: 1 }), 'with --run: the point, as beton runs show numbers them (default: the fastest)'),
+    'run',
+  ),
+  db: goesWith(valueFlag('PATH', path(), 'with --run: the runs database (default $BETON_DB or the per-user file)'), 'run'),
+  format: defaultedFlag('python|json', oneOf(['python', 'json'] as const), 'python', 'the code, or the validated config as JSON'),
+  output: valueFlag('FILE', path(), 'write to FILE instead of stdout', 'o'),
+  'batch-size': valueFlag('B', integer({ min: 1 }), 'FILE.beton: samples per batch (default 256, at most the file)'),
+  workers: valueFlag('N', integer({ min: 0 }), "FILE.beton: the loader's workers"),
+  order: valueFlag('ORDER', orderValue, `FILE.beton: ${orderValue.expects}`),
+  decoder: valueFlag('SPEC', decoderValue, 'FILE.beton: the image decoder (default rrc:160)'),
+  'clip-decoder': valueFlag('SPEC', clipDecoderValue, 'FILE.beton: the video clip decoder (default simple)'),
+  flip: switchFlag('FILE.beton: a random horizontal flip (the default)'),
+  'no-flip': switchFlag('FILE.beton: no flip'),
+  'no-os-cache': switchFlag("FILE.beton: the loader's own page cache instead of the OS's"),
+} satisfies FlagTable;
 
 export const EXPORT_HELP = `beton export --build build.json [--format python|json] [-o FILE]
 beton export --loader loader.json [--format python|json] [-o FILE]
@@ -26,7 +50,9 @@ fields, --clip-decoder simple (whole frames) for video clips, and a random horiz
 (FFCV drops the last partial batch: a larger one would yield nothing).
 --run: the settings of a recorded profile sweep (beton runs list): its fastest point, or
 --point N as beton runs show numbers them; the code names the run and the point.
---format json prints the validated config (defaults filled in).`;
+--format json prints the validated config (defaults filled in).
+
+${flagHelp(EXPORT_FLAGS)}`;
 
 function readJson(file: string): unknown {
   try {
@@ -38,42 +64,12 @@ function readJson(file: string): unknown {
 
 const LOADER_FLAGS = ['batch-size', 'workers', 'order', 'decoder', 'clip-decoder', 'flip', 'no-flip', 'no-os-cache'] as const;
 
-function positiveInt(s: string | undefined, flag: string): number | undefined {
-  if (s === undefined) return undefined;
-  const n = Number(s);
-  if (!/^\d+$/.test(s) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`${flag} expects a positive integer, got "${s}"`);
-  return n;
-}
-
 export async function exportCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      build: { type: 'string' },
-      loader: { type: 'string' },
-      run: { type: 'string' },
-      point: { type: 'string' },
-      db: { type: 'string' },
-      format: { type: 'string', default: 'python' },
-      output: { type: 'string', short: 'o' },
-      'batch-size': { type: 'string' },
-      workers: { type: 'string' },
-      order: { type: 'string' },
-      decoder: { type: 'string' },
-      'clip-decoder': { type: 'string' },
-      flip: { type: 'boolean' },
-      'no-flip': { type: 'boolean' },
-      'no-os-cache': { type: 'boolean' },
-    },
-  });
+  const { values, positionals } = parseFlags(argv, EXPORT_FLAGS);
   const format = values.format;
-  if (format !== 'python' && format !== 'json') throw new UsageError(`--format expects python or json, got "${format}"`);
   const sources = [values.loader !== undefined, values.run !== undefined, positionals.length > 0].filter(Boolean).length;
   if (sources > 1) throw new UsageError('give one loader: --loader FILE, --run ID or a .beton FILE');
   if (positionals.length > 1) throw new UsageError(`one .beton FILE at a time, got ${positionals.length}`);
-  if (values.point !== undefined && values.run === undefined) throw new UsageError('--point goes with --run ID');
-  if (values.db !== undefined && values.run === undefined) throw new UsageError('--db goes with --run ID');
   if (values.flip && values['no-flip']) throw new UsageError('--flip and --no-flip contradict each other');
   const given = LOADER_FLAGS.filter((f) => values[f] !== undefined);
   if (values.run !== undefined && given.length)
@@ -98,7 +94,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
   let origin: string | undefined;
   if (values.loader) loaderInput = readJson(resolve(values.loader)) as LoaderConfigInput;
   else if (values.run !== undefined) {
-    const fromRun = await runLoader(values.run, positiveInt(values.point, '--point'), values.db);
+    const fromRun = await runLoader(values.run, values.point, values.db);
     loaderInput = fromRun.config;
     origin = fromRun.origin;
   } else if (positionals[0]) {
@@ -112,9 +108,9 @@ export async function exportCommand(argv: string[]): Promise<number> {
       loaderInput = await loaderFromFile(
         file,
         {
-          batchSize: positiveInt(values['batch-size'], '--batch-size'),
-          workers: values.workers === undefined ? undefined : Number(values.workers),
-          order: values.order as LoaderConfigInput['order'],
+          batchSize: values['batch-size'],
+          workers: values.workers,
+          order: values.order,
           osCache: !values['no-os-cache'],
           spec,
         },
@@ -141,9 +137,11 @@ export async function exportCommand(argv: string[]): Promise<number> {
 }
 
 /** The loader of a stored run's point: `last` is the newest run in the database. */
-async function runLoader(run: string, point: number | undefined, db: string | undefined): Promise<ReturnType<typeof loaderFromRun>> {
-  if (db === '') throw new UsageError('--db expects a path');
-  if (run !== 'last' && positiveInt(run, '--run') === undefined) throw new UsageError('--run expects a run ID or last');
+async function runLoader(
+  run: number | 'last',
+  point: number | undefined,
+  db: string | undefined,
+): Promise<ReturnType<typeof loaderFromRun>> {
   const { defaultDbPath } = await import('../runs/location.js');
   const { existsSync } = await import('node:fs');
   const path = db ?? defaultDbPath();
@@ -153,7 +151,7 @@ async function runLoader(run: string, point: number | undefined, db: string | un
   const handle = await openRunsDb(path);
   try {
     // `last`: the newest loader sweep that measured something (a training command's run has no loader settings).
-    const id = run === 'last' ? listRuns(handle).find((r) => r.kind === 'sweep' && r.points > 0)?.id : Number(run);
+    const id = run === 'last' ? listRuns(handle).find((r) => r.kind === 'sweep' && r.points > 0)?.id : run;
     if (id === undefined) throw new UsageError(`no loader sweep in ${path} yet: profile a file first (beton profile FILE)`);
     return loaderFromRun(getRun(handle, id), id, point);
   } finally {

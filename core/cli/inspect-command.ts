@@ -1,23 +1,28 @@
-import { parseArgs } from 'node:util';
 import { summarizeDataset } from '../app/inspect-dataset.js';
+import { flagHelp } from './flags/flag-help.js';
+import { parseFlags, switchFlag, type FlagTable } from './flags/flag-table.js';
 import { UsageError } from './usage-error.js';
 import { printable, printableJson } from '../format/printable.js';
+
+export const INSPECT_FLAGS = {
+  json: switchFlag('print the summary (or the --env report) as JSON'),
+  hash: switchFlag("add each region's SHA-256 (reads the whole file)"),
+  env: switchFlag('the JPEG decode path, native addons, CPU and GPUs instead of a FILE'),
+} satisfies FlagTable;
 
 export const INSPECT_HELP = `beton inspect FILE [--json] [--hash]
 beton inspect --env [--json]      (the JPEG decode path, native addons, CPU and GPUs)
 
 Prints version, sample count, page size, fields with their arguments, pages used, bytes
-per field and the raw/jpg mix of image fields. Reads only metadata and the allocation table.`;
+per field and the raw/jpg mix of image fields. Reads only metadata and the allocation table.
+
+${flagHelp(INSPECT_FLAGS)}`;
 
 const mib = (b: number): string =>
   b >= 1 << 20 ? `${(b / (1 << 20)).toFixed(2)} MiB` : b >= 1024 ? `${(b / 1024).toFixed(1)} KiB` : `${b} B`;
 
 export async function inspectCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { json: { type: 'boolean' }, hash: { type: 'boolean' }, env: { type: 'boolean' } },
-  });
+  const { values, positionals } = parseFlags(argv, INSPECT_FLAGS);
   if (values.env) return envReport(values.json ?? false);
   if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
   const s = await summarizeDataset(positionals[0]!, { hashRegions: values.hash ?? false });
@@ -48,7 +53,7 @@ export async function inspectCommand(argv: string[]): Promise<number> {
 async function envReport(json: boolean): Promise<number> {
   const { describeDecodePath, decodePath, turboStatus } = await import('../native/turbo.js');
   const { native } = await import('../native/beton-addon.js');
-  const { machineInfo } = await import('../profile/machine.js');
+  const { machineInfo } = await import('../profile/sampling/machine.js');
   const m = await machineInfo();
   const env = {
     decodePath: decodePath(),

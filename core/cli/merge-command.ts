@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { mergeDatasets, type MergeReport } from '../writer/merge.js';
 import { removeOwnTempsSync } from '../writer/temp-files.js';
@@ -6,9 +5,18 @@ import { ProgressBar } from './progress.js';
 import { abortOnSignals } from './signals.js';
 import { openRangeClient } from '../remote/open-client.js';
 import { isRemoteUrl } from '../remote/url.js';
+import { flagHelp } from './flags/flag-help.js';
+import { parseFlags, switchFlag, valueFlag, type FlagTable } from './flags/flag-table.js';
+import { path } from './flags/parsers.js';
 import { UsageError } from './usage-error.js';
 import type { RemoteOutputContext } from './remote-output.js';
 import { statSync } from 'node:fs';
+
+export const MERGE_FLAGS = {
+  output: valueFlag('FILE', path(), 'the merged .beton file', 'o'),
+  force: switchFlag('replace OUT if it exists (it may also be one of the inputs)'),
+  json: switchFlag('print the merge report as JSON'),
+} satisfies FlagTable;
 
 export const MERGE_HELP = `beton merge A.beton B.beton ... -o OUT.beton [--force] [--json]
 
@@ -17,18 +25,12 @@ size into one, samples in argument order — e.g. the shards of \`beton build --
 Pages are copied as they are (nothing is decoded or re-encoded); only the pointers in the
 metadata and the allocation table are rebased. OUT is written under a temporary name and
 renamed when complete: a failed or interrupted merge leaves nothing.
-  -o, --output FILE   the merged .beton file
-  --force             replace OUT if it exists (it may also be one of the inputs)
-  --json              print the merge report as JSON`;
+${flagHelp(MERGE_FLAGS)}`;
 
 const MIB = 1 << 20;
 
 export async function mergeCommand(argv: string[], remote?: RemoteOutputContext): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { output: { type: 'string', short: 'o' }, force: { type: 'boolean' }, json: { type: 'boolean' } },
-  });
+  const { values, positionals } = parseFlags(argv, MERGE_FLAGS);
   if (positionals.length === 0) throw new UsageError('expected the input files: beton merge A.beton B.beton ... -o OUT.beton');
   if (!values.output) throw new UsageError('missing -o OUT.beton');
   // Progress in MiB: a merge is bytes moved, not samples encoded.

@@ -1,18 +1,19 @@
-import { parseArgs } from 'node:util';
 import { profileExec, profileSweep } from '../app/profile-run.js';
 import { openRunsDb, savingTo } from '../app/runs-queries.js';
-import { DECODER_SPEC } from '../profile/bench-loader.js';
-import { compileThroughputRegex } from '../profile/exec-protocol.js';
+import { compileThroughputRegex } from '../profile/exec/exec-protocol.js';
 import { constants } from 'node:os';
-import { isOrderName } from './order-name.js';
 import { abortOnSignals } from './signals.js';
 import type { ProfileRun } from '../api/profile-model.js';
 import { UsageError } from './usage-error.js';
-import { spreadOf } from '../profile/engine-points.js';
-import { checkEngines } from '../profile/sweep.js';
+import { spreadOf } from '../profile/engines/engine-points.js';
+import { checkEngines } from '../profile/sweep/sweep.js';
 import type { PointResult } from '../api/profile-model.js';
 
-import { isEngineName } from '../api/profile-plan.js';
+import { ENGINE_NAMES } from '../api/profile-plan.js';
+import { flagHelp } from './flags/flag-help.js';
+import { goesWith, parseFlags, switchFlag, valueFlag, type FlagTable } from './flags/flag-table.js';
+import { duration, integer, listOf, madeBy, oneOf, path, size, text } from './flags/parsers.js';
+import { decoderValue, orderValue } from './loader-values.js';
 import { profileExecSweep } from '../app/profile-exec-sweep.js';
 import { formatAnswer } from './answer-format.js';
 
@@ -21,6 +22,43 @@ function spreadText(p: PointResult): string {
   const s = spreadOf(p.slices);
   return s === null ? '' : `, spread ${(s * 100).toFixed(0)}% over ${p.slices!.length} slices`;
 }
+
+const engineValue = oneOf(ENGINE_NAMES);
+const counts = listOf(integer({ min: 1 }));
+
+export const PROFILE_FLAGS = {
+  workers: valueFlag('N,...', counts, 'worker counts of the grid (default 1, 2, 4 … cores); --exec: {workers}'),
+  'batch-sizes': valueFlag('B,...', counts, 'batch sizes of the grid (default 256); --exec: {batch_size}'),
+  orders: valueFlag('ORDER,...', listOf(orderValue), `traversal orders of the grid (${orderValue.expects}; default random)`),
+  'os-cache': valueFlag('on,off', listOf(oneOf(['on', 'off'] as const)), "the OS page cache (on) or the loader's own (off); default on"),
+  decoder: valueFlag('SPEC', decoderValue, 'simple, rrc:SIZE or center:SIZE (default rrc:160)'),
+  'no-flip': switchFlag('leave out the random horizontal flip'),
+  'fast-decode': switchFlag("JPEG crops at a reduced DCT scale (faster, not FFCV's pixels)"),
+  seconds: valueFlag('S', duration(), 'seconds per point (default 3); --exec: at most S per run'),
+  'batches-ahead': valueFlag('N', integer({ min: 1 }), 'batches decoded ahead of the consumer (default 3)'),
+  engine: valueFlag('ENGINE,...', listOf(engineValue), `the loaders that run the grid: ${engineValue.expects} (default beton)`),
+  source: valueFlag('DIR', path(), "the torch engine's folder (the one the file was built from)"),
+  python: valueFlag('PATH', path(), 'the interpreter of the ffcv and torch engines (default $BETON_PYTHON, else python3)'),
+  'no-stages': switchFlag('measure each point whole, without per-stage costs'),
+  'train-with': valueFlag('ENGINE', engineValue, 'the engine the answer picks the best point of'),
+  'process-cache': valueFlag('BYTES', size({ min: 0 }), "the loader's own page cache size (with --os-cache off)"),
+  exec: valueFlag('COMMAND', text('a command'), 'profile your training command instead of a loader sweep'),
+  regex: goesWith(
+    valueFlag(
+      'REGEX',
+      madeBy(
+        (t) => (compileThroughputRegex(t), t),
+        'a regular expression with a named group (?<images>…) or (?<ips>…)',
+        (m) => m.replace(/^--throughput-regex (is )?/, ''),
+      ),
+      "--exec: where the command's output says its throughput",
+    ),
+    'exec',
+  ),
+  db: valueFlag('PATH', path(), 'the runs database the run is stored in (default $BETON_DB or the per-user file)'),
+  json: switchFlag('print the stored run as JSON'),
+  'no-gpu': switchFlag('sample no GPU (no nvidia-smi)'),
+} satisfies FlagTable;
 
 export const PROFILE_HELP = `beton profile FILE [--workers 1,2] [--batch-sizes 64,256] [--orders random,quasi_random]
               [--os-cache on,off] [--decoder rrc:160] [--no-flip] [--fast-decode] [--seconds S]
@@ -59,77 +97,22 @@ balanced), the best point of the engine you train with (--train-with; default FF
 measured, else torch, else ours) and the next steps as commands to run.
 A training-command sweep (--exec with {workers} / {batch_size} and --workers / --batch-sizes)
 runs the command once per grid point, each for at most --seconds, and names the fewest
-workers that keep the step's wait for data under 5%.`;
+workers that keep the step's wait for data under 5%.
 
-function list(v: string | undefined, flag: string): string[] | undefined {
-  if (v === undefined) return undefined;
-  const items = v.split(',').map((s) => s.trim());
-  if (items.some((s) => s === '')) throw new UsageError(`--${flag}: empty item in "${v}"`);
-  return items;
-}
-
-function ints(v: string | undefined, flag: string): number[] | undefined {
-  return list(v, flag)?.map((s) => {
-    const n = Number(s);
-    if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${flag} expects positive integers, got "${s}"`);
-    return n;
-  });
-}
+${flagHelp(PROFILE_FLAGS)}`;
 
 export async function profileCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      workers: { type: 'string' },
-      'batch-sizes': { type: 'string' },
-      orders: { type: 'string' },
-      'os-cache': { type: 'string' },
-      decoder: { type: 'string' },
-      'no-flip': { type: 'boolean' },
-      'fast-decode': { type: 'boolean' },
-      seconds: { type: 'string' },
-      'batches-ahead': { type: 'string' },
-      db: { type: 'string' },
-      json: { type: 'boolean' },
-      'no-gpu': { type: 'boolean' },
-      exec: { type: 'string' },
-      regex: { type: 'string' },
-      engine: { type: 'string' },
-      source: { type: 'string' },
-      python: { type: 'string' },
-      'no-stages': { type: 'boolean' },
-      'train-with': { type: 'string' },
-      'process-cache': { type: 'string' },
-    },
-  });
-  const engines = list(values.engine, 'engine');
-  for (const e of engines ?? []) if (!isEngineName(e)) throw new UsageError(`--engine: unknown engine "${e}" (beton, ffcv or torch)`);
+  const { values, positionals } = parseFlags(argv, PROFILE_FLAGS);
+  const engines = values.engine;
   if (values.exec && (engines || values.source !== undefined || values['train-with'] !== undefined))
     throw new UsageError('--engine, --source and --train-with apply to sweeps, not --exec');
   const trainWith = values['train-with'];
-  if (trainWith !== undefined && !isEngineName(trainWith))
-    throw new UsageError(`--train-with: unknown engine "${trainWith}" (beton, ffcv or torch)`);
   if (trainWith !== undefined && engines && !engines.includes(trainWith))
     throw new UsageError(`--train-with ${trainWith}: add it to --engine (${engines.join(',')})`);
-  const processCache = values['process-cache'] === undefined ? undefined : Number(values['process-cache']);
-  if (processCache !== undefined && !(Number.isInteger(processCache) && processCache >= 0))
-    throw new UsageError(`--process-cache expects a number of bytes, got "${values['process-cache']}"`);
+  const processCache = values['process-cache'];
   if (values.source !== undefined && !engines?.includes('torch'))
     throw new UsageError("--source is the torch engine's folder: add --engine torch");
-  if (values.python === '') throw new UsageError('--python expects a path');
   if (!values.exec && positionals.length !== 1) throw new UsageError('expected exactly one FILE (or --exec COMMAND)');
-  if (values.regex !== undefined && !values.exec) throw new UsageError('--regex applies to --exec');
-  if (values.regex !== undefined) {
-    try {
-      compileThroughputRegex(values.regex);
-    } catch (e) {
-      throw new UsageError((e as Error).message.replace('--throughput-regex', '--regex'));
-    }
-  }
-  if (values.decoder !== undefined && !DECODER_SPEC.test(values.decoder))
-    throw new UsageError(`--decoder expects simple, rrc:SIZE or center:SIZE (SIZE a positive integer), got "${values.decoder}"`);
-  if (values.db === '') throw new UsageError('--db expects a path');
   // The run is stored at the end: a database that cannot take it (damaged, newer schema,
   // not a database, unwritable) must fail now, not after a sweep of minutes.
   (await openRunsDb(values.db)).close();
@@ -145,14 +128,13 @@ export async function profileCommand(argv: string[]): Promise<number> {
   // What the sweep waits for, as it changes: a line each, so no wait is silent.
   // Even with --json (stderr is for people, stdout stays one JSON document), as notes are.
   const onWait = (message: string): void => void process.stderr.write(`  … ${message}\n`);
-  const seconds = values.seconds === undefined ? undefined : Number(values.seconds);
-  if (seconds !== undefined && !(seconds > 0)) throw new UsageError(`--seconds expects a positive number, got "${values.seconds}"`);
+  const seconds = values.seconds;
   try {
     const runs = await savingTo(values.db);
     let run: ProfileRun;
     let id: number;
-    const execWorkers = values.exec ? ints(values.workers, 'workers') : undefined;
-    const execBatches = values.exec ? ints(values['batch-sizes'], 'batch-sizes') : undefined;
+    const execWorkers = values.exec ? values.workers : undefined;
+    const execBatches = values.exec ? values['batch-sizes'] : undefined;
     if (values.exec && (execWorkers || execBatches)) {
       // A training-command sweep: the command once per grid point, placeholders filled.
       const r = await profileExecSweep(
@@ -201,29 +183,22 @@ export async function profileCommand(argv: string[]): Promise<number> {
       if (res.droppedValues)
         log(`${res.droppedValues} reported value(s) dropped: not a number from 0 to 10^15 (NaN, negative, a string, 1e308)\n`);
     } else {
-      const orders = list(values.orders, 'orders');
-      for (const o of orders ?? []) if (!isOrderName(o)) throw new UsageError(`--orders: unknown order "${o}"`);
-      const cache = list(values['os-cache'], 'os-cache')?.map((s) => {
-        if (s !== 'on' && s !== 'off') throw new UsageError(`--os-cache expects on and/or off, got "${s}"`);
-        return s === 'on';
-      });
-      const ahead = ints(values['batches-ahead'], 'batches-ahead');
-      if (ahead && ahead.length !== 1) throw new UsageError('--batches-ahead expects one positive integer');
+      const ahead = values['batches-ahead'];
       const planInput = {
         file: positionals[0]!,
-        workers: ints(values.workers, 'workers'),
-        batchSizes: ints(values['batch-sizes'], 'batch-sizes'),
-        orders: orders?.filter(isOrderName),
-        osCache: cache,
+        workers: values.workers,
+        batchSizes: values['batch-sizes'],
+        orders: values.orders,
+        osCache: values['os-cache']?.map((s) => s === 'on'),
         decoder: values.decoder,
         flip: !values['no-flip'],
         fastDecode: values['fast-decode'] ?? false,
         secondsPerPoint: seconds,
-        ...(ahead ? { batchesAhead: ahead[0]! } : {}),
-        ...(engines ? { engines: engines.filter(isEngineName) } : {}),
+        ...(ahead !== undefined ? { batchesAhead: ahead } : {}),
+        ...(engines ? { engines } : {}),
         ...(values.source !== undefined ? { source: values.source } : {}),
         stages: !values['no-stages'],
-        ...(trainWith !== undefined && isEngineName(trainWith) ? { trainWith } : {}),
+        ...(trainWith !== undefined ? { trainWith } : {}),
         ...(processCache !== undefined ? { processCacheBytes: processCache } : {}),
       };
       // Before the sweep: a missing engine is one line, not a failed run in the database.

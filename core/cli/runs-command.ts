@@ -1,16 +1,26 @@
 import { printableJson, printableText, printableValues } from '../format/printable.js';
 import { existsSync, writeFileSync } from 'node:fs';
 import { formatAnswer, formatEngineFailures } from './answer-format.js';
-import { parseArgs } from 'node:util';
 import type { ExecPlan, PointConfig, PointResult, ProfilePlan } from '../api/profile-model.js';
-import { spreadOf } from '../profile/engine-points.js';
+import { spreadOf } from '../profile/engines/engine-points.js';
 import { asBetonError } from '../format/errors.js';
 import { RunsDbError } from '../runs/errors.js';
 import { defaultDbPath } from '../runs/location.js';
 import type { BuildRecord, Change, CompareRow, RunComparison, RunSummary, StoredRun } from '../api/runs-model.js';
 import type { RunsDb } from '../runs/runs-db.js';
 import { compareRuns, deleteRun, getRun, listBuilds, listRuns, openRunsDb, plotRuns } from '../app/runs-queries.js';
+import { readValue } from './flags/bad-value.js';
+import { flagHelp } from './flags/flag-help.js';
+import { parseFlags, switchFlag, valueFlag, type FlagTable } from './flags/flag-table.js';
+import { integer, path } from './flags/parsers.js';
 import { UsageError } from './usage-error.js';
+
+export const RUNS_FLAGS = {
+  db: valueFlag('PATH', path(), 'the runs database (default $BETON_DB, else the per-user file)'),
+  json: switchFlag('machine-readable output'),
+  limit: valueFlag('N', integer({ min: 1 }), 'list and builds: at most N, newest first'),
+  output: valueFlag('FILE', path(), 'plot: the SVG file (- for stdout)', 'o'),
+} satisfies FlagTable;
 
 export const RUNS_HELP = `beton runs list [--limit N]            profile runs, newest first
 beton runs show ID                     one run: machine, dataset, plan, points, verdict
@@ -23,36 +33,19 @@ beton runs builds [--limit N]          recorded builds, newest first
 The runs database (SQLite, docs/runs-db.md) holds every profile run and build recorded by
 beton profile and the app. Default: $BETON_DB, else the per-user data folder
 (~/.local/share/beton-studio/runs.sqlite on Linux). --json prints machine-readable output.
-A run that does not exist exits 1.`;
+A run that does not exist exits 1.
+
+${flagHelp(RUNS_FLAGS)}`;
 
 const SUBCOMMANDS = ['list', 'show', 'compare', 'plot', 'rm', 'builds'] as const;
 type Sub = (typeof SUBCOMMANDS)[number];
 const ARITY: Record<Sub, readonly number[]> = { list: [0], builds: [0], show: [1], rm: [1], compare: [2], plot: [1, 2] };
 
-function parseId(s: string): number {
-  const n = Number(s);
-  if (!/^\d+$/.test(s) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`a run ID is a positive integer, got "${s}"`);
-  return n;
-}
-
-function parseLimit(s: string | undefined): number | undefined {
-  if (s === undefined) return undefined;
-  const n = Number(s);
-  if (!/^\d+$/.test(s) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`--limit expects a positive integer, got "${s}"`);
-  return n;
-}
+/** A run ID (the positional arguments), read as a flag's value is. */
+const parseId = (s: string): number => readValue('ID', integer({ min: 1 }), s);
 
 export async function runsCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      db: { type: 'string' },
-      json: { type: 'boolean' },
-      limit: { type: 'string' },
-      output: { type: 'string', short: 'o' },
-    },
-  });
+  const { values, positionals } = parseFlags(argv, RUNS_FLAGS);
   const [sub, ...args] = positionals;
   if (!sub) throw new UsageError(`expected a subcommand: ${SUBCOMMANDS.join(', ')}`);
   if (!(SUBCOMMANDS as readonly string[]).includes(sub))
@@ -65,11 +58,10 @@ export async function runsCommand(argv: string[]): Promise<number> {
     );
   }
   const ids = args.map(parseId);
-  const limit = parseLimit(values.limit);
+  const limit = values.limit;
   if (values.limit !== undefined && cmd !== 'list' && cmd !== 'builds') throw new UsageError('--limit applies to list and builds');
   if (values.output !== undefined && cmd !== 'plot') throw new UsageError('-o/--output applies to plot');
   if (cmd === 'plot' && !values.output) throw new UsageError('runs plot needs -o FILE.svg (or -o - for stdout)');
-  if (values.db === '') throw new UsageError('--db expects a path');
   const path = values.db ?? defaultDbPath();
   const json = values.json ?? false;
   // A run keeps what commands printed (a failed command's stderr, its command line): escape

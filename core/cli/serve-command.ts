@@ -1,12 +1,41 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { BetonService } from '../services/beton-service.js';
 import { startHttpServer } from '../services/http-server.js';
 import { applyRemotePrefixes, normalizePrefix } from '../services/remote-access.js';
+import { flagHelp } from './flags/flag-help.js';
+import { defaultedFlag, parseFlags, repeatedFlag, switchFlag, valueFlag, type FlagTable } from './flags/flag-table.js';
+import { integer, madeBy, matching, path, text } from './flags/parsers.js';
 import { UsageError } from './usage-error.js';
-import { captureCommand } from '../profile/capture-command.js';
+import { captureCommand } from '../profile/exec/capture-command.js';
+
+/** A prefix the service accepts, kept as given (the service and the URL policy normalize it themselves). */
+const checkedPrefix = (p: string): string => (normalizePrefix(p), p);
+
+export const SERVE_FLAGS = {
+  port: defaultedFlag('N', integer({ min: 0, max: 65535 }), 5780, 'the port (default 5780; 0: any free port)'),
+  host: valueFlag('ADDR', text('an address of this machine'), 'the address to bind (default 127.0.0.1, loopback)'),
+  db: valueFlag('PATH', path(), 'the runs database (default $BETON_DB or the per-user file)'),
+  'allow-exec': switchFlag([
+    'let the app profile a training command (Profile → Training command)',
+    'and builds use their own ffmpeg: anyone holding the URL can then run',
+    'shell commands as you. Off by default.',
+  ]),
+  'allow-host': repeatedFlag('NAME', matching(/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d+)?$/i, 'NAME or NAME:PORT (IPv6 in brackets)'), [
+    'also answer requests addressed to NAME (or NAME:PORT): for --host',
+    'beyond loopback, or a tunnel on another local port. Repeatable.',
+  ]),
+  'allow-remote': repeatedFlag('URL', madeBy(checkedPrefix, 's3://bucket/prefix or https://host/path'), [
+    'let the app open datasets under this s3:// or https:// prefix (with',
+    "this process's AWS credentials). Repeatable; none by default: the",
+    'server never fetches a URL a client names outside these prefixes.',
+  ]),
+  python: valueFlag('PATH', path(), [
+    'the Python interpreter of the ffcv and torch engines (default',
+    '$BETON_PYTHON, else python3 on PATH); checked by running it.',
+  ]),
+} satisfies FlagTable;
 
 export const SERVE_HELP = `beton serve [FOLDER ...] [--port N] [--host 127.0.0.1] [--db PATH] [--allow-exec] [--allow-host NAME[:PORT]]...
             [--allow-remote s3://bucket/prefix]... [--python PATH]
@@ -18,16 +47,7 @@ them (image lists naming files elsewhere are refused row by row). Binds to loopb
 default: reach it from your laptop with an SSH tunnel (ssh -L PORT:127.0.0.1:PORT host),
 keeping the port the same, since requests must name this server (Host) as printed.
 
-  --allow-exec        let the app profile a training command (Profile → Training command)
-                      and builds use their own ffmpeg: anyone holding the URL can then run
-                      shell commands as you. Off by default.
-  --allow-host NAME   also answer requests addressed to NAME (or NAME:PORT): for --host
-                      beyond loopback, or a tunnel on another local port. Repeatable.
-  --python PATH       the Python interpreter of the ffcv and torch engines (default
-                      $BETON_PYTHON, else python3 on PATH); checked by running it.
-  --allow-remote URL  let the app open datasets under this s3:// or https:// prefix (with
-                      this process's AWS credentials). Repeatable; none by default: the
-                      server never fetches a URL a client names outside these prefixes.`;
+${flagHelp(SERVE_FLAGS)}`;
 
 /** The package root, from dist/core/cli or core/cli. */
 function packageRoot(): string {
@@ -40,21 +60,8 @@ function packageRoot(): string {
 }
 
 export async function serveCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      db: { type: 'string' },
-      'allow-exec': { type: 'boolean', default: false },
-      'allow-host': { type: 'string', multiple: true },
-      'allow-remote': { type: 'string', multiple: true },
-      python: { type: 'string' },
-    },
-  });
-  const port = values.port === undefined ? 5780 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port expects 0..65535, got "${values.port}"`);
+  const { values, positionals } = parseFlags(argv, SERVE_FLAGS);
+  const port = values.port;
   const roots = (positionals.length ? positionals : [process.cwd()]).map((p) => resolve(p));
   for (const r of roots) if (!existsSync(r)) throw new UsageError(`${r} does not exist`);
   const host = values.host ?? '127.0.0.1';
@@ -63,24 +70,13 @@ export async function serveCommand(argv: string[]): Promise<number> {
   }
   const allowExec = values['allow-exec'] === true;
   const allowedHosts = values['allow-host'] ?? [];
-  for (const h of allowedHosts)
-    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d+)?$/i.test(h))
-      throw new UsageError(`--allow-host expects NAME or NAME:PORT (IPv6 in brackets), got "${h}"`);
   if (allowExec)
     process.stderr.write('warning: --allow-exec: anyone holding the URL can run shell commands as you (Profile → Training command)\n');
   const remoteRoots = values['allow-remote'] ?? [];
-  for (const r of remoteRoots) {
-    try {
-      normalizePrefix(r);
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
-  }
   applyRemotePrefixes(remoteRoots);
   // The engines' interpreter, validated by running it now: a wrong path is one line at start, not a greyed-out engine later.
   const python = values.python;
   if (python !== undefined) {
-    if (python === '') throw new UsageError('--python expects a path');
     const r = await captureCommand(python, ['-c', 'import sys; print(sys.version.split()[0])'], { timeoutMs: 30_000 });
     if (r.status !== 0)
       throw new UsageError(

@@ -1,9 +1,10 @@
 import { BetonError } from '../format/errors.js';
 
-/** Bad command-line usage: exit code 2, the message followed by the command's help. */
-export class UsageError extends BetonError<'USAGE'> {
+/** Bad command-line usage: exit code 2, the message followed by where the options are. */
+export class UsageError extends BetonError<'USAGE' | 'BAD_VALUE'> {
   override readonly name: string = 'UsageError';
-  constructor(message: string) {
-    super('USAGE', message);
+  /** BAD_VALUE: a flag's value that is not one (flags/bad-value.ts, the one wording); USAGE: anything else. */
+  constructor(message: string, code: 'USAGE' | 'BAD_VALUE' = 'USAGE') {
+    super(code, message);
   }
 }

@@ -1,5 +1,5 @@
 import { LoaderConfig } from '../api/loader-config.js';
-import type { FfcvPointSpec } from '../profile/sweep.js';
+import type { FfcvPointSpec } from '../profile/sweep/sweep.js';
 import { loaderToPython } from './python.js';
 
 /**

@@ -1,6 +1,7 @@
 import { BetonEncodeError } from '../format/errors.js';
 import { describeValue, TypedField, type EncodedValue, type FieldIdentity, type FieldSpec } from './field.js';
 import type { DecoderFactory, FieldStats, FieldTable, FieldType } from './field-type.js';
+import { FIELD_TYPE } from '../api/constants.js';
 
 /** Packed {ptr <u8 @0, size <u8 @8}: 16 bytes, numpy alignment 1. */
 export const BYTES_METADATA = { size: 16, align: 1 };
@@ -12,7 +13,7 @@ export function bytesMeta(size: number): Uint8Array {
 }
 
 /** bytes' identity, declared once: BytesField and BYTES_TYPE read it. */
-export const BYTES_IDENTITY: FieldIdentity = { type: 'bytes', typeId: 3, ffcvClass: 'BytesField' };
+export const BYTES_IDENTITY = { type: FIELD_TYPE.bytes, typeId: 3, ffcvClass: 'BytesField' } as const satisfies FieldIdentity;
 
 /** BytesField (type 3): a variable-length byte string on the heap. */
 export class BytesField extends TypedField<Uint8Array> {

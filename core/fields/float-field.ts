@@ -2,9 +2,10 @@ import { BetonEncodeError } from '../format/errors.js';
 import { describeValue, TypedField, type EncodedValue, type FieldIdentity, type FieldSpec } from './field.js';
 import type { FieldType } from './field-type.js';
 import { floatRepr } from './python-json.js';
+import { FIELD_TYPE } from '../api/constants.js';
 
 /** float's identity, declared once: FloatField and FLOAT_TYPE read it. */
-export const FLOAT_IDENTITY: FieldIdentity = { type: 'float', typeId: 0, ffcvClass: 'FloatField' };
+export const FLOAT_IDENTITY = { type: FIELD_TYPE.float, typeId: 0, ffcvClass: 'FloatField' } as const satisfies FieldIdentity;
 
 /** FloatField (type 0): an IEEE-754 binary64 value in the metadata record. */
 export class FloatField extends TypedField<number> {

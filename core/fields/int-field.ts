@@ -1,12 +1,13 @@
 import { BetonEncodeError } from '../format/errors.js';
 import { describeValue, TypedField, type EncodedValue, type FieldIdentity, type FieldSpec } from './field.js';
 import type { FieldType } from './field-type.js';
+import { FIELD_TYPE } from '../api/constants.js';
 
 const I64_MIN = -(2n ** 63n);
 const I64_MAX = 2n ** 63n - 1n;
 
 /** int's identity, declared once: IntField and INT_TYPE read it. */
-export const INT_IDENTITY: FieldIdentity = { type: 'int', typeId: 1, ffcvClass: 'IntField' };
+export const INT_IDENTITY = { type: FIELD_TYPE.int, typeId: 1, ffcvClass: 'IntField' } as const satisfies FieldIdentity;
 
 /** IntField (type 1): a signed 64-bit value in the metadata record. Decodes to bigint. */
 export class IntField extends TypedField<bigint> {

@@ -3,6 +3,7 @@ import { BYTES_METADATA, bytesDecoder, bytesMeta, maxBytesStats } from './bytes-
 import type { FieldType } from './field-type.js';
 import { TypedField, type EncodedValue, type FieldIdentity, type FieldSpec } from './field.js';
 import { parsePythonJson, pythonJsonDumps } from './python-json.js';
+import { FIELD_TYPE } from '../api/constants.js';
 
 /** The decoded JSON value plus the exact stored text. */
 export interface JsonValue {
@@ -11,7 +12,7 @@ export interface JsonValue {
 }
 
 /** json's identity, declared once: JSONField and JSON_TYPE read it. */
-export const JSON_IDENTITY: FieldIdentity = { type: 'json', typeId: 5, ffcvClass: 'JSONField' };
+export const JSON_IDENTITY = { type: FIELD_TYPE.json, typeId: 5, ffcvClass: 'JSONField' } as const satisfies FieldIdentity;
 
 /**
  * JSONField (type 5): `json.dumps(value) + "\0"` as ASCII bytes on the heap, the NUL

@@ -14,6 +14,7 @@ import { elementTypeOf } from '../pipeline/dtypes.js';
 import { PipelineError } from '../pipeline/stage.js';
 import type { DecoderFactory, FieldType } from './field-type.js';
 import { pythonJsonDumps } from './python-json.js';
+import { FIELD_TYPE } from '../api/constants.js';
 
 /** An n-d array as stored: raw element bytes in C order, in the dtype's byte order. */
 export interface NDArray {
@@ -31,8 +32,12 @@ export function ndarrayTypedView(a: NDArray): NumericTypedArray | null {
 }
 
 /** The identities of ndarray and torch_tensor (same bytes, two names), each declared once. */
-export const NDARRAY_IDENTITY: FieldIdentity = { type: 'ndarray', typeId: 4, ffcvClass: 'NDArrayField' };
-export const TORCH_TENSOR_IDENTITY: FieldIdentity = { type: 'torch_tensor', typeId: 6, ffcvClass: 'TorchTensorField' };
+export const NDARRAY_IDENTITY = { type: FIELD_TYPE.ndarray, typeId: 4, ffcvClass: 'NDArrayField' } as const satisfies FieldIdentity;
+export const TORCH_TENSOR_IDENTITY = {
+  type: FIELD_TYPE.torchTensor,
+  typeId: 6,
+  ffcvClass: 'TorchTensorField',
+} as const satisfies FieldIdentity;
 
 /**
  * NDArrayField (type 4): a fixed dtype and shape; each sample's elements go to the heap,

@@ -9,6 +9,7 @@ import {
   type ImageMode,
 } from './field.js';
 import { isRGBPixels, type ImageInput, type RGBPixels } from './image-codec.js';
+import { FIELD_TYPE } from '../api/constants.js';
 
 export type WriteMode = 'raw' | 'jpg' | 'smart' | 'proportion';
 export const WRITE_MODES: readonly WriteMode[] = ['raw', 'jpg', 'smart', 'proportion'];
@@ -60,7 +61,7 @@ export function storedSize(width: number, height: number, maxResolution: number 
 }
 
 /** rgb_image's identity, declared once: RGBImageField and RGB_IMAGE_TYPE (rgb-image-type.ts) read it. */
-export const RGB_IMAGE_IDENTITY: FieldIdentity = { type: 'rgb_image', typeId: 2, ffcvClass: 'RGBImageField' };
+export const RGB_IMAGE_IDENTITY = { type: FIELD_TYPE.rgbImage, typeId: 2, ffcvClass: 'RGBImageField' } as const satisfies FieldIdentity;
 
 /**
  * RGBImageField (type 2). Metadata is a packed 13-byte struct {mode u1, width <u2,

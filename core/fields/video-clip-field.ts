@@ -3,6 +3,7 @@ import { TypedField, type DecodeContext, type EncodeContext, type EncodedValue, 
 import type { ImageCodec, RGBPixels } from './image-codec.js';
 import { customArguments, CUSTOM_TYPE_ID } from './custom-arguments.js';
 import { cappedSize } from './rgb-image-field.js';
+import { FIELD_TYPE } from '../api/constants.js';
 
 /**
  * VideoClipField: a clip of T frames per sample (FFCV never shipped one; the FFCV paper's
@@ -181,7 +182,11 @@ function isStoredClip(v: unknown): v is StoredClip {
 }
 
 /** video_clip's identity, declared once: VideoClipField and VIDEO_CLIP_TYPE (video-clip-type.ts) read it. */
-export const VIDEO_CLIP_IDENTITY: FieldIdentity = { type: 'video_clip', typeId: CUSTOM_TYPE_ID, ffcvClass: 'VideoClipField' };
+export const VIDEO_CLIP_IDENTITY = {
+  type: FIELD_TYPE.videoClip,
+  typeId: CUSTOM_TYPE_ID,
+  ffcvClass: 'VideoClipField',
+} as const satisfies FieldIdentity;
 
 export class VideoClipField extends TypedField<DecodedClip> {
   readonly metadata = { size: VIDEO_CLIP_META_SIZE, align: 1 };

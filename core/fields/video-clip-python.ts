@@ -1,4 +1,5 @@
 import type { FieldConfig } from '../api/build-config.js';
+import type { FIELD_TYPE } from '../api/constants.js';
 import type { ClipDecoderConfig } from '../api/loader-config.js';
 
 /**
@@ -330,7 +331,7 @@ class VideoClipField(Field):
 `;
 
 /** The FFCV constructor call for a video_clip field config. */
-export function videoFieldPy(f: Extract<FieldConfig, { type: 'video_clip' }>): string {
+export function videoFieldPy(f: Extract<FieldConfig, { type: typeof FIELD_TYPE.videoClip }>): string {
   const none = (v: number | null): string => (v === null ? 'None' : String(v));
   return `VideoClipField(write_mode=${JSON.stringify(f.writeMode)}, jpeg_quality=${f.jpegQuality}, max_resolution=${none(f.maxResolution)}, frames=${none(f.frames)})`;
 }

@@ -3,8 +3,9 @@
  * of a '<f2' field (format/dtype.ts), the loader's casts and the NormalizeImage table
  * (pipeline/). numpy's semantics: `np.float64(x).astype(np.float16)` rounds once, to the
  * nearest even, straight from the double — not through float32, which rounds twice and
- * lands on a float16 tie for values just past one. test/format/float16.test.ts checks it
- * against numpy itself on ties, subnormals and the overflow edge.
+ * lands on a float16 tie for values just past one. torch rounds through float32
+ * (`toFloat16Bits`), which the loader's casts follow. test/format/float16.test.ts checks both
+ * against numpy and torch's rule on ties, subnormals and the overflow edge.
  */
 
 /** float64 → float16 bits, rounded once to nearest even (numpy's astype). */
@@ -23,6 +24,16 @@ export function float16Bits(x: number): number {
   // and past 65504 into infinity.
   const bits = ((e + 15) << 10) + roundEven(a * 2 ** (10 - e)) - 1024;
   return sign | Math.min(bits, 0x7c00);
+}
+
+/**
+ * Float → float16 bits through float32 (round to nearest even twice), as torch's
+ * `.type(torch.float16)` converts a float64 tensor (c10::Half is built from a float): the
+ * float32 rounding, then numpy's single rounding (exact from a float32). For float32 values
+ * (and every value a uint8 or float16 can hold) it equals {@link float16Bits}.
+ */
+export function toFloat16Bits(x: number): number {
+  return float16Bits(Math.fround(x));
 }
 
 /** The number a float16 bit pattern holds. */

@@ -11,6 +11,7 @@ export interface LoaderOptions {
    * (more would only idle): a larger number is lowered to that (Loader.numWorkers).
    */
   numWorkers?: number;
+  /** Default 'sequential', as FFCV's Loader; a LoaderConfig shuffles (LOADER_DEFAULTS says why). */
   order?: OrderName | OrderFactory;
   /** Ordering and augmentation seed; default 0 (distributed) or random. */
   seed?: number;

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
+import { LOADER_DEFAULTS } from '../api/constants.js';
 import { ownValue, setOwn } from '../format/own-keys.js';
 import { registeredFieldModules } from '../fields/registry.js';
 import type { OutputArray } from '../pipeline/dtypes.js';
@@ -23,7 +24,7 @@ import type { WorkerInit, WorkerReply } from './protocol.js';
 import { BatchRing } from './ring.js';
 import { startWorkers } from './start-workers.js';
 import { checkState, loaderIdentity, type LoaderIdentity, type LoaderState } from './loader-state.js';
-import { checkIndices, effectiveWorkers, MAX_BATCHES_AHEAD } from './option-bounds.js';
+import { checkIndices, effectiveWorkers, intOption, MAX_BATCHES_AHEAD } from './option-bounds.js';
 import { isNativeAvailable } from '../native/beton-addon.js';
 
 export type { PipelineConfig };
@@ -33,15 +34,6 @@ export type { LoaderOptions };
 export type { LoaderState };
 
 export type { LoaderStats };
-
-const int = (v: unknown, name: string, min: number, max = Number.MAX_SAFE_INTEGER): number => {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max)
-    throw new LoaderError(
-      'BAD_OPTIONS',
-      `${name} must be an integer ${max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`}, got ${String(v)}`,
-    );
-  return v;
-};
 
 /**
  * FFCV's loader in TypeScript. Worker threads decode and augment samples straight into
@@ -144,21 +136,21 @@ export class Loader {
   static async open(path: string, options: LoaderOptions): Promise<Loader> {
     if (options === null || typeof options !== 'object')
       throw new LoaderError('BAD_OPTIONS', `options must be an object, got ${String(options)}`);
-    const batchSize = int(options.batchSize, 'batchSize', 1, 2 ** 32 - 1);
-    const requestedWorkers = int(options.numWorkers ?? availableParallelism(), 'numWorkers', 1);
-    const batchesAhead = int(options.batchesAhead ?? 3, 'batchesAhead', 1, MAX_BATCHES_AHEAD);
-    const osCache = options.osCache ?? true;
+    const batchSize = intOption(options.batchSize, 'batchSize', 1, 2 ** 32 - 1);
+    const requestedWorkers = intOption(options.numWorkers ?? availableParallelism(), 'numWorkers', 1);
+    const batchesAhead = intOption(options.batchesAhead ?? LOADER_DEFAULTS.batchesAhead, 'batchesAhead', 1, MAX_BATCHES_AHEAD);
+    const osCache = options.osCache ?? LOADER_DEFAULTS.osCache;
     const cacheBytes = options.processCacheBytes;
     if (cacheBytes !== undefined && (typeof cacheBytes !== 'number' || !Number.isFinite(cacheBytes) || cacheBytes < 0))
       throw new LoaderError('BAD_OPTIONS', `processCacheBytes must be a number of bytes >= 0, got ${String(cacheBytes)}`);
-    const dropLast = options.dropLast ?? true;
+    const dropLast = options.dropLast ?? LOADER_DEFAULTS.dropLast;
     const reader = await Reader.open(path, { customFields: options.customFields });
     let workers: Worker[] = [];
     let memory: MemoryManager | null = null;
     try {
       const indices = sampleIndices(options.indices, reader.numSamples, path);
       const seed = options.seed ?? resolveSeed(undefined, { distributed: Boolean(options.distributed), random: Math.random });
-      const order = createOrder(options.order ?? 'sequential', {
+      const order = createOrder(options.order ?? LOADER_DEFAULTS.libraryOrder, {
         indices,
         seed,
         batchSize,
@@ -192,7 +184,7 @@ export class Loader {
         const shared = new SharedArrayBuffer(Math.max(4, indices.byteLength));
         new Uint32Array(shared).set(indices);
         orderPlan = {
-          name: options.order ?? 'sequential',
+          name: options.order ?? LOADER_DEFAULTS.libraryOrder,
           seed,
           batchSize,
           indices: shared,
@@ -228,7 +220,9 @@ export class Loader {
         new Int32Array(claims),
         slotRows,
         slots,
-        typeof options.order === 'function' ? `custom:${options.order.name || 'anonymous'}` : (options.order ?? 'sequential'),
+        typeof options.order === 'function'
+          ? `custom:${options.order.name || 'anonymous'}`
+          : (options.order ?? LOADER_DEFAULTS.libraryOrder),
       );
     } catch (e) {
       await Promise.all(workers.map((w) => w.terminate()));

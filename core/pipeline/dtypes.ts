@@ -2,7 +2,7 @@
  * Element types of loader outputs. float16 has no JS typed array: it is stored as its
  * 16-bit patterns in a Uint16Array (as FFCV's NormalizeImage does with int16).
  */
-import { float16Bits, float16Value } from '../format/float16.js';
+import { float16Value, toFloat16Bits } from '../format/float16.js';
 
 /** The element types, by numpy's names (the Convert op's schema and the contract's dtype list use them). */
 export const ELEMENT_TYPES = [
@@ -123,16 +123,6 @@ export function elementTypeOf(typestr: string): ElementType | null {
     u8: 'uint64',
   };
   return typestr.startsWith('>') ? null : (map[t] ?? null);
-}
-
-/**
- * Float → float16 bits through float32 (round to nearest even twice), as torch's
- * `.type(torch.float16)` converts a float64 tensor (c10::Half is built from a float): the
- * float32 rounding, then numpy's single rounding (exact from a float32). For float32 values
- * (and every value a uint8 or float16 can hold) it equals {@link float16Bits}.
- */
-export function toFloat16Bits(x: number): number {
-  return float16Bits(Math.fround(x));
 }
 
 export const isFloatType = (t: ElementType): boolean => t === 'float16' || t === 'float32' || t === 'float64';

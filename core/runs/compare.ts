@@ -1,7 +1,7 @@
 import type { PointConfig, PointResult, Verdict } from '../api/profile-model.js';
 import type { Change, CompareRow, RunComparison, RunSummary } from '../api/runs-model.js';
 import { pointLabel } from '../api/profile-plan.js';
-import { spreadOf } from '../profile/engine-points.js';
+import { spreadOf } from '../profile/engines/engine-points.js';
 
 // Run comparison, the domain logic behind `beton runs compare` and the app's compare view:
 // pure functions over runs as read back (no database; RunsDb.compare loads and calls them).

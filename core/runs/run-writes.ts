@@ -1,5 +1,5 @@
 import type { ProfileAnswer } from '../api/profile-answer.js';
-import type { EngineFailure, PointResult, ProfileRun, RunFailure, TelemetrySample, Verdict } from '../api/profile-model.js';
+import type { EngineFailure, PointResult, ProfileRun, RunFailure, RunStart, TelemetrySample, Verdict } from '../api/profile-model.js';
 import type { RunStatus } from '../api/runs-model.js';
 import { recordDataset, recordMachine } from './catalog.js';
 import { isSqliteError } from './connection.js';
@@ -10,8 +10,8 @@ import { check, checkId, FinishSchema, PLAN_SCHEMAS, PointSchema, RunSchema, Run
 // Recording profile runs: a run's start, its points and telemetry samples as they come, its
 // heartbeat and its end; or a whole run at once; and deleting one.
 
-/** What startRun() records: the run before it has results. */
-export type RunStart = Pick<ProfileRun, 'kind' | 'startedAt' | 'plan' | 'machine' | 'dataset'>;
+/** What startRun() records: the run before it has results (declared once, in api/profile-model.ts). */
+export type { RunStart };
 
 /** What a finished run adds besides its status and verdict: the answer and the engines that failed. */
 export interface RunEnd {

@@ -5,9 +5,9 @@ import { parseBuildConfig } from '../api/build-config.js';
 import { buildExport, joinCode, loaderExport } from '../app/export-code.js';
 import { runOrigin } from '../app/export-loader.js';
 import { decodePath, decoderName } from '../native/turbo.js';
-import { gpuInventory } from '../profile/gpu-sampler.js';
-import { engineAvailability } from '../profile/python-engine.js';
-import { checkEngines } from '../profile/sweep.js';
+import { gpuInventory } from '../profile/sampling/gpu-sampler.js';
+import { engineAvailability } from '../profile/engines/python-engine.js';
+import { checkEngines } from '../profile/sweep/sweep.js';
 import { profileExec, profileSweep } from '../app/profile-run.js';
 import { profileExecSweep } from '../app/profile-exec-sweep.js';
 import { compareRuns, deleteRun, getRun, listRuns } from '../app/runs-queries.js';
@@ -15,14 +15,14 @@ import { defaultDbPath, RunsDb } from '../runs/runs-db.js';
 import { guardBuild, runBuild } from '../app/build.js';
 import { detectSource } from '../app/detect-source.js';
 import { recordInto } from '../app/record-build.js';
-import { distinctCategories } from '../sources/label-mapping.js';
-import { openTableReader } from '../sources/open-table.js';
+import { distinctCategories } from '../sources/tables/label-mapping.js';
+import { openTableReader } from '../sources/tables/open-table.js';
 import { inspectDataset } from '../app/inspect-dataset.js';
 import { checkDataset, readDatasetCheck } from '../app/check-dataset.js';
 import { previewDataset } from './dataset-views.js';
 import { sampleDetail } from './sample-detail-view.js';
 import { FsAccess } from './fs-access.js';
-import type { ReadGuard } from '../sources/read-guard.js';
+import type { ReadGuard } from '../sources/common/read-guard.js';
 import { BuildHistory } from './build-history.js';
 import { JobFailed, JobManager } from './jobs.js';
 import { packageVersion } from './package-version.js';
@@ -206,8 +206,8 @@ export class BetonService {
         output: this.fs.check(p.config.output, { mustExist: false }),
       };
       // Guarded before a job exists (the client gets OUTPUT_EXISTS / OUTPUT_IS_INPUT, not a failed job), and only here.
-      const guard = await guardBuild(config, process.cwd(), { overwrite: p.overwrite ?? false });
       const readGuard = this.readGuard;
+      const guard = await guardBuild(config, process.cwd(), { overwrite: p.overwrite ?? false, ...(readGuard ? { readGuard } : {}) });
       const record = recordInto(
         () => this.runs(),
         () => this.emit({ event: 'runs:changed', data: {} }),
@@ -216,7 +216,6 @@ export class BetonService {
         const { report } = await runBuild(config, guard, {
           signal,
           record,
-          ...(readGuard ? { readGuard } : {}),
           onProgress: (x) =>
             progress({
               done: x.done,

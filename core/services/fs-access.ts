@@ -1,9 +1,9 @@
 import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { FsEntry, FsListing } from '../api/contract.js';
-import { IMAGE_EXTENSIONS } from '../sources/image-folder.js';
-import type { ReadGuard } from '../sources/read-guard.js';
-import { isPathPattern } from '../sources/path-patterns.js';
+import { IMAGE_EXTENSIONS } from '../sources/common/image-extensions.js';
+import type { ReadGuard } from '../sources/common/read-guard.js';
+import { isPathPattern } from '../sources/common/path-patterns.js';
 import { ServiceError } from './service-error.js';
 import { confineOpensTo } from '../native/confined-opens.js';
 
@@ -117,7 +117,7 @@ export class FsAccess {
    * A source path, which may be a pattern (`shards/train-{000..009}.tar`, `data/*.csv`): a
    * pattern names no one file, so it is confined by its folder part (before the first
    * component with a wildcard or brace; FORBIDDEN when that leads outside), and each name it
-   * expands to by the read guard, as it is expanded (core/sources/path-patterns.ts). Not a
+   * expands to by the read guard, as it is expanded (core/sources/common/path-patterns.ts). Not a
    * pattern: check().
    */
   checkSource(p: string): string {

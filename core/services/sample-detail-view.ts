@@ -1,3 +1,4 @@
+import { FIELD_TYPE } from '../api/constants.js';
 import type { PreviewValue, SampleDetail } from '../api/contract.js';
 import { readDatasetCheck } from '../app/check-dataset.js';
 import { classNamesFor, labelFieldOf, labelOf, manifestOf } from '../app/dataset-labels.js';
@@ -47,7 +48,7 @@ export async function sampleDetail(path: string, index: number): Promise<SampleD
         continue;
       }
       let value: PreviewValue;
-      if (field.type === 'rgb_image' && (decoded as DecodedImage).mode === 'jpg') {
+      if (field.type === FIELD_TYPE.rgbImage && (decoded as DecodedImage).mode === 'jpg') {
         const im = decoded as DecodedImage;
         value = {
           kind: 'image',
@@ -57,7 +58,8 @@ export async function sampleDetail(path: string, index: number): Promise<SampleD
           height: im.height,
           mode: 'jpg',
         };
-      } else if (field.type === 'rgb_image' || field.type === 'video_clip') value = await previewValue(field.type, decoded, tools);
+      } else if (field.type === FIELD_TYPE.rgbImage || field.type === FIELD_TYPE.videoClip)
+        value = await previewValue(field.type, decoded, tools);
       else value = { kind: 'text', text: fullText(decoded) };
       fields.push({
         name,

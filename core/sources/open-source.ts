@@ -3,18 +3,19 @@ import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { SourceConfig } from '../api/build-config.js';
 import { BetonEncodeError, NotAFileError, OptionsError } from '../format/errors.js';
-import { ImageFolderDatasetSource } from './image-folder-source.js';
-import { openImageListSource } from './image-list-source.js';
-import { findImageColumns } from './image-columns.js';
-import { openTableReader, resolveTableFormat, tableFormatOf } from './open-table.js';
-import type { ReadGuard } from './read-guard.js';
-import type { DatasetSource } from './source.js';
-import { TableSource, type TableSourceOptions } from './table-source.js';
-import { openManyTables } from './many-tables.js';
-import { expandPathPattern, folderFiles, isPathPattern } from './path-patterns.js';
-import { looksLikeVideoFolder } from './video-folder.js';
-import { isShardName, looksLikeShardList, WebDatasetSource } from './webdataset-source.js';
-import { VideoDatasetSource, type VideoSourceOptions } from './video-source.js';
+import { ImageFolderDatasetSource } from './images/image-folder-source.js';
+import { openImageListSource } from './images/image-list-source.js';
+import { findImageColumns } from './tables/image-columns.js';
+import { openTableReader, resolveTableFormat, tableFormatOf } from './tables/open-table.js';
+import type { ReadGuard } from './common/read-guard.js';
+import type { DatasetSource } from './common/source.js';
+import { TableSource, type TableSourceOptions } from './tables/table-source.js';
+import type { TableReader } from './common/table-reader.js';
+import { openManyTables } from './tables/many-tables.js';
+import { expandPathPattern, folderFiles, isPathPattern } from './common/path-patterns.js';
+import { looksLikeVideoFolder } from './video/video-folder.js';
+import { isShardName, looksLikeShardList, WebDatasetSource } from './webdataset/webdataset-source.js';
+import { VideoDatasetSource, type VideoSourceOptions } from './video/video-source.js';
 import { fileKind } from '../native/regular-file.js';
 
 /** Rows looked at to decide whether a table is an image list. */
@@ -28,6 +29,12 @@ export interface OpenSourceOptions {
    * class folders, listed videos) must pass it; the CLI passes none (read-guard.ts).
    */
   readGuard?: ReadGuard;
+  /**
+   * The table detection opened for this path (detectSourceAndTable): a table or image list
+   * source reads it instead of opening the file again (a CSV's open reads it through to count
+   * its rows). A reader of another path is not used.
+   */
+  table?: TableReader | null;
 }
 
 /**
@@ -42,13 +49,14 @@ export async function openSource(config: SourceConfig, baseDir: string, opts: Op
   await mustExist(path, config.type === 'image_folder' || config.type === 'video_folder' ? 'folder' : 'file');
   const guard = opts.readGuard ? { readGuard: opts.readGuard } : {};
   const infer: TableSourceOptions = { ...(opts.strings ? { strings: opts.strings } : {}), ...guard };
+  const opened = opts.table?.path === path ? opts.table : undefined;
   switch (config.type) {
     case 'image_folder':
       return ImageFolderDatasetSource.open(path, guard);
     case 'image_list':
-      return openImageListSource(path, config.imageColumn, config.format, infer);
+      return openImageListSource(path, config.imageColumn, config.format, infer, opened);
     case 'table':
-      return new TableSource(await openTableReader(path, config.format), infer);
+      return new TableSource(opened ?? (await openTableReader(path, config.format)), infer);
     case 'video_folder':
       return VideoDatasetSource.openFolder(path, { ...videoOptions(config), ...guard });
     case 'video_list':
@@ -83,6 +91,18 @@ export interface DetectOptions {
  * The one place these rules live: the CLI and the service both come here through core/app.
  */
 export async function detectSourceConfig(path: string, opts: DetectOptions = {}): Promise<SourceConfig> {
+  return (await detectSourceAndTable(path, opts)).config;
+}
+
+/** A detected source config, and the table detection opened to tell (else null), for openSource's `table`. */
+export interface SourceDetection {
+  config: SourceConfig;
+  table: TableReader | null;
+}
+
+/** detectSourceConfig, keeping the table it opened to look for an image column: the source opens from it, not again. */
+export async function detectSourceAndTable(path: string, opts: DetectOptions = {}): Promise<SourceDetection> {
+  const found = (config: SourceConfig, table: TableReader | null = null): SourceDetection => ({ config, table });
   const bad = (message: string): never => {
     throw new BetonEncodeError('BAD_OPTIONS', message, { source: path });
   };
@@ -100,28 +120,28 @@ export async function detectSourceConfig(path: string, opts: DetectOptions = {})
       fps: opts.fps ?? null,
       ...(opts.ffmpeg !== undefined ? { ffmpeg: opts.ffmpeg } : {}),
     };
-    if ((await mustExist(path, 'either')) === 'folder') return { type: 'video_folder', path, ...clipping };
+    if ((await mustExist(path, 'either')) === 'folder') return found({ type: 'video_folder', path, ...clipping });
     const format = /\.jsonl$|\.ndjson$/i.test(path) ? 'jsonl' : /\.csv$/i.test(path) ? 'csv' : null;
     if (!format) return bad(`${path}: a video source is a folder (root/<class>/<video>) or a .csv/.jsonl list of videos`);
-    return { type: 'video_list', path, format, ...clipping };
+    return found({ type: 'video_list', path, format, ...clipping });
   }
   // Many files: WebDataset shards, or tables read as one.
   if (isPathPattern(path)) {
     const files = expandPathPattern(path, undefined, opts.readGuard);
-    if (files.every((f) => isShardName(f))) return { type: 'webdataset', path };
-    return { type: 'table', path, format: resolveTableFormat(files[0]!) };
+    if (files.every((f) => isShardName(f))) return found({ type: 'webdataset', path });
+    return found({ type: 'table', path, format: resolveTableFormat(files[0]!) });
   }
   const kind = await mustExist(path, 'either');
-  if (kind === 'file' && (isShardName(path) || looksLikeShardList(path))) return { type: 'webdataset', path };
-  if (kind === 'folder' && holdsShards(path)) return { type: 'webdataset', path };
+  if (kind === 'file' && (isShardName(path) || looksLikeShardList(path))) return found({ type: 'webdataset', path });
+  if (kind === 'folder' && holdsShards(path)) return found({ type: 'webdataset', path });
   if (kind === 'folder') {
     if (looksLikeVideoFolder(path, opts.readGuard)) {
       if (opts.proposedClipLength !== undefined)
-        return { type: 'video_folder', path, clipLength: opts.proposedClipLength, fps: opts.fps ?? null };
+        return found({ type: 'video_folder', path, clipLength: opts.proposedClipLength, fps: opts.fps ?? null });
       conflict(`${path} holds videos (root/<class>/<video>); give a clip length (CLI: --clip-length T, optionally --stride S and --fps F)`);
     }
     if (opts.imageColumn) bad(`${path} is a folder; --image-column applies to CSV/TSV/JSONL image lists`);
-    return { type: 'image_folder', path };
+    return found({ type: 'image_folder', path });
   }
   // One image or one video is a file, not a dataset: say what a source is ("set source.format" said nothing).
   const single = singleMediaKind(path);
@@ -133,15 +153,15 @@ export async function detectSourceConfig(path: string, opts: DetectOptions = {})
   const listable = format === 'csv' || format === 'tsv' || format === 'jsonl';
   if (opts.imageColumn) {
     if (!listable) bad(`${path}: --image-column needs a CSV, TSV or JSONL image list, not ${format}`);
-    return { type: 'image_list', path, imageColumn: opts.imageColumn, format: format as 'csv' | 'tsv' | 'jsonl' };
+    return found({ type: 'image_list', path, imageColumn: opts.imageColumn, format: format as 'csv' | 'tsv' | 'jsonl' });
   }
   if (listable) {
     const reader = await openTableReader(path, format);
     const rows = await reader.sample(DETECT_ROWS);
     const [col] = findImageColumns(reader.columns, rows, dirname(path), opts.readGuard);
-    if (col !== undefined) return { type: 'image_list', path, imageColumn: col, format };
+    return found(col !== undefined ? { type: 'image_list', path, imageColumn: col, format } : { type: 'table', path, format }, reader);
   }
-  return { type: 'table', path, format };
+  return found({ type: 'table', path, format });
 }
 
 export { tableFormatOf };

@@ -417,7 +417,77 @@ std::vector<LinearTap> ComputeLinearTaps(int src_size, int dst_size, double scal
   return taps;
 }
 
-BETON_HOT void ResizeLinearAreaMode(const uint8_t* src, size_t src_step, int src_w, int src_h,
+// The horizontal pass of ResizeLinearAreaMode for one source row: output
+// sample d*3+c is (p[c] * w0 + p[c + 3] * w1) >> 4 for the pixel's two taps,
+// the >> 4 being the first step of OpenCV's vertical kernel (done here once
+// per source row instead of once per use). The values fit in int16: at most
+// 255 * 2049 >> 4 = 32655. `out` has one element of padding.
+BETON_HOT void LinearRow(const uint8_t* in, int src_w, const LinearTap* taps, int x_limit,
+                         int dst_w, int16_t* out) {
+  int d = 0;
+#if defined(__SSE2__)
+  // One pixel per iteration: its six source bytes as (p[c], p[c + 3]) int16
+  // pairs, one pmaddwd with (w0, w1) gives the three exact int32 sums.
+  // Reads 8 bytes from the pixel's first: only where that stays inside the row.
+  const __m128i zero = _mm_setzero_si128();
+  for (; d < x_limit && taps[d].src + 3 <= src_w; d++) {
+    const LinearTap& t = taps[d];
+    __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(in + t.src * kChannels));
+    __m128i words = _mm_unpacklo_epi8(bytes, zero);
+    __m128i pairs = _mm_unpacklo_epi16(words, _mm_srli_si128(words, 6));
+    __m128i weights = _mm_set1_epi32(static_cast<int32_t>(static_cast<uint16_t>(t.w0)) |
+                                     (static_cast<int32_t>(t.w1) << 16));
+    __m128i sums = _mm_srai_epi32(_mm_madd_epi16(pairs, weights), 4);
+    // Four int16 stored, the fourth overwritten by pixel d + 1 (or padding).
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + d * kChannels), _mm_packs_epi32(sums, sums));
+  }
+#endif
+  for (; d < x_limit; d++) {
+    const LinearTap& t = taps[d];
+    const uint8_t* p = in + static_cast<size_t>(t.src) * kChannels;
+    for (int c = 0; c < kChannels; c++) {
+      out[d * kChannels + c] = static_cast<int16_t>((p[c] * t.w0 + p[c + kChannels] * t.w1) >> 4);
+    }
+  }
+  for (; d < dst_w; d++) {
+    const uint8_t* p = in + static_cast<size_t>(taps[d].src) * kChannels;
+    for (int c = 0; c < kChannels; c++) {
+      out[d * kChannels + c] = static_cast<int16_t>((p[c] * kCoefScale) >> 4);
+    }
+  }
+}
+
+// The vertical pass, VResizeLinearVec_32s8u on rows already shifted by 4:
+// ((b0 * s0) >> 16) + ((b1 * s1) >> 16), a rounding shift by 2, unsigned
+// saturation. With s < 2^15 and b <= 2048 each product's high half is
+// exactly pmulhw's result, as in OpenCV's SIMD kernel.
+BETON_HOT void LinearColumn(const int16_t* s0, const int16_t* s1, int16_t b0, int16_t b1,
+                            size_t n, uint8_t* out) {
+  size_t x = 0;
+#if defined(__SSE2__)
+  const __m128i w0 = _mm_set1_epi16(b0);
+  const __m128i w1 = _mm_set1_epi16(b1);
+  const __m128i two = _mm_set1_epi16(2);
+  for (; x + 16 <= n; x += 16) {
+    __m128i lo = _mm_add_epi16(
+        _mm_mulhi_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s0 + x)), w0),
+        _mm_mulhi_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s1 + x)), w1));
+    __m128i hi = _mm_add_epi16(
+        _mm_mulhi_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s0 + x + 8)), w0),
+        _mm_mulhi_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s1 + x + 8)), w1));
+    lo = _mm_srai_epi16(_mm_add_epi16(lo, two), 2);
+    hi = _mm_srai_epi16(_mm_add_epi16(hi, two), 2);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + x), _mm_packus_epi16(lo, hi));
+  }
+#endif
+  for (; x < n; x++) {
+    int32_t v = ((b0 * s0[x]) >> 16) + ((b1 * s1[x]) >> 16);
+    v = (v + 2) >> 2;
+    out[x] = static_cast<uint8_t>(v < 0 ? 0 : (v > 255 ? 255 : v));
+  }
+}
+
+void ResizeLinearAreaMode(const uint8_t* src, size_t src_step, int src_w, int src_h,
                           uint8_t* dst, int dst_w, int dst_h, double scale_x,
                           double inv_scale_x, double scale_y, double inv_scale_y) {
   // Horizontal taps: past `x_limit` OpenCV copies the (clamped) pixel at full
@@ -430,25 +500,15 @@ BETON_HOT void ResizeLinearAreaMode(const uint8_t* src, size_t src_step, int src
       ComputeLinearTaps(src_h, dst_h, scale_y, inv_scale_y, false, &unused);
   const size_t row_len = static_cast<size_t>(dst_w) * kChannels;
 
-  // Horizontally resampled source rows (ints, weight sum 2048), cached by
-  // source row index: consecutive output rows mostly share their sources.
-  std::vector<int32_t> rows[2] = {std::vector<int32_t>(row_len), std::vector<int32_t>(row_len)};
+  // Horizontally resampled source rows (weight sum 2048, shifted by 4),
+  // cached by source row index: consecutive output rows mostly share their
+  // sources. One element of padding for LinearRow's 4-wide stores.
+  std::vector<int16_t> rows[2] = {std::vector<int16_t>(row_len + 1),
+                                  std::vector<int16_t>(row_len + 1)};
   int row_index[2] = {-1, -1};
-
-  auto horizontal = [&](int sy, int32_t* out) {
-    const uint8_t* in = src + static_cast<size_t>(sy) * src_step;
-    int d = 0;
-    for (; d < x_limit; d++) {
-      const LinearTap& t = x_taps[static_cast<size_t>(d)];
-      const uint8_t* p = in + static_cast<size_t>(t.src) * kChannels;
-      for (int c = 0; c < kChannels; c++) {
-        out[d * kChannels + c] = p[c] * t.w0 + p[c + kChannels] * t.w1;
-      }
-    }
-    for (; d < dst_w; d++) {
-      const uint8_t* p = in + static_cast<size_t>(x_taps[static_cast<size_t>(d)].src) * kChannels;
-      for (int c = 0; c < kChannels; c++) out[d * kChannels + c] = p[c] * kCoefScale;
-    }
+  auto horizontal = [&](int sy, int16_t* out) {
+    LinearRow(src + static_cast<size_t>(sy) * src_step, src_w, x_taps.data(), x_limit, dst_w,
+              out);
   };
 
   for (int dy = 0; dy < dst_h; dy++) {
@@ -471,18 +531,9 @@ BETON_HOT void ResizeLinearAreaMode(const uint8_t* src, size_t src_step, int src
       horizontal(sy1, rows[1].data());
       row_index[1] = sy1;
     }
-    const int32_t* s0 = rows[0].data();
-    const int32_t* s1 = sy1 == sy0 ? s0 : rows[1].data();
-    uint8_t* out = dst + static_cast<size_t>(dy) * row_len;
-    const int32_t b0 = t.w0;
-    const int32_t b1 = t.w1;
-    // VResizeLinearVec_32s8u: ((b0 * (s0 >> 4)) >> 16) + ((b1 * (s1 >> 4)) >> 16),
-    // then a rounding shift by 2 with unsigned saturation.
-    for (size_t x = 0; x < row_len; x++) {
-      int32_t v = ((b0 * (s0[x] >> 4)) >> 16) + ((b1 * (s1[x] >> 4)) >> 16);
-      v = (v + 2) >> 2;
-      out[x] = static_cast<uint8_t>(v < 0 ? 0 : (v > 255 ? 255 : v));
-    }
+    const int16_t* s0 = rows[0].data();
+    const int16_t* s1 = sy1 == sy0 ? s0 : rows[1].data();
+    LinearColumn(s0, s1, t.w0, t.w1, row_len, dst + static_cast<size_t>(dy) * row_len);
   }
 }
 

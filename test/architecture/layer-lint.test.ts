@@ -37,8 +37,13 @@ describe('layer lint', () => {
     ],
     [
       'core/loader/orders/x.ts',
-      "import type { SweepOptions } from '../../profile/sweep.js';\nexport type X = SweepOptions;\n",
+      "import type { SweepOptions } from '../../profile/sweep/sweep.js';\nexport type X = SweepOptions;\n",
       'a type import from above, from a subfolder',
+    ],
+    [
+      'core/profile/verdict/x.ts',
+      "import { profileSweep } from '../../app/profile-run.js';\nexport const x = profileSweep;\n",
+      'an import from above, in a sub-folder of profile (the rule matches core/profile/**)',
     ],
     [
       'core/fields/x.ts',

@@ -25,16 +25,46 @@ function testLikeFiles(dir = join(ROOT, 'test')): string[] {
 }
 
 const matchesAny = (file: string, globs: readonly string[]): boolean => globs.some((g) => matchesGlob(file, g));
+
+interface Globs {
+  name: string;
+  include: string[];
+  exclude: string[];
+}
+
+/** A config's projects (vitest.config.ts: node and e2e), each with the config's own excludes added (they extend it). */
+function projectsOf(config: typeof full): Globs[] {
+  const own = config.test?.exclude ?? [];
+  return (config.test?.projects ?? []).map((p) => {
+    if (typeof p !== 'object' || !('test' in p)) throw new Error('vitest.config.ts: a project is not an inline config');
+    return { name: p.test?.name as string, include: p.test?.include ?? [], exclude: [...own, ...(p.test?.exclude ?? [])] };
+  });
+}
+
+const runsIn = (config: typeof full) => {
+  const projects = projectsOf(config);
+  return (f: string): boolean => projects.some((p) => matchesAny(f, p.include) && !matchesAny(f, p.exclude));
+};
 const files = testLikeFiles();
 const fastExcludes = fast.test?.exclude ?? [];
-const inFull = (f: string): boolean => matchesAny(f, full.test?.include ?? []) && !matchesAny(f, full.test?.exclude ?? []);
-const inFast = (f: string): boolean => matchesAny(f, fast.test?.include ?? []) && !matchesAny(f, fastExcludes);
+const inFull = runsIn(full);
+const inFast = runsIn(fast);
 
 describe('test tiers', () => {
   it('both configs read their lists from test/tiers.ts', () => {
-    expect(full.test?.include).toEqual(TEST_FILES);
-    expect(fast.test?.include).toEqual(TEST_FILES);
+    for (const config of [full, fast]) {
+      const [node, e2e] = projectsOf(config);
+      expect(node?.include).toEqual(TEST_FILES);
+      // The e2e project (one shared Chromium) holds only e2e files; the node project none of them.
+      expect(e2e?.include.every((g) => g.startsWith('test/e2e/'))).toBe(true);
+      expect(node?.exclude).toContain('test/e2e/**');
+    }
     expect(fastExcludes).toEqual(expect.arrayContaining(fastTierExcludes()));
+  });
+
+  it('a file runs in one project only', () => {
+    for (const f of files)
+      expect(projectsOf(full).filter((p) => matchesAny(f, p.include) && !matchesAny(f, p.exclude)).length, f).toBeLessThanOrEqual(1);
   });
 
   it('every test file runs in the full tier', () => {

@@ -17,7 +17,8 @@ import {
   writeNewerSchemaDb,
   writeRunsDb,
 } from '../helpers/cli-inputs.js';
-import { canTestPermissions, cliAsync } from '../helpers/cli.js';
+import { canTestPermissions, cliAsync, type CliResult } from '../helpers/cli.js';
+import { cliInProcess } from '../helpers/cli-in-process.js';
 import { requires } from '../helpers/requires.js';
 
 const HAVE_PERMISSIONS = requires(
@@ -76,7 +77,7 @@ interface Row {
   exit: 1 | 2;
   /** The `[CODE]` the error line must carry (failures only). */
   code?: string;
-  /** Text the message must contain (what to do, the file it names...). */
+  /** Text the message must contain (what to do, the file it names...; a bad value: the one wording, core/cli/flags/bad-value.ts). */
   says?: RegExp;
   /** A permission row: as root, run as user nobody (cliAsync's asNobody). */
   asNobody?: boolean;
@@ -93,15 +94,35 @@ const ROWS: Row[] = [
   { what: 'build: no SOURCE', args: () => ['build', '-o', fresh('b')], exit: 2 },
   { what: 'build: no -o', args: () => ['build', SAMPLE_IMAGES], exit: 2 },
   { what: 'build: unknown flag', args: () => ['build', SAMPLE_IMAGES, '-o', fresh('b'), '--bogus'], exit: 2 },
-  { what: 'build: --workers not a number', args: () => ['build', SAMPLE_IMAGES, '-o', fresh('b'), '--workers', 'many'], exit: 2 },
-  { what: 'build: --write-mode unknown', args: () => ['build', SAMPLE_IMAGES, '-o', fresh('b'), '--write-mode', 'webp'], exit: 2 },
+  {
+    what: 'build: --workers not a number',
+    args: () => ['build', SAMPLE_IMAGES, '-o', fresh('b'), '--workers', 'many'],
+    exit: 2,
+    says: /--workers expects a whole number of at least 0, got "many"/,
+  },
+  {
+    what: 'build: --write-mode unknown',
+    args: () => ['build', SAMPLE_IMAGES, '-o', fresh('b'), '--write-mode', 'webp'],
+    exit: 2,
+    says: /--write-mode expects raw, jpg, smart or proportion, got "webp"/,
+  },
   {
     what: 'build: --page-size not a power of two',
     args: () => ['build', SAMPLE_IMAGES, '-o', fresh('b'), '--page-size', '3000000'],
     exit: 2,
   },
-  { what: 'build: --range not a slice', args: () => ['build', SAMPLE_IMAGES, '-o', fresh('b'), '--range', 'abc'], exit: 2 },
-  { what: 'build: --shard k >= N', args: () => ['build', SAMPLE_IMAGES, '-o', fresh('b'), '--shard', '5/3'], exit: 2 },
+  {
+    what: 'build: --range not a slice',
+    args: () => ['build', SAMPLE_IMAGES, '-o', fresh('b'), '--range', 'abc'],
+    exit: 2,
+    says: /--range expects a:b \(e\.g\. 0:1000\), got "abc"/,
+  },
+  {
+    what: 'build: --shard k >= N',
+    args: () => ['build', SAMPLE_IMAGES, '-o', fresh('b'), '--shard', '5/3'],
+    exit: 2,
+    says: /--shard expects k\/N with 0 <= k < N, got "5\/3"/,
+  },
   { what: 'build: --config missing', args: () => ['build', '--config', p('nope.json')], exit: 2 },
   { what: 'build: --config not JSON', args: () => ['build', '--config', p('notjson.json')], exit: 2 },
   { what: 'build: SOURCE missing', args: () => ['build', p('nope'), '-o', fresh('b')], exit: 1 },
@@ -151,14 +172,29 @@ const ROWS: Row[] = [
   { what: 'inspect: empty file', args: () => ['inspect', p('empty.beton')], exit: 1 },
   { what: 'inspect: a text file', args: () => ['inspect', p('text.beton')], exit: 1 },
   { what: 'inspect: a runs database', args: () => ['inspect', p('runs.sqlite')], exit: 1 },
-  { what: 'dump: bad --range', args: () => ['dump', G(), '--range', 'x:y'], exit: 2 },
+  { what: 'dump: bad --range', args: () => ['dump', G(), '--range', 'x:y'], exit: 2, says: /--range expects a:b .*, got "x:y"/ },
   { what: 'dump: truncated file', args: () => ['dump', p('truncated.beton')], exit: 1, code: 'TRUNCATED' },
   { what: 'dump: a folder', args: () => ['dump', p('emptydir')], exit: 1, code: 'EISDIR' },
   // ---------- bench-loader ----------
-  { what: 'bench-loader: decoder size 0', args: () => ['bench-loader', G(), '--decoder', 'rrc:0'], exit: 2 },
+  {
+    what: 'bench-loader: decoder size 0',
+    args: () => ['bench-loader', G(), '--decoder', 'rrc:0'],
+    exit: 2,
+    says: /--decoder expects simple, rrc:SIZE or center:SIZE .*, got "rrc:0"/,
+  },
   { what: 'bench-loader: decoder unknown', args: () => ['bench-loader', G(), '--decoder', 'resize:10'], exit: 2 },
-  { what: 'bench-loader: --workers 0', args: () => ['bench-loader', G(), '--workers', '0'], exit: 2 },
-  { what: 'bench-loader: --order unknown', args: () => ['bench-loader', G(), '--order', 'shuffled'], exit: 2 },
+  {
+    what: 'bench-loader: --workers 0',
+    args: () => ['bench-loader', G(), '--workers', '0'],
+    exit: 2,
+    says: /--workers expects a whole number of at least 1, got "0"/,
+  },
+  {
+    what: 'bench-loader: --order unknown',
+    args: () => ['bench-loader', G(), '--order', 'shuffled'],
+    exit: 2,
+    says: /--order expects sequential, random or quasi_random, got "shuffled"/,
+  },
   { what: 'bench-loader: missing file', args: () => ['bench-loader', p('nope.beton')], exit: 1, code: 'ENOENT' },
   { what: 'bench-loader: a foreign file', args: () => ['bench-loader', p('text.beton')], exit: 1 },
   {
@@ -184,8 +220,18 @@ const ROWS: Row[] = [
   },
   // ---------- profile ----------
   { what: 'profile: no FILE', args: () => ['profile'], exit: 2 },
-  { what: 'profile: --batch-sizes 0', args: () => ['profile', G(), '--batch-sizes', '0'], exit: 2 },
-  { what: 'profile: --os-cache maybe', args: () => ['profile', G(), '--os-cache', 'maybe'], exit: 2 },
+  {
+    what: 'profile: --batch-sizes 0',
+    args: () => ['profile', G(), '--batch-sizes', '0'],
+    exit: 2,
+    says: /--batch-sizes expects a whole number of at least 1 \(comma-separated for several\), got "0"/,
+  },
+  {
+    what: 'profile: --os-cache maybe',
+    args: () => ['profile', G(), '--os-cache', 'maybe'],
+    exit: 2,
+    says: /--os-cache expects on or off \(comma-separated for several\), got "maybe"/,
+  },
   { what: 'profile: --decoder size 0', args: () => ['profile', G(), '--decoder', 'center:0'], exit: 2 },
   {
     what: 'profile: --regex does not compile',
@@ -216,7 +262,12 @@ const ROWS: Row[] = [
   // ---------- runs ----------
   { what: 'runs: no subcommand', args: () => ['runs'], exit: 2 },
   { what: 'runs: unknown subcommand', args: () => ['runs', 'delete', '1'], exit: 2 },
-  { what: 'runs: id not a number', args: () => ['runs', 'show', 'one', '--db', p('runs.sqlite')], exit: 2 },
+  {
+    what: 'runs: id not a number',
+    args: () => ['runs', 'show', 'one', '--db', p('runs.sqlite')],
+    exit: 2,
+    says: /ID expects a whole number of at least 1, got "one"/,
+  },
   { what: 'runs: run not there', args: () => ['runs', 'show', '99', '--db', p('runs.sqlite')], exit: 1, says: /not found/ },
   { what: 'runs list: not a database', args: () => ['runs', 'list', '--db', p('notdb.sqlite')], exit: 1, code: 'CORRUPT' },
   { what: 'runs show: damaged database', args: () => ['runs', 'show', '1', '--db', p('damaged.sqlite')], exit: 1, code: 'CORRUPT' },
@@ -233,7 +284,12 @@ const ROWS: Row[] = [
   { what: 'export: --build missing', args: () => ['export', '--build', p('nope.json')], exit: 2 },
   { what: 'export: --loader not JSON', args: () => ['export', '--loader', p('notjson.json')], exit: 2 },
   { what: 'export: --loader invalid', args: () => ['export', '--loader', p('loader-bad.json')], exit: 2 },
-  { what: 'export: --format unknown', args: () => ['export', G(), '--format', 'yaml'], exit: 2 },
+  {
+    what: 'export: --format unknown',
+    args: () => ['export', G(), '--format', 'yaml'],
+    exit: 2,
+    says: /--format expects python or json, got "yaml"/,
+  },
   // ---------- merge ----------
   { what: 'merge: no inputs', args: () => ['merge', '-o', fresh('m')], exit: 2 },
   { what: 'merge: output exists', args: () => ['merge', G(), '-o', p('ints.beton')], exit: 1, code: 'OUTPUT_EXISTS' },
@@ -241,7 +297,12 @@ const ROWS: Row[] = [
   { what: 'merge: different fields', args: () => ['merge', G(), p('ints.beton'), '-o', fresh('m')], exit: 1, code: 'BAD_SCHEMA' },
   { what: 'merge: missing input', args: () => ['merge', G(), p('nope.beton'), '-o', fresh('m')], exit: 1, code: 'ENOENT' },
   // ---------- serve ----------
-  { what: 'serve: --port out of range', args: () => ['serve', dir, '--port', '99999'], exit: 2 },
+  {
+    what: 'serve: --port out of range',
+    args: () => ['serve', dir, '--port', '99999'],
+    exit: 2,
+    says: /--port expects a whole number from 0 to 65535, got "99999"/,
+  },
   { what: 'serve: folder missing', args: () => ['serve', p('nope')], exit: 2 },
   { what: 'serve: port in use', args: () => ['serve', dir, '--port', String(busyPort)], exit: 1, code: 'EADDRINUSE', says: /--port/ },
   {
@@ -251,6 +312,28 @@ const ROWS: Row[] = [
     code: 'EADDRNOTAVAIL',
   },
 ];
+
+/**
+ * The rows run as a real `beton` process: the first row of each command (the whole path —
+ * bin/beton.js, the exit code, a process that ends by itself), every permission row (run as
+ * another user), every serve row (a server that started by mistake must not live in the
+ * test process) and every out-of-memory row (an allocation that fails is not tried in the
+ * test process). The other rows call the same main() in-process: what they check is the
+ * message and the exit code, and a Node start per row made this file take a minute.
+ */
+const SPAWNED = new Set(
+  ROWS.filter(
+    (r, i) =>
+      i === ROWS.findIndex((q) => q.args()[0] === r.args()[0]) || r.asNobody || r.args()[0] === 'serve' || r.code === 'OUT_OF_MEMORY',
+  ),
+);
+
+/** `beton ARGS` through core/cli/main.ts in this process, as a CliResult. */
+async function inProcess(args: string[]): Promise<CliResult> {
+  const t0 = performance.now();
+  const r = await cliInProcess(...args);
+  return { status: r.code, signal: null, stdout: r.out, stderr: r.err, ms: performance.now() - t0 };
+}
 
 describe('beton CLI: bad input ends in one line and the right exit code', () => {
   beforeAll(() => mkdirSync(p('out'), { recursive: true }));
@@ -265,10 +348,12 @@ describe('beton CLI: bad input ends in one line and the right exit code', () => 
   it.each(ROWS.map((r) => [r.what, r] as const))('%s', async (_what, row) => {
     // Async: the test process holds the busy port, and must keep serving it meanwhile.
     if (row.asNobody && !HAVE_PERMISSIONS) return;
-    const r = await cliAsync(row.args(), {
-      timeoutMs: 60_000,
-      ...(row.asNobody ? { asNobody: true, env: { HOME: p('nobody-home'), BETON_DB: p('nobody-home', 'runs.sqlite') } } : {}),
-    });
+    const r = SPAWNED.has(row)
+      ? await cliAsync(row.args(), {
+          timeoutMs: 60_000,
+          ...(row.asNobody ? { asNobody: true, env: { HOME: p('nobody-home'), BETON_DB: p('nobody-home', 'runs.sqlite') } } : {}),
+        })
+      : await inProcess(row.args());
     const detail = `beton ${row.args().join(' ')}\n--- stderr ---\n${r.stderr}`;
     expect(r.signal, detail).toBeNull();
     expect(r.status, detail).toBe(row.exit);

@@ -53,7 +53,7 @@ describe('beton build --advise', () => {
   it('--crop without --advise is a usage error', () => {
     const r = cli('build', SAMPLE, '-o', 'y.beton', '--crop', '160');
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain('--crop and --sample go with --advise');
+    expect(r.stderr).toContain('--crop goes with --advise');
   });
 
   it('--sample and --crop outside what the app accepts are usage errors naming the range', () => {

@@ -8,13 +8,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { requires } from '../helpers/requires.js';
+import { CHROMIUM, HAVE_CHROMIUM, LAUNCH } from './chromium.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const CHROMIUM = process.env.BETON_CHROMIUM ?? '/usr/bin/chromium';
 const SHOTS = join(ROOT, 'test-output', 'screenshots');
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
 /** Whether this file's e2e tests can run: without Chromium a skip with a warning, under CI=true a failure (requires()). */
 export const needChromium = (): boolean =>
   requires('Chromium', `none at ${CHROMIUM} (apt-get install -y chromium, or set BETON_CHROMIUM)`, HAVE_CHROMIUM);
@@ -96,20 +95,19 @@ interface PageOptions {
   expected?: (m: ConsoleMessage) => boolean;
 }
 
+/**
+ * The run's shared browser (test/e2e/shared-chromium.ts) when there is one, else a browser of
+ * this file's own. `close()` ends either: for the shared one, only this file's connection.
+ */
+async function browserForFile(): Promise<Browser> {
+  const endpoint = inject('chromiumEndpoint');
+  return endpoint ? chromium.connect(endpoint) : chromium.launch(LAUNCH);
+}
+
 /** A browser page on `origin` that records page errors and console errors in `problems`. */
 async function openPage(problems: string[], origin: string, opts: PageOptions): Promise<{ browser: Browser; page: Page }> {
   mkdirSync(SHOTS, { recursive: true });
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const browser = await browserForFile();
   const context = await browser.newContext({
     viewport: { width: 1280, height: 860 },
     reducedMotion: 'reduce',

@@ -73,7 +73,7 @@ describe.skipIf(!needChromium())('issue 30, Sources estimate and Build items, en
     const chart = page.getByTestId('throughput-chart');
     const count = Number(await chart.getAttribute('data-count'));
     // 48 small images usually build in under the 3 progress reports a chart needs; on a loaded
-    // machine they may not, and then the chart is drawn (test/renderer/screens-30.test.tsx
+    // machine they may not, and then the chart is drawn (test/renderer/build-screen.test.tsx
     // renders both cases without timing).
     if (count > 0 && count < 3) {
       expect(await chart.locator('svg.recharts-surface').count()).toBe(0);

@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseBuildConfig, type BuildConfigInput } from '../../core/api/build-config.js';
 import { buildDataset } from '../../core/app/build.js';
-import { ffmpegAvailable } from '../../core/sources/video-ffmpeg.js';
+import { ffmpegAvailable } from '../../core/sources/video/video-ffmpeg.js';
 import { writeVideoFolder } from '../helpers/videos.js';
 import { needChromium, ROOT, serveApp, shot } from './e2e-helpers.js';
 

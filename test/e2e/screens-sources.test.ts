@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ffmpegAvailable } from '../../core/sources/video-ffmpeg.js';
+import { ffmpegAvailable } from '../../core/sources/video/video-ffmpeg.js';
 import { writeVideoFolder } from '../helpers/videos.js';
 import { needChromium, serveApp, shot } from './e2e-helpers.js';
 

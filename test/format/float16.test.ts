@@ -11,8 +11,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { parseDType, writeElement } from '../../core/format/dtype.js';
-import { float16Bits, float16Value } from '../../core/format/float16.js';
-import { toFloat16Bits } from '../../core/pipeline/dtypes.js';
+import { float16Bits, float16Value, toFloat16Bits } from '../../core/format/float16.js';
 import { requires } from '../helpers/requires.js';
 
 const PYTHON = process.env.BETON_FFCV_PYTHON ?? '/usr/bin/python3';

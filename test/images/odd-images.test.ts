@@ -20,7 +20,7 @@ import { loadRGB } from '../../core/images/load-rgb.js';
 import { nodeImageCodec } from '../../core/images/node-image-codec.js';
 import { probePassThrough } from '../../core/images/pass-through.js';
 import { decodePnm } from '../../core/images/pnm.js';
-import { ImageFolderSource } from '../../core/sources/image-folder.js';
+import { ImageFolderSource } from '../../core/sources/images/image-folder.js';
 import { canTestPermissions, cliAsync } from '../helpers/cli.js';
 import { FIXTURES } from '../helpers/fixtures.js';
 import { requires } from '../helpers/requires.js';

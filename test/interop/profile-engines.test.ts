@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ProfileRun } from '../../core/api/profile-model.js';
-import { engineEnv } from '../../core/profile/python-engine.js';
+import { engineEnv } from '../../core/profile/engines/python-engine.js';
 import { cliAsync } from '../helpers/cli.js';
 import { describeFfcv, PYTHON, runFfcv } from './ffcv.js';
 

@@ -12,9 +12,9 @@ import { confineOpensTo } from '../../core/native/confined-opens.js';
 import { openRegularSync, readRegularText } from '../../core/native/regular-file.js';
 import { manifestPathFor } from '../../core/api/dataset-manifest.js';
 import { readSidecarManifest } from '../../core/reader/sidecar-manifest.js';
-import { openTableReader } from '../../core/sources/open-table.js';
-import { tarGroups } from '../../core/sources/tar-samples.js';
-import { looksLikeShardList, resolveShards } from '../../core/sources/webdataset-source.js';
+import { openTableReader } from '../../core/sources/tables/open-table.js';
+import { tarGroups } from '../../core/sources/webdataset/tar-samples.js';
+import { looksLikeShardList, resolveShards } from '../../core/sources/webdataset/webdataset-source.js';
 import { realpathSync } from 'node:fs';
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'beton-confined-opens-')));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { centerCrop, randomResizedCrop, roundHalfEven } from '../../core/pipeline/crop.js';
-import { float16Bits } from '../../core/format/float16.js';
-import { toFloat16Bits, torchCast } from '../../core/pipeline/dtypes.js';
+import { float16Bits, toFloat16Bits } from '../../core/format/float16.js';
+import { torchCast } from '../../core/pipeline/dtypes.js';
 import { ConvertStage } from '../../core/pipeline/ops/convert.js';
 import { ImageMixupStage } from '../../core/pipeline/ops/image-mixup.js';
 import { planStages } from '../../core/pipeline/plan.js';

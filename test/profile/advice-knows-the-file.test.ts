@@ -7,8 +7,8 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildDataset } from '../../core/app/build.js';
 import { parseBuildConfig } from '../../core/api/build-config.js';
-import { datasetInfo } from '../../core/profile/sweep.js';
-import { decodeAdvice, diskAdvice } from '../../core/profile/verdict-advice.js';
+import { datasetInfo } from '../../core/profile/sweep/sweep.js';
+import { decodeAdvice, diskAdvice } from '../../core/profile/verdict/verdict-advice.js';
 import type { DatasetInfo, MachineInfo } from '../../core/api/profile-model.js';
 
 const machine: MachineInfo = { hostname: 'box', cpuModel: 'cpu', cores: 2, ramBytes: 2 ** 34, os: 'Linux', node: 'v20', gpus: [] };

@@ -14,7 +14,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnswerAction, ProfileAnswer } from '../../core/api/profile-answer.js';
 import type { ProfileRun } from '../../core/api/profile-model.js';
-import { actionCommand } from '../../core/profile/action-command.js';
+import { actionCommand } from '../../core/profile/verdict/action-command.js';
 import { ROOT, cliAsync } from '../helpers/cli.js';
 import { requires } from '../helpers/requires.js';
 

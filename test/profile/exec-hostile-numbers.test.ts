@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { droppedValues, jsonObjectOf, parseJsonLine, stepOf } from '../../core/profile/exec-protocol.js';
+import { droppedValues, jsonObjectOf, parseJsonLine, stepOf } from '../../core/profile/exec/exec-protocol.js';
 import { cli } from '../helpers/cli.js';
 import { STACK_LINE } from '../helpers/cli-inputs.js';
 

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { profile } from '../../core/profile/sweep.js';
+import { profile } from '../../core/profile/sweep/sweep.js';
 import { writeImageBeton } from '../helpers/cli-inputs.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-contention-'));

@@ -1,6 +1,6 @@
 import { cpus } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { busyFractions, cpuTimesFromOs, createCpuSampler, parseProcStat, readCpuTimes } from '../../core/profile/cpu-sampler.js';
+import { busyFractions, cpuTimesFromOs, createCpuSampler, parseProcStat, readCpuTimes } from '../../core/profile/sampling/cpu-sampler.js';
 
 const STAT = `cpu  300 0 60 600 40 0 0 0 0 0
 cpu0 100 10 20 300 20 5 5 0 50 0

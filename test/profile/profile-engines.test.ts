@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ablationStages, sliceRates, spreadOf, stageLabel, stagePrefixes, timerStages } from '../../core/profile/engine-points.js';
-import { engineAvailability, parseDriverLine, runPythonEngine, type PythonJob } from '../../core/profile/python-engine.js';
+import { ablationStages, sliceRates, spreadOf, stageLabel, stagePrefixes, timerStages } from '../../core/profile/engines/engine-points.js';
+import { engineAvailability, parseDriverLine, runPythonEngine, type PythonJob } from '../../core/profile/engines/python-engine.js';
 import { RandomHorizontalFlip, RandomResizedCropRGBImageDecoder, ToCHW } from '../../core/pipeline/spec.js';
-import { diagnose, verdictEngine } from '../../core/profile/verdict.js';
+import { diagnose, verdictEngine } from '../../core/profile/verdict/verdict.js';
 import type { MachineInfo, PointConfig, PointResult } from '../../core/api/profile-model.js';
 import { RunsDb } from '../../core/runs/runs-db.js';
 import { cli } from '../helpers/cli.js';
@@ -203,7 +203,7 @@ describe('a missing engine', () => {
   });
 
   it('usage errors: an unknown engine, --source without the torch engine', () => {
-    expect(cli(['profile', 'x.beton', '--engine', 'dali']).stderr).toMatch(/unknown engine "dali"/);
+    expect(cli(['profile', 'x.beton', '--engine', 'dali']).stderr).toMatch(/--engine expects beton, ffcv or torch .*, got "dali"/);
     expect(cli(['profile', 'x.beton', '--source', dir]).stderr).toMatch(/--engine torch/);
   });
 });

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ExecError, ThroughputMeter, compileThroughputRegex, parseJsonLine, parseRegexLine } from '../../core/profile/exec-protocol.js';
-import { LineSplitter } from '../../core/profile/line-splitter.js';
+import {
+  ExecError,
+  ThroughputMeter,
+  compileThroughputRegex,
+  parseJsonLine,
+  parseRegexLine,
+} from '../../core/profile/exec/exec-protocol.js';
+import { LineSplitter } from '../../core/profile/exec/line-splitter.js';
 
 describe('exec protocol: JSON lines', () => {
   it('reads cumulative images, steps × batch size and rates', () => {

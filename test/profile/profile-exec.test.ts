@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ExecError, runExec, type ExecOptions } from '../../core/profile/exec-mode.js';
+import { ExecError, runExec, type ExecOptions } from '../../core/profile/exec/exec-mode.js';
 import { fakeGpuPaths, sleep, until, withPath } from './profile-fake-gpu.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-exec-'));

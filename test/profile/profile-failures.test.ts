@@ -102,8 +102,8 @@ describe('beton profile: failures in the CLI', () => {
     const built = join(ROOT, 'dist/core/cli/profile-command.js');
     const sources = [
       'core/cli/profile-command.ts',
-      'core/profile/exec-mode.ts',
-      'core/profile/failed-run.ts',
+      'core/profile/exec/exec-mode.ts',
+      'core/profile/sweep/failed-run.ts',
       'core/runs/runs-db.ts',
       'core/cli/runs-command.ts',
     ]

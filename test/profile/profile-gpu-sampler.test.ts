@@ -7,8 +7,8 @@ import {
   parseSmiNumber,
   startGpuSampler,
   toReading,
-} from '../../core/profile/gpu-sampler.js';
-import { processTree } from '../../core/profile/process-sampler.js';
+} from '../../core/profile/sampling/gpu-sampler.js';
+import { processTree } from '../../core/profile/sampling/process-sampler.js';
 import type { GpuReading } from '../../core/api/profile-model.js';
 import { fakeGpuPaths, sleep, until, withPath } from './profile-fake-gpu.js';
 

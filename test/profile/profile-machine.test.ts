@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus, hostname } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cgroupMemoryLimit, machineInfo } from '../../core/profile/machine.js';
+import { cgroupMemoryLimit, machineInfo } from '../../core/profile/sampling/machine.js';
 import { fakeGpuPaths, withPath } from './profile-fake-gpu.js';
 
 const paths = fakeGpuPaths();

@@ -12,8 +12,8 @@ import {
   parseStatPpid,
   parseVmRssBytes,
   processTree,
-} from '../../core/profile/process-sampler.js';
-import { parseFincore } from '../../core/profile/page-cache-residency.js';
+} from '../../core/profile/sampling/process-sampler.js';
+import { parseFincore } from '../../core/profile/sampling/page-cache-residency.js';
 import { sleep, withPath } from './profile-fake-gpu.js';
 
 const linux = process.platform === 'linux';

@@ -1,8 +1,8 @@
 // The probe's step lines → an exec run's measures (issue 18 item 2), and the exec verdict's bands.
 import { describe, expect, it } from 'vitest';
-import { jsonObjectOf, stepOf } from '../../core/profile/exec-protocol.js';
-import { diagnoseExec, EXEC_THRESHOLDS } from '../../core/profile/exec-verdict.js';
-import { SERIES_MAX, StepStats } from '../../core/profile/step-stats.js';
+import { jsonObjectOf, stepOf } from '../../core/profile/exec/exec-protocol.js';
+import { diagnoseExec, EXEC_THRESHOLDS } from '../../core/profile/verdict/exec-verdict.js';
+import { SERIES_MAX, StepStats } from '../../core/profile/exec/step-stats.js';
 import type { MachineInfo } from '../../core/api/profile-model.js';
 
 const machine: MachineInfo = { hostname: 'h', cpuModel: 'c', cores: 2, ramBytes: 1, os: 'Linux', node: 'v20', gpus: [] };

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IntField } from '../../core/fields/int-field.js';
 import { RGBImageField } from '../../core/fields/rgb-image-field.js';
-import { profile } from '../../core/profile/sweep.js';
+import { profile } from '../../core/profile/sweep/sweep.js';
 import type { TelemetrySample } from '../../core/api/profile-model.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 import { fakeGpuPaths } from './profile-fake-gpu.js';

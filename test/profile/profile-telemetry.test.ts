@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus, tmpdir } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startTelemetry } from '../../core/profile/telemetry.js';
+import { startTelemetry } from '../../core/profile/sampling/telemetry.js';
 import type { TelemetrySample } from '../../core/api/profile-model.js';
 import { fakeGpuPaths, sleep, until, withPath } from './profile-fake-gpu.js';
 

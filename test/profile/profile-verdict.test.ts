@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { diagnose, rulesMarkdown, THRESHOLDS } from '../../core/profile/verdict.js';
+import { diagnose, rulesMarkdown, THRESHOLDS } from '../../core/profile/verdict/verdict.js';
 import type {
   DatasetInfo,
   GpuReading,
@@ -521,8 +521,10 @@ describe('verdict: evidence and advice', () => {
 
 describe('verdict: purity', () => {
   it('the verdict modules do no I/O (no node: imports)', () => {
-    const root = join(import.meta.dirname, '..', '..', 'core', 'profile');
-    for (const f of readdirSync(root).filter((n) => n.startsWith('verdict'))) {
+    const root = join(import.meta.dirname, '..', '..', 'core', 'profile', 'verdict');
+    const files = readdirSync(root).filter((n) => n.endsWith('.ts'));
+    expect(files).toContain('verdict.ts');
+    for (const f of files) {
       expect(readFileSync(join(root, f), 'utf8'), f).not.toMatch(/from ['"]node:/);
     }
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { diagnose } from '../../core/profile/verdict.js';
+import { diagnose } from '../../core/profile/verdict/verdict.js';
 import type { MachineInfo, PointResult } from '../../core/api/profile-model.js';
 
 const machine: MachineInfo = { hostname: 'box', cpuModel: 'CPU', cores: 8, ramBytes: 2 ** 36, os: 'Linux', node: 'v20', gpus: [] };

@@ -514,7 +514,7 @@ describe('RunsDb: comparisons say which run is faster, and whether the data was 
   });
 
   it('a rebuild with other settings keeps the header hash but changes the content hash; datasetInfo records both', async () => {
-    const { datasetInfo } = await import('../../core/profile/sweep.js');
+    const { datasetInfo } = await import('../../core/profile/sweep/sweep.js');
     const { DatasetWriter } = await import('../../core/writer/dataset-writer.js');
     const { RGBImageField } = await import('../../core/fields/rgb-image-field.js');
     const file = join(dir, 'rebuilt.beton');

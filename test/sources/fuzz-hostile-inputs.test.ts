@@ -21,7 +21,7 @@ import { JSONField } from '../../core/fields/json-field.js';
 import { ownValue } from '../../core/format/own-keys.js';
 import { Reader } from '../../core/reader/reader.js';
 import { openSource } from '../../core/sources/open-source.js';
-import { openTableReader } from '../../core/sources/open-table.js';
+import { openTableReader } from '../../core/sources/tables/open-table.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 import type { FieldConfig } from '../../core/api/build-config.js';
 import { toNamedFields } from '../../core/app/build.js';

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadRGB } from '../../core/images/load-rgb.js';
-import { ImageFolderSource } from '../../core/sources/image-folder.js';
+import { ImageFolderSource } from '../../core/sources/images/image-folder.js';
 import { FIXTURES } from '../helpers/fixtures.js';
 
 const root = join(FIXTURES, 'src_images');

@@ -2,10 +2,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseBuildConfig } from '../../core/api/build-config.js';
-import { CsvTable } from '../../core/sources/csv-source.js';
-import { categoryMapper, distinctCategories } from '../../core/sources/label-mapping.js';
+import { CsvTable } from '../../core/sources/tables/csv-source.js';
+import { categoryMapper, distinctCategories } from '../../core/sources/tables/label-mapping.js';
 import { openSource } from '../../core/sources/open-source.js';
-import { ValueProblem } from '../../core/sources/value-coercion.js';
+import { ValueProblem } from '../../core/sources/tables/value-coercion.js';
 import { buildAndOpen, readAll, tempDir } from '../fixtures/sources/make-sources.js';
 
 const { dir, cleanup } = tempDir('beton-labels-');

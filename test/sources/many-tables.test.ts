@@ -5,7 +5,7 @@ import { parquetWriteFile } from 'hyparquet-writer';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { FieldConfig } from '../../core/api/build-config.js';
 import { detectSourceConfig, openSource } from '../../core/sources/open-source.js';
-import type { DatasetSource } from '../../core/sources/source.js';
+import type { DatasetSource } from '../../core/sources/common/source.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'many-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBuildConfig } from '../../core/api/build-config.js';
 import { Reader } from '../../core/reader/reader.js';
-import { ImageFolderSource } from '../../core/sources/image-folder.js';
+import { ImageFolderSource } from '../../core/sources/images/image-folder.js';
 import { buildDataset } from '../../core/app/build.js';
 import { writeOddImages, type OddImageCase } from '../helpers/odd-images.js';
 

@@ -11,7 +11,7 @@ import { parquetWriteFile } from 'hyparquet-writer';
 import { afterAll, describe, expect, it } from 'vitest';
 import { requires } from '../helpers/requires.js';
 
-const LIB = resolve(__dirname, '../../dist/core/sources/parquet-source.js');
+const LIB = resolve(__dirname, '../../dist/core/sources/parquet/parquet-source.js');
 const SEED = Number(process.env.BETON_FUZZ_SEED ?? 20261126) >>> 0;
 const MUTANTS = Math.max(1, Number(process.env.BETON_FUZZ_ITERATIONS ?? 800));
 const dir = mkdtempSync(join(tmpdir(), 'beton-pq-fuzz-'));

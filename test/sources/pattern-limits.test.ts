@@ -5,7 +5,7 @@
  * or one BAD_OPTIONS line) in bounded time and heap.
  */
 import { describe, expect, it } from 'vitest';
-import { expandBraces, isPathPattern } from '../../core/sources/path-patterns.js';
+import { expandBraces, isPathPattern } from '../../core/sources/common/path-patterns.js';
 import { cli } from '../helpers/cli.js';
 import { STACK_LINE } from '../helpers/cli-inputs.js';
 import { rng } from '../helpers/look-alikes.js';

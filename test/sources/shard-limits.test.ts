@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tarGroups, MAX_MEMBER_BYTES } from '../../core/sources/tar-samples.js';
+import { tarGroups, MAX_MEMBER_BYTES } from '../../core/sources/webdataset/tar-samples.js';
 import { CLI, cli } from '../helpers/cli.js';
 import { STACK_LINE } from '../helpers/cli-inputs.js';
 import { gzipBomb, tarHeader, tarOf } from '../helpers/tar-bytes.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { IntField } from '../../core/fields/int-field.js';
-import { openParquetSource } from '../../core/sources/parquet-source.js';
+import { openTableSource } from '../../core/sources/tables/open-table.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 import { PYTHON } from '../interop/ffcv.js';
 import { cli } from '../helpers/cli.js';
@@ -59,7 +59,7 @@ describe('source messages', () => {
 
   it('a damaged Parquet file says so (no bare JS internals)', async () => {
     writeFileSync(p('d.parquet'), Buffer.concat([Buffer.from('PAR1'), Buffer.alloc(40), Buffer.from([40, 0, 0, 0]), Buffer.from('PAR1')]));
-    const err = await openParquetSource(p('d.parquet'), {}).then(
+    const err = await openTableSource(p('d.parquet'), 'parquet', {}).then(
       () => null,
       (e: Error) => e,
     );

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { FieldConfig } from '../../core/api/build-config.js';
 import type { NDArray } from '../../core/fields/ndarray-field.js';
 import { BetonEncodeError } from '../../core/format/errors.js';
-import { openCsvSource } from '../../core/sources/csv-source.js';
+import { openTableSource } from '../../core/sources/tables/open-table.js';
 import { openSource } from '../../core/sources/open-source.js';
 import { buildAndOpen, readAll, tempDir } from '../fixtures/sources/make-sources.js';
 
@@ -41,7 +41,7 @@ describe('CSV source', () => {
   it('infers int / float / json, counts rows, and round-trips every value', async () => {
     const p = join(dir, 'basic.csv');
     writeFileSync(p, '\ufeff' + csv(','));
-    const src = await openCsvSource(p);
+    const src = await openTableSource(p, 'csv');
     expect(src.kind).toBe('csv');
     expect(src.length).toBe(4); // quoted newline: counted by parsing, not by lines
     const fields = await src.detectSchema();
@@ -84,7 +84,7 @@ describe('CSV source', () => {
       join(dir, 'mnist.csv'),
       [header.join(','), ...images.map((img, i) => `${labels[i]},${Array.from(img).join(',')}`)].join('\n') + '\n',
     );
-    const src = await openCsvSource(join(dir, 'mnist.csv'));
+    const src = await openTableSource(join(dir, 'mnist.csv'), 'csv');
 
     // Inference groups the numbered run into one array.
     const inferred = await src.detectSchema();
@@ -111,7 +111,7 @@ describe('CSV source', () => {
   it('shortens and sanitises column names, recording the original column', async () => {
     const p = join(dir, 'names.csv');
     writeFileSync(p, 'a very long column name here,a very long column name too,température,ok name\n1,2,3,4\n');
-    const src = await openCsvSource(p);
+    const src = await openTableSource(p, 'csv');
     const fields = await src.detectSchema();
     expect(fields).toEqual([
       { name: 'a_very_long_colu', type: 'int', columns: ['a very long column name here'] },
@@ -127,7 +127,7 @@ describe('CSV source', () => {
   it('reads integers with gaps as float (NaN), like pandas', async () => {
     const p = join(dir, 'gaps.csv');
     writeFileSync(p, 'x,y\n1,a\n,b\n3,NA\n');
-    const src = await openCsvSource(p);
+    const src = await openTableSource(p, 'csv');
     const fields = await src.detectSchema();
     expect(fields).toEqual([
       { name: 'x', type: 'float' },
@@ -157,7 +157,7 @@ describe('CSV source', () => {
     // writer turns into an error (onError 'fail') naming the sample and field.
     const firstError = async (fields: FieldConfig[]): Promise<BetonEncodeError> => {
       try {
-        const src = await openCsvSource(p);
+        const src = await openTableSource(p, 'csv');
         for (const s of await collect(src.samples(fields))) {
           const m = (s as { __betonSkip?: { reason: string; field?: string } }).__betonSkip;
           if (m)
@@ -209,14 +209,14 @@ describe('CSV source', () => {
     it('a record with the wrong number of fields', async () => {
       const q = join(dir, 'ragged.csv');
       writeFileSync(q, 'a,b\n1,2\n3\n');
-      const src = await openCsvSource(q);
+      const src = await openTableSource(q, 'csv');
       await expect(collect(src.samples([{ name: 'a', type: 'int' }]))).rejects.toThrow(/ragged\.csv: .*line 3/);
     });
 
     it('an empty file', async () => {
       const q = join(dir, 'empty.csv');
       writeFileSync(q, '');
-      await expect(openCsvSource(q)).rejects.toThrow(/header row/);
+      await expect(openTableSource(q, 'csv')).rejects.toThrow(/header row/);
     });
   });
 });

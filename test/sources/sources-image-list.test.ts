@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FieldConfig } from '../../core/api/build-config.js';
 import type { DecodedImage } from '../../core/fields/rgb-image-field.js';
-import { openImageListSource } from '../../core/sources/image-list-source.js';
+import { openImageListSource } from '../../core/sources/images/image-list-source.js';
 import { detectSourceConfig, openSource } from '../../core/sources/open-source.js';
 import { buildAndOpen, readAll, tempDir } from '../fixtures/sources/make-sources.js';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { FieldConfig } from '../../core/api/build-config.js';
-import { compileMapper, globToRegExp, resolveColumns } from '../../core/sources/column-mapping.js';
-import { fitsFieldName, uniqueFieldNames } from '../../core/sources/field-names.js';
-import { inferColumnType, inferSchema } from '../../core/sources/infer-schema.js';
-import { parsePythonLiteral } from '../../core/sources/python-literal.js';
+import { compileMapper, globToRegExp, resolveColumns } from '../../core/sources/tables/column-mapping.js';
+import { fitsFieldName, uniqueFieldNames } from '../../core/sources/tables/field-names.js';
+import { inferColumnType, inferSchema } from '../../core/sources/tables/infer-schema.js';
+import { parsePythonLiteral } from '../../core/sources/npy/python-literal.js';
 
 describe('field names', () => {
   it('keeps names that fit, shortens, transliterates and de-duplicates the rest', () => {

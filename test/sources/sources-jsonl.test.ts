@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { NDArray } from '../../core/fields/ndarray-field.js';
 import { ndarrayTypedView } from '../../core/fields/ndarray-field.js';
-import { openJsonlSource } from '../../core/sources/jsonl-source.js';
+import { openTableSource } from '../../core/sources/tables/open-table.js';
 import { buildAndOpen, readAll, tempDir } from '../fixtures/sources/make-sources.js';
 
 const { dir, cleanup } = tempDir('beton-src-jsonl-');
@@ -23,7 +23,7 @@ describe('JSONL source', () => {
   writeFileSync(path, '\ufeff' + lines.join('\r\n') + '\n');
 
   it('infers fields from values (1.0 is a float, lists are arrays) and round-trips them', async () => {
-    const src = await openJsonlSource(path);
+    const src = await openTableSource(path, 'jsonl');
     expect(src.length).toBe(3); // blank lines are not rows
     const fields = await src.detectSchema();
     expect(fields).toEqual([
@@ -67,7 +67,7 @@ describe('JSONL source', () => {
   });
 
   it('groups columns into a json object, and honours a range', async () => {
-    const src = await openJsonlSource(path);
+    const src = await openTableSource(path, 'jsonl');
     const r = await buildAndOpen(src, [{ name: 'both', type: 'json', columns: ['id', 'text'] }], out(), { start: 1, end: 10 });
     expect(readAll(r).map((s) => s.both)).toEqual([
       { id: 2, text: 'é' },
@@ -79,13 +79,13 @@ describe('JSONL source', () => {
   it('names the line of invalid JSON (found while opening, in the first rows)', async () => {
     const p = join(dir, 'bad.jsonl');
     writeFileSync(p, '{"a": 1}\n{"a": 2,,}\n');
-    await expect(openJsonlSource(p)).rejects.toThrow(/bad\.jsonl:2: not valid JSON/);
+    await expect(openTableSource(p, 'jsonl')).rejects.toThrow(/bad\.jsonl:2: not valid JSON/);
   });
 
   it('reports a fractional value in an int field with its row and column', async () => {
     const p = join(dir, 'frac.jsonl');
     writeFileSync(p, '{"a": 1}\n{"a": 2.5}\n');
-    const src = await openJsonlSource(p);
+    const src = await openTableSource(p, 'jsonl');
     // Bad cells come out as skip markers; the writer's onError policy decides.
     const reasons: string[] = [];
     for await (const s of src.samples([{ name: 'a', type: 'int' }])) {

@@ -3,8 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { NDArray } from '../../core/fields/ndarray-field.js';
 import { parseDType, writeElement } from '../../core/format/dtype.js';
-import { openNpySource } from '../../core/sources/npy-source.js';
-import { openNpzSource } from '../../core/sources/npz-source.js';
+import { openTableSource } from '../../core/sources/tables/open-table.js';
 import { openSource } from '../../core/sources/open-source.js';
 import { buildAndOpen, bytesOf, npyBytes, readAll, tempDir, zipBytes } from '../fixtures/sources/make-sources.js';
 
@@ -50,7 +49,7 @@ describe('.npy source', () => {
     const data = randomData(descr, rows * per, descr.charCodeAt(1) + per);
     const p = join(dir, `arr_${descr.replace(/\W/g, '')}.npy`);
     writeFileSync(p, npyBytes(descr, [...shape], data, { version: descr === '>i4' ? 2 : 1 }));
-    const src = await openNpySource(p);
+    const src = await openTableSource(p, 'npy');
     expect(src.length).toBe(rows);
     const fields = await src.detectSchema();
     expect(fields).toEqual([
@@ -81,13 +80,13 @@ describe('.npy source', () => {
     expect(readAll(r1).map((s) => s.labels)).toEqual([2n ** 62n, 0n]);
     r1.close();
 
-    const wf = await openNpySource(join(dir, 'weights.npy'));
+    const wf = await openTableSource(join(dir, 'weights.npy'), 'npy');
     expect(await wf.detectSchema()).toEqual([{ name: 'weights', type: 'float' }]);
     const r2 = await buildAndOpen(wf, [{ name: 'w', type: 'float', columns: ['weights'] }], out());
     expect(readAll(r2).map((s) => s.w)).toEqual(Array.from(floats));
     r2.close();
 
-    const mk = await openNpySource(join(dir, 'mask.npy'));
+    const mk = await openTableSource(join(dir, 'mask.npy'), 'npy');
     expect(await mk.detectSchema()).toEqual([{ name: 'mask', type: 'int' }]);
     const r3 = await buildAndOpen(mk, [{ name: 'mask', type: 'int' }], out());
     expect(readAll(r3).map((s) => s.mask)).toEqual([1n, 0n, 0n, 1n, 1n]);
@@ -97,7 +96,7 @@ describe('.npy source', () => {
   it('converts to another dtype when the field asks for one', async () => {
     const data = Float32Array.from([1, 2, 3, 4, 5, 6]);
     writeFileSync(join(dir, 'conv.npy'), npyBytes('<f4', [2, 3], bytesOf(data)));
-    const src = await openNpySource(join(dir, 'conv.npy'));
+    const src = await openTableSource(join(dir, 'conv.npy'), 'npy');
     const r = await buildAndOpen(src, [{ name: 'conv', type: 'ndarray', dtype: 'uint8', shape: [3] }], out());
     expect(readAll(r).map((s) => Array.from((s.conv as NDArray).bytes))).toEqual([
       [1, 2, 3],
@@ -112,7 +111,7 @@ describe('.npy source', () => {
     const v = new DataView(data.buffer);
     words.forEach((w, i) => [...w].forEach((ch, k) => v.setUint32((i * 4 + k) * 4, ch.codePointAt(0)!, true)));
     writeFileSync(join(dir, 'words.npy'), npyBytes('<U4', [3], data));
-    const src = await openNpySource(join(dir, 'words.npy'));
+    const src = await openTableSource(join(dir, 'words.npy'), 'npy');
     expect(await src.detectSchema()).toEqual([{ name: 'words', type: 'json' }]);
     const r = await buildAndOpen(src, await src.detectSchema(), out());
     expect(readAll(r).map((s) => s.words)).toEqual(words);
@@ -121,21 +120,21 @@ describe('.npy source', () => {
 
   it('refuses Fortran order, object arrays and 0-d arrays clearly', async () => {
     writeFileSync(join(dir, 'f.npy'), npyBytes('<f4', [2, 2], new Uint8Array(16), { fortran: true }));
-    await expect(openNpySource(join(dir, 'f.npy'))).rejects.toThrow(
+    await expect(openTableSource(join(dir, 'f.npy'), 'npy')).rejects.toThrow(
       /f\.npy: Fortran-ordered arrays are not supported; .*ascontiguousarray/,
     );
     writeFileSync(join(dir, 'o.npy'), npyBytes('|O', [2], new Uint8Array(16)));
-    await expect(openNpySource(join(dir, 'o.npy'))).rejects.toThrow(/object arrays/);
+    await expect(openTableSource(join(dir, 'o.npy'), 'npy')).rejects.toThrow(/object arrays/);
     writeFileSync(join(dir, 'z.npy'), npyBytes('<f4', [], new Uint8Array(4)));
-    await expect(openNpySource(join(dir, 'z.npy'))).rejects.toThrow(/0-d array/);
+    await expect(openTableSource(join(dir, 'z.npy'), 'npy')).rejects.toThrow(/0-d array/);
     writeFileSync(join(dir, 'bad.npy'), new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]));
-    await expect(openNpySource(join(dir, 'bad.npy'))).rejects.toThrow(/not a \.npy file/);
+    await expect(openTableSource(join(dir, 'bad.npy'), 'npy')).rejects.toThrow(/not a \.npy file/);
   });
 
   it('names a truncated file', async () => {
     const full = npyBytes('<f4', [4, 2], new Uint8Array(32));
     writeFileSync(join(dir, 'trunc.npy'), full.subarray(0, full.byteLength - 5));
-    const src = await openNpySource(join(dir, 'trunc.npy'));
+    const src = await openTableSource(join(dir, 'trunc.npy'), 'npy');
     const all = async (): Promise<void> => {
       for await (const _ of src.samples(await src.detectSchema()));
     };
@@ -155,7 +154,7 @@ describe('.npz source', () => {
   writeFileSync(p, zipped);
 
   it('one field per member, stored read in place and deflated streamed, every row equal', async () => {
-    const src = await openNpzSource(p);
+    const src = await openTableSource(p, 'npz');
     expect(src.length).toBe(N);
     const fields = await src.detectSchema();
     expect(fields).toEqual([
@@ -175,7 +174,7 @@ describe('.npz source', () => {
   });
 
   it('a range skips (seek in the stored member, inflate-and-drop in the deflated one)', async () => {
-    const src = await openNpzSource(p);
+    const src = await openTableSource(p, 'npz');
     const r = await buildAndOpen(src, await src.detectSchema(), out(), { start: 2300, end: 2305 });
     expect(r.numSamples).toBe(5);
     readAll(r).forEach((s, k) => {
@@ -187,7 +186,7 @@ describe('.npz source', () => {
   });
 
   it('reads only the members the fields use', async () => {
-    const src = await openNpzSource(p);
+    const src = await openTableSource(p, 'npz');
     const got: unknown[] = [];
     for await (const s of src.samples([{ name: 'y', type: 'int' }], { start: 0, end: 3 })) got.push(s);
     expect(got).toEqual([{ y: 0n }, { y: 1n }, { y: 2n }]);
@@ -202,7 +201,7 @@ describe('.npz source', () => {
         { name: 'b.npy', data: npyBytes('<f4', [4], new Uint8Array(16)), deflate: true },
       ]),
     );
-    await expect(openNpzSource(q)).rejects.toThrow(/same length along axis 0.*a\.npy has 3, b\.npy has 4/);
+    await expect(openTableSource(q, 'npz')).rejects.toThrow(/same length along axis 0.*a\.npy has 3, b\.npy has 4/);
   });
 });
 
@@ -212,7 +211,7 @@ describe('files written by numpy itself (test/fixtures/sources, made with numpy 
   const a = Array.from({ length: 4 }, (_, i) => [0, 1, 2].map((k) => (i * 3 + k) * 7 - 20));
 
   it.each(['numpy-savez.npz', 'numpy-savez-compressed.npz'])('%s (ZIP64 local headers, stored/deflated)', async (file) => {
-    const src = await openNpzSource(join(fixtures, file));
+    const src = await openTableSource(join(fixtures, file), 'npz');
     expect(src.length).toBe(4);
     const fields = await src.detectSchema();
     expect(fields).toEqual([
@@ -229,7 +228,7 @@ describe('files written by numpy itself (test/fixtures/sources, made with numpy 
   });
 
   it('numpy-u1.npy', async () => {
-    const src = await openNpySource(join(fixtures, 'numpy-u1.npy'));
+    const src = await openTableSource(join(fixtures, 'numpy-u1.npy'), 'npy');
     expect(await src.detectSchema()).toEqual([{ name: 'numpy-u1', type: 'ndarray', dtype: '|u1', shape: [3, 4] }]);
     const r = await buildAndOpen(src, await src.detectSchema(), out());
     expect(readAll(r).map((s) => Array.from((s['numpy-u1'] as NDArray).bytes))).toEqual([

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { DecodedImage } from '../../core/fields/rgb-image-field.js';
 import { ndarrayTypedView, type NDArray } from '../../core/fields/ndarray-field.js';
 import { openSource } from '../../core/sources/open-source.js';
-import { openParquetSource } from '../../core/sources/parquet-source.js';
+import { openTableSource } from '../../core/sources/tables/open-table.js';
 import { buildAndOpen, readAll, tempDir } from '../fixtures/sources/make-sources.js';
 
 const { dir, cleanup } = tempDir('beton-src-pq-');
@@ -47,7 +47,7 @@ describe('Parquet source', () => {
   });
 
   it('length from the footer; types from the schema (DOUBLE stays float), lists become arrays', async () => {
-    const src = await openParquetSource(path);
+    const src = await openTableSource(path, 'parquet');
     expect(src.kind).toBe('parquet');
     expect(src.length).toBe(N);
     const fields = await src.detectSchema();
@@ -87,7 +87,7 @@ describe('Parquet source', () => {
         { name: 's', data: ['a', null, 'c'] },
       ],
     });
-    const src = await openParquetSource(p);
+    const src = await openTableSource(p, 'parquet');
     const fields = await src.detectSchema();
     expect(fields).toEqual([
       { name: 'k', type: 'float' },
@@ -108,7 +108,7 @@ describe('Parquet source', () => {
     const p = join(dir, 'big.parquet');
     const v = Array.from({ length: M }, (_, i) => i * 3);
     parquetWriteFile({ filename: p, columnData: [{ name: 'v', data: v, type: 'INT32' }], rowGroupSize: 6000, pageSize: 2048 });
-    const src = await openParquetSource(p);
+    const src = await openTableSource(p, 'parquet');
     const got: unknown[] = [];
     for await (const s of src.samples([{ name: 'v', type: 'int' }], { start: 3990, end: 8200 })) got.push((s as { v: unknown }).v);
     expect(got).toEqual(v.slice(3990, 8200));
@@ -138,7 +138,7 @@ describe('Parquet source', () => {
         { name: 'label', type: 'INT32', repetition_type: 'REQUIRED' },
       ],
     });
-    const src = await openParquetSource(p);
+    const src = await openTableSource(p, 'parquet');
     const fields = await src.detectSchema();
     expect(fields.map((f) => [f.name, f.type])).toEqual([
       ['image', 'rgb_image'],
@@ -157,6 +157,6 @@ describe('Parquet source', () => {
   it('names a file that is not Parquet', async () => {
     const p = join(dir, 'fake.parquet');
     (await import('node:fs')).writeFileSync(p, 'not parquet at all');
-    await expect(openParquetSource(p)).rejects.toThrow(/fake\.parquet: cannot read Parquet metadata/);
+    await expect(openTableSource(p, 'parquet')).rejects.toThrow(/fake\.parquet: cannot read Parquet metadata/);
   });
 });

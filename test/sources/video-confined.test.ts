@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ffmpegAvailable, findFfmpeg, probeVideo, rawFrames } from '../../core/sources/video-ffmpeg.js';
+import { ffmpegAvailable, findFfmpeg, probeVideo, rawFrames } from '../../core/sources/video/video-ffmpeg.js';
 import { FsAccess } from '../../core/services/fs-access.js';
 import { requires } from '../helpers/requires.js';
 

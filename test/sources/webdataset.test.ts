@@ -8,7 +8,7 @@ import { buildDataset } from '../../core/app/build.js';
 import { canonicalSample } from '../../core/reader/canonical.js';
 import { Reader } from '../../core/reader/reader.js';
 import { detectSourceConfig, openSource } from '../../core/sources/open-source.js';
-import { expandBraces } from '../../core/sources/path-patterns.js';
+import { expandBraces } from '../../core/sources/common/path-patterns.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wds-'));
 const folder = join(dir, 'images');

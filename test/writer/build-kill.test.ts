@@ -13,7 +13,7 @@ import { SAMPLE_IMAGES, STACK_LINE } from '../helpers/cli-inputs.js';
 import { CLI, cli } from '../helpers/cli.js';
 import { startGatedBuild } from '../helpers/gated-build.js';
 import { requires } from '../helpers/requires.js';
-import { ffmpegAvailable } from '../../core/sources/video-ffmpeg.js';
+import { ffmpegAvailable } from '../../core/sources/video/video-ffmpeg.js';
 
 const HAVE_FFMPEG = requires(
   'ffmpeg and ffprobe',

@@ -12,7 +12,7 @@ import { NDArrayField } from '../../core/fields/ndarray-field.js';
 import { parsePythonJson } from '../../core/fields/python-json.js';
 import { RGBImageField, type DecodedImage, type WriteMode } from '../../core/fields/rgb-image-field.js';
 import { Reader } from '../../core/reader/reader.js';
-import { ImageFolderSource } from '../../core/sources/image-folder.js';
+import { ImageFolderSource } from '../../core/sources/images/image-folder.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 import type { Sample } from '../../core/writer/sample.js';
 import { FIXTURES, fixturePath, manifest, type Manifest } from '../helpers/fixtures.js';

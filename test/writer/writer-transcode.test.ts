@@ -18,7 +18,7 @@ import { resizeAreaRGB } from '../../core/native/area-resize.js';
 import { nodeImageCodec } from '../../core/images/node-image-codec.js';
 import { transcodeSource } from '../../core/images/transcode-source.js';
 import { hasTranscodeJpeg, jpegCheck, threadCpuMs, transcodeJpeg } from '../../core/native/writer-transcode.js';
-import { ImageFolderSource } from '../../core/sources/image-folder.js';
+import { ImageFolderSource } from '../../core/sources/images/image-folder.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 import { craftCmykJpeg, makePixels, writeOddImages } from '../helpers/odd-images.js';
 

@@ -1,5 +1,5 @@
 /**
- * Migration 007: each run keeps its answer (issue 27: core/profile/answer.ts, the one verdict
+ * Migration 007: each run keeps its answer (issue 27: core/profile/verdict/answer.ts, the one verdict
  * every surface shows unchanged) and the engines that failed while the others went on, as
  * JSON. Runs recorded before have neither (NULL: read back as absent).
  *

@@ -1,3 +1,4 @@
+import { FIELD_TYPE } from '../../../core/api/constants.js';
 import { call } from '../lib/api.js';
 import { useState } from 'react';
 import {
@@ -124,7 +125,7 @@ export function useAnswerAction(ctx: AnswerContext, bestPoint: number | null): (
         const { field, pageSizeMiB } = rebuildPatch(a.params);
         const s = useSourcesStore.getState();
         s.form?.fields.forEach((f, i) => {
-          if (f.type === 'rgb_image') s.updateField(i, field);
+          if (f.type === FIELD_TYPE.rgbImage) s.updateField(i, field);
         });
         if (pageSizeMiB) s.updateForm({ pageSizeMiB });
         setScreen('sources');

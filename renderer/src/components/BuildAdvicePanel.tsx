@@ -1,3 +1,4 @@
+import { FIELD_TYPE } from '../../../core/api/constants.js';
 import { useState } from 'react';
 import type { BuildConfigInput } from '../../../core/api/build-config.js';
 import type { BuildAdvice } from '../../../core/api/contract.js';
@@ -31,7 +32,7 @@ export function BuildAdvicePanel({
   const [crop, setCrop] = useState(profileForm.decoder === 'simple' ? '' : profileForm.decoderSize);
   const [sample, setSample] = useState('24');
   const stale = a.advice !== null && config !== null && a.madeFor !== JSON.stringify(config);
-  const images = config?.fields === undefined || config.fields.some((f) => f.type === 'rgb_image');
+  const images = config?.fields === undefined || config.fields.some((f) => f.type === FIELD_TYPE.rgbImage);
   const cropN = crop.trim() === '' || !images ? null : Number(crop);
   const sampleN = Number(sample);
   const bad =

@@ -5,6 +5,7 @@
 import type { DetectedSource } from '../../../core/api/contract.js';
 import type { BuildConfigInput, FieldConfig } from '../../../core/api/build-config.js';
 import {
+  FIELD_TYPE,
   ARRAY_DTYPES,
   COMPRESS_PROBABILITY,
   DEFAULT_CLIP_LENGTH,
@@ -22,12 +23,12 @@ import { suggestOutput } from './format.js';
 export type FieldType = FieldConfig['type'];
 export type WriteMode = ImageWriteMode;
 /** The types any source can fill (video clips only come from videos: fieldTypesFor). */
-export const FIELD_TYPES: FieldType[] = CONTRACT_FIELD_TYPES.filter((t) => t !== 'video_clip');
+export const FIELD_TYPES: FieldType[] = CONTRACT_FIELD_TYPES.filter((t) => t !== FIELD_TYPE.videoClip);
 export type SourceType = DetectedSource['source']['type'];
 
 /** The field types a source can fill: clips only from videos, and only videos give clips. */
 export function fieldTypesFor(source: SourceType): FieldType[] {
-  return source === 'video_folder' || source === 'video_list' ? ['video_clip', ...FIELD_TYPES] : FIELD_TYPES;
+  return source === 'video_folder' || source === 'video_list' ? [FIELD_TYPE.videoClip, ...FIELD_TYPES] : FIELD_TYPES;
 }
 
 /** A string column read as an int label: its categories (value → index), while they are read, or why not. */
@@ -112,7 +113,7 @@ export function fieldToForm(f: FieldConfig): FieldForm {
     sourceColumn: f.columns?.[0] ?? f.name,
     labelMap: f.type === 'int' && f.categories ? { state: 'ready', categories: f.categories } : null,
   };
-  if (f.type === 'video_clip') {
+  if (f.type === FIELD_TYPE.videoClip) {
     return {
       ...base,
       writeMode: f.writeMode ?? 'jpg',
@@ -120,7 +121,7 @@ export function fieldToForm(f: FieldConfig): FieldForm {
       maxResolution: f.maxResolution === null || f.maxResolution === undefined ? '' : String(f.maxResolution),
     };
   }
-  if (f.type === 'rgb_image') {
+  if (f.type === FIELD_TYPE.rgbImage) {
     return {
       ...base,
       writeMode: f.writeMode ?? DEFAULT_IMAGE_WRITE_MODE,
@@ -131,7 +132,7 @@ export function fieldToForm(f: FieldConfig): FieldForm {
       passThrough: f.passThrough ?? false,
     };
   }
-  if (f.type === 'ndarray' || f.type === 'torch_tensor') return { ...base, dtype: f.dtype, shape: f.shape.join(', ') };
+  if (f.type === FIELD_TYPE.ndarray || f.type === FIELD_TYPE.torchTensor) return { ...base, dtype: f.dtype, shape: f.shape.join(', ') };
   return base;
 }
 
@@ -240,7 +241,7 @@ export function validateBuildForm(form: BuildForm): { errors: FormErrors; warnin
     names.add(name);
     const columns = f.columns ? { columns: f.columns } : {};
     switch (f.type) {
-      case 'rgb_image': {
+      case FIELD_TYPE.rgbImage: {
         let maxResolution: number | null = null;
         if (f.maxResolution.trim()) {
           maxResolution = intIn(f.maxResolution, 1, 65535);
@@ -262,7 +263,7 @@ export function validateBuildForm(form: BuildForm): { errors: FormErrors; warnin
           warnings[k('smartThreshold')] = 'The smart threshold is used only in smart mode.';
         fields.push({
           name,
-          type: 'rgb_image',
+          type: FIELD_TYPE.rgbImage,
           writeMode: f.writeMode,
           maxResolution,
           smartThreshold,
@@ -273,8 +274,8 @@ export function validateBuildForm(form: BuildForm): { errors: FormErrors; warnin
         });
         break;
       }
-      case 'ndarray':
-      case 'torch_tensor': {
+      case FIELD_TYPE.ndarray:
+      case FIELD_TYPE.torchTensor: {
         const shape = f.shape
           .split(/[,x×\s]+/)
           .filter(Boolean)
@@ -285,7 +286,7 @@ export function validateBuildForm(form: BuildForm): { errors: FormErrors; warnin
         fields.push({ name, type: f.type, dtype: f.dtype, shape, ...columns });
         break;
       }
-      case 'video_clip': {
+      case FIELD_TYPE.videoClip: {
         // Every clip has the source's clip length: the field says so, and the writer checks it.
         const q = intIn(f.jpegQuality, JPEG_QUALITY.min, JPEG_QUALITY.max);
         if (q === null) errors[k('jpegQuality')] = QUALITY_MESSAGE;
@@ -297,7 +298,7 @@ export function validateBuildForm(form: BuildForm): { errors: FormErrors; warnin
         if (clipFrames === null) errors[k('type')] = 'A video clip field needs a video source (a folder of videos, or a list of them).';
         fields.push({
           name,
-          type: 'video_clip',
+          type: FIELD_TYPE.videoClip,
           writeMode: f.writeMode === 'raw' ? 'raw' : 'jpg',
           jpegQuality: q ?? JPEG_QUALITY.default,
           maxResolution,
@@ -351,9 +352,9 @@ export function changeFieldType(f: FieldForm, type: FieldType): FieldForm {
   const next: FieldForm = { ...f, type, labelMap: type === 'int' ? f.labelMap : null };
   if (type === f.type) return next;
   // The storage options mean different things for images and clips: each starts from its own defaults.
-  if (type === 'rgb_image') {
+  if (type === FIELD_TYPE.rgbImage) {
     return { ...next, ...IMAGE_DEFAULTS };
   }
-  if (type === 'video_clip') return { ...next, writeMode: 'jpg', maxResolution: '' };
+  if (type === FIELD_TYPE.videoClip) return { ...next, writeMode: 'jpg', maxResolution: '' };
   return next;
 }

@@ -1,4 +1,5 @@
 /** The Export screen's loader settings → a LoaderConfig input for export.generate. */
+import { FIELD_TYPE } from '../../../core/api/constants.js';
 import type { InspectResult } from '../../../core/api/contract.js';
 import type { LoaderConfigInput } from '../../../core/api/loader-config.js';
 import type { FormErrors } from './build-form.js';
@@ -54,7 +55,7 @@ export function pipelinesFor(
   const size = Number(form.size);
   for (const f of fields) {
     switch (f.type) {
-      case 'rgb_image': {
+      case FIELD_TYPE.rgbImage: {
         const steps: Pipeline = [
           form.decoder === 'simple'
             ? { decoder: 'simple_rgb' }
@@ -75,8 +76,8 @@ export function pipelinesFor(
       case 'float':
         out[f.name] = [{ decoder: 'float' }];
         break;
-      case 'ndarray':
-      case 'torch_tensor':
+      case FIELD_TYPE.ndarray:
+      case FIELD_TYPE.torchTensor:
         out[f.name] = [{ decoder: 'ndarray' }];
         break;
       case 'bytes':

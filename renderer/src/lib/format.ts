@@ -1,4 +1,5 @@
 /** Pure formatting helpers for the UI (no DOM, no I/O; locale-independent so tests are stable). */
+import { FIELD_TYPE } from '../../../core/api/constants.js';
 
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
 
@@ -129,8 +130,8 @@ export function shortenPath(path: string, max = 48): string {
  * are clips, an image dataset's images; anything else is samples.
  */
 export function rateUnit(schema: ReadonlyArray<{ type: string }> | null | undefined): string {
-  if (schema?.some((f) => f.type === 'video_clip')) return 'clips/s';
-  if (!schema || schema.some((f) => f.type === 'rgb_image')) return 'images/s';
+  if (schema?.some((f) => f.type === FIELD_TYPE.videoClip)) return 'clips/s';
+  if (!schema || schema.some((f) => f.type === FIELD_TYPE.rgbImage)) return 'images/s';
   return 'samples/s';
 }
 

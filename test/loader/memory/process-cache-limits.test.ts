@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { BytesField } from '../../../core/fields/bytes-field.js';
 import { LoaderError } from '../../../core/loader/errors.js';
 import { Loader } from '../../../core/loader/loader.js';
-import { loaderMemoryError } from '../../../core/profile/bench-loader.js';
+import { loaderMemoryError } from '../../../core/profile/engines/bench-loader.js';
 import { DatasetWriter } from '../../../core/writer/dataset-writer.js';
 
 vi.mock('node:os', async (importOriginal) => {

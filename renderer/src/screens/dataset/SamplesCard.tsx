@@ -1,3 +1,4 @@
+import { FIELD_TYPE } from '../../../../core/api/constants.js';
 import type { InspectResult } from '../../../../core/api/contract.js';
 import { classLabel } from '../../components/ClassHistogram.js';
 import { FieldFilter } from '../../components/FieldFilter.js';
@@ -10,7 +11,8 @@ import { Thumbs } from './Thumbs.js';
 import { usePick } from '../../stores/use-pick.js';
 
 /** Whether a dataset is shown as images (a thumbnail grid) or as a table of values. */
-const hasMedia = (info: InspectResult): boolean => info.fields.some((f) => f.type === 'rgb_image' || f.type === 'video_clip');
+const hasMedia = (info: InspectResult): boolean =>
+  info.fields.some((f) => f.type === FIELD_TYPE.rgbImage || f.type === FIELD_TYPE.videoClip);
 
 /** The decoded samples: a page of thumbnails, or a table of values, with the filters and the pager. */
 export function SamplesCard({ info }: { info: InspectResult }) {

@@ -1,5 +1,5 @@
 /** One field of the Sources screen's schema table: name, type and the type's options. */
-import { CLIP_WRITE_MODES as CONTRACT_CLIP_WRITE_MODES } from '../../../../core/api/constants.js';
+import { FIELD_TYPE, CLIP_WRITE_MODES as CONTRACT_CLIP_WRITE_MODES } from '../../../../core/api/constants.js';
 import { Check, FieldMessage } from '../../components/Form.js';
 import { DTYPES, needsCategories, WRITE_MODES, type FieldForm, type FieldType, type WriteMode } from '../../lib/build-form.js';
 import { formatNumber } from '../../lib/format.js';
@@ -75,10 +75,10 @@ export function FieldRow({
       </select>
     </td>
   );
-  const isImage = f.type === 'rgb_image';
+  const isImage = f.type === FIELD_TYPE.rgbImage;
   const rawOnly = f.writeMode === 'raw' ? { disabled: true, title: 'raw mode stores pixels: no JPEG is written' } : {};
-  const isClip = f.type === 'video_clip';
-  const isArray = f.type === 'ndarray' || f.type === 'torch_tensor';
+  const isClip = f.type === FIELD_TYPE.videoClip;
+  const isArray = f.type === FIELD_TYPE.ndarray || f.type === FIELD_TYPE.torchTensor;
   const labels = needsCategories(f) ? f.labelMap : null;
   const span = OPTION_COLUMNS[layout];
   return (

@@ -1,3 +1,4 @@
+import { FIELD_TYPE } from '../../../../core/api/constants.js';
 import { FieldMessage } from '../../components/Form.js';
 import { useAdviceStore } from '../../stores/advice.js';
 import { fieldTypesFor, type BuildForm, type FieldForm, type FormErrors } from '../../lib/build-form.js';
@@ -38,9 +39,9 @@ export function SchemaCard({
     }
   });
   // Only the options some field has: a CSV's schema shows no JPEG columns, a video's no smart threshold.
-  const layout: SchemaLayout = form.fields.some((f) => f.type === 'rgb_image')
+  const layout: SchemaLayout = form.fields.some((f) => f.type === FIELD_TYPE.rgbImage)
     ? 'image'
-    : form.fields.some((f) => f.type === 'video_clip')
+    : form.fields.some((f) => f.type === FIELD_TYPE.videoClip)
       ? 'clip'
       : 'plain';
   return (
