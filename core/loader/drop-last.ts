@@ -15,3 +15,8 @@ export function requireSomeBatch(samples: number, batchSize: number, dropLast: b
       `of ${samples}, or a batchSize of at most ${samples}`,
   );
 }
+
+/** Batches in an epoch of `samples` samples: the last partial one dropped or kept. */
+export function batchesPerEpoch(samples: number, batchSize: number, dropLast: boolean): number {
+  return dropLast ? Math.floor(samples / batchSize) : Math.ceil(samples / batchSize);
+}

@@ -54,3 +54,13 @@ function describe(v: unknown): string {
   if (v === null || typeof v !== 'object') return String(v);
   return Array.isArray(v) ? 'an array' : 'an object';
 }
+
+/** An integer option in [min, max], or BAD_OPTIONS naming it and the range. */
+export const intOption = (v: unknown, name: string, min: number, max = Number.MAX_SAFE_INTEGER): number => {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max)
+    throw new LoaderError(
+      'BAD_OPTIONS',
+      `${name} must be an integer ${max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`}, got ${String(v)}`,
+    );
+  return v;
+};
