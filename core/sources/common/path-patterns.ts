@@ -1,5 +1,5 @@
 import { readdirSync, statSync } from 'node:fs';
-import { basename, dirname, join, resolve, sep } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { BetonEncodeError } from '../../format/errors.js';
 import type { ReadGuard } from './read-guard.js';
 
