@@ -3,7 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { App } from './App.js';
 import { pickTransport, setTransport } from './lib/api.js';
 import { applyTheme, useUiStore } from './stores/ui.js';
-import './styles.css';
+import './styles/index.css';
 
 // Transport first: it takes the token out of the address bar before anything else runs.
 setTransport(pickTransport(window));
