@@ -31,11 +31,24 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace beton {
 namespace {
 
 constexpr int kChannels = 3;
+
+#if defined(__x86_64__)
+// The AVX2 kernels below are chosen at run time: prebuilt addons stay
+// baseline x86-64. Checked once, when the addon loads.
+bool CpuHasAvx2() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2");
+}
+const bool kHasAvx2 = CpuHasAvx2();
+#endif
 
 // cv::saturate_cast<uchar>(float): cvRound (round half to even under the
 // default FP environment, like _mm_cvtss_si32) and clamp.
@@ -211,13 +224,13 @@ inline void AreaRowScalar(const float* in, const int* first, const float* weight
 // non-negative products, and a padded tap adds s*0 == +0, which changes
 // nothing.
 template <int kTaps>
-BETON_HOT void AreaRowFixed(const float* in, const int* first, const float* weights, int dst_w,
-                  float* out) {
+BETON_HOT void AreaRowFixed(const float* in, const int* first, const float* weights, int d0,
+                            int dst_w, float* out) {
 #if defined(__SSE2__)
   // One pixel per 4-lane vector (R, G, B and a don't-care lane): the same
   // single-precision multiplies and adds per channel as the scalar loop, so
   // bit-identical. `in` and `out` have one float of padding for the 4th lane.
-  for (int d = 0; d < dst_w; d++) {
+  for (int d = d0; d < dst_w; d++) {
     const float* p = in + static_cast<size_t>(first[d]) * 3;
     const float* w = weights + static_cast<size_t>(d) * kTaps;
     __m128 acc = _mm_mul_ps(_mm_loadu_ps(p), _mm_set1_ps(w[0]));
@@ -228,17 +241,76 @@ BETON_HOT void AreaRowFixed(const float* in, const int* first, const float* weig
   }
   return;
 #endif
-  AreaRowScalar(in, first, weights, kTaps, dst_w, out);
+  AreaRowScalar(in, first + d0, weights + static_cast<size_t>(d0) * kTaps, kTaps, dst_w - d0,
+                out + static_cast<size_t>(d0) * 3);
 }
 
-BETON_HOT void AreaRow(const float* in, const int* first, const float* weights, int taps, int dst_w,
-             float* out) {
+#if defined(__x86_64__)
+// Pair weights for AreaRowPairs: for pixels 2j and 2j + 1 and tap k, eight
+// floats (w[2j][k] x4, w[2j+1][k] x4) at wide[(j * taps + k) * 8].
+void WidenWeights(const std::vector<float>& weights, int taps, int dst_w, std::vector<float>* wide) {
+  const int pairs = dst_w / 2;
+  wide->resize(static_cast<size_t>(pairs) * taps * 8);
+  float* o = wide->data();
+  for (int j = 0; j < pairs; j++) {
+    for (int k = 0; k < taps; k++) {
+      const float a = weights[static_cast<size_t>(2 * j) * taps + k];
+      const float b = weights[static_cast<size_t>(2 * j + 1) * taps + k];
+      for (int l = 0; l < 4; l++) o[l] = a;
+      for (int l = 4; l < 8; l++) o[l] = b;
+      o += 8;
+    }
+  }
+}
+
+// AreaRowFixed two pixels per 8-lane vector (pixel 2j in the low half, 2j + 1
+// in the high half), with the weights already laid out per lane: the same
+// single-precision multiply and add per channel in the same order, so
+// bit-identical (no FMA: explicit mul then add). Returns the first pixel left.
+template <int kTaps>
+__attribute__((target("avx2"))) int AreaRowPairs(const float* in, const int* first,
+                                                 const float* wide, int dst_w, float* out) {
+  int d = 0;
+  for (; d + 2 <= dst_w; d += 2) {
+    const float* a = in + static_cast<size_t>(first[d]) * 3;
+    const float* b = in + static_cast<size_t>(first[d + 1]) * 3;
+    __m256 acc = _mm256_mul_ps(_mm256_loadu2_m128(b, a), _mm256_loadu_ps(wide));
+    for (int k = 1; k < kTaps; k++) {
+      acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_loadu2_m128(b + 3 * k, a + 3 * k),
+                                             _mm256_loadu_ps(wide + 8 * k)));
+    }
+    wide += 8 * kTaps;
+    // Lane 4 of each pixel is overwritten by the next pixel (or padding).
+    _mm_storeu_ps(out + 3 * d, _mm256_castps256_ps128(acc));
+    _mm_storeu_ps(out + 3 * (d + 1), _mm256_extractf128_ps(acc, 1));
+  }
+  return d;
+}
+#endif
+
+// `wide` is WidenWeights' table, or null to use the SSE2 path only.
+BETON_HOT void AreaRow(const float* in, const int* first, const float* weights, const float* wide,
+                       int taps, int dst_w, float* out) {
+  int d0 = 0;
   switch (taps) {
-    case 1: AreaRowFixed<1>(in, first, weights, dst_w, out); return;
-    case 2: AreaRowFixed<2>(in, first, weights, dst_w, out); return;
-    case 3: AreaRowFixed<3>(in, first, weights, dst_w, out); return;
-    case 4: AreaRowFixed<4>(in, first, weights, dst_w, out); return;
-    case 5: AreaRowFixed<5>(in, first, weights, dst_w, out); return;
+#if defined(__x86_64__)
+#define BETON_AREA_ROW(K)                                                         \
+  case K:                                                                         \
+    if (wide != nullptr) d0 = AreaRowPairs<K>(in, first, wide, dst_w, out);       \
+    AreaRowFixed<K>(in, first, weights, d0, dst_w, out);                          \
+    return;
+#else
+#define BETON_AREA_ROW(K)                                                         \
+  case K:                                                                         \
+    AreaRowFixed<K>(in, first, weights, d0, dst_w, out);                          \
+    return;
+#endif
+    BETON_AREA_ROW(1)
+    BETON_AREA_ROW(2)
+    BETON_AREA_ROW(3)
+    BETON_AREA_ROW(4)
+    BETON_AREA_ROW(5)
+#undef BETON_AREA_ROW
     default: AreaRowScalar(in, first, weights, taps, dst_w, out); return;
   }
 }
@@ -273,8 +345,12 @@ BETON_HOT void ResizeAreaTables(const uint8_t* src, size_t src_step, int src_w,
   // right); lay them out as `taps` weights per pixel, zero-padded.
   // (Within a pixel's run the source index only grows; a pixel skipped in
   // the middle would just get weight 0, which adds +0 in the same order.)
-  std::vector<int> first(static_cast<size_t>(dst_w), -1);
-  std::vector<int> last(static_cast<size_t>(dst_w), -1);
+  // All six buffers are kept per thread between calls (refilled below as a
+  // fresh vector would be), which saves six allocations per image.
+  thread_local std::vector<int> first;
+  thread_local std::vector<int> last;
+  first.assign(static_cast<size_t>(dst_w), -1);
+  last.assign(static_cast<size_t>(dst_w), -1);
   for (const AreaWeight& x : x_weights) {
     const size_t d = static_cast<size_t>(x.dst_index / kChannels);
     if (first[d] < 0) first[d] = x.src_index / kChannels;
@@ -285,7 +361,8 @@ BETON_HOT void ResizeAreaTables(const uint8_t* src, size_t src_step, int src_w,
     if (first[d] < 0) first[d] = last[d] = 0;  // no taps: the pixel sums to 0, as in OpenCV
     taps = std::max(taps, last[d] - first[d] + 1);
   }
-  std::vector<float> weights(static_cast<size_t>(dst_w) * taps, 0.f);
+  thread_local std::vector<float> weights;
+  weights.assign(static_cast<size_t>(dst_w) * taps, 0.f);
   for (const AreaWeight& x : x_weights) {
     const size_t d = static_cast<size_t>(x.dst_index / kChannels);
     const int k = x.src_index / kChannels - first[d];
@@ -295,14 +372,30 @@ BETON_HOT void ResizeAreaTables(const uint8_t* src, size_t src_step, int src_w,
   // `in` holds one source row as floats, padded so that every padded tap
   // reads a (zero) float; `row` that row resampled horizontally; `sum` the
   // weighted rows of the current output row.
-  std::vector<float> in(static_cast<size_t>(src_w + taps) * kChannels + 1, 0.f);
-  std::vector<float> row(static_cast<size_t>(row_len) + 1);
-  std::vector<float> sum(static_cast<size_t>(row_len), 0.f);
+  thread_local std::vector<float> wide;
+  const float* wide_weights = nullptr;
+#if defined(__x86_64__)
+  if (kHasAvx2 && taps <= 5) {
+    WidenWeights(weights, taps, dst_w, &wide);
+    wide_weights = wide.data();
+  }
+#endif
+  thread_local std::vector<float> in;
+  thread_local std::vector<float> row;
+  thread_local std::vector<float> sum;
+  in.assign(static_cast<size_t>(src_w + taps) * kChannels + 1, 0.f);
+  row.resize(static_cast<size_t>(row_len) + 1);
+  sum.assign(static_cast<size_t>(row_len), 0.f);
+  // Plain pointers for the loops (the buffers do not move from here on, and
+  // never overlap): no reload of the thread-local vectors, no alias checks.
+  float* const in_p = in.data();
+  float* __restrict const row_p = row.data();
+  float* __restrict const sum_p = sum.data();
   int prev_dy = y_weights.empty() ? 0 : y_weights[0].dst_index;
   int row_source = -1;  // source row currently held in `row`
 
   auto flush = [&](int dy) {
-    StoreRow(sum.data(), row_len, dst + static_cast<size_t>(dy) * row_len);
+    StoreRow(sum_p, row_len, dst + static_cast<size_t>(dy) * row_len);
   };
 
   for (const AreaWeight& y : y_weights) {
@@ -312,17 +405,17 @@ BETON_HOT void ResizeAreaTables(const uint8_t* src, size_t src_step, int src_w,
     if (y.src_index != row_source) {
       const uint8_t* pixels = src + static_cast<size_t>(y.src_index) * src_step;
       const int n = src_w * kChannels;
-      for (int i = 0; i < n; i++) in[static_cast<size_t>(i)] = pixels[i];
-      AreaRow(in.data(), first.data(), weights.data(), taps, dst_w, row.data());
+      for (int i = 0; i < n; i++) in_p[i] = pixels[i];
+      AreaRow(in_p, first.data(), weights.data(), wide_weights, taps, dst_w, row_p);
       row_source = y.src_index;
     }
 
     if (y.dst_index != prev_dy) {
       flush(prev_dy);
-      for (int dx = 0; dx < row_len; dx++) sum[dx] = beta * row[dx];
+      for (int dx = 0; dx < row_len; dx++) sum_p[dx] = beta * row_p[dx];
       prev_dy = y.dst_index;
     } else {
-      for (int dx = 0; dx < row_len; dx++) sum[dx] += beta * row[dx];
+      for (int dx = 0; dx < row_len; dx++) sum_p[dx] += beta * row_p[dx];
     }
   }
   if (dst_h > 0) flush(prev_dy);
@@ -422,9 +515,51 @@ std::vector<LinearTap> ComputeLinearTaps(int src_size, int dst_size, double scal
 // the >> 4 being the first step of OpenCV's vertical kernel (done here once
 // per source row instead of once per use). The values fit in int16: at most
 // 255 * 2049 >> 4 = 32655. `out` has one element of padding.
-BETON_HOT void LinearRow(const uint8_t* in, int src_w, const LinearTap* taps, int x_limit,
-                         int dst_w, int16_t* out) {
+#if defined(__x86_64__)
+// LinearRow's blended pixels two at a time in one 256-bit vector (pixel d in
+// the low lane, d + 1 in the high lane): the same exact pmaddwd sums as the
+// SSE2 loop, with the (p[c], p[c + 3]) pairs made by one pshufb and both
+// pixels' packed (w0, w1) read straight from the taps (LinearTap is
+// {int src; int16 w0; int16 w1}, so taps[d..d+1] is src, w, src, w as int32).
+// Handles pixels [0, vec_end) in pairs and returns the first pixel left.
+__attribute__((target("avx2"))) int LinearRowAvx2(const uint8_t* in, const LinearTap* taps,
+                                                   int vec_end, int16_t* out) {
+  static_assert(sizeof(LinearTap) == 8, "LinearTap must be {int32, int16, int16}");
+  const int8_t z = -128;  // pshufb: zero byte
+  const __m256i pairs_of = _mm256_setr_epi8(0, z, 3, z, 1, z, 4, z, 2, z, 5, z, z, z, z, z,  //
+                                            0, z, 3, z, 1, z, 4, z, 2, z, 5, z, z, z, z, z);
+  const __m256i weight_lanes = _mm256_setr_epi32(1, 1, 1, 1, 3, 3, 3, 3);
   int d = 0;
+  for (; d + 2 <= vec_end; d += 2) {
+    const __m128i a = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(in + taps[d].src * kChannels));
+    const __m128i b =
+        _mm_loadl_epi64(reinterpret_cast<const __m128i*>(in + taps[d + 1].src * kChannels));
+    const __m256i bytes = _mm256_inserti128_si256(_mm256_castsi128_si256(a), b, 1);
+    const __m256i pairs = _mm256_shuffle_epi8(bytes, pairs_of);
+    const __m256i two_taps =
+        _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(taps + d)));
+    const __m256i weights = _mm256_permutevar8x32_epi32(two_taps, weight_lanes);
+    const __m256i sums = _mm256_srai_epi32(_mm256_madd_epi16(pairs, weights), 4);
+    const __m256i words = _mm256_packs_epi32(sums, sums);
+    // Four int16 per pixel, the fourth overwritten by the next pixel (or padding).
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + d * kChannels),
+                     _mm256_castsi256_si128(words));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + (d + 1) * kChannels),
+                     _mm256_extracti128_si256(words, 1));
+  }
+  return d;
+}
+
+#endif
+
+BETON_HOT void LinearRow(const uint8_t* in, int src_w, const LinearTap* taps, int x_limit,
+                         int vec_end, int dst_w, int16_t* out) {
+  int d = 0;
+#if defined(__x86_64__)
+  if (kHasAvx2) d = LinearRowAvx2(in, taps, vec_end, out);
+#else
+  (void)vec_end;
+#endif
 #if defined(__SSE2__)
   // One pixel per iteration: its six source bytes as (p[c], p[c + 3]) int16
   // pairs, one pmaddwd with (w0, w1) gives the three exact int32 sums.
@@ -499,16 +634,23 @@ void ResizeLinearAreaMode(const uint8_t* src, size_t src_step, int src_w, int sr
   const std::vector<LinearTap> y_taps =
       ComputeLinearTaps(src_h, dst_h, scale_y, inv_scale_y, false, &unused);
   const size_t row_len = static_cast<size_t>(dst_w) * kChannels;
+  // The vector kernels read 8 bytes from a pixel's first: only pixels whose
+  // source starts 3 or more pixels before the row's end (src only grows with d).
+  int vec_end = 0;
+  while (vec_end < x_limit && x_taps[static_cast<size_t>(vec_end)].src + 3 <= src_w) vec_end++;
 
   // Horizontally resampled source rows (weight sum 2048, shifted by 4),
   // cached by source row index: consecutive output rows mostly share their
-  // sources. One element of padding for LinearRow's 4-wide stores.
-  std::vector<int16_t> rows[2] = {std::vector<int16_t>(row_len + 1),
-                                  std::vector<int16_t>(row_len + 1)};
+  // sources. One element of padding for LinearRow's 4-wide stores. Kept per
+  // thread between calls (every value is written before it is read), which
+  // saves two allocations per image.
+  thread_local std::vector<int16_t> rows[2];
+  rows[0].resize(row_len + 1);
+  rows[1].resize(row_len + 1);
   int row_index[2] = {-1, -1};
   auto horizontal = [&](int sy, int16_t* out) {
-    LinearRow(src + static_cast<size_t>(sy) * src_step, src_w, x_taps.data(), x_limit, dst_w,
-              out);
+    LinearRow(src + static_cast<size_t>(sy) * src_step, src_w, x_taps.data(), x_limit, vec_end,
+              dst_w, out);
   };
 
   for (int dy = 0; dy < dst_h; dy++) {
