@@ -184,7 +184,11 @@ describe.skipIf(!needChromium())(
       // The group's other member is a click away.
       await page.keyboard.press('ArrowRight');
       await page.locator(`[data-testid=sample-detail][data-index="${a}"][data-loaded=true]`).waitFor();
-      await page.getByTestId('detail-duplicates').getByText(`#${b}`).click();
+      // The member's button (picture and caption): its thumbnail may still be loading, when "#b" is written twice.
+      await page
+        .getByTestId('detail-duplicates')
+        .getByRole('button', { name: `Open sample ${b}` })
+        .click();
       await page.locator(`[data-testid=sample-detail][data-index="${b}"][data-loaded=true]`).waitFor();
       await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'detached' });
