@@ -37,8 +37,25 @@ export const SLOW_FILES: Readonly<Record<string, string>> = {
     'python3 (the torch engine cases), CPU hogs on purpose, a real profile run per case (441 s at load 25; profile-verdict and answer-surfaces stay fast)',
   'test/remote/remote-stream.test.ts':
     'kill loops: 35 uploads signalled in each phase and at random times, and a 115 MB build to s3 (186 s at load ~12)',
+  'test/profile/profile-contention.test.ts': 'CPU hogs on purpose for its whole sweep: every file running beside it slows down too',
+  'test/services/confinement-race.test.ts': 'filesystem races: a folder swapped for a link, tried many times while builds run',
   'test/loader/fuzz-loader-memory.test.ts':
     'seeded fuzz loop over sparse files up to 2^35 bytes (test/loader/memory/large-files.test.ts keeps the fixed cases fast)',
+};
+
+/**
+ * Files that need a module graph of their own. The node project shares one process and its
+ * module cache among the files a worker runs (`isolate: false`: each file no longer pays
+ * ~0.5 s of imports); a file that replaces a module with `vi.mock` would see the copy an
+ * earlier file imported, so these run isolated. test/architecture/test-tiers.test.ts checks
+ * that every file calling vi.mock is listed.
+ */
+export const ISOLATED_FILES: Readonly<Record<string, string>> = {
+  'test/app/build-source.test.ts': "vi.mock of sources/open-source.js (counts a build's opens)",
+  'test/electron/electron-main.test.ts': 'vi.mock of electron',
+  'test/electron/main-graph.test.ts': 'vi.mock of electron',
+  'test/loader/memory/process-cache-limits.test.ts': "vi.mock of node:os (a machine's memory)",
+  'test/renderer/profile-selectors.test.tsx': "vi.mock of the renderer's Form component",
 };
 
 /** The fast tier's exclude globs, derived from the lists above. */

@@ -1,25 +1,34 @@
-import { profileExec, profileSweep } from '../app/profile-run.js';
 import { spreadOf } from '../app/run-display.js';
 import { openRunsDb, savingTo } from '../app/runs-queries.js';
-import { checkProfile, compileThroughputRegex } from '../app/profile-start.js';
+import { checkProfile, compileThroughputRegex, runProfile, type ProfileRequest } from '../app/profile-start.js';
 import { constants } from 'node:os';
 import { abortOnSignals } from './signals.js';
-import type { ProfileRun } from '../api/profile-model.js';
 import { UsageError } from './usage-error.js';
 import type { PointResult } from '../api/profile-model.js';
 
 import { ENGINE_NAMES } from '../api/profile-plan.js';
 import { flagHelp } from './flags/flag-help.js';
-import { goesWith, parseFlags, switchFlag, valueFlag, type FlagTable } from './flags/flag-table.js';
+import { goesWith, parseFlags, switchFlag, valueFlag, type FlagTable, type FlagValues } from './flags/flag-table.js';
 import { duration, integer, listOf, madeBy, oneOf, path, size, text } from './flags/parsers.js';
 import { decoderValue, orderValue } from './loader-values.js';
-import { profileExecSweep } from '../app/profile-exec-sweep.js';
 import { formatAnswer } from './answer-format.js';
 
 /** ", spread ±N% over K slices" when the point was sliced. */
 function spreadText(p: PointResult): string {
   const s = spreadOf(p.slices);
   return s === null ? '' : `, spread ${(s * 100).toFixed(0)}% over ${p.slices!.length} slices`;
+}
+
+/** One measured point, as the CLI prints it while a sweep runs (a training command's point, or the loader's). */
+function pointLine(p: PointResult): string {
+  if (p.exec) {
+    const wait = p.exec.waitShare != null ? `${(Math.min(1, p.exec.waitShare) * 100).toFixed(1)}%` : '?';
+    return p.exec.failure
+      ? `failed: ${p.exec.failure}`
+      : `${p.imagesPerSec.toFixed(0)} img/s, waiting ${wait} of each step${p.gpuUtilMean !== null ? `, GPU ${p.gpuUtilMean.toFixed(0)}%` : ''}`;
+  }
+  const c = p.config;
+  return `${c.engine ? `${c.engine}: ` : ''}workers ${c.workers}, batch ${c.batchSize}, ${c.order}, ${c.osCache ? 'os cache' : 'process cache'}: ${p.imagesPerSec.toFixed(0)} img/s, wait p50 ${p.waitP50Ms.toFixed(1)} ms / p95 ${p.waitP95Ms.toFixed(1)} ms${spreadText(p)}`;
 }
 
 const engineValue = oneOf(ENGINE_NAMES);
@@ -58,6 +67,31 @@ export const PROFILE_FLAGS = {
   json: switchFlag('print the stored run as JSON'),
   'no-gpu': switchFlag('sample no GPU (no nvidia-smi)'),
 } satisfies FlagTable;
+
+/** The loader sweep the flags ask for (what the service's profiles.start takes as `sweep`). */
+function sweepPlan(values: FlagValues<typeof PROFILE_FLAGS>, file: string): Extract<ProfileRequest, { sweep: unknown }>['sweep'] {
+  const ahead = values['batches-ahead'];
+  const engines = values.engine;
+  const trainWith = values['train-with'];
+  const processCache = values['process-cache'];
+  return {
+    file,
+    workers: values.workers,
+    batchSizes: values['batch-sizes'],
+    orders: values.orders,
+    osCache: values['os-cache']?.map((s) => s === 'on'),
+    decoder: values.decoder,
+    flip: !values['no-flip'],
+    fastDecode: values['fast-decode'] ?? false,
+    secondsPerPoint: values.seconds,
+    ...(ahead !== undefined ? { batchesAhead: ahead } : {}),
+    ...(engines ? { engines } : {}),
+    ...(values.source !== undefined ? { source: values.source } : {}),
+    stages: !values['no-stages'],
+    ...(trainWith !== undefined ? { trainWith } : {}),
+    ...(processCache !== undefined ? { processCacheBytes: processCache } : {}),
+  };
+}
 
 export const PROFILE_HELP = `beton profile FILE [--workers 1,2] [--batch-sizes 64,256] [--orders random,quasi_random]
               [--os-cache on,off] [--decoder rrc:160] [--no-flip] [--fast-decode] [--seconds S]
@@ -108,7 +142,6 @@ export async function profileCommand(argv: string[]): Promise<number> {
   const trainWith = values['train-with'];
   if (trainWith !== undefined && engines && !engines.includes(trainWith))
     throw new UsageError(`--train-with ${trainWith}: add it to --engine (${engines.join(',')})`);
-  const processCache = values['process-cache'];
   if (values.source !== undefined && !engines?.includes('torch'))
     throw new UsageError("--source is the torch engine's folder: add --engine torch");
   if (!values.exec && positionals.length !== 1) throw new UsageError('expected exactly one FILE (or --exec COMMAND)');
@@ -130,98 +163,48 @@ export async function profileCommand(argv: string[]): Promise<number> {
   const seconds = values.seconds;
   try {
     const runs = await savingTo(values.db);
-    let run: ProfileRun;
-    let id: number;
-    const execWorkers = values.exec ? values.workers : undefined;
-    const execBatches = values.exec ? values['batch-sizes'] : undefined;
-    if (values.exec && (execWorkers || execBatches)) {
-      // A training-command sweep: the command once per grid point, placeholders filled.
-      const r = await profileExecSweep(
-        {
-          command: values.exec,
-          throughputRegex: values.regex ?? null,
-          file: positionals[0] ?? null,
-          ...(execWorkers ? { workers: execWorkers } : {}),
-          ...(execBatches ? { batchSizes: execBatches } : {}),
-          ...(seconds !== undefined ? { secondsPerPoint: seconds } : {}),
-        },
-        runs,
-        {
-          signal: ac.signal,
-          gpu: !values['no-gpu'],
-          onWait,
-          onGpuUnavailable: (why) => log(`(${why})\n`),
-          ...(values.json ? { stdout: process.stderr } : {}),
-          onPoint: (p, done, total) =>
-            log(
-              `  [${done}/${total}] ${p.exec?.failure ? `failed: ${p.exec.failure}` : `${p.imagesPerSec.toFixed(0)} img/s, waiting ${p.exec?.waitShare != null ? `${(Math.min(1, p.exec.waitShare) * 100).toFixed(1)}%` : '?'} of each step${p.gpuUtilMean !== null ? `, GPU ${p.gpuUtilMean.toFixed(0)}%` : ''}`}\n`,
-            ),
-        },
-      );
-      ({ run, runId: id } = r);
-    } else if (values.exec) {
-      const r = await profileExec(
-        {
-          command: values.exec,
-          throughputRegex: values.regex ?? null,
-          file: positionals[0] ?? null,
-          ...(seconds !== undefined ? { secondsPerPoint: seconds } : {}),
-        },
-        runs,
-        {
-          signal: ac.signal,
-          gpu: !values['no-gpu'],
-          onGpuUnavailable: (why) => log(`(${why})\n`),
-        },
-      );
-      ({ run, runId: id } = r);
+    // One request, as the service builds it (app/profile-start.ts): a sweep of the loader, or
+    // the training command (once, or over a grid when it names workers or batch sizes).
+    const request: ProfileRequest = values.exec
+      ? {
+          exec: {
+            command: values.exec,
+            throughputRegex: values.regex ?? null,
+            file: positionals[0] ?? null,
+            ...(values.workers ? { workers: values.workers } : {}),
+            ...(values['batch-sizes'] ? { batchSizes: values['batch-sizes'] } : {}),
+            ...(seconds !== undefined ? { secondsPerPoint: seconds } : {}),
+          },
+        }
+      : { sweep: sweepPlan(values, positionals[0]!), python: values.python ?? null };
+    // Before the sweep: a missing engine is one line, not a failed run in the database.
+    await checkProfile(request);
+    const r = await runProfile(request, runs, {
+      signal: ac.signal,
+      gpu: !values['no-gpu'],
+      onWait,
+      onGpuUnavailable: (why) => log(`(${why})\n`),
+      // The training command's own output: on stderr with --json (stdout stays one JSON document).
+      ...(values.json ? { stdout: process.stderr } : {}),
+      // Even with --json: stderr is for people, stdout stays one JSON document.
+      onNote: (m) => process.stderr.write(`note: ${m}\n`),
+      onEngineFailed: (f) =>
+        process.stderr.write(
+          `beton profile: the ${f.engine} engine failed after ${f.measured} point${f.measured === 1 ? '' : 's'}: ${f.message} (the other engines go on; the traceback is kept with the run: beton runs show)\n`,
+        ),
+      onPoint: (p, done, total) => log(`  [${done}/${total}] ${pointLine(p)}\n`),
+      // A failed sweep is a run too: recorded as failed with why, then the error is reported as usual.
+      onFailedRecorded: (failedId) =>
+        process.stderr.write(`beton profile: the failed sweep is recorded as run ${failedId} (beton runs show it)\n`),
+    });
+    const { run, runId: id } = r;
+    if (r.result) {
       const res = r.result;
       log(
         `command exited with ${res.exitCode ?? res.signal}; ${res.imagesTotal} images in ${res.seconds.toFixed(1)} s (${(res.imagesTotal / Math.max(res.seconds, 1e-9)).toFixed(1)} img/s)\n`,
       );
       if (res.droppedValues)
         log(`${res.droppedValues} reported value(s) dropped: not a number from 0 to 10^15 (NaN, negative, a string, 1e308)\n`);
-    } else {
-      const ahead = values['batches-ahead'];
-      const planInput = {
-        file: positionals[0]!,
-        workers: values.workers,
-        batchSizes: values['batch-sizes'],
-        orders: values.orders,
-        osCache: values['os-cache']?.map((s) => s === 'on'),
-        decoder: values.decoder,
-        flip: !values['no-flip'],
-        fastDecode: values['fast-decode'] ?? false,
-        secondsPerPoint: seconds,
-        ...(ahead !== undefined ? { batchesAhead: ahead } : {}),
-        ...(engines ? { engines } : {}),
-        ...(values.source !== undefined ? { source: values.source } : {}),
-        stages: !values['no-stages'],
-        ...(trainWith !== undefined ? { trainWith } : {}),
-        ...(processCache !== undefined ? { processCacheBytes: processCache } : {}),
-      };
-      // Before the sweep: a missing engine is one line, not a failed run in the database.
-      await checkProfile({ sweep: planInput, python: values.python ?? null });
-      ({ run, runId: id } = await profileSweep(planInput, runs, {
-        signal: ac.signal,
-        gpu: !values['no-gpu'],
-        python: values.python ?? null,
-        // Even with --json: stderr is for people, stdout stays one JSON document.
-        onNote: (m) => process.stderr.write(`note: ${m}\n`),
-        onWait,
-        onEngineFailed: (f) =>
-          process.stderr.write(
-            `beton profile: the ${f.engine} engine failed after ${f.measured} point${f.measured === 1 ? '' : 's'}: ${f.message} (the other engines go on; the traceback is kept with the run: beton runs show)\n`,
-          ),
-        onPoint: (p, done, total) => {
-          log(
-            `  [${done}/${total}] ${p.config.engine ? `${p.config.engine}: ` : ''}workers ${p.config.workers}, batch ${p.config.batchSize}, ${p.config.order}, ${p.config.osCache ? 'os cache' : 'process cache'}: ${p.imagesPerSec.toFixed(0)} img/s, wait p50 ${p.waitP50Ms.toFixed(1)} ms / p95 ${p.waitP95Ms.toFixed(1)} ms${spreadText(p)}\n`,
-          );
-        },
-        // A failed sweep is a run too: recorded as failed with why, then the error is reported as usual.
-        onFailedRecorded: (failedId) =>
-          process.stderr.write(`beton profile: the failed sweep is recorded as run ${failedId} (beton runs show it)\n`),
-      }));
     }
     if (values.json) {
       process.stdout.write(JSON.stringify({ ...run, id, samples: run.samples.length }) + '\n');

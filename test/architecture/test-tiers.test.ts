@@ -4,12 +4,12 @@
  * the include globs) or a slow-list entry that no longer names a file fails here, and the
  * folders that need a browser, FFCV or a packed install can never slip into the fast tier.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, matchesGlob, relative, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import full from '../../vitest.config.js';
 import fast from '../../vitest.fast.config.js';
-import { SLOW_FILES, SLOW_FOLDERS, TEST_FILES, fastTierExcludes } from '../tiers.js';
+import { ISOLATED_FILES, SLOW_FILES, SLOW_FOLDERS, TEST_FILES, fastTierExcludes } from '../tiers.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 
@@ -53,11 +53,13 @@ const inFast = runsIn(fast);
 describe('test tiers', () => {
   it('both configs read their lists from test/tiers.ts', () => {
     for (const config of [full, fast]) {
-      const [node, e2e] = projectsOf(config);
+      const [node, isolated, e2e] = projectsOf(config);
       expect(node?.include).toEqual(TEST_FILES);
       // The e2e project (one shared Chromium) holds only e2e files; the node project none of them.
       expect(e2e?.include.every((g) => g.startsWith('test/e2e/'))).toBe(true);
       expect(node?.exclude).toContain('test/e2e/**');
+      expect(isolated?.include).toEqual(Object.keys(ISOLATED_FILES));
+      expect(node?.exclude).toEqual(expect.arrayContaining(Object.keys(ISOLATED_FILES)));
     }
     expect(fastExcludes).toEqual(expect.arrayContaining(fastTierExcludes()));
   });
@@ -85,6 +87,13 @@ describe('test tiers', () => {
     }
     expect(inFast('test/cli/slurm.test.ts')).toBe(false);
     expect(inFast('test/cli/cli-build.test.ts')).toBe(true);
+  });
+
+  it('a file that replaces a module with vi.mock runs isolated (the node project shares its module cache)', () => {
+    const mocking = files.filter((f) => /\bvi\.(do)?[mM]ock\(/.test(readFileSync(join(ROOT, f), 'utf8')));
+    expect(mocking.length).toBeGreaterThan(0);
+    expect(mocking.filter((f) => !(f in ISOLATED_FILES))).toEqual([]);
+    expect(Object.keys(ISOLATED_FILES).filter((f) => !mocking.includes(f))).toEqual([]);
   });
 
   it('every slow-list entry still names a test file, outside the slow folders', () => {
