@@ -39,6 +39,8 @@ export const SLOW_FILES: Readonly<Record<string, string>> = {
     'kill loops: 35 uploads signalled in each phase and at random times, and a 115 MB build to s3 (186 s at load ~12)',
   'test/loader/fuzz-loader-memory.test.ts':
     'seeded fuzz loop over sparse files up to 2^35 bytes (test/loader/memory/large-files.test.ts keeps the fixed cases fast)',
+  'test/reader/reader-crosscheck-decoders.test.ts':
+    'every loader decoder on every edited image metadata, a Loader worker each (20; reader-crosscheck keeps one decoder per edit fast)',
 };
 
 /** The fast tier's exclude globs, derived from the lists above. */
