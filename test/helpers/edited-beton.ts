@@ -93,3 +93,22 @@ export async function loaderOutcome(p: string, decoder: () => PipelineStep): Pro
     await loader.close();
   }
 }
+
+/**
+ * Copies of a writeFixedJpegBeton file whose image metadata contradicts its JPEGs: every
+ * sample's width one less and one more (the simple decoder needs one size for all), and
+ * sample 9's height one more.
+ */
+export async function sizeEdits(
+  jpgFixed: string,
+  variant: (src: string, mutate: (b: Buffer) => void) => string,
+): Promise<{ narrower: string; wider: string; taller: string }> {
+  const r = await Reader.open(jpgFixed);
+  const offs = Array.from({ length: r.numSamples }, (_, i) => r.regions.metadata.offset + i * r.recordLayout.size);
+  r.close();
+  return {
+    narrower: variant(jpgFixed, (b) => offs.forEach((o) => b.writeUInt16LE(39, o + 1))),
+    wider: variant(jpgFixed, (b) => offs.forEach((o) => b.writeUInt16LE(48, o + 1))),
+    taller: variant(jpgFixed, (b) => b.writeUInt16LE(33, offs[9]! + 3)),
+  };
+}

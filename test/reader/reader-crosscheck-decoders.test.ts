@@ -6,8 +6,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Reader } from '../../core/reader/reader.js';
-import { codeOf, DECODERS, loaderOutcome, metaAt, variants, writeFixedJpegBeton } from '../helpers/edited-beton.js';
+import { codeOf, DECODERS, loaderOutcome, metaAt, sizeEdits, variants, writeFixedJpegBeton } from '../helpers/edited-beton.js';
 import { FIXTURES } from '../helpers/fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-xcheck-dec-'));
@@ -29,13 +28,7 @@ describe('every loader decoder rejects what the Reader rejects (issue 12, item 8
   });
 
   it('JPEG size contradicting the metadata: dump says CORRUPT_DATA, every decoder CORRUPT_SAMPLE', async () => {
-    // Every sample's width (the simple decoder needs one size), and one sample's height.
-    const r = await Reader.open(jpgFixed);
-    const offs = Array.from({ length: r.numSamples }, (_, i) => r.regions.metadata.offset + i * r.recordLayout.size);
-    r.close();
-    const narrower = variant(jpgFixed, (b) => offs.forEach((o) => b.writeUInt16LE(39, o + 1)));
-    const wider = variant(jpgFixed, (b) => offs.forEach((o) => b.writeUInt16LE(48, o + 1)));
-    const taller = variant(jpgFixed, (b) => b.writeUInt16LE(33, offs[9]! + 3));
+    const { narrower, wider, taller } = await sizeEdits(jpgFixed, variant);
     for (const p of [narrower, wider, taller]) expect(await codeOf(p)).toBe('CORRUPT_DATA');
     for (const [name, d] of decoders) {
       expect(await loaderOutcome(narrower, d), name).toBe('CORRUPT_SAMPLE:0');

@@ -16,7 +16,7 @@ import { IntField } from '../../core/fields/int-field.js';
 import { RGBImageField } from '../../core/fields/rgb-image-field.js';
 import { Reader } from '../../core/reader/reader.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
-import { codeOf, DECODERS, loaderOutcome, metaAt, variants, writeFixedJpegBeton } from '../helpers/edited-beton.js';
+import { codeOf, DECODERS, loaderOutcome, metaAt, sizeEdits, variants, writeFixedJpegBeton } from '../helpers/edited-beton.js';
 import { fixtureNames, fixturePath } from '../helpers/fixtures.js';
 import { requires } from '../helpers/requires.js';
 
@@ -153,13 +153,7 @@ describe('the loader rejects what the Reader rejects (issue 12, item 8)', () => 
   });
 
   it('JPEG size contradicting the metadata: dump says CORRUPT_DATA, a decoder CORRUPT_SAMPLE', async () => {
-    // Every sample's width (the simple decoder needs one size), and one sample's height.
-    const r = await Reader.open(jpgFixed);
-    const offs = Array.from({ length: r.numSamples }, (_, i) => r.regions.metadata.offset + i * r.recordLayout.size);
-    r.close();
-    const narrower = variant(jpgFixed, (b) => offs.forEach((o) => b.writeUInt16LE(39, o + 1)));
-    const wider = variant(jpgFixed, (b) => offs.forEach((o) => b.writeUInt16LE(48, o + 1)));
-    const taller = variant(jpgFixed, (b) => b.writeUInt16LE(33, offs[9]! + 3));
+    const { narrower, wider, taller } = await sizeEdits(jpgFixed, variant);
     for (const p of [narrower, wider, taller]) expect(await codeOf(p)).toBe('CORRUPT_DATA');
     expect(await loaderOutcome(narrower, DECODERS.simple)).toBe('CORRUPT_SAMPLE:0');
     expect(await loaderOutcome(taller, DECODERS.center)).toBe('CORRUPT_SAMPLE:9');
