@@ -41,6 +41,16 @@ export const SLOW_FILES: Readonly<Record<string, string>> = {
   'test/services/confinement-race.test.ts': 'filesystem races: a folder swapped for a link, tried many times while builds run',
   'test/loader/fuzz-loader-memory.test.ts':
     'seeded fuzz loop over sparse files up to 2^35 bytes (test/loader/memory/large-files.test.ts keeps the fixed cases fast)',
+  'test/reader/reader-crosscheck-decoders.test.ts':
+    'every loader decoder on every edited image metadata, a Loader worker each (20; reader-crosscheck keeps one decoder per edit fast)',
+  'test/writer/crops-vs-ffcv.test.ts': "FFCV's crops in python3 on 20 000 random cases (small-datasets keeps the 1×1 cases fast)",
+  'test/writer/writer-transcode-matrix.test.ts':
+    'transcodeJpeg on seven sizes up to 512×512, every write mode built four ways, a 24-copy race of odd JPEGs (writer-transcode keeps a slice fast)',
+  'test/writer/golden-rebuild-workers.test.ts':
+    'the 14 byte-identity rebuilds under 1 and 2 encode workers, a worker start each (golden-rebuild keeps every fixture fast on the calling thread)',
+  'test/sources/wide-csv-scale.test.ts': 'two 130 000-column CSVs through spawned builds (wide-csv keeps a 300-column case fast)',
+  'test/sources/prototype-names-ffcv.test.ts':
+    'the real FFCV in python3 reads prototype-named fields (prototype-names keeps Reader and Loader fast)',
 };
 
 /**

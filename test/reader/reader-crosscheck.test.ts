@@ -4,65 +4,28 @@
 // (what FFCV always writes: zero name/argument padding, zero record padding, one table entry per
 // heap object, owned by its sample and of the size the metadata implies, no overlaps, no pages
 // when no object has a byte), and the loader's image decoders reject what the Reader rejects.
+// Here one decoder per kind of edit (each Loader starts a worker); every decoder on every edit,
+// and on the unedited files, is test/reader/reader-crosscheck-decoders.test.ts (slow tier).
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BytesField } from '../../core/fields/bytes-field.js';
 import { IntField } from '../../core/fields/int-field.js';
 import { RGBImageField } from '../../core/fields/rgb-image-field.js';
-import { BetonFormatError, type BetonErrorCode } from '../../core/format/errors.js';
-import { Loader } from '../../core/loader/loader.js';
-import { LoaderError } from '../../core/loader/errors.js';
-import {
-  CenterCropRGBImageDecoder,
-  RandomResizedCropRGBImageDecoder,
-  SimpleRGBImageDecoder,
-  type PipelineStep,
-} from '../../core/pipeline/spec.js';
 import { Reader } from '../../core/reader/reader.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
-import { FIXTURES, fixtureNames, fixturePath } from '../helpers/fixtures.js';
+import { codeOf, DECODERS, loaderOutcome, metaAt, sizeEdits, variants, writeFixedJpegBeton } from '../helpers/edited-beton.js';
+import { fixtureNames, fixturePath } from '../helpers/fixtures.js';
 import { requires } from '../helpers/requires.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-xcheck-'));
 const CLI = resolve(__dirname, '../../bin/beton.js');
 const haveCli = requires('a built dist/', 'npm run build:ts', existsSync(resolve(__dirname, '../../dist/core/cli/main.js')));
-let n = 0;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** Whole-file outcome as `beton dump` sees it: 'OK' (every sample decoded) or the error code. */
-async function codeOf(p: string): Promise<BetonErrorCode | 'OK'> {
-  try {
-    const r = await Reader.open(p);
-    try {
-      for (let i = 0; i < r.numSamples; i++) r.read(i);
-    } finally {
-      r.close();
-    }
-    return 'OK';
-  } catch (e) {
-    if (e instanceof BetonFormatError) return e.code;
-    throw e;
-  }
-}
-
-function variant(src: string, mutate: (b: Buffer) => void): string {
-  const b = Buffer.from(readFileSync(src));
-  mutate(b);
-  const p = join(dir, `v${n++}.beton`);
-  writeFileSync(p, b);
-  return p;
-}
-
-/** Where field `f` of sample `i` sits in the file. */
-async function metaAt(p: string, i: number, f: number): Promise<number> {
-  const r = await Reader.open(p);
-  const at = r.regions.metadata.offset + i * r.recordLayout.size + r.recordLayout.offsets[f]!;
-  r.close();
-  return at;
-}
+const variant = variants(dir);
+let n = 0;
 
 const jpgFixed = join(dir, 'jpg-fixed.beton');
 const mixed = join(dir, 'mixed.beton');
@@ -75,9 +38,7 @@ beforeAll(async () => {
     return { data, width: w, height: h };
   };
   const opts = { pageSize: 1 << 16, allowSmallPages: true, numWorkers: 0 };
-  await new DatasetWriter(jpgFixed, { image: new RGBImageField({ writeMode: 'jpg' }), label: new IntField() }, opts).write(
-    Array.from({ length: 24 }, (_, i) => ({ image: img(i, 40, 32), label: i })),
-  );
+  await writeFixedJpegBeton(jpgFixed);
   await new DatasetWriter(
     mixed,
     { image: new RGBImageField({ writeMode: 'proportion', compressProbability: 0.5 }), blob: new BytesField(), label: new IntField() },
@@ -137,7 +98,7 @@ describe('Reader cross-checks (issue 12, item 8)', () => {
     const T = r.header.allocTablePtr;
     r.close();
     // 24 zero bytes: a well-formed but extra entry (sample 0, ptr 0, size 0).
-    const extra = join(dir, `v${n++}.beton`);
+    const extra = join(dir, `edited${n++}.beton`);
     writeFileSync(extra, Buffer.concat([readFileSync(mixed), Buffer.alloc(24)]));
     expect(await codeOf(extra)).toBe('BAD_ALLOC_TABLE');
     // Entry 0's sample id moved to sample 1 (which then owns one object too many).
@@ -165,7 +126,7 @@ describe('Reader cross-checks (issue 12, item 8)', () => {
     const { metadataEnd } = r.regions;
     r.close();
     const page = 1 << 16;
-    const p = join(dir, `v${n++}.beton`);
+    const p = join(dir, `edited${n++}.beton`);
     const b = Buffer.concat([readFileSync(ints), Buffer.alloc(page - metadataEnd)]);
     b.writeBigUInt64LE(BigInt(page), 16);
     writeFileSync(p, b);
@@ -183,56 +144,18 @@ describe('Reader cross-checks (issue 12, item 8)', () => {
 });
 
 describe('the loader rejects what the Reader rejects (issue 12, item 8)', () => {
-  const decoders: Array<[string, () => PipelineStep]> = [
-    ['simple', () => SimpleRGBImageDecoder()],
-    ['center', () => CenterCropRGBImageDecoder(16)],
-    ['rrc', () => RandomResizedCropRGBImageDecoder(16)],
-  ];
-
-  async function loaderOutcome(p: string, decoder: () => PipelineStep): Promise<string> {
-    const loader = await Loader.open(p, { batchSize: 4, numWorkers: 1, pipelines: { image: [decoder()] } });
-    try {
-      for await (const _ of loader) {
-        // drain
-      }
-      return 'OK';
-    } catch (e) {
-      if (e instanceof LoaderError) return `${e.code}:${e.details.sample ?? '-'}`;
-      throw e;
-    } finally {
-      await loader.close();
-    }
-  }
-
-  it('image mode 2 or 255: dump says CORRUPT_DATA, every decoder CORRUPT_SAMPLE naming the sample', async () => {
-    for (const mode of [2, 255]) {
-      const at = await metaAt(jpgFixed, 6, 0);
-      const p = variant(jpgFixed, (b) => (b[at] = mode));
-      expect(await codeOf(p)).toBe('CORRUPT_DATA');
-      for (const [name, d] of decoders) expect(await loaderOutcome(p, d), `${name}, mode ${mode}`).toBe('CORRUPT_SAMPLE:6');
-    }
+  it('image mode 2 or 255: dump says CORRUPT_DATA, a decoder CORRUPT_SAMPLE naming the sample', async () => {
+    const at = await metaAt(jpgFixed, 6, 0);
+    const [two, ff] = [2, 255].map((mode) => variant(jpgFixed, (b) => (b[at] = mode)));
+    expect(await codeOf(two!)).toBe('CORRUPT_DATA');
+    expect(await codeOf(ff!)).toBe('CORRUPT_DATA');
+    expect(await loaderOutcome(ff!, DECODERS.rrc)).toBe('CORRUPT_SAMPLE:6');
   });
 
-  it('JPEG size contradicting the metadata: dump says CORRUPT_DATA, every decoder CORRUPT_SAMPLE', async () => {
-    // Every sample's width (the simple decoder needs one size), and one sample's height.
-    const r = await Reader.open(jpgFixed);
-    const offs = Array.from({ length: r.numSamples }, (_, i) => r.regions.metadata.offset + i * r.recordLayout.size);
-    r.close();
-    const narrower = variant(jpgFixed, (b) => offs.forEach((o) => b.writeUInt16LE(39, o + 1)));
-    const wider = variant(jpgFixed, (b) => offs.forEach((o) => b.writeUInt16LE(48, o + 1)));
-    const taller = variant(jpgFixed, (b) => b.writeUInt16LE(33, offs[9]! + 3));
+  it('JPEG size contradicting the metadata: dump says CORRUPT_DATA, a decoder CORRUPT_SAMPLE', async () => {
+    const { narrower, wider, taller } = await sizeEdits(jpgFixed, variant);
     for (const p of [narrower, wider, taller]) expect(await codeOf(p)).toBe('CORRUPT_DATA');
-    for (const [name, d] of decoders) {
-      expect(await loaderOutcome(narrower, d), name).toBe('CORRUPT_SAMPLE:0');
-      expect(await loaderOutcome(wider, d), name).toBe('CORRUPT_SAMPLE:0');
-    }
-    for (const [name, d] of decoders.slice(1)) expect(await loaderOutcome(taller, d), name).toBe('CORRUPT_SAMPLE:9');
-    // The unmodified file loads with every decoder.
-    for (const [name, d] of decoders) expect(await loaderOutcome(jpgFixed, d), name).toBe('OK');
-  });
-
-  it('the fixture with mixed raw/JPEG images loads unchanged', async () => {
-    copyFileSync(join(FIXTURES, 'images_fixedsize.beton'), join(dir, 'fixed.beton'));
-    for (const [name, d] of decoders) expect(await loaderOutcome(join(dir, 'fixed.beton'), d), name).toBe('OK');
+    expect(await loaderOutcome(narrower, DECODERS.simple)).toBe('CORRUPT_SAMPLE:0');
+    expect(await loaderOutcome(taller, DECODERS.center)).toBe('CORRUPT_SAMPLE:9');
   });
 });

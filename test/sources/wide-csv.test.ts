@@ -1,45 +1,24 @@
-// Issue 19 item 11: a CSV with ~125k+ columns builds (no `Maximum call stack size exceeded`
-// from a spread of every matching column into push), and one too wide for the header is a
-// clear BAD_SCHEMA, never INTERNAL. Bounded: one row, a few MB.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// A CSV of numbered columns builds into one ndarray field and reads back (issue 19 item 11),
+// at a width that runs in a moment, in-process. The widths that once overflowed the stack
+// (130 000 columns) and the header's 65535-field limit are wide-csv-scale.test.ts (slow tier).
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Reader } from '../../core/reader/reader.js';
-import { cli } from '../helpers/cli.js';
+import { cliInProcess } from '../helpers/cli-in-process.js';
+import { expectNumberedColumnsBack, writeNumberedCsv } from '../helpers/wide-csv.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-wide-'));
-const N = 130_000;
+const N = 300;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('a very wide CSV', () => {
+describe('a wide CSV', () => {
   it(`${N} numbered columns build into one ndarray field and read back`, async () => {
     const csv = join(dir, 'wide.csv');
-    writeFileSync(
-      csv,
-      `${Array.from({ length: N }, (_, i) => `c${i}`).join(',')}\n${Array.from({ length: N }, (_, i) => i % 100).join(',')}\n`,
-    );
-    const r = cli(['build', csv, '-o', join(dir, 'wide.beton')], { timeoutMs: 120_000 });
-    expect(r.stderr).not.toMatch(/INTERNAL|call stack/);
-    expect(r.status, r.stderr).toBe(0);
-    const reader = await Reader.open(join(dir, 'wide.beton'));
-    try {
-      expect(reader.fields.length).toBe(1);
-      const v = reader.read(0)[reader.fields[0]!.name] as { shape: number[]; bytes: Uint8Array };
-      expect(v.shape).toEqual([N]);
-      const last = new DataView(v.bytes.buffer, v.bytes.byteOffset + v.bytes.byteLength - 8, 8);
-      expect(Number(last.getBigInt64(0, true))).toBe((N - 1) % 100);
-    } finally {
-      reader.close();
-    }
-  }, 150_000);
-
-  it(`${N} distinct column names: BAD_SCHEMA (the header holds 65535 fields), not a stack overflow`, () => {
-    const csv = join(dir, 'distinct.csv');
-    writeFileSync(csv, `${Array.from({ length: N }, (_, i) => `k${i.toString(36)}x`).join(',')}\n${'1,'.repeat(N - 1)}1\n`);
-    const r = cli(['build', csv, '-o', join(dir, 'distinct.beton')], { timeoutMs: 120_000 });
-    expect(r.stderr).not.toMatch(/INTERNAL|call stack/);
-    expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/BAD_SCHEMA.*65535 fields/);
-  }, 150_000);
+    writeNumberedCsv(csv, N);
+    const r = await cliInProcess('build', csv, '-o', join(dir, 'wide.beton'));
+    expect(r.err).not.toMatch(/INTERNAL|call stack/);
+    expect(r.code, r.err).toBe(0);
+    await expectNumberedColumnsBack(join(dir, 'wide.beton'), N);
+  });
 });

@@ -17,13 +17,17 @@ import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 import type { Sample } from '../../core/writer/sample.js';
 import { mergeDatasets } from '../../core/writer/merge.js';
 import { cliIn } from '../helpers/cli.js';
+import { cliInProcess } from '../helpers/cli-in-process.js';
 
 const ROOT = resolve(__dirname, '../..');
 const SAMPLE = join(ROOT, 'assets/sample-images');
 const dir = mkdtempSync(join(tmpdir(), 'beton-merge-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+// Spawned: only for what a process alone shows (the exit status and stderr of a real `beton`
+// run). Every other command runs in-process (core/cli/main.ts): the same code, no Node start each.
 const cli = cliIn(dir);
+const beton = cliInProcess;
 
 /** Every sample in the canonical encoding (the golden manifests'): equal dumps = equal datasets. */
 async function dumpAll(path: string): Promise<unknown[]> {
@@ -208,31 +212,33 @@ describe('beton merge (CLI)', () => {
     it(`the merge of --shard k/3 builds of ${what} is the single build`, async () => {
       const tag = source === csv ? 'csv' : 'img';
       const whole = join(dir, `${tag}-whole.beton`);
-      const b = cli('build', source, '-o', whole, '--workers', '1', ...flags);
-      expect(b.status, b.stderr).toBe(0);
+      // --workers 0: encode on this thread (a worker start per build costs more than the 48
+      // images); what is checked is the shards' split and the merge, not the encode pool.
+      const b = await beton('build', source, '-o', whole, '--workers', '0', ...flags);
+      expect(b.code, b.err).toBe(0);
       const shards: string[] = [];
       for (let k = 0; k < 3; k++) {
         const out = join(dir, `${tag}-shard-${k}.beton`);
-        const s = cli('build', source, '-o', out, '--shard', `${k}/3`, '--workers', '1', ...flags);
-        expect(s.status, s.stderr).toBe(0);
+        const s = await beton('build', source, '-o', out, '--shard', `${k}/3`, '--workers', '0', ...flags);
+        expect(s.code, s.err).toBe(0);
         shards.push(out);
       }
       const merged = join(dir, `${tag}-merged.beton`);
-      const m = cli('merge', ...shards, '-o', merged, '--json');
-      expect(m.status, m.stderr).toBe(0);
-      const report = JSON.parse(m.stdout) as { numSamples: number; inputs: unknown[] };
+      const m = await beton('merge', ...shards, '-o', merged, '--json');
+      expect(m.code, m.err).toBe(0);
+      const report = JSON.parse(m.out) as { numSamples: number; inputs: unknown[] };
       expect(report.inputs.length).toBe(3);
       // A plain (non-TTY) progress line, like build's.
-      expect(m.stderr).toMatch(/^merge \(MiB\): \d+\/\d+ /m);
+      expect(m.err).toMatch(/^merge \(MiB\): \d+\/\d+ /m);
       const want = await dumpAll(whole);
       expect(report.numSamples).toBe(want.length);
       expect(await dumpAll(merged)).toEqual(want);
       // Same `beton dump` too, header aside: each shard ends with its own part-filled page.
-      const dump = (p: string): unknown => {
-        const d = JSON.parse(cli('dump', p).stdout) as { header: Record<string, unknown>; fields: unknown; samples: unknown };
+      const dump = async (p: string): Promise<unknown> => {
+        const d = JSON.parse((await beton('dump', p)).out) as { header: Record<string, unknown>; fields: unknown; samples: unknown };
         return { fields: d.fields, samples: d.samples, numSamples: d.header.num_samples };
       };
-      expect(dump(merged)).toEqual(dump(whole));
+      expect(await dump(merged)).toEqual(await dump(whole));
       if (tag === 'img') {
         const modes = (want as Array<{ image: { mode: string } }>).map((s) => s.image.mode);
         expect(new Set(modes)).toEqual(new Set(['raw', 'jpg']));
@@ -240,7 +246,7 @@ describe('beton merge (CLI)', () => {
     });
   }
 
-  it('refusals: exit 1 with one line naming the files and what to do; usage errors exit 2; no output left', () => {
+  it('refusals: exit 1 with one line naming the files and what to do; usage errors exit 2; no output left', async () => {
     const img = join(dir, 'img-shard-0.beton');
     const tab = join(dir, 'csv-shard-0.beton');
     const out = join(dir, 'cli-out.beton');
@@ -252,33 +258,34 @@ describe('beton merge (CLI)', () => {
     expect(line).toMatch(/BAD_SCHEMA.*merge needs files built with the same fields and page size/);
     expect(mixed.stderr).not.toMatch(/\n\s+at /);
 
+    // The other refusals in-process: the same report() prints them.
     const big = join(dir, 'img-bigpages.beton');
-    expect(cli('build', SAMPLE, '-o', big, '--range', '0:4', '--page-size', String(4 << 20), '--workers', '1').status).toBe(0);
-    const pages = cli('merge', img, big, '-o', out);
-    expect(pages.status).toBe(1);
-    expect(pages.stderr).toMatch(/page size 4194304 vs 8388608 bytes \(rebuild one with --page-size 8388608\)/);
+    expect((await beton('build', SAMPLE, '-o', big, '--range', '0:4', '--page-size', String(4 << 20), '--workers', '0')).code).toBe(0);
+    const pages = await beton('merge', img, big, '-o', out);
+    expect(pages.code).toBe(1);
+    expect(pages.err).toMatch(/page size 4194304 vs 8388608 bytes \(rebuild one with --page-size 8388608\)/);
 
     const cut = join(dir, 'cli-cut.beton');
     copyFileSync(img, cut);
     truncateSync(cut, 5000);
-    const trunc = cli('merge', img, cut, '-o', out);
-    expect(trunc.status).toBe(1);
-    expect(trunc.stderr).toContain(cut);
-    expect(trunc.stderr).toContain('[TRUNCATED]');
-    const missing = cli('merge', img, join(dir, 'nope.beton'), '-o', out);
-    expect(missing.status).toBe(1);
-    expect(missing.stderr).toContain('nope.beton');
+    const trunc = await beton('merge', img, cut, '-o', out);
+    expect(trunc.code).toBe(1);
+    expect(trunc.err).toContain(cut);
+    expect(trunc.err).toContain('[TRUNCATED]');
+    const missing = await beton('merge', img, join(dir, 'nope.beton'), '-o', out);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain('nope.beton');
 
-    expect(cli('merge', img, '-o', out).status).toBe(0);
-    const again = cli('merge', img, '-o', out);
-    expect(again.status).toBe(1);
-    expect(again.stderr).toMatch(/already exists.*--force/);
-    expect(cli('merge', img, img, '-o', out, '--force').status).toBe(0);
+    expect((await beton('merge', img, '-o', out)).code).toBe(0);
+    const again = await beton('merge', img, '-o', out);
+    expect(again.code).toBe(1);
+    expect(again.err).toMatch(/already exists.*--force/);
+    expect((await beton('merge', img, img, '-o', out, '--force')).code).toBe(0);
 
-    expect(cli('merge', img).status).toBe(2);
-    expect(cli('merge', '-o', out).status).toBe(2);
-    expect(cli('merge', img, '-o', out, '--bogus').status).toBe(2);
-    expect(cli('--help').stdout).toContain('merge');
+    expect((await beton('merge', img)).code).toBe(2);
+    expect((await beton('merge', '-o', out)).code).toBe(2);
+    expect((await beton('merge', img, '-o', out, '--bogus')).code).toBe(2);
+    expect((await beton('--help')).out).toContain('merge');
     expect(leftovers(dir)).toEqual([]);
   });
 });
