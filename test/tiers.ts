@@ -39,6 +39,8 @@ export const SLOW_FILES: Readonly<Record<string, string>> = {
     'kill loops: 35 uploads signalled in each phase and at random times, and a 115 MB build to s3 (186 s at load ~12)',
   'test/app/check/look-alikes-scale.test.ts':
     'scale: beton check on 100,000 look-alike images under a 1 GiB heap (36 s quiet; look-alikes.test.ts keeps a 1,200-image capped case fast)',
+  'test/runs/runs-concurrency.test.ts':
+    'races among child processes: four opening one fresh file at once (3 rounds), two saving 200 runs each (18 s quiet)',
   'test/loader/fuzz-loader-memory.test.ts':
     'seeded fuzz loop over sparse files up to 2^35 bytes (test/loader/memory/large-files.test.ts keeps the fixed cases fast)',
 };
