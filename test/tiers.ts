@@ -35,6 +35,8 @@ export const SLOW_FILES: Readonly<Record<string, string>> = {
   'test/writer/build-kill.test.ts': 'kill loop (kills builds mid-write)',
   'test/profile/answer-scenarios.test.ts':
     'python3 (the torch engine cases), CPU hogs on purpose, a real profile run per case (441 s at load 25; profile-verdict and answer-surfaces stay fast)',
+  'test/profile/answer-surfaces-ffcv.test.ts':
+    'real FFCV in python3: its start-up, numba compiles and ablation (~42 s quiet; answer-surfaces.test.ts checks the surfaces on a beton-only sweep fast)',
   'test/remote/remote-stream.test.ts':
     'kill loops: 35 uploads signalled in each phase and at random times, and a 115 MB build to s3 (186 s at load ~12)',
   'test/app/check/look-alikes-scale.test.ts':
