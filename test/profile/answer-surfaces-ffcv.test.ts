@@ -10,10 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ProfileAnswer } from '../../core/api/profile-answer.js';
 import type { ProfileRun } from '../../core/api/profile-model.js';
-import { BetonService } from '../../core/services/beton-service.js';
 import { cliAsync } from '../helpers/cli.js';
+import { expectServiceAnswer, expectTextQuotesAnswer } from '../helpers/answer-surfaces.js';
 import { requires } from '../helpers/requires.js';
 
 const PY = '/usr/bin/python3';
@@ -67,18 +66,10 @@ describe.skipIf(!requires('FFCV in /usr/bin/python3', 'pip install ffcv', HAVE_F
     // Wait per step for every engine that has it: FFCV's samples carry it too.
     expect(fromShow.samples.some((s) => s.point === best.index && typeof s.waitMsPerStep === 'number')).toBe(true);
 
-    const service = new BetonService({ roots: [dir], host: 'server', dbPath: db });
-    const got = (await service.call('runs.get', { id: fromProfile.id })) as { ok: true; value: ProfileRun };
-    expect(got.ok).toBe(true);
-    expect(got.value.answer).toEqual(a);
+    await expectServiceAnswer({ root: dir, db, id: fromProfile.id, answer: a });
 
     // The text: the starred row is the answer's point, and the headline quotes its number.
     const text = await cliAsync(['runs', 'show', String(fromProfile.id), '--db', db]);
-    const starred = text.stdout.split('\n').filter((l) => / \*\s/.test(l) && /^\s+\d/.test(l));
-    expect(starred).toHaveLength(1);
-    expect(starred[0]).toMatch(new RegExp(`^\\s+${a.best.point! + 1}\\s+ffcv`));
-    const ips = (v: number): string => (v >= 100 ? Math.round(v).toLocaleString('en-US') : v.toFixed(1));
-    const answer: ProfileAnswer = a;
-    expect(text.stdout).toContain(`FFCV · best point #${answer.best.point! + 1}: ${ips(answer.best.images_per_sec!)} img/s`);
+    expectTextQuotesAnswer(text.stdout, a, 'ffcv');
   }, 300_000);
 });

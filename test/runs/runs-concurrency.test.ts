@@ -13,21 +13,13 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION } from '../../core/runs/connection.js';
 import { RunsDb } from '../../core/runs/runs-db.js';
+import { countRows } from '../helpers/sqlite-count.js';
 
 const ROOT = resolve(__dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'beton-runs-concurrency-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 const freshPath = (): string => join(dir, `db${++n}`, 'runs.sqlite');
-
-function count(path: string, table: string): number {
-  const db = new Database(path, { readonly: true });
-  try {
-    return (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
-}
 
 // ---------- two processes writing at once ----------
 
@@ -148,8 +140,8 @@ db.close();
     expect(runs.every((r) => r.status === 'ok' && r.points === 2)).toBe(true);
     expect(db.integrityCheck()).toBe('ok');
     db.close();
-    expect(count(path, 'samples')).toBe(2 * PER * 25);
-    expect(count(path, 'machines')).toBe(2);
+    expect(countRows(path, 'samples')).toBe(2 * PER * 25);
+    expect(countRows(path, 'machines')).toBe(2);
     const raw = new Database(path, { readonly: true });
     expect(raw.pragma('foreign_key_check')).toEqual([]);
     raw.close();

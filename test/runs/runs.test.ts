@@ -11,6 +11,7 @@ import { STALE_RUN_MS } from '../../core/runs/liveness.js';
 import { plotCompare, plotRun } from '../../core/runs/plot.js';
 import { SCHEMA_VERSION } from '../../core/runs/connection.js';
 import { RunsDb } from '../../core/runs/runs-db.js';
+import { countRows } from '../helpers/sqlite-count.js';
 import { RunsDbError } from '../../core/runs/errors.js';
 import { runsCommand } from '../../core/cli/runs-command.js';
 import { UsageError } from '../../core/cli/usage-error.js';
@@ -125,15 +126,6 @@ function expectCode(f: () => unknown, code: string): void {
     return;
   }
   throw new Error(`expected RunsDbError ${code}`);
-}
-
-function count(path: string, table: string): number {
-  const db = new Database(path, { readonly: true });
-  try {
-    return (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
 }
 
 // ---------- the database ----------
@@ -300,8 +292,8 @@ describe('RunsDb: storing and reading runs', () => {
     expect(db.recordDataset({ ...makeRun().dataset!, headerSha256: 'cd'.repeat(32) })).not.toBe(d1);
     expect(db.recordMachine(makeRun().machine)).toBe(db.recordMachine(makeRun().machine));
     db.close();
-    expect(count(path, 'machines')).toBe(2);
-    expect(count(path, 'datasets')).toBe(2);
+    expect(countRows(path, 'machines')).toBe(2);
+    expect(countRows(path, 'datasets')).toBe(2);
   });
 
   it('validates its inputs', () => {
@@ -390,14 +382,14 @@ describe('RunsDb: storing and reading runs', () => {
     expect(c).toMatchObject({ sameMachine: true, sameDataset: true, a: { id: a }, b: { id: b } });
     expectCode(() => db.compare(a, 777), 'NOT_FOUND');
 
-    expect(count(path, 'samples')).toBe(80);
+    expect(countRows(path, 'samples')).toBe(80);
     expect(db.deleteRun(a)).toBe(true);
     expect(db.deleteRun(a)).toBe(false);
     expect(db.getRun(a)).toBeNull();
     expect(db.listRuns().map((r) => r.id)).toEqual([b]);
     db.close();
-    expect(count(path, 'samples')).toBe(40);
-    expect(count(path, 'points')).toBe(11);
+    expect(countRows(path, 'samples')).toBe(40);
+    expect(countRows(path, 'points')).toBe(11);
   });
 
   it('records and lists builds', () => {
