@@ -35,10 +35,16 @@ export const SLOW_FILES: Readonly<Record<string, string>> = {
   'test/writer/build-kill.test.ts': 'kill loop (kills builds mid-write)',
   'test/profile/answer-scenarios.test.ts':
     'python3 (the torch engine cases), CPU hogs on purpose, a real profile run per case (441 s at load 25; profile-verdict and answer-surfaces stay fast)',
+  'test/profile/answer-surfaces-ffcv.test.ts':
+    'real FFCV in python3: its start-up, numba compiles and ablation (~42 s quiet; answer-surfaces.test.ts checks the surfaces on a beton-only sweep fast)',
   'test/remote/remote-stream.test.ts':
     'kill loops: 35 uploads signalled in each phase and at random times, and a 115 MB build to s3 (186 s at load ~12)',
   'test/profile/profile-contention.test.ts': 'CPU hogs on purpose for its whole sweep: every file running beside it slows down too',
   'test/services/confinement-race.test.ts': 'filesystem races: a folder swapped for a link, tried many times while builds run',
+  'test/app/check/look-alikes-scale.test.ts':
+    'scale: beton check on 100,000 look-alike images under a 1 GiB heap (36 s quiet; look-alikes.test.ts keeps a 1,200-image capped case fast)',
+  'test/runs/runs-concurrency.test.ts':
+    'races among child processes: four opening one fresh file at once (3 rounds), two saving 200 runs each (18 s quiet)',
   'test/loader/fuzz-loader-memory.test.ts':
     'seeded fuzz loop over sparse files up to 2^35 bytes (test/loader/memory/large-files.test.ts keeps the fixed cases fast)',
   'test/reader/reader-crosscheck-decoders.test.ts':

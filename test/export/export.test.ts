@@ -16,6 +16,7 @@ import { BetonService } from '../../core/services/beton-service.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 import { checkPython } from '../helpers/python-check.js';
 import { fixturePath } from '../helpers/fixtures.js';
+import { cliInProcess, type InProcessResult } from '../helpers/cli-in-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-export-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -176,7 +177,7 @@ describe('Python FFCV export', () => {
     }
   });
 
-  it('beton export FILE prints a runnable loader for a .beton file (CLI)', () => {
+  it('beton export FILE prints a runnable loader for a .beton file (CLI)', async () => {
     const fixture = fixturePath('images_raw');
     const r = spawnSync(
       process.execPath,
@@ -186,13 +187,13 @@ describe('Python FFCV export', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(pythonParses(r.stdout)).toBe('ok');
     expect(r.stdout).toContain('CenterCropRGBImageDecoder((128, 128), ratio=0.875)');
-    const j = spawnSync(process.execPath, [resolve(__dirname, '../../bin/beton.js'), 'export', fixture, '--format', 'json'], {
-      encoding: 'utf8',
-    });
+    // The variants in-process (the same main() bin/beton.js runs), without a Node start each.
+    const j = await cliInProcess('export', fixture, '--format', 'json');
+    expect(j.code, j.err).toBe(0);
     // The default batch (256) capped at the file's samples, as beton profile does (issue 30).
-    const samples = Number(/(\d+) samples/.exec(String(j.stderr))?.[1]);
+    const samples = Number(/(\d+) samples/.exec(j.err)?.[1]);
     expect(samples).toBeLessThan(256);
-    expect((JSON.parse(j.stdout) as { loader: { batchSize: number } }).loader.batchSize).toBe(samples);
+    expect((JSON.parse(j.out) as { loader: { batchSize: number } }).loader.batchSize).toBe(samples);
   });
 
   it('beton export FILE writes a pipeline for every field type, clips with --clip-decoder (CLI)', async () => {
@@ -210,11 +211,11 @@ describe('Python FFCV export', () => {
       },
       { numWorkers: 0 },
     ).write([{ clip, n: 1, x: 0.5, a: new Uint16Array([1, 2]), b: new Uint8Array([1]), j: { k: 1 } }]);
-    const run = (...args: string[]): ReturnType<typeof spawnSync> =>
-      spawnSync(process.execPath, [resolve(__dirname, '../../bin/beton.js'), 'export', file, ...args], { encoding: 'utf8' });
-    const r = run('--clip-decoder', 'rrc:32', '--flip', '--order', 'sequential');
-    expect(r.status, String(r.stderr)).toBe(0);
-    const code = String(r.stdout);
+    // In-process: the process case is the test above.
+    const run = (...args: string[]): Promise<InProcessResult> => cliInProcess('export', file, ...args);
+    const r = await run('--clip-decoder', 'rrc:32', '--flip', '--order', 'sequential');
+    expect(r.code, r.err).toBe(0);
+    const code = r.out;
     expect(pythonParses(code)).toBe('ok');
     expect(code).toContain(
       '"clip": [VideoClipRandomResizedCropDecoder((32, 32), scale=(0.08, 1), ratio=(0.75, 1.3333333333333333), flip=0.5), ToTensor()]',
@@ -225,12 +226,12 @@ describe('Python FFCV export', () => {
     expect(code).toContain('"a": [NDArrayAsSignedDecoder(), ToTensor()]');
     expect(code).toContain('"b": [BytesDecoder(), ToTensor()]');
     expect(code).toContain('"j": [BytesDecoder(), ToTensor()]');
-    expect(String(run('--no-flip').stdout)).toContain('"clip": [VideoClipDecoder(), ToTensor()]');
+    expect((await run('--no-flip')).out).toContain('"clip": [VideoClipDecoder(), ToTensor()]');
     // The default flips clips too, as beton profile's default pipeline flips images.
-    expect(String(run().stdout)).toMatch(/"clip": \[VideoClipDecoder\(.*flip=0.5.*\), ToTensor\(\)\]/);
-    const bad = run('--clip-decoder', 'center:32');
-    expect(bad.status).toBe(2);
-    expect(String(bad.stderr)).toMatch(/--clip-decoder expects simple or rrc:SIZE/);
+    expect((await run()).out).toMatch(/"clip": \[VideoClipDecoder\(.*flip=0.5.*\), ToTensor\(\)\]/);
+    const bad = await run('--clip-decoder', 'center:32');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/--clip-decoder expects simple or rrc:SIZE/);
 
     // The app's export (the service) reads the file's fields too: a disabled video field
     // still needs its class in custom_fields, or FFCV's Reader refuses the file.

@@ -72,15 +72,30 @@ if bad:
 `;
 
 /**
+ * The interpreter `python3` on PATH runs, resolved once: a version manager's shim (pyenv)
+ * costs half a second a start, more than the check itself. null when there is no python3.
+ */
+let python3: string | null | undefined;
+function resolvedPython3(): string | null {
+  if (python3 === undefined) {
+    const r = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' });
+    python3 = r.error || r.status !== 0 ? null : r.stdout.trim() || 'python3';
+  }
+  return python3;
+}
+
+/**
  * 'ok' when `code` compiles as Python (`python3 -m py_compile`) and imports from `ffcv`
  * only FFCV's public names; else python's message. null when there is no python3.
  */
 export function checkPython(code: string): string | null {
+  const python = resolvedPython3();
+  if (python === null) return null;
   const dir = mkdtempSync(join(tmpdir(), 'beton-py-'));
   try {
     const f = join(dir, 'generated.py');
     writeFileSync(f, code);
-    const r = spawnSync('python3', ['-c', CHECK, f, JSON.stringify(FFCV_PUBLIC)], { encoding: 'utf8' });
+    const r = spawnSync(python, ['-c', CHECK, f, JSON.stringify(FFCV_PUBLIC)], { encoding: 'utf8' });
     if (r.error) return null;
     return r.status === 0 ? 'ok' : r.stderr.trim();
   } finally {

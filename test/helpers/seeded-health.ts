@@ -91,7 +91,8 @@ export async function seedHealthDataset(root: string, plan: HealthPlan, out: str
   const cfg = parseBuildConfig({
     source: { type: 'image_folder', path: root },
     output: out,
-    numWorkers: 1,
+    // Pass-through JPEGs need no encoding: no encoder thread to start.
+    numWorkers: 0,
     fields: [
       { name: 'image', type: 'rgb_image', writeMode: 'jpg', passThrough: true },
       { name: 'label', type: 'int' },

@@ -87,38 +87,46 @@ describe('exec mode', () => {
   });
 
   it('accepts {"step", "batch_size"} and {"images_per_sec"} lines, on stderr too', async () => {
-    const steps = await run({
-      command: script(
-        'steps',
-        steady(800, 'JSON.stringify({ step: images / 2, batch_size: 2 })').replace('console.log(JSON', 'console.error(JSON'),
-      ),
-    });
+    // The two commands run at once: each is its own process with its own reports.
+    const [steps, rate] = await Promise.all([
+      run({
+        command: script(
+          'steps',
+          steady(800, 'JSON.stringify({ step: images / 2, batch_size: 2 })').replace('console.log(JSON', 'console.error(JSON'),
+        ),
+      }),
+      run({ command: script('rate', steady(800, 'JSON.stringify({ images_per_sec: 512 })')) }),
+    ]);
     expect(steps.imagesTotal).toBe(1600);
     expect(steps.err).toContain('"batch_size":2');
-    const rate = await run({ command: script('rate', steady(800, 'JSON.stringify({ images_per_sec: 512 })')) });
     expect(rate.samples.some((s) => s.imagesPerSec === 512)).toBe(true);
     expect(rate.imagesTotal).toBeGreaterThan(200);
   });
 
   it('reads a user regex: cumulative images or images/s', async () => {
-    const count = await run({
-      command: script('rx-count', steady(800, '`iter ${n} | seen ${images.toLocaleString("en-US")} images`')),
-      throughputRegex: 'seen (?<images>[\\d,]+) images',
-    });
+    // The two commands run at once: each is its own process with its own regex.
+    const [count, ips] = await Promise.all([
+      run({
+        command: script('rx-count', steady(800, '`iter ${n} | seen ${images.toLocaleString("en-US")} images`')),
+        throughputRegex: 'seen (?<images>[\\d,]+) images',
+      }),
+      run({
+        command: script('rx-ips', steady(600, '`throughput ${(1000 + n).toFixed(1)} img/s`')),
+        throughputRegex: /throughput (?<ips>[\d.]+) img\/s/,
+      }),
+    ]);
     expect(count.imagesTotal).toBe(1600);
     expect(count.samples.some((s) => (s.imagesPerSec ?? 0) > 1000)).toBe(true);
-    const ips = await run({
-      command: script('rx-ips', steady(600, '`throughput ${(1000 + n).toFixed(1)} img/s`')),
-      throughputRegex: /throughput (?<ips>[\d.]+) img\/s/,
-    });
     expect(ips.samples.some((s) => (s.imagesPerSec ?? 0) > 1000)).toBe(true);
   });
 
   it('returns the exit code of a failing command', async () => {
-    const r = await run({ command: script('fail', 'console.log(JSON.stringify({ images: 64 })); process.exitCode = 3;') });
+    const [r, missing] = await Promise.all([
+      run({ command: script('fail', 'console.log(JSON.stringify({ images: 64 })); process.exitCode = 3;') }),
+      run({ command: 'exit 127' }),
+    ]);
     expect(r.exitCode).toBe(3);
     expect(r.imagesTotal).toBe(64);
-    const missing = await run({ command: 'exit 127' });
     expect(missing.exitCode).toBe(127);
   });
 

@@ -1,15 +1,15 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { IntField } from '../../core/fields/int-field.js';
 import { RGBImageField } from '../../core/fields/rgb-image-field.js';
 import { profile } from '../../core/profile/sweep/sweep.js';
 import { datasetContentSha256 } from '../../core/reader/content-hash.js';
 import { Reader } from '../../core/reader/reader.js';
-import type { TelemetrySample } from '../../core/api/profile-model.js';
+import type { ProfileRun, TelemetrySample } from '../../core/api/profile-model.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
+import { cliInProcess } from '../helpers/cli-in-process.js';
 import { fakeGpuPaths } from './profile-fake-gpu.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-sweep-'));
@@ -33,20 +33,38 @@ beforeAll(async () => {
 });
 
 describe('profile sweep', () => {
-  it('measures every grid point, streams samples and gives a verdict', async () => {
+  it('measures every grid point, streams samples and gives a verdict; opens the file once before the first point', async () => {
     const samples: TelemetrySample[] = [];
-    const run = await profile(
-      {
-        file,
-        workers: [1, 2],
-        batchSizes: [16],
-        orders: ['random', 'quasi_random'],
-        decoder: 'rrc:32',
-        secondsPerPoint: 0.6,
-        warmupBatches: 1,
-      },
-      { gpu: false, onSample: (s) => samples.push(s) },
-    );
+    // Each point's Loader opens its own Reader: count up to the first point's start.
+    const open = vi.spyOn(Reader, 'open');
+    const openSync = vi.spyOn(Reader, 'openSync');
+    let before: [number, number] | null = null;
+    let run: ProfileRun;
+    try {
+      run = await profile(
+        {
+          file,
+          workers: [1, 2],
+          batchSizes: [16],
+          orders: ['random', 'quasi_random'],
+          decoder: 'rrc:32',
+          secondsPerPoint: 0.6,
+          warmupBatches: 1,
+        },
+        {
+          gpu: false,
+          onSample: (s) => samples.push(s),
+          onWait: (m) => (before ??= m.startsWith('measuring point 1') ? [open.mock.calls.length, openSync.mock.calls.length] : null),
+        },
+      );
+    } finally {
+      open.mockRestore();
+      openSync.mockRestore();
+    }
+    // Reader.open of a local file is one openSync inside it: one open in all.
+    expect(before).toEqual([1, 1]);
+    // The content hash of the one recipe is recorded.
+    expect(run.dataset?.contentSha256).toBe(datasetContentSha256(file));
     expect(run.status).toBe('ok');
     expect(run.points.map((p) => [p.config.workers, p.config.order])).toEqual([
       [1, 'random'],
@@ -75,33 +93,10 @@ describe('profile sweep', () => {
     expect(run.dataset?.numSamples).toBe(200);
   });
 
-  it('opens the file once before the first point, and records the content hash of the one recipe', async () => {
-    const open = vi.spyOn(Reader, 'open');
-    const openSync = vi.spyOn(Reader, 'openSync');
-    let before: [number, number] | null = null;
-    try {
-      const run = await profile(
-        { file, workers: [1], batchSizes: [16], decoder: 'rrc:32', secondsPerPoint: 0.3, warmupBatches: 1 },
-        // Each point's Loader opens its own Reader: count up to the first point's start.
-        {
-          gpu: false,
-          onWait: (m) => (before ??= m.startsWith('measuring point 1') ? [open.mock.calls.length, openSync.mock.calls.length] : null),
-        },
-      );
-      expect(run.points).toHaveLength(1);
-      // Reader.open of a local file is one openSync inside it: one open in all.
-      expect(before).toEqual([1, 1]);
-      expect(run.dataset?.contentSha256).toBe(datasetContentSha256(file));
-    } finally {
-      open.mockRestore();
-      openSync.mockRestore();
-    }
-  });
-
   it('cancels between points; the plan keeps batchesAhead', async () => {
     const ac = new AbortController();
     const run = await profile(
-      { file, workers: [1, 1, 1], batchSizes: [16], decoder: 'rrc:32', secondsPerPoint: 0.5, warmupBatches: 1, batchesAhead: 5 },
+      { file, workers: [1, 1, 1], batchSizes: [16], decoder: 'rrc:32', secondsPerPoint: 0.3, warmupBatches: 1, batchesAhead: 5 },
       { gpu: false, signal: ac.signal, onPoint: () => ac.abort() },
     );
     expect(run.status).toBe('cancelled');
@@ -109,14 +104,15 @@ describe('profile sweep', () => {
     expect(run.plan).toMatchObject({ batchesAhead: 5 });
   });
 
-  it('beton profile --json stores the run with GPU readings from (a fake) nvidia-smi', () => {
+  it('beton profile --json stores the run with GPU readings from (a fake) nvidia-smi', async () => {
+    // In-process (core/cli/main.ts, as bin/beton.js runs it): nvidia-smi is found on PATH and
+    // the database named by $BETON_DB when the command runs, so both are stubbed for it.
     const db = join(dir, 'runs.sqlite');
     const fake = fakeGpuPaths();
-    const env = { ...process.env, PATH: fake.withFake, BETON_DB: db };
-    const r = spawnSync(
-      process.execPath,
-      [
-        resolve(__dirname, '../../bin/beton.js'),
+    vi.stubEnv('PATH', fake.withFake);
+    vi.stubEnv('BETON_DB', db);
+    try {
+      const r = await cliInProcess(
         'profile',
         file,
         '--workers',
@@ -130,25 +126,24 @@ describe('profile sweep', () => {
         '--batches-ahead',
         '6',
         '--json',
-      ],
-      { encoding: 'utf8', env },
-    );
-    expect(r.status, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout) as {
-      id: number;
-      plan: { batchesAhead?: number };
-      points: Array<{ gpuUtilMean: number | null }>;
-      verdict: { kind: string };
-    };
-    expect(out.plan.batchesAhead).toBe(6);
-    expect(out.id).toBeGreaterThan(0);
-    expect(out.points).toHaveLength(1);
-    expect(out.points[0]!.gpuUtilMean).not.toBeNull();
-    fake.cleanup();
-    const list = spawnSync(process.execPath, [resolve(__dirname, '../../bin/beton.js'), 'runs', 'list', '--json'], {
-      encoding: 'utf8',
-      env,
-    });
-    expect((JSON.parse(list.stdout) as Array<{ id: number }>).map((x) => x.id)).toContain(out.id);
+      );
+      expect(r.code, r.err).toBe(0);
+      const out = JSON.parse(r.out) as {
+        id: number;
+        plan: { batchesAhead?: number };
+        points: Array<{ gpuUtilMean: number | null }>;
+        verdict: { kind: string };
+      };
+      expect(out.plan.batchesAhead).toBe(6);
+      expect(out.id).toBeGreaterThan(0);
+      expect(out.points).toHaveLength(1);
+      expect(out.points[0]!.gpuUtilMean).not.toBeNull();
+      const list = await cliInProcess('runs', 'list', '--json');
+      expect(list.code, list.err).toBe(0);
+      expect((JSON.parse(list.out) as Array<{ id: number }>).map((x) => x.id)).toContain(out.id);
+    } finally {
+      vi.unstubAllEnvs();
+      fake.cleanup();
+    }
   });
 });

@@ -9,6 +9,7 @@ import { RunsDbError } from '../../core/runs/errors.js';
 import { RunsDb } from '../../core/runs/runs-db.js';
 import { STACK_LINE, writeDamagedDb, writeImageBeton, writeNewerSchemaDb, writeRunsDb } from '../helpers/cli-inputs.js';
 import { cli } from '../helpers/cli.js';
+import { cliInProcess } from '../helpers/cli-in-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-runsbad-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -28,44 +29,94 @@ beforeAll(async () => {
 });
 
 describe('beton profile --db BAD fails before the sweep, and says why', () => {
+  // A sweep of 4 points × 5 s: a check after the sweep would take 20 s and more.
+  const sweep = (db: string): string[] => [
+    'profile',
+    p('small.beton'),
+    '--workers',
+    '1,2',
+    '--batch-sizes',
+    '8,16',
+    '--seconds',
+    '5',
+    '--db',
+    db,
+    '--no-gpu',
+  ];
+
+  it('truncated, in a process: exit 1 with [CORRUPT] on one line, no stack, and no point measured', () => {
+    const db = p('truncated-copy.sqlite');
+    copyFileSync(p('truncated.sqlite'), db);
+    const r = cli(sweep(db));
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stderr).toContain('error [CORRUPT]:');
+    expect(r.stderr).not.toMatch(/\[1\/4\]/); // no point ran
+    expect(r.stderr).not.toMatch(STACK_LINE);
+    expect(r.ms).toBeLessThan(15_000);
+  });
+
+  // The other kinds of bad file in-process (a Node start each costs more than the check).
   for (const [name, code] of [
     ['truncated', 'CORRUPT'],
     ['newer', 'NEWER_SCHEMA'],
     ['notdb', 'CORRUPT'],
     ['damaged-runs-index', 'CORRUPT'],
   ] as const) {
-    it(`${name}: exit 1 with [${code}] and no point measured`, () => {
-      const db = p(`${name}-copy.sqlite`);
+    it(`${name}: exit 1 with [${code}] and no point measured`, async () => {
+      const db = p(`${name}-inproc.sqlite`);
       copyFileSync(p(`${name}.sqlite`), db);
-      // A sweep of 4 points × 5 s: a check after the sweep would take 20 s and more.
-      const r = cli(['profile', p('small.beton'), '--workers', '1,2', '--batch-sizes', '8,16', '--seconds', '5', '--db', db, '--no-gpu']);
-      expect(r.status, r.stderr).toBe(1);
-      expect(r.stderr).toContain(`error [${code}]:`);
-      expect(r.stderr).not.toMatch(/\[1\/4\]/); // no point ran
-      expect(r.stderr).not.toMatch(STACK_LINE);
-      expect(r.ms).toBeLessThan(15_000);
+      const t0 = performance.now();
+      const r = await cliInProcess(...sweep(db));
+      expect(r.code, r.err).toBe(1);
+      expect(r.err).toContain(`error [${code}]:`);
+      expect(r.err).not.toMatch(/\[1\/4\]/); // no point ran
+      expect(r.err).not.toMatch(STACK_LINE);
+      expect(performance.now() - t0).toBeLessThan(15_000);
     });
   }
 
-  it('a good database: the run is recorded', () => {
+  it('a good database: the run is recorded', async () => {
     const db = p('fresh.sqlite');
-    const r = cli(['profile', p('small.beton'), '--workers', '1', '--batch-sizes', '8', '--seconds', '0.3', '--db', db, '--no-gpu']);
-    expect(r.status, r.stderr).toBe(0);
-    expect(cli(['runs', 'show', '1', '--db', db]).status).toBe(0);
+    const r = await cliInProcess(
+      'profile',
+      p('small.beton'),
+      '--workers',
+      '1',
+      '--batch-sizes',
+      '8',
+      '--seconds',
+      '0.3',
+      '--db',
+      db,
+      '--no-gpu',
+    );
+    expect(r.code, r.err).toBe(0);
+    expect((await cliInProcess('runs', 'show', '1', '--db', db)).code).toBe(0);
   });
 });
 
 describe('beton runs reports a damaged database alike in every subcommand', () => {
+  it('in a process: exit 1 with one [CORRUPT] line and the way on, no stack', () => {
+    const db = p('truncated-spawned.sqlite');
+    copyFileSync(p('truncated.sqlite'), db);
+    const r = cli(['runs', 'list', '--db', db]);
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/^beton runs: error \[CORRUPT\]: .* is damaged/m);
+    expect(r.stderr).toMatch(/Move the file aside/);
+    expect(r.stderr).not.toMatch(STACK_LINE);
+  });
+
+  // Every subcommand on every kind of damage, in-process (the same main() the process runs).
   for (const name of ['damaged-runs-index', 'damaged-points-index', 'truncated']) {
-    it(`${name}: list, show, compare, rm, builds and plot all exit 1 with [CORRUPT]`, () => {
+    it(`${name}: list, show, compare, rm, builds and plot all exit 1 with [CORRUPT]`, async () => {
       for (const args of [['list'], ['show', '1'], ['compare', '1', '2'], ['rm', '1'], ['builds'], ['plot', '1', '-o', '-']]) {
         const db = p(`${name}-${args[0]}.sqlite`);
         copyFileSync(p(`${name}.sqlite`), db);
-        const r = cli(['runs', ...args, '--db', db]);
-        expect(r.status, `runs ${args.join(' ')}: ${r.stderr}`).toBe(1);
-        expect(r.stderr, `runs ${args.join(' ')}`).toMatch(/^beton runs: error \[CORRUPT\]: .* is damaged/m);
-        expect(r.stderr).toMatch(/Move the file aside/);
-        expect(r.stderr).not.toMatch(STACK_LINE);
+        const r = await cliInProcess('runs', ...args, '--db', db);
+        expect(r.code, `runs ${args.join(' ')}: ${r.err}`).toBe(1);
+        expect(r.err, `runs ${args.join(' ')}`).toMatch(/^beton runs: error \[CORRUPT\]: .* is damaged/m);
+        expect(r.err).toMatch(/Move the file aside/);
+        expect(r.err).not.toMatch(STACK_LINE);
       }
     });
   }

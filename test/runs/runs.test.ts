@@ -1,10 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PointResult, ProfileRun, TelemetrySample } from '../../core/api/profile-model.js';
 import { defaultDbPath } from '../../core/runs/location.js';
 import { MIGRATIONS } from '../../core/runs/migrations/index.js';
@@ -12,10 +11,12 @@ import { STALE_RUN_MS } from '../../core/runs/liveness.js';
 import { plotCompare, plotRun } from '../../core/runs/plot.js';
 import { SCHEMA_VERSION } from '../../core/runs/connection.js';
 import { RunsDb } from '../../core/runs/runs-db.js';
+import { countRows } from '../helpers/sqlite-count.js';
 import { RunsDbError } from '../../core/runs/errors.js';
 import { runsCommand } from '../../core/cli/runs-command.js';
 import { UsageError } from '../../core/cli/usage-error.js';
 import { CLI, cliIn, type CliResult } from '../helpers/cli.js';
+import { cliInProcess, type InProcessResult } from '../helpers/cli-in-process.js';
 
 const ROOT = resolve(__dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'beton-runs-'));
@@ -125,15 +126,6 @@ function expectCode(f: () => unknown, code: string): void {
     return;
   }
   throw new Error(`expected RunsDbError ${code}`);
-}
-
-function count(path: string, table: string): number {
-  const db = new Database(path, { readonly: true });
-  try {
-    return (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
 }
 
 // ---------- the database ----------
@@ -300,8 +292,8 @@ describe('RunsDb: storing and reading runs', () => {
     expect(db.recordDataset({ ...makeRun().dataset!, headerSha256: 'cd'.repeat(32) })).not.toBe(d1);
     expect(db.recordMachine(makeRun().machine)).toBe(db.recordMachine(makeRun().machine));
     db.close();
-    expect(count(path, 'machines')).toBe(2);
-    expect(count(path, 'datasets')).toBe(2);
+    expect(countRows(path, 'machines')).toBe(2);
+    expect(countRows(path, 'datasets')).toBe(2);
   });
 
   it('validates its inputs', () => {
@@ -390,14 +382,14 @@ describe('RunsDb: storing and reading runs', () => {
     expect(c).toMatchObject({ sameMachine: true, sameDataset: true, a: { id: a }, b: { id: b } });
     expectCode(() => db.compare(a, 777), 'NOT_FOUND');
 
-    expect(count(path, 'samples')).toBe(80);
+    expect(countRows(path, 'samples')).toBe(80);
     expect(db.deleteRun(a)).toBe(true);
     expect(db.deleteRun(a)).toBe(false);
     expect(db.getRun(a)).toBeNull();
     expect(db.listRuns().map((r) => r.id)).toEqual([b]);
     db.close();
-    expect(count(path, 'samples')).toBe(40);
-    expect(count(path, 'points')).toBe(11);
+    expect(countRows(path, 'samples')).toBe(40);
+    expect(countRows(path, 'points')).toBe(11);
   });
 
   it('records and lists builds', () => {
@@ -434,38 +426,6 @@ describe('RunsDb: storing and reading runs', () => {
     db.close();
   });
 });
-
-// ---------- two processes writing at once ----------
-
-const CHILD = `
-import { RunsDb } from ${JSON.stringify(pathToFileURL(join(ROOT, 'core/runs/runs-db.ts')).href)};
-const [file, tag, count] = process.argv.slice(2);
-const machine = { hostname: 'host-' + tag, cpuModel: 'cpu', cores: 2, ramBytes: 1e9, os: 'linux', node: process.version, gpus: [] };
-const dataset = { path: '/data/' + tag + '.beton', sizeBytes: 1, headerSha256: 'ef'.repeat(32), numSamples: 10, schema: [] };
-const plan = { file: dataset.path, workers: [1, 2], batchSizes: [32], orders: ['random'], osCache: [true], decoder: 'simple', flip: false, secondsPerPoint: 1, warmupBatches: 1 };
-const pt = (index, w) => ({ index, config: { workers: w, batchSize: 32, order: 'random', osCache: true }, images: 100, seconds: 1, imagesPerSec: 100 * w, batchesPerSec: 3, waitP50Ms: 1, waitP95Ms: 2, workerBusyMsPerBatch: 3, cpuPerCore: [0.5], rssPeakBytes: 1e6, diskReadBytes: 0, pageCacheResident: null, gpuUtilMean: null });
-const samples = Array.from({ length: 25 }, (_, i) => ({ t: i * 250, point: i % 2, imagesPerSec: 100 + i, cpuPerCore: [0.5, 0.25], rssBytes: 1e6 + i, diskReadBytes: i, gpus: [] }));
-process.stdout.write('ready\\n');
-await new Promise((r) => process.stdin.once('data', r));
-process.stdin.pause();
-const db = RunsDb.open(file);
-const t0 = Date.now();
-for (let i = 0; i < Number(count); i++) {
-  const startedAt = new Date(Date.UTC(2025, 0, 1, 0, 0, i)).toISOString();
-  if (i % 2 === 0) {
-    db.saveRun({ kind: 'sweep', startedAt, finishedAt: startedAt, status: 'ok', plan, machine, dataset, points: [pt(0, 1), pt(1, 2)], samples, verdict: null });
-  } else {
-    const id = db.startRun({ kind: 'sweep', startedAt, plan, machine, dataset });
-    db.addPoint(id, pt(0, 1));
-    db.addSamples(id, samples.slice(0, 12));
-    db.addPoint(id, pt(1, 2));
-    db.addSamples(id, samples.slice(12));
-    db.finishRun(id, 'ok', { kind: 'balanced', summary: tag, evidence: [], advice: [] });
-  }
-}
-db.close();
-process.stdout.write(JSON.stringify({ tag, ms: Date.now() - t0 }) + '\\n');
-`;
 
 describe('RunsDb: comparisons say which run is faster, and whether the data was the same', () => {
   it('a run 3.26× slower is "B is 3.26× slower than A" (direction and factor), faster and about-the-same too', () => {
@@ -625,7 +585,7 @@ describe('RunsDb: comparisons say which run is faster, and whether the data was 
     }
   });
 
-  it('beton runs compare colours the change on a terminal: green faster, red slower', () => {
+  it('beton runs compare colours the change on a terminal: green faster, red slower', async () => {
     const path = freshPath();
     const db = RunsDb.open(path);
     const a = db.saveRun(makeRun());
@@ -638,106 +598,15 @@ describe('RunsDb: comparisons say which run is faster, and whether the data was 
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain('best point: \x1b[31mB is 3.26× slower than A\x1b[0m');
     expect(r.stdout).toContain('\x1b[31m3.26× slower\x1b[0m');
-    const up = spawnSync(process.execPath, [CLI, 'runs', 'compare', String(b), String(a), '--db', path], {
-      encoding: 'utf8',
-      env: { ...process.env, FORCE_COLOR: '1' },
-    });
-    expect(up.stdout).toContain('\x1b[32m3.26× faster\x1b[0m');
-  });
-});
-
-describe('RunsDb: concurrent writers', () => {
-  it('four processes opening one fresh file at the same instant all succeed (WAL switch retried while busy)', async () => {
-    const script = join(dir, 'opener-child.mts');
-    writeFileSync(
-      script,
-      `import { RunsDb } from ${JSON.stringify(pathToFileURL(join(ROOT, 'core/runs/runs-db.ts')).href)};
-const [file, at] = process.argv.slice(2);
-while (Date.now() < Number(at)) {}
-const db = RunsDb.open(file);
-process.stdout.write(db.journalMode + ' ' + db.schemaVersion);
-db.close();
-`,
-    );
-    // Three rounds: without the retry, about 1 open in 20 failed with SQLITE_BUSY here.
-    for (let round = 0; round < 3; round++) {
-      const path = freshPath();
-      const at = Date.now() + 2500; // every child is started and spinning by then
-      const results = await Promise.all(
-        [0, 1, 2, 3].map(
-          () =>
-            new Promise<{ code: number | null; out: string; err: string }>((res) => {
-              const child = spawn(process.execPath, ['--import', 'tsx', script, path, String(at)], { cwd: ROOT });
-              let out = '';
-              let err = '';
-              child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-              child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-              child.on('close', (code) => res({ code, out, err }));
-            }),
-        ),
-      );
-      for (const r of results) {
-        expect(r.code, r.err).toBe(0);
-        expect(r.out).toBe(`wal ${SCHEMA_VERSION}`);
-      }
+    // The other direction in-process: FORCE_COLOR is read when the text is made.
+    vi.stubEnv('FORCE_COLOR', '1');
+    try {
+      const up = await cliInProcess('runs', 'compare', String(b), String(a), '--db', path);
+      expect(up.code, up.err).toBe(0);
+      expect(up.out).toContain('\x1b[32m3.26× faster\x1b[0m');
+    } finally {
+      vi.unstubAllEnvs();
     }
-  });
-
-  it('two processes each saving 200 runs into one fresh file at once: no errors, 400 runs, integrity ok', async () => {
-    const script = join(dir, 'writer-child.mts');
-    writeFileSync(script, CHILD);
-    const path = freshPath();
-    const PER = 200;
-    const children = ['a', 'b'].map((tag) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', script, path, tag, String(PER)], {
-        cwd: ROOT,
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      const ready = new Promise<void>((res) => child.stdout.on('data', () => stdout.includes('ready') && res()));
-      const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((res) =>
-        child.on('close', (code) => res({ code, stdout, stderr })),
-      );
-      return { child, ready, done };
-    });
-    await Promise.all(children.map((c) => c.ready));
-    for (const c of children) c.child.stdin.end('go\n');
-    // Meanwhile a third connection (the app) reads, as the UI would.
-    let reads = 0;
-    let readError: unknown = null;
-    const reader = setInterval(() => {
-      if (!existsSync(path)) return;
-      try {
-        const db = RunsDb.open(path);
-        db.listRuns({ limit: 5 });
-        db.close();
-        reads++;
-      } catch (e) {
-        readError = e;
-      }
-    }, 40);
-    const results = await Promise.all(children.map((c) => c.done));
-    clearInterval(reader);
-    for (const r of results) expect(r.code, r.stderr).toBe(0);
-    for (const r of results) expect(r.stderr).toBe('');
-    expect(readError).toBeNull();
-    expect(reads).toBeGreaterThan(0);
-
-    const db = RunsDb.open(path);
-    const runs = db.listRuns();
-    expect(runs).toHaveLength(2 * PER);
-    expect(runs.filter((r) => r.hostname === 'host-a')).toHaveLength(PER);
-    expect(runs.every((r) => r.status === 'ok' && r.points === 2)).toBe(true);
-    expect(db.integrityCheck()).toBe('ok');
-    db.close();
-    expect(count(path, 'samples')).toBe(2 * PER * 25);
-    expect(count(path, 'machines')).toBe(2);
-    const raw = new Database(path, { readonly: true });
-    expect(raw.pragma('foreign_key_check')).toEqual([]);
-    raw.close();
   });
 });
 
@@ -837,72 +706,87 @@ describe('beton runs (CLI)', () => {
 
   const runs = cliIn(dir, { ...process.env, BETON_DB: join(dir, 'env-default.sqlite') });
   const cli = (...args: string[]): CliResult => runs('runs', ...args);
+  /** `beton runs ARGS` in this process, with $BETON_DB as the spawned runs get it. */
+  async function inProcess(...args: string[]): Promise<InProcessResult> {
+    vi.stubEnv('BETON_DB', join(dir, 'env-default.sqlite'));
+    try {
+      return await cliInProcess('runs', ...args);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  }
 
-  it('list / show / compare / plot / rm, with --json and human tables', () => {
+  it('list / show / compare / plot / rm, with --json and human tables', async () => {
     const path = freshPath();
     const db = RunsDb.open(path);
     const a = db.saveRun(makeRun());
     const b = db.saveRun(makeRun({ speed: 2, startedAt: '2025-03-05T00:00:00Z' }));
     db.close();
 
-    const list = cli('list', '--db', path, '--json');
-    expect(list.status, list.stderr).toBe(0);
-    expect((JSON.parse(list.stdout) as Array<{ id: number }>).map((r) => r.id)).toEqual([b, a]);
-    const table = cli('list', '--db', path);
-    expect(table.status, table.stderr).toBe(0);
-    expect(table.stdout).toMatch(/ID\s+STARTED\s+KIND\s+STATUS/);
-    expect(table.stdout).toContain('decode-bound');
+    // In-process (core/cli/main.ts, as bin/beton.js runs it), but for the human compare:
+    // its output goes to a real pipe, which must get no colours.
+    const list = await inProcess('list', '--db', path, '--json');
+    expect(list.code, list.err).toBe(0);
+    expect((JSON.parse(list.out) as Array<{ id: number }>).map((r) => r.id)).toEqual([b, a]);
+    const table = await inProcess('list', '--db', path);
+    expect(table.code, table.err).toBe(0);
+    expect(table.out).toMatch(/ID\s+STARTED\s+KIND\s+STATUS/);
+    expect(table.out).toContain('decode-bound');
 
-    const show = cli('show', String(a), '--db', path, '--json');
-    expect(show.status, show.stderr).toBe(0);
-    expect(JSON.parse(show.stdout)).toEqual({ ...makeRun(), id: a });
-    const human = cli('show', String(a), '--db', path);
-    expect(human.stdout).toContain(`Run #${a} · sweep · ok`);
-    expect(human.stdout).toContain('WORKERS');
-    expect(human.stdout).toContain('advice:   lower the resolution');
+    const show = await inProcess('show', String(a), '--db', path, '--json');
+    expect(show.code, show.err).toBe(0);
+    expect(JSON.parse(show.out)).toEqual({ ...makeRun(), id: a });
+    const human = await inProcess('show', String(a), '--db', path);
+    expect(human.out).toContain(`Run #${a} · sweep · ok`);
+    expect(human.out).toContain('WORKERS');
+    expect(human.out).toContain('advice:   lower the resolution');
 
-    const cmp = cli('compare', String(a), String(b), '--db', path, '--json');
-    expect(cmp.status, cmp.stderr).toBe(0);
-    const c = JSON.parse(cmp.stdout) as { rows: Array<{ ratio: number }> };
+    const cmp = await inProcess('compare', String(a), String(b), '--db', path, '--json');
+    expect(cmp.code, cmp.err).toBe(0);
+    const c = JSON.parse(cmp.out) as { rows: Array<{ ratio: number }> };
     expect(c.rows).toHaveLength(12);
     expect(c.rows.every((r) => Math.abs(r.ratio - 2) < 1e-9)).toBe(true);
     const words = cli('compare', String(a), String(b), '--db', path);
+    expect(words.status, words.stderr).toBe(0);
     expect(words.stdout).toContain('best point: B is 2.00× faster than A');
     expect(words.stdout).toMatch(/B AGAINST A\n.*2\.00× faster/);
     expect(words.stdout).not.toContain('\x1b['); // not a terminal: no colours
 
     const out = join(dir, 'cli-chart.svg');
-    const plot = cli('plot', String(a), '-o', out, '--db', path);
-    expect(plot.status, plot.stderr).toBe(0);
+    const plot = await inProcess('plot', String(a), '-o', out, '--db', path);
+    expect(plot.code, plot.err).toBe(0);
     expectWellFormedSvg(readFileSync(out, 'utf8'));
-    const pair = cli('plot', String(a), String(b), '-o', '-', '--db', path);
-    expect(pair.status, pair.stderr).toBe(0);
-    expect(pair.stdout).toContain('Compare run #1 and run #2');
+    const pair = await inProcess('plot', String(a), String(b), '-o', '-', '--db', path);
+    expect(pair.code, pair.err).toBe(0);
+    expect(pair.out).toContain('Compare run #1 and run #2');
 
-    const rm = cli('rm', String(a), '--db', path);
-    expect(rm.status, rm.stderr).toBe(0);
-    expect(rm.stdout).toContain(`Deleted run ${a}`);
-    const again = cli('rm', String(a), '--db', path);
-    expect(again.status).toBe(1);
-    expect(again.stderr).toContain(`run ${a} not found`);
+    const rm = await inProcess('rm', String(a), '--db', path);
+    expect(rm.code, rm.err).toBe(0);
+    expect(rm.out).toContain(`Deleted run ${a}`);
+    const again = await inProcess('rm', String(a), '--db', path);
+    expect(again.code).toBe(1);
+    expect(again.err).toContain(`run ${a} not found`);
   });
 
   it('a missing run exits 1; bad usage exits 2; no database lists nothing and creates nothing', async () => {
     const path = freshPath();
     RunsDb.open(path).close();
+    // One process per exit code (what only a process shows); the variants in-process.
+    const missing = cli('show', '5', '--db', path);
+    expect(missing.status, missing.stderr).toBe(1);
+    expect(missing.stderr).toMatch(/run.* 5 not found/);
+    const unknown = cli('frobnicate', '--db', path);
+    expect(unknown.status, unknown.stderr).toBe(2);
     for (const args of [
-      ['show', '5'],
       ['compare', '1', '5'],
       ['plot', '5', '-o', join(dir, 'x.svg')],
     ]) {
-      const r = cli(...args, '--db', path);
-      expect(r.status, args.join(' ')).toBe(1);
-      expect(r.stderr).toMatch(/run.* 5 not found/);
+      const r = await inProcess(...args, '--db', path);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.err).toMatch(/run.* 5 not found/);
     }
-    for (const args of [['frobnicate'], ['list', '--bogus']]) {
-      const r = cli(...args, '--db', path);
-      expect(r.status, args.join(' ') + r.stderr).toBe(2);
-    }
+    const bogus = await inProcess('list', '--bogus', '--db', path);
+    expect(bogus.code, bogus.err).toBe(2);
     // The rest in-process (each CLI start costs most of a second): UsageError or a parseArgs error → exit 2.
     for (const args of [
       [],
@@ -925,17 +809,17 @@ describe('beton runs (CLI)', () => {
       expect(err instanceof UsageError || /^ERR_PARSE_ARGS_/.test(err?.code ?? ''), `${args.join(' ')}: ${String(err)}`).toBe(true);
     }
     const nothing = join(dir, 'nope', 'runs.sqlite');
-    const empty = cli('list', '--db', nothing, '--json');
-    expect(empty.status, empty.stderr).toBe(0);
-    expect(JSON.parse(empty.stdout)).toEqual([]);
-    expect(cli('show', '1', '--db', nothing).status).toBe(1);
+    const empty = await inProcess('list', '--db', nothing, '--json');
+    expect(empty.code, empty.err).toBe(0);
+    expect(JSON.parse(empty.out)).toEqual([]);
+    expect((await inProcess('show', '1', '--db', nothing)).code).toBe(1);
     expect(existsSync(nothing)).toBe(false);
     // $BETON_DB is the default location.
-    expect(cli('list', '--json').status).toBe(0);
+    expect((await inProcess('list', '--json')).code).toBe(0);
     const notDb = join(dir, 'not-a-db.sqlite');
     writeFileSync(notDb, 'hello, I am not SQLite'.repeat(100));
-    const bad = cli('list', '--db', notDb);
-    expect(bad.status).toBe(1);
-    expect(bad.stderr).toContain('SQLITE_NOTADB');
+    const bad = await inProcess('list', '--db', notDb);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('SQLITE_NOTADB');
   });
 });
