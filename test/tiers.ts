@@ -39,6 +39,8 @@ export const SLOW_FILES: Readonly<Record<string, string>> = {
     'kill loops: 35 uploads signalled in each phase and at random times, and a 115 MB build to s3 (186 s at load ~12)',
   'test/remote/remote-loader-orders.test.ts':
     'every order and distributed rank, each loaded twice over S3 and HTTP and once locally (~50 s quiet; remote-loader keeps one case fast)',
+  'test/remote/remote-write-sigkill.test.ts':
+    'kills a 400k-row build to s3 with SIGKILL (remote-write keeps the SIGTERM case fast; remote-stream has the kill loops)',
   'test/loader/fuzz-loader-memory.test.ts':
     'seeded fuzz loop over sparse files up to 2^35 bytes (test/loader/memory/large-files.test.ts keeps the fixed cases fast)',
 };
