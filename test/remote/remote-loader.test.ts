@@ -11,7 +11,7 @@ import { startServers, type RemoteServers } from '../helpers/remote-servers.js';
 /*
  * The fast tier's case of the loader over URLs: random order with a pool smaller than the
  * file (pages evicted and fetched again), and the disk cache. Every other order and the
- * distributed ranks are in remote-loader-orders.test.ts (slow tier).
+ * distributed ranks, with 2 workers, are in remote-loader-orders.test.ts (slow tier).
  */
 const dir = mkdtempSync(join(tmpdir(), 'beton-remote-loader-'));
 let srv: RemoteServers;
@@ -37,8 +37,9 @@ afterAll(async () => {
 
 describe('Loader over s3:// and http://', () => {
   it("random, small pool: two epochs of batches equal the local file's, over S3 and HTTP", async () => {
-    // A pool of 4 pages, smaller than the file: pages are evicted and fetched again.
-    const opts: Partial<LoaderOptions> = { order: 'random', remote: { poolBytes: PICS_PAGE * 4 } };
+    // A pool of 4 pages, smaller than the file: pages are evicted and fetched again. One decode
+    // worker (each costs a thread start); remote-loader-orders runs this case with two.
+    const opts: Partial<LoaderOptions> = { order: 'random', numWorkers: 1, remote: { poolBytes: PICS_PAGE * 4 } };
     const reader = await Reader.open(local);
     expect(reader.numPages).toBeGreaterThan(6);
     reader.close();
