@@ -43,6 +43,7 @@ export const SLOW_FILES: Readonly<Record<string, string>> = {
     'kills a 400k-row build to s3 with SIGKILL (remote-write keeps the SIGTERM case fast; remote-stream has the kill loops)',
   'test/remote/remote-read-fixtures.test.ts':
     'the fixture x backend matrix: three more fixtures over S3 and HTTP, a fetch thread per open (remote-read keeps two fixtures fast)',
+  'test/remote/remote-profile.test.ts': 'a real profile sweep over s3:// (remote-cli keeps the other commands over URLs fast)',
   'test/loader/fuzz-loader-memory.test.ts':
     'seeded fuzz loop over sparse files up to 2^35 bytes (test/loader/memory/large-files.test.ts keeps the fixed cases fast)',
 };
