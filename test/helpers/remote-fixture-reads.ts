@@ -7,6 +7,7 @@ import { expect } from 'vitest';
 import { canonicalSample } from '../../core/reader/canonical.js';
 import { Reader } from '../../core/reader/reader.js';
 import { fixturePath } from './fixtures.js';
+import { fileBytes, type RemoteServers } from './remote-servers.js';
 
 /** Every sample of an open Reader, canonically. */
 export const dumpAll = (r: Reader): unknown[] => Array.from({ length: r.numSamples }, (_, i) => canonicalSample(r, i));
@@ -24,5 +25,13 @@ export async function expectFixtureOverUrls(name: string, urls: readonly string[
     } finally {
       r.close();
     }
+  }
+}
+
+/** Puts each fixture on S3 at data/sets/NAME.beton and on the HTTP server at /NAME.beton. */
+export async function serveFixtures(srv: RemoteServers, names: readonly string[]): Promise<void> {
+  for (const n of names) {
+    await srv.put('data', `sets/${n}.beton`, fileBytes(fixturePath(n)));
+    await srv.serve(`${n}.beton`, fileBytes(fixturePath(n)));
   }
 }

@@ -4,11 +4,13 @@
  * arrays, so a loader over s3:// or http:// can be compared batch for batch with the local file.
  * Shared by remote-loader.test.ts (fast: one case) and remote-loader-orders.test.ts (every order).
  */
+import { readFileSync } from 'node:fs';
 import { IntField } from '../../core/fields/int-field.js';
 import { RGBImageField } from '../../core/fields/rgb-image-field.js';
 import { Loader, type LoaderOptions } from '../../core/loader/loader.js';
 import { RandomHorizontalFlip, RandomResizedCropRGBImageDecoder } from '../../core/pipeline/spec.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
+import type { RemoteServers } from './remote-servers.js';
 
 /** The page size of writePics' file: small, so even a small file spans many pages. */
 export const PICS_PAGE = 16384;
@@ -54,4 +56,12 @@ export async function twoEpochs(path: string, opts: Partial<LoaderOptions>): Pro
     await loader.close();
   }
   return out;
+}
+
+/** Writes `count` pictures at `path` (writePics) and puts the file on both servers as pics.beton. */
+export async function servePics(srv: RemoteServers, path: string, count: number): Promise<void> {
+  await writePics(path, count);
+  const bytes = new Uint8Array(readFileSync(path));
+  await srv.put('data', 'pics.beton', bytes);
+  await srv.serve('pics.beton', bytes);
 }

@@ -1,12 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Reader } from '../../core/reader/reader.js';
 import { cli } from '../helpers/cli.js';
 import { cliInProcess } from '../helpers/cli-in-process.js';
 import { fixturePath } from '../helpers/fixtures.js';
-import { fileBytes, startServers, type RemoteServers } from '../helpers/remote-servers.js';
+import { fileBytes } from '../helpers/remote-servers.js';
+import { remoteTestFile } from '../helpers/remote-test-file.js';
 
 /*
  * The commands over URL inputs, run in this process (core/cli/main.ts: the same exit code
@@ -15,24 +15,16 @@ import { fileBytes, startServers, type RemoteServers } from '../helpers/remote-s
  * the exit code, signals, peak RSS) is checked in remote-sec, remote-faults, remote-mem
  * and remote-write. `beton profile` over s3:// is in remote-profile.test.ts (slow tier).
  */
-const dir = mkdtempSync(join(tmpdir(), 'beton-remote-cli-'));
-let srv: RemoteServers;
-const saved = { ...process.env };
-
-beforeAll(async () => {
-  srv = await startServers(['data']);
-  for (const n of ['images_jpg', 'images_smart']) {
-    await srv.put('data', `${n}.beton`, fileBytes(fixturePath(n)));
-    await srv.serve(`${n}.beton`, fileBytes(fixturePath(n)));
-  }
-  Object.assign(process.env, srv.env(), { HOME: dir, BETON_DEBUG: '' });
-}, 60_000);
-
-afterAll(async () => {
-  process.env = saved;
-  await srv?.stop();
-  rmSync(dir, { recursive: true, force: true });
+const f = remoteTestFile(['data'], {
+  prepare: async (srv) => {
+    for (const n of ['images_jpg', 'images_smart']) {
+      await srv.put('data', `${n}.beton`, fileBytes(fixturePath(n)));
+      await srv.serve(`${n}.beton`, fileBytes(fixturePath(n)));
+    }
+  },
+  env: (srv, dir) => ({ ...srv.env(), HOME: dir, BETON_DEBUG: '' }),
 });
+const dir = f.dir;
 
 /** `beton ARGS` in this process. */
 async function beton(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
@@ -43,7 +35,7 @@ async function beton(...args: string[]): Promise<{ status: number | null; stdout
 describe('CLI commands take s3:// and http:// inputs', () => {
   it("inspect --json --hash: the local file's summary and region hashes, but the path", async () => {
     const local = await beton('inspect', fixturePath('images_jpg'), '--json', '--hash');
-    for (const url of ['s3://data/images_jpg.beton', `${srv.http}/images_jpg.beton`]) {
+    for (const url of ['s3://data/images_jpg.beton', `${f.srv.http}/images_jpg.beton`]) {
       const r = await beton('inspect', url, '--json', '--hash');
       expect(r.status, r.stderr).toBe(0);
       expect(r.stderr).toBe('');
@@ -77,11 +69,11 @@ describe('CLI commands take s3:// and http:// inputs', () => {
     const pageSize = reader.pageSize;
     reader.close();
     const run = async (): Promise<{ requests: number; ranges: Array<[number, number]> }> => {
-      const before = await srv.requests();
-      const had = (await srv.served()).length;
+      const before = await f.srv.requests();
+      const had = (await f.srv.served()).length;
       const r = await beton(
         'bench-loader',
-        `${srv.http}/images_jpg.beton`,
+        `${f.srv.http}/images_jpg.beton`,
         '--workers',
         '1',
         '--batch-size',
@@ -93,7 +85,7 @@ describe('CLI commands take s3:// and http:// inputs', () => {
         cache,
       );
       expect(r.status, r.stderr).toBe(0);
-      return { requests: (await srv.requests()) - before, ranges: (await srv.served()).slice(had) };
+      return { requests: (await f.srv.requests()) - before, ranges: (await f.srv.served()).slice(had) };
     };
     const wholePages = (ranges: Array<[number, number]>): Array<[number, number]> =>
       ranges.filter(([a, b]) => a > 0 && a % pageSize === 0 && b - a + 1 === pageSize);
@@ -121,9 +113,9 @@ describe('CLI commands take s3:// and http:// inputs', () => {
 
   it('merge takes URL inputs and writes to s3://; the object equals the local merge', async () => {
     const want = await merged();
-    const r = await beton('merge', 's3://data/images_jpg.beton', `${srv.http}/images_smart.beton`, '-o', 's3://data/merged.beton');
+    const r = await beton('merge', 's3://data/images_jpg.beton', `${f.srv.http}/images_smart.beton`, '-o', 's3://data/merged.beton');
     expect(r.status, r.stderr).toBe(0);
-    expect(Buffer.from((await srv.get('data', 'merged.beton'))!).equals(want)).toBe(true);
+    expect(Buffer.from((await f.srv.get('data', 'merged.beton'))!).equals(want)).toBe(true);
   }, 120_000);
 
   // Issue 28: a spawned CLI, as the TMPDIR is the process's: inputs staged whole would go

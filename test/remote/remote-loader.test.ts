@@ -1,39 +1,19 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Loader, type LoaderOptions } from '../../core/loader/loader.js';
 import { RandomResizedCropRGBImageDecoder } from '../../core/pipeline/spec.js';
 import { Reader } from '../../core/reader/reader.js';
-import { PICS_PAGE, twoEpochs, writePics } from '../helpers/remote-pics.js';
-import { startServers, type RemoteServers } from '../helpers/remote-servers.js';
+import { PICS_PAGE, servePics, twoEpochs } from '../helpers/remote-pics.js';
+import { remoteTestFile } from '../helpers/remote-test-file.js';
 
 /*
  * The fast tier's case of the loader over URLs: random order with a pool smaller than the
  * file (pages evicted and fetched again), and the disk cache. Every other order and the
  * distributed ranks, with 2 workers, are in remote-loader-orders.test.ts (slow tier).
  */
-const dir = mkdtempSync(join(tmpdir(), 'beton-remote-loader-'));
-let srv: RemoteServers;
-let local: string;
-const saved = { ...process.env };
-
-beforeAll(async () => {
-  local = join(dir, 'pics.beton');
-  // 96 images: enough pages for the small pool below to evict (asserted), few enough to be quick.
-  await writePics(local, 96);
-  srv = await startServers(['data']);
-  const bytes = new Uint8Array(readFileSync(local));
-  await srv.put('data', 'pics.beton', bytes);
-  await srv.serve('pics.beton', bytes);
-  Object.assign(process.env, srv.env());
-}, 60_000);
-
-afterAll(async () => {
-  process.env = saved;
-  await srv?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+// 96 images: enough pages for the small pool below to evict (asserted), few enough to be quick.
+const f = remoteTestFile(['data'], { prepare: (srv, dir) => servePics(srv, join(dir, 'pics.beton'), 96) });
+const local = join(f.dir, 'pics.beton');
 
 describe('Loader over s3:// and http://', () => {
   it("random, small pool: two epochs of batches equal the local file's, over S3 and HTTP", async () => {
@@ -46,12 +26,12 @@ describe('Loader over s3:// and http://', () => {
     const want = await twoEpochs(local, opts);
     expect(want.length).toBeGreaterThan(3);
     expect(await twoEpochs('s3://data/pics.beton', opts)).toEqual(want);
-    expect(await twoEpochs(`${srv.http}/pics.beton`, opts)).toEqual(want);
+    expect(await twoEpochs(`${f.srv.http}/pics.beton`, opts)).toEqual(want);
   }, 120_000);
 
   it('fetches each page once per epoch with the default pool, none the second epoch from the disk cache', async () => {
-    const cacheDir = join(dir, 'cache');
-    const url = `${srv.http}/pics.beton`;
+    const cacheDir = join(f.dir, 'cache');
+    const url = `${f.srv.http}/pics.beton`;
     const pipelines = { image: [RandomResizedCropRGBImageDecoder(12)] };
     const first = await Loader.open(url, { batchSize: 16, numWorkers: 1, order: 'random', seed: 1, pipelines, remote: { cacheDir } });
     const pages = first.reader.numPages;

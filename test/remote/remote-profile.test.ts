@@ -1,29 +1,17 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cliInProcess } from '../helpers/cli-in-process.js';
 import { fixturePath } from '../helpers/fixtures.js';
-import { fileBytes, startServers, type RemoteServers } from '../helpers/remote-servers.js';
+import { fileBytes } from '../helpers/remote-servers.js';
+import { remoteTestFile } from '../helpers/remote-test-file.js';
 
 /*
  * Slow tier (test/tiers.ts): `beton profile` over s3://, a real sweep (a warm-up and a timed
  * point). It was in remote-cli.test.ts; the other commands over URLs stay there, fast.
  */
-const dir = mkdtempSync(join(tmpdir(), 'beton-remote-profile-'));
-let srv: RemoteServers;
-const saved = { ...process.env };
-
-beforeAll(async () => {
-  srv = await startServers(['data']);
-  await srv.put('data', 'images_jpg.beton', fileBytes(fixturePath('images_jpg')));
-  Object.assign(process.env, srv.env(), { HOME: dir, BETON_DEBUG: '' });
-}, 60_000);
-
-afterAll(async () => {
-  process.env = saved;
-  await srv?.stop();
-  rmSync(dir, { recursive: true, force: true });
+const f = remoteTestFile(['data'], {
+  prepare: (srv) => srv.put('data', 'images_jpg.beton', fileBytes(fixturePath('images_jpg'))),
+  env: (srv, dir) => ({ ...srv.env(), HOME: dir, BETON_DEBUG: '' }),
 });
 
 describe('profile over s3://', () => {
@@ -39,7 +27,7 @@ describe('profile over s3://', () => {
       '1',
       '--no-gpu',
       '--db',
-      join(dir, 'runs.db'),
+      join(f.dir, 'runs.db'),
       '--json',
     );
     expect(r.code, r.err).toBe(0);

@@ -1,33 +1,18 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { uploadFile } from '../../core/remote/s3-upload.js';
 import { cliInProcess } from '../helpers/cli-in-process.js';
 import { FIXTURES } from '../helpers/fixtures.js';
 import { killS3Build } from '../helpers/killed-s3-build.js';
-import { startServers, type RemoteServers } from '../helpers/remote-servers.js';
+import { remoteTestFile } from '../helpers/remote-test-file.js';
 
 /*
  * Builds and copies to s3:// run the CLI in this process (core/cli/main.ts); a signal needs a
  * process: the SIGTERM case spawns one (the SIGKILL case is in remote-write-sigkill, slow tier).
  */
-const dir = mkdtempSync(join(tmpdir(), 'beton-remote-write-'));
-let srv: RemoteServers;
-let env: NodeJS.ProcessEnv;
-const saved = { ...process.env };
-
-beforeAll(async () => {
-  srv = await startServers(['out']);
-  env = { ...process.env, ...srv.env() };
-  Object.assign(process.env, srv.env());
-}, 60_000);
-
-afterAll(async () => {
-  process.env = saved;
-  await srv?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const f = remoteTestFile(['out']);
+const dir = f.dir;
 
 /** `beton ARGS` in this process (process.env holds the servers' environment). */
 async function beton(...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
@@ -45,7 +30,7 @@ describe('writing to s3://', () => {
     const b = await beton('build', src, '-o', 's3://out/sets/remote.beton', '--workers', '0');
     expect(b.status, String(b.stderr)).toBe(0);
     expect(b.stderr).not.toMatch(/Warning/);
-    const obj = await srv.get('out', 'sets/remote.beton');
+    const obj = await f.srv.get('out', 'sets/remote.beton');
     expect(obj).not.toBeNull();
     expect(Buffer.from(obj!).equals(readFileSync(local))).toBe(true);
     const back = join(dir, 'back.beton');
@@ -55,7 +40,7 @@ describe('writing to s3://', () => {
     expect(readFileSync(back).equals(readFileSync(local))).toBe(true);
     const d = await beton('cp', local, 's3://out/copied.beton');
     expect(d.status, String(d.stderr)).toBe(0);
-    expect(Buffer.from((await srv.get('out', 'copied.beton'))!).equals(readFileSync(local))).toBe(true);
+    expect(Buffer.from((await f.srv.get('out', 'copied.beton'))!).equals(readFileSync(local))).toBe(true);
   }, 120_000);
 
   it('a multipart upload of several parts is byte-identical; an aborted one leaves no object', async () => {
@@ -64,7 +49,7 @@ describe('writing to s3://', () => {
     for (let i = 0; i < bytes.length; i += 4096) bytes[i] = (i >> 12) & 255;
     writeFileSync(big, bytes);
     await uploadFile(big, 's3://out/big.bin', { partSize: 5 * 2 ** 20 });
-    expect(Buffer.from((await srv.get('out', 'big.bin'))!).equals(Buffer.from(bytes))).toBe(true);
+    expect(Buffer.from((await f.srv.get('out', 'big.bin'))!).equals(Buffer.from(bytes))).toBe(true);
     const ac = new AbortController();
     const p = uploadFile(big, 's3://out/aborted.bin', {
       partSize: 5 * 2 ** 20,
@@ -73,13 +58,13 @@ describe('writing to s3://', () => {
       onProgress: () => ac.abort(),
     });
     await expect(p).rejects.toThrow();
-    expect(await srv.get('out', 'aborted.bin')).toBeNull();
+    expect(await f.srv.get('out', 'aborted.bin')).toBeNull();
   }, 120_000);
 
   it('a build killed with SIGTERM leaves no object at the key, and nothing in its TMPDIR', async () => {
-    const tmp = await killS3Build(dir, env, 'SIGTERM', 's3://out/killed-SIGTERM.beton');
-    expect(await srv.get('out', 'killed-SIGTERM.beton')).toBeNull();
-    expect(await srv.list('out')).not.toContain('killed-SIGTERM.beton');
+    const tmp = await killS3Build(dir, { ...process.env }, 'SIGTERM', 's3://out/killed-SIGTERM.beton');
+    expect(await f.srv.get('out', 'killed-SIGTERM.beton')).toBeNull();
+    expect(await f.srv.list('out')).not.toContain('killed-SIGTERM.beton');
     expect(existsSync(tmp) && readdirSync(tmp)).toEqual([]);
   }, 120_000);
 });
