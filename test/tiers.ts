@@ -45,6 +45,13 @@ export const SLOW_FILES: Readonly<Record<string, string>> = {
     'scale: beton check on 100,000 look-alike images under a 1 GiB heap (36 s quiet; look-alikes.test.ts keeps a 1,200-image capped case fast)',
   'test/runs/runs-concurrency.test.ts':
     'races among child processes: four opening one fresh file at once (3 rounds), two saving 200 runs each (18 s quiet)',
+  'test/remote/remote-loader-orders.test.ts':
+    'every order and distributed rank, each loaded twice over S3 and HTTP and once locally (~50 s quiet; remote-loader keeps one case fast)',
+  'test/remote/remote-write-sigkill.test.ts':
+    'kills a 400k-row build to s3 with SIGKILL (remote-write keeps the SIGTERM case fast; remote-stream has the kill loops)',
+  'test/remote/remote-read-fixtures.test.ts':
+    'the fixture x backend matrix: three more fixtures over S3 and HTTP, a fetch thread per open (remote-read keeps two fixtures fast)',
+  'test/remote/remote-profile.test.ts': 'a real profile sweep over s3:// (remote-cli keeps the other commands over URLs fast)',
   'test/loader/fuzz-loader-memory.test.ts':
     'seeded fuzz loop over sparse files up to 2^35 bytes (test/loader/memory/large-files.test.ts keeps the fixed cases fast)',
   'test/reader/reader-crosscheck-decoders.test.ts':
