@@ -1,6 +1,8 @@
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { WORKERS_FROM_DIST_ENV } from './core/workers/spawn-worker.js';
+import { distIsFresh } from './scripts/dist-fresh.mjs';
 import { ISOLATED_FILES, TEST_FILES } from './test/tiers.js';
 
 // Every test file: `npm test`. vitest.fast.config.ts (`npm run test:fast`) is this less the
@@ -17,7 +19,13 @@ export default defineConfig({
     // there): most files wait on child processes, worker threads and the disk much of the time.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     // CLI builds are recorded in the runs database: never in the developer's own one.
-    env: { BETON_DB: join(tmpdir(), 'beton-vitest-runs.sqlite') },
+    env: {
+      BETON_DB: join(tmpdir(), 'beton-vitest-runs.sqlite'),
+      // Worker threads start from dist/ when it is built from today's sources (npm test and
+      // test:fast build it first): the same code, without tsx in every worker (~1 s a start).
+      // A stale dist (a file run by hand after an edit) keeps the tsx bootstrap.
+      [WORKERS_FROM_DIST_ENV]: distIsFresh(import.meta.dirname) ? '1' : '0',
+    },
     // Two projects, together every test file (TEST_FILES), only so that the e2e files get a
     // globalSetup of their own: one Chromium for all of them (test/e2e/shared-chromium.ts),
     // started only when e2e files run. Both take every option above (and the fast tier's
