@@ -37,6 +37,8 @@ export const SLOW_FILES: Readonly<Record<string, string>> = {
     'python3 (the torch engine cases), CPU hogs on purpose, a real profile run per case (441 s at load 25; profile-verdict and answer-surfaces stay fast)',
   'test/remote/remote-stream.test.ts':
     'kill loops: 35 uploads signalled in each phase and at random times, and a 115 MB build to s3 (186 s at load ~12)',
+  'test/loader/loader-variants.test.ts':
+    'the cache, worker-count, rank and explicit-option variants of loader.test.ts (which keeps one of each): a loader per variant, ~25 worker starts',
   'test/loader/fuzz-loader-memory.test.ts':
     'seeded fuzz loop over sparse files up to 2^35 bytes (test/loader/memory/large-files.test.ts keeps the fixed cases fast)',
 };
