@@ -39,6 +39,8 @@ export const SLOW_FILES: Readonly<Record<string, string>> = {
     'kill loops: 35 uploads signalled in each phase and at random times, and a 115 MB build to s3 (186 s at load ~12)',
   'test/loader/loader-variants.test.ts':
     'the cache, worker-count, rank and explicit-option variants of loader.test.ts (which keeps one of each): a loader per variant, ~25 worker starts',
+  'test/loader/memory/large-files-pages.test.ts':
+    'a 4.5 GiB file, 2^31-byte and 512-byte pages, both memory managers each (large-files.test.ts keeps the window-edge file fast)',
   'test/loader/fuzz-loader-memory.test.ts':
     'seeded fuzz loop over sparse files up to 2^35 bytes (test/loader/memory/large-files.test.ts keeps the fixed cases fast)',
 };
