@@ -16,10 +16,14 @@ import { Loader, type LoaderOptions } from '../../core/loader/loader.js';
 import { cropResizeRGB } from '../../core/native/area-resize.js';
 import {
   CenterCropRGBImageDecoder,
+  Custom,
   Cutout,
   IntDecoder,
+  LabelMixup,
   RandomHorizontalFlip,
   RandomResizedCropRGBImageDecoder,
+  RandomTranslate,
+  ReplaceLabel,
   ToCHW,
 } from '../../core/pipeline/spec.js';
 import { Reader } from '../../core/reader/reader.js';
@@ -143,6 +147,15 @@ describe('loader variants: filter', () => {
     expect(new Set(ranks.flat())).toEqual(new Set(Array.from({ length: 100 }, (_, i) => i)));
   });
 
+  it('names an empty result', async () => {
+    const l = await Loader.open(fixed, { batchSize: 8, numWorkers: 1, pipelines: { image: null } });
+    try {
+      await expect(l.filter('label', () => false)).rejects.toThrow(/no sample .* satisfies/);
+    } finally {
+      await l.close();
+    }
+  });
+
   it('a condition that throws: the error comes back and the pass is closed (this loader still works)', async () => {
     const l = await Loader.open(fixed, { batchSize: 8, numWorkers: 1, pipelines: { image: null } });
     try {
@@ -183,6 +196,31 @@ describe('loader variants: decoders', () => {
     const want = cropResizeRGB(ref.data, w, h, { x: (w - c) >> 1, y: (h - c) >> 1, w: c, h: c }, 64, 64);
     const [b] = await collect(p, { batchSize: 1, numWorkers: 1, fastDecode: false, pipelines: { image: [CenterCropRGBImageDecoder(64)] } });
     expect(Buffer.from(b!.get('image').data as Uint8Array).equals(Buffer.from(want))).toBe(true);
+  });
+
+  it('translate, replace label, label mixup and a custom op, on 2 workers', async () => {
+    const p = join(dir, 'ones.beton');
+    await new DatasetWriter(p, { image: new RGBImageField(), label: new IntField() }, { numWorkers: 0 }).write(
+      Array.from({ length: 4 }, (_, i) => ({ image: constant(100, 8, 8), label: i })),
+    );
+    const double = Custom('double', (src, dst) => {
+      for (let i = 0; i < src.length; i++) dst[i] = Math.min(255, src[i]! * 2);
+    });
+    const [b] = await collect(p, {
+      batchSize: 4,
+      numWorkers: 2,
+      seed: 2,
+      pipelines: { image: [RandomTranslate(2), double], label: [IntDecoder(), ReplaceLabel([1], 9), LabelMixup(0.5)] },
+    });
+    const img = b!.get('image').data as Uint8Array;
+    // Every pixel is 200 (doubled) or 0 (translated-in border).
+    expect(img.every((v) => v === 200 || v === 0)).toBe(true);
+    const lab = b!.get('label');
+    expect(lab.shape).toEqual([4, 3]);
+    const rows = Array.from({ length: 4 }, (_, i) => Array.from((lab.data as Float32Array).subarray(i * 3, i * 3 + 3)));
+    expect(rows.map((r) => r[0])).toEqual([0, 9, 2, 3]);
+    expect(rows.map((r) => r[1])).toEqual([3, 0, 9, 2]);
+    expect(rows.every((r) => r[2]! >= 0 && r[2]! <= 1 && r[2] === rows[0]![2])).toBe(true);
   });
 });
 
