@@ -3,12 +3,16 @@
  * test/loader/loader-variants.test.ts (its slow-tier variants) both read: written once per
  * file by each, with the DatasetWriter's inline path (no encode workers to start).
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { IntField } from '../../core/fields/int-field.js';
 import { RGBImageField } from '../../core/fields/rgb-image-field.js';
 import type { Batch } from '../../core/loader/batch.js';
 import { Loader, type LoaderOptions } from '../../core/loader/loader.js';
+import { cropResizeRGB } from '../../core/native/area-resize.js';
+import { Custom, IntDecoder, LabelMixup, RandomTranslate, ReplaceLabel } from '../../core/pipeline/spec.js';
+import { Reader } from '../../core/reader/reader.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 
 /** A w × h RGB image with every byte `v`. */
@@ -85,4 +89,84 @@ export function expectConstantImages(batches: Batch[]): number {
     }
   }
   return rows;
+}
+
+/**
+ * A textured 400 × 320 JPEG (one sample) and what FFCV's CenterCrop(64) gives for it: the whole
+ * image decoded at full scale, then INTER_AREA on the centre crop. CenterCrop(64) of its 280-px
+ * square allows a 1/4 DCT scale, so fastDecode gives other pixels.
+ */
+export async function texturedJpeg(dir: string): Promise<{ path: string; want: Uint8Array }> {
+  const w = 400;
+  const h = 320;
+  const data = new Uint8Array(w * h * 3);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++)
+      data.set([(x * 3 + y) & 255, 128 + 100 * Math.sin(x / 9) * Math.cos(y / 13), ((x ^ y) & 16) * 8 + ((x * y) % 23)], (y * w + x) * 3);
+  }
+  const path = join(dir, 'texture.beton');
+  await new DatasetWriter(
+    path,
+    { image: new RGBImageField({ writeMode: 'jpg', jpegQuality: 90 }), label: new IntField() },
+    { numWorkers: 0 },
+  ).write([{ image: { data, width: w, height: h }, label: 0 }]);
+  const reader = await Reader.open(path);
+  const ref = reader.read(0).image as { data: Uint8Array };
+  reader.close();
+  const c = Math.trunc((224 / 256) * 320);
+  return { path, want: cropResizeRGB(ref.data, w, h, { x: (w - c) >> 1, y: (h - c) >> 1, w: c, h: c }, 64, 64) };
+}
+
+/** `count` constant 16 × 16 JPEGs (value and label i) with sample `bad`'s JPEG header smashed after SOI. */
+export async function corruptJpegs(path: string, count: number, bad: number): Promise<string> {
+  await new DatasetWriter(path, { image: new RGBImageField({ writeMode: 'jpg' }), label: new IntField() }, { numWorkers: 0 }).write(
+    Array.from({ length: count }, (_, i) => ({ image: constant(i, 16, 16), label: i })),
+  );
+  const r = await Reader.open(path);
+  const ref = r.heapRef(bad, 0)!;
+  r.close();
+  const bytes = readFileSync(path);
+  bytes.fill(0x55, ref.ptr + 2, ref.ptr + 40);
+  writeFileSync(path, bytes);
+  return path;
+}
+
+/** The error one epoch of the loader ends with (undefined if none). */
+export async function epochError(loader: Loader): Promise<unknown> {
+  try {
+    for await (const _ of loader) void _;
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+}
+
+/**
+ * Four constant 8 × 8 images of 100 through RandomTranslate(2) and a doubling custom op, labels
+ * through ReplaceLabel([1], 9) and LabelMixup(0.5), seed 2: checks the batch against the values
+ * worked out by hand.
+ */
+export async function expectTranslateAndMixup(dir: string, numWorkers: number): Promise<void> {
+  const p = join(dir, `ones-${numWorkers}.beton`);
+  await new DatasetWriter(p, { image: new RGBImageField(), label: new IntField() }, { numWorkers: 0 }).write(
+    Array.from({ length: 4 }, (_, i) => ({ image: constant(100, 8, 8), label: i })),
+  );
+  const double = Custom('double', (src, dst) => {
+    for (let i = 0; i < src.length; i++) dst[i] = Math.min(255, src[i]! * 2);
+  });
+  const [b] = await collect(p, {
+    batchSize: 4,
+    numWorkers,
+    seed: 2,
+    pipelines: { image: [RandomTranslate(2), double], label: [IntDecoder(), ReplaceLabel([1], 9), LabelMixup(0.5)] },
+  });
+  const img = b!.get('image').data as Uint8Array;
+  // Every pixel is 200 (doubled) or 0 (translated-in border).
+  expect(img.every((v) => v === 200 || v === 0)).toBe(true);
+  const lab = b!.get('label');
+  expect(lab.shape).toEqual([4, 3]);
+  const rows = Array.from({ length: 4 }, (_, i) => Array.from((lab.data as Float32Array).subarray(i * 3, i * 3 + 3)));
+  expect(rows.map((r) => r[0])).toEqual([0, 9, 2, 3]);
+  expect(rows.map((r) => r[1])).toEqual([3, 0, 9, 2]);
+  expect(rows.every((r) => r[2]! >= 0 && r[2]! <= 1 && r[2] === rows[0]![2])).toBe(true);
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,29 +11,28 @@ import { RGBImageField } from '../../core/fields/rgb-image-field.js';
 import { LoaderError } from '../../core/loader/errors.js';
 import { batchesPerEpoch } from '../../core/loader/drop-last.js';
 import { Loader } from '../../core/loader/loader.js';
-import { cropResizeRGB } from '../../core/native/area-resize.js';
 import { Reader } from '../../core/reader/reader.js';
 import {
   CenterCropRGBImageDecoder,
   Cutout,
   IntDecoder,
-  LabelMixup,
   NormalizeImage,
   RandomHorizontalFlip,
   RandomResizedCropRGBImageDecoder,
-  RandomTranslate,
-  ReplaceLabel,
   ToCHW,
   Custom,
 } from '../../core/pipeline/spec.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 import {
   collect,
-  constant,
+  corruptJpegs,
+  epochError,
   epochOf,
   expectConstantImages,
+  expectTranslateAndMixup,
   FIXED_SAMPLES,
   fixedImages,
+  texturedJpeg,
   variableImages,
 } from '../helpers/loader-datasets.js';
 
@@ -248,20 +247,7 @@ describe('loader: decoders and transforms against hand-computed results', () => 
   });
 
   it('crop decoders give full-scale-decode pixels by default; fastDecode (reduced DCT scale) reaches the workers', async () => {
-    // A textured 400x320 JPEG: CenterCrop(64) of its 280-px square allows a 1/4 DCT scale.
-    const w = 400;
-    const h = 320;
-    const data = new Uint8Array(w * h * 3);
-    for (let y = 0; y < h; y++) {
-      for (let x = 0; x < w; x++)
-        data.set([(x * 3 + y) & 255, 128 + 100 * Math.sin(x / 9) * Math.cos(y / 13), ((x ^ y) & 16) * 8 + ((x * y) % 23)], (y * w + x) * 3);
-    }
-    const p = join(dir, 'texture.beton');
-    await new DatasetWriter(
-      p,
-      { image: new RGBImageField({ writeMode: 'jpg', jpegQuality: 90 }), label: new IntField() },
-      { numWorkers: 0 },
-    ).write([{ image: { data, width: w, height: h }, label: 0 }]);
+    const { path: p, want } = await texturedJpeg(dir);
     const load = async (fastDecode?: boolean): Promise<Uint8Array> => {
       const [b] = await collect(p, {
         batchSize: 1,
@@ -271,12 +257,7 @@ describe('loader: decoders and transforms against hand-computed results', () => 
       });
       return b!.get('image').data as Uint8Array;
     };
-    // FFCV's decoder: the whole image at full scale (fast IDCT), then INTER_AREA on the crop.
-    const reader = await Reader.open(p);
-    const ref = reader.read(0).image as { data: Uint8Array };
-    reader.close();
-    const c = Math.trunc((224 / 256) * 320);
-    const want = cropResizeRGB(ref.data, w, h, { x: (w - c) >> 1, y: (h - c) >> 1, w: c, h: c }, 64, 64);
+    // want: FFCV's decoder, the whole image at full scale (fast IDCT), then INTER_AREA on the crop.
     const exact = await load();
     expect(Buffer.from(exact).equals(Buffer.from(want))).toBe(true);
     // (fastDecode: false, the same as the default: loader-variants.test.ts.)
@@ -288,28 +269,7 @@ describe('loader: decoders and transforms against hand-computed results', () => 
   });
 
   it('translate, replace label, label mixup and a custom op (1 worker; 2 in loader-variants)', async () => {
-    const p = join(dir, 'ones.beton');
-    await new DatasetWriter(p, { image: new RGBImageField(), label: new IntField() }, { numWorkers: 0 }).write(
-      Array.from({ length: 4 }, (_, i) => ({ image: constant(100, 8, 8), label: i })),
-    );
-    const double = Custom('double', (src, dst) => {
-      for (let i = 0; i < src.length; i++) dst[i] = Math.min(255, src[i]! * 2);
-    });
-    const [b] = await collect(p, {
-      batchSize: 4,
-      numWorkers: 1,
-      seed: 2,
-      pipelines: { image: [RandomTranslate(2), double], label: [IntDecoder(), ReplaceLabel([1], 9), LabelMixup(0.5)] },
-    });
-    const img = b!.get('image').data as Uint8Array;
-    // Every pixel is 200 (doubled) or 0 (translated-in border).
-    expect(img.every((v) => v === 200 || v === 0)).toBe(true);
-    const lab = b!.get('label');
-    expect(lab.shape).toEqual([4, 3]);
-    const rows = Array.from({ length: 4 }, (_, i) => Array.from((lab.data as Float32Array).subarray(i * 3, i * 3 + 3)));
-    expect(rows.map((r) => r[0])).toEqual([0, 9, 2, 3]);
-    expect(rows.map((r) => r[1])).toEqual([3, 0, 9, 2]);
-    expect(rows.every((r) => r[2]! >= 0 && r[2]! <= 1 && r[2] === rows[0]![2])).toBe(true);
+    await expectTranslateAndMixup(dir, 1);
   });
 });
 
@@ -318,27 +278,13 @@ describe('loader: failures', () => {
     // image is field 0, label field 1; outputs are [label, thumb]: the failing output is
     // index 1, an extra output named thumb, reading field 0. Only "image" is right. (The
     // default image pipeline and the process cache: loader-variants.test.ts.)
-    const p = join(dir, 'corrupt.beton');
-    await new DatasetWriter(p, { image: new RGBImageField({ writeMode: 'jpg' }), label: new IntField() }, { numWorkers: 0 }).write(
-      Array.from({ length: 20 }, (_, i) => ({ image: constant(i, 16, 16), label: i })),
-    );
-    const r = await Reader.open(p);
-    const ref = r.heapRef(13, 0)!;
-    r.close();
-    const bytes = readFileSync(p);
-    bytes.fill(0x55, ref.ptr + 2, ref.ptr + 40); // smash the JPEG header after SOI
-    writeFileSync(p, bytes);
+    const p = await corruptJpegs(join(dir, 'corrupt.beton'), 20, 13);
     const l = await Loader.open(p, {
       batchSize: 4,
       numWorkers: 1,
       pipelines: { image: null, label: [IntDecoder()], thumb: { source: 'image', steps: [CenterCropRGBImageDecoder([8, 8], 1)] } },
     });
-    let err: unknown;
-    try {
-      for await (const _ of l) void _;
-    } catch (e) {
-      err = e;
-    }
+    const err = await epochError(l);
     expect(err).toBeInstanceOf(LoaderError);
     expect((err as LoaderError).code).toBe('CORRUPT_SAMPLE');
     expect((err as LoaderError).details).toMatchObject({ sample: 13, batch: 3, field: 'image' });
