@@ -52,6 +52,11 @@ export const SLOW_FILES: Readonly<Record<string, string>> = {
   'test/remote/remote-read-fixtures.test.ts':
     'the fixture x backend matrix: three more fixtures over S3 and HTTP, a fetch thread per open (remote-read keeps two fixtures fast)',
   'test/remote/remote-profile.test.ts': 'a real profile sweep over s3:// (remote-cli keeps the other commands over URLs fast)',
+  'test/loader/loader-variants.test.ts':
+    'the cache, worker-count, rank and explicit-option variants of loader.test.ts (which keeps one of each): a loader per variant, ~25 worker starts',
+  'test/loader/memory/large-files-pages.test.ts':
+    'a 4.5 GiB file, 2^31-byte and 512-byte pages, both memory managers each (large-files.test.ts keeps the window-edge file fast)',
+  'test/loader/drop-last-ffcv.test.ts': 'runs the exported loader under the real FFCV in python3 (drop-last.test.ts keeps the rest fast)',
   'test/loader/fuzz-loader-memory.test.ts':
     'seeded fuzz loop over sparse files up to 2^35 bytes (test/loader/memory/large-files.test.ts keeps the fixed cases fast)',
   'test/reader/reader-crosscheck-decoders.test.ts':

@@ -1,25 +1,24 @@
 // Issue 22: a batch larger than the epoch with dropLast (the default, as FFCV's drop_last) is
 // an explicit error in the library and in the exported Python, never zero batches silently.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// (The exported Python run by the real FFCV: drop-last-ffcv.test.ts, slow tier.)
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseLoaderConfig } from '../../core/api/loader-config.js';
 import { loaderToPython } from '../../core/export/python.js';
 import { IntField } from '../../core/fields/int-field.js';
+import { batchesPerEpoch, requireSomeBatch } from '../../core/loader/drop-last.js';
 import { Loader } from '../../core/loader/loader.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
-import { ffcvStatus, PYTHON } from '../interop/ffcv.js';
-import { requires } from '../helpers/requires.js';
-
-const HAVE_FFCV = requires('FFCV', `pip install ffcv (the exported loader is run by ${PYTHON})`, ffcvStatus().ok);
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-droplast-'));
 const file = join(dir, 'small.beton');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 beforeAll(async () => {
-  await new DatasetWriter(file, { label: new IntField() }).write(Array.from({ length: 48 }, (_, i) => ({ label: BigInt(i) })));
+  await new DatasetWriter(file, { label: new IntField() }, { numWorkers: 0 }).write(
+    Array.from({ length: 48 }, (_, i) => ({ label: BigInt(i) })),
+  );
 });
 
 describe('a batch larger than the dataset', () => {
@@ -35,9 +34,10 @@ describe('a batch larger than the dataset', () => {
     const short = await Loader.open(file, { batchSize: 256, numWorkers: 1, dropLast: false });
     expect(short.length).toBe(1);
     await short.close();
-    const fits = await Loader.open(file, { batchSize: 48, numWorkers: 1 });
-    expect(fits.length).toBe(1);
-    await fits.close();
+    // A batch that fits is let through by the same check the refusal above comes from (a
+    // second loader would cost a worker start, ~1.5 s, for this).
+    expect(() => requireSomeBatch(48, 48, true, file)).not.toThrow();
+    expect(batchesPerEpoch(48, 48, true)).toBe(1);
   });
 
   it('counts the samples of this rank: indices smaller than the batch fail too', async () => {
@@ -54,20 +54,4 @@ describe('a batch larger than the dataset', () => {
     if (!noDrop.ok) throw new Error(JSON.stringify(noDrop));
     expect(loaderToPython(noDrop.value)).not.toContain('len(loader) == 0');
   });
-
-  // Issue 33 item 6: the FFCV half runs under describeFfcv's rule (skipped loudly without FFCV,
-  // a failure under CI=true), not behind a silent return.
-  it.runIf(HAVE_FFCV)(
-    'the exported Python, run by FFCV, stops with that advice (exit 1)',
-    () => {
-      const r = parseLoaderConfig({ file, batchSize: 256, dropLast: true, pipelines: {} });
-      if (!r.ok) throw new Error(JSON.stringify(r));
-      const script = join(dir, 'loader.py');
-      writeFileSync(script, loaderToPython(r.value));
-      const run = spawnSync(PYTHON, [script], { encoding: 'utf8', timeout: 120_000 });
-      expect(run.status, run.stderr).toBe(1);
-      expect(run.stderr).toMatch(/batch_size 256 is larger than the 48 samples of .*small\.beton/);
-    },
-    150_000,
-  );
 });

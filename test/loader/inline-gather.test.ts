@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FloatField } from '../../core/fields/float-field.js';
 import { IntField } from '../../core/fields/int-field.js';
 import { Loader, type LoaderOptions } from '../../core/loader/loader.js';
+import { createOrder } from '../../core/loader/orders/index.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-inline-gather-'));
@@ -30,19 +31,30 @@ interface Seen {
   x: number[];
 }
 
+/** Opens a loader over `file` with inline gather on or off (BETON_INLINE_GATHER is read at open). */
+async function openWith(inline: boolean, opts: Partial<LoaderOptions>): Promise<Loader> {
+  const before = process.env.BETON_INLINE_GATHER;
+  process.env.BETON_INLINE_GATHER = inline ? '1' : '0';
+  try {
+    return await Loader.open(file, { batchSize: 64, numWorkers: 1, order: 'random', seed: 3, ...opts });
+  } finally {
+    if (before === undefined) delete process.env.BETON_INLINE_GATHER;
+    else process.env.BETON_INLINE_GATHER = before;
+  }
+}
+
+/** `count` epochs of a loader opened as openWith() says; the loader is closed after. */
 async function epochs(
   inline: boolean,
   opts: Partial<LoaderOptions>,
   count: number,
 ): Promise<{ seen: Seen[]; busy: number; prefetched: number }> {
-  const before = process.env.BETON_INLINE_GATHER;
-  process.env.BETON_INLINE_GATHER = inline ? '1' : '0';
-  const loader = await Loader.open(file, { batchSize: 64, numWorkers: 2, order: 'random', seed: 3, ...opts });
-  if (before === undefined) delete process.env.BETON_INLINE_GATHER;
-  else process.env.BETON_INLINE_GATHER = before;
+  const loader = await openWith(inline, opts);
   try {
     const seen: Seen[] = [];
     for (let e = 0; e < count; e++) {
+      // Time for worker 0 to finish this epoch's order (the consumer takes it only when done).
+      if (e > 0) await new Promise((r) => setTimeout(r, 200));
       const s: Seen = { ids: [], i: [], x: [] };
       for await (const b of loader) {
         s.ids.push(...b.sampleIds);
@@ -50,8 +62,6 @@ async function epochs(
         s.x.push(...Array.from(b.get('x').data as ArrayLike<number>));
       }
       seen.push(s);
-      // Time for worker 0 to finish the next epoch's order (the consumer takes it only when done).
-      await new Promise((r) => setTimeout(r, 200));
     }
     return { seen, busy: loader.stats().workerBusyMs, prefetched: loader.stats().ordersPrefetched };
   } finally {
@@ -59,10 +69,18 @@ async function epochs(
   }
 }
 
+// A loader start boots a worker thread (~1.5 s on a quiet machine): one worker each, the
+// inline run of the default options is shared by the first and last case, and orders are
+// checked against the order module here rather than a second loader.
 describe('inline gather of cheap rows', () => {
-  it('gives the worker path’s batches, epoch after epoch, without a worker job', async () => {
-    const inline = await epochs(true, {}, 3);
-    const workers = await epochs(false, {}, 3);
+  let inline: Awaited<ReturnType<typeof epochs>>;
+  let workers: Awaited<ReturnType<typeof epochs>>;
+  beforeAll(async () => {
+    inline = await epochs(true, {}, 3);
+    workers = await epochs(false, {}, 3);
+  });
+
+  it('gives the worker path’s batches, epoch after epoch, without a worker job', () => {
     expect(inline.seen).toEqual(workers.seen);
     // Epochs 1 and 2 took the order worker 0 computed ahead, and it is the order.
     expect(inline.prefetched).toBe(2);
@@ -81,49 +99,54 @@ describe('inline gather of cheap rows', () => {
     expect(workers.busy).toBeGreaterThan(0);
   });
 
-  it('prefetched sequential and distributed random orders are the ones computed here', async () => {
-    for (const opts of [{ order: 'sequential' as const }, { distributed: { rank: 1, worldSize: 2 } }]) {
-      const inline = await epochs(true, opts, 3);
-      const workers = await epochs(false, opts, 3);
-      expect(inline.prefetched).toBe(2);
-      expect(inline.seen.map((s) => s.ids)).toEqual(workers.seen.map((s) => s.ids));
-    }
+  it('a prefetched distributed random order is the one computed here', async () => {
+    const distributed = { rank: 1, worldSize: 2 };
+    const rank = await epochs(true, { distributed }, 3);
+    expect(rank.prefetched).toBe(2);
+    // The order module on this thread: rank 1's share of each epoch, dropLast cutting it to whole batches.
+    const order = createOrder('random', { indices: Uint32Array.from({ length: N }, (_, k) => k), seed: 3, batchSize: 64, distributed });
+    const want = [0, 1, 2].map((e) => {
+      const ids = [...order.sampleOrder(e)];
+      return ids.slice(0, Math.floor(ids.length / 64) * 64);
+    });
+    expect(want[0]!.length).toBe(Math.floor(N / 2 / 64) * 64);
+    expect(rank.seen.map((s) => s.ids)).toEqual(want);
   });
 
-  it('keeps the last partial batch, and a held batch intact while the next is made', async () => {
-    const a = await epochs(true, { dropLast: false, order: 'sequential' }, 1);
-    expect(a.seen[0]!.ids).toEqual(Array.from({ length: N }, (_, k) => k));
-    const loader = await Loader.open(file, { batchSize: 64, numWorkers: 1, order: 'random', seed: 1, batchesAhead: 1 });
+  it('sequential: prefetched orders are the sequence, the last partial batch is kept, and a held batch stays intact while the next is made', async () => {
+    const loader = await openWith(true, { dropLast: false, order: 'sequential', batchesAhead: 1 });
     try {
-      let prev: { data: ArrayLike<number | bigint>; copy: number[] } | null = null;
-      for await (const b of loader) {
-        if (prev) expect(Array.from(prev.data, Number)).toEqual(prev.copy);
-        const data = b.get('i').data as ArrayLike<number | bigint>;
-        prev = { data, copy: Array.from(data, Number) };
+      for (let e = 0; e < 3; e++) {
+        if (e > 0) await new Promise((r) => setTimeout(r, 200));
+        const ids: number[] = [];
+        let prev: { data: ArrayLike<number | bigint>; copy: number[] } | null = null;
+        for await (const b of loader) {
+          if (prev) expect(Array.from(prev.data, Number)).toEqual(prev.copy);
+          const data = b.get('i').data as ArrayLike<number | bigint>;
+          prev = { data, copy: Array.from(data, Number) };
+          ids.push(...b.sampleIds);
+        }
+        expect(ids).toEqual(Array.from({ length: N }, (_, k) => k));
       }
+      expect(loader.stats().ordersPrefetched).toBe(2);
     } finally {
       await loader.close();
     }
   });
 
   it('resumes mid-epoch with the remaining batches', async () => {
-    const full = (await epochs(true, {}, 1)).seen[0]!.ids;
-    const loader = await Loader.open(file, { batchSize: 64, numWorkers: 2, order: 'random', seed: 3 });
-    let state;
+    const full = inline.seen[0]!.ids;
+    const again = await openWith(true, {});
     try {
-      let n = 0;
-      for await (const _b of loader) if (++n === 5) break;
-      state = loader.state();
-      expect(state.batch).toBe(5);
-    } finally {
-      await loader.close();
-    }
-    const again = await Loader.open(file, { batchSize: 64, numWorkers: 2, order: 'random', seed: 3 });
-    try {
-      again.resume(state);
+      // A state of this loader at epoch 0, batch 5, resumed by the inline path.
+      again.resume({ ...again.state(), epoch: 0, batch: 5 });
       const rest: number[] = [];
       for await (const b of again) rest.push(...b.sampleIds);
       expect(rest).toEqual(full.slice(5 * 64));
+      // And the state the inline path reports after 5 batches of the next epoch and a break.
+      let n = 0;
+      for await (const _b of again) if (++n === 5) break;
+      expect(again.state()).toMatchObject({ epoch: 1, batch: 5 });
     } finally {
       await again.close();
     }

@@ -18,7 +18,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 beforeAll(async () => {
   const rows = Array.from({ length: 500 }, (_, i) => ({ x: BigInt(i) }));
-  await new DatasetWriter(file, { x: new IntField() }).write(rows);
+  await new DatasetWriter(file, { x: new IntField() }, { numWorkers: 0 }).write(rows);
 });
 
 /** Runs `body` (an ES module's top level with `Loader` and `file` in scope); resolves how long the process lived after printing "last". */
@@ -74,7 +74,7 @@ describe.skipIf(!requires('a built dist/', 'npm run build:ts', existsSync(LIB)))
 
 describe('close()', () => {
   it('is idempotent, also when called twice at once and after the epoch', async () => {
-    const loader = await Loader.open(file, { batchSize: 100, numWorkers: 2 });
+    const loader = await Loader.open(file, { batchSize: 100, numWorkers: 1 });
     let n = 0;
     for await (const b of loader) n += b.size;
     expect(n).toBe(500);

@@ -63,7 +63,7 @@ async function refused(p: Promise<unknown>): Promise<LoaderError> {
 
 describe('loader option bounds', () => {
   it('batchSize 1e9 on 12 samples: one batch of the 12 (dropLast false) or a named refusal, without allocating 1e9 rows', async () => {
-    expect(await ids(twelve, { batchSize: 1e9, dropLast: false, numWorkers: 2 })).toEqual([[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]]);
+    expect(await ids(twelve, { batchSize: 1e9, dropLast: false, numWorkers: 1 })).toEqual([[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]]);
     // With dropLast (the default) an epoch would have no batch at all: refused naming dropLast (issue 22), never silently empty.
     const none = await refused(Loader.open(twelve, { batchSize: 1e9, numWorkers: 1 }));
     expect(none.code).toBe('BAD_OPTIONS');
@@ -73,14 +73,21 @@ describe('loader option bounds', () => {
     expect(e.message).toMatch(/batchSize must be an integer from 1 to 4294967295, got 1099511627776/);
   });
 
+  // One loader for the two large legal values below: a worker start costs more than all the checks.
+  // batchSize 1 leaves one row per batch, so 256 workers must come down to 1.
+  const wideOpts: LoaderOptions = { batchSize: 1, numWorkers: 256, batchesAhead: 1024 };
+  let wide: Loader;
+  beforeAll(async () => {
+    wide = await Loader.open(twelve, wideOpts);
+  });
+  afterAll(() => wide.close());
+
   it('batchesAhead: at most 1024 (1e6 is refused by name); a large legal value on a short epoch allocates only the epoch', async () => {
     const e = await refused(Loader.open(twelve, { batchSize: 4, batchesAhead: 1e6 }));
     expect(e.message).toBe('batchesAhead must be an integer from 1 to 1024, got 1000000');
-    expect(await ids(twelve, { batchSize: 4, batchesAhead: 1024, numWorkers: 1 })).toEqual([
-      [0, 1, 2, 3],
-      [4, 5, 6, 7],
-      [8, 9, 10, 11],
-    ]);
+    const got: number[][] = [];
+    for await (const b of wide) got.push([...b.sampleIds]);
+    expect(got).toEqual(Array.from({ length: 12 }, (_, i) => [i]));
   });
 
   it('processCacheBytes: NaN, negative or not a number is refused (NaN made a pool of no slots before: the first batch waited forever)', async () => {
@@ -108,9 +115,7 @@ describe('loader option bounds', () => {
   });
 
   it('numWorkers: at most one per row of a batch and max(64, 2 × cores); 0.5 and 0 are refused', async () => {
-    const l = await Loader.open(twelve, { batchSize: 4, numWorkers: 256 });
-    expect(l.numWorkers).toBe(4);
-    await l.close();
+    expect(wide.numWorkers).toBe(1);
     expect(effectiveWorkers(256, 1000, 4)).toBe(64);
     expect(effectiveWorkers(256, 1000, 96)).toBe(192);
     expect(effectiveWorkers(3, 1000, 2)).toBe(3);
@@ -121,70 +126,84 @@ describe('loader option bounds', () => {
 
 describe('resume states carry their loader', () => {
   const opts: LoaderOptions = { batchSize: 3, order: 'random', seed: 5, numWorkers: 1 };
+  // Every option the identity carries differs from opts here (and the file's content): each
+  // difference is named in turn below. 6 indices on 2 ranks, batches of 2: 1 batch an epoch.
+  const foreignOpts: LoaderOptions = {
+    batchSize: 2,
+    order: 'sequential',
+    seed: 6,
+    indices: [0, 1, 2, 3, 4, 5],
+    distributed: { rank: 0, worldSize: 2 },
+    numWorkers: 1,
+  };
 
-  async function stateAfter(path: string, o: LoaderOptions, batches: number): Promise<LoaderState> {
-    const l = await Loader.open(path, o);
-    try {
-      let n = 0;
-      for await (const _ of l) if (++n === batches) break;
-      return JSON.parse(JSON.stringify(l.state())) as LoaderState;
-    } finally {
-      await l.close();
-    }
-  }
+  // Three loaders for the whole describe (each start boots a worker): `saver` saves the
+  // state after 2 batches, `copy` (a byte-identical file elsewhere, same options) resumes it,
+  // `foreign` (another file, every option different) refuses it. resume() checks before it
+  // changes anything, so the refused states leave these loaders as they were.
+  let saver: Loader;
+  let copy: Loader;
+  let foreign: Loader;
+  let state: LoaderState;
+  beforeAll(async () => {
+    [saver, copy, foreign] = await Promise.all([Loader.open(twelve, opts), Loader.open(twelveCopy, opts), Loader.open(other, foreignOpts)]);
+    let n = 0;
+    for await (const _ of saver) if (++n === 2) break;
+    state = JSON.parse(JSON.stringify(saver.state())) as LoaderState;
+  });
+  afterAll(() => Promise.all([saver.close(), copy.close(), foreign.close()]));
 
-  async function resumeError(path: string, o: LoaderOptions, state: unknown): Promise<LoaderError> {
-    const l = await Loader.open(path, o);
+  function resumeError(l: Loader, s: unknown): LoaderError {
+    let caught: unknown = null;
     try {
-      let caught: unknown = null;
-      try {
-        l.resume(state as LoaderState);
-      } catch (e) {
-        caught = e;
-      }
-      expect(caught).toBeInstanceOf(LoaderError);
-      return caught as LoaderError;
-    } finally {
-      await l.close();
+      l.resume(s as LoaderState);
+    } catch (e) {
+      caught = e;
     }
+    expect(caught).toBeInstanceOf(LoaderError);
+    return caught as LoaderError;
   }
 
   it('the same file and options resume (a byte-identical copy elsewhere too: identity is content, not path)', async () => {
-    const state = await stateAfter(twelve, opts, 2);
     expect(state).toMatchObject({
       epoch: 0,
       batch: 2,
       seed: 5,
-      loader: { batchSize: 3, order: 'random', seed: 5, length: 4, indices: null },
+      loader: { batchSize: 3, order: 'random', seed: 5, length: 4, indices: null, distributed: null },
     });
-    const l = await Loader.open(twelveCopy, opts);
-    l.resume(state);
+    copy.resume(state);
     const rest: number[] = [];
-    for await (const b of l) rest.push(b.index);
-    await l.close();
+    for await (const b of copy) rest.push(b.index);
     expect(rest).toEqual([2, 3]);
   });
 
-  it('another file, batch size, order, seed, indices or distributed rank is a FOREIGN_STATE naming it', async () => {
-    const state = await stateAfter(twelve, opts, 1);
-    const cases: Array<[string, LoaderOptions, RegExp]> = [
-      [other, opts, /its file content \(sha256 of its header and tables\) is [0-9a-f]{12}…, this loader over .*other\.beton has/],
-      [twelve, { ...opts, batchSize: 4 }, /its batchSize is 3, this loader .* has 4/],
-      [twelve, { ...opts, order: 'sequential' }, /its order is "random", .* has "sequential"/],
-      [twelve, { ...opts, seed: 6 }, /its seed is 5, .* has 6/],
-      [twelve, { ...opts, indices: [0, 1, 2, 3, 4, 5] }, /its indices \(sha256\) is null/],
-      [twelve, { ...opts, distributed: { rank: 0, worldSize: 2 } }, /its distributed rank\/worldSize is null, .* has "0\/2"/],
+  it('another file, batch size, order, seed, indices or distributed rank is a FOREIGN_STATE naming it', () => {
+    // The foreign loader's identity carries each of its options (not a constant or a default).
+    const theirs = foreign.state().loader;
+    expect(theirs).toMatchObject({ batchSize: 2, order: 'sequential', seed: 6, length: 1, distributed: '0/2' });
+    expect(theirs.indices).toMatch(/^[0-9a-f]{64}$/);
+    // The saved state, then with each difference fixed in turn (to the foreign loader's
+    // value): resume() names the next one, so every field of the identity is compared.
+    const cases: Array<[keyof LoaderState['loader'], RegExp]> = [
+      ['file', /its file content \(sha256 of its header and tables\) is [0-9a-f]{12}…, this loader over .*other\.beton has/],
+      ['batchSize', /its batchSize is 3, this loader .* has 2/],
+      ['order', /its order is "random", .* has "sequential"/],
+      ['seed', /its seed is 5, .* has 6/],
+      ['indices', /its indices \(sha256\) is null, .* has "?[0-9a-f]{12}…/],
+      ['distributed', /its distributed rank\/worldSize is null, .* has "0\/2"/],
+      ['length', /its batches per epoch is 4, .* has 1/],
     ];
-    for (const [path, o, want] of cases) {
-      const e = await resumeError(path, o, state);
+    const loader = { ...state.loader };
+    for (const [key, want] of cases) {
+      const e = resumeError(foreign, { ...state, loader: { ...loader } });
       expect(e.code).toBe('FOREIGN_STATE');
       expect(e.message).toMatch(want);
       expect(e.message).toMatch(/open the loader with the file and options the state was saved with/);
+      Object.assign(loader, { [key]: theirs[key] });
     }
   });
 
-  it('null, garbage, identity-less and impossible states are refused with what a state is', async () => {
-    const state = await stateAfter(twelve, opts, 1);
+  it('null, garbage, identity-less and impossible states are refused with what a state is', () => {
     const cases: Array<[unknown, string, RegExp]> = [
       [null, 'BAD_OPTIONS', /resume\(\) takes a state from loader\.state\(\) \(\{ epoch, batch, seed, loader \}\), got null/],
       ['x', 'BAD_OPTIONS', /got string/],
@@ -196,7 +215,7 @@ describe('resume states carry their loader', () => {
       [{ ...state, seed: 9 }, 'FOREIGN_STATE', /saved with seed 9, this loader uses 5/],
     ];
     for (const [s, code, want] of cases) {
-      const e = await resumeError(twelve, opts, s);
+      const e = resumeError(saver, s);
       expect([e.code, e.message]).toEqual([code, expect.stringMatching(want)]);
     }
   });
@@ -204,7 +223,7 @@ describe('resume states carry their loader', () => {
 
 describe('close() during for await', () => {
   it('awaited inside the loop body: the loop ends and the code after it runs', async () => {
-    const l = await Loader.open(many, { batchSize: 1, numWorkers: 2 });
+    const l = await Loader.open(many, { batchSize: 1, numWorkers: 1 });
     let seen = 0;
     for await (const _ of l) {
       seen++;

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,52 +8,46 @@ import { IntField } from '../../core/fields/int-field.js';
 import { JSONField } from '../../core/fields/json-field.js';
 import { NDArrayField } from '../../core/fields/ndarray-field.js';
 import { RGBImageField } from '../../core/fields/rgb-image-field.js';
-import type { Batch } from '../../core/loader/batch.js';
 import { LoaderError } from '../../core/loader/errors.js';
-import { Loader, type LoaderOptions } from '../../core/loader/loader.js';
-import { cropResizeRGB } from '../../core/native/area-resize.js';
+import { batchesPerEpoch } from '../../core/loader/drop-last.js';
+import { Loader } from '../../core/loader/loader.js';
 import { Reader } from '../../core/reader/reader.js';
 import {
   CenterCropRGBImageDecoder,
   Cutout,
   IntDecoder,
-  LabelMixup,
   NormalizeImage,
   RandomHorizontalFlip,
   RandomResizedCropRGBImageDecoder,
-  RandomTranslate,
-  ReplaceLabel,
   ToCHW,
   Custom,
 } from '../../core/pipeline/spec.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
+import {
+  collect,
+  corruptJpegs,
+  epochError,
+  epochOf,
+  expectConstantImages,
+  expectTranslateAndMixup,
+  FIXED_SAMPLES,
+  fixedImages,
+  texturedJpeg,
+  variableImages,
+} from '../helpers/loader-datasets.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-loader-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const constant = (v: number, w: number, h: number): { data: Uint8Array; width: number; height: number } => ({
-  data: new Uint8Array(w * h * 3).fill(v),
-  width: w,
-  height: h,
-});
-
+// Each Loader.open boots its worker threads (~1.5 s each on a quiet machine, far more than
+// any check here): the cases share loaders where they read the same thing, and the variants
+// of a case (every cache, worker count, rank) are in loader-variants.test.ts, the slow tier.
 let fixed: string;
 let variable: string;
 let scalars: string;
 beforeAll(async () => {
-  fixed = join(dir, 'fixed.beton');
-  // Constant images (value i mod 255), half raw and half JPEG q95, small pages: several samples per page.
-  await new DatasetWriter(
-    fixed,
-    { image: new RGBImageField({ writeMode: 'proportion', jpegQuality: 95 }), label: new IntField() },
-    { numWorkers: 0, pageSize: 16384, allowSmallPages: true },
-  ).write(Array.from({ length: 600 }, (_, i) => ({ image: constant(i % 255, 25, 20), label: i })));
-  variable = join(dir, 'variable.beton');
-  await new DatasetWriter(
-    variable,
-    { image: new RGBImageField({ writeMode: 'proportion', jpegQuality: 95 }), label: new IntField() },
-    { numWorkers: 0 },
-  ).write(Array.from({ length: 40 }, (_, i) => ({ image: constant(i % 255, 300 + ((i * 37) % 200), 300 + ((i * 53) % 200)), label: i })));
+  fixed = await fixedImages(dir);
+  variable = await variableImages(dir, 24);
   scalars = join(dir, 'scalars.beton');
   await new DatasetWriter(
     scalars,
@@ -76,57 +70,31 @@ beforeAll(async () => {
   );
 });
 
-async function collect(path: string, opts: LoaderOptions): Promise<Batch[]> {
-  const loader = await Loader.open(path, opts);
-  const out: Batch[] = [];
-  try {
-    for await (const b of loader) out.push(b.clone());
-  } finally {
-    await loader.close();
-  }
-  return out;
-}
-
-const imageRow = (b: Batch, r: number, name = 'image'): Uint8Array => {
-  const o = b.get(name);
-  const row = o.shape.slice(1).reduce((x, y) => x * y, 1);
-  return (o.data as Uint8Array).subarray(r * row, (r + 1) * row);
-};
-
 describe('loader: decoding and order', () => {
-  it.each([true, false])('constant raw and JPEG q95 images decode exactly (osCache %s)', async (osCache) => {
-    const batches = await collect(fixed, { batchSize: 64, numWorkers: 2, osCache, dropLast: false });
-    let rows = 0;
-    for (const b of batches) {
-      expect(b.get('image').shape.slice(1)).toEqual([20, 25, 3]);
-      for (let r = 0; r < b.size; r++) {
-        const id = b.sampleIds[r]!;
-        expect(b.get('label').data[r]).toBe(BigInt(id));
-        expect(
-          imageRow(b, r).every((v) => v === id % 255),
-          `sample ${id}`,
-        ).toBe(true);
-        rows++;
-      }
+  it('constant raw and JPEG q95 images decode exactly (OS cache; 2 workers and the process cache in loader-variants)', async () => {
+    const l = await Loader.open(fixed, { batchSize: 7, numWorkers: 1, dropLast: false });
+    try {
+      expect(l.length).toBe(86);
+      const batches = await epochOf(l);
+      expect(expectConstantImages(batches)).toBe(FIXED_SAMPLES);
+      expect(batches[0]!.sampleIds).toEqual(Uint32Array.from([0, 1, 2, 3, 4, 5, 6]));
+      // dropLast false keeps the last partial batch: 600 = 85 × 7 + 5.
+      expect(batches.map((x) => x.size).filter((s) => s !== 7)).toEqual([5]);
+    } finally {
+      await l.close();
     }
-    expect(rows).toBe(600);
-    expect(batches[0]!.sampleIds.slice(0, 8)).toEqual(Uint32Array.from([0, 1, 2, 3, 4, 5, 6, 7]));
   });
 
-  it('length follows drop_last (600 samples: bs 7 → 85 / 86, bs 60 → 10 / 10)', async () => {
+  it('length follows drop_last (600 samples: bs 7 → 85 / 86, bs 60 → 10 / 10)', () => {
+    // The loader's length is batchesPerEpoch of its epoch (the loaders above and the filtered
+    // loader below check it end to end, with dropLast false and true).
     for (const [bs, dropLast, len] of [
       [7, true, 85],
       [7, false, 86],
       [60, true, 10],
       [60, false, 10],
-    ] as const) {
-      const l = await Loader.open(fixed, { batchSize: bs, dropLast, numWorkers: 1 });
-      expect(l.length).toBe(len);
-      await l.close();
-    }
-    const b = await collect(fixed, { batchSize: 7, dropLast: false, numWorkers: 1, pipelines: { image: null } });
-    expect(b.map((x) => x.size).filter((s) => s !== 7)).toEqual([5]);
-    expect(Object.keys(b[0]!.outputs)).toEqual(['label']);
+    ] as const)
+      expect(batchesPerEpoch(FIXED_SAMPLES, bs, dropLast)).toBe(len);
   });
 
   it('random order reproduces numpy default_rng(seed + epoch).permutation', async () => {
@@ -140,67 +108,46 @@ describe('loader: decoding and order', () => {
     expect(epochs[1]!.slice(0, 3)).toEqual([2, 8, 4]);
   });
 
-  it('batches are identical with 1 and 2 workers, and with os and process cache', async () => {
+  it('batches are identical with 1 worker and OS cache, and 2 workers and process cache; resume mid-epoch yields exactly the remaining batches', async () => {
     const pipelines = { image: [RandomResizedCropRGBImageDecoder(16), RandomHorizontalFlip(), Cutout(4), ToCHW()], label: [IntDecoder()] };
-    const base = { batchSize: 32, order: 'quasi_random' as const, seed: 5, pipelines };
-    const a = await collect(variable, { ...base, batchSize: 8, numWorkers: 1 });
-    const b = await collect(variable, { ...base, batchSize: 8, numWorkers: 2 });
-    const c = await collect(variable, { ...base, batchSize: 8, numWorkers: 2, osCache: false });
-    expect(a.length).toBe(5);
-    for (const other of [b, c]) {
+    const base = { batchSize: 8, order: 'quasi_random' as const, seed: 5, pipelines };
+    const [one, two] = await Promise.all([
+      Loader.open(variable, { ...base, numWorkers: 1 }),
+      Loader.open(variable, { ...base, numWorkers: 2, osCache: false }),
+    ]);
+    try {
+      const full = await epochOf(one);
+      expect(full.length).toBe(3);
+      expect(full[0]!.get('image').shape).toEqual([8, 3, 16, 16]);
+      const other = await epochOf(two);
+      expect(other.length).toBe(3);
       other.forEach((x, i) => {
-        expect(x.sampleIds).toEqual(a[i]!.sampleIds);
-        expect(x.get('image').data).toEqual(a[i]!.get('image').data);
+        expect(x.sampleIds).toEqual(full[i]!.sampleIds);
+        expect(x.get('image').data).toEqual(full[i]!.get('image').data);
       });
-    }
-    expect(a[0]!.get('image').shape).toEqual([8, 3, 16, 16]);
-  });
-
-  it('resume mid-epoch yields exactly the remaining batches', async () => {
-    const opts: LoaderOptions = {
-      batchSize: 50,
-      order: 'random',
-      seed: 11,
-      numWorkers: 2,
-      pipelines: { image: [RandomResizedCropRGBImageDecoder(8), RandomHorizontalFlip()] },
-    };
-    const full = await collect(fixed, opts);
-    const l = await Loader.open(fixed, opts);
-    for await (const b of l) if (b.index === 4) break;
-    const state = l.state();
-    await l.close();
-    expect(state).toMatchObject({ epoch: 0, batch: 5, seed: 11, loader: { batchSize: 50, order: 'random', seed: 11 } });
-    const l2 = await Loader.open(fixed, opts);
-    l2.resume(JSON.parse(JSON.stringify(state)));
-    const rest: Batch[] = [];
-    for await (const b of l2) rest.push(b.clone());
-    expect(l2.epoch).toBe(1);
-    await l2.close();
-    expect(rest.map((b) => b.index)).toEqual(full.slice(5).map((b) => b.index));
-    rest.forEach((b, i) => expect(b.get('image').data).toEqual(full[5 + i]!.get('image').data));
-  });
-
-  it('distributed ranks are disjoint and cover the data', async () => {
-    const ids: number[][] = [];
-    for (let rank = 0; rank < 3; rank++) {
-      const b = await collect(fixed, {
-        batchSize: 10,
-        dropLast: false,
-        order: 'random',
-        seed: 1,
-        distributed: { rank, worldSize: 3 },
-        numWorkers: 1,
-        pipelines: { image: null },
+      // Break out after batch 0 of the next epoch; the state, through JSON, resumes on the other loader.
+      for await (const b of two) if (b.index === 0) break;
+      const state = two.state();
+      expect(state).toMatchObject({ epoch: 1, batch: 1, seed: 5, loader: { batchSize: 8, order: 'quasi_random', seed: 5 } });
+      const again = await epochOf(one); // epoch 1 whole, for reference
+      one.resume(JSON.parse(JSON.stringify(state)));
+      const rest = await epochOf(one);
+      expect(one.epoch).toBe(2);
+      expect(rest.map((b) => b.index)).toEqual([1, 2]);
+      rest.forEach((b, i) => {
+        expect(b.sampleIds).toEqual(again[1 + i]!.sampleIds);
+        expect(b.get('image').data).toEqual(again[1 + i]!.get('image').data);
       });
-      ids.push(b.flatMap((x) => Array.from(x.sampleIds)));
+      // Epoch 1 is another permutation than epoch 0 (the resumed batches are not epoch 0's).
+      expect(again.map((b) => [...b.sampleIds].join())).not.toEqual(full.map((b) => [...b.sampleIds].join()));
+    } finally {
+      await Promise.all([one.close(), two.close()]);
     }
-    expect(ids.map((x) => x.length)).toEqual([200, 200, 200]);
-    expect(new Set(ids.flat()).size).toBe(600);
   });
 });
 
 describe('loader: filter', () => {
-  it('keeps the samples whose row satisfies the condition, by sample id, with indices and distributed ranks', async () => {
+  it('keeps the samples whose row satisfies the condition, by sample id, with indices (distributed ranks: loader-variants); names a missing output', async () => {
     // Labels equal sample ids here. The pass applies the output's pipeline: the condition sees
     // the label after a custom op (as FFCV's test filters values its pipeline doubled).
     const doubled = Custom('double', (src, dst) => {
@@ -228,6 +175,7 @@ describe('loader: filter', () => {
       const got: number[] = [];
       for await (const b of filtered) {
         expect(b.size).toBe(8);
+        expect(Object.keys(b.outputs)).toEqual(['label']); // image: null is no output at all
         const labels = b.get('label').data as BigInt64Array;
         b.sampleIds.forEach((id, j) => {
           expect(Number(labels[j])).toBe(2 * id);
@@ -237,52 +185,14 @@ describe('loader: filter', () => {
       expect(new Set(got).size).toBe(got.length);
       for (const id of got) expect(want).toContain(id);
       expect(got.length).toBe(filtered.length * 8);
+
+      // Refusals before any pass, on the same loader (an empty result and a condition that
+      // throws, each a pass: loader-variants).
+      await expect(base.filter('nope', () => true)).rejects.toThrow(/no output "nope"/);
+      await expect(base.filter('label', 'x > 1' as unknown as () => boolean)).rejects.toThrow(/condition must be a function/);
     } finally {
       await filtered.close();
       await base.close();
-    }
-
-    // Distributed: each rank filters the whole set, then the kept ids are split between ranks.
-    const ranks: number[][] = [];
-    for (let rank = 0; rank < 2; rank++) {
-      const l = await Loader.open(fixed, {
-        batchSize: 5,
-        dropLast: false,
-        numWorkers: 1,
-        order: 'random',
-        seed: 2,
-        distributed: { rank, worldSize: 2 },
-        pipelines: { image: null },
-      });
-      const f = await l.filter('label', (row) => (row as BigInt64Array)[0]! < 100n);
-      const ids: number[] = [];
-      for await (const b of f) ids.push(...b.sampleIds);
-      ranks.push(ids);
-      await f.close();
-      await l.close();
-    }
-    expect(ranks[0]!.length).toBe(50);
-    expect(ranks[1]!.length).toBe(50);
-    expect(new Set(ranks.flat())).toEqual(new Set(Array.from({ length: 100 }, (_, i) => i)));
-  });
-
-  it('names a missing output and an empty result', async () => {
-    const l = await Loader.open(fixed, { batchSize: 8, numWorkers: 1, pipelines: { image: null } });
-    try {
-      await expect(l.filter('nope', () => true)).rejects.toThrow(/no output "nope"/);
-      await expect(l.filter('label', () => false)).rejects.toThrow(/no sample .* satisfies/);
-      await expect(l.filter('label', 'x > 1' as unknown as () => boolean)).rejects.toThrow(/condition must be a function/);
-      // A condition that throws: the error comes back and the pass is closed (this loader still works).
-      await expect(
-        l.filter('label', () => {
-          throw new Error('bad condition');
-        }),
-      ).rejects.toThrow('bad condition');
-      let batches = 0;
-      for await (const _ of l) batches++;
-      expect(batches).toBe(l.length);
-    } finally {
-      await l.close();
     }
   });
 });
@@ -337,20 +247,7 @@ describe('loader: decoders and transforms against hand-computed results', () => 
   });
 
   it('crop decoders give full-scale-decode pixels by default; fastDecode (reduced DCT scale) reaches the workers', async () => {
-    // A textured 400x320 JPEG: CenterCrop(64) of its 280-px square allows a 1/4 DCT scale.
-    const w = 400;
-    const h = 320;
-    const data = new Uint8Array(w * h * 3);
-    for (let y = 0; y < h; y++) {
-      for (let x = 0; x < w; x++)
-        data.set([(x * 3 + y) & 255, 128 + 100 * Math.sin(x / 9) * Math.cos(y / 13), ((x ^ y) & 16) * 8 + ((x * y) % 23)], (y * w + x) * 3);
-    }
-    const p = join(dir, 'texture.beton');
-    await new DatasetWriter(
-      p,
-      { image: new RGBImageField({ writeMode: 'jpg', jpegQuality: 90 }), label: new IntField() },
-      { numWorkers: 0 },
-    ).write([{ image: { data, width: w, height: h }, label: 0 }]);
+    const { path: p, want } = await texturedJpeg(dir);
     const load = async (fastDecode?: boolean): Promise<Uint8Array> => {
       const [b] = await collect(p, {
         batchSize: 1,
@@ -360,15 +257,10 @@ describe('loader: decoders and transforms against hand-computed results', () => 
       });
       return b!.get('image').data as Uint8Array;
     };
-    // FFCV's decoder: the whole image at full scale (fast IDCT), then INTER_AREA on the crop.
-    const reader = await Reader.open(p);
-    const ref = reader.read(0).image as { data: Uint8Array };
-    reader.close();
-    const c = Math.trunc((224 / 256) * 320);
-    const want = cropResizeRGB(ref.data, w, h, { x: (w - c) >> 1, y: (h - c) >> 1, w: c, h: c }, 64, 64);
+    // want: FFCV's decoder, the whole image at full scale (fast IDCT), then INTER_AREA on the crop.
     const exact = await load();
     expect(Buffer.from(exact).equals(Buffer.from(want))).toBe(true);
-    expect(Buffer.from(await load(false)).equals(Buffer.from(want))).toBe(true);
+    // (fastDecode: false, the same as the default: loader-variants.test.ts.)
     const fast = await load(true);
     let sum = 0;
     for (let i = 0; i < fast.length; i++) sum += Math.abs(fast[i]! - exact[i]!);
@@ -376,88 +268,29 @@ describe('loader: decoders and transforms against hand-computed results', () => 
     expect(sum / fast.length).toBeLessThan(8); // of the same picture
   });
 
-  it('translate, replace label, label mixup and a custom op', async () => {
-    const p = join(dir, 'ones.beton');
-    await new DatasetWriter(p, { image: new RGBImageField(), label: new IntField() }, { numWorkers: 0 }).write(
-      Array.from({ length: 4 }, (_, i) => ({ image: constant(100, 8, 8), label: i })),
-    );
-    const double = Custom('double', (src, dst) => {
-      for (let i = 0; i < src.length; i++) dst[i] = Math.min(255, src[i]! * 2);
-    });
-    const [b] = await collect(p, {
-      batchSize: 4,
-      numWorkers: 2,
-      seed: 2,
-      pipelines: { image: [RandomTranslate(2), double], label: [IntDecoder(), ReplaceLabel([1], 9), LabelMixup(0.5)] },
-    });
-    const img = b!.get('image').data as Uint8Array;
-    // Every pixel is 200 (doubled) or 0 (translated-in border).
-    expect(img.every((v) => v === 200 || v === 0)).toBe(true);
-    const lab = b!.get('label');
-    expect(lab.shape).toEqual([4, 3]);
-    const rows = Array.from({ length: 4 }, (_, i) => Array.from((lab.data as Float32Array).subarray(i * 3, i * 3 + 3)));
-    expect(rows.map((r) => r[0])).toEqual([0, 9, 2, 3]);
-    expect(rows.map((r) => r[1])).toEqual([3, 0, 9, 2]);
-    expect(rows.every((r) => r[2]! >= 0 && r[2]! <= 1 && r[2] === rows[0]![2])).toBe(true);
+  it('translate, replace label, label mixup and a custom op (1 worker; 2 in loader-variants)', async () => {
+    await expectTranslateAndMixup(dir, 1);
   });
 });
 
 describe('loader: failures', () => {
-  it('a corrupt sample raises CORRUPT_SAMPLE naming it, and the workers shut down', async () => {
-    const p = join(dir, 'corrupt.beton');
-    await new DatasetWriter(p, { image: new RGBImageField({ writeMode: 'jpg' }), label: new IntField() }, { numWorkers: 0 }).write(
-      Array.from({ length: 20 }, (_, i) => ({ image: constant(i, 16, 16), label: i })),
-    );
-    const r = await Reader.open(p);
-    const ref = r.heapRef(13, 0)!;
-    r.close();
-    const bytes = readFileSync(p);
-    bytes.fill(0x55, ref.ptr + 2, ref.ptr + 40); // smash the JPEG header after SOI
-    writeFileSync(p, bytes);
-    const l = await Loader.open(p, { batchSize: 4, numWorkers: 2 });
-    let err: unknown;
-    try {
-      for await (const _ of l) void _;
-    } catch (e) {
-      err = e;
-    }
-    expect(err).toBeInstanceOf(LoaderError);
-    expect((err as LoaderError).code).toBe('CORRUPT_SAMPLE');
-    expect((err as LoaderError).details.sample).toBe(13);
-    expect((err as Error).message).toContain('sample 13');
-    // Closed: a new iteration fails at once instead of hanging.
-    await expect(l[Symbol.asyncIterator]().next()).rejects.toThrow();
-  });
-
-  it.each([true, false])('CORRUPT_SAMPLE names the file field the failing output reads (osCache %s)', async (osCache) => {
+  it('a corrupt sample raises CORRUPT_SAMPLE naming it and the file field the failing output reads, and the workers shut down', async () => {
     // image is field 0, label field 1; outputs are [label, thumb]: the failing output is
-    // index 1, an extra output named thumb, reading field 0. Only "image" is right.
-    const p = join(dir, `corrupt-extra-${osCache}.beton`);
-    await new DatasetWriter(p, { image: new RGBImageField({ writeMode: 'jpg' }), label: new IntField() }, { numWorkers: 0 }).write(
-      Array.from({ length: 12 }, (_, i) => ({ image: constant(i, 16, 16), label: i })),
-    );
-    const r = await Reader.open(p);
-    const ref = r.heapRef(5, 0)!;
-    r.close();
-    const bytes = readFileSync(p);
-    bytes.fill(0x55, ref.ptr + 2, ref.ptr + 40);
-    writeFileSync(p, bytes);
+    // index 1, an extra output named thumb, reading field 0. Only "image" is right. (The
+    // default image pipeline and the process cache: loader-variants.test.ts.)
+    const p = await corruptJpegs(join(dir, 'corrupt.beton'), 20, 13);
     const l = await Loader.open(p, {
       batchSize: 4,
       numWorkers: 1,
-      osCache,
       pipelines: { image: null, label: [IntDecoder()], thumb: { source: 'image', steps: [CenterCropRGBImageDecoder([8, 8], 1)] } },
     });
-    let err: unknown;
-    try {
-      for await (const _ of l) void _;
-    } catch (e) {
-      err = e;
-    } finally {
-      await l.close();
-    }
+    const err = await epochError(l);
+    expect(err).toBeInstanceOf(LoaderError);
     expect((err as LoaderError).code).toBe('CORRUPT_SAMPLE');
-    expect((err as LoaderError).details).toMatchObject({ sample: 5, batch: 1, field: 'image' });
+    expect((err as LoaderError).details).toMatchObject({ sample: 13, batch: 3, field: 'image' });
+    expect((err as Error).message).toContain('sample 13');
+    // Closed: a new iteration fails at once instead of hanging.
+    await expect(l[Symbol.asyncIterator]().next()).rejects.toThrow();
   });
 
   it('bad options are named errors', async () => {

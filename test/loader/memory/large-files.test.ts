@@ -6,80 +6,31 @@
  * a Buffer larger than 0x100000000 bytes"); the process cache asked fs.read for 2^31 bytes
  * (SIGABRT in fs.read) and viewed a pool above 4 GiB as one Uint8Array ("Invalid typed array
  * length", reported as OUT_OF_MEMORY "(0.0 GiB per batch)").
+ *
+ * One file here, its pages at window edges and past 2^32, 2^33 and 2^34 bytes, one worker a
+ * loader; the 4.5 GiB file, 2^31-byte and 512-byte pages are in large-files-pages.test.ts (slow
+ * tier: a loader start boots its workers, ~1.5 s each).
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BytesField } from '../../../core/fields/bytes-field.js';
-import { IntField } from '../../../core/fields/int-field.js';
-import type { LoaderError } from '../../../core/loader/errors.js';
-import { Loader } from '../../../core/loader/loader.js';
 import { heapAccess } from '../../../core/loader/memory/heap-access.js';
-import { osCacheWindowBytes } from '../../../core/loader/memory/os-cache.js';
 import { readPage } from '../../../core/loader/memory/file-fetch.js';
-import type { FileHandle } from 'node:fs/promises';
 import { Reader } from '../../../core/reader/reader.js';
-import { DatasetWriter } from '../../../core/writer/dataset-writer.js';
 import { spreadPages } from '../../helpers/sparse-beton.js';
+import { blobOf, expectEverySample, GiB, loadAll, N, PS, pageAt, writeSmall } from '../../helpers/sparse-samples.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-large-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const GiB = 2 ** 30;
-const PS = 2 ** 16;
-const N = 24;
-const BLOB = 20_000;
-/** Sample i's bytes: a pattern no other sample has at any offset. */
-const blobOf = (i: number): Uint8Array => Uint8Array.from({ length: BLOB }, (_, j) => (i * 37 + j * 11 + (j >> 8)) & 255);
-
 let small: string;
 beforeAll(async () => {
-  small = join(dir, 'small.beton');
-  // 20 kB blobs on 64 KiB pages: 3 samples a page, 8 pages.
-  await new DatasetWriter(
-    small,
-    { blob: new BytesField(), label: new IntField() },
-    { numWorkers: 0, pageSize: PS, allowSmallPages: true },
-  ).write(Array.from({ length: N }, (_, i) => ({ blob: blobOf(i), label: 1000 + i })));
+  small = await writeSmall(dir);
 });
 
-/** The new page index that puts a page at absolute byte `at` (data starts one page in: the metadata is tiny). */
-const pageAt = (at: number, ps = PS): number => at / ps - 1;
-
-async function loadAll(file: string, osCache: boolean): Promise<Map<number, { blob: Uint8Array; label: number }>> {
-  const seen = new Map<number, { blob: Uint8Array; label: number }>();
-  const loader = await Loader.open(file, { batchSize: 5, order: 'random', seed: 3, numWorkers: 2, dropLast: false, osCache });
-  try {
-    for await (const b of loader) {
-      const blobs = b.get('blob').data as Uint8Array;
-      const labels = b.get('label').data;
-      b.sampleIds.forEach((id, k) => seen.set(id, { blob: blobs.slice(k * BLOB, (k + 1) * BLOB), label: Number(labels[k]) }));
-    }
-  } finally {
-    await loader.close();
-  }
-  return seen;
-}
-
-function expectEverySample(seen: Map<number, { blob: Uint8Array; label: number }>): void {
-  expect(seen.size).toBe(N);
-  for (let i = 0; i < N; i++) {
-    const s = seen.get(i)!;
-    expect(s.label, `label of sample ${i}`).toBe(1000 + i);
-    expect(Buffer.compare(Buffer.from(s.blob), Buffer.from(blobOf(i))), `bytes of sample ${i}`).toBe(0);
-  }
-}
-
 describe('loading sparse files larger than 4 GiB', () => {
-  it('a 4.5 GiB file (half its pages past 4 GiB) loads with the OS cache and the process cache', async () => {
-    const file = join(dir, 'past-4g.beton');
-    const size = spreadPages(small, file, { pageSize: PS, place: (k) => (k < 4 ? k : pageAt(4 * GiB + GiB / 2) + k) });
-    expect(size).toBeGreaterThan(4.5 * GiB);
-    expect(statSync(file).blocks * 512).toBeLessThan(64 * 2 ** 20); // sparse: nothing like 4.5 GiB on disk
-    for (const osCache of [true, false]) expectEverySample(await loadAll(file, osCache));
-  });
-
   it('pages at window edges, just below and at 2^32 and 2^33, and past 2^34 load with both managers', async () => {
     const file = join(dir, 'past-2-33.beton');
     const at = [GiB - PS, GiB, 2 ** 32 - PS, 2 ** 32, 2 ** 33 - PS, 2 ** 33, 2 ** 33 + 2 ** 31 + 5 * PS, 2 ** 34 + 7 * PS];
@@ -98,51 +49,7 @@ describe('loading sparse files larger than 4 GiB', () => {
     } finally {
       reader.close();
     }
-    for (const osCache of [true, false]) expectEverySample(await loadAll(file, osCache));
-  });
-
-  it('2^31-byte pages (the largest legal size) load with both managers; the process cache reads only what the pages hold', async () => {
-    const file = join(dir, 'pages-2-31.beton');
-    // Old pages 0..7 onto new pages 0, 2, 4, …: a 33 GiB sparse file of 2 GiB pages.
-    const size = spreadPages(small, file, { pageSize: 2 ** 31, place: (k) => 2 * k });
-    expect(size).toBeGreaterThan(32 * GiB);
-    expect(osCacheWindowBytes(2 ** 31)).toBe(2 ** 31);
-    for (const osCache of [true, false]) expectEverySample(await loadAll(file, osCache));
-    const loader = await Loader.open(file, { batchSize: 4, numWorkers: 1, osCache: false, pipelines: { label: null } });
-    try {
-      for await (const _ of loader) void _;
-      expect(loader.stats().pagesRead).toBe(8);
-    } finally {
-      await loader.close();
-    }
-  });
-
-  it('a 128 GiB file of 512-byte pages: the OS cache loads it; the process cache refuses its 2^28-entry page table by name', async () => {
-    const src = join(dir, 'tiny-pages.beton');
-    await new DatasetWriter(
-      src,
-      { blob: new BytesField(), label: new IntField() },
-      { numWorkers: 0, pageSize: 512, allowSmallPages: true },
-    ).write(Array.from({ length: 6 }, (_, i) => ({ blob: blobOf(i).subarray(0, 300), label: 1000 + i })));
-    const file = join(dir, 'tiny-pages-far.beton');
-    const size = spreadPages(src, file, { pageSize: 512, place: (k) => (k < 3 ? k : 2 ** 28 + k) });
-    expect(size).toBeGreaterThan(128 * GiB);
-    const loader = await Loader.open(file, { batchSize: 6, numWorkers: 1, dropLast: false });
-    try {
-      for await (const b of loader) {
-        const blobs = b.get('blob').data as Uint8Array;
-        b.sampleIds.forEach((id, k) =>
-          expect(Buffer.compare(Buffer.from(blobs.subarray(k * 300, (k + 1) * 300)), Buffer.from(blobOf(id).subarray(0, 300)))).toBe(0),
-        );
-      }
-    } finally {
-      await loader.close();
-    }
-    const err = await Loader.open(file, { batchSize: 6, numWorkers: 1, osCache: false }).catch((e: unknown) => e);
-    expect((err as LoaderError).code).toBe('OUT_OF_MEMORY');
-    expect((err as Error).message).toMatch(
-      /indexes every page, and this file has \d+ pages of 512 bytes \(more than 268435456\); use the OS cache/,
-    );
+    for (const osCache of [true, false]) expectEverySample(await loadAll(file, osCache, 1));
   });
 
   it('a page read asks fs.read for less than 2^31 bytes at a time, at u64 positions', async () => {
