@@ -1,9 +1,12 @@
 // The job files `beton build --shards N --emit slurm|k8s` writes, and `--status`, without a
 // cluster: YAML parsed back, shell checked with `bash -n`, and the Slurm jobs run by hand
 // (a fake sbatch records the submissions; each array task then runs as Slurm would run it).
-// test/cli/slurm.test.ts runs the same script on a real Slurm cluster.
-import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, cpSync } from 'node:fs';
+// test/cli/slurm.test.ts runs the same script on a real Slurm cluster. The jobs run as real
+// processes (bash and bin/beton.js, as a scheduler runs them); emitting and --status call the
+// CLI's main() in this process, and the builds take a 6-image folder (each Node start and
+// 48-image build made this file take 35 s).
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -13,6 +16,8 @@ import { canonicalSample } from '../../core/reader/canonical.js';
 import { Reader } from '../../core/reader/reader.js';
 import { readShardsStatus, type ShardProgress } from '../../core/writer/shard-progress.js';
 import { cli as run, type CliResult } from '../helpers/cli.js';
+import { cliInProcess } from '../helpers/cli-in-process.js';
+import { smallImageFolder } from '../helpers/small-images.js';
 
 // js-yaml is in node_modules through eslint; a YAML parser other than our writer is the point.
 const yaml = createRequire(import.meta.url)('js-yaml') as { loadAll(text: string): unknown[]; load(text: string): unknown };
@@ -23,6 +28,14 @@ const dir = mkdtempSync(join(tmpdir(), 'beton-emit-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const cli = (args: string[], env?: NodeJS.ProcessEnv): CliResult => run(args, { cwd: dir, ...(env ? { env } : {}) });
+/** `beton ARGS` through main() in this process (every path given is absolute), as a CliResult. */
+async function cliHere(args: string[]): Promise<CliResult> {
+  const t0 = performance.now();
+  const r = await cliInProcess(...args);
+  return { status: r.code, signal: null, stdout: r.out, stderr: r.err, ms: performance.now() - t0 };
+}
+/** 6 images (2 classes × 3): the shard builds' source. */
+const SMALL = smallImageFolder(join(dir, 'small-src'));
 
 async function dumpAll(path: string): Promise<unknown[]> {
   const r = await Reader.open(path);
@@ -31,6 +44,16 @@ async function dumpAll(path: string): Promise<unknown[]> {
   } finally {
     r.close();
   }
+}
+
+/** Runs `bash script` without blocking (several at once), with `env` added to this one's. */
+function bash(script: string, env: NodeJS.ProcessEnv): Promise<{ status: number | null; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn('bash', [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (status) => done({ status, stderr }));
+  });
 }
 
 type Obj = Record<string, unknown>;
@@ -62,12 +85,12 @@ describe('toYaml', () => {
 });
 
 describe('beton build --shards N --emit k8s', () => {
-  it('writes a ConfigMap, an Indexed Job of N shard builds and a merge Job that waits for them', () => {
+  it('writes a ConfigMap, an Indexed Job of N shard builds and a merge Job that waits for them', async () => {
     const root = join(dir, 'k8s');
     mkdirSync(root);
-    cpSync(SAMPLE, join(root, 'src'), { recursive: true });
+    smallImageFolder(join(root, 'src'));
     const out = join(root, 'out', 'train.beton');
-    const e = cli([
+    const e = await cliHere([
       'build',
       join(root, 'src'),
       '-o',
@@ -138,7 +161,7 @@ describe('beton build --shards N --emit slurm', () => {
     mkdirSync(join(dir, 'slurm'));
     const script = join(dir, 'slurm', 'submit.sh');
     const flags = ['--write-mode', 'proportion', '--max-resolution', '48', '--workers', '1'];
-    const e = cli(['build', SAMPLE, '-o', out, '--shards', '3', '--emit', 'slurm', '--emit-to', script, ...flags]);
+    const e = await cliHere(['build', SMALL, '-o', out, '--shards', '3', '--emit', 'slurm', '--emit-to', script, ...flags]);
     expect(e.status, e.stderr).toBe(0);
     expect(spawnSync('bash', ['-n', script]).status).toBe(0);
 
@@ -166,28 +189,26 @@ describe('beton build --shards N --emit slurm', () => {
     expect(array).toMatch(/^#SBATCH --cpus-per-task=1$/m);
     expect(JSON.parse(readFileSync(join(shardsDir, 'build.json'), 'utf8'))).toMatchObject({
       output: out,
-      source: { type: 'image_folder', path: SAMPLE },
+      source: { type: 'image_folder', path: SMALL },
     });
 
     // Slurm runs each task with SLURM_ARRAY_TASK_ID (and SLURM_CPUS_PER_TASK), then the merge.
-    for (let k = 0; k < 3; k++) {
-      const t = spawnSync('bash', [join(shardsDir, 'build-shard.sbatch')], {
-        encoding: 'utf8',
-        env: { ...process.env, SLURM_ARRAY_TASK_ID: String(k), SLURM_CPUS_PER_TASK: '1' },
-      });
-      expect(t.status, t.stderr).toBe(0);
-    }
-    const st = cli(['build', '--status', shardsDir, '--json']);
+    // The tasks of an array run at once, as on a cluster (and in a third of the time here).
+    const tasks = await Promise.all(
+      [0, 1, 2].map((k) => bash(join(shardsDir, 'build-shard.sbatch'), { SLURM_ARRAY_TASK_ID: String(k), SLURM_CPUS_PER_TASK: '1' })),
+    );
+    for (const t of tasks) expect(t.status, t.stderr).toBe(0);
+    const st = await cliHere(['build', '--status', shardsDir, '--json']);
     expect(st.status, st.stderr).toBe(0);
-    expect(JSON.parse(st.stdout)).toMatchObject({ count: 3, done: 3, items: 48, totalItems: 48 });
+    expect(JSON.parse(st.stdout)).toMatchObject({ count: 3, done: 3, items: 6, totalItems: 6 });
     const m = spawnSync('bash', [join(shardsDir, 'merge.sbatch')], { encoding: 'utf8' });
     expect(m.status, m.stderr).toBe(0);
     const single = join(dir, 'slurm', 'single.beton');
-    expect(cli(['build', SAMPLE, '-o', single, ...flags]).status).toBe(0);
+    expect((await cliHere(['build', SMALL, '-o', single, ...flags])).status).toBe(0);
     expect(await dumpAll(out)).toEqual(await dumpAll(single));
   });
 
-  it('bad combinations are usage errors (exit 2)', () => {
+  it('bad combinations are usage errors (exit 2)', async () => {
     const out = join(dir, 'u.beton');
     const bad = [
       ['--shards', '3'],
@@ -199,15 +220,17 @@ describe('beton build --shards N --emit slurm', () => {
       ['--emit-to', 'x.sh'],
       ['--wait'],
     ];
-    for (const flags of bad) {
-      const r = cli(['build', SAMPLE, '-o', out, ...flags]);
+    // The first as a real process (exit code 2, no stack), the others in this process.
+    for (const [i, flags] of bad.entries()) {
+      const args = ['build', SAMPLE, '-o', out, ...flags];
+      const r = i === 0 ? cli(args) : await cliHere(args);
       expect(r.status, flags.join(' ')).toBe(2);
       expect(r.stderr).not.toMatch(/\n\s+at /);
     }
     // k8s mounts one volume: source and output must share a folder below /.
     // An output under another top-level folder than the sample's (a clone may sit in /tmp).
     const elsewhere = SAMPLE.startsWith('/tmp/') ? '/var/tmp/x.beton' : '/tmp/x.beton';
-    const k = cli(['build', SAMPLE, '-o', elsewhere, '--shards', '2', '--emit', 'k8s']);
+    const k = await cliHere(['build', SAMPLE, '-o', elsewhere, '--shards', '2', '--emit', 'k8s']);
     expect(k.status).toBe(2);
     expect(k.stderr).toMatch(/share no folder/);
     expect(existsSync(out)).toBe(false);
@@ -215,38 +238,39 @@ describe('beton build --shards N --emit slurm', () => {
 });
 
 describe('beton build --status', () => {
-  it('each --shard build writes its progress file; failures are recorded; --wait ends when all are done', () => {
+  it('each --shard build writes its progress file; failures are recorded; --wait ends when all are done', async () => {
     const shards = join(dir, 'status');
     mkdirSync(shards);
-    const st0 = cli(['build', '--status', shards]);
+    const st0 = await cliHere(['build', '--status', shards]);
     expect(st0.status).toBe(1);
     expect(st0.stderr).toMatch(/no shard progress files.*--shards N/);
-    const pending = cli(['build', '--status', shards, '--shards', '2']);
+    const pending = await cliHere(['build', '--status', shards, '--shards', '2']);
     expect(pending.status).toBe(0);
     expect(pending.stdout).toMatch(/0\/2 shards done, 0 running, 2 pending, 0 failed/);
-    const wait = cli(['build', '--status', shards, '--shards', '2', '--wait', '--timeout', '1']);
+    const wait = await cliHere(['build', '--status', shards, '--shards', '2', '--wait', '--timeout', '1']);
     expect(wait.status).toBe(1);
     expect(wait.stderr).toMatch(/2 of 2 shards not done after 1 s/);
 
-    const b0 = cli(['build', SAMPLE, '-o', join(shards, 'shard-00000-of-00002.beton'), '--shard', '0/2', '--workers', '1']);
+    const b0 = await cliHere(['build', SMALL, '-o', join(shards, 'shard-00000-of-00002.beton'), '--shard', '0/2', '--workers', '0']);
     expect(b0.status, b0.stderr).toBe(0);
     const p0 = JSON.parse(readFileSync(join(shards, 'shard-00000-of-00002.beton.progress.json'), 'utf8')) as ShardProgress;
-    expect(p0).toMatchObject({ version: 1, shard: { index: 0, count: 2 }, state: 'done', done: 24, total: 24, written: 24, skipped: 0 });
+    expect(p0).toMatchObject({ version: 1, shard: { index: 0, count: 2 }, state: 'done', done: 3, total: 3, written: 3, skipped: 0 });
     // Shard 1 fails on a broken image; its progress file says so, with the reason.
     const broken = join(dir, 'status-broken');
     mkdirSync(join(broken, 'a'), { recursive: true });
     cpSync(join(SAMPLE, 'circles/circles_00.jpg'), join(broken, 'a', 'ok.jpg'));
     writeFileSync(join(broken, 'a', 'zz-bad.jpg'), 'not a jpeg');
-    const b1 = cli(['build', broken, '-o', join(shards, 'shard-00001-of-00002.beton'), '--shard', '1/2', '--workers', '1']);
+    const b1 = await cliHere(['build', broken, '-o', join(shards, 'shard-00001-of-00002.beton'), '--shard', '1/2', '--workers', '0']);
     expect(b1.status).toBe(1);
-    const st = cli(['build', '--status', shards]);
+    const st = await cliHere(['build', '--status', shards]);
     expect(st.stdout).toMatch(/1\/2 shards done, 0 running, 0 pending, 1 failed/);
     expect(st.stdout).toMatch(/shard 1\/2 +FAILED .*zz-bad\.jpg/);
 
     // A retry that succeeds replaces the failure (as a scheduler's retry would).
     writeFileSync(join(broken, 'a', 'zz-bad.jpg'), readFileSync(join(SAMPLE, 'circles/circles_01.jpg')));
-    expect(cli(['build', broken, '-o', join(shards, 'shard-00001-of-00002.beton'), '--shard', '1/2', '--workers', '1']).status).toBe(0);
-    const done = cli(['build', '--status', shards, '--wait', '--timeout', '5']);
+    const retry = ['build', broken, '-o', join(shards, 'shard-00001-of-00002.beton'), '--shard', '1/2', '--workers', '0'];
+    expect((await cliHere(retry)).status).toBe(0);
+    const done = await cliHere(['build', '--status', shards, '--wait', '--timeout', '5']);
     expect(done.status, done.stderr).toBe(0);
     expect(done.stdout).toMatch(/2\/2 shards done/);
   });
