@@ -6,6 +6,8 @@
  *   and no flip where `beton profile` had measured one; a profile run could not be exported;
  * - the build report said "sources 0.45x the output" (backwards) and not where the manifest is;
  * - `beton --help` said build takes "an image folder or a build config".
+ * One command runs through npm and a few through bin/beton.js (what only a process shows:
+ * the folder it runs in, exit codes); the rest call the CLI's main() in this process.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,7 +19,8 @@ import { RGBImageField } from '../../core/fields/rgb-image-field.js';
 import { RunsDb } from '../../core/runs/runs-db.js';
 import { BetonService } from '../../core/services/beton-service.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
-import { cli, ROOT } from '../helpers/cli.js';
+import { cli, CLI, ROOT } from '../helpers/cli.js';
+import { cliHere } from '../helpers/cli-in-process.js';
 import { fixturePath } from '../helpers/fixtures.js';
 import { seedSweep, SEED_DATASET } from '../helpers/seeded-runs.js';
 
@@ -37,45 +40,58 @@ describe('npm run beton from another folder', () => {
   it('resolves the paths of the command line from the folder npm was called in (INIT_CWD)', () => {
     const here = mkdtempSync(join(dir, 'caller-'));
     copyFileSync(fixturePath('images_jpg'), join(here, 'train.beton'));
-    const npm = (...args: string[]) =>
-      spawnSync('timeout', ['-k', '5', '120', 'npm', '--prefix', ROOT, 'run', '--silent', 'beton', '--', ...args], {
+    // Once through npm itself: the input is read and the output lands there, not in the checkout.
+    const e = spawnSync(
+      'timeout',
+      ['-k', '5', '120', 'npm', '--prefix', ROOT, 'run', '--silent', 'beton', '--', 'export', 'train.beton', '-o', 'load.py'],
+      {
         cwd: here,
         encoding: 'utf8',
         env: { ...process.env, BETON_DEBUG: '' },
-      });
-    const r = npm('inspect', 'train.beton');
-    expect(r.stderr).not.toMatch(/ENOENT/);
-    expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/40 samples/);
-    // An output lands there too, not in the checkout.
-    const e = npm('export', 'train.beton', '-o', 'load.py');
+      },
+    );
+    expect(e.stderr).not.toMatch(/ENOENT/);
     expect(e.status, e.stderr).toBe(0);
     expect(existsSync(join(here, 'load.py'))).toBe(true);
     expect(existsSync(join(ROOT, 'load.py'))).toBe(false);
+    // The other commands as npm starts bin/beton.js (its variables, the checkout as the folder),
+    // without npm's own start-up.
+    const npmEnv = {
+      ...process.env,
+      BETON_DEBUG: '',
+      INIT_CWD: here,
+      npm_lifecycle_event: 'beton',
+      npm_package_json: join(ROOT, 'package.json'),
+    };
+    const asNpm = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, encoding: 'utf8', env: npmEnv });
+    const r = asNpm('inspect', 'train.beton');
+    expect(r.stderr).not.toMatch(/ENOENT/);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/40 samples/);
     // A missing file is named as the caller gave it, one line, exit 1.
-    const m = npm('inspect', 'nope.beton');
+    const m = asNpm('inspect', 'nope.beton');
     expect(m.status).toBe(1);
     expect(m.stderr).toMatch(/nope\.beton/);
   }, 150_000);
 });
 
 describe('beton export FILE: the loader beton profile measures', () => {
-  it('caps the default batch at a 200-sample file (saying so on stderr) and keeps the flip', () => {
+  it('caps the default batch at a 200-sample file (saying so on stderr) and keeps the flip', async () => {
     const r = cli(['export', small]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain('batch_size=200,');
     expect(r.stderr).toMatch(/200 samples, fewer than the default batch of 256: using batches of 200/);
     expect(r.stdout).toContain('RandomResizedCropRGBImageDecoder((160, 160)');
     expect(r.stdout).toContain('RandomHorizontalFlip(flip_prob=0.5)');
-    const off = cli(['export', small, '--no-flip', '--batch-size', '50']);
+    const off = await cliHere(['export', small, '--no-flip', '--batch-size', '50']);
     expect(off.status, off.stderr).toBe(0);
     expect(off.stdout).not.toContain('RandomHorizontalFlip(');
     expect(off.stdout).toContain('batch_size=50,');
     expect(off.stderr).toBe('');
   });
 
-  it('a batch larger than the file is refused naming the largest that fits', () => {
-    const r = cli(['export', small, '--batch-size', '256']);
+  it('a batch larger than the file is refused naming the largest that fits', async () => {
+    const r = await cliHere(['export', small, '--batch-size', '256']);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/has 200 samples, fewer than one batch of 256/);
     expect(r.stderr).toMatch(/--batch-size 200 or less/);
@@ -121,8 +137,8 @@ describe('beton export --run: a profile run, named in the code', () => {
     }
   });
 
-  it('exports the fastest point with the plan’s decoder, flip and batches ahead, and says which', () => {
-    const r = cli(['export', '--run', '1', '--db', db]);
+  it('exports the fastest point with the plan’s decoder, flip and batches ahead, and says which', async () => {
+    const r = await cliHere(['export', '--run', '1', '--db', db]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(
       /^# From profile run 1, point #2 of 3 \(the fastest\): beton engine, 2 workers, batch 64, random, os cache, rrc:160 \+ flip: 900 img\/s/m,
@@ -133,37 +149,37 @@ describe('beton export --run: a profile run, named in the code', () => {
     expect(r.stdout).toContain('RandomHorizontalFlip(flip_prob=0.5)');
     expect(r.stdout).toContain('"label": [IntDecoder(), ToTensor()]');
     // --point picks another.
-    const third = cli(['export', '--run', '1', '--point', '3', '--db', db]);
+    const third = await cliHere(['export', '--run', '1', '--point', '3', '--db', db]);
     expect(third.status, third.stderr).toBe(0);
     expect(third.stdout).toMatch(/^# From profile run 1, point #3 of 3: beton engine, 4 workers/m);
     expect(third.stdout).toContain('num_workers=4,');
     // `last` is the newest sweep (the exec run after it has no loader); where FFCV was measured,
     // its fastest point (the code is FFCV's), though ours was faster.
-    const last = cli(['export', '--run', 'last', '--db', db]);
+    const last = await cliHere(['export', '--run', 'last', '--db', db]);
     expect(last.status, last.stderr).toBe(0);
     expect(last.stdout).toMatch(
       /^# From profile run 2, point #4 of 4 \(the fastest FFCV point\): ffcv engine, 2 workers, batch 64.*: 350 img\/s/m,
     );
-    const json = cli(['export', '--run', '1', '--db', db, '--format', 'json']);
+    const json = await cliHere(['export', '--run', '1', '--db', db, '--format', 'json']);
     expect((JSON.parse(json.stdout) as { origin: string }).origin).toMatch(/^profile run 1, point #2/);
   });
 
-  it('refuses what it cannot export in one line each', () => {
-    const exec = cli(['export', '--run', '3', '--db', db]);
+  it('refuses what it cannot export in one line each', async () => {
+    const exec = await cliHere(['export', '--run', '3', '--db', db]);
     expect(exec.status).toBe(1);
     expect(exec.stderr).toMatch(/run 3 profiled a training command: it has no loader settings to export/);
-    const point = cli(['export', '--run', '1', '--point', '7', '--db', db]);
+    const point = await cliHere(['export', '--run', '1', '--point', '7', '--db', db]);
     expect(point.status).toBe(1);
     expect(point.stderr).toMatch(/run 1 has no point #7 \(it has 3\)/);
-    const missing = cli(['export', '--run', '9', '--db', db]);
+    const missing = await cliHere(['export', '--run', '9', '--db', db]);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/run 9 not found/);
-    const flags = cli(['export', '--run', '1', '--decoder', 'simple', '--db', db]);
+    const flags = await cliHere(['export', '--run', '1', '--decoder', 'simple', '--db', db]);
     expect(flags.status).toBe(2);
     expect(flags.stderr).toMatch(/--run exports the run's own settings; --decoder is for a \.beton FILE/);
-    const both = cli(['export', small, '--run', '1', '--db', db]);
+    const both = await cliHere(['export', small, '--run', '1', '--db', db]);
     expect(both.status).toBe(2);
-    const nodb = cli(['export', '--run', 'last', '--db', join(dir, 'none.sqlite')]);
+    const nodb = await cliHere(['export', '--run', 'last', '--db', join(dir, 'none.sqlite')]);
     expect(nodb.status).toBe(2);
     expect(nodb.stderr).toMatch(/no runs database at .*none\.sqlite: profile a file first/);
     expect(existsSync(join(dir, 'none.sqlite'))).toBe(false);
@@ -192,7 +208,7 @@ describe('the app’s export names the run too', () => {
 });
 
 describe('beton export --build: a script that builds only when run, and keeps an existing file', () => {
-  it('builds under __main__ only, with --overwrite to replace', () => {
+  it('builds under __main__ only, with --overwrite to replace', async () => {
     const config = join(dir, 'build.json');
     // The source is opened only when the config lists no fields: give them (no photos/ needed).
     writeFileSync(
@@ -206,7 +222,7 @@ describe('beton export --build: a script that builds only when run, and keeps an
         ],
       }),
     );
-    const r = cli(['export', '--build', config]);
+    const r = await cliHere(['export', '--build', config]);
     expect(r.status, r.stderr).toBe(0);
     const code = r.stdout;
     const main = code.indexOf('if __name__ == "__main__":');
@@ -223,11 +239,13 @@ describe('beton export --build: a script that builds only when run, and keeps an
 });
 
 describe('beton build: the report and the help in words', () => {
+  // A real process: the file's only build (in this process it would first load the whole build
+  // path from TypeScript, slower than a Node start with the compiled one).
   it('says the output against its sources and where the manifest is', () => {
     const csv = join(dir, 'table.csv');
     writeFileSync(csv, `id,weight\n${Array.from({ length: 300 }, (_, i) => `${i},${i / 4}`).join('\n')}\n`);
     const out = join(dir, 'table.beton');
-    const r = cli(['build', csv, '-o', out, '--page-size', String(2 << 20)]);
+    const r = cli(['build', csv, '-o', out, '--page-size', String(2 << 20), '--workers', '0']);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).not.toMatch(/sources [\d.]+x the output/);
     const bytes = readFileSync(csv).length;
@@ -240,12 +258,12 @@ describe('beton build: the report and the help in words', () => {
     expect(existsSync(`${out}.manifest.json`)).toBe(true);
   });
 
-  it('beton --help lists what build takes', () => {
-    const r = cli(['--help']);
+  it('beton --help lists what build takes', async () => {
+    const r = await cliHere(['--help']);
     expect(r.stdout).not.toContain('from an image folder or a build config');
     const line = r.stdout.split('\n').find((l) => l.startsWith('  build '))!;
     for (const kind of ['image folder', 'CSV', 'Parquet', 'JSONL', 'npy', 'WebDataset', 'videos', 'config']) expect(line).toContain(kind);
-    const help = cli(['build', '--help']).stdout;
+    const help = (await cliHere(['build', '--help'])).stdout;
     expect(help).toMatch(/WebDataset shards/);
     expect(help).toMatch(/\.npy \.npz/);
   });

@@ -16,7 +16,7 @@ import { canonicalSample } from '../../core/reader/canonical.js';
 import { Reader } from '../../core/reader/reader.js';
 import { readShardsStatus, type ShardProgress } from '../../core/writer/shard-progress.js';
 import { cli as run, type CliResult } from '../helpers/cli.js';
-import { cliInProcess } from '../helpers/cli-in-process.js';
+import { cliHere } from '../helpers/cli-in-process.js';
 import { smallImageFolder } from '../helpers/small-images.js';
 
 // js-yaml is in node_modules through eslint; a YAML parser other than our writer is the point.
@@ -28,12 +28,6 @@ const dir = mkdtempSync(join(tmpdir(), 'beton-emit-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const cli = (args: string[], env?: NodeJS.ProcessEnv): CliResult => run(args, { cwd: dir, ...(env ? { env } : {}) });
-/** `beton ARGS` through main() in this process (every path given is absolute), as a CliResult. */
-async function cliHere(args: string[]): Promise<CliResult> {
-  const t0 = performance.now();
-  const r = await cliInProcess(...args);
-  return { status: r.code, signal: null, stdout: r.out, stderr: r.err, ms: performance.now() - t0 };
-}
 /** 6 images (2 classes × 3): the shard builds' source. */
 const SMALL = smallImageFolder(join(dir, 'small-src'));
 

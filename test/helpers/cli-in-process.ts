@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { vi } from 'vitest';
 import { main } from '../../core/cli/main.js';
+import type { CliResult } from './cli.js';
 
 /** The repository's sample JPEGs (48 images in class folders). */
 export const SAMPLE_IMAGES = resolve(import.meta.dirname, '../../assets/sample-images');
@@ -28,4 +29,11 @@ export async function cliInProcess(...argv: string[]): Promise<InProcessResult> 
     o.mockRestore();
     e.mockRestore();
   }
+}
+
+/** `beton ...argv` in-process, as the CliResult a spawned run gives (cli.ts): one shape for both. */
+export async function cliHere(argv: readonly string[]): Promise<CliResult> {
+  const t0 = performance.now();
+  const r = await cliInProcess(...argv);
+  return { status: r.code, signal: null, stdout: r.out, stderr: r.err, ms: performance.now() - t0 };
 }
