@@ -17,8 +17,8 @@ import {
   writeNewerSchemaDb,
   writeRunsDb,
 } from '../helpers/cli-inputs.js';
-import { canTestPermissions, cliAsync, type CliResult } from '../helpers/cli.js';
-import { cliInProcess } from '../helpers/cli-in-process.js';
+import { canTestPermissions, cliAsync } from '../helpers/cli.js';
+import { cliHere } from '../helpers/cli-in-process.js';
 import { requires } from '../helpers/requires.js';
 
 const HAVE_PERMISSIONS = requires(
@@ -81,6 +81,11 @@ interface Row {
   says?: RegExp;
   /** A permission row: as root, run as user nobody (cliAsync's asNobody). */
   asNobody?: boolean;
+  /**
+   * Starts loader worker threads: a real process, where they run the compiled code (in the
+   * test process each worker first loads tsx and the loader from TypeScript: seconds).
+   */
+  workers?: true;
 }
 
 const G = (): string => p('good.beton');
@@ -217,6 +222,7 @@ const ROWS: Row[] = [
     args: () => ['bench-loader', p('badjpeg.beton'), '--batch-size', '4', '--workers', '1', '--epochs', '2'],
     exit: 1,
     code: 'CORRUPT_SAMPLE',
+    workers: true,
   },
   // ---------- profile ----------
   { what: 'profile: no FILE', args: () => ['profile'], exit: 2 },
@@ -317,23 +323,20 @@ const ROWS: Row[] = [
  * The rows run as a real `beton` process: the first row of each command (the whole path —
  * bin/beton.js, the exit code, a process that ends by itself), every permission row (run as
  * another user), every serve row (a server that started by mistake must not live in the
- * test process) and every out-of-memory row (an allocation that fails is not tried in the
- * test process). The other rows call the same main() in-process: what they check is the
+ * test process), every out-of-memory row (an allocation that fails is not tried in the
+ * test process) and every row that starts loader workers (`workers`). The other rows call the same main() in-process: what they check is the
  * message and the exit code, and a Node start per row made this file take a minute.
  */
 const SPAWNED = new Set(
   ROWS.filter(
     (r, i) =>
-      i === ROWS.findIndex((q) => q.args()[0] === r.args()[0]) || r.asNobody || r.args()[0] === 'serve' || r.code === 'OUT_OF_MEMORY',
+      i === ROWS.findIndex((q) => q.args()[0] === r.args()[0]) ||
+      r.asNobody ||
+      r.args()[0] === 'serve' ||
+      r.code === 'OUT_OF_MEMORY' ||
+      r.workers,
   ),
 );
-
-/** `beton ARGS` through core/cli/main.ts in this process, as a CliResult. */
-async function inProcess(args: string[]): Promise<CliResult> {
-  const t0 = performance.now();
-  const r = await cliInProcess(...args);
-  return { status: r.code, signal: null, stdout: r.out, stderr: r.err, ms: performance.now() - t0 };
-}
 
 describe('beton CLI: bad input ends in one line and the right exit code', () => {
   beforeAll(() => mkdirSync(p('out'), { recursive: true }));
@@ -353,7 +356,7 @@ describe('beton CLI: bad input ends in one line and the right exit code', () => 
           timeoutMs: 60_000,
           ...(row.asNobody ? { asNobody: true, env: { HOME: p('nobody-home'), BETON_DB: p('nobody-home', 'runs.sqlite') } } : {}),
         })
-      : await inProcess(row.args());
+      : await cliHere(row.args());
     const detail = `beton ${row.args().join(' ')}\n--- stderr ---\n${r.stderr}`;
     expect(r.signal, detail).toBeNull();
     expect(r.status, detail).toBe(row.exit);
