@@ -2,6 +2,8 @@
 // refuses, before any work, an output that is the source, lies in an image/video source
 // folder, is listed by an image list, or is the --config file; and an existing file
 // without --force. The app's builds.start refuses alike unless `overwrite` is set.
+// The first refusal runs as a real `beton` process (exit 1, one line, no stack); the others
+// call the CLI's main() in this process, builds with no encode workers.
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BetonService } from '../../core/services/beton-service.js';
 import { SAMPLE_IMAGES, STACK_LINE } from '../helpers/cli-inputs.js';
 import { cli } from '../helpers/cli.js';
+import { cliHere } from '../helpers/cli-in-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-outguard-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -29,30 +32,31 @@ beforeAll(() => {
 });
 
 describe('beton build refuses an output that is an input', () => {
-  it('the source file itself: exit 1, OUTPUT_IS_INPUT, the file untouched (also through a link, and with --force)', () => {
+  it('the source file itself: exit 1, OUTPUT_IS_INPUT, the file untouched (also through a link, and with --force)', async () => {
     const before = bytes(p('table.csv'));
-    for (const args of [
+    for (const [i, args] of [
       ['-o', p('table.csv')],
       ['-o', p('table.csv'), '--force'],
-    ]) {
-      const r = cli(['build', p('table.csv'), ...args]);
+    ].entries()) {
+      const argv = ['build', p('table.csv'), ...args];
+      const r = i === 0 ? cli(argv) : await cliHere(argv);
       expect(r.status, r.stderr).toBe(1);
       expect(r.stderr).toMatch(/error \[OUTPUT_IS_INPUT\]: the output .*table\.csv is the source file itself/);
       expect(r.stderr).not.toMatch(STACK_LINE);
     }
     symlinkSync(p('table.csv'), p('link.beton'));
-    const viaLink = cli(['build', p('table.csv'), '-o', p('link.beton'), '--force']);
+    const viaLink = await cliHere(['build', p('table.csv'), '-o', p('link.beton'), '--force']);
     expect(viaLink.status, viaLink.stderr).toBe(1);
     expect(viaLink.stderr).toContain('[OUTPUT_IS_INPUT]');
     expect(bytes(p('table.csv'))).toEqual(before);
     noTemps(dir);
   });
 
-  it('an image inside the source folder, or any path in it: refused, the image untouched', () => {
+  it('an image inside the source folder, or any path in it: refused, the image untouched', async () => {
     const img = p('imgs', 'a', 'circles_01.jpg');
     const before = bytes(img);
     for (const out of [img, p('imgs', 'a', 'new.beton'), p('imgs', 'out.beton')]) {
-      const r = cli(['build', p('imgs'), '-o', out, '--force', '--workers', '1']);
+      const r = await cliHere(['build', p('imgs'), '-o', out, '--force', '--workers', '0']);
       expect(r.status, r.stderr).toBe(1);
       expect(r.stderr).toMatch(/\[OUTPUT_IS_INPUT\]: .* is inside the source folder/);
     }
@@ -60,28 +64,28 @@ describe('beton build refuses an output that is an input', () => {
     expect(readdirSync(p('imgs', 'a')).sort()).toEqual(['circles_01.jpg', 'circles_04.jpg']);
   });
 
-  it('an image an image list names (an existing output, --force): refused, the image untouched', () => {
+  it('an image an image list names (an existing output, --force): refused, the image untouched', async () => {
     const before = bytes(p('list', 'two.jpg'));
-    const r = cli(['build', p('list', 'images.csv'), '-o', p('list', 'two.jpg'), '--force', '--workers', '1']);
+    const r = await cliHere(['build', p('list', 'images.csv'), '-o', p('list', 'two.jpg'), '--force', '--workers', '0']);
     expect(r.status, r.stderr).toBe(1);
     expect(r.stderr).toMatch(/\[OUTPUT_IS_INPUT\]: .*two\.jpg is an image that .*images\.csv lists/);
     expect(bytes(p('list', 'two.jpg'))).toEqual(before);
     // Beside the list, a new name is fine.
-    const ok = cli(['build', p('list', 'images.csv'), '-o', p('list', 'out.beton'), '--workers', '1']);
+    const ok = await cliHere(['build', p('list', 'images.csv'), '-o', p('list', 'out.beton'), '--workers', '0']);
     expect(ok.status, ok.stderr).toBe(0);
   });
 
-  it('the --config file: refused', () => {
+  it('the --config file: refused', async () => {
     writeFileSync(p('build.json'), JSON.stringify({ source: { type: 'table', path: 'table.csv' }, output: 'build.json' }));
     const before = bytes(p('build.json'));
-    const r = cli(['build', '--config', p('build.json'), '--force']);
+    const r = await cliHere(['build', '--config', p('build.json'), '--force']);
     expect(r.status, r.stderr).toBe(1);
     expect(r.stderr).toMatch(/\[OUTPUT_IS_INPUT\]: .* is the build config/);
     expect(bytes(p('build.json'))).toEqual(before);
   });
 
-  it('is refused before any work: no temporary file, no encoder started, in well under a build', () => {
-    const r = cli(['build', SAMPLE_IMAGES, '-o', join(SAMPLE_IMAGES, 'circles', 'circles_01.jpg'), '--force']);
+  it('is refused before any work: no temporary file, no encoder started, in well under a build', async () => {
+    const r = await cliHere(['build', SAMPLE_IMAGES, '-o', join(SAMPLE_IMAGES, 'circles', 'circles_01.jpg'), '--force']);
     expect(r.status).toBe(1);
     expect(r.stderr).not.toMatch(/build: \d+/); // no progress line: no sample was read
     noTemps(join(SAMPLE_IMAGES, 'circles'));
@@ -89,23 +93,23 @@ describe('beton build refuses an output that is an input', () => {
 });
 
 describe('beton build does not replace an existing file without --force', () => {
-  it('exit 1 with OUTPUT_EXISTS and the file untouched; --force replaces it', () => {
+  it('exit 1 with OUTPUT_EXISTS and the file untouched; --force replaces it', async () => {
     const out = p('out.beton');
-    expect(cli(['build', p('table.csv'), '-o', out]).status).toBe(0);
+    expect((await cliHere(['build', p('table.csv'), '-o', out, '--workers', '0'])).status).toBe(0);
     writeFileSync(out, 'precious');
-    const r = cli(['build', p('table.csv'), '-o', out]);
+    const r = await cliHere(['build', p('table.csv'), '-o', out, '--workers', '0']);
     expect(r.status, r.stderr).toBe(1);
     expect(r.stderr).toMatch(/^beton build: error \[OUTPUT_EXISTS\]: .*out\.beton already exists; choose another output or pass --force/m);
     expect(readFileSync(out, 'utf8')).toBe('precious');
-    const forced = cli(['build', p('table.csv'), '-o', out, '--force']);
+    const forced = await cliHere(['build', p('table.csv'), '-o', out, '--force', '--workers', '0']);
     expect(forced.status, forced.stderr).toBe(0);
     expect(statSync(out).size).toBeGreaterThan(100);
-    expect(cli(['inspect', out]).status).toBe(0);
+    expect((await cliHere(['inspect', out])).status).toBe(0);
   });
 
-  it('an output that is a folder is refused with a file name to use', () => {
+  it('an output that is a folder is refused with a file name to use', async () => {
     mkdirSync(p('afolder'));
-    const r = cli(['build', p('table.csv'), '-o', p('afolder'), '--force']);
+    const r = await cliHere(['build', p('table.csv'), '-o', p('afolder'), '--force']);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/is a folder; give a file name, e\.g\. .*afolder\/data\.beton/);
   });
@@ -117,7 +121,8 @@ describe('the app: builds.start carries overwrite', () => {
     try {
       const out = p('app.beton');
       writeFileSync(out, 'precious');
-      const config = { source: { type: 'table' as const, path: p('table.csv') }, output: out };
+      // No encode workers: the overwrite rule is the point, not the workers.
+      const config = { source: { type: 'table' as const, path: p('table.csv') }, output: out, numWorkers: 0 };
       expect(await service.call('builds.start', { config })).toMatchObject({ ok: false, error: { code: 'OUTPUT_EXISTS' } });
       expect(await service.call('builds.start', { config: { ...config, output: p('table.csv') }, overwrite: true })).toMatchObject({
         ok: false,
