@@ -2,6 +2,8 @@
 // BetonError keeping its code; errors from Node, SQLite and V8 become one (asBetonError);
 // the CLI prints `beton CMD: error [CODE]: message` and what to do, never a stack (unless
 // BETON_DEBUG=1); the app service passes the code on, for calls and for failed jobs.
+// What only a process shows runs as one (a failed allocation, a port held by another
+// process, Ctrl-C, BETON_DEBUG); the other messages come from the CLI's main() in this process.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +25,7 @@ import { ValueProblem } from '../../core/sources/tables/value-coercion.js';
 import { ffmpegAvailable, VideoReadError } from '../../core/sources/video/video-ffmpeg.js';
 import { SAMPLE_IMAGES, STACK_LINE, writeImageBeton, writeNewerSchemaDb, writeRunsDb } from '../helpers/cli-inputs.js';
 import { CLI, cli } from '../helpers/cli.js';
+import { cliHere } from '../helpers/cli-in-process.js';
 import { startGatedBuild } from '../helpers/gated-build.js';
 import { requires } from '../helpers/requires.js';
 
@@ -108,15 +111,15 @@ describe('the CLI prints [CODE] and what to do, no stack', () => {
     expect(r.stderr).not.toMatch(STACK_LINE);
   });
 
-  it('a usage error exits 2 (--decoder rrc:0)', () => {
-    const r = cli(['bench-loader', good, '--decoder', 'rrc:0']);
+  it('a usage error exits 2 (--decoder rrc:0)', async () => {
+    const r = await cliHere(['bench-loader', good, '--decoder', 'rrc:0']);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/--decoder expects simple, rrc:SIZE or center:SIZE/);
     expect(r.stderr).not.toMatch(STACK_LINE);
   });
 
-  it('an ExecError (a --regex that does not compile) is bad usage, exit 2, no stack', () => {
-    const r = cli(['profile', '--exec', 'true', '--regex', '(', '--db', join(dir, 'e.sqlite')]);
+  it('an ExecError (a --regex that does not compile) is bad usage, exit 2, no stack', async () => {
+    const r = await cliHere(['profile', '--exec', 'true', '--regex', '(', '--db', join(dir, 'e.sqlite')]);
     expect(r.status).toBe(2);
     // The one bad-value wording, with the regex engine's reason after it.
     expect(r.stderr).toMatch(
@@ -126,7 +129,7 @@ describe('the CLI prints [CODE] and what to do, no stack', () => {
   });
 
   it('ENOTDIR and EADDRINUSE name their code and say what to do', async () => {
-    const nd = cli(['inspect', join(good, 'x.beton')]);
+    const nd = await cliHere(['inspect', join(good, 'x.beton')]);
     expect(nd.status).toBe(1);
     expect(nd.stderr).toMatch(/error \[ENOTDIR\]: not a directory/);
     expect(nd.stderr).toMatch(/a file, not a folder/);
@@ -153,8 +156,8 @@ describe('the CLI prints [CODE] and what to do, no stack', () => {
     }
   });
 
-  it('a batch larger than the file: [CODE] and the flag to pass', () => {
-    const r = cli(['profile', good, '--batch-sizes', '64', '--db', join(dir, 'p.sqlite'), '--no-gpu']);
+  it('a batch larger than the file: [CODE] and the flag to pass', async () => {
+    const r = await cliHere(['profile', good, '--batch-sizes', '64', '--db', join(dir, 'p.sqlite'), '--no-gpu']);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/error \[TOO_FEW_SAMPLES\]: .* has 40 samples, fewer than one batch of 64/);
     expect(r.stderr).toMatch(/Pass --batch-sizes 40 or less/);
@@ -191,8 +194,8 @@ describe('the CLI prints [CODE] and what to do, no stack', () => {
     90_000,
   );
 
-  it('BETON_DEBUG=1 adds the stack trace; an unexpected error prints as INTERNAL, a bug to report', () => {
-    const plain = cli(['inspect', join(dir, 'nope.beton')]);
+  it('BETON_DEBUG=1 adds the stack trace; an unexpected error prints as INTERNAL, a bug to report', async () => {
+    const plain = await cliHere(['inspect', join(dir, 'nope.beton')]);
     expect(plain.stderr).not.toMatch(STACK_LINE);
     const debug = cli(['inspect', join(dir, 'nope.beton')], { env: { BETON_DEBUG: '1' } });
     expect(debug.status).toBe(1);
