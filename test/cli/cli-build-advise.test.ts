@@ -1,6 +1,8 @@
 /**
  * `beton build --advise` (issue 14, feature 3, CLI parity): the app's advice as text or
  * JSON, and nothing written. Also: a CLI build leaves the sidecar manifest beside its output.
+ * The text advice runs as a real process (what it prints); the rest call the CLI's main() in
+ * this process, with no encode workers.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BuildAdvice } from '../../core/api/build-advice.js';
 import { cliIn } from '../helpers/cli.js';
+import { cliHere } from '../helpers/cli-in-process.js';
 
 const ROOT = resolve(__dirname, '../..');
 const SAMPLE = join(ROOT, 'assets/sample-images');
@@ -42,35 +45,35 @@ describe('beton build --advise', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it('--json gives the advice without the preview images', () => {
-    const r = cli('build', SAMPLE, '--advise', '--json', '--sample', '4');
+  it('--json gives the advice without the preview images', async () => {
+    const r = await cliHere(['build', SAMPLE, '--advise', '--json', '--sample', '4', '--workers', '0']);
     expect(r.status, r.stderr).toBe(0);
     const a = JSON.parse(r.stdout) as BuildAdvice;
     expect(a.sampled).toBe(4);
     expect(a.quality!.items[0]!.variants[0]).not.toHaveProperty('preview');
   });
 
-  it('--crop without --advise is a usage error', () => {
-    const r = cli('build', SAMPLE, '-o', 'y.beton', '--crop', '160');
+  it('--crop without --advise is a usage error', async () => {
+    const r = await cliHere(['build', SAMPLE, '-o', join(dir, 'y.beton'), '--crop', '160']);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('--crop goes with --advise');
   });
 
-  it('--sample and --crop outside what the app accepts are usage errors naming the range', () => {
+  it('--sample and --crop outside what the app accepts are usage errors naming the range', async () => {
     for (const [flag, v, range] of [
       ['--sample', '0', '1 to 256'],
       ['--sample', '2.5', '1 to 256'],
       ['--crop', '4', '8 to 8192'],
     ] as const) {
-      const r = cli('build', SAMPLE, '--advise', flag, v);
+      const r = await cliHere(['build', SAMPLE, '--advise', flag, v]);
       expect(r.status, `${flag} ${v}`).toBe(2);
       expect(r.stderr).toContain(`${flag} expects a whole number from ${range}, got "${v}"`);
     }
   });
 
-  it('a CLI build writes OUT.beton.manifest.json with the class names', () => {
+  it('a CLI build writes OUT.beton.manifest.json with the class names', async () => {
     const out = join(dir, 'm.beton');
-    const r = cli('build', SAMPLE, '-o', out, '--max-resolution', '32', '--workers', '1');
+    const r = await cliHere(['build', SAMPLE, '-o', out, '--max-resolution', '16', '--workers', '0']);
     expect(r.status, r.stderr).toBe(0);
     expect(existsSync(`${out}.manifest.json`)).toBe(true);
     const m = JSON.parse(readFileSync(`${out}.manifest.json`, 'utf8')) as { classNames: { names: string[] } };
