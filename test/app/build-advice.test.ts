@@ -16,6 +16,11 @@ const images = join(dir, 'images');
 cpSync(resolve(__dirname, '../../assets/sample-images'), images, { recursive: true });
 const MiB = 1024 * 1024;
 
+/**
+ * The advised config. One encode worker where the estimate is checked against a real build
+ * (starting it is part of what the estimate must count); elsewhere `inline()`: no worker to
+ * start, the advice's short build encodes on this thread.
+ */
 function config(over: Partial<BuildConfigInput> = {}): BuildConfig {
   const parsed = parseBuildConfig({
     source: { type: 'image_folder', path: images },
@@ -27,6 +32,7 @@ function config(over: Partial<BuildConfigInput> = {}): BuildConfig {
   if (!parsed.ok) throw new Error(parsed.errors.join('; '));
   return parsed.value;
 }
+const inline = (over: Partial<BuildConfigInput> = {}): BuildConfig => config({ numWorkers: 0, ...over });
 
 describe('build advice', () => {
   it("build time: the short run's fixed costs once, each item's reading serial and its encoding over the workers", () => {
@@ -82,7 +88,7 @@ describe('build advice', () => {
     expect(rows[2]!.suggested).toBe(true);
     expect(rows[8]!.chosen).toBe(true);
     expect(advice.pageSizeAdvice).toMatch(/^With 8 MiB pages the file is about 16 MiB.*2 MiB pages make it about 4 MiB/);
-    const real2 = await buildDataset(config({ output: join(dir, 'real2.beton'), pageSize: 2 * MiB }));
+    const real2 = await buildDataset(inline({ output: join(dir, 'real2.beton'), pageSize: 2 * MiB }));
     expect(Math.abs(rows[2]!.fileBytes - real2.fileSize)).toBeLessThan(0.01 * real2.fileSize);
   });
 
@@ -95,7 +101,7 @@ describe('build advice', () => {
   });
 
   it('quality preview: sizes grow with quality, raw is w×h×3, the configured variant is marked', async () => {
-    const advice = await adviseBuild(config({ image: { writeMode: 'jpg', maxResolution: 64, jpegQuality: 80 } }), { previewItems: 3 });
+    const advice = await adviseBuild(inline({ image: { writeMode: 'jpg', maxResolution: 64, jpegQuality: 80 } }), { previewItems: 3 });
     const q = advice.quality!;
     expect(q.field).toBe('image');
     expect(q.items).toHaveLength(3);
@@ -112,7 +118,7 @@ describe('build advice', () => {
 
   it('smart threshold: counts what the sample would store as JPEG and raw', async () => {
     // 64 px images: h*w*3 ≤ 12288; a threshold of 10000 sends the larger ones to JPEG.
-    const advice = await adviseBuild(config({ image: { writeMode: 'smart', maxResolution: 64, smartThreshold: 10_000 } }), { sample: 12 });
+    const advice = await adviseBuild(inline({ image: { writeMode: 'smart', maxResolution: 64, smartThreshold: 10_000 } }), { sample: 12 });
     const s = advice.quality!.smart!;
     expect(s.jpg + s.raw).toBe(12);
     const big = advice.quality!.items.filter((i) => i.width * i.height * 3 > 10_000).length;
@@ -120,10 +126,10 @@ describe('build advice', () => {
   });
 
   it('warns when the loader crop is larger than the max resolution, not when it is smaller', async () => {
-    const advice = await adviseBuild(config(), { loaderSize: 160, sample: 8 });
+    const advice = await adviseBuild(inline(), { loaderSize: 160, sample: 8 });
     expect(advice.crop!.warning).toMatch(/crop is larger than the max resolution 64 px.*Raise max resolution to at least 160/);
     expect(advice.warnings).toContain(advice.crop!.warning);
-    const ok = await adviseBuild(config(), { loaderSize: 32, sample: 8 });
+    const ok = await adviseBuild(inline(), { loaderSize: 32, sample: 8 });
     expect(ok.crop!.warning).toBeNull();
     expect(ok.crop!.maxSide).toBeLessThanOrEqual(64);
   });
@@ -132,7 +138,7 @@ describe('build advice', () => {
     const { writeFileSync } = await import('node:fs');
     const csv = join(dir, 't.csv');
     writeFileSync(csv, 'x,label\n' + Array.from({ length: 100 }, (_, i) => `${i}.5,${i % 3}`).join('\n') + '\n');
-    const advice = await adviseBuild(config({ source: { type: 'table', path: csv }, image: undefined }), { sample: 10, loaderSize: 160 });
+    const advice = await adviseBuild(inline({ source: { type: 'table', path: csv }, image: undefined }), { sample: 10, loaderSize: 160 });
     expect(advice.picked).toBe('first');
     expect(advice.sampled).toBe(10);
     expect(advice.quality).toBeNull();
