@@ -5,6 +5,8 @@
  *   written with a Python string literal writer.
  * - Mixing csv and parquet in one pattern reported "invalid UTF-8 … iconv": now the cause.
  * - `build -o s3:// --check` said the result was "kept in" a folder it then deletes.
+ * The commands call the CLI's main() in this process, but the s3:// build (a real process,
+ * whose endpoint is a closed port).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,8 +16,8 @@ import { parquetWriteFile } from 'hyparquet-writer';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pyStr } from '../../core/pipeline/python-code.js';
 import { cli } from '../helpers/cli.js';
+import { cliHere } from '../helpers/cli-in-process.js';
 import { STACK_LINE, writeIntBeton } from '../helpers/cli-inputs.js';
-import { startServers } from '../helpers/remote-servers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hardening-messages-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -37,16 +39,16 @@ function compiles(code: string): string {
 }
 
 describe('smaller hardening items (issue 29)', () => {
-  it("runs show prints a failed command's escape codes escaped, not raw", () => {
+  it("runs show prints a failed command's escape codes escaped, not raw", async () => {
     const db = join(dir, 'runs.sqlite');
     const cmd = `printf '\\033[2J\\033]0;pwned\\007boom\\n' >&2; exit 3`;
-    const r = cli(['profile', '--exec', cmd, '--db', db, '--no-gpu'], { timeoutMs: 60_000 });
+    const r = await cliHere(['profile', '--exec', cmd, '--db', db, '--no-gpu']);
     expect(r.status).not.toBe(null);
-    const show = cli(['runs', 'show', '1', '--db', db], { timeoutMs: 30_000 });
+    const show = await cliHere(['runs', 'show', '1', '--db', db]);
     expect(show.status, show.stderr).toBe(0);
     expect(show.stdout).toContain('stderr: \\x1b[2J\\x1b]0;pwned\\x07boom');
     expect(show.stdout).not.toMatch(/[\u001b\u0007]/);
-    const json = cli(['runs', 'show', '1', '--db', db, '--json'], { timeoutMs: 30_000 });
+    const json = await cliHere(['runs', 'show', '1', '--db', db, '--json']);
     expect(json.stdout).not.toMatch(/[\u001b\u0007]/);
     expect(JSON.stringify(JSON.parse(json.stdout))).toContain('pwned');
   }, 90_000);
@@ -56,7 +58,7 @@ describe('smaller hardening items (issue 29)', () => {
     mkdirSync(sub);
     const file = join(sub, 'x.beton');
     await writeIntBeton(file, 20);
-    const r = cli(['export', file, '--batch-size', '8'], { timeoutMs: 60_000 });
+    const r = await cliHere(['export', file, '--batch-size', '8']);
     expect(r.status, r.stderr).toBe(0);
     expect(compiles(r.stdout)).toBe('ok');
     for (const s of ['a\nb', 'q"\'', '\\', '\u0000\u007f\u0085', '\u{1f600}', '\ud800', '{x}']) {
@@ -67,7 +69,7 @@ describe('smaller hardening items (issue 29)', () => {
     );
   }, 60_000);
 
-  it('a pattern mixing csv and parquet names the cause', () => {
+  it('a pattern mixing csv and parquet names the cause', async () => {
     const t = join(dir, 'mixed');
     mkdirSync(t);
     writeFileSync(join(t, 'a.csv'), 'x,y\n1,2\n');
@@ -83,25 +85,29 @@ describe('smaller hardening items (issue 29)', () => {
         { name: 'y', type: 'DOUBLE', repetition_type: 'REQUIRED' },
       ],
     });
-    const r = cli(['build', join(t, '*'), '-o', join(dir, 'mixed.beton')], { timeoutMs: 60_000 });
+    const r = await cliHere(['build', join(t, '*'), '-o', join(dir, 'mixed.beton'), '--workers', '0']);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/names files of different formats: .*b\.parquet is parquet, but .*a\.csv is csv/);
     expect(r.stderr).not.toMatch(/UTF-8|iconv/);
     expect(r.stderr).not.toMatch(STACK_LINE);
   }, 60_000);
 
-  it('build -o s3:// --check does not claim the check is kept in the deleted staging folder', async () => {
-    const srv = await startServers(['out']);
-    try {
-      const src = join(dir, 'rows.csv');
-      writeFileSync(src, 'x,y\n' + Array.from({ length: 50 }, (_, i) => `${i},${i / 2}`).join('\n') + '\n');
-      // Main (remote-stream, streaming uploads) now refuses the combination up front, saying why.
-      const r = cli(['build', src, '-o', 's3://out/rows.beton', '--check'], { timeoutMs: 120_000, env: srv.env() });
-      expect(r.status).not.toBe(0);
-      expect(r.stdout + r.stderr).not.toMatch(/kept in/);
-      expect(r.stderr).toMatch(/--check reads the output file/);
-    } finally {
-      await srv.stop();
-    }
+  it('build -o s3:// --check does not claim the check is kept in the deleted staging folder', () => {
+    const src = join(dir, 'rows.csv');
+    writeFileSync(src, 'x,y\n' + Array.from({ length: 50 }, (_, i) => `${i},${i / 2}`).join('\n') + '\n');
+    // Main (remote-stream, streaming uploads) now refuses the combination up front, saying why,
+    // before any request: no S3 server needed. A build that went on would fail on the closed
+    // port (and not print the refusal).
+    const env = {
+      AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:1',
+      AWS_ACCESS_KEY_ID: 'none',
+      AWS_SECRET_ACCESS_KEY: 'none',
+      AWS_REGION: 'us-east-1',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    };
+    const r = cli(['build', src, '-o', 's3://out/rows.beton', '--check'], { timeoutMs: 120_000, env });
+    expect(r.status).not.toBe(0);
+    expect(r.stdout + r.stderr).not.toMatch(/kept in/);
+    expect(r.stderr).toMatch(/--check reads the output file/);
   }, 150_000);
 });
