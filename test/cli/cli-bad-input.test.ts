@@ -82,11 +82,6 @@ interface Row {
   says?: RegExp;
   /** A permission row: as root, run as user nobody (cliAsync's asNobody). */
   asNobody?: boolean;
-  /**
-   * Starts loader worker threads: a real process, where they run the compiled code (in the
-   * test process each worker first loads tsx and the loader from TypeScript: seconds).
-   */
-  workers?: true;
 }
 
 const G = (): string => p('good.beton');
@@ -224,7 +219,6 @@ const ROWS: Row[] = [
     args: () => ['bench-loader', p('badjpeg.beton'), '--batch-size', '4', '--workers', '1', '--epochs', '2'],
     exit: 1,
     code: 'CORRUPT_SAMPLE',
-    workers: true,
   },
   // ---------- profile ----------
   { what: 'profile: no FILE', args: () => ['profile'], exit: 2 },
@@ -326,12 +320,10 @@ const ROWS: Row[] = [
  * whole path — bin/beton.js, its exit code 2 or 1, a process that ends by itself; each
  * command's own rows are main()'s, the same in either), every permission row (run as
  * another user), every out-of-memory row (an allocation that fails is not tried in the
- * test process) and every row that starts loader workers (`workers`). The other rows call the same main() in-process: what they check is the
+ * test process). The other rows call the same main() in-process: what they check is the
  * message and the exit code, and a Node start per row made this file take a minute.
  */
-const SPAWNED = new Set(
-  ROWS.filter((r, i) => i === ROWS.findIndex((q) => q.exit === r.exit) || r.asNobody || r.code === 'OUT_OF_MEMORY' || r.workers),
-);
+const SPAWNED = new Set(ROWS.filter((r, i) => i === ROWS.findIndex((q) => q.exit === r.exit) || r.asNobody || r.code === 'OUT_OF_MEMORY'));
 
 /**
  * The serve rows run one after another in one child process (cliBatch): a server that started
