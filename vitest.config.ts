@@ -40,7 +40,14 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'node', include: TEST_FILES, exclude: [...configDefaults.exclude, E2E, ...ISOLATED], isolate: false },
+        test: {
+          name: 'node',
+          include: TEST_FILES,
+          exclude: [...configDefaults.exclude, E2E, ...ISOLATED],
+          isolate: false,
+          // Fails a file that leaves process.env changed, and restores it for the next file.
+          setupFiles: ['test/helpers/shared-process-guard.ts'],
+        },
       },
       { extends: true, test: { name: 'isolated', include: ISOLATED } },
       { extends: true, test: { name: 'e2e', include: [`${E2E}/*.test.ts`], globalSetup: ['test/e2e/shared-chromium.ts'] } },

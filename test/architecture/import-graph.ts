@@ -46,8 +46,14 @@ export function runtimeImports(text: string, withTypes = false): string[] {
   return out.filter((s) => s.startsWith('.'));
 }
 
+/** Graphs already built in this process (the architecture tests ask for the same few several times; a parse of core is ~1 s). */
+const built = new Map<string, ImportGraph>();
+
 /** Files under `root`, named relative to it, with the files they import. */
 export function importGraph(root: string, withTypes = false): ImportGraph {
+  const key = `${withTypes}:${root}`;
+  const done = built.get(key);
+  if (done) return new Map([...done].map(([f, to]) => [f, [...to]]));
   const graph: ImportGraph = new Map();
   for (const f of tsFiles(root)) {
     const targets = runtimeImports(readFileSync(f, 'utf8'), withTypes)
@@ -58,7 +64,8 @@ export function importGraph(root: string, withTypes = false): ImportGraph {
       targets.map((t) => relative(root, t)),
     );
   }
-  return graph;
+  built.set(key, graph);
+  return new Map([...graph].map(([f, to]) => [f, [...to]]));
 }
 
 /** The graph between top-level folders ('.' for files at the root): who imports whom, self-edges left out. */

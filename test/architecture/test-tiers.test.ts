@@ -89,6 +89,15 @@ describe('test tiers', () => {
     expect(inFast('test/cli/cli-build.test.ts')).toBe(true);
   });
 
+  it('the files that share a process are guarded: one that leaves process.env changed fails', () => {
+    for (const config of [full, fast]) {
+      const node = (config.test?.projects ?? []).find((p) => typeof p === 'object' && 'test' in p && p.test?.name === 'node');
+      const test = typeof node === 'object' && node && 'test' in node ? node.test : undefined;
+      expect(test?.isolate).toBe(false);
+      expect(test?.setupFiles).toEqual(['test/helpers/shared-process-guard.ts']);
+    }
+  });
+
   it('a file that replaces a module with vi.mock runs isolated (the node project shares its module cache)', () => {
     const mocking = files.filter((f) => /\bvi\.(do)?[mM]ock\(/.test(readFileSync(join(ROOT, f), 'utf8')));
     expect(mocking.length).toBeGreaterThan(0);

@@ -17,6 +17,15 @@ export interface InProcessResult {
   err: string;
 }
 
+/**
+ * A warning Node prints for the whole process ("(node:123) MaxListenersExceededWarning: …" and
+ * its "(Use `node --trace-warnings …`)" line), once per process and kind: in a test process
+ * shared by many files it lands in whichever command runs at the time (here, the AWS SDK's
+ * keep-alive sockets gathering listeners over hundreds of earlier requests, smithy-typescript
+ * #1530). Not the command's output: a spawned command (cli.ts) still shows its own warnings.
+ */
+const PROCESS_WARNING = /^\(node:\d+\) \w*Warning: [^\n]*\n(?:\(Use `node --trace-warnings[^\n]*\n)?/gm;
+
 /** Runs `beton ...argv` in-process; returns the exit code and what it printed. */
 export async function cliInProcess(...argv: string[]): Promise<InProcessResult> {
   let out = '';
@@ -24,7 +33,8 @@ export async function cliInProcess(...argv: string[]): Promise<InProcessResult> 
   const o = vi.spyOn(process.stdout, 'write').mockImplementation((c) => ((out += String(c)), true));
   const e = vi.spyOn(process.stderr, 'write').mockImplementation((c) => ((err += String(c)), true));
   try {
-    return { code: await main(argv), out, err };
+    const code = await main(argv);
+    return { code, out, err: err.replace(PROCESS_WARNING, '') };
   } finally {
     o.mockRestore();
     e.mockRestore();

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { startServers, type RemoteServers } from './remote-servers.js';
+import { restoreEnv } from './restore-env.js';
 
 export interface RemoteTestFile {
   /** The servers (set in beforeAll). */
@@ -34,7 +35,7 @@ export function remoteTestFile(buckets: string[], options: RemoteTestFileOptions
     Object.assign(process.env, options.env ? options.env(state.srv, state.dir) : state.srv.env());
   }, 60_000);
   afterAll(async () => {
-    process.env = saved;
+    restoreEnv(saved);
     await state.srv?.stop();
     rmSync(state.dir, { recursive: true, force: true });
   });

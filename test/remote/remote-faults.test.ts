@@ -12,6 +12,7 @@ import { Reader } from '../../core/reader/reader.js';
 import { cliInProcess } from '../helpers/cli-in-process.js';
 import { fixturePath } from '../helpers/fixtures.js';
 import { fileBytes, startServers, type FaultRule, type RemoteServers } from '../helpers/remote-servers.js';
+import { restoreEnv } from '../helpers/restore-env.js';
 
 let srv: RemoteServers;
 const saved = { ...process.env };
@@ -45,7 +46,7 @@ beforeAll(async () => {
 afterEach(async () => srv.fault({ fault: 'ok', minStart: 0, times: 0 }));
 
 afterAll(async () => {
-  process.env = saved;
+  restoreEnv(saved);
   await srv?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -161,7 +162,7 @@ describe('remote faults: one named error naming the URL, in bounded time', () =>
       expect(r.err).toMatch(new RegExp(`^beton inspect: error \\[REMOTE_CREDENTIALS\\]: s3://data/${FILE}: `));
       expect(r.err).not.toMatch(/\n\s+at /);
     } finally {
-      process.env = before;
+      restoreEnv(before);
     }
   }, 60_000);
 });

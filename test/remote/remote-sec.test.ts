@@ -8,6 +8,7 @@ import { cliInProcess } from '../helpers/cli-in-process.js';
 import { fixturePath } from '../helpers/fixtures.js';
 import { startHostile, type Hostile } from '../helpers/hostile-server.js';
 import { fileBytes, startServers, type RemoteServers } from '../helpers/remote-servers.js';
+import { restoreEnv } from '../helpers/restore-env.js';
 
 /*
  * Issue 28, items 1, 3 and 6: what the remote layer refuses, tried as an attacker would,
@@ -37,7 +38,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  process.env = saved;
+  restoreEnv(saved);
   await Promise.all([h?.stop(), srv?.stop()]);
   rmSync(dir, { recursive: true, force: true });
 });

@@ -11,6 +11,7 @@ import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 import { RemoteAccess } from '../../core/services/remote-access.js';
 import { fixturePath } from '../helpers/fixtures.js';
 import { fileBytes, startServers, type RemoteServers } from '../helpers/remote-servers.js';
+import { restoreEnv } from '../helpers/restore-env.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-serve-remote-'));
 let srv: RemoteServers;
@@ -39,7 +40,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   service?.close();
-  process.env = saved;
+  restoreEnv(saved);
   await srv?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
