@@ -90,11 +90,11 @@ describe('test tiers', () => {
   });
 
   it('the files that share a process are guarded: one that leaves process.env changed fails', () => {
+    type Project = { test?: { name?: string; isolate?: boolean; setupFiles?: string | string[] } };
     for (const config of [full, fast]) {
-      const node = (config.test?.projects ?? []).find((p) => typeof p === 'object' && 'test' in p && p.test?.name === 'node');
-      const test = typeof node === 'object' && node && 'test' in node ? node.test : undefined;
-      expect(test?.isolate).toBe(false);
-      expect(test?.setupFiles).toEqual(['test/helpers/shared-process-guard.ts']);
+      const node = ((config.test?.projects ?? []) as Project[]).find((p) => p.test?.name === 'node');
+      expect(node?.test?.isolate).toBe(false);
+      expect(node?.test?.setupFiles).toEqual(['test/helpers/shared-process-guard.ts']);
     }
   });
 
