@@ -49,7 +49,8 @@ export default defineConfig({
           setupFiles: ['test/helpers/shared-process-guard.ts'],
         },
       },
-      { extends: true, test: { name: 'isolated', include: ISOLATED } },
+      // Workers through tsx here: a registered field type's module is one of the test's .ts files.
+      { extends: true, test: { name: 'isolated', include: ISOLATED, env: { [WORKERS_FROM_DIST_ENV]: '0' } } },
       { extends: true, test: { name: 'e2e', include: [`${E2E}/*.test.ts`], globalSetup: ['test/e2e/shared-chromium.ts'] } },
     ],
   },

@@ -72,14 +72,18 @@ export const SLOW_FILES: Readonly<Record<string, string>> = {
 };
 
 /**
- * Files that need a module graph of their own. The node project shares one process and its
- * module cache among the files a worker runs (`isolate: false`: each file no longer pays
- * ~0.5 s of imports); a file that replaces a module with `vi.mock` would see the copy an
- * earlier file imported, so these run isolated. test/architecture/test-tiers.test.ts checks
- * that every file calling vi.mock is listed.
+ * Files that need a process of their own. The node project shares one process and its module
+ * cache among the files a worker runs (`isolate: false`: each file no longer pays ~0.5 s of
+ * imports); a file that replaces a module with `vi.mock` would see the copy an earlier file
+ * imported, and one that registers process-wide state (a field type) would hand it to the
+ * files after it, so these run isolated, their workers started through tsx (they may import
+ * the test's own .ts modules). test/architecture/test-tiers.test.ts checks that every file
+ * calling vi.mock or registerFieldType is listed.
  */
 export const ISOLATED_FILES: Readonly<Record<string, string>> = {
   'test/app/build-source.test.ts': "vi.mock of sources/open-source.js (counts a build's opens)",
+  'test/fields/custom-field-type.test.ts':
+    'registers a field type defined in a .ts file in the process-wide registry: every later loader and writer in a shared process would send it to their workers',
   'test/electron/electron-main.test.ts': 'vi.mock of electron',
   'test/electron/main-graph.test.ts': 'vi.mock of electron',
   'test/loader/memory/process-cache-limits.test.ts': "vi.mock of node:os (a machine's memory)",
