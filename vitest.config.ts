@@ -3,12 +3,21 @@ import { join } from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { WORKERS_FROM_DIST_ENV } from './core/workers/spawn-worker.js';
 import { distIsFresh } from './scripts/dist-fresh.mjs';
-import { ISOLATED_FILES, TEST_FILES } from './test/tiers.js';
+import { ISOLATED_FILES, SLOW_FILES, SLOW_FOLDERS, TEST_FILES } from './test/tiers.js';
 
 // Every test file: `npm test`. vitest.fast.config.ts (`npm run test:fast`) is this less the
 // slow tier listed in test/tiers.ts.
 const E2E = 'test/e2e/**';
-const ISOLATED = Object.keys(ISOLATED_FILES);
+// Isolated, as every file was before the fast tier shared processes: the files that need it
+// (test/tiers.ts ISOLATED_FILES) and the slow tier (Python, installs, kill loops, scale; it
+// spawns and kills processes and namespaces of its own), e2e aside.
+const ISOLATED = [
+  ...Object.keys(ISOLATED_FILES),
+  ...Object.keys(SLOW_FOLDERS)
+    .filter((d) => d !== 'test/e2e/')
+    .map((d) => `${d}**`),
+  ...Object.keys(SLOW_FILES).filter((f) => !(f in ISOLATED_FILES)),
+];
 export default defineConfig({
   test: {
     testTimeout: 120_000,
@@ -26,17 +35,17 @@ export default defineConfig({
       // A stale dist (a file run by hand after an edit) keeps the tsx bootstrap.
       [WORKERS_FROM_DIST_ENV]: distIsFresh(import.meta.dirname) ? '1' : '0',
     },
-    // Two projects, together every test file (TEST_FILES), only so that the e2e files get a
-    // globalSetup of their own: one Chromium for all of them (test/e2e/shared-chromium.ts),
-    // started only when e2e files run. Both take every option above (and the fast tier's
-    // excludes) from here; their include lists are their own (`extends` would add this
-    // level's include to both).
+    // Three projects, together every test file (TEST_FILES): node (shared processes), isolated,
+    // and e2e, which gets a globalSetup of its own: one Chromium for all of them
+    // (test/e2e/shared-chromium.ts), started only when e2e files run. All take every option
+    // above (and the fast tier's excludes) from here; their include lists are their own
+    // (`extends` would add this level's include to each).
     //
     // The node project runs its files without isolation: a worker process keeps its module
     // cache from one file to the next, so the ~0.5 s of imports (core, zod, sharp, the AWS SDK)
     // is paid once per worker instead of once per file (88 small files: 83 s → 54 s). Files
     // must leave process.env, spies and globals as they found them; the few that replace
-    // modules with vi.mock run in the isolated project (test/tiers.ts ISOLATED_FILES).
+    // modules with vi.mock or register process-wide state, and the slow tier, run isolated.
     projects: [
       {
         extends: true,

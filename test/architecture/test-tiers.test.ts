@@ -58,7 +58,9 @@ describe('test tiers', () => {
       // The e2e project (one shared Chromium) holds only e2e files; the node project none of them.
       expect(e2e?.include.every((g) => g.startsWith('test/e2e/'))).toBe(true);
       expect(node?.exclude).toContain('test/e2e/**');
-      expect(isolated?.include).toEqual(Object.keys(ISOLATED_FILES));
+      // The isolated project: the listed files and the slow tier (but e2e, a project of its own).
+      expect(isolated?.include).toEqual(expect.arrayContaining([...Object.keys(ISOLATED_FILES), ...Object.keys(SLOW_FILES)]));
+      expect(isolated?.include).toEqual(expect.arrayContaining(['test/interop/**', 'test/install/**']));
       expect(node?.exclude).toEqual(expect.arrayContaining(Object.keys(ISOLATED_FILES)));
     }
     expect(fastExcludes).toEqual(expect.arrayContaining(fastTierExcludes()));
