@@ -26,24 +26,13 @@ import {
 } from '../../core/native/turbo.js';
 import { decodeCropResizeSharp, decodeFullSharp } from '../../core/native/sharp-decode.js';
 import { FIXTURES } from '../helpers/fixtures.js';
+import { mulberry32 as rng } from '../helpers/mulberry32.js';
 
 // ---------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------
 
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
-
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function constantImage(width: number, height: number, rgb: readonly number[]): Uint8Array {
   const data = new Uint8Array(width * height * 3);

@@ -25,6 +25,7 @@ import { openTableReader } from '../../core/sources/tables/open-table.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
 import type { FieldConfig } from '../../core/api/build-config.js';
 import { toNamedFields } from '../../core/app/build.js';
+import { mulberry32 as rng } from '../helpers/mulberry32.js';
 
 const SEED = Number(process.env.BETON_FUZZ_SEED ?? 19);
 const ITER = Number(process.env.BETON_FUZZ_ITERATIONS ?? 12);
@@ -32,17 +33,6 @@ const dir = mkdtempSync(join(tmpdir(), 'beton-fuzz19-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 process.stderr.write(`fuzz-hostile-inputs: seed ${SEED}, ${ITER} cases per family\n`);
 
-/** mulberry32: small, seeded, the same on every machine. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const PROTO = Object.getOwnPropertyNames(Object.prototype).filter((n) => n.length <= 16);
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 

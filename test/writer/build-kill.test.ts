@@ -14,6 +14,7 @@ import { CLI, cli } from '../helpers/cli.js';
 import { startGatedBuild } from '../helpers/gated-build.js';
 import { requires } from '../helpers/requires.js';
 import { ffmpegAvailable } from '../../core/sources/video/video-ffmpeg.js';
+import { mulberry32 as rng } from '../helpers/mulberry32.js';
 
 const HAVE_FFMPEG = requires(
   'ffmpeg and ffprobe',
@@ -24,18 +25,6 @@ const HAVE_FFMPEG = requires(
 const dir = mkdtempSync(join(tmpdir(), 'beton-kill-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const temps = (folder: string): string[] => readdirSync(folder).filter((f) => f.includes('.tmp-'));
-
-/** mulberry32: the trials' moments and signals, the same on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The sample images three times over (144 images, ~13 MiB raw): a write long enough to be hit. */
 const SOURCE = join(dir, 'source');

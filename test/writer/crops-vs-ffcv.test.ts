@@ -11,24 +11,13 @@ import { centerCrop, randomResizedCrop, type Crop } from '../../core/pipeline/cr
 import type { Rng } from '../../core/pipeline/rng.js';
 import { requires } from '../helpers/requires.js';
 import { ffcvStatus, PY_DIR, PYTHON } from '../interop/ffcv.js';
+import { mulberry32 as mulberry } from '../helpers/mulberry32.js';
 
 const HAVE_FFCV = requires('FFCV', `pip install ffcv (the crop reference is FFCV's own code, run by ${PYTHON})`, ffcvStatus().ok);
 
 const dir = mkdtempSync(join(tmpdir(), 'beton-crops-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const p = (name: string): string => join(dir, name);
-
-/** mulberry32: the cases and their draws, the same on every run (independent of core's rngFor). */
-function mulberry(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** An Rng that hands out recorded draws: what FFCV's side is given too (test/interop/py/ffcv_crops.py). */
 function replay(draws: Float64Array): Rng {
