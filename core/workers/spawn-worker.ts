@@ -9,18 +9,33 @@ import { Worker } from 'node:worker_threads';
  */
 export const WORKERS_FROM_DIST_ENV = 'BETON_WORKERS_FROM_DIST';
 
+/** The module a worker runs: a file to start as it is, or a .ts file to start through tsx. */
+export interface WorkerModule {
+  url: URL;
+  tsx: boolean;
+}
+
 /**
- * Starts a worker from a module next to `base` (pass import.meta.url). Compiled code runs
- * the .js file; when running from TypeScript sources (tests, tsx) the worker runs dist/'s
- * build of the same module when the test run says dist/ is fresh, else a small bootstrap
- * registers tsx in the worker first, so the same code path is exercised in every case.
+ * Which module `spawnWorker` starts for `relJs` next to `base`: compiled code runs the .js file;
+ * code running from TypeScript sources runs dist/'s build of the same module when `fromDist`
+ * (and that build exists), else the .ts file through tsx.
+ */
+export function workerModule(relJs: string, base: string, fromDist: boolean): WorkerModule {
+  if (!base.endsWith('.ts')) return { url: new URL(relJs, base), tsx: false };
+  const compiled = fromDist ? distTwin(relJs, base) : null;
+  if (compiled) return { url: compiled, tsx: false };
+  return { url: new URL(relJs.replace(/\.js$/, '.ts'), base), tsx: true };
+}
+
+/**
+ * Starts a worker from a module next to `base` (pass import.meta.url), as `workerModule`
+ * chooses; the tsx bootstrap registers tsx in the worker first, so the same code path is
+ * exercised in every case.
  */
 export function spawnWorker(relJs: string, base: string, workerData: unknown): Worker {
-  if (!base.endsWith('.ts')) return new Worker(new URL(relJs, base), { workerData });
-  const compiled = process.env[WORKERS_FROM_DIST_ENV] === '1' ? distTwin(relJs, base) : null;
-  if (compiled) return new Worker(compiled, { workerData });
-  const url = new URL(relJs.replace(/\.js$/, '.ts'), base).href;
-  const boot = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(url)}); })`;
+  const m = workerModule(relJs, base, process.env[WORKERS_FROM_DIST_ENV] === '1');
+  if (!m.tsx) return new Worker(m.url, { workerData });
+  const boot = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(m.url.href)}); })`;
   return new Worker(boot, { eval: true, workerData });
 }
 
