@@ -15,7 +15,7 @@ const ISOLATED = [
   ...Object.keys(ISOLATED_FILES),
   ...Object.keys(SLOW_FOLDERS)
     .filter((d) => d !== 'test/e2e/')
-    .map((d) => `${d}**`),
+    .flatMap((d) => TEST_FILES.map((glob) => glob.replace(/^test\//, d))),
   ...Object.keys(SLOW_FILES).filter((f) => !(f in ISOLATED_FILES)),
 ];
 export default defineConfig({

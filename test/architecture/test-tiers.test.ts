@@ -60,10 +60,15 @@ describe('test tiers', () => {
       expect(node?.exclude).toContain('test/e2e/**');
       // The isolated project: the listed files and the slow tier (but e2e, a project of its own).
       expect(isolated?.include).toEqual(expect.arrayContaining([...Object.keys(ISOLATED_FILES), ...Object.keys(SLOW_FILES)]));
-      expect(isolated?.include).toEqual(expect.arrayContaining(['test/interop/**', 'test/install/**']));
+      expect(isolated?.include).toEqual(expect.arrayContaining(['test/interop/**/*.test.ts', 'test/install/**/*.test.ts']));
       expect(node?.exclude).toEqual(expect.arrayContaining(Object.keys(ISOLATED_FILES)));
     }
     expect(fastExcludes).toEqual(expect.arrayContaining(fastTierExcludes()));
+  });
+
+  it('every project includes test files only (a helper, a .py or a .sh beside them is not run as a test)', () => {
+    for (const config of [full, fast])
+      for (const p of projectsOf(config)) for (const g of p.include) expect(g, `${p.name}: ${g}`).toMatch(/\.test\.tsx?$/);
   });
 
   it('a file runs in one project only', () => {

@@ -144,7 +144,9 @@ describe.skipIf(!needChromium())('the app, end to end (beton serve + headless Ch
     expect(await page.getByTestId('profile-file').inputValue()).toBe(join(tmp, 'images.beton'));
     await page.getByTestId('profile-workers').fill('1');
     await page.getByTestId('profile-batch').fill('8');
-    await page.getByTestId('profile-seconds').fill('1');
+    // Two seconds a point: the timeline samples every 250 ms, and a one-second point on a
+    // loaded machine (the whole suite beside it) sometimes ended before its first sample.
+    await page.getByTestId('profile-seconds').fill('2');
     await page.getByTestId('profile-warmup').fill('1');
     await page.getByTestId('profile-start').click();
     await page.getByTestId('verdict').waitFor({ timeout: 90_000 });
