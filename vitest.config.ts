@@ -9,10 +9,10 @@ import { ISOLATED_FILES, SLOW_FILES, SLOW_FOLDERS, TEST_FILES } from './test/tie
 // slow tier listed in test/tiers.ts.
 const E2E = 'test/e2e/**';
 // Isolated, as every file was before the fast tier shared processes: the files that need it
-// (test/tiers.ts ISOLATED_FILES) and the slow tier (Python, installs, kill loops, scale; it
-// spawns and kills processes and namespaces of its own), e2e aside.
-const ISOLATED = [
-  ...Object.keys(ISOLATED_FILES),
+// (test/tiers.ts ISOLATED_FILES), and the slow tier (Python, installs, kill loops, scale; it
+// spawns and kills processes and namespaces of its own), e2e aside, in a project of its own.
+const ISOLATED = Object.keys(ISOLATED_FILES);
+const SLOW = [
   ...Object.keys(SLOW_FOLDERS)
     .filter((d) => d !== 'test/e2e/')
     .flatMap((d) => TEST_FILES.map((glob) => glob.replace(/^test\//, d))),
@@ -35,8 +35,8 @@ export default defineConfig({
       // A stale dist (a file run by hand after an edit) keeps the tsx bootstrap.
       [WORKERS_FROM_DIST_ENV]: distIsFresh(import.meta.dirname) ? '1' : '0',
     },
-    // Three projects, together every test file (TEST_FILES): node (shared processes), isolated,
-    // and e2e, which gets a globalSetup of its own: one Chromium for all of them
+    // Four projects, together every test file (TEST_FILES): node (shared processes), isolated,
+    // slow and e2e, which gets a globalSetup of its own: one Chromium for all of them
     // (test/e2e/shared-chromium.ts), started only when e2e files run. All take every option
     // above (and the fast tier's excludes) from here; their include lists are their own
     // (`extends` would add this level's include to each).
@@ -52,7 +52,7 @@ export default defineConfig({
         test: {
           name: 'node',
           include: TEST_FILES,
-          exclude: [...configDefaults.exclude, E2E, ...ISOLATED],
+          exclude: [...configDefaults.exclude, E2E, ...ISOLATED, ...SLOW],
           isolate: false,
           // Fails a file that leaves process.env changed, and restores it for the next file.
           setupFiles: ['test/helpers/shared-process-guard.ts'],
@@ -60,6 +60,9 @@ export default defineConfig({
       },
       // Workers through tsx here: a registered field type's module is one of the test's .ts files.
       { extends: true, test: { name: 'isolated', include: ISOLATED, env: { [WORKERS_FROM_DIST_ENV]: '0' } } },
+      // The slow tier keeps the dist/ workers (a loader per case: 69 of them through tsx in
+      // test/interop/loader-orders took 102 s of its 120 s on a quiet machine).
+      { extends: true, test: { name: 'slow', include: SLOW } },
       { extends: true, test: { name: 'e2e', include: [`${E2E}/*.test.ts`], globalSetup: ['test/e2e/shared-chromium.ts'] } },
     ],
   },

@@ -76,8 +76,10 @@ export async function withRemoteOutput(argv: string[], run: RemoteAwareCommand, 
     if (reported instanceof Exit) return reported.code;
     throw reported;
   } finally {
-    signals.dispose();
+    // The folder goes first: a signal after dispose() gets Node's default (the process ends
+    // at once), and must find nothing left to clean up.
     await rm(dir, { recursive: true, force: true });
+    signals.dispose();
   }
 }
 

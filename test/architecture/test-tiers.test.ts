@@ -53,14 +53,15 @@ const inFast = runsIn(fast);
 describe('test tiers', () => {
   it('both configs read their lists from test/tiers.ts', () => {
     for (const config of [full, fast]) {
-      const [node, isolated, e2e] = projectsOf(config);
+      const [node, isolated, slow, e2e] = projectsOf(config);
       expect(node?.include).toEqual(TEST_FILES);
       // The e2e project (one shared Chromium) holds only e2e files; the node project none of them.
       expect(e2e?.include.every((g) => g.startsWith('test/e2e/'))).toBe(true);
       expect(node?.exclude).toContain('test/e2e/**');
-      // The isolated project: the listed files and the slow tier (but e2e, a project of its own).
-      expect(isolated?.include).toEqual(expect.arrayContaining([...Object.keys(ISOLATED_FILES), ...Object.keys(SLOW_FILES)]));
-      expect(isolated?.include).toEqual(expect.arrayContaining(['test/interop/**/*.test.ts', 'test/install/**/*.test.ts']));
+      // The isolated project: the listed files; the slow project: the slow tier (but e2e, a project of its own).
+      expect(isolated?.include).toEqual(Object.keys(ISOLATED_FILES));
+      expect(slow?.include).toEqual(expect.arrayContaining(Object.keys(SLOW_FILES).filter((f) => !(f in ISOLATED_FILES))));
+      expect(slow?.include).toEqual(expect.arrayContaining(['test/interop/**/*.test.ts', 'test/install/**/*.test.ts']));
       expect(node?.exclude).toEqual(expect.arrayContaining(Object.keys(ISOLATED_FILES)));
     }
     expect(fastExcludes).toEqual(expect.arrayContaining(fastTierExcludes()));
@@ -102,6 +103,14 @@ describe('test tiers', () => {
       const node = ((config.test?.projects ?? []) as Project[]).find((p) => p.test?.name === 'node');
       expect(node?.test?.isolate).toBe(false);
       expect(node?.test?.setupFiles).toEqual(['test/helpers/shared-process-guard.ts']);
+    }
+  });
+
+  it('only the isolated project starts workers through tsx (the slow tier, a loader per case, keeps dist/ workers)', () => {
+    type Project = { test?: { name?: string; env?: Record<string, string> } };
+    for (const config of [full, fast]) {
+      const forced = ((config.test?.projects ?? []) as Project[]).filter((p) => p.test?.env?.BETON_WORKERS_FROM_DIST === '0');
+      expect(forced.map((p) => p.test?.name)).toEqual(['isolated']);
     }
   });
 

@@ -109,6 +109,7 @@ describeFfcv("loader orders: the sample ids FFCV's Loader yields", () => {
     );
   }, 300_000);
 
+  // A Loader (and its worker thread, ~0.5 s to start) per case: ~85 s on a quiet machine.
   it(`our Loader visits FFCV's sample ids in FFCV's batches (${cases.length} loaders)`, async () => {
     let batches = 0;
     const bad: string[] = [];
@@ -167,7 +168,7 @@ describeFfcv("loader orders: the sample ids FFCV's Loader yields", () => {
     }
     process.stderr.write(`loader-orders: ${cases.length} loader configurations, ${batches} batches compared\n`);
     expect(bad).toEqual([]);
-  });
+  }, 400_000);
 
   it("our order classes give FFCV's whole epoch orders on large index sets", () => {
     for (const [i, c] of classCases.entries()) {
