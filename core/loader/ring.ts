@@ -9,25 +9,32 @@ import type { Output } from './outputs.js';
  * what the consumer gets for a filled slot: views of it, after the output's batch stages.
  */
 export class BatchRing {
+  /** Per output, per slot: the view of a full slot, made once (a typed array over shared memory costs more than the rows of a small batch). */
+  private readonly fullViews: OutputArray[][];
+
   constructor(
     readonly outputs: readonly Output[],
-    /** Ring slots (batchesAhead + 1, at most the epoch's batches + 1). */
+    /** Ring slots (batchesAhead + 1, at most the epoch's batches + 1; cheap rows gathered ahead: loader.ts). */
     readonly slots: number,
     /** Rows per ring slot: batchSize, or the epoch's sample count when a batch is larger (one batch then). */
     readonly rows: number,
     private readonly seed: number,
-  ) {}
+  ) {
+    this.fullViews = outputs.map((o) => {
+      const rowBytes = byteSize(o.plan.sampleOutput);
+      const row = elementCount(o.plan.sampleOutput);
+      return Array.from({ length: slots }, (_, slot) => viewOf(o.plan.sampleOutput.dtype, o.plan.ring, slot * rows * rowBytes, rows * row));
+    });
+  }
 
-  /** Batch `b` of `epoch` (sample ids `ids`), read from its slot through the batch stages. */
-  batch(epoch: number, b: number, ids: Uint32Array): Batch {
+  /** Batch `b` of `epoch` (sample ids `ids`), read from its slot (b % slots unless given) through the batch stages. */
+  batch(epoch: number, b: number, ids: Uint32Array, slot = b % this.slots): Batch {
     const n = ids.length;
     const S = this.slots;
-    const slot = b % S;
     const outputs: Record<string, BatchOutput> = {};
-    for (const o of this.outputs) {
-      const row = elementCount(o.plan.sampleOutput);
-      const rowBytes = byteSize(o.plan.sampleOutput);
-      let data = viewOf(o.plan.sampleOutput.dtype, o.plan.ring, slot * this.rows * rowBytes, n * row);
+    this.outputs.forEach((o, i) => {
+      const full = this.fullViews[i]![slot]!;
+      let data = n === this.rows ? full : (full.subarray(0, n * elementCount(o.plan.sampleOutput)) as OutputArray);
       for (const [k, st] of o.batchStages.entries()) {
         const dst = o.batchBuffers[k * S + slot]!;
         const out = dst.subarray(0, n * elementCount(st.output)) as OutputArray;
@@ -35,7 +42,7 @@ export class BatchRing {
         data = out;
       }
       setOwn(outputs, o.plan.name, { data, shape: [n, ...o.spec.shape], dtype: o.spec.dtype });
-    }
+    });
     return new Batch(epoch, b, ids.slice(), outputs);
   }
 }
