@@ -32,7 +32,8 @@ export class BatchRing {
     const n = ids.length;
     const S = this.slots;
     const outputs: Record<string, BatchOutput> = {};
-    this.outputs.forEach((o, i) => {
+    for (let i = 0; i < this.outputs.length; i++) {
+      const o = this.outputs[i]!;
       const full = this.fullViews[i]![slot]!;
       let data = n === this.rows ? full : (full.subarray(0, n * elementCount(o.plan.sampleOutput)) as OutputArray);
       for (const [k, st] of o.batchStages.entries()) {
@@ -42,7 +43,7 @@ export class BatchRing {
         data = out;
       }
       setOwn(outputs, o.plan.name, { data, shape: [n, ...o.spec.shape], dtype: o.spec.dtype });
-    });
+    }
     return new Batch(epoch, b, ids.slice(), outputs);
   }
 }
