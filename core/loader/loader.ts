@@ -355,8 +355,11 @@ export class Loader {
     if (this.life.closed) throw this.life.failure ?? new LoaderError('CLOSED', 'the loader is closed');
     if (this.cursor.current) throw new LoaderError('BAD_OPTIONS', 'an epoch is already being iterated; one iteration at a time per loader');
     const { epoch, start } = this.cursor.take();
-    const full = epoch === 0 && this.firstOrder ? this.firstOrder : (this.prefetch?.take(epoch) ?? this.order.sampleOrder(epoch));
+    let full = epoch === 0 && this.firstOrder ? this.firstOrder : (this.prefetch?.take(epoch) ?? this.order.sampleOrder(epoch));
     this.firstOrder = null;
+    // Batches hand out views of the epoch's order as their sampleIds (no copy per batch):
+    // a caller's own order function may reuse or change its array, so the loader keeps a copy.
+    if (typeof this.opts.order === 'function') full = full.slice();
     this.prefetch?.ask(epoch + 1, full.length);
     return { epoch, start, ids: full.subarray(0, Math.min(full.length, this.length * this.batchSize)) };
   }

@@ -152,3 +152,30 @@ describe('inline gather of cheap rows', () => {
     }
   });
 });
+
+describe('sampleIds are views of the epoch order', () => {
+  it("stay what they were when a caller's order function reuses and changes its array", async () => {
+    // Breaks the contract (a fresh array per call) on purpose: the loader copies a caller's order.
+    const shared = Uint32Array.from({ length: N }, (_, k) => k);
+    const loader = await openWith(true, {
+      order: () => ({
+        name: 'reused',
+        sampleOrder: (epoch: number) => {
+          shared.reverse();
+          if (epoch % 2 === 0) shared.reverse();
+          return shared;
+        },
+      }),
+    });
+    try {
+      const held: Array<{ ids: Uint32Array; copy: number[] }> = [];
+      for await (const b of loader) held.push({ ids: b.sampleIds, copy: Array.from(b.sampleIds) });
+      for await (const _b of loader) break;
+      shared.fill(0);
+      for (const h of held) expect(Array.from(h.ids)).toEqual(h.copy);
+      expect(held[0]!.copy.slice(0, 3)).toEqual([0, 1, 2]);
+    } finally {
+      await loader.close();
+    }
+  });
+});
