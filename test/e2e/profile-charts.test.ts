@@ -52,11 +52,16 @@ describe.skipIf(!needChromium())('profile charts that explain (issue 14.4, 14.6 
       const c = charts.getByTestId(id);
       expect(Number(await c.getAttribute('data-count')), id).toBeGreaterThan(0);
       expect(await c.locator('.recharts-reference-area').count(), id).toBe(2);
+      // Full names, or the points' numbers when a stretch is under 15% of the timeline
+      // (Charts.tsx: on a loaded machine a point's start-up gap widens the range).
       const labels = await c.locator('.recharts-label').allTextContents();
-      expect(
-        labels.filter((l) => l.includes('· bs')),
-        id,
-      ).toEqual(['1w · bs 4', '2w · bs 4']);
+      const full = labels.filter((l) => l.includes('· bs'));
+      if (full.length > 0) expect(full, id).toEqual(['1w · bs 4', '2w · bs 4']);
+      else
+        expect(
+          labels.filter((l) => /^#\d+$/.test(l)),
+          id,
+        ).toEqual(['#1', '#2']);
     }
     // Our readings, and each point's median (dashed; issue 27: the wait of every engine).
     expect(await charts.getByTestId('chart-wait').locator('.recharts-line-curve').count()).toBe(2);
