@@ -44,7 +44,17 @@ describe.skipIf(!needChromium())('profile charts that explain (issue 14.4, 14.6 
     await page.getByTestId('profile-batch').fill('4');
     await page.getByTestId('profile-seconds').fill('1.5');
     await page.getByTestId('profile-warmup').fill('1');
-    await page.getByTestId('profile-start').click();
+    // Start stays off while the form is invalid or the page offline: if it does not come on,
+    // say why (a whole-suite run once saw it off for 60 s, not reproduced alone).
+    const start = page.getByTestId('profile-start');
+    await start.waitFor();
+    for (let i = 0; i < 120 && (await start.isDisabled()); i++) await page.waitForTimeout(250);
+    if (await start.isDisabled()) {
+      const connection = await page.getByTestId('connection').getAttribute('data-state');
+      const notes = await page.locator('.field-error, [role=alert], .banner').allTextContents();
+      throw new Error(`Start profiling stayed off for 30 s: connection ${connection}; ${notes.join(' | ') || 'no error shown'}`);
+    }
+    await start.click();
     await page.getByTestId('verdict').waitFor({ timeout: 120_000 });
     const charts = page.getByTestId('profile-charts');
     // Two points measured: two shaded, named stretches on each timeline.
