@@ -14,7 +14,7 @@ export class BatchRing {
 
   constructor(
     readonly outputs: readonly Output[],
-    /** Ring slots (batchesAhead + 1, at most the epoch's batches + 1; cheap rows gathered ahead: loader.ts). */
+    /** Ring slots (batchesAhead + 1, at most the epoch's batches + 1). */
     readonly slots: number,
     /** Rows per ring slot: batchSize, or the epoch's sample count when a batch is larger (one batch then). */
     readonly rows: number,
@@ -27,10 +27,11 @@ export class BatchRing {
     });
   }
 
-  /** Batch `b` of `epoch` (sample ids `ids`), read from its slot (b % slots unless given) through the batch stages. */
-  batch(epoch: number, b: number, ids: Uint32Array, slot = b % this.slots): Batch {
+  /** Batch `b` of `epoch` (sample ids `ids`), read from its slot through the batch stages. */
+  batch(epoch: number, b: number, ids: Uint32Array): Batch {
     const n = ids.length;
     const S = this.slots;
+    const slot = b % S;
     const outputs: Record<string, BatchOutput> = {};
     for (let i = 0; i < this.outputs.length; i++) {
       const o = this.outputs[i]!;
