@@ -49,7 +49,8 @@
         "src/pixel_map.cc",
         "src/writer_transcode.cc",
         "src/shuffle.cc",
-        "src/gather.cc"
+        "src/gather.cc",
+        "src/gather_plan.cc"
       ],
       "conditions": [
         ["jpeg_static_dir==''", {

@@ -168,10 +168,16 @@ function prefetchOrder(msg: Extract<WorkerRequest, { type: 'order' }>): void {
         reader.fields.map((_, f) => f),
       ),
     });
-    const ids = nextOrders.sampleOrder(msg.epoch);
-    if (8 + ids.length * 4 > msg.into.byteLength) throw new Error('order longer than its buffer');
-    new Uint32Array(msg.into, 8, ids.length).set(ids);
-    Atomics.store(state, 1, ids.length);
+    // In place when the strategy can (no 5 MB array and copy per epoch); else a copy.
+    const into = new Uint32Array(msg.into, 8, (msg.into.byteLength - 8) >> 2);
+    let length = into.length;
+    if (!nextOrders.sampleOrderInto?.(msg.epoch, into)) {
+      const ids = nextOrders.sampleOrder(msg.epoch);
+      if (ids.length > into.length) throw new Error('order longer than its buffer');
+      into.set(ids);
+      length = ids.length;
+    }
+    Atomics.store(state, 1, length);
     Atomics.store(state, 0, 1);
   } catch {
     // The consumer computes the order itself.

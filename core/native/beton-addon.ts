@@ -7,7 +7,7 @@
  * - `native` is the raw addon, typed and loaded lazily on first use, so that importing the
  *   library never fails just because the addon is not built.
  * - The validating wrappers live one concept per file beside this one (mmap.ts,
- *   jpeg-codec.ts, area-resize.ts, pixel-map.ts, pcg64-shuffle.ts, gather-records.ts,
+ *   jpeg-codec.ts, area-resize.ts, pixel-map.ts, pcg64-shuffle.ts, gather-records.ts, gather-plan.ts,
  *   writer-transcode.ts) and report every failure as a NativeError with a stable `code`.
  *
  * The addon uses Node-API, so one build serves every Node >= 20 and Electron without
@@ -123,6 +123,15 @@ export interface NativeAddon {
    * packed from byte `dstStart`. Throws RangeError for rows or ids outside the buffers.
    */
   gatherRecords(src: Uint8Array, stride: number, offset: number, width: number, ids: Uint32Array, dst: Uint8Array, dstStart: number): void;
+  /**
+   * A gather set up once (native/src/gather_plan.cc): `columns` holds [offset, width,
+   * slotBytes] per destination in `dsts`. Returns an opaque handle for gatherPlanOrder/Run.
+   */
+  gatherPlanCreate(table: Uint8Array, stride: number, columns: Float64Array, dsts: Uint8Array[]): unknown;
+  /** The order the plan's runs index into. */
+  gatherPlanOrder(plan: unknown, order: Uint32Array): void;
+  /** Rows order[start, start + count) into slot `slot`; −1, or the position of an id outside the table. */
+  gatherPlanRun(plan: unknown, start: number, count: number, slot: number): number;
   /** The libjpeg(-turbo) version the addon was compiled against, e.g. "libjpeg-turbo 2.1.5". */
   readonly jpegLibrary: string;
   // The writer's one-call functions (native/src/writer_transcode.cc) are optional: an addon
@@ -239,6 +248,9 @@ export const native: NativeAddon = {
   pcg64ShuffleU32: (values, start, end, limbs, stash) => loadNative().pcg64ShuffleU32(values, start, end, limbs, stash),
   gatherRecords: (src, stride, offset, width, ids, dst, dstStart) =>
     loadNative().gatherRecords(src, stride, offset, width, ids, dst, dstStart),
+  gatherPlanCreate: (table, stride, columns, dsts) => loadNative().gatherPlanCreate(table, stride, columns, dsts),
+  gatherPlanOrder: (plan, order) => loadNative().gatherPlanOrder(plan, order),
+  gatherPlanRun: (plan, start, count, slot) => loadNative().gatherPlanRun(plan, start, count, slot),
   get jpegLibrary() {
     return loadNative().jpegLibrary;
   },

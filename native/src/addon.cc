@@ -31,6 +31,9 @@ Napi::Object InitBetonNative(Napi::Env env, Napi::Object exports) {
   ExportFunction<JpegCheck>(env, exports, "jpegCheck");
   ExportFunction<Pcg64ShuffleU32>(env, exports, "pcg64ShuffleU32");
   ExportFunction<GatherRecords>(env, exports, "gatherRecords");
+  ExportFunction<GatherPlanCreate>(env, exports, "gatherPlanCreate");
+  ExportFunction<GatherPlanOrder>(env, exports, "gatherPlanOrder");
+  ExportFunction<GatherPlanRun>(env, exports, "gatherPlanRun");
   // The libjpeg-turbo headers compiled against; exact pixel/byte equality
   // with FFCV depends on it, so it is worth showing in diagnostics.
 #ifdef LIBJPEG_TURBO_VERSION

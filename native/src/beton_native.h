@@ -35,4 +35,9 @@ Napi::Value Pcg64ShuffleU32(const Napi::CallbackInfo& info);
 // gather.cc
 Napi::Value GatherRecords(const Napi::CallbackInfo& info);
 
+// gather_plan.cc
+Napi::Value GatherPlanCreate(const Napi::CallbackInfo& info);
+Napi::Value GatherPlanOrder(const Napi::CallbackInfo& info);
+Napi::Value GatherPlanRun(const Napi::CallbackInfo& info);
+
 }  // namespace beton

@@ -278,6 +278,21 @@ describe('sequential and random orders', () => {
     }
   });
 
+  it('random: the order built in place (worker 0 prefetch) equals sampleOrder; distributed or a wrong length declines', () => {
+    // Above NATIVE_MIN (4096) the native shuffle runs, below it the TS one: both sizes.
+    for (const n of [10, 5000]) {
+      const o = createOrder('random', ctxOf({ indices: range(n), seed: 23 }));
+      for (const epoch of [0, 1, 9]) {
+        const into = new Uint32Array(new SharedArrayBuffer(4 * n)).fill(7);
+        expect(o.sampleOrderInto?.(epoch, into)).toBe(true);
+        expect(into).toEqual(new Uint32Array(o.sampleOrder(epoch)));
+      }
+      expect(o.sampleOrderInto?.(0, new Uint32Array(n + 1))).toBe(false);
+    }
+    const d = createOrder('random', ctxOf({ indices: range(12), distributed: { rank: 0, worldSize: 2 } }));
+    expect(d.sampleOrderInto?.(0, new Uint32Array(12))).toBe(false);
+  });
+
   it('orders are pure: same epoch, same result, whatever was asked before or changed since', () => {
     const mine = indices.slice();
     const o = createOrder('random', ctxOf({ indices: mine, seed: 8 }));

@@ -6,7 +6,7 @@
  */
 import { checkEpoch, validateContext } from '../context.js';
 import { distributedShare, gather } from '../distributed.js';
-import { numpyPermutation } from '../numpy-random.js';
+import { defaultRng, numpyPermutation, shuffleInPlace } from '../numpy-random.js';
 import type { DistributedOptions, OrderContext, TraversalOrder } from '../types.js';
 import { torchRandperm } from '../torch-randperm.js';
 
@@ -28,6 +28,14 @@ export class RandomOrder implements TraversalOrder {
     const s = this.seed + epoch;
     if (!this.distributed) return numpyPermutation(this.indices, s);
     return gather(this.indices, distributedShare(torchRandperm(this.indices.length, s), this.distributed));
+  }
+
+  sampleOrderInto(epoch: number, out: Uint32Array): boolean {
+    if (this.distributed || out.length !== this.indices.length) return false;
+    checkEpoch(this.name, this.seed, epoch);
+    out.set(this.indices);
+    shuffleInPlace(defaultRng(this.seed + epoch), out);
+    return true;
   }
 }
 
