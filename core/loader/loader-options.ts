@@ -8,7 +8,9 @@ export interface LoaderOptions {
   batchSize: number;
   /**
    * Decode threads; default = cores. At most max(64, 2 × cores) and one per row of a batch
-   * (more would only idle): a larger number is lowered to that (Loader.numWorkers).
+   * (more would only idle): a larger number is lowered to that (Loader.numWorkers). When every
+   * output is a plain int/float copy the consumer's thread gathers the batches and one
+   * worker computes orders ahead, whatever the number asked.
    */
   numWorkers?: number;
   /** Default 'sequential', as FFCV's Loader; a LoaderConfig shuffles (LOADER_DEFAULTS says why). */

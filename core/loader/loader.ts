@@ -43,7 +43,7 @@ export type { LoaderStats };
 export class Loader {
   readonly batchSize: number;
   readonly length: number;
-  /** Worker threads actually started (numWorkers lowered to the bound in LoaderOptions.numWorkers). */
+  /** Worker threads actually started (numWorkers lowered to the bound in LoaderOptions.numWorkers; 1 for an inline gather). */
   readonly numWorkers: number;
   readonly outputNames: string[];
   /** Where iteration stands (the epoch being iterated, or where the next starts). */
@@ -180,7 +180,8 @@ export class Loader {
           });
       const claims = new SharedArrayBuffer(4 * slots);
       let orderPlan: WorkerInit['order'];
-      if (inlineGather(outputs) && typeof options.order !== 'function') {
+      const inline = inlineGather(outputs);
+      if (inline && typeof options.order !== 'function') {
         const shared = new SharedArrayBuffer(Math.max(4, indices.byteLength));
         new Uint32Array(shared).set(indices);
         orderPlan = {
@@ -206,7 +207,10 @@ export class Loader {
         ...(reader.remote ? { remote: reader.remote.snapshot } : {}),
         fastDecode: options.fastDecode ?? false,
       };
-      workers = await startWorkers(effectiveWorkers(requestedWorkers, slotRows), init);
+      // Batches gathered on the consumer's thread need no decode workers: one thread computes
+      // the next epochs' orders (worker 0). More would only idle, each having loaded ~110
+      // modules at open (~0.5 s of CPU) that a busy machine takes from the epochs.
+      workers = await startWorkers(inline ? 1 : effectiveWorkers(requestedWorkers, slotRows), init);
       return new Loader(
         path,
         reader,

@@ -136,7 +136,9 @@ describe('inline gather of cheap rows', () => {
 
   it('resumes mid-epoch with the remaining batches', async () => {
     const full = inline.seen[0]!.ids;
-    const again = await openWith(true, {});
+    // Three workers asked: an inline gather starts one (it computes orders ahead; more would idle).
+    const again = await openWith(true, { numWorkers: 3 });
+    expect(again.numWorkers).toBe(1);
     try {
       // A state of this loader at epoch 0, batch 5, resumed by the inline path.
       again.resume({ ...again.state(), epoch: 0, batch: 5 });
