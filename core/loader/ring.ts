@@ -37,7 +37,9 @@ export class BatchRing {
       const o = this.outputs[i]!;
       const full = this.fullViews[i]![slot]!;
       let data = n === this.rows ? full : (full.subarray(0, n * elementCount(o.plan.sampleOutput)) as OutputArray);
-      for (const [k, st] of o.batchStages.entries()) {
+      // An indexed loop: entries() made an iterator per output per batch, stages or none.
+      for (let k = 0; k < o.batchStages.length; k++) {
+        const st = o.batchStages[k]!;
         const dst = o.batchBuffers[k * S + slot]!;
         const out = dst.subarray(0, n * elementCount(st.output)) as OutputArray;
         st.run(data, out, n, { seed: this.seed, epoch, batchIndex: b });
