@@ -2,7 +2,7 @@ import type { Worker } from 'node:worker_threads';
 import type { Batch } from './batch.js';
 import type { EpochCursor } from './epoch-cursor.js';
 import { LoaderError } from './errors.js';
-import type { LoaderStats } from './loader-stats.js';
+import { recordWait, type LoaderStats } from './loader-stats.js';
 import type { MemoryManager, PageHold } from './memory/memory-manager.js';
 import type { WorkerReply, WorkerRequest } from './protocol.js';
 import type { BatchRing } from './ring.js';
@@ -196,8 +196,7 @@ export class WorkerEpoch {
         }
         if (this.error) throw this.error;
         this.ready.delete(b);
-        stats.waitMs.push(performance.now() - t0);
-        stats.batches++;
+        recordWait(stats, performance.now() - t0);
         at.held = b;
         yield this.loader.ring.batch(epoch, b, order.subarray(b * bs, b * bs + this.sizeOf(b)));
       }

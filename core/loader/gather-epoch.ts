@@ -4,6 +4,7 @@ import type { Batch } from './batch.js';
 import type { EpochLoader } from './epoch-run.js';
 import type { BatchRing } from './ring.js';
 import { LoaderError } from './errors.js';
+import { recordWait } from './loader-stats.js';
 
 /** Per loader (its ring), the gather handed to the addon once. */
 const plans = new WeakMap<BatchRing, GatherPlan>();
@@ -60,8 +61,7 @@ export async function* gatherEpoch(loader: EpochLoader): AsyncGenerator<Batch> {
           'BAD_OPTIONS',
           `sample id ${order[bad]} (position ${bad} of epoch ${epoch}'s order) is outside the file's ${loader.reader.numSamples} samples; was a batch's sampleIds written to?`,
         );
-      stats.waitMs.push(performance.now() - t0);
-      stats.batches++;
+      recordWait(stats, performance.now() - t0);
       at.held = b;
       yield ring.batch(epoch, b, order.subarray(first, first + n));
     }

@@ -207,9 +207,7 @@ export class Loader {
         ...(reader.remote ? { remote: reader.remote.snapshot } : {}),
         fastDecode: options.fastDecode ?? false,
       };
-      // Batches gathered on the consumer's thread need no decode workers: one thread computes
-      // the next epochs' orders (worker 0). More would only idle, each having loaded ~110
-      // modules at open (~0.5 s of CPU) that a busy machine takes from the epochs.
+      // An inline gather needs one worker (orders ahead); idle ones would each load ~110 modules.
       workers = await startWorkers(inline ? 1 : effectiveWorkers(requestedWorkers, slotRows), init);
       return new Loader(
         path,

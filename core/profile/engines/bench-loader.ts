@@ -1,6 +1,7 @@
 import { RGB_IMAGE_IDENTITY } from '../../fields/rgb-image-field.js';
 import { LoaderError } from '../../loader/errors.js';
 import { Loader, type LoaderOptions } from '../../loader/loader.js';
+import { waitsSince } from '../../loader/loader-stats.js';
 import type { OrderName } from '../../loader/orders/index.js';
 import { asBetonError, BetonError } from '../../format/errors.js';
 import {
@@ -179,7 +180,7 @@ export async function benchLoader(file: string, o: BenchLoaderOptions = {}): Pro
   const results: EpochResult[] = [];
   try {
     for (let e = 0; e < cfg.epochs; e++) {
-      const before = loader.stats().waitMs.length;
+      const before = loader.stats();
       const te = performance.now();
       let images = 0;
       let batches = 0;
@@ -196,7 +197,7 @@ export async function benchLoader(file: string, o: BenchLoaderOptions = {}): Pro
           `epoch ${e} of ${file} loaded no images (batch ${cfg.batchSize}, ${loader.length} batches per epoch)`,
           { hint: 'Use a smaller batch size.' },
         );
-      const waits = loader.stats().waitMs.slice(before);
+      const waits = waitsSince(before, loader.stats());
       const res = {
         epoch: e,
         images,

@@ -2,6 +2,7 @@ import type { PointConfig, PointResult } from '../../api/profile-model.js';
 import { pointLabel } from '../../api/profile-plan.js';
 import { BetonError } from '../../format/errors.js';
 import { Loader } from '../../loader/loader.js';
+import { waitsSince } from '../../loader/loader-stats.js';
 import { isRemoteUrl } from '../../remote/url.js';
 import { loaderMemoryError } from '../engines/bench-loader.js';
 import { pointResultOf, SLICES_PER_POINT, sliceRates, timerStages } from '../engines/engine-points.js';
@@ -101,7 +102,7 @@ async function measure(run: SweepRun, loader: Loader, index: number, cfg: PointC
     images,
     seconds,
     batches,
-    waits: after.waitMs.slice(before.waitMs.length),
+    waits: waitsSince(before, after),
     slices: sliceRates(arrivals, seconds, SLICES_PER_POINT),
     samples: telemetry.samples().slice(sampleFrom),
     workerBusyMsPerBatch: batches ? (after.workerBusyMs - before.workerBusyMs) / batches : 0,
