@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { FloatField } from '../../core/fields/float-field.js';
 import { IntField } from '../../core/fields/int-field.js';
 import { RGBImageField } from '../../core/fields/rgb-image-field.js';
 import { profile } from '../../core/profile/sweep/sweep.js';
@@ -91,6 +92,32 @@ describe('profile sweep', () => {
     expect(samples.some((s) => (s.processCpu ?? 0) > 0)).toBe(true);
     expect(run.verdict?.evidence.length).toBeGreaterThan(0);
     expect(run.dataset?.numSamples).toBe(200);
+  });
+
+  it('a point whose batches are always ready still lets the event loop turn (beton serve answers and streams meanwhile)', async () => {
+    // Int + float rows are gathered on the consumer's thread: every batch is ready at once, so
+    // without a turn now and then the read loop never leaves the microtask queue — a server
+    // measuring in its own process answered nothing for the whole point.
+    const tab = join(dir, 'rows.beton');
+    await new DatasetWriter(tab, { label: new IntField(), value: new FloatField() }, { numWorkers: 0 }).write(
+      Array.from({ length: 20_000 }, (_, i) => ({ label: i % 10, value: i / 7 })),
+    );
+    let last = performance.now();
+    let gap = 0;
+    const tick = setInterval(() => {
+      const now = performance.now();
+      gap = Math.max(gap, now - last);
+      last = now;
+    }, 10);
+    try {
+      const run = await profile({ file: tab, workers: [1], batchSizes: [64], secondsPerPoint: 1.5, warmupBatches: 1 }, { gpu: false });
+      expect(run.status).toBe('ok');
+      expect(run.points[0]!.imagesPerSec).toBeGreaterThan(0);
+    } finally {
+      clearInterval(tick);
+    }
+    // Without the turns the timer waited the whole 1.5 s point.
+    expect(gap).toBeLessThan(750);
   });
 
   it('cancels between points; the plan keeps batchesAhead', async () => {
