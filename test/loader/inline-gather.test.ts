@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FloatField } from '../../core/fields/float-field.js';
 import { IntField } from '../../core/fields/int-field.js';
+import type { LoaderError } from '../../core/loader/errors.js';
 import { Loader, type LoaderOptions } from '../../core/loader/loader.js';
 import { createOrder } from '../../core/loader/orders/index.js';
 import { DatasetWriter } from '../../core/writer/dataset-writer.js';
@@ -129,6 +130,29 @@ describe('inline gather of cheap rows', () => {
         expect(ids).toEqual(Array.from({ length: N }, (_, k) => k));
       }
       expect(loader.stats().ordersPrefetched).toBe(2);
+    } finally {
+      await loader.close();
+    }
+  });
+
+  it("an id written into the epoch's order through a batch's sampleIds is refused, naming it, before its row is read", async () => {
+    const loader = await openWith(true, {});
+    try {
+      const seen: number[] = [];
+      const run = async () => {
+        for await (const b of loader) {
+          seen.push(b.index);
+          // The whole order is behind sampleIds: the next batch's first id, past the file.
+          if (b.index === 0) new Uint32Array(b.sampleIds.buffer, b.sampleIds.byteOffset)[64] = N + 5;
+        }
+      };
+      const e = (await run().then(
+        () => null,
+        (x: unknown) => x,
+      )) as LoaderError | null;
+      expect(e?.code).toBe('BAD_OPTIONS');
+      expect(e?.message).toMatch(new RegExp(`sample id ${N + 5} \\(position 64 of epoch 0's order\\) is outside the file's ${N} samples`));
+      expect(seen).toEqual([0]);
     } finally {
       await loader.close();
     }

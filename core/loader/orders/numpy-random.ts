@@ -41,7 +41,12 @@ export function shuffleInPlace(rng: Pcg64, a: Uint32Array, start = 0, end = a.le
 
 /** `default_rng(seed).permutation(values)`: a shuffled copy; `values` is not modified. */
 export function numpyPermutation(values: Uint32Array, seed: number | bigint): Uint32Array {
-  const out = values.slice();
+  return numpyPermutationInto(values, seed, new Uint32Array(values.length));
+}
+
+/** The same permutation written into `out` (as long as `values`; shared memory, say), returned. */
+export function numpyPermutationInto(values: Uint32Array, seed: number | bigint, out: Uint32Array): Uint32Array {
+  out.set(values);
   shuffleInPlace(defaultRng(seed), out);
   return out;
 }

@@ -6,7 +6,7 @@
  */
 import { checkEpoch, validateContext } from '../context.js';
 import { distributedShare, gather } from '../distributed.js';
-import { defaultRng, numpyPermutation, shuffleInPlace } from '../numpy-random.js';
+import { numpyPermutation, numpyPermutationInto } from '../numpy-random.js';
 import type { DistributedOptions, OrderContext, TraversalOrder } from '../types.js';
 import { torchRandperm } from '../torch-randperm.js';
 
@@ -33,8 +33,7 @@ export class RandomOrder implements TraversalOrder {
   sampleOrderInto(epoch: number, out: Uint32Array): boolean {
     if (this.distributed || out.length !== this.indices.length) return false;
     checkEpoch(this.name, this.seed, epoch);
-    out.set(this.indices);
-    shuffleInPlace(defaultRng(this.seed + epoch), out);
+    numpyPermutationInto(this.indices, this.seed + epoch, out);
     return true;
   }
 }
